@@ -1,0 +1,184 @@
+/* bench/bench.cuh -- the small timing and table harness every bench program shares.
+ *
+ * Timing: CUDA events around each call, warm-up first, median of GP_BENCH_REPS (>= 20)
+ * calls. Tables: printed as markdown on stdout and written to
+ * $GP_BENCH_RESULTS/<gpu>-<bench>.md and .csv (default bench/results), headed by the GPU,
+ * the date and $GP_COMMIT (the Makefile passes `git describe`). */
+#ifndef GPUPRIMS_BENCH_CUH
+#define GPUPRIMS_BENCH_CUH
+
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "../gpuprims.cuh"
+
+#define GP_BENCH_WARMUP 5
+#define GP_BENCH_REPS 31
+
+typedef void (*gp_bench_fn)(void *ctx);
+
+static int gp__bench_cmp_float(const void *a, const void *b)
+{
+    float x = *(const float *)a, y = *(const float *)b;
+    return (x > y) - (x < y);
+}
+
+/* Median time in milliseconds of `reps` calls of fn(ctx), each bracketed by events on the
+ * default stream, after `warmup` untimed calls. */
+static inline float gp_bench_median_ms_n(gp_bench_fn fn, void *ctx, int warmup, int reps)
+{
+    float *ms = (float *)malloc(sizeof(float) * (size_t)reps);
+    cudaEvent_t a, b;
+    CUDA_CHK(cudaEventCreate(&a));
+    CUDA_CHK(cudaEventCreate(&b));
+    for (int i = 0; i < warmup; i++) fn(ctx);
+    CUDA_CHK(cudaDeviceSynchronize());
+    for (int i = 0; i < reps; i++) {
+        CUDA_CHK(cudaEventRecord(a, 0));
+        fn(ctx);
+        CUDA_CHK(cudaEventRecord(b, 0));
+        CUDA_CHK(cudaEventSynchronize(b));
+        CUDA_CHK(cudaEventElapsedTime(&ms[i], a, b));
+    }
+    CUDA_CHK(cudaGetLastError());
+    qsort(ms, (size_t)reps, sizeof(float), gp__bench_cmp_float);
+    float med = ms[reps / 2];
+    free(ms);
+    CUDA_CHK(cudaEventDestroy(a));
+    CUDA_CHK(cudaEventDestroy(b));
+    return med;
+}
+
+static inline float gp_bench_median_ms(gp_bench_fn fn, void *ctx)
+{
+    return gp_bench_median_ms_n(fn, ctx, GP_BENCH_WARMUP, GP_BENCH_REPS);
+}
+
+/* Device-to-device copy: the bandwidth ceiling. Returns GB/s counting bytes read plus
+ * bytes written (2 * bytes per copy). Use bytes well above the L2 size. */
+typedef struct { void *dst; const void *src; size_t bytes; } gp__bench_copy_ctx;
+static void gp__bench_copy(void *p)
+{
+    gp__bench_copy_ctx *c = (gp__bench_copy_ctx *)p;
+    CUDA_CHK(cudaMemcpyAsync(c->dst, c->src, c->bytes, cudaMemcpyDeviceToDevice, 0));
+}
+static inline float gp_bench_copy_ms(void *dst, const void *src, size_t bytes)
+{
+    gp__bench_copy_ctx c = {dst, src, bytes};
+    return gp_bench_median_ms(gp__bench_copy, &c);
+}
+static inline double gp_bench_gbps(double bytes, float ms) { return bytes / (ms * 1e6); }
+
+/* ---- tables --------------------------------------------------------------------------- */
+typedef struct {
+    FILE *md, *csv;
+    char gpu[256], slug[256], date[32], commit[64];
+    int l2_bytes, sms;
+} gp_bench_out;
+
+static gp_bench_out gp__bench;
+
+/* Opens <results>/<gpu-slug>-<name>.md/.csv and writes the heading. */
+static inline void gp_bench_begin(const char *name, const char *title)
+{
+    cudaDeviceProp p;
+    CUDA_CHK(cudaGetDeviceProperties(&p, 0));
+    snprintf(gp__bench.gpu, sizeof gp__bench.gpu, "%s", p.name);
+    gp__bench.l2_bytes = p.l2CacheSize;
+    gp__bench.sms = p.multiProcessorCount;
+    size_t k = 0;
+    for (const char *s = p.name; *s && k + 1 < sizeof gp__bench.slug; s++)
+        gp__bench.slug[k++] = isalnum((unsigned char)*s) ? (char)tolower((unsigned char)*s) : '-';
+    gp__bench.slug[k] = 0;
+    time_t now = time(NULL);
+    strftime(gp__bench.date, sizeof gp__bench.date, "%Y-%m-%d", gmtime(&now));
+    const char *commit = getenv("GP_COMMIT");
+    snprintf(gp__bench.commit, sizeof gp__bench.commit, "%s", commit && *commit ? commit : "unknown");
+    const char *dir = getenv("GP_BENCH_RESULTS");
+    if (!dir || !*dir) dir = "bench/results";
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s-%s.md", dir, gp__bench.slug, name);
+    gp__bench.md = fopen(path, "w");
+    snprintf(path, sizeof path, "%s/%s-%s.csv", dir, gp__bench.slug, name);
+    gp__bench.csv = fopen(path, "w");
+    char head[1024];
+    snprintf(head, sizeof head,
+             "## %s\n\nGPU: %s (%d SMs, L2 %d MB), date %s, commit %s, gpuprims %s. Median of %d "
+             "timed calls after %d warm-ups, CUDA events.\n",
+             title, gp__bench.gpu, p.multiProcessorCount, p.l2CacheSize >> 20, gp__bench.date,
+             gp__bench.commit, GPUPRIMS_VERSION_STRING, GP_BENCH_REPS, GP_BENCH_WARMUP);
+    fputs(head, stdout);
+    if (gp__bench.md) fputs(head, gp__bench.md);
+}
+
+/* Starts a table: `cols` is the header, cells separated by '|'. */
+static inline void gp_table_begin(const char *title, const char *cols)
+{
+    FILE *outs[2] = {stdout, gp__bench.md};
+    for (int o = 0; o < 2; o++) {
+        if (!outs[o]) continue;
+        fprintf(outs[o], "\n### %s\n\n| ", title);
+        int ncol = 1;
+        for (const char *c = cols; *c; c++) {
+            if (*c == '|') { fputs(" | ", outs[o]); ncol++; }
+            else fputc(*c, outs[o]);
+        }
+        fputs(" |\n|", outs[o]);
+        for (int i = 0; i < ncol; i++) fputs("---|", outs[o]);
+        fputc('\n', outs[o]);
+    }
+    if (gp__bench.csv) {
+        fprintf(gp__bench.csv, "# %s\n", title);
+        for (const char *c = cols; *c; c++) fputc(*c == '|' ? ',' : *c, gp__bench.csv);
+        fputc('\n', gp__bench.csv);
+    }
+}
+
+/* One row: printf-style, cells separated by '|'. */
+static inline void gp_table_row(const char *fmt, ...)
+{
+    char line[2048];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    FILE *outs[2] = {stdout, gp__bench.md};
+    for (int o = 0; o < 2; o++) {
+        if (!outs[o]) continue;
+        fputs("| ", outs[o]);
+        for (const char *c = line; *c; c++) {
+            if (*c == '|') fputs(" | ", outs[o]);
+            else fputc(*c, outs[o]);
+        }
+        fputs(" |\n", outs[o]);
+    }
+    if (gp__bench.csv) {
+        for (const char *c = line; *c; c++) fputc(*c == '|' ? ',' : *c, gp__bench.csv);
+        fputc('\n', gp__bench.csv);
+    }
+    fflush(stdout);
+}
+
+/* Free text under a table (notes, the seed's figures). */
+static inline void gp_bench_note(const char *fmt, ...)
+{
+    char line[4096];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    fprintf(stdout, "\n%s\n", line);
+    if (gp__bench.md) fprintf(gp__bench.md, "\n%s\n", line);
+}
+
+static inline void gp_bench_end(void)
+{
+    if (gp__bench.md) fclose(gp__bench.md);
+    if (gp__bench.csv) fclose(gp__bench.csv);
+    gp__bench.md = gp__bench.csv = NULL;
+}
+
+#endif /* GPUPRIMS_BENCH_CUH */

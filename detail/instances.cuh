@@ -1,0 +1,54 @@
+/* detail/instances.cuh -- the default instance list, one line per instance. Everything
+ * that has one entry per instance (C declarations, device names, the compiled launchers)
+ * is generated from these lists, so they cannot drift apart. Level 4: needs ops.cuh and,
+ * in CUDA translation units, reduce.cuh. Readable by a C compiler. */
+#ifndef GPUPRIMS_DETAIL_INSTANCES_CUH
+#define GPUPRIMS_DETAIL_INSTANCES_CUH
+
+/* X(name, T, OP, IDENTITY) */
+#define GP__REDUCE_INSTANCES(X)                      \
+    X(sum_i32, int32_t, GP_OP_SUM, GP_ID_SUM_i32)    \
+    X(sum_u32, uint32_t, GP_OP_SUM, GP_ID_SUM_u32)   \
+    X(sum_i64, int64_t, GP_OP_SUM, GP_ID_SUM_i64)    \
+    X(sum_u64, uint64_t, GP_OP_SUM, GP_ID_SUM_u64)   \
+    X(sum_f32, float, GP_OP_SUM, GP_ID_SUM_f32)      \
+    X(sum_f64, double, GP_OP_SUM, GP_ID_SUM_f64)     \
+    X(min_i32, int32_t, GP_OP_MIN, GP_ID_MIN_i32)    \
+    X(min_u32, uint32_t, GP_OP_MIN, GP_ID_MIN_u32)   \
+    X(min_i64, int64_t, GP_OP_MIN, GP_ID_MIN_i64)    \
+    X(min_u64, uint64_t, GP_OP_MIN, GP_ID_MIN_u64)   \
+    X(min_f32, float, GP_OP_MIN, GP_ID_MIN_f32)      \
+    X(min_f64, double, GP_OP_MIN, GP_ID_MIN_f64)     \
+    X(max_i32, int32_t, GP_OP_MAX, GP_ID_MAX_i32)    \
+    X(max_u32, uint32_t, GP_OP_MAX, GP_ID_MAX_u32)   \
+    X(max_i64, int64_t, GP_OP_MAX, GP_ID_MAX_i64)    \
+    X(max_u64, uint64_t, GP_OP_MAX, GP_ID_MAX_u64)   \
+    X(max_f32, float, GP_OP_MAX, GP_ID_MAX_f32)      \
+    X(max_f64, double, GP_OP_MAX, GP_ID_MAX_f64)
+
+/* Declarations, visible to C and C++ alike. */
+#define GP__DECLARE_REDUCE(name, T, OP, IDENTITY) \
+    cudaError_t gp_reduce_##name(T *d_out, const T *d_in, size_t n, cudaStream_t s);
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+GP__REDUCE_INSTANCES(GP__DECLARE_REDUCE)
+#ifdef __cplusplus
+}
+#endif
+
+#ifdef __CUDACC__
+/* Device-side names (warp and block level) in every CUDA translation unit. */
+namespace {
+GP__REDUCE_INSTANCES(GP__DEFINE_REDUCE_DEVICE)
+}
+
+/* Kernels and launchers, compiled once, with C linkage, where GPUPRIMS_IMPLEMENTATION is. */
+#ifdef GPUPRIMS_IMPLEMENTATION
+#define GP__DEFINE_REDUCE_EXTERN_C(name, T, OP, IDENTITY) GP__DEFINE_REDUCE_HOST(extern "C", name, T)
+GP__REDUCE_INSTANCES(GP__DEFINE_REDUCE_EXTERN_C)
+#endif
+#endif /* __CUDACC__ */
+
+#endif /* GPUPRIMS_DETAIL_INSTANCES_CUH */

@@ -1,0 +1,109 @@
+/* detail/warp.cuh -- warp-level reductions: register shuffles, and the seed's
+ * shared-memory "unrolled last warp" made correct under independent thread scheduling.
+ * Level 1: needs ops.cuh (an Op struct from GP__DEFINE_OP). Device code only.
+ *
+ * Every function here must be called by all 32 lanes of a warp (full mask), with no lane
+ * exited: the shuffles and __syncwarp name all 32 lanes. Combining order is lane order,
+ * so an associative, non-commutative operator gives the sequential answer. */
+#ifndef GPUPRIMS_DETAIL_WARP_CUH
+#define GPUPRIMS_DETAIL_WARP_CUH
+
+#include <string.h>
+
+#define GP__FULL_MASK 0xffffffffu
+
+static __device__ __forceinline__ unsigned gp__lane_id(void)
+{
+    unsigned lane;
+    asm("mov.u32 %0, %%laneid;" : "=r"(lane));
+    return lane;
+}
+
+/* Shuffles of any trivially copyable T, one 32-bit word at a time (a struct of any size,
+ * a double, a 1-byte integer): one code path for every type. */
+#define GP__SHFL_WORDS(T) ((sizeof(T) + 3) / 4)
+
+template <class T>
+static __device__ __forceinline__ T gp__shfl_xor(T v, int lane_mask)
+{
+    int w[GP__SHFL_WORDS(T)];
+    memcpy(w, &v, sizeof(T));
+#pragma unroll
+    for (int i = 0; i < (int)GP__SHFL_WORDS(T); i++) w[i] = __shfl_xor_sync(GP__FULL_MASK, w[i], lane_mask);
+    memcpy(&v, w, sizeof(T));
+    return v;
+}
+
+template <class T>
+static __device__ __forceinline__ T gp__shfl_down(T v, unsigned delta)
+{
+    int w[GP__SHFL_WORDS(T)];
+    memcpy(w, &v, sizeof(T));
+#pragma unroll
+    for (int i = 0; i < (int)GP__SHFL_WORDS(T); i++) w[i] = __shfl_down_sync(GP__FULL_MASK, w[i], delta);
+    memcpy(&v, w, sizeof(T));
+    return v;
+}
+
+/* Warp reduce, butterfly: every lane returns the total of the 32 lanes' v, in lane order.
+ * At step o each lane holds the total of its aligned group of o lanes; the partner group
+ * is the neighbour, and the lower group goes on the left. Both partners compute the same
+ * OP(lo, hi), so all lanes hold bitwise the same result. */
+template <class Op>
+static __device__ __forceinline__ typename Op::type gp__warp_reduce(typename Op::type v)
+{
+    typedef typename Op::type T;
+    const unsigned lane = gp__lane_id();
+#pragma unroll
+    for (int o = 1; o < 32; o <<= 1) {
+        T other = gp__shfl_xor(v, o);
+        const bool upper = (lane & o) != 0;
+        T lo = upper ? other : v;
+        T hi = upper ? v : other;
+        v = Op::apply(lo, hi);
+    }
+    return v;
+}
+
+/* Warp reduce, tree towards lane 0: the total in lane 0 only (other lanes return partial
+ * garbage). Cheaper than the butterfly (no selects); the device reduce's inner loop. */
+template <class Op>
+static __device__ __forceinline__ typename Op::type gp__warp_reduce_lane0(typename Op::type v)
+{
+    typedef typename Op::type T;
+#pragma unroll
+    for (int o = 1; o < 32; o <<= 1) {
+        T other = gp__shfl_down(v, o);
+        v = Op::apply(v, other);
+    }
+    return v;
+}
+
+/* The seed's "unroll the last warp" over a shared-memory tree, made correct on Volta and
+ * later. The seed relied on the 32 lanes running in lock step through `volatile` shared
+ * memory; with independent thread scheduling a lane may read s[lane + o] before its
+ * neighbour has written it. Here each step reads into a register, then __syncwarp, then
+ * writes, then __syncwarp.
+ *   s: 64 values in shared memory, s[0..63], in index order. Overwrites s[0..31].
+ *   Returns the total of s[0..63] in lane 0 (other lanes: partial values); s[0] holds it
+ *   too. Called by all 32 lanes of one warp; no barrier inside besides __syncwarp. */
+template <class Op>
+static __device__ __forceinline__ typename Op::type gp__warp_reduce_smem(typename Op::type *s)
+{
+    typedef typename Op::type T;
+    const unsigned lane = gp__lane_id();
+    T v = Op::apply(s[lane], s[lane + 32]);
+#pragma unroll
+    for (int o = 16; o > 0; o >>= 1) {
+        __syncwarp();
+        s[lane] = v; /* every read of the previous step is done */
+        __syncwarp();
+        T right = s[lane + o];
+        v = Op::apply(v, right);
+    }
+    __syncwarp();
+    if (lane == 0) s[0] = v;
+    return v;
+}
+
+#endif /* GPUPRIMS_DETAIL_WARP_CUH */

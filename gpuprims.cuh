@@ -1,0 +1,87 @@
+/* gpuprims.cuh -- memory-hierarchy primitives for CUDA C, in one header.
+ *
+ * WHAT IT IS
+ *   Error checks, warp and block reductions, and a device-wide reduce that runs at the
+ *   memory-bandwidth limit in one launch, with plain C names. (Scans, tiled loads,
+ *   transposes and matrix multiply follow the same layout as they land.)
+ *
+ * USING IT
+ *   In exactly ONE .cu file of your program:
+ *       #define GPUPRIMS_IMPLEMENTATION
+ *       #include "gpuprims.cuh"
+ *   That file compiles the default instances' kernels and host functions, with C linkage.
+ *   Every other .cu (or .c) file just includes the header. From C (gcc/clang), only the
+ *   host API is visible; link with the CUDA runtime (-lcudart) and the implementation
+ *   object.
+ *
+ *       float *d_x, *d_sum;                 // n floats on the device, one for the result
+ *       CUDA_CHK(gp_reduce_sum_f32(d_sum, d_x, n, 0));
+ *
+ * CONTENTS                                      file
+ *   CUDA_CHK(call), CUDA_CHK_LAUNCH()             detail/check.cuh
+ *   GP_OP_SUM/MIN/MAX, GP_ID_<op>_<type>          detail/ops.cuh
+ *   gp_warp_reduce_<name>, gp_warp_reduce_smem_   detail/warp.cuh
+ *   gp_block_reduce_<name>                        detail/block_reduce.cuh
+ *   gp_reduce_<name>                              detail/reduce.cuh
+ *   the default instance list                     detail/instances.cuh
+ *
+ * DEFAULT INSTANCES
+ *   <name> = <op>_<type>, op in sum min max, type in i32 u32 i64 u64 f32 f64
+ *   (int32_t uint32_t int64_t uint64_t float double):
+ *     cudaError_t gp_reduce_sum_f32(float *d_out, const float *d_in, size_t n, cudaStream_t s);
+ *
+ * YOUR OWN TYPE AND OPERATOR (in any .cu file, at file scope; TU-local definitions)
+ *     typedef struct { float v; int i; } pair_t;
+ *     #define PAIR_MAX(a, b) ((b).v > (a).v ? (b) : (a))      // ties keep the lower index
+ *     GP_DEFINE_REDUCE(argmax, pair_t, PAIR_MAX, make_pair(-INFINITY, -1))
+ *     // now: gp_warp_reduce_argmax, gp_block_reduce_argmax, gp_reduce_argmax(...)
+ *   OP must be associative; it need not be commutative: everything combines in index
+ *   order, so the answer is the sequential one (up to floating-point re-association).
+ *
+ * HOST API RULES
+ *   Destination first. Counts are size_t (more than 2^31 elements work). Asynchronous on
+ *   the given stream; the result lands in device memory. Returns the first cudaError_t:
+ *   n == 0 is a no-op returning cudaSuccess; a NULL pointer with n > 0 returns
+ *   cudaErrorInvalidValue and launches nothing. Scratch, when needed, is stream-ordered
+ *   (cudaMallocAsync); no static device state, so calls on several streams or threads at
+ *   once are safe. Deterministic: the same input gives bitwise the same output.
+ *
+ * OPTIONS (define before including)
+ *   GPUPRIMS_IMPLEMENTATION   in one .cu file: compile the default instances there
+ *   GP_DEBUG_SYNC             CUDA_CHK_LAUNCH() also synchronises, so errors inside a
+ *                             kernel are reported at the launch that caused them
+ *
+ * NOTES
+ *   - Library functions never print or exit. CUDA_CHK/CUDA_CHK_LAUNCH do (to stderr,
+ *     then exit(1)): they are for programs, not library code.
+ *   - Device reduce on sm_90 launches small inputs as one thread-block cluster; built for
+ *     older targets it still runs correctly (one block does the cluster's work).
+ *   - Names: gp_ and GP_ are public; gp__ and GP__ are internal and may change.
+ *   - `make expand F=file.cu` shows the code the macros generate.
+ */
+#ifndef GPUPRIMS_CUH
+#define GPUPRIMS_CUH
+
+#define GPUPRIMS_VERSION_MAJOR 0
+#define GPUPRIMS_VERSION_MINOR 1
+#define GPUPRIMS_VERSION_PATCH 0
+#define GPUPRIMS_VERSION_STRING "0.1.0"
+
+#include <stddef.h>
+#include <stdint.h>
+#include <cuda_runtime_api.h>
+
+#include "detail/check.cuh"
+#include "detail/ops.cuh"
+
+#ifdef __CUDACC__
+#if !defined(__cplusplus)
+#error "gpuprims: CUDA translation units are compiled as C++ by nvcc; this should not happen"
+#endif
+#include "detail/warp.cuh"
+#include "detail/block_reduce.cuh"
+#include "detail/reduce.cuh"
+#endif
+#include "detail/instances.cuh"
+
+#endif /* GPUPRIMS_CUH */

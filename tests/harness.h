@@ -1,0 +1,45 @@
+/* tests/harness.h -- the test harness (C, used from .c and .cu files alike).
+ *
+ * A check is one EXPECT: it counts as passed or failed, and a failure prints its file,
+ * line and message. A GPU test on a machine without a GPU calls gp_t_skip() instead, and
+ * counts as skipped, never as passed. The run ends with "N passed, N failed, N skipped";
+ * the exit status is non-zero on any failure.
+ *
+ * Seed: fresh per run (printed first); GP_TEST_SEED=<n> replays one.
+ * GP_TEST_SMALL=1 (make sanitize): skips the largest sizes. */
+#ifndef GPUPRIMS_TESTS_HARNESS_H
+#define GPUPRIMS_TESTS_HARNESS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+extern uint64_t gp_t_seed;
+extern const char *gp_t_argv0;
+
+int gp_t_have_gpu(void);   /* 1 when a CUDA device is usable */
+int gp_t_small(void);      /* 1 under GP_TEST_SMALL=1 */
+void gp_t_check(int ok, const char *file, int line, const char *fmt, ...);
+void gp_t_skip(const char *fmt, ...);
+void gp_t_section(const char *fmt, ...);
+uint64_t gp_t_next(uint64_t *state); /* splitmix64 */
+uint64_t gp_t_state(uint64_t stream); /* a fresh state derived from the run's seed */
+
+#define EXPECT(cond, ...) gp_t_check((cond) ? 1 : 0, __FILE__, __LINE__, __VA_ARGS__)
+
+/* Every test file: one entry point, registered in tests/main.c. */
+void test_check(void);
+int test_check_scenario(int which); /* runs in a child process: must exit non-zero */
+void test_reduce_host(void);
+void test_reduce_gpu(void);
+void test_reduce_user(void);
+void test_c_api(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* GPUPRIMS_TESTS_HARNESS_H */

@@ -1,0 +1,32 @@
+/* tests/main.c -- runs every test file in turn; ends with "N passed, N failed, N skipped".
+ *   run_tests                  all tests (GPU tests skipped without a GPU)
+ *   run_tests --scenario K     one CUDA_CHK error scenario (test_check spawns these) */
+#include "harness.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+extern int gp_t_passed, gp_t_failed, gp_t_skipped;
+
+int main(int argc, char **argv)
+{
+    gp_t_argv0 = argv[0];
+    if (argc == 3 && strcmp(argv[1], "--scenario") == 0) return test_check_scenario(atoi(argv[2]));
+
+    const char *seed = getenv("GP_TEST_SEED");
+    gp_t_seed = seed && *seed ? strtoull(seed, NULL, 0) : (uint64_t)time(NULL) ^ ((uint64_t)clock() << 32);
+    printf("gpuprims tests: seed %llu (replay with GP_TEST_SEED=%llu)%s; %s\n", (unsigned long long)gp_t_seed,
+           (unsigned long long)gp_t_seed, gp_t_small() ? ", small sizes" : "",
+           gp_t_have_gpu() ? "GPU present" : "no GPU: GPU tests are skipped");
+
+    test_check();
+    test_reduce_host();
+    test_reduce_gpu();
+    test_reduce_user();
+    test_c_api();
+
+    printf("%d passed, %d failed, %d skipped\n", gp_t_passed, gp_t_failed, gp_t_skipped);
+    return gp_t_failed ? 1 : 0;
+}

@@ -1,0 +1,30 @@
+/* tests/test_c_api.c -- plain C (compiled by gcc, not nvcc) calls the library through the
+ * header's C declarations and links against the GPUPRIMS_IMPLEMENTATION object. */
+#include "../gpuprims.cuh"
+#include "harness.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+void test_c_api(void)
+{
+    if (!gp_t_have_gpu()) {
+        gp_t_skip("C API: gp_reduce_sum_f32 from a .c file (linked, not run)");
+        return;
+    }
+    gp_t_section("C API: gp_reduce_sum_f32 called from C");
+    enum { N = 100003 };
+    float *h = malloc(N * sizeof(float)), *d_x, *d_sum, got = -1.0f;
+    double want = 0;
+    for (int i = 0; i < N; i++) want += h[i] = (float)(i % 7) - 3.0f;
+    CUDA_CHK(cudaMalloc((void **)&d_x, N * sizeof(float)));
+    CUDA_CHK(cudaMalloc((void **)&d_sum, sizeof(float)));
+    CUDA_CHK(cudaMemcpy(d_x, h, N * sizeof(float), cudaMemcpyHostToDevice));
+    CUDA_CHK(gp_reduce_sum_f32(d_sum, d_x, N, 0));
+    CUDA_CHK(cudaMemcpy(&got, d_sum, sizeof got, cudaMemcpyDeviceToHost));
+    EXPECT(got == (float)want, "C: gp_reduce_sum_f32 got %g want %g", got, want);
+    EXPECT(gp_reduce_sum_f32(d_sum, NULL, N, 0) == cudaErrorInvalidValue, "C: NULL input is cudaErrorInvalidValue");
+    CUDA_CHK(cudaFree(d_x));
+    CUDA_CHK(cudaFree(d_sum));
+    free(h);
+}
