@@ -23,6 +23,7 @@
  *   gp_warp_reduce_<name>, gp_warp_reduce_smem_   detail/warp.cuh
  *   gp_block_reduce_<name>                        detail/block_reduce.cuh
  *   gp_reduce_<name>                              detail/reduce.cuh
+ *   (stream-ordered scratch for it)               detail/scratch.cuh
  *   the default instance list                     detail/instances.cuh
  *
  * DEFAULT INSTANCES
@@ -43,8 +44,10 @@
  *   the given stream; the result lands in device memory. Returns the first cudaError_t:
  *   n == 0 is a no-op returning cudaSuccess; a NULL pointer with n > 0 returns
  *   cudaErrorInvalidValue and launches nothing. Scratch, when needed, is stream-ordered
- *   (cudaMallocAsync); no static device state, so calls on several streams or threads at
- *   once are safe. Deterministic: the same input gives bitwise the same output.
+ *   (cudaMallocFromPoolAsync on a pool the library keeps per device, so that it is not
+ *   returned to the OS at every synchronisation); no data is kept between calls, so
+ *   calls on several streams or threads at once are safe, and calls can be captured in a
+ *   CUDA graph. Deterministic: the same input gives bitwise the same output.
  *
  * OPTIONS (define before including)
  *   GPUPRIMS_IMPLEMENTATION   in one .cu file: compile the default instances there
@@ -80,6 +83,7 @@
 #endif
 #include "detail/warp.cuh"
 #include "detail/block_reduce.cuh"
+#include "detail/scratch.cuh"
 #include "detail/reduce.cuh"
 #endif
 #include "detail/instances.cuh"

@@ -57,6 +57,22 @@ static inline float gp_bench_median_ms(gp_bench_fn fn, void *ctx)
     return gp_bench_median_ms_n(fn, ctx, GP_BENCH_WARMUP, GP_BENCH_REPS);
 }
 
+/* Time per call when `batch` calls run back to back between the events (median over
+ * GP_BENCH_REPS batches): the GPU's cost of a call once launches are queued, which is what
+ * a pipeline of small calls sees. A single call from an idle GPU (gp_bench_median_ms)
+ * adds the host's launch latency instead. */
+typedef struct { gp_bench_fn fn; void *ctx; int batch; } gp__bench_batch_ctx;
+static void gp__bench_batch(void *p)
+{
+    gp__bench_batch_ctx *b = (gp__bench_batch_ctx *)p;
+    for (int i = 0; i < b->batch; i++) b->fn(b->ctx);
+}
+static inline float gp_bench_median_ms_batch(gp_bench_fn fn, void *ctx, int batch)
+{
+    gp__bench_batch_ctx b = {fn, ctx, batch};
+    return gp_bench_median_ms(gp__bench_batch, &b) / (float)batch;
+}
+
 /* Device-to-device copy: the bandwidth ceiling. Returns GB/s counting bytes read plus
  * bytes written (2 * bytes per copy). Use bytes well above the L2 size. */
 typedef struct { void *dst; const void *src; size_t bytes; } gp__bench_copy_ctx;

@@ -598,7 +598,8 @@ static const int table_log2n[] = {10, 16, 20, 22, 24, 26, 28};
 static void bench_table(void *pool, size_t pool_elems, double copy_gbps)
 {
     gp_table_begin("gp_reduce vs CUB and copy",
-                   "type|n|gp (us)|gp GB/s|% of copy|CUB (us)|CUB GB/s|gp / CUB throughput");
+                   "type|n|gp (us)|gp GB/s|% of copy|CUB (us)|CUB GB/s|gp / CUB throughput|"
+                   "gp one call from idle (us)|CUB one call from idle (us)");
 
     void *host = malloc(TABLE_MAX_N * 4);
     if (!host) fail("host malloc");
@@ -658,13 +659,18 @@ static void bench_table(void *pool, size_t pool_elems, double copy_gbps)
                 fail(msg);
             }
 
-            float gp_ms = gp_bench_median_ms(gp_timed, &c);
-            float cub_ms = gp_bench_median_ms(cub_timed, &c);
+            /* back to back (batch) for the throughput columns; one call from idle too */
+            const size_t b = ((size_t)1 << 22) / n;
+            const int batch = b < 1 ? 1 : b > 64 ? 64 : (int)b;
+            float gp_ms = gp_bench_median_ms_batch(gp_timed, &c, batch);
+            float cub_ms = gp_bench_median_ms_batch(cub_timed, &c, batch);
+            float gp_one = gp_bench_median_ms(gp_timed, &c);
+            float cub_one = gp_bench_median_ms(cub_timed, &c);
             double gp_gbps = gp_bench_gbps(4.0 * (double)n, gp_ms);
             double cub_gbps = gp_bench_gbps(4.0 * (double)n, cub_ms);
-            gp_table_row("%s|2^%d|%.2f|%.1f|%.1f%%|%.2f|%.1f|%.2fx", type, table_log2n[s],
+            gp_table_row("%s|2^%d|%.2f|%.1f|%.1f%%|%.2f|%.1f|%.2fx|%.2f|%.2f", type, table_log2n[s],
                          gp_ms * 1e3, gp_gbps, 100.0 * gp_gbps / copy_gbps, cub_ms * 1e3,
-                         cub_gbps, cub_ms / gp_ms);
+                         cub_gbps, cub_ms / gp_ms, gp_one * 1e3, cub_one * 1e3);
             CUDA_CHK(cudaFree(c.d_temp));
         }
     }
@@ -675,8 +681,10 @@ static void bench_table(void *pool, size_t pool_elems, double copy_gbps)
         "throughput = CUB time / gp time. Inputs: a device hash of the index; i32 values in "
         "-8..7 checked exactly, f32 values k/2^24 in [0,1) checked within relative %.0e of an "
         "exact host sum, and gp against CUB, before timing. Sizes below 2 x L2 (%d MB) are "
-        "rotated through a pool so every call reads DRAM; at the small sizes the time is launch "
-        "latency. CUB gets num_items as int and its temp storage allocated outside the timed "
+        "rotated through a pool so every call reads DRAM. The first columns time calls "
+        "back to back (min(64, 2^22/n) calls between the events, so the GPU's cost per call, "
+        "launches pipelined); the last two time one call from an idle GPU (mostly host launch "
+        "latency at small n). CUB gets num_items as int and its temp storage allocated outside the timed "
         "region; gp's calls include whatever scratch it allocates (stream-ordered).",
         copy_gbps, F32_RTOL, (int)((2 * (size_t)gp__bench.l2_bytes) >> 20));
 

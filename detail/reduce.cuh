@@ -12,7 +12,8 @@
  *   - ONE_BLOCK: small n, one block, writes the result itself.
  *   - CLUSTER (sm_90+): up to 8 blocks launched as one thread-block cluster; block 0 reads
  *     the others' totals through distributed shared memory. One launch, no scratch.
- *   - GRID: large n, a full grid; each block writes its total to stream-ordered scratch,
+ *   - GRID: large n, a full grid; each block writes its total to stream-ordered scratch
+ *     (detail/scratch.cuh),
  *     and the last block to finish (an atomic ticket) combines them in block order.
  * The head and tail (a few elements) are combined by whoever writes the result. Every
  * split depends only on n, the pointer's alignment and the device's SM count: the same
@@ -22,9 +23,16 @@
 
 #include <stdint.h>
 
+/* Tuning (overridable for experiments; the defaults are what bench/results measured). */
+#ifndef GP__REDUCE_BLOCK
 #define GP__REDUCE_BLOCK 512        /* threads per block */
+#endif
+#ifndef GP__REDUCE_UNROLL
 #define GP__REDUCE_UNROLL 4         /* 16-byte vectors in flight per lane per step */
+#endif
+#ifndef GP__REDUCE_BLOCKS_PER_SM
 #define GP__REDUCE_BLOCKS_PER_SM 4  /* GRID mode: 2048 threads per SM */
+#endif
 #define GP__REDUCE_CLUSTER_MAX 8    /* portable cluster size */
 #define GP__REDUCE_SCRATCH_ALIGN 256
 
@@ -267,7 +275,7 @@ static cudaError_t gp__reduce(typename Op::type *d_out, const typename Op::type 
         return cudaLaunchKernelEx(&cfg, gp__reduce_kernel<Op>, d_out, d_in, p, (void *)NULL);
     }
     void *scratch = NULL;
-    GP__TRY(cudaMallocAsync(&scratch, gp__reduce_scratch_bytes(p.blocks, sizeof(T)), s));
+    GP__TRY(gp__scratch_alloc(&scratch, gp__reduce_scratch_bytes(p.blocks, sizeof(T)), dev, s));
     cudaError_t err = cudaMemsetAsync(scratch, 0, sizeof(unsigned), s);
     if (err == cudaSuccess) {
         gp__reduce_kernel<Op><<<p.blocks, GP__REDUCE_BLOCK, 0, s>>>(d_out, d_in, p, scratch);

@@ -80,26 +80,32 @@ static __device__ __forceinline__ typename Op::type gp__warp_reduce_lane0(typena
 }
 
 /* The seed's "unroll the last warp" over a shared-memory tree, made correct on Volta and
- * later. The seed relied on the 32 lanes running in lock step through `volatile` shared
- * memory; with independent thread scheduling a lane may read s[lane + o] before its
- * neighbour has written it. Here each step reads into a register, then __syncwarp, then
- * writes, then __syncwarp.
+ * later and for operators that are not commutative.
+ *   Volta: the seed relied on the 32 lanes running in lock step through `volatile` shared
+ *   memory; with independent thread scheduling a lane may read a slot before its
+ *   neighbour has written it. Here each step reads into a register, then __syncwarp,
+ *   then writes, then __syncwarp.
+ *   Order: the seed's sequential addressing pairs s[i] with s[i+32], s[i+16], ... which
+ *   is conflict-free but reorders the elements (right only for commutative operators).
+ *   Here lane i pairs the neighbours s[2i] and s[2i+1], so the tree keeps index order;
+ *   the price is a two-way bank conflict for 4-byte types.
  *   s: 64 values in shared memory, s[0..63], in index order. Overwrites s[0..31].
- *   Returns the total of s[0..63] in lane 0 (other lanes: partial values); s[0] holds it
- *   too. Called by all 32 lanes of one warp; no barrier inside besides __syncwarp. */
+ *   Returns the total of s[0..63] in lane 0 (other lanes: partial values), and leaves it
+ *   in s[0]. Called by all 32 lanes of one warp; no barrier inside besides __syncwarp. */
 template <class Op>
 static __device__ __forceinline__ typename Op::type gp__warp_reduce_smem(typename Op::type *s)
 {
     typedef typename Op::type T;
     const unsigned lane = gp__lane_id();
-    T v = Op::apply(s[lane], s[lane + 32]);
+    T v = Op::apply(s[2 * lane], s[2 * lane + 1]); /* 64 -> 32 */
 #pragma unroll
-    for (int o = 16; o > 0; o >>= 1) {
+    for (unsigned live = 16; live > 0; live >>= 1) { /* 32 -> 16 -> ... -> 1 */
         __syncwarp();
         s[lane] = v; /* every read of the previous step is done */
         __syncwarp();
-        T right = s[lane + o];
-        v = Op::apply(v, right);
+        const unsigned i = lane < live ? lane : 0; /* idle lanes re-read slot 0 (in bounds) */
+        T left = s[2 * i], right = s[2 * i + 1];
+        v = Op::apply(left, right);
     }
     __syncwarp();
     if (lane == 0) s[0] = v;

@@ -48,7 +48,7 @@ extern "C" int test_check_scenario(int which)
     return 0;
 }
 
-static void check_scenario(int which, const char *call, const char *error)
+static void check_scenario(int which, const char *call, const char *error, const char *or_error)
 {
     char cmd[1024], out[4096] = {0};
     snprintf(cmd, sizeof cmd, "'%s' --scenario %d 2>&1", gp_t_argv0, which);
@@ -64,7 +64,8 @@ static void check_scenario(int which, const char *call, const char *error)
            status);
     EXPECT(strstr(out, "test_check.cu:") != NULL, "scenario %d: no file:line in \"%s\"", which, out);
     EXPECT(strstr(out, call) != NULL, "scenario %d: expected the call %s in \"%s\"", which, call, out);
-    EXPECT(strstr(out, error) != NULL, "scenario %d: expected %s in \"%s\"", which, error, out);
+    EXPECT(strstr(out, error) != NULL || (or_error && strstr(out, or_error) != NULL),
+           "scenario %d: expected %s%s%s in \"%s\"", which, error, or_error ? " or " : "", or_error ? or_error : "", out);
     printf("  scenario %d: %s", which, out);
 }
 
@@ -77,7 +78,10 @@ extern "C" void test_check(void)
         return;
     }
     gp_t_section("check: runtime-error scenarios (child processes)");
-    check_scenario(1, "cudaMemcpy(never_allocated", "cudaErrorInvalidValue");
-    check_scenario(2, "cudaGetLastError()", "cudaErrorInvalidConfiguration");
-    check_scenario(3, "cudaDeviceSynchronize()", "cudaErrorIllegalAddress");
+    check_scenario(1, "cudaMemcpy(never_allocated", "cudaErrorInvalidValue", NULL);
+    /* CUDA 12 reports cudaErrorInvalidConfiguration; the CUDA 13 runtime (seen on an H200,
+     * driver 580) reports cudaErrorInvalidValue for a block of 10000 threads. Either way
+     * only the launch check sees it. */
+    check_scenario(2, "cudaGetLastError()", "cudaErrorInvalidConfiguration", "cudaErrorInvalidValue");
+    check_scenario(3, "cudaDeviceSynchronize()", "cudaErrorIllegalAddress", NULL);
 }
