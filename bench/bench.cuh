@@ -2,7 +2,7 @@
  *
  * Timing: CUDA events around each call, warm-up first, median of GP_BENCH_REPS (>= 20)
  * calls. Tables: printed as markdown on stdout and written to
- * $GP_BENCH_RESULTS/<gpu>-<bench>.md and .csv (default bench/results), headed by the GPU,
+ * $GP_BENCH_RESULTS/<gpu>.<bench>.md and .csv (default bench/results), headed by the GPU,
  * the date and $GP_COMMIT (the Makefile passes `git describe`). */
 #ifndef GPUPRIMS_BENCH_CUH
 #define GPUPRIMS_BENCH_CUH
@@ -97,7 +97,7 @@ typedef struct {
 
 static gp_bench_out gp__bench;
 
-/* Opens <results>/<gpu-slug>-<name>.md/.csv and writes the heading. */
+/* Opens <results>/<gpu-slug>.<name>.md/.csv and writes the heading. */
 static inline void gp_bench_begin(const char *name, const char *title)
 {
     cudaDeviceProp p;
@@ -116,9 +116,9 @@ static inline void gp_bench_begin(const char *name, const char *title)
     const char *dir = getenv("GP_BENCH_RESULTS");
     if (!dir || !*dir) dir = "bench/results";
     char path[1024];
-    snprintf(path, sizeof path, "%s/%s-%s.md", dir, gp__bench.slug, name);
+    snprintf(path, sizeof path, "%s/%s.%s.md", dir, gp__bench.slug, name);
     gp__bench.md = fopen(path, "w");
-    snprintf(path, sizeof path, "%s/%s-%s.csv", dir, gp__bench.slug, name);
+    snprintf(path, sizeof path, "%s/%s.%s.csv", dir, gp__bench.slug, name);
     gp__bench.csv = fopen(path, "w");
     char head[1024];
     snprintf(head, sizeof head,

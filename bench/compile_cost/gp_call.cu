@@ -1,0 +1,3 @@
+/* A user's TU that calls a default instance (compiled once, in the GPUPRIMS_IMPLEMENTATION TU). */
+#include "../../gpuprims.cuh"
+cudaError_t sum(float *d_out, const float *d_in, size_t n, cudaStream_t s) { return gp_reduce_sum_f32(d_out, d_in, n, s); }
