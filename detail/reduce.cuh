@@ -4,17 +4,20 @@
  *
  * How it works. The input splits into a head (the elements before the first 16-byte
  * boundary), a body of whole 16-byte vectors, and a tail (what is left after the last
- * whole vector). Each warp streams one contiguous run of body vectors, 32 lanes x UNROLL
- * vectors of 16 bytes per step, so a step reads 2 KB in flight per warp, fully coalesced.
- * A lane reduces its own vector in order; the 32 lane values are combined in lane order
- * with shuffles; the warp accumulates its steps in order. Warps combine in order inside
- * the block, blocks in order across the grid:
+ * whole vector). Each block streams one contiguous run of the body, one tile at a time:
+ * a tile is 32 KB, and warp w reads its w-th 2 KB of it (32 lanes x UNROLL vectors, all
+ * loads issued before any is used), so the whole grid sweeps memory in large contiguous
+ * pieces, as a bandwidth-bound kernel wants. Order is kept at every level: a lane reduces
+ * its own vector in order; a warp combines its lanes in lane order (shuffles) and its
+ * UNROLL vectors in order; the warps' results for GROUP tiles go to shared memory, and
+ * after one barrier warp 0 folds them in (tile, warp) order into the block's total.
+ * Blocks then combine in block order:
  *   - ONE_BLOCK: small n, one block, writes the result itself.
  *   - CLUSTER (sm_90+): up to 8 blocks launched as one thread-block cluster; block 0 reads
  *     the others' totals through distributed shared memory. One launch, no scratch.
  *   - GRID: large n, a full grid; each block writes its total to stream-ordered scratch
- *     (detail/scratch.cuh),
- *     and the last block to finish (an atomic ticket) combines them in block order.
+ *     (detail/scratch.cuh), and the last block to finish (an atomic ticket) combines
+ *     them in block order.
  * The head and tail (a few elements) are combined by whoever writes the result. Every
  * split depends only on n, the pointer's alignment and the device's SM count: the same
  * call gives bitwise the same result on every run. */
@@ -33,7 +36,12 @@
 #ifndef GP__REDUCE_BLOCKS_PER_SM
 #define GP__REDUCE_BLOCKS_PER_SM 4  /* GRID mode: 2048 threads per SM */
 #endif
+#ifndef GP__REDUCE_GROUP
+#define GP__REDUCE_GROUP 8          /* tiles per barrier */
+#endif
 #define GP__REDUCE_CLUSTER_MAX 8    /* portable cluster size */
+#define GP__REDUCE_WARPS (GP__REDUCE_BLOCK / 32)
+#define GP__REDUCE_TILE ((size_t)GP__REDUCE_BLOCK * GP__REDUCE_UNROLL) /* vectors per tile */
 #define GP__REDUCE_SCRATCH_ALIGN 256
 
 enum { GP__REDUCE_ONE_BLOCK = 0, GP__REDUCE_CLUSTER = 1, GP__REDUCE_GRID = 2 };
@@ -42,7 +50,7 @@ typedef struct gp__reduce_plan {
     size_t head;         /* leading elements before the first 16-byte boundary */
     size_t nvec;         /* whole vectors (vec elements each) in the body */
     size_t tail;         /* trailing elements after the last whole vector */
-    size_t vec_per_warp; /* body vectors each warp streams (a multiple of 32) */
+    size_t vec_per_block; /* body vectors each block streams (a multiple of 32) */
     unsigned vec;        /* elements per vector: 16 / sizeof(T), or 1 */
     unsigned blocks;     /* grid size */
     int aligned16;       /* body vectors may be loaded as 16-byte words */
@@ -69,23 +77,22 @@ static inline __host__ __device__ gp__reduce_plan gp__reduce_make_plan(uintptr_t
     p.nvec = body / p.vec;
     p.tail = body % p.vec;
 
-    const size_t warps = GP__REDUCE_BLOCK / 32, step = 32 * GP__REDUCE_UNROLL;
-    const size_t steps = gp__ceil_div(p.nvec, step);
-    size_t blocks = steps <= warps ? 1 : gp__ceil_div(steps, warps); /* one step per warp */
-    if (blocks == 1) {
+    size_t blocks = gp__ceil_div(p.nvec, GP__REDUCE_TILE); /* one tile per block */
+    if (blocks <= 1) {
         p.mode = GP__REDUCE_ONE_BLOCK;
-        p.vec_per_warp = step;
+        blocks = 1;
+        p.vec_per_block = GP__REDUCE_TILE;
     } else if (cluster_ok && blocks <= GP__REDUCE_CLUSTER_MAX) {
         p.mode = GP__REDUCE_CLUSTER;
-        p.vec_per_warp = step;
+        p.vec_per_block = GP__REDUCE_TILE;
     } else {
         p.mode = GP__REDUCE_GRID;
         const size_t max_blocks = (size_t)sm_count * GP__REDUCE_BLOCKS_PER_SM;
         if (blocks > max_blocks) blocks = max_blocks;
-        /* a multiple of 32 vectors, not of a whole step: the last partial step of each
-         * run is cheap, and the grid stays balanced to within 32 vectors per warp */
-        p.vec_per_warp = gp__ceil_div(gp__ceil_div(p.nvec, blocks * warps), 32) * 32;
-        blocks = gp__ceil_div(p.nvec, p.vec_per_warp * warps); /* drop blocks left empty */
+        /* a multiple of 32 vectors, not of a whole tile: a block's last tile is partial,
+         * and the grid stays balanced to within 32 vectors per block */
+        p.vec_per_block = gp__ceil_div(gp__ceil_div(p.nvec, blocks), 32) * 32;
+        blocks = gp__ceil_div(p.nvec, p.vec_per_block); /* drop blocks left empty */
     }
     p.blocks = (unsigned)blocks;
     return p;
@@ -119,28 +126,62 @@ static __device__ __forceinline__ typename Op::type gp__reduce_vector(const type
     return acc;
 }
 
-/* One warp reduces body vectors [begin, end) in order; the total is valid in lane 0. */
+/* One warp, one step: body vectors [first, first + 32 * UNROLL) that lie below `end`, in
+ * order (lane-major within each of the UNROLL rows). The total is valid in lane 0. */
 template <class Op>
-static __device__ __forceinline__ typename Op::type gp__reduce_warp_run(const typename Op::type *body, size_t begin,
-                                                                       size_t end, unsigned vec, bool aligned16)
+static __device__ __forceinline__ typename Op::type gp__reduce_step(const typename Op::type *body, size_t first,
+                                                                   size_t end, unsigned vec, bool aligned16)
 {
     typedef typename Op::type T;
     const unsigned lane = gp__lane_id();
-    const size_t step = 32 * GP__REDUCE_UNROLL;
-    T acc = Op::identity();
-    size_t v = begin;
-    for (; v + step <= end; v += step) { /* whole steps: all UNROLL loads issued first */
-        T part[GP__REDUCE_UNROLL];
+    T part[GP__REDUCE_UNROLL];
+    if (first + 32 * GP__REDUCE_UNROLL <= end) { /* whole step: all loads issued first */
 #pragma unroll
         for (int j = 0; j < GP__REDUCE_UNROLL; j++)
-            part[j] = gp__reduce_vector<Op>(body + (v + 32 * j + lane) * vec, aligned16);
+            part[j] = gp__reduce_vector<Op>(body + (first + 32 * j + lane) * vec, aligned16);
+    } else {
 #pragma unroll
-        for (int j = 0; j < GP__REDUCE_UNROLL; j++) acc = Op::apply(acc, gp__warp_reduce_lane0<Op>(part[j]));
+        for (int j = 0; j < GP__REDUCE_UNROLL; j++) {
+            const size_t i = first + 32 * j + lane;
+            part[j] = i < end ? gp__reduce_vector<Op>(body + i * vec, aligned16) : Op::identity();
+        }
     }
-    for (; v < end; v += 32) { /* the ragged end of the run, 32 vectors at a time */
-        const size_t i = v + lane;
-        T part = i < end ? gp__reduce_vector<Op>(body + i * vec, aligned16) : Op::identity();
-        acc = Op::apply(acc, gp__warp_reduce_lane0<Op>(part));
+    T acc = gp__warp_reduce_lane0<Op>(part[0]);
+#pragma unroll
+    for (int j = 1; j < GP__REDUCE_UNROLL; j++) acc = Op::apply(acc, gp__warp_reduce_lane0<Op>(part[j]));
+    return acc;
+}
+
+/* The whole block reduces body vectors [begin, end) in order, tile by tile (see the top
+ * of this file). The total is valid in thread 0. One barrier per GROUP tiles: the slots
+ * are double-buffered, and warp 0 folds group g between the barriers of groups g and g+1,
+ * before any warp can write group g+2 into the same buffer. */
+template <class Op>
+static __device__ __forceinline__ typename Op::type gp__reduce_block_run(const typename Op::type *body, size_t begin,
+                                                                        size_t end, unsigned vec, bool aligned16)
+{
+    typedef typename Op::type T;
+    enum { SLOTS = GP__REDUCE_GROUP * GP__REDUCE_WARPS, PER_LANE = SLOTS / 32 };
+    static_assert(SLOTS % 32 == 0, "GP__REDUCE_GROUP * warps per block must be a multiple of 32");
+    __shared__ T slots[2][SLOTS]; /* [buffer][tile-in-group * WARPS + warp] */
+    const unsigned warp = threadIdx.x >> 5, lane = gp__lane_id();
+    T acc = Op::identity();
+    unsigned buf = 0;
+    for (size_t group = begin; group < end; group += GP__REDUCE_GROUP * GP__REDUCE_TILE, buf ^= 1) {
+#pragma unroll 1
+        for (int k = 0; k < GP__REDUCE_GROUP; k++) {
+            const size_t tile = group + k * GP__REDUCE_TILE; /* the same in every warp */
+            T t = Op::identity();
+            if (tile < end) t = gp__reduce_step<Op>(body, tile + warp * 32 * GP__REDUCE_UNROLL, end, vec, aligned16);
+            if (lane == 0) slots[buf][k * GP__REDUCE_WARPS + warp] = t;
+        }
+        __syncthreads();
+        if (warp == 0) { /* lane l folds slots [l*PER_LANE, l*PER_LANE + PER_LANE) in order */
+            T v = slots[buf][lane * PER_LANE];
+#pragma unroll
+            for (int q = 1; q < PER_LANE; q++) v = Op::apply(v, slots[buf][lane * PER_LANE + q]);
+            acc = Op::apply(acc, gp__warp_reduce_lane0<Op>(v));
+        }
     }
     return acc;
 }
@@ -185,22 +226,20 @@ __global__ void __launch_bounds__(GP__REDUCE_BLOCK, GP__REDUCE_BLOCKS_PER_SM)
     gp__reduce_kernel(typename Op::type *out, const typename Op::type *in, gp__reduce_plan p, void *scratch)
 {
     typedef typename Op::type T;
-    const unsigned warp = threadIdx.x >> 5, nwarps = blockDim.x >> 5;
-    size_t vec_per_warp = p.vec_per_warp;
+    size_t vec_per_block = p.vec_per_block;
     int mode = p.mode;
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
     /* Built without distributed shared memory (run from older PTX): block 0 alone covers
-     * the cluster's range; its warp w takes the runs of global warps w*G .. w*G+G-1. */
+     * the cluster's range, which is the blocks' contiguous runs end to end. */
     if (mode == GP__REDUCE_CLUSTER) {
         if (blockIdx.x != 0) return;
-        vec_per_warp *= gridDim.x;
+        vec_per_block *= gridDim.x;
         mode = GP__REDUCE_ONE_BLOCK;
     }
 #endif
-    const size_t first = ((size_t)blockIdx.x * nwarps + warp) * vec_per_warp;
-    const size_t begin = gp__min_size(first, p.nvec), end = gp__min_size(first + vec_per_warp, p.nvec);
-    const T warp_total = gp__reduce_warp_run<Op>(in + p.head, begin, end, p.vec, p.aligned16 != 0);
-    const T block_total = gp__block_combine_warps<Op>(warp_total);
+    const size_t first = (size_t)blockIdx.x * vec_per_block;
+    const size_t begin = gp__min_size(first, p.nvec), end = gp__min_size(first + vec_per_block, p.nvec);
+    const T block_total = gp__reduce_block_run<Op>(in + p.head, begin, end, p.vec, p.aligned16 != 0); /* thread 0 */
 
     if (mode == GP__REDUCE_ONE_BLOCK) {
         if (threadIdx.x == 0) *out = gp__reduce_with_edges<Op>(in, p, block_total);

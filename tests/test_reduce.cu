@@ -17,19 +17,19 @@
 static void check_plan(uintptr_t addr, size_t n, size_t elem, unsigned sms, int cluster_ok)
 {
     const gp__reduce_plan p = gp__reduce_make_plan(addr, n, elem, sms, cluster_ok);
-    const size_t warps = GP__REDUCE_BLOCK / 32, step = 32 * GP__REDUCE_UNROLL;
-    const size_t covered = (size_t)p.blocks * warps * p.vec_per_warp;
+    const size_t covered = (size_t)p.blocks * p.vec_per_block;
     int ok = p.head + p.nvec * p.vec + p.tail == n          /* every element, once */
              && p.tail < p.vec && p.head < (p.vec > 1 ? p.vec : 1) && p.blocks >= 1
-             && p.vec_per_warp % 32 == 0 && (p.mode == GP__REDUCE_GRID || p.vec_per_warp == step) && covered >= p.nvec  /* every vector has a warp */
-             && (p.blocks == 1 || covered - warps * p.vec_per_warp < p.nvec) /* no idle block */
+             && p.vec_per_block % 32 == 0 && covered >= p.nvec     /* every vector has a block */
+             && (p.blocks == 1 || covered - p.vec_per_block < p.nvec) /* no idle block */
+             && (p.mode == GP__REDUCE_GRID || p.vec_per_block == GP__REDUCE_TILE)
              && (!p.aligned16 || p.head == n || (addr + p.head * elem) % 16 == 0);
     if (p.mode == GP__REDUCE_CLUSTER) ok = ok && cluster_ok && p.blocks <= GP__REDUCE_CLUSTER_MAX && p.blocks > 1;
     if (p.mode == GP__REDUCE_GRID) ok = ok && p.blocks <= sms * GP__REDUCE_BLOCKS_PER_SM;
     if (p.mode == GP__REDUCE_ONE_BLOCK) ok = ok && p.blocks == 1;
     EXPECT(ok, "plan(addr%%16=%zu, n=%zu, elem=%zu, sms=%u, cluster=%d): head %zu nvec %zu tail %zu vec %u "
-               "vpw %zu blocks %u mode %d",
-           (size_t)(addr % 16), n, elem, sms, cluster_ok, p.head, p.nvec, p.tail, p.vec, p.vec_per_warp, p.blocks,
+               "vpb %zu blocks %u mode %d",
+           (size_t)(addr % 16), n, elem, sms, cluster_ok, p.head, p.nvec, p.tail, p.vec, p.vec_per_block, p.blocks,
            p.mode);
 }
 
@@ -151,11 +151,14 @@ static void reference(const instance *in, const void *x, size_t n, unsigned char
     memcpy(bytes, &acc_u, in->elem); /* the low bytes: the wrapped value */
 }
 
-/* How many operations deep any element can sit in the GPU's combining tree, from the plan. */
+/* How many operations deep any element can sit in the GPU's combining tree, from the plan:
+ * its vector, the warp tree, the unrolled rows, the fold of one group's slots, the warp
+ * tree again, the block's run of groups, the combine across blocks, head and tail. */
 static double tree_depth(const gp__reduce_plan *p)
 {
-    return (double)p->head + p->tail + p->vec + 5 + (double)p->vec_per_warp / 32 + 5 + 5 +
-           (double)p->blocks / GP__REDUCE_BLOCK + 1 + 10;
+    return (double)p->head + p->tail + p->vec + 5 + GP__REDUCE_UNROLL + 32 + 5 +
+           (double)p->vec_per_block / (GP__REDUCE_GROUP * GP__REDUCE_TILE) + 1 + (double)p->blocks / GP__REDUCE_BLOCK +
+           10 + GP__REDUCE_CLUSTER_MAX + 2;
 }
 
 typedef struct {
