@@ -34,7 +34,7 @@
  * YOUR OWN TYPE AND OPERATOR (in any .cu file, at file scope; TU-local definitions)
  *     typedef struct { float v; int i; } pair_t;
  *     #define PAIR_MAX(a, b) ((b).v > (a).v ? (b) : (a))      // ties keep the lower index
- *     GP_DEFINE_REDUCE(argmax, pair_t, PAIR_MAX, make_pair(-INFINITY, -1))
+ *     GP_DEFINE_REDUCE(argmax, pair_t, PAIR_MAX, ((pair_t){-INFINITY, -1}))
  *     // now: gp_warp_reduce_argmax, gp_block_reduce_argmax, gp_reduce_argmax(...)
  *   OP must be associative; it need not be commutative: everything combines in index
  *   order, so the answer is the sequential one (up to floating-point re-association).

@@ -130,26 +130,34 @@ static inline void gp_bench_begin(const char *name, const char *title)
     if (gp__bench.md) fputs(head, gp__bench.md);
 }
 
+/* One line of cells separated by '|': a markdown table row, or a CSV line. */
+static inline void gp__bench_put_cells(FILE *f, const char *cells, int markdown)
+{
+    if (markdown) fputs("| ", f);
+    for (const char *c = cells; *c; c++) {
+        if (*c == '|') fputs(markdown ? " | " : ",", f);
+        else fputc(*c, f);
+    }
+    fputs(markdown ? " |\n" : "\n", f);
+}
+
 /* Starts a table: `cols` is the header, cells separated by '|'. */
 static inline void gp_table_begin(const char *title, const char *cols)
 {
     FILE *outs[2] = {stdout, gp__bench.md};
     for (int o = 0; o < 2; o++) {
         if (!outs[o]) continue;
-        fprintf(outs[o], "\n### %s\n\n| ", title);
+        fprintf(outs[o], "\n### %s\n\n", title);
+        gp__bench_put_cells(outs[o], cols, 1);
         int ncol = 1;
-        for (const char *c = cols; *c; c++) {
-            if (*c == '|') { fputs(" | ", outs[o]); ncol++; }
-            else fputc(*c, outs[o]);
-        }
-        fputs(" |\n|", outs[o]);
+        for (const char *c = cols; *c; c++) ncol += *c == '|';
+        fputc('|', outs[o]);
         for (int i = 0; i < ncol; i++) fputs("---|", outs[o]);
         fputc('\n', outs[o]);
     }
     if (gp__bench.csv) {
         fprintf(gp__bench.csv, "# %s\n", title);
-        for (const char *c = cols; *c; c++) fputc(*c == '|' ? ',' : *c, gp__bench.csv);
-        fputc('\n', gp__bench.csv);
+        gp__bench_put_cells(gp__bench.csv, cols, 0);
     }
 }
 
@@ -161,20 +169,9 @@ static inline void gp_table_row(const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(line, sizeof line, fmt, ap);
     va_end(ap);
-    FILE *outs[2] = {stdout, gp__bench.md};
-    for (int o = 0; o < 2; o++) {
-        if (!outs[o]) continue;
-        fputs("| ", outs[o]);
-        for (const char *c = line; *c; c++) {
-            if (*c == '|') fputs(" | ", outs[o]);
-            else fputc(*c, outs[o]);
-        }
-        fputs(" |\n", outs[o]);
-    }
-    if (gp__bench.csv) {
-        for (const char *c = line; *c; c++) fputc(*c == '|' ? ',' : *c, gp__bench.csv);
-        fputc('\n', gp__bench.csv);
-    }
+    gp__bench_put_cells(stdout, line, 1);
+    if (gp__bench.md) gp__bench_put_cells(gp__bench.md, line, 1);
+    if (gp__bench.csv) gp__bench_put_cells(gp__bench.csv, line, 0);
     fflush(stdout);
 }
 

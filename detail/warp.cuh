@@ -23,24 +23,17 @@ static __device__ __forceinline__ unsigned gp__lane_id(void)
  * a double, a 1-byte integer): one code path for every type. */
 #define GP__SHFL_WORDS(T) ((sizeof(T) + 3) / 4)
 
-template <class T>
-static __device__ __forceinline__ T gp__shfl_xor(T v, int lane_mask)
-{
-    int w[GP__SHFL_WORDS(T)];
-    memcpy(w, &v, sizeof(T));
-#pragma unroll
-    for (int i = 0; i < (int)GP__SHFL_WORDS(T); i++) w[i] = __shfl_xor_sync(GP__FULL_MASK, w[i], lane_mask);
-    memcpy(&v, w, sizeof(T));
-    return v;
-}
+enum { GP__SHFL_XOR, GP__SHFL_DOWN };
 
-template <class T>
-static __device__ __forceinline__ T gp__shfl_down(T v, unsigned delta)
+template <int KIND, class T>
+static __device__ __forceinline__ T gp__shfl(T v, int arg)
 {
     int w[GP__SHFL_WORDS(T)];
     memcpy(w, &v, sizeof(T));
 #pragma unroll
-    for (int i = 0; i < (int)GP__SHFL_WORDS(T); i++) w[i] = __shfl_down_sync(GP__FULL_MASK, w[i], delta);
+    for (int i = 0; i < (int)GP__SHFL_WORDS(T); i++)
+        w[i] = KIND == GP__SHFL_XOR ? __shfl_xor_sync(GP__FULL_MASK, w[i], arg)
+                                    : __shfl_down_sync(GP__FULL_MASK, w[i], (unsigned)arg);
     memcpy(&v, w, sizeof(T));
     return v;
 }
@@ -56,7 +49,7 @@ static __device__ __forceinline__ typename Op::type gp__warp_reduce(typename Op:
     const unsigned lane = gp__lane_id();
 #pragma unroll
     for (int o = 1; o < 32; o <<= 1) {
-        T other = gp__shfl_xor(v, o);
+        T other = gp__shfl<GP__SHFL_XOR>(v, o);
         const bool upper = (lane & o) != 0;
         T lo = upper ? other : v;
         T hi = upper ? v : other;
@@ -73,7 +66,7 @@ static __device__ __forceinline__ typename Op::type gp__warp_reduce_lane0(typena
     typedef typename Op::type T;
 #pragma unroll
     for (int o = 1; o < 32; o <<= 1) {
-        T other = gp__shfl_down(v, o);
+        T other = gp__shfl<GP__SHFL_DOWN>(v, o);
         v = Op::apply(v, other);
     }
     return v;
