@@ -23,6 +23,10 @@
  *   gp_warp_reduce_<name>, gp_warp_reduce_smem_   detail/warp.cuh
  *   gp_block_reduce_<name>                        detail/block_reduce.cuh
  *   gp_reduce_<name>                              detail/reduce.cuh
+ *   gp_warp_{in,ex}clusive_scan_<name>            detail/warp.cuh
+ *   gp_block_{in,ex}clusive_scan_<name>,          detail/block_scan.cuh
+ *     gp_block_scan_blelloch_<name>, gp_blelloch_index
+ *   gp_{ex,in}clusive_scan_<name>                 detail/scan.cuh
  *   (stream-ordered scratch for it)               detail/scratch.cuh
  *   the default instance list                     detail/instances.cuh
  *
@@ -30,6 +34,12 @@
  *   <name> = <op>_<type>, op in sum min max, type in i32 u32 i64 u64 f32 f64
  *   (int32_t uint32_t int64_t uint64_t float double):
  *     cudaError_t gp_reduce_sum_f32(float *d_out, const float *d_in, size_t n, cudaStream_t s);
+ *     cudaError_t gp_exclusive_scan_sum_f32(float *d_out, const float *d_in, size_t n, cudaStream_t s);
+ *     cudaError_t gp_inclusive_scan_sum_f32(float *d_out, const float *d_in, size_t n, cudaStream_t s);
+ *   The exclusive scan starts from the operator's identity (out[0] = 0 for sum). Scans
+ *   may run in place (d_out == d_in); a partial overlap returns cudaErrorInvalidValue.
+ *   GP_DEFINE_SCAN(name, T, OP, IDENTITY) makes the scan family for your own type and
+ *   operator, as GP_DEFINE_REDUCE does below (detail/scan.cuh lists the names).
  *
  * YOUR OWN TYPE AND OPERATOR (in any .cu file, at file scope; TU-local definitions)
  *     typedef struct { float v; int i; } pair_t;
@@ -85,6 +95,8 @@
 #include "detail/block_reduce.cuh"
 #include "detail/scratch.cuh"
 #include "detail/reduce.cuh"
+#include "detail/block_scan.cuh"
+#include "detail/scan.cuh"
 #endif
 #include "detail/instances.cuh"
 

@@ -1,7 +1,9 @@
 /* detail/instances.cuh -- the default instance list, one line per instance. Everything
  * that has one entry per instance (C declarations, device names, the compiled launchers)
  * is generated from these lists, so they cannot drift apart. Level 4: needs ops.cuh and,
- * in CUDA translation units, reduce.cuh. Readable by a C compiler. */
+ * in CUDA translation units, reduce.cuh and scan.cuh. Readable by a C compiler.
+ * The scans have exactly the reduce's instances (same operators, types and identities),
+ * so both are generated from GP__REDUCE_INSTANCES, and the scans reuse its Op structs. */
 #ifndef GPUPRIMS_DETAIL_INSTANCES_CUH
 #define GPUPRIMS_DETAIL_INSTANCES_CUH
 
@@ -29,25 +31,33 @@
 /* Declarations, visible to C and C++ alike. */
 #define GP__DECLARE_REDUCE(name, T, OP, IDENTITY) \
     cudaError_t gp_reduce_##name(T *d_out, const T *d_in, size_t n, cudaStream_t s);
+#define GP__DECLARE_SCAN(name, T, OP, IDENTITY)                                               \
+    cudaError_t gp_exclusive_scan_##name(T *d_out, const T *d_in, size_t n, cudaStream_t s);  \
+    cudaError_t gp_inclusive_scan_##name(T *d_out, const T *d_in, size_t n, cudaStream_t s);
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 GP__REDUCE_INSTANCES(GP__DECLARE_REDUCE)
+GP__REDUCE_INSTANCES(GP__DECLARE_SCAN)
 #ifdef __cplusplus
 }
 #endif
 
 #ifdef __CUDACC__
 /* Device-side names (warp and block level) in every CUDA translation unit. */
+#define GP__DEFINE_SCAN_DEVICE_DEFAULT(name, T, OP, IDENTITY) GP__DEFINE_SCAN_DEVICE(name, T, gp__op_##name)
 namespace {
 GP__REDUCE_INSTANCES(GP__DEFINE_REDUCE_DEVICE)
+GP__REDUCE_INSTANCES(GP__DEFINE_SCAN_DEVICE_DEFAULT)
 }
 
 /* Kernels and launchers, compiled once, with C linkage, where GPUPRIMS_IMPLEMENTATION is. */
 #ifdef GPUPRIMS_IMPLEMENTATION
 #define GP__DEFINE_REDUCE_EXTERN_C(name, T, OP, IDENTITY) GP__DEFINE_REDUCE_HOST(extern "C", name, T)
 GP__REDUCE_INSTANCES(GP__DEFINE_REDUCE_EXTERN_C)
+#define GP__DEFINE_SCAN_EXTERN_C(name, T, OP, IDENTITY) GP__DEFINE_SCAN_HOST(extern "C", name, T, gp__op_##name)
+GP__REDUCE_INSTANCES(GP__DEFINE_SCAN_EXTERN_C)
 #endif
 #endif /* __CUDACC__ */
 

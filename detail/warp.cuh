@@ -1,4 +1,4 @@
-/* detail/warp.cuh -- warp-level reductions: register shuffles, and the seed's
+/* detail/warp.cuh -- warp-level reductions and scans: register shuffles, and the seed's
  * shared-memory "unrolled last warp" made correct under independent thread scheduling.
  * Level 1: needs ops.cuh (an Op struct from GP__DEFINE_OP). Device code only.
  *
@@ -23,7 +23,7 @@ static __device__ __forceinline__ unsigned gp__lane_id(void)
  * a double, a 1-byte integer): one code path for every type. */
 #define GP__SHFL_WORDS(T) ((sizeof(T) + 3) / 4)
 
-enum { GP__SHFL_XOR, GP__SHFL_DOWN };
+enum { GP__SHFL_XOR, GP__SHFL_DOWN, GP__SHFL_UP, GP__SHFL_IDX };
 
 template <int KIND, class T>
 static __device__ __forceinline__ T gp__shfl(T v, int arg)
@@ -32,8 +32,10 @@ static __device__ __forceinline__ T gp__shfl(T v, int arg)
     memcpy(w, &v, sizeof(T));
 #pragma unroll
     for (int i = 0; i < (int)GP__SHFL_WORDS(T); i++)
-        w[i] = KIND == GP__SHFL_XOR ? __shfl_xor_sync(GP__FULL_MASK, w[i], arg)
-                                    : __shfl_down_sync(GP__FULL_MASK, w[i], (unsigned)arg);
+        w[i] = KIND == GP__SHFL_XOR    ? __shfl_xor_sync(GP__FULL_MASK, w[i], arg)
+               : KIND == GP__SHFL_DOWN ? __shfl_down_sync(GP__FULL_MASK, w[i], (unsigned)arg)
+               : KIND == GP__SHFL_UP   ? __shfl_up_sync(GP__FULL_MASK, w[i], (unsigned)arg)
+                                       : __shfl_sync(GP__FULL_MASK, w[i], arg);
     memcpy(&v, w, sizeof(T));
     return v;
 }
@@ -103,6 +105,37 @@ static __device__ __forceinline__ typename Op::type gp__warp_reduce_smem(typenam
     __syncwarp();
     if (lane == 0) s[0] = v;
     return v;
+}
+
+/* ---- warp scans ----------------------------------------------------------------------
+ * Kogge-Stone over the 32 lanes: at step o each lane adds the value of lane - o on its
+ * LEFT (the earlier elements), so the order is kept. 5 shuffles, log-depth. */
+
+/* Warp inclusive scan: lane l returns v[0] OP v[1] OP ... OP v[l] (lane order). */
+template <class Op>
+static __device__ __forceinline__ typename Op::type gp__warp_inclusive_scan(typename Op::type v)
+{
+    typedef typename Op::type T;
+    const unsigned lane = gp__lane_id();
+#pragma unroll
+    for (int o = 1; o < 32; o <<= 1) {
+        T left = gp__shfl<GP__SHFL_UP>(v, o);
+        if (lane >= (unsigned)o) v = Op::apply(left, v);
+    }
+    return v;
+}
+
+/* Warp exclusive scan: lane 0 returns the identity, lane l > 0 returns v[0] OP ... OP
+ * v[l-1]. *total (when total is not NULL) gets the warp's total in every lane. */
+template <class Op>
+static __device__ __forceinline__ typename Op::type gp__warp_exclusive_scan(typename Op::type v,
+                                                                           typename Op::type *total)
+{
+    typedef typename Op::type T;
+    const T incl = gp__warp_inclusive_scan<Op>(v);
+    const T left = gp__shfl<GP__SHFL_UP>(incl, 1);
+    if (total) *total = gp__shfl<GP__SHFL_IDX>(incl, 31);
+    return gp__lane_id() == 0 ? Op::identity() : left;
 }
 
 #endif /* GPUPRIMS_DETAIL_WARP_CUH */

@@ -36,6 +36,9 @@ int test_check_scenario(int which); /* runs in a child process: must exit non-ze
 void test_reduce_host(void);
 void test_reduce_gpu(void);
 void test_reduce_user(void);
+void test_scan_host(void);
+void test_scan_gpu(void);
+void test_scan_user(void);
 void test_c_api(void);
 
 #ifdef __cplusplus

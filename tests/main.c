@@ -25,6 +25,9 @@ int main(int argc, char **argv)
     test_reduce_host();
     test_reduce_gpu();
     test_reduce_user();
+    test_scan_host();
+    test_scan_gpu();
+    test_scan_user();
     test_c_api();
 
     printf("%d passed, %d failed, %d skipped\n", gp_t_passed, gp_t_failed, gp_t_skipped);

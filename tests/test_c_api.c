@@ -5,6 +5,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 void test_c_api(void)
 {
@@ -12,7 +13,7 @@ void test_c_api(void)
         gp_t_skip("C API: gp_reduce_sum_f32 from a .c file (linked, not run)");
         return;
     }
-    gp_t_section("C API: gp_reduce_sum_f32 called from C");
+    gp_t_section("C API: gp_reduce_sum_f32 and gp_inclusive_scan_max_i32 called from C");
     enum { N = 100003 };
     float *h = malloc(N * sizeof(float)), *d_x, *d_sum, got = -1.0f;
     double want = 0;
@@ -24,6 +25,17 @@ void test_c_api(void)
     CUDA_CHK(cudaMemcpy(&got, d_sum, sizeof got, cudaMemcpyDeviceToHost));
     EXPECT(got == (float)want, "C: gp_reduce_sum_f32 got %g want %g", got, want);
     EXPECT(gp_reduce_sum_f32(d_sum, NULL, N, 0) == cudaErrorInvalidValue, "C: NULL input is cudaErrorInvalidValue");
+    /* the scan, in place, from C: the inclusive max of values that end in the largest */
+    int32_t last = -1;
+    CUDA_CHK(gp_inclusive_scan_max_i32((int32_t *)d_x, (const int32_t *)d_x, N, 0));
+    CUDA_CHK(cudaMemcpy(&last, (int32_t *)d_x + N - 1, sizeof last, cudaMemcpyDeviceToHost));
+    int32_t want_max = 0;
+    for (int i = 0; i < N; i++) {
+        int32_t v;
+        memcpy(&v, &h[i], sizeof v);
+        if (i == 0 || v > want_max) want_max = v;
+    }
+    EXPECT(last == want_max, "C: gp_inclusive_scan_max_i32 in place, last element %d want %d", last, want_max);
     CUDA_CHK(cudaFree(d_x));
     CUDA_CHK(cudaFree(d_sum));
     free(h);

@@ -1,0 +1,373 @@
+/* bench/scan.cu -- the seed's scan table replayed on today's GPU, then the scan ladder:
+ * naive Hillis-Steele, Blelloch, Blelloch with conflict-free padding, the register block
+ * scan, gp_exclusive_scan, CUB DeviceScan::ExclusiveSum and the device-to-device copy.
+ *
+ * Part 1, "Seed scan table": exclusive float scan of n = 1024 .. 16M (the seed's sizes;
+ * its "8388688" is read as 8388608), one CPU core (a plain loop, this machine's host CPU)
+ * against gp_exclusive_scan_sum_f32 (one call from an idle GPU, as the seed timed one
+ * call), beside the seed's CPU and 8800 GTX figures.
+ *
+ * Part 2, "Scan ladder": f32 and i32, n = 2^10 .. 2^28 by powers of 4. The seed's block
+ * kernels scan one block's worth; to scan n elements each is used the classic way (GPU
+ * Gems 3 ch. 39): scan blocks, scan the block totals (recursively), add them back.
+ *   Hillis-Steele: the seed's naive double-buffered scan, 1024 elements per block, log2
+ *     steps, O(n log n) work.
+ *   Blelloch: the seed's work-efficient prescan, 2048 elements per 1024-thread block.
+ *   Blelloch padded: the same with gp_blelloch_index (bank-conflict-free).
+ *   register block scan: gp_block_exclusive_scan (warp shuffles), 1024 elements per block.
+ *   gp: gp_exclusive_scan_<sum>_<type>, one pass, one launch (plus a memset in GRID mode).
+ *   CUB: cub::DeviceScan::ExclusiveSum, temp storage allocated outside the timed region.
+ *   copy: cudaMemcpyAsync device to device of the same n elements.
+ * Time: calls back to back (min(64, 2^22/n) between the events: the GPU's cost per call,
+ * launches pipelined), median of 31 batches. GB/s counts bytes read + written (8n for
+ * 4-byte types). % of copy: copy time / time. vs CUB: CUB time / time (above 1: faster).
+ * Every variant's output is checked against a host reference before it is timed (i32
+ * exactly, f32 within a relative 1e-5); inputs below 2 x L2 are rotated through a pool, so
+ * the figures are DRAM figures.
+ *
+ * Build and run:  make bench   (or: make build/bench/scan && build/bench/scan)
+ * Tables: stdout and bench/results/<gpu>.scan.{md,csv}. */
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <cub/device/device_scan.cuh>
+
+#define GPUPRIMS_IMPLEMENTATION
+#include "../gpuprims.cuh"
+#include "bench.cuh"
+
+#define MAX_LOG2N 28
+#define MAX_N ((size_t)1 << MAX_LOG2N)
+#define F32_RTOL 1e-5
+
+static void fail(const char *what)
+{
+    fprintf(stderr, "FAIL: %s\n", what);
+    exit(1);
+}
+
+/* ---- ladder kernels ------------------------------------------------------------------- */
+
+/* Hillis-Steele (the seed's naive scan): one element per thread, double-buffered in
+ * shared memory (2 x 1024 elements), exclusive. Out-of-range elements read as 0. */
+template <class T>
+__global__ void __launch_bounds__(1024) hillis_steele_block(T *out, const T *in, T *sums, size_t n)
+{
+    __shared__ T temp[2][1024];
+    const unsigned t = threadIdx.x;
+    const size_t i = (size_t)blockIdx.x * 1024 + t;
+    int pout = 0;
+    temp[0][t] = t > 0 && i - 1 < n ? in[i - 1] : (T)0; /* exclusive: shift right by one */
+    const T last = i < n && t == 1023 ? in[i] : (T)0;
+    __syncthreads();
+    for (unsigned offset = 1; offset < 1024; offset <<= 1) {
+        pout = 1 - pout;
+        const int pin = 1 - pout;
+        temp[pout][t] = t >= offset ? temp[pin][t] + temp[pin][t - offset] : temp[pin][t];
+        __syncthreads();
+    }
+    if (i < n) out[i] = temp[pout][t];
+    if (t == 1023) sums[blockIdx.x] = temp[pout][t] + last;
+}
+
+/* Blelloch (the seed's prescan), 2048 elements per 1024-thread block, plain or padded. */
+template <class Op, bool PADDED>
+__global__ void __launch_bounds__(1024) blelloch_block(typename Op::type *out, const typename Op::type *in,
+                                                       typename Op::type *sums, size_t n)
+{
+    typedef typename Op::type T;
+    __shared__ T s[2048 + 66];
+    const unsigned t = threadIdx.x;
+    const size_t base = (size_t)blockIdx.x * 2048;
+    const unsigned a = t, b = t + 1024;
+    s[PADDED ? gp_blelloch_index(a) : a] = base + a < n ? in[base + a] : Op::identity();
+    s[PADDED ? gp_blelloch_index(b) : b] = base + b < n ? in[base + b] : Op::identity();
+    const T total = gp__block_scan_blelloch<Op, PADDED>(s, 2048);
+    if (base + a < n) out[base + a] = s[PADDED ? gp_blelloch_index(a) : a];
+    if (base + b < n) out[base + b] = s[PADDED ? gp_blelloch_index(b) : b];
+    if (t == 0) sums[blockIdx.x] = total;
+}
+
+/* The register block scan (warp shuffles), one element per thread, 1024 per block. */
+template <class Op>
+__global__ void __launch_bounds__(1024) register_block(typename Op::type *out, const typename Op::type *in,
+                                                       typename Op::type *sums, size_t n)
+{
+    typedef typename Op::type T;
+    const size_t i = (size_t)blockIdx.x * 1024 + threadIdx.x;
+    T total;
+    const T v = gp__block_scan<Op, false>(i < n ? in[i] : Op::identity(), &total);
+    if (i < n) out[i] = v;
+    if (threadIdx.x == 0) sums[blockIdx.x] = total;
+}
+
+/* Adds the scanned block totals back: out[i] = prefix[i / chunk] + out[i]. */
+template <class T>
+__global__ void add_block_prefix(T *out, const T *prefix, size_t n, unsigned chunk)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
+        out[i] = prefix[i / chunk] + out[i];
+}
+
+enum { HILLIS_STEELE, BLELLOCH, BLELLOCH_PADDED, REGISTER_BLOCK, GP, CUB, COPY, VARIANTS };
+static const char *variant_name[VARIANTS] = {"Hillis-Steele (seed)", "Blelloch (seed)", "Blelloch padded",
+                                             "register block scan", "gp_exclusive_scan", "CUB ExclusiveSum",
+                                             "copy (d2d)"};
+
+/* Per-level scratch for the recursive ladder scans: block totals and their scan. */
+typedef struct { void *sums[4], *scanned[4]; } ladder_levels;
+
+template <class T, class Op>
+static void ladder_scan(int v, T *out, const T *in, size_t n, const ladder_levels *lv, int level)
+{
+    const unsigned chunk = v == BLELLOCH || v == BLELLOCH_PADDED ? 2048 : 1024;
+    const size_t blocks = (n + chunk - 1) / chunk;
+    T *sums = (T *)lv->sums[level], *scanned = (T *)lv->scanned[level];
+    if (v == HILLIS_STEELE) hillis_steele_block<T><<<(unsigned)blocks, 1024>>>(out, in, sums, n);
+    else if (v == BLELLOCH) blelloch_block<Op, false><<<(unsigned)blocks, 1024>>>(out, in, sums, n);
+    else if (v == BLELLOCH_PADDED) blelloch_block<Op, true><<<(unsigned)blocks, 1024>>>(out, in, sums, n);
+    else register_block<Op><<<(unsigned)blocks, 1024>>>(out, in, sums, n);
+    CUDA_CHK_LAUNCH();
+    if (blocks > 1) {
+        ladder_scan<T, Op>(v, scanned, sums, blocks, lv, level + 1);
+        add_block_prefix<T><<<(unsigned)((n + 255) / 256 < 4096 ? (n + 255) / 256 : 4096), 256>>>(out, scanned, n, chunk);
+        CUDA_CHK_LAUNCH();
+    }
+}
+
+/* ---- one timed call --------------------------------------------------------------------- */
+
+typedef struct {
+    int variant, is_f32;
+    char *in_pool, *out_pool; /* slots of n elements, rotated */
+    size_t n;
+    int slots, next;
+    const ladder_levels *lv;
+    void *cub_temp;
+    size_t cub_bytes;
+} call_ctx;
+
+static void call_once(call_ctx *c, int slot)
+{
+    const size_t bytes = c->n * 4;
+    const void *in = c->in_pool + (size_t)slot * bytes;
+    void *out = c->out_pool + (size_t)slot * bytes;
+    switch (c->variant) {
+    case GP:
+        if (c->is_f32) CUDA_CHK(gp_exclusive_scan_sum_f32((float *)out, (const float *)in, c->n, 0));
+        else CUDA_CHK(gp_exclusive_scan_sum_i32((int32_t *)out, (const int32_t *)in, c->n, 0));
+        break;
+    case CUB:
+        if (c->is_f32) CUDA_CHK(cub::DeviceScan::ExclusiveSum(c->cub_temp, c->cub_bytes, (const float *)in, (float *)out, (int)c->n));
+        else CUDA_CHK(cub::DeviceScan::ExclusiveSum(c->cub_temp, c->cub_bytes, (const int32_t *)in, (int32_t *)out, (int)c->n));
+        break;
+    case COPY: CUDA_CHK(cudaMemcpyAsync(out, in, bytes, cudaMemcpyDeviceToDevice, 0)); break;
+    default:
+        if (c->is_f32) ladder_scan<float, gp__op_sum_f32>(c->variant, (float *)out, (const float *)in, c->n, c->lv, 0);
+        else ladder_scan<int32_t, gp__op_sum_i32>(c->variant, (int32_t *)out, (const int32_t *)in, c->n, c->lv, 0);
+    }
+}
+static void call_timed(void *p)
+{
+    call_ctx *c = (call_ctx *)p;
+    call_once(c, c->next);
+    c->next = (c->next + 1) % c->slots;
+}
+
+/* ---- inputs and references -------------------------------------------------------------- */
+
+__host__ __device__ static inline uint32_t bench_hash(uint64_t i)
+{
+    uint64_t z = i + 0x9E3779B97F4A7C15ull * 0x5ca1ab1eull;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return (uint32_t)((z ^ (z >> 31)) >> 32);
+}
+/* i32: -8..7 (no prefix of 2^28 of them leaves int32). f32: 0, 0.25, .., 3.75. Slot s of
+ * size n holds the same values as slot 0, so one reference serves every slot. */
+__global__ void fill_pool(char *pool, size_t n, int slots, int is_f32)
+{
+    for (size_t k = blockIdx.x * (size_t)blockDim.x + threadIdx.x; k < n * (size_t)slots; k += (size_t)gridDim.x * blockDim.x) {
+        const uint32_t h = bench_hash(k % n);
+        if (is_f32) ((float *)pool)[k] = (float)(h >> 28) * 0.25f;
+        else ((int32_t *)pool)[k] = (int32_t)(h >> 28) - 8;
+    }
+}
+
+static int rotation_slots(size_t bytes_per_call) /* in + out bytes of one call */
+{
+    return (int)(2 * (size_t)gp__bench.l2_bytes / bytes_per_call + 1);
+}
+
+/* Output slot 0 against the host's exclusive prefix ref (double for f32, int64 for i32). */
+static void validate(const call_ctx *c, const void *ref, void *host, const char *type)
+{
+    CUDA_CHK(cudaMemset(c->out_pool, 0xA7, c->n * 4));
+    call_once((call_ctx *)c, 0);
+    CUDA_CHK(cudaDeviceSynchronize());
+    CUDA_CHK(cudaMemcpy(host, c->out_pool, c->n * 4, cudaMemcpyDeviceToHost));
+    if (c->variant == COPY) return;
+    for (size_t i = 0; i < c->n; i++) {
+        int ok;
+        if (c->is_f32) {
+            const double r = ((const double *)ref)[i], g = ((const float *)host)[i];
+            ok = fabs(g - r) <= F32_RTOL * (fabs(r) + 1);
+        } else {
+            ok = ((const int32_t *)host)[i] == (int32_t)((const int64_t *)ref)[i];
+        }
+        if (!ok) {
+            char msg[256];
+            snprintf(msg, sizeof msg, "%s %s n=%zu: element %zu wrong", variant_name[c->variant], type, c->n, i);
+            fail(msg);
+        }
+    }
+}
+
+/* ======================================================================================
+ * Part 1: the seed's table
+ * ==================================================================================== */
+static const struct { size_t n; double cpu_ms, gpu_ms; } seed_rows[] = {
+    {1024, 0.002231, 0.079492},       {32768, 0.072663, 0.106159},     {65536, 0.146326, 0.137006},
+    {131072, 0.726429, 0.200257},     {262144, 1.454742, 0.326900},    {524288, 2.911067, 0.624104},
+    {1048576, 5.900097, 1.118091},    {2097152, 11.848376, 2.099666},  {4194304, 23.835931, 4.062923},
+    {8388608, 47.390906, 7.987311},   {16777216, 94.794598, 15.854781}};
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
+}
+
+static void bench_seed_table(char *d_in, char *d_out)
+{
+    gp_table_begin("Seed scan table: one CPU core vs the GPU (exclusive float scan)",
+                   "# elements|CPU scan (ms)|GPU scan (ms)|speedup|seed CPU (ms)|seed 8800 GTX (ms)|seed speedup");
+    const size_t maxn = 16777216;
+    float *x = (float *)malloc(maxn * 4), *y = (float *)malloc(maxn * 4);
+    CUDA_CHK(cudaMemcpy(x, d_in, maxn * 4, cudaMemcpyDeviceToHost));
+    for (size_t r = 0; r < sizeof seed_rows / sizeof *seed_rows; r++) {
+        const size_t n = seed_rows[r].n;
+        /* CPU: the seed's sequential loop, median of 7 */
+        double t[7];
+        for (int k = 0; k < 7; k++) {
+            const double t0 = now_ms();
+            y[0] = 0;
+            for (size_t i = 1; i < n; i++) y[i] = y[i - 1] + x[i - 1];
+            t[k] = now_ms() - t0;
+            if (y[n - 1] < 0) fail("cpu scan"); /* keeps the loop */
+        }
+        for (int a = 0; a < 7; a++)
+            for (int b = a + 1; b < 7; b++)
+                if (t[b] < t[a]) { double s = t[a]; t[a] = t[b]; t[b] = s; }
+        call_ctx c = {GP, 1, d_in, d_out, n, 1, 0, NULL, NULL, 0};
+        const float gpu_ms = gp_bench_median_ms(call_timed, &c);
+        gp_table_row("%zu|%.6f|%.6f|%.1f|%.6f|%.6f|%.2f", n, t[3], gpu_ms, t[3] / gpu_ms, seed_rows[r].cpu_ms,
+                     seed_rows[r].gpu_ms, seed_rows[r].cpu_ms / seed_rows[r].gpu_ms);
+    }
+    gp_bench_note("CPU: a plain sequential loop on one core of this machine's host, median of 7. GPU: "
+                  "gp_exclusive_scan_sum_f32, one call from an idle GPU (host launch latency included, as one "
+                  "call in the seed), median of %d, same input in L2 for the small sizes. Seed: 8800 GTX against "
+                  "one core of a Core 2 Duo Extreme 2.93 GHz (its 8388688 row read as 8388608).",
+                  GP_BENCH_REPS);
+    free(x);
+    free(y);
+}
+
+/* ======================================================================================
+ * Part 2: the ladder
+ * ==================================================================================== */
+static void bench_ladder(char *in_pool, char *out_pool, size_t pool_bytes)
+{
+    gp_table_begin("Scan ladder (exclusive sum)",
+                   "type|n|variant|time (us)|GB/s|% of copy|vs CUB");
+    void *host = malloc(MAX_N * 8), *ref = malloc(MAX_N * 8);
+    if (!host || !ref) fail("host malloc");
+    ladder_levels lv;
+    for (int l = 0; l < 4; l++) {
+        CUDA_CHK(cudaMalloc(&lv.sums[l], (MAX_N >> (10 * l)) / 1024 * 4 + 64));
+        CUDA_CHK(cudaMalloc(&lv.scanned[l], (MAX_N >> (10 * l)) / 1024 * 4 + 64));
+    }
+    double gp_vs_cub[2][MAX_LOG2N + 1] = {{0}}, gp_pct[2][MAX_LOG2N + 1] = {{0}};
+    for (int is_f32 = 1; is_f32 >= 0; is_f32--) {
+        const char *type = is_f32 ? "f32" : "i32";
+        /* reference: slot 0's values are the first MAX_N of the hash sequence */
+        fill_pool<<<2048, 256>>>(in_pool, MAX_N, 1, is_f32);
+        CUDA_CHK_LAUNCH();
+        CUDA_CHK(cudaMemcpy(host, in_pool, MAX_N * 4, cudaMemcpyDeviceToHost));
+        double accf = 0;
+        int64_t acci = 0;
+        for (size_t i = 0; i < MAX_N; i++) {
+            if (is_f32) { ((double *)ref)[i] = accf; accf += ((float *)host)[i]; }
+            else { ((int64_t *)ref)[i] = acci; acci += ((int32_t *)host)[i]; }
+        }
+        for (int lg = 10; lg <= MAX_LOG2N; lg += 2) {
+            const size_t n = (size_t)1 << lg;
+            int slots = rotation_slots(2 * n * 4);
+            if ((size_t)slots * n * 4 > pool_bytes) slots = (int)(pool_bytes / (n * 4));
+            fill_pool<<<2048, 256>>>(in_pool, n, slots, is_f32);
+            CUDA_CHK_LAUNCH();
+            call_ctx c = {0, is_f32, in_pool, out_pool, n, slots, 0, &lv, NULL, 0};
+            CUDA_CHK(is_f32 ? cub::DeviceScan::ExclusiveSum(NULL, c.cub_bytes, (const float *)in_pool, (float *)out_pool, (int)n)
+                            : cub::DeviceScan::ExclusiveSum(NULL, c.cub_bytes, (const int32_t *)in_pool, (int32_t *)out_pool, (int)n));
+            CUDA_CHK(cudaMalloc(&c.cub_temp, c.cub_bytes));
+            float ms[VARIANTS];
+            const size_t b = ((size_t)1 << 22) / n;
+            const int batch = b < 1 ? 1 : b > 64 ? 64 : (int)b;
+            for (int v = 0; v < VARIANTS; v++) {
+                c.variant = v;
+                c.next = 0;
+                validate(&c, ref, host, type);
+                ms[v] = gp_bench_median_ms_batch(call_timed, &c, batch);
+            }
+            for (int v = 0; v < VARIANTS; v++) {
+                const double gbps = gp_bench_gbps(8.0 * (double)n, ms[v]);
+                gp_table_row("%s|2^%d|%s|%.2f|%.1f|%.1f%%|%.2fx", type, lg, variant_name[v], ms[v] * 1e3, gbps,
+                             100.0 * ms[COPY] / ms[v], ms[CUB] / ms[v]);
+            }
+            gp_vs_cub[is_f32][lg] = ms[CUB] / ms[GP];
+            gp_pct[is_f32][lg] = 100.0 * ms[COPY] / ms[GP];
+            CUDA_CHK(cudaFree(c.cub_temp));
+        }
+    }
+    gp_bench_note("GB/s: bytes read + written (8n). %% of copy: the same-size device-to-device copy's time over "
+                  "the variant's. vs CUB: CUB's time over the variant's (above 1x: faster than CUB). Calls back to "
+                  "back, min(64, 2^22/n) per timed batch; inputs and outputs rotated through %d MB pools below "
+                  "2 x L2. Ladder rows (Hillis-Steele, Blelloch, register block scan) scan blocks, scan the block "
+                  "totals recursively and add them back: 2-4 launches, and about 4n bytes moved instead of 2n.",
+                  (int)(pool_bytes >> 20));
+    gp_table_begin("gp_exclusive_scan against the targets", "type|n|gp vs CUB|gp % of copy");
+    for (int is_f32 = 1; is_f32 >= 0; is_f32--)
+        for (int lg = 10; lg <= MAX_LOG2N; lg += 2)
+            gp_table_row("%s|2^%d|%.2fx|%.1f%%", is_f32 ? "f32" : "i32", lg, gp_vs_cub[is_f32][lg], gp_pct[is_f32][lg]);
+    gp_bench_note("Targets (H100): at 2^26 and 2^28 at least 1.10x CUB's throughput; at n <= 2^16 at most 0.6x "
+                  "CUB's time (vs CUB >= 1.67x).");
+    for (int l = 0; l < 4; l++) {
+        CUDA_CHK(cudaFree(lv.sums[l]));
+        CUDA_CHK(cudaFree(lv.scanned[l]));
+    }
+    free(host);
+    free(ref);
+}
+
+int main(void)
+{
+    gp_bench_begin("scan", "Scan");
+    const size_t pool_bytes = MAX_N * 4; /* 1 GiB in, 1 GiB out: 2^28 4-byte elements, or rotated slots */
+    char *in_pool, *out_pool;
+    CUDA_CHK(cudaMalloc(&in_pool, pool_bytes));
+    CUDA_CHK(cudaMalloc(&out_pool, pool_bytes));
+    fill_pool<<<2048, 256>>>(in_pool, (size_t)1 << 24, 1, 1);
+    CUDA_CHK_LAUNCH();
+    bench_seed_table(in_pool, out_pool);
+    bench_ladder(in_pool, out_pool, pool_bytes);
+    CUDA_CHK(cudaFree(in_pool));
+    CUDA_CHK(cudaFree(out_pool));
+    gp_bench_end();
+    return 0;
+}

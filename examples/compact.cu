@@ -1,0 +1,70 @@
+/* examples/compact.cu -- stream compaction on the scan (one of the seed's listed scan
+ * applications): keep the elements of x that pass a predicate, in order.
+ *   1. flags[i] = pred(x[i]) ? 1 : 0                       (one kernel)
+ *   2. pos = exclusive scan of flags: pos[i] = where x[i] goes   (gp_exclusive_scan_sum_u32)
+ *   3. if flags[i]: out[pos[i]] = x[i]; kept = pos[n-1] + flags[n-1]   (one kernel)
+ * The scan runs in place on the flags (d_out == d_in is allowed).
+ * Build and run: make examples && build/examples/compact */
+#define GPUPRIMS_IMPLEMENTATION
+#include "../gpuprims.cuh"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+static __host__ __device__ int keep(float v) { return v > 0.5f; } /* the predicate */
+
+__global__ void mark(uint32_t *flags, const float *x, size_t n)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
+        flags[i] = keep(x[i]);
+}
+
+/* pos holds the exclusive scan of the flags; the flag is recomputed from x. The last
+ * thread also writes the count. */
+__global__ void scatter(float *out, uint32_t *count, const float *x, const uint32_t *pos, size_t n)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
+        const int k = keep(x[i]);
+        if (k) out[pos[i]] = x[i];
+        if (i == n - 1) *count = pos[i] + k;
+    }
+}
+
+int main(void)
+{
+    const size_t n = 10000019; /* a prime: no size is special */
+    float *h = (float *)malloc(n * sizeof(float)), *got = (float *)malloc(n * sizeof(float));
+    uint64_t s = 12345;
+    for (size_t i = 0; i < n; i++) {
+        s = s * 6364136223846793005ull + 1442695040888963407ull;
+        h[i] = (float)(s >> 40) / 16777216.0f; /* [0, 1) */
+    }
+    float *d_x, *d_out;
+    uint32_t *d_pos, *d_count, count = 0;
+    CUDA_CHK(cudaMalloc(&d_x, n * sizeof(float)));
+    CUDA_CHK(cudaMalloc(&d_out, n * sizeof(float)));
+    CUDA_CHK(cudaMalloc(&d_pos, n * sizeof(uint32_t)));
+    CUDA_CHK(cudaMalloc(&d_count, sizeof(uint32_t)));
+    CUDA_CHK(cudaMemcpy(d_x, h, n * sizeof(float), cudaMemcpyHostToDevice));
+
+    mark<<<1024, 256>>>(d_pos, d_x, n);
+    CUDA_CHK_LAUNCH();
+    CUDA_CHK(gp_exclusive_scan_sum_u32(d_pos, d_pos, n, 0)); /* in place */
+    scatter<<<1024, 256>>>(d_out, d_count, d_x, d_pos, n);
+    CUDA_CHK_LAUNCH();
+    CUDA_CHK(cudaMemcpy(&count, d_count, sizeof count, cudaMemcpyDeviceToHost));
+    CUDA_CHK(cudaMemcpy(got, d_out, count * sizeof(float), cudaMemcpyDeviceToHost));
+
+    /* the host's answer */
+    size_t want = 0, wrong = 0;
+    for (size_t i = 0; i < n; i++)
+        if (keep(h[i])) wrong += want < count && got[want] != h[i], want++;
+    printf("kept %u of %zu elements (host: %zu), %zu misplaced\n", count, n, want, wrong);
+    CUDA_CHK(cudaFree(d_x));
+    CUDA_CHK(cudaFree(d_out));
+    CUDA_CHK(cudaFree(d_pos));
+    CUDA_CHK(cudaFree(d_count));
+    free(h);
+    free(got);
+    return count == want && wrong == 0 ? 0 : 1;
+}

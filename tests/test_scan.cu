@@ -1,0 +1,467 @@
+/* tests/test_scan.cu -- gp_{exclusive,inclusive}_scan_<name> for every default instance,
+ * and the arithmetic under it.
+ * Host: the Blelloch padding against a 32-bank model (every tree level, both sweeps, the
+ * loads), the GPU Gems 3 precedence bug, the scan plan and scratch layout.
+ * GPU: every instance against a host reference at the edge sizes, exclusive and inclusive,
+ * in place and out of place, aligned and offset, poisoned outputs (and guard elements on
+ * both sides), bad input, determinism, concurrent streams, and a count above 2^31 with
+ * inputs made on the device and checked there against a closed form. */
+#include "../gpuprims.cuh"
+#include "harness.h"
+
+#include <float.h>
+#include <limits>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <type_traits>
+
+/* ---- host: Blelloch padding against a 32-bank model --------------------------------------- */
+
+/* The GPU Gems 3 (ch. 39) macro, exactly as printed, with its NUM_BANKS of 16 (G80). */
+#define GEMS_NUM_BANKS 16
+#define GEMS_LOG_NUM_BANKS 4
+#define GEMS_CONFLICT_FREE_OFFSET(n) ((n) >> GEMS_NUM_BANKS + (n) >> (2 * GEMS_LOG_NUM_BANKS))
+
+typedef unsigned (*pad_fn)(unsigned i);
+static unsigned pad_none(unsigned i) { return i; }
+static unsigned pad_one_term(unsigned i) { return i + (i >> 5); } /* the simple variant */
+static unsigned pad_gp(unsigned i) { return gp_blelloch_index(i); }
+
+/* Conflicts of one warp-wide access: lanes' word addresses idx[0..count); distinct
+ * addresses in one bank (of 32, 4-byte words) conflict, equal addresses broadcast.
+ * Returns the worst number of distinct addresses in one bank (1 = conflict-free). */
+static int bank_ways(const unsigned *idx, int count)
+{
+    int worst = count > 0;
+    for (int a = 0; a < count; a++) {
+        int ways = 1;
+        for (int b = 0; b < a; b++) {
+            if (idx[b] % 32 != idx[a] % 32 || idx[b] == idx[a]) continue;
+            int seen = 0; /* count each distinct address once */
+            for (int c = 0; c < b; c++) seen |= idx[c] == idx[b];
+            if (!seen) ways++;
+        }
+        if (ways > worst) worst = ways;
+    }
+    return worst;
+}
+
+/* The worst bank conflict of a padded Blelloch scan of n elements with n/2 threads: the
+ * two loads (t and t + n/2), and the ai and bi accesses of every level of both sweeps. */
+static int blelloch_worst_ways(unsigned n, pad_fn pad, int *worst_level)
+{
+    int worst = 1;
+    *worst_level = -1;
+    unsigned idx[32];
+    const unsigned threads = n / 2;
+    for (unsigned w = 0; w * 32 < threads; w++) /* loads: element t, then t + n/2 */
+        for (unsigned half = 0; half < 2; half++) {
+            int cnt = 0;
+            for (unsigned t = w * 32; t < w * 32 + 32 && t < threads; t++) idx[cnt++] = pad(t + half * threads);
+            const int ways = bank_ways(idx, cnt);
+            if (ways > worst) { worst = ways; *worst_level = 99; }
+        }
+    for (int sweep = 0; sweep < 2; sweep++) /* up-sweep, then down-sweep: the same index sets */
+        for (unsigned offset = 1, d = n / 2; d > 0; offset <<= 1, d >>= 1)
+            for (unsigned w = 0; w * 32 < d; w++)
+                for (int which = 0; which < 2; which++) {
+                    int cnt = 0;
+                    for (unsigned t = w * 32; t < w * 32 + 32 && t < d; t++)
+                        idx[cnt++] = pad(offset * (2 * t + 1 + which) - 1);
+                    const int ways = bank_ways(idx, cnt);
+                    if (ways > worst) { worst = ways; *worst_level = (int)offset; }
+                }
+    return worst;
+}
+
+static void check_blelloch_padding(void)
+{
+    gp_t_section("scan: Blelloch padding against a 32-bank model (host)");
+    int level;
+    for (unsigned n = 2; n <= 2048; n <<= 1) {
+        const int ways = blelloch_worst_ways(n, pad_gp, &level);
+        EXPECT(ways == 1, "gp_blelloch_index, n=%u: %d-way bank conflict at level offset %d", n, ways, level);
+        EXPECT(gp_blelloch_smem_elems(n) == gp_blelloch_index(n - 1) + 1 && gp_blelloch_smem_elems(n) >= n,
+               "smem elems for n=%u", n);
+    }
+    /* the model can fail: no padding conflicts (16-way at n = 2048), and the one-term
+     * padding still has 2-way conflicts once 32 threads stride by 64 words */
+    const int none = blelloch_worst_ways(2048, pad_none, &level);
+    EXPECT(none >= 16, "model: unpadded n=2048 has %d-way conflicts (want >= 16)", none);
+    const int one = blelloch_worst_ways(2048, pad_one_term, &level);
+    EXPECT(one == 2 && level == 32, "model: i + i/32 has 2-way conflicts at offset 32 (got %d at %d)", one, level);
+    /* the Gems 3 macro adds nothing: (n >> (16 + n)) >> 8 (64-bit n keeps the shift defined) */
+    int zero = 1;
+    for (uint64_t n = 0; n < 48; n++) zero &= GEMS_CONFLICT_FREE_OFFSET(n) == 0;
+    EXPECT(zero, "GPU Gems 3 CONFLICT_FREE_OFFSET is 0 for n < 48 (operator precedence)");
+    EXPECT(gp__blelloch_pad(1023) == 31 && gp__blelloch_pad(1024) == 33 && gp__blelloch_pad(2047) == 64,
+           "gp__blelloch_pad: i/32 + i/1024");
+}
+
+/* ---- host: plan and scratch layout --------------------------------------------------------- */
+
+static void check_plan(uintptr_t in, uintptr_t out, size_t n, size_t elem, int cluster_ok)
+{
+    const gp__scan_plan p = gp__scan_make_plan(in, out, n, elem, cluster_ok);
+    const size_t tile = gp__scan_tile(elem), vec = gp__scan_vec(elem);
+    int ok = p.tiles * tile >= n + p.pad && (p.tiles == 0 || (p.tiles - 1) * tile < n + p.pad) && p.pad < vec;
+    if (p.vec_ok) ok = ok && vec * elem == 16 && in % 16 == out % 16 && (in - p.pad * elem) % 16 == 0;
+    else ok = ok && p.pad == 0;
+    if (p.mode == GP__SCAN_CLUSTER) ok = ok && cluster_ok && p.tiles > 1 && p.tiles <= GP__SCAN_CLUSTER_MAX;
+    if (p.mode == GP__SCAN_ONE_BLOCK) ok = ok && p.tiles <= 1;
+    if (p.mode == GP__SCAN_GRID) ok = ok && p.tiles > 1;
+    const gp__scan_layout L = gp__scan_make_layout(p.tiles, elem);
+    const size_t word = elem <= 4 ? 8 : 4, cks = p.tiles / GP__SCAN_WINDOW + 1;
+    ok = ok && L.agg >= 8 && L.agg % 8 == 0 && L.ckpt >= L.agg + p.tiles * word && L.zeroed >= L.ckpt + cks * word;
+    if (elem > 4)
+        ok = ok && L.agg_val >= L.zeroed && L.ckpt_val >= L.agg_val + p.tiles * elem && L.bytes >= L.ckpt_val + cks * elem &&
+             L.agg_val % 16 == 0 && L.ckpt_val % 16 == 0;
+    else ok = ok && L.bytes == L.zeroed;
+    EXPECT(ok, "scan plan(in%%16=%zu out%%16=%zu n=%zu elem=%zu cluster=%d): pad %zu tiles %zu vec_ok %d mode %d",
+           (size_t)(in % 16), (size_t)(out % 16), n, elem, cluster_ok, p.pad, p.tiles, p.vec_ok, p.mode);
+}
+
+extern "C" void test_scan_host(void)
+{
+    check_blelloch_padding();
+    gp_t_section("scan: plan and scratch layout (host)");
+    const size_t ns[] = {1, 2, 3, 31, 32, 33, 1023, 1025, 8191, 8192, 8193, 65536, 65537, 1048573, (1u << 24) + 7,
+                         ((size_t)1 << 31) + 1001, ((size_t)1 << 34) + 3};
+    const size_t elems[] = {1, 2, 4, 8, 12, 16, 32};
+    for (size_t e = 0; e < sizeof elems / sizeof *elems; e++)
+        for (size_t a = 0; a < 16; a += elems[e] < 16 ? elems[e] : 4)
+            for (size_t b = 0; b < 16; b += elems[e] < 16 ? elems[e] : 4)
+                for (size_t k = 0; k < sizeof ns / sizeof *ns; k++)
+                    for (int c = 0; c < 2; c++) check_plan(0x1000 + a, 0x9000 + b, ns[k], elems[e], c);
+    gp__scan_plan p = gp__scan_make_plan(0x1000, 0x2000, 1u << 16, 4, 1);
+    EXPECT(p.mode == GP__SCAN_CLUSTER && p.tiles == 8 && p.vec_ok, "2^16 floats: one cluster of 8 (mode %d, %zu tiles)",
+           p.mode, p.tiles);
+    p = gp__scan_make_plan(0x1000, 0x2000, 8192, 4, 1);
+    EXPECT(p.mode == GP__SCAN_ONE_BLOCK, "8192 floats: one block");
+    p = gp__scan_make_plan(0x1004, 0x2004, 100, 4, 1);
+    EXPECT(p.vec_ok && p.pad == 1, "equally offset pointers: vectors, pad 1");
+    p = gp__scan_make_plan(0x1004, 0x2000, 100, 4, 1);
+    EXPECT(!p.vec_ok && p.pad == 0, "differently offset pointers: element by element");
+    p = gp__scan_make_plan(0x1000, 0x2000, (size_t)1 << 28, 4, 1);
+    EXPECT(p.mode == GP__SCAN_GRID && p.tiles == ((size_t)1 << 28) / 8192, "2^28 floats: 32768 tiles");
+}
+
+/* ---- GPU: the default instances ------------------------------------------------------------ */
+
+typedef cudaError_t (*scan_fn)(void *d_out, const void *d_in, size_t n, cudaStream_t s);
+typedef struct instance instance;
+typedef int (*check_fn)(const instance *in, const void *x, const void *got, size_t n, int inclusive, int exact);
+struct instance {
+    const char *name;
+    size_t elem;
+    char op;   /* 's' sum, 'n' min, 'x' max */
+    char kind; /* 'i' signed, 'u' unsigned, 'f' floating */
+    scan_fn ex, in;
+    check_fn check;
+};
+
+template <class T> static T ref_apply(char op, T a, T b)
+{
+    if (op == 's') {
+        if constexpr (std::is_integral<T>::value) {
+            typedef typename std::make_unsigned<T>::type U;
+            return (T)(U)((U)a + (U)b); /* wraps, as on the GPU */
+        } else {
+            return a + b;
+        }
+    }
+    if (op == 'n') return b < a ? b : a;
+    return a < b ? b : a;
+}
+template <class T> static T ref_identity(char op)
+{
+    if (op == 's') return (T)0;
+    if constexpr (std::is_integral<T>::value) return op == 'n' ? std::numeric_limits<T>::max() : std::numeric_limits<T>::min();
+    else return op == 'n' ? (T)INFINITY : (T)-INFINITY;
+}
+
+/* How many operations deep an output can sit in the GPU's combining tree, for a float
+ * sum tolerance: the vector, the warp scan, the rows, the warps, the window's fold and
+ * butterfly, one per checkpoint before it, and a few combines of the prefixes. */
+static double scan_depth(size_t n, size_t elem)
+{
+    const double tiles = (double)n / (double)gp__scan_tile(elem) + 1;
+    return gp__scan_vec(elem) + 5 + gp__scan_rows(elem) + 5 + GP__SCAN_WINDOW_PER_LANE + 5 + tiles / GP__SCAN_WINDOW + 8;
+}
+
+/* Compares got[0..n) with the sequential scan of x. Integers and min/max: exact bytes.
+ * Float sums: exact when the inputs make every partial sum exact, else within
+ * depth * eps * (sum of |x| so far) + eps * |prefix|, with the reference in long double. */
+template <class T> static int check_scan(const instance *in, const void *xv, const void *gv, size_t n, int inclusive, int exact)
+{
+    const T *x = (const T *)xv, *got = (const T *)gv;
+    const char op = in->op;
+    T acc = ref_identity<T>(op);
+    long double facc = 0, fabs_acc = 0;
+    const double eps = sizeof(T) == 4 ? FLT_EPSILON : DBL_EPSILON, depth = scan_depth(n, sizeof(T));
+    for (size_t i = 0; i < n; i++) {
+        if (inclusive) { acc = ref_apply<T>(op, acc, x[i]); facc += x[i]; fabs_acc += fabsl((long double)x[i]); }
+        int ok;
+        if (std::is_floating_point<T>::value && op == 's' && !exact) {
+            const long double g = got[i];
+            ok = fabsl(g - facc) <= depth * eps * fabs_acc + eps * fabsl(facc);
+        } else {
+            ok = memcmp(&got[i], &acc, sizeof(T)) == 0;
+        }
+        if (!ok) {
+            EXPECT(0, "%s %s n=%zu: element %zu differs (got %.17g, want %.17g)", in->name,
+                   inclusive ? "inclusive" : "exclusive", n, i, (double)got[i],
+                   (double)(std::is_floating_point<T>::value && op == 's' ? (T)facc : acc));
+            return 0;
+        }
+        if (!inclusive) { acc = ref_apply<T>(op, acc, x[i]); facc += x[i]; fabs_acc += fabsl((long double)x[i]); }
+    }
+    return 1;
+}
+
+#define TEST_WRAPPER(name, T, OP, ID)                                                                   \
+    static cudaError_t ex_##name(void *o, const void *i, size_t n, cudaStream_t s)                     \
+    {                                                                                                  \
+        return gp_exclusive_scan_##name((T *)o, (const T *)i, n, s);                                   \
+    }                                                                                                  \
+    static cudaError_t in_##name(void *o, const void *i, size_t n, cudaStream_t s)                     \
+    {                                                                                                  \
+        return gp_inclusive_scan_##name((T *)o, (const T *)i, n, s);                                   \
+    }
+GP__REDUCE_INSTANCES(TEST_WRAPPER)
+#define TEST_ROW(name, T, OP, ID)                                                                       \
+    {#name, sizeof(T), #name[1] == 'u' ? 's' : #name[1] == 'i' ? 'n' : 'x', #name[4], ex_##name, in_##name, check_scan<T>},
+static const instance instances[] = {GP__REDUCE_INSTANCES(TEST_ROW)};
+#define N_INSTANCES (sizeof instances / sizeof *instances)
+
+/* Inputs. Integers: full-range bits. Floats: 'exact' inputs are small integers (-1, 0, 1
+ * for sums: every prefix stays an integer far below 2^24, so exact in f32) or any value
+ * (min/max); otherwise uniform in [0, 1). */
+static void fill(const instance *in, void *x, size_t n, uint64_t *st, int exact)
+{
+    for (size_t i = 0; i < n; i++) {
+        const uint64_t r = gp_t_next(st);
+        if (in->kind != 'f') {
+            memcpy((char *)x + i * in->elem, &r, in->elem);
+            continue;
+        }
+        double v;
+        if (in->op != 's') v = ((double)(r >> 11) / 9007199254740992.0 - 0.5) * 2e6;
+        else if (exact) v = (double)(int)(r % 3) - 1.0;
+        else v = (double)(r >> 11) / 9007199254740992.0;
+        if (in->elem == 4) { const float f = (float)v; memcpy((char *)x + i * 4, &f, 4); }
+        else memcpy((char *)x + i * 8, &v, 8);
+    }
+}
+
+static const unsigned char POISON = 0xA7;
+enum { GUARD = 16 }; /* poisoned elements on each side of every output */
+
+typedef struct {
+    unsigned char *d_in, *d_out; /* GUARD + max_n + GUARD + 1 elements of 8 bytes each */
+    unsigned char *h_x, *h_got;
+} fixture;
+
+static int guards_intact(const unsigned char *g, size_t bytes)
+{
+    for (size_t i = 0; i < bytes; i++)
+        if (g[i] != POISON) return 0;
+    return 1;
+}
+
+/* One call, checked. in_off/out_off: element offsets from the guard; in place when
+ * in_place (the input is copied to the output buffer, which is also the input). */
+static int run_case(fixture *f, const instance *in, size_t n, int inclusive, int in_place, size_t in_off,
+                    size_t out_off, int exact)
+{
+    const size_t e = in->elem, span = (2 * GUARD + n + 1) * e;
+    unsigned char *d_out = f->d_out + (GUARD + out_off) * e;
+    const unsigned char *d_in = in_place ? d_out : f->d_in + (GUARD + in_off) * e;
+    CUDA_CHK(cudaMemset(f->d_out, POISON, span));
+    CUDA_CHK(cudaMemcpy(in_place ? d_out : (unsigned char *)d_in, f->h_x, n * e, cudaMemcpyHostToDevice));
+    const cudaError_t err = (inclusive ? in->in : in->ex)(d_out, d_in, n, 0);
+    CUDA_CHK(cudaDeviceSynchronize());
+    CUDA_CHK(cudaMemcpy(f->h_got, f->d_out, span, cudaMemcpyDeviceToHost));
+    const char *how = in_place ? "in place" : "out of place";
+    if (err != cudaSuccess) {
+        EXPECT(0, "%s n=%zu %s: returned %s", in->name, n, how, cudaGetErrorName(err));
+        return 0;
+    }
+    const unsigned char *got = f->h_got + (GUARD + out_off) * e;
+    const int guards = guards_intact(f->h_got, (GUARD + out_off) * e) &&
+                       guards_intact(got + n * e, span - (GUARD + out_off + n) * e);
+    EXPECT(guards, "%s n=%zu %s offsets %zu/%zu: wrote outside [0, n)", in->name, n, how, in_off, out_off);
+    if (n == 0) return guards;
+    const int ok = in->check(in, f->h_x, got, n, inclusive, exact);
+    if (!ok) fprintf(stderr, "  (%s, %s, offsets in %zu out %zu)\n", how, inclusive ? "inclusive" : "exclusive", in_off, out_off);
+    return ok && guards;
+}
+
+static void check_instances(fixture *f, size_t max_n)
+{
+    const size_t sizes[] = {0, 1, 31, 32, 33, 1023, 1025, 65536, 65537, 1048573, (1u << 24) + 7};
+    /* (in offset, out offset, in place): aligned; both one element in (vectors, pad 1);
+     * in one element off out (element by element); in place at offset 1 */
+    const size_t placements[][3] = {{0, 0, 0}, {1, 1, 0}, {1, 0, 0}, {0, 0, 1}, {1, 1, 1}};
+    uint64_t st = gp_t_state(21);
+    for (size_t k = 0; k < N_INSTANCES; k++) {
+        const instance *in = &instances[k];
+        int fails = 0, cases = 0;
+        for (int exact = 0; exact <= (in->kind == 'f' && in->op == 's'); exact++)
+            for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++) {
+                const size_t n = sizes[s];
+                if (n > max_n) continue;
+                fill(in, f->h_x, n, &st, exact);
+                for (int inclusive = 0; inclusive <= 1; inclusive++)
+                    for (size_t pl = 0; pl < 5; pl++) {
+                        if (n > 1048573 && pl != (size_t)(inclusive ? 4 : 0)) continue; /* 2^24+7: two cases */
+                        fails += !run_case(f, in, n, inclusive, (int)placements[pl][2], placements[pl][0],
+                                           placements[pl][1], exact);
+                        cases++;
+                    }
+            }
+        printf("  %-8s %d cases, %d failed\n", in->name, cases, fails);
+    }
+}
+
+static void check_bad_input(fixture *f)
+{
+    float *out = (float *)(f->d_out + GUARD * 4);
+    const float *x = (const float *)(f->d_in + GUARD * 4);
+    CUDA_CHK(cudaMemset(f->d_out, POISON, 64 * 4));
+    EXPECT(gp_exclusive_scan_sum_f32(NULL, x, 5, 0) == cudaErrorInvalidValue, "NULL d_out, n=5");
+    EXPECT(gp_inclusive_scan_sum_f32(out, NULL, 5, 0) == cudaErrorInvalidValue, "NULL d_in, n=5");
+    EXPECT(gp_exclusive_scan_max_u64(NULL, NULL, (size_t)1 << 40, 0) == cudaErrorInvalidValue, "NULL, huge n");
+    EXPECT(gp_inclusive_scan_sum_i32((int32_t *)out, (const int32_t *)out, SIZE_MAX / 2, 0) == cudaErrorInvalidValue,
+           "n beyond the address space");
+    EXPECT(gp_exclusive_scan_sum_f32(out + 1, out, 20, 0) == cudaErrorInvalidValue, "partial overlap (out = in + 1)");
+    EXPECT(gp_inclusive_scan_sum_f32(out, out + 3, 20, 0) == cudaErrorInvalidValue, "partial overlap (in = out + 3)");
+    EXPECT(gp_exclusive_scan_sum_f32(NULL, NULL, 0, 0) == cudaSuccess, "n = 0 with NULL pointers: a no-op");
+    EXPECT(cudaGetLastError() == cudaSuccess, "bad input leaves no launch error behind");
+    CUDA_CHK(cudaDeviceSynchronize());
+    unsigned char got[64 * 4];
+    CUDA_CHK(cudaMemcpy(got, f->d_out, sizeof got, cudaMemcpyDeviceToHost));
+    EXPECT(guards_intact(got, sizeof got), "bad input wrote nothing");
+}
+
+/* Same input, same output bit for bit: run after run, and four streams at once. Float
+ * sums in [0, 1) round differently under any other association, so a look-back that
+ * combined whatever tiles happened to be done would fail this. */
+static void check_determinism_and_streams(fixture *f, size_t n)
+{
+    enum { STREAMS = 4 };
+    const instance *in = NULL;
+    for (size_t k = 0; k < N_INSTANCES; k++)
+        if (strcmp(instances[k].name, "sum_f32") == 0) in = &instances[k];
+    uint64_t st = gp_t_state(22);
+    fill(in, f->h_x, n, &st, 0);
+    float *d_x, *d_outs;
+    CUDA_CHK(cudaMalloc(&d_x, n * 4));
+    CUDA_CHK(cudaMalloc(&d_outs, STREAMS * n * 4));
+    CUDA_CHK(cudaMemcpy(d_x, f->h_x, n * 4, cudaMemcpyHostToDevice));
+    float *want = (float *)malloc(n * 4), *got = (float *)malloc(n * 4);
+    CUDA_CHK(gp_inclusive_scan_sum_f32(d_outs, d_x, n, 0));
+    CUDA_CHK(cudaMemcpy(want, d_outs, n * 4, cudaMemcpyDeviceToHost));
+    EXPECT(check_scan<float>(in, f->h_x, want, n, 1, 0), "sum_f32 n=%zu: the run determinism is checked against", n);
+    int same = 1;
+    for (int rep = 0; rep < 3; rep++) {
+        cudaStream_t streams[STREAMS];
+        CUDA_CHK(cudaMemset(d_outs, POISON, STREAMS * n * 4));
+        for (int s = 0; s < STREAMS; s++) CUDA_CHK(cudaStreamCreateWithFlags(&streams[s], cudaStreamNonBlocking));
+        for (int s = 0; s < STREAMS; s++) CUDA_CHK(gp_inclusive_scan_sum_f32(d_outs + s * n, d_x, n, streams[s]));
+        for (int s = 0; s < STREAMS; s++) CUDA_CHK(cudaStreamSynchronize(streams[s]));
+        for (int s = 0; s < STREAMS; s++) {
+            CUDA_CHK(cudaMemcpy(got, d_outs + s * n, n * 4, cudaMemcpyDeviceToHost));
+            same &= memcmp(got, want, n * 4) == 0;
+        }
+        for (int s = 0; s < STREAMS; s++) CUDA_CHK(cudaStreamDestroy(streams[s]));
+    }
+    EXPECT(same, "sum_f32 n=%zu: 3 x 4 concurrent streams, bitwise equal to the first run", n);
+    free(want);
+    free(got);
+    CUDA_CHK(cudaFree(d_x));
+    CUDA_CHK(cudaFree(d_outs));
+}
+
+/* Above 2^31 elements. x[i] = i (as u32), made on the device; the scans have closed forms,
+ * inclusive i(i+1)/2 and exclusive i(i-1)/2 mod 2^32, checked on the device. */
+__global__ void fill_index(uint32_t *x, size_t n)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
+        x[i] = (uint32_t)i;
+}
+__global__ void count_wrong(const uint32_t *y, size_t n, int inclusive, unsigned long long *wrong, unsigned long long *first)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
+        const uint64_t want = inclusive ? (uint64_t)i * (i + 1) / 2 : (uint64_t)i * (i - (i > 0)) / 2;
+        if (y[i] != (uint32_t)want) {
+            atomicAdd(wrong, 1ull);
+            atomicMin(first, (unsigned long long)i);
+        }
+    }
+}
+
+static void check_huge_case(uint32_t *y, const uint32_t *x, size_t n, int inclusive, const char *what)
+{
+    unsigned long long *d_c, c[2] = {0, ~0ull};
+    CUDA_CHK(cudaMalloc(&d_c, sizeof c));
+    CUDA_CHK(cudaMemcpy(d_c, c, sizeof c, cudaMemcpyHostToDevice));
+    fill_index<<<2048, 256>>>((uint32_t *)x, n);
+    CUDA_CHK_LAUNCH();
+    CUDA_CHK(inclusive ? gp_inclusive_scan_sum_u32(y, x, n, 0) : gp_exclusive_scan_sum_u32(y, x, n, 0));
+    count_wrong<<<2048, 256>>>(y, n, inclusive, d_c, d_c + 1);
+    CUDA_CHK_LAUNCH();
+    CUDA_CHK(cudaMemcpy(c, d_c, sizeof c, cudaMemcpyDeviceToHost));
+    EXPECT(c[0] == 0, "sum_u32 %s n=%zu (%s): %llu wrong, first at %llu", inclusive ? "inclusive" : "exclusive", n,
+           what, c[0], c[1]);
+    CUDA_CHK(cudaFree(d_c));
+}
+
+static void check_huge(void)
+{
+    const size_t n = ((size_t)1 << 31) + 1001;
+    uint32_t *a = NULL, *b = NULL;
+    if (cudaMalloc(&a, (n + 4) * 4) != cudaSuccess || cudaMalloc(&b, (n + 4) * 4) != cudaSuccess) {
+        cudaGetLastError();
+        if (a) CUDA_CHK(cudaFree(a));
+        gp_t_skip("scan: n = 2^31 + 1001 needs 17 GB of device memory");
+        return;
+    }
+    check_huge_case(a, a, n, 1, "in place, aligned");
+    check_huge_case(b + 1, a + 1, n, 0, "out of place, both one element past a 16-byte boundary");
+    CUDA_CHK(cudaFree(a));
+    CUDA_CHK(cudaFree(b));
+    printf("  n = 2^31 + 1001: sum_u32 inclusive in place and exclusive offset checked\n");
+}
+
+extern "C" void test_scan_gpu(void)
+{
+    if (!gp_t_have_gpu()) {
+        gp_t_skip("scan: every default instance on the GPU (18 instances x sizes x exclusive/inclusive x placements)");
+        gp_t_skip("scan: bad input, determinism, concurrent streams");
+        gp_t_skip("scan: n = 2^31 + 1001");
+        return;
+    }
+    gp_t_section("scan: default instances against the host reference");
+    fixture f;
+    const size_t max_n = gp_t_small() ? 65537 : (1u << 24) + 7, cap = (2 * GUARD + max_n + 1) * 8;
+    CUDA_CHK(cudaMalloc(&f.d_in, cap));
+    CUDA_CHK(cudaMalloc(&f.d_out, cap));
+    f.h_x = (unsigned char *)malloc(cap);
+    f.h_got = (unsigned char *)malloc(cap);
+    check_instances(&f, max_n);
+    gp_t_section("scan: bad input, determinism, concurrent streams");
+    check_bad_input(&f);
+    check_determinism_and_streams(&f, gp_t_small() ? 65537 : (1u << 22) + 3);
+    free(f.h_x);
+    free(f.h_got);
+    CUDA_CHK(cudaFree(f.d_in));
+    CUDA_CHK(cudaFree(f.d_out));
+    if (gp_t_small()) gp_t_skip("scan: n = 2^31 + 1001 (small sizes)");
+    else {
+        gp_t_section("scan: a count above 2^31");
+        check_huge();
+    }
+}
