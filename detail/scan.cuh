@@ -156,11 +156,15 @@ static __device__ __forceinline__ void gp__st_release_u32(unsigned *p, unsigned 
 {
     asm volatile("st.release.gpu.global.b32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
 }
-static __device__ __forceinline__ unsigned gp__ld_acquire_u32(const unsigned *p)
+static __device__ __forceinline__ unsigned gp__ld_relaxed_u32(const unsigned *p)
 {
     unsigned v;
-    asm volatile("ld.acquire.gpu.global.b32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+    asm volatile("ld.relaxed.gpu.global.b32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
     return v;
+}
+static __device__ __forceinline__ void gp__fence_acquire(void)
+{
+    asm volatile("fence.acq_rel.gpu;" ::: "memory");
 }
 
 /* Publishes value v as status i of the array at byte offset `words` (values at `vals`,
@@ -178,21 +182,44 @@ static __device__ __forceinline__ void gp__scan_publish(char *scratch, size_t wo
     }
 }
 
-/* Reads status i: returns false if not yet published, else true with *v its value. */
-template <class T>
-static __device__ __forceinline__ bool gp__scan_poll(const char *scratch, size_t words, size_t vals, size_t i, T *v)
+/* Reads the statuses first + q for the q set in `pending` (at most 32 of them), all loads
+ * in flight at once (one L2 round trip, not one per status); clears the bit of each one
+ * found published and stores its value in v[q]. Packed words carry their value; in the
+ * split layout the flags are read relaxed, then one acquire fence orders the value loads
+ * after them (the classic flag, fence, value pattern). */
+template <class T, int K>
+static __device__ __forceinline__ unsigned gp__scan_poll(const char *scratch, size_t words, size_t vals, size_t first,
+                                                        unsigned pending, T *v)
 {
     if constexpr (sizeof(T) <= 4) {
-        const uint64_t w = gp__ld_relaxed_u64(reinterpret_cast<const uint64_t *>(scratch + words) + i);
-        if ((w >> 32) == 0) return false;
-        const uint32_t bits = (uint32_t)w;
-        memcpy(v, &bits, sizeof(T));
-        return true;
+        uint64_t w[K];
+#pragma unroll
+        for (int q = 0; q < K; q++)
+            if (pending >> q & 1) w[q] = gp__ld_relaxed_u64(reinterpret_cast<const uint64_t *>(scratch + words) + first + q);
+#pragma unroll
+        for (int q = 0; q < K; q++)
+            if ((pending >> q & 1) && (w[q] >> 32) != 0) {
+                const uint32_t bits = (uint32_t)w[q];
+                memcpy(&v[q], &bits, sizeof(T));
+                pending &= ~(1u << q);
+            }
     } else {
-        if (gp__ld_acquire_u32(reinterpret_cast<const unsigned *>(scratch + words) + i) == 0) return false;
-        *v = gp__load_cg(reinterpret_cast<const T *>(scratch + vals) + i); /* L2: written by another SM */
-        return true;
+        unsigned f[K], ready = 0;
+#pragma unroll
+        for (int q = 0; q < K; q++)
+            if (pending >> q & 1) f[q] = gp__ld_relaxed_u32(reinterpret_cast<const unsigned *>(scratch + words) + first + q);
+#pragma unroll
+        for (int q = 0; q < K; q++)
+            if ((pending >> q & 1) && f[q] != 0) ready |= 1u << q;
+        if (ready) {
+            gp__fence_acquire();
+#pragma unroll
+            for (int q = 0; q < K; q++)
+                if (ready >> q & 1) v[q] = gp__load_cg(reinterpret_cast<const T *>(scratch + vals) + first + q);
+        }
+        pending &= ~ready;
     }
+    return pending;
 }
 
 /* The exclusive prefix of `tile`, by warp 0 (all 32 lanes call; all get the result),
@@ -206,17 +233,17 @@ static __device__ __forceinline__ typename Op::type gp__scan_lookback(char *scra
     const unsigned lane = gp__lane_id();
     if (lane == 0) gp__scan_publish<T>(scratch, L.agg, L.agg_val, tile, agg);
     const size_t first = tile - tile % GP__SCAN_WINDOW, mine = first + (size_t)lane * PER;
-    /* wait for this lane's (up to) PER tile totals, re-reading only those not yet there */
-    T vals[PER];
-    unsigned pending = 0;
+    /* this lane's (up to) PER tile totals and, in lane 0, the previous checkpoint: all
+     * loads in flight together, re-reading only what was not yet published */
+    const size_t k = tile / GP__SCAN_WINDOW;
+    T vals[PER], c = Op::identity();
+    unsigned pending = 0, ck_pending = lane == 0 && k > 0;
 #pragma unroll
     for (int q = 0; q < PER; q++)
         if (mine + q < tile) pending |= 1u << q;
-    while (pending) {
-#pragma unroll
-        for (int q = 0; q < PER; q++)
-            if ((pending >> q & 1) && gp__scan_poll<T>(scratch, L.agg, L.agg_val, mine + q, &vals[q]))
-                pending &= ~(1u << q);
+    while (pending | ck_pending) {
+        pending = gp__scan_poll<T, PER>(scratch, L.agg, L.agg_val, mine, pending, vals);
+        if (ck_pending) ck_pending = gp__scan_poll<T, 1>(scratch, L.ckpt, L.ckpt_val, k - 1, 1u, &c);
     }
     T part = Op::identity();
 #pragma unroll
@@ -224,11 +251,8 @@ static __device__ __forceinline__ typename Op::type gp__scan_lookback(char *scra
         if (mine + q < tile) part = q == 0 ? vals[0] : Op::apply(part, vals[q]);
     const T window = gp__warp_reduce<Op>(part); /* fixed tree: depends on tile % W only */
     T prefix = window;
-    const size_t k = tile / GP__SCAN_WINDOW;
     if (k > 0) {
-        T c;
-        while (!gp__scan_poll<T>(scratch, L.ckpt, L.ckpt_val, k - 1, &c)) {
-        }
+        c = gp__shfl<GP__SHFL_IDX>(c, 0);
         prefix = tile == first ? c : Op::apply(c, window);
     }
     if (lane == 0 && tile % GP__SCAN_WINDOW == GP__SCAN_WINDOW - 1 && tile + 1 < tiles)
