@@ -4,34 +4,38 @@
  * and reduce.cuh's small helpers (gp__ceil_div, gp__load_cg). The plan and scratch
  * arithmetic are plain host/device code, tested on the host.
  *
- * How it works. The array is cut into tiles of GP__SCAN_BLOCK threads x 64 bytes each
- * (8192 4-byte elements). Tiles are aligned to 16-byte boundaries of the input (the first
- * tile starts `pad` elements before d_in and masks them), so whole tiles move as 16-byte
- * vectors. Within a tile, warp w owns a contiguous run; its lanes load it warp-striped
- * (row j, lane l: vector j*32+l: every load instruction is one contiguous 512 bytes); each
- * lane folds its vector, each row is a warp scan, rows chain by their totals, warps chain
- * through shared memory (block_scan.cuh). The tile's exclusive prefix then comes from:
- *   - ONE_BLOCK: one tile: nothing to wait for.
- *   - CLUSTER (sm_90+, up to 8 tiles): the blocks of one cluster swap tile totals through
- *     distributed shared memory. One launch, no scratch, no memset.
- *   - GRID: look-back over tile status words in stream-ordered scratch, zeroed by one
- *     cudaMemsetAsync. Tiles are numbered in the order blocks start (an atomic counter),
- *     so every tile a block waits on belongs to a block already running: no deadlock.
+ * How it works. The array is cut into tiles; each thread holds 64 contiguous bytes of its
+ * tile in registers (16 floats: four 16-byte loads), so a thread scans its own items
+ * serially, a warp scans the 32 thread totals with shuffles and the block scans its warps'
+ * totals through shared memory (block_scan.cuh). Tiles are aligned to 16-byte boundaries
+ * of the input (the first tile starts `pad` elements before d_in and masks them), so whole
+ * tiles move as 16-byte vectors. The tile's exclusive prefix then comes from:
+ *   - ONE_BLOCK (n <= 16K floats): one 1024-thread tile: nothing to wait for.
+ *   - CLUSTER (sm_90+, up to 8 such tiles, 2^17 floats): the blocks of one cluster swap
+ *     tile totals through distributed shared memory. One launch, no scratch, no memset.
+ *   - GRID: many small tiles (128 threads, 2048 floats: many blocks per SM keep many
+ *     loads in flight), and a look-back over tile status words in stream-ordered scratch,
+ *     zeroed by one cudaMemsetAsync. Tiles are numbered in the order blocks start (an
+ *     atomic counter), so every tile a block waits on belongs to a block already running.
  *
  * Deterministic look-back. Classic decoupled look-back combines whatever predecessors
- * happen to be done (an inclusive prefix k tiles back plus k-1 tile totals, k varying
- * from run to run): for floats that changes the rounding run to run. Here the association
- * is fixed by the tile index alone. Tiles form windows of W = GP__SCAN_WINDOW tiles; the
- * last tile of window k publishes the checkpoint C(k) = inclusive prefix through it. Tile t
- * in window k computes
- *     exclusive(t) = C(k-1) OP R(kW .. t-1),
- * where R is the reduction of those tile totals by one warp in a fixed tree (lane l folds
- * its 8 in order, then a butterfly). Each tile publishes its total as soon as it has it;
- * only the checkpoints form a chain, one hop per W = 256 tiles, so the chain's latency
- * (about 1 us a hop) is far below the time the GPU takes to stream 256 tiles.
- * Status words: for types of at most 4 bytes, flag and value share one 64-bit word
- * (written and read with relaxed gpu-scope 64-bit accesses: no fence); larger types use a
- * flag word with release/acquire and the value beside it (written once, never changed). */
+ * happen to be done (an inclusive prefix j tiles back plus j-1 tile totals, j varying
+ * from run to run): for floats the rounding then changes run to run. Here the association
+ * is fixed by the tile index alone, on two levels of 32:
+ *   window k    = tiles 32k .. 32k+31;     its total WT(k) is published by its last tile;
+ *   super K     = windows 32K .. 32K+31;   its last tile publishes the checkpoint
+ *                 C(K) = the inclusive prefix through it.
+ * Tile t (window k, super K) computes
+ *   exclusive(t) = C(K-1) OP R(WT(32K) .. WT(k-1)) OP R(A(32k) .. A(t-1)),
+ * where A are tile totals and R is a reduction by one warp in a fixed tree (lane l takes
+ * item l, then a butterfly); missing terms are the identity. One round of at most two
+ * loads per lane. Tile totals and window totals depend on no other tile's prefix; only
+ * the checkpoints form a chain, one hop per 1024 tiles (8 MB of floats), so the chain's
+ * latency (about a microsecond a hop) stays far below the time the GPU takes to stream
+ * those tiles. Status words: for types of at most 4 bytes, flag and value share one
+ * 64-bit word (written and read with relaxed gpu-scope 64-bit accesses: no fence);
+ * larger types use a flag word and the value beside it (value, then a release store of
+ * the flag; relaxed flag loads, one acquire fence, then the values; each written once). */
 #ifndef GPUPRIMS_DETAIL_SCAN_CUH
 #define GPUPRIMS_DETAIL_SCAN_CUH
 
@@ -39,22 +43,22 @@
 
 /* Tuning (overridable for experiments; the defaults are what bench/results measured). */
 #ifndef GP__SCAN_BLOCK
-#define GP__SCAN_BLOCK 512          /* threads per block (a multiple of 32, at most 1024) */
+#define GP__SCAN_BLOCK 128          /* GRID mode: threads per block (many small tiles) */
+#endif
+#ifndef GP__SCAN_BLOCK_BIG
+#define GP__SCAN_BLOCK_BIG 1024     /* ONE_BLOCK and CLUSTER modes: threads per block */
 #endif
 #ifndef GP__SCAN_THREAD_BYTES
 #define GP__SCAN_THREAD_BYTES 64    /* bytes each thread holds in registers: 4 x 16-byte vectors */
 #endif
-#ifndef GP__SCAN_WINDOW_PER_LANE
-#define GP__SCAN_WINDOW_PER_LANE 8  /* look-back window: 32 lanes x 8 tile totals */
-#endif
-#define GP__SCAN_WINDOW (32 * GP__SCAN_WINDOW_PER_LANE)
+#define GP__SCAN_LEVEL 32           /* look-back: tiles per window, windows per super-window */
 #define GP__SCAN_CLUSTER_MAX 8      /* portable cluster size */
 #define GP__SCAN_ALIGN 256
 
 enum { GP__SCAN_ONE_BLOCK = 0, GP__SCAN_CLUSTER = 1, GP__SCAN_GRID = 2 };
 
 /* Elements per 16-byte vector (1 for types that do not divide 16), vectors per thread,
- * elements per thread and per tile, for an element of `elem` bytes. */
+ * and elements per thread, for an element of `elem` bytes. */
 static constexpr __host__ __device__ unsigned gp__scan_vec(size_t elem)
 {
     return elem <= 16 && 16 % elem == 0 ? (unsigned)(16 / elem) : 1u;
@@ -64,17 +68,16 @@ static constexpr __host__ __device__ unsigned gp__scan_rows(size_t elem)
     return GP__SCAN_THREAD_BYTES / (gp__scan_vec(elem) * elem) > 0
                ? (unsigned)(GP__SCAN_THREAD_BYTES / (gp__scan_vec(elem) * elem)) : 1u;
 }
-static constexpr __host__ __device__ size_t gp__scan_tile(size_t elem)
-{
-    return (size_t)GP__SCAN_BLOCK * gp__scan_vec(elem) * gp__scan_rows(elem);
-}
+static constexpr __host__ __device__ unsigned gp__scan_items(size_t elem) { return gp__scan_vec(elem) * gp__scan_rows(elem); }
 
 typedef struct gp__scan_plan {
-    size_t n;      /* elements */
-    size_t pad;    /* masked elements before d_in in tile 0 (to a 16-byte boundary) */
-    size_t tiles;  /* tiles = blocks */
-    int vec_ok;    /* whole tiles may move as 16-byte vectors (in and out alike) */
-    int mode;      /* GP__SCAN_ONE_BLOCK, _CLUSTER or _GRID */
+    size_t n;       /* elements */
+    size_t pad;     /* masked elements before d_in in tile 0 (to a 16-byte boundary) */
+    size_t tile;    /* elements per tile: block * items per thread */
+    size_t tiles;   /* tiles = blocks */
+    unsigned block; /* threads per block: GP__SCAN_BLOCK (GRID) or GP__SCAN_BLOCK_BIG */
+    int vec_ok;     /* whole tiles may move as 16-byte vectors (in and out alike) */
+    int mode;       /* GP__SCAN_ONE_BLOCK, _CLUSTER or _GRID */
 } gp__scan_plan;
 
 /* How a scan of n elements of `elem` bytes from address `in` to address `out` is tiled
@@ -91,18 +94,27 @@ static inline __host__ __device__ gp__scan_plan gp__scan_make_plan(uintptr_t in,
      * boundary never reaches one). Otherwise every element moves on its own. */
     p.vec_ok = gp__scan_vec(elem) * elem == 16 && out % 16 == mis && mis % elem == 0;
     p.pad = p.vec_ok ? mis / elem : 0;
-    p.tiles = gp__ceil_div(n + p.pad, gp__scan_tile(elem));
-    p.mode = p.tiles <= 1 ? GP__SCAN_ONE_BLOCK
-             : cluster_ok && p.tiles <= GP__SCAN_CLUSTER_MAX ? GP__SCAN_CLUSTER : GP__SCAN_GRID;
+    const size_t big = (size_t)GP__SCAN_BLOCK_BIG * gp__scan_items(elem);
+    const size_t big_tiles = gp__ceil_div(n + p.pad, big);
+    if (big_tiles <= 1 || (cluster_ok && big_tiles <= GP__SCAN_CLUSTER_MAX)) {
+        p.mode = big_tiles <= 1 ? GP__SCAN_ONE_BLOCK : GP__SCAN_CLUSTER;
+        p.block = GP__SCAN_BLOCK_BIG;
+    } else {
+        p.mode = GP__SCAN_GRID;
+        p.block = GP__SCAN_BLOCK;
+    }
+    p.tile = (size_t)p.block * gp__scan_items(elem);
+    p.tiles = gp__ceil_div(n + p.pad, p.tile);
     return p;
 }
 
-/* GRID-mode scratch: a 64-bit tile counter, then the status of every tile and of every
- * window's checkpoint. `zeroed` bytes from the start are cleared before the launch; the
- * values of the split layout (types over 4 bytes) are written before they are read. */
+/* GRID-mode scratch: a 64-bit tile counter, then the status words of the tiles, of the
+ * windows and of the super-windows (see the top of this file); `zeroed` bytes from the
+ * start are cleared before the launch. The split layout (types over 4 bytes) keeps the
+ * values after the flags; they are written before they are read. */
 typedef struct gp__scan_layout {
-    size_t agg, ckpt;         /* packed words (<= 4 bytes) or flags (larger types) */
-    size_t agg_val, ckpt_val; /* values, split layout only */
+    size_t words[3]; /* tile, window, super-window status: packed words or flags */
+    size_t vals[3];  /* their values, split layout only */
     size_t zeroed, bytes;
 } gp__scan_layout;
 
@@ -111,18 +123,19 @@ static inline __host__ __device__ size_t gp__scan_align(size_t x) { return gp__c
 static inline __host__ __device__ gp__scan_layout gp__scan_make_layout(size_t tiles, size_t elem)
 {
     gp__scan_layout L;
-    const size_t checkpoints = tiles / GP__SCAN_WINDOW + 1;
+    const size_t count[3] = {tiles, tiles / GP__SCAN_LEVEL + 1, tiles / (GP__SCAN_LEVEL * GP__SCAN_LEVEL) + 1};
     const size_t word = elem <= 4 ? 8 : 4;
-    L.agg = GP__SCAN_ALIGN; /* after the counter */
-    L.ckpt = L.agg + tiles * word;
-    L.zeroed = L.ckpt + checkpoints * word;
-    L.agg_val = L.ckpt_val = 0;
-    L.bytes = L.zeroed;
-    if (elem > 4) {
-        L.agg_val = gp__scan_align(L.zeroed);
-        L.ckpt_val = gp__scan_align(L.agg_val + tiles * elem);
-        L.bytes = L.ckpt_val + checkpoints * elem;
+    size_t off = GP__SCAN_ALIGN; /* after the counter */
+    for (int i = 0; i < 3; i++) {
+        L.words[i] = off;
+        off += count[i] * word;
     }
+    L.zeroed = off;
+    for (int i = 0; i < 3; i++) {
+        L.vals[i] = elem <= 4 ? 0 : gp__scan_align(off);
+        if (elem > 4) off = L.vals[i] + count[i] * elem;
+    }
+    L.bytes = off;
     return L;
 }
 
@@ -182,20 +195,20 @@ static __device__ __forceinline__ void gp__scan_publish(char *scratch, size_t wo
     }
 }
 
-/* Reads the statuses first + q for the q set in `pending` (at most 32 of them), all loads
- * in flight at once (one L2 round trip, not one per status); clears the bit of each one
- * found published and stores its value in v[q]. Packed words carry their value; in the
- * split layout the flags are read relaxed, then one acquire fence orders the value loads
- * after them (the classic flag, fence, value pattern). */
+/* Reads the K statuses (array words[q], values at vals[q], index idx[q]) whose bit q is
+ * set in `pending`, all loads in flight at once (one L2 round trip, not one per status);
+ * clears the bit of each one found published and stores its value in v[q]. Returns the
+ * bits still pending. Packed words carry their value; in the split layout the flags are
+ * read relaxed, then one acquire fence orders the value loads after them. */
 template <class T, int K>
-static __device__ __forceinline__ unsigned gp__scan_poll(const char *scratch, size_t words, size_t vals, size_t first,
-                                                        unsigned pending, T *v)
+static __device__ __forceinline__ unsigned gp__scan_poll(const char *scratch, const size_t *words, const size_t *vals,
+                                                        const size_t *idx, unsigned pending, T *v)
 {
     if constexpr (sizeof(T) <= 4) {
         uint64_t w[K];
 #pragma unroll
         for (int q = 0; q < K; q++)
-            if (pending >> q & 1) w[q] = gp__ld_relaxed_u64(reinterpret_cast<const uint64_t *>(scratch + words) + first + q);
+            if (pending >> q & 1) w[q] = gp__ld_relaxed_u64(reinterpret_cast<const uint64_t *>(scratch + words[q]) + idx[q]);
 #pragma unroll
         for (int q = 0; q < K; q++)
             if ((pending >> q & 1) && (w[q] >> 32) != 0) {
@@ -207,7 +220,7 @@ static __device__ __forceinline__ unsigned gp__scan_poll(const char *scratch, si
         unsigned f[K], ready = 0;
 #pragma unroll
         for (int q = 0; q < K; q++)
-            if (pending >> q & 1) f[q] = gp__ld_relaxed_u32(reinterpret_cast<const unsigned *>(scratch + words) + first + q);
+            if (pending >> q & 1) f[q] = gp__ld_relaxed_u32(reinterpret_cast<const unsigned *>(scratch + words[q]) + idx[q]);
 #pragma unroll
         for (int q = 0; q < K; q++)
             if ((pending >> q & 1) && f[q] != 0) ready |= 1u << q;
@@ -215,66 +228,109 @@ static __device__ __forceinline__ unsigned gp__scan_poll(const char *scratch, si
             gp__fence_acquire();
 #pragma unroll
             for (int q = 0; q < K; q++)
-                if (ready >> q & 1) v[q] = gp__load_cg(reinterpret_cast<const T *>(scratch + vals) + first + q);
+                if (ready >> q & 1) v[q] = gp__load_cg(reinterpret_cast<const T *>(scratch + vals[q]) + idx[q]);
         }
         pending &= ~ready;
     }
     return pending;
 }
 
-/* The exclusive prefix of `tile`, by warp 0 (all 32 lanes call; all get the result),
+/* The exclusive prefix of `tile`, by one warp (all 32 lanes call; all get the result),
  * given the tile's total `agg`. See "Deterministic look-back" at the top of this file. */
 template <class Op>
 static __device__ __forceinline__ typename Op::type gp__scan_lookback(char *scratch, const gp__scan_layout &L,
                                                                      size_t tile, size_t tiles, typename Op::type agg)
 {
     typedef typename Op::type T;
-    enum { PER = GP__SCAN_WINDOW_PER_LANE };
+    enum { W = GP__SCAN_LEVEL };
     const unsigned lane = gp__lane_id();
-    if (lane == 0) gp__scan_publish<T>(scratch, L.agg, L.agg_val, tile, agg);
-    const size_t first = tile - tile % GP__SCAN_WINDOW, mine = first + (size_t)lane * PER;
-    /* this lane's (up to) PER tile totals and, in lane 0, the previous checkpoint: all
-     * loads in flight together, re-reading only what was not yet published */
-    const size_t k = tile / GP__SCAN_WINDOW;
-    T vals[PER], c = Op::identity();
-    unsigned pending = 0, ck_pending = lane == 0 && k > 0;
-#pragma unroll
-    for (int q = 0; q < PER; q++)
-        if (mine + q < tile) pending |= 1u << q;
-    while (pending | ck_pending) {
-        pending = gp__scan_poll<T, PER>(scratch, L.agg, L.agg_val, mine, pending, vals);
-        if (ck_pending) ck_pending = gp__scan_poll<T, 1>(scratch, L.ckpt, L.ckpt_val, k - 1, 1u, &c);
+    if (lane == 0) gp__scan_publish<T>(scratch, L.words[0], L.vals[0], tile, agg);
+    const size_t window = tile / W, super = tile / (W * W);
+    const size_t a = window * W + lane, w = super * W + lane; /* this lane's tile and window */
+    /* lane: its tile total and its window total (if before us); lane 0: the checkpoint.
+     * All loads of a round in flight together; re-read only what was not yet there. */
+    const size_t words[3] = {L.words[0], L.words[1], L.words[2]}, vals[3] = {L.vals[0], L.vals[1], L.vals[2]};
+    const size_t idx[3] = {a, w, super > 0 ? super - 1 : 0};
+    T v[3] = {Op::identity(), Op::identity(), Op::identity()};
+    unsigned pending = (a < tile) | (w < window) << 1 | (lane == 0 && super > 0) << 2;
+    while (pending) pending = gp__scan_poll<T, 3>(scratch, words, vals, idx, pending, v);
+    const T va = v[0], vw = v[1], vc = v[2];
+    const T tiles_before = gp__warp_reduce<Op>(va);   /* A(32k) .. A(t-1), fixed tree */
+    const T windows_before = gp__warp_reduce<Op>(vw); /* WT(32K) .. WT(k-1) */
+    const T checkpoint = gp__shfl<GP__SHFL_IDX>(vc, 0);
+    const T prefix = Op::apply(Op::apply(checkpoint, windows_before), tiles_before);
+    if (lane == 0 && tile + 1 < tiles) {
+        if (tile % W == W - 1) /* last of its window: the window's total */
+            gp__scan_publish<T>(scratch, L.words[1], L.vals[1], window, Op::apply(tiles_before, agg));
+        if (tile % (W * W) == W * W - 1) /* last of its super-window: the checkpoint */
+            gp__scan_publish<T>(scratch, L.words[2], L.vals[2], super, Op::apply(prefix, agg));
     }
-    T part = Op::identity();
-#pragma unroll
-    for (int q = 0; q < PER; q++)
-        if (mine + q < tile) part = q == 0 ? vals[0] : Op::apply(part, vals[q]);
-    const T window = gp__warp_reduce<Op>(part); /* fixed tree: depends on tile % W only */
-    T prefix = window;
-    if (k > 0) {
-        c = gp__shfl<GP__SHFL_IDX>(c, 0);
-        prefix = tile == first ? c : Op::apply(c, window);
-    }
-    if (lane == 0 && tile % GP__SCAN_WINDOW == GP__SCAN_WINDOW - 1 && tile + 1 < tiles)
-        gp__scan_publish<T>(scratch, L.ckpt, L.ckpt_val, k, Op::apply(prefix, agg));
     return prefix;
 }
 
 /* ---- the kernel -------------------------------------------------------------------------- */
 
-/* One tile per block. Thread (warp w, lane l) holds ROWS vectors of VEC elements: row j is
- * the vector at virtual element tile*TILE + ((w*ROWS + j)*32 + l)*VEC, virtual = real + pad. */
-template <class Op>
-__global__ void __launch_bounds__(GP__SCAN_BLOCK)
+/* Moves thread `t`'s ITEMS contiguous elements between registers x and memory at
+ * virtual element v0 (= real index + pad): as 16-byte vectors when the whole tile is in
+ * range and both pointers allow it, else element by element with bounds (masked elements
+ * load as the identity and are never stored). */
+template <class Op, int ROWS, int VEC>
+static __device__ __forceinline__ void gp__scan_load(typename Op::type (&x)[ROWS * VEC], const typename Op::type *in,
+                                                    size_t v0, const gp__scan_plan &p, bool whole)
+{
+    typedef typename Op::type T;
+    if constexpr (VEC * sizeof(T) == 16) {
+        if (whole) {
+            const uint4 *src = reinterpret_cast<const uint4 *>(in + (v0 - p.pad));
+            uint4 w[ROWS];
+#pragma unroll
+            for (int j = 0; j < ROWS; j++) w[j] = src[j];
+            memcpy(x, w, sizeof w);
+            return;
+        }
+    }
+#pragma unroll
+    for (int i = 0; i < ROWS * VEC; i++) {
+        const size_t v = v0 + i;
+        x[i] = v >= p.pad && v - p.pad < p.n ? in[v - p.pad] : Op::identity();
+    }
+}
+
+template <class Op, int ROWS, int VEC>
+static __device__ __forceinline__ void gp__scan_store(typename Op::type *out, const typename Op::type (&x)[ROWS * VEC],
+                                                     size_t v0, const gp__scan_plan &p, bool whole)
+{
+    typedef typename Op::type T;
+    if constexpr (VEC * sizeof(T) == 16) {
+        if (whole) {
+            uint4 w[ROWS];
+            memcpy(w, x, sizeof w);
+            uint4 *dst = reinterpret_cast<uint4 *>(out + (v0 - p.pad));
+#pragma unroll
+            for (int j = 0; j < ROWS; j++) dst[j] = w[j];
+            return;
+        }
+    }
+#pragma unroll
+    for (int i = 0; i < ROWS * VEC; i++) {
+        const size_t v = v0 + i;
+        if (v >= p.pad && v - p.pad < p.n) out[v - p.pad] = x[i];
+    }
+}
+
+/* One tile per block of BLOCK threads (p.block). Thread t holds the ITEMS contiguous
+ * elements at virtual index tile * TILE + t * ITEMS (virtual = real + pad). */
+template <class Op, int BLOCK>
+__global__ void __launch_bounds__(BLOCK)
     gp__scan_kernel(typename Op::type *out, const typename Op::type *in, gp__scan_plan p, gp__scan_layout L,
                     char *scratch, int inclusive)
 {
     typedef typename Op::type T;
-    enum { VEC = gp__scan_vec(sizeof(T)), ROWS = gp__scan_rows(sizeof(T)) };
-    const size_t TILE = gp__scan_tile(sizeof(T));
+    enum { VEC = gp__scan_vec(sizeof(T)), ROWS = gp__scan_rows(sizeof(T)), ITEMS = VEC * ROWS };
+    const size_t TILE = (size_t)BLOCK * ITEMS;
     __shared__ size_t s_tile;
     __shared__ T s_prefix;
-    const unsigned lane = gp__lane_id(), warp = threadIdx.x >> 5;
+    const unsigned warp = threadIdx.x >> 5;
 
     size_t tile = blockIdx.x;
     if (p.mode == GP__SCAN_GRID) { /* tiles in the order blocks start */
@@ -282,62 +338,32 @@ __global__ void __launch_bounds__(GP__SCAN_BLOCK)
         __syncthreads();
         tile = s_tile;
     }
-    const size_t v0 = tile * TILE + ((size_t)warp * ROWS * 32 + lane) * VEC;
+    const size_t v0 = tile * TILE + (size_t)threadIdx.x * ITEMS;
     const bool whole = p.vec_ok && tile * TILE >= p.pad && (tile + 1) * TILE - p.pad <= p.n;
+    T x[ITEMS];
+    gp__scan_load<Op, ROWS, VEC>(x, in, v0, p, whole);
 
-    /* load */
-    T x[ROWS][VEC];
-    if constexpr (VEC * sizeof(T) == 16) {
-        if (whole) {
+    /* thread, warp and block: the total of the tile before this thread */
+    T mine = x[0];
 #pragma unroll
-            for (int j = 0; j < ROWS; j++) {
-                const uint4 w = *reinterpret_cast<const uint4 *>(in + (v0 + (size_t)j * 32 * VEC - p.pad));
-                memcpy(x[j], &w, 16);
-            }
-        }
-    }
-    if (!(VEC * sizeof(T) == 16 && whole)) {
-#pragma unroll
-        for (int j = 0; j < ROWS; j++)
-#pragma unroll
-            for (int k = 0; k < VEC; k++) {
-                const size_t v = v0 + (size_t)j * 32 * VEC + k;
-                x[j][k] = v >= p.pad && v - p.pad < p.n ? in[v - p.pad] : Op::identity();
-            }
-    }
-
-    /* lane, row and warp prefixes */
-    T lane_prefix[ROWS], carry;
-#pragma unroll
-    for (int j = 0; j < ROWS; j++) {
-        T v = x[j][0];
-#pragma unroll
-        for (int k = 1; k < VEC; k++) v = Op::apply(v, x[j][k]);
-        const T incl = gp__warp_inclusive_scan<Op>(v);
-        const T row_total = gp__shfl<GP__SHFL_IDX>(incl, 31);
-        const T left = gp__shfl<GP__SHFL_UP>(incl, 1);
-        if (j == 0) {
-            lane_prefix[0] = lane == 0 ? Op::identity() : left;
-            carry = row_total;
-        } else {
-            lane_prefix[j] = lane == 0 ? carry : Op::apply(carry, left);
-            carry = Op::apply(carry, row_total);
-        }
-    }
-    T agg;
-    T base = gp__block_scan_warp_totals<Op>(carry, &agg); /* warps before this one */
+    for (int i = 1; i < ITEMS; i++) mine = Op::apply(mine, x[i]);
+    T warp_total, agg;
+    const T before_in_warp = gp__warp_exclusive_scan<Op>(mine, &warp_total);
+    const T warps_before = gp__block_scan_warp_totals<Op>(warp_total, &agg);
+    T base = warp > 0 ? Op::apply(warps_before, before_in_warp) : before_in_warp;
 
     /* the tile's exclusive prefix */
-    bool has_prefix = false;
-    if (p.mode == GP__SCAN_GRID && tile > 0) {
-        if (warp == 0) {
-            const T pre = gp__scan_lookback<Op>(scratch, L, tile, p.tiles, agg);
-            if (lane == 0) s_prefix = pre;
+    if (p.mode == GP__SCAN_GRID) {
+        if (tile > 0) {
+            if (warp == 0) {
+                const T pre = gp__scan_lookback<Op>(scratch, L, tile, p.tiles, agg);
+                if (threadIdx.x == 0) s_prefix = pre;
+            }
+            __syncthreads();
+            base = Op::apply(s_prefix, base);
+        } else if (threadIdx.x == 0) {
+            gp__scan_publish<T>(scratch, L.words[0], L.vals[0], 0, agg);
         }
-        __syncthreads();
-        has_prefix = true;
-    } else if (p.mode == GP__SCAN_GRID) {
-        if (threadIdx.x == 0) gp__scan_publish<T>(scratch, L.agg, L.agg_val, 0, agg);
     }
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     if (p.mode == GP__SCAN_CLUSTER) { /* the cluster is the whole grid: rank = blockIdx.x */
@@ -346,49 +372,27 @@ __global__ void __launch_bounds__(GP__SCAN_BLOCK)
         __cluster_barrier_arrive(); /* release: s_agg is visible cluster-wide */
         __cluster_barrier_wait();
         if (warp == 0) {
+            const unsigned lane = gp__lane_id();
             T v = Op::identity();
             if (lane < blockIdx.x) v = *static_cast<T *>(__cluster_map_shared_rank(&s_agg, lane));
-            const T pre = gp__warp_reduce<Op>(v);
+            const T pre = gp__warp_reduce<Op>(v); /* blocks before this one, fixed tree */
             if (lane == 0) s_prefix = pre;
         }
         __cluster_barrier_arrive(); /* s_prefix visible; no block exits while others read its s_agg */
         __cluster_barrier_wait();
-        has_prefix = blockIdx.x > 0;
+        if (blockIdx.x > 0) base = Op::apply(s_prefix, base);
     }
 #endif
-    if (has_prefix) base = Op::apply(s_prefix, base);
 
     /* outputs, in place in x */
+    T run = base;
 #pragma unroll
-    for (int j = 0; j < ROWS; j++) {
-        T run = Op::apply(base, lane_prefix[j]);
-#pragma unroll
-        for (int k = 0; k < VEC; k++) {
-            const T next = Op::apply(run, x[j][k]);
-            x[j][k] = inclusive ? next : run;
-            run = next;
-        }
+    for (int i = 0; i < ITEMS; i++) {
+        const T next = Op::apply(run, x[i]);
+        x[i] = inclusive ? next : run;
+        run = next;
     }
-
-    /* store */
-    if constexpr (VEC * sizeof(T) == 16) {
-        if (whole) {
-#pragma unroll
-            for (int j = 0; j < ROWS; j++) {
-                uint4 w;
-                memcpy(&w, x[j], 16);
-                *reinterpret_cast<uint4 *>(out + (v0 + (size_t)j * 32 * VEC - p.pad)) = w;
-            }
-            return;
-        }
-    }
-#pragma unroll
-    for (int j = 0; j < ROWS; j++)
-#pragma unroll
-        for (int k = 0; k < VEC; k++) {
-            const size_t v = v0 + (size_t)j * 32 * VEC + k;
-            if (v >= p.pad && v - p.pad < p.n) out[v - p.pad] = x[j][k];
-        }
+    gp__scan_store<Op, ROWS, VEC>(out, x, v0, p, whole);
 }
 
 /* The host side of every gp_{exclusive,inclusive}_scan_<name>. */
@@ -409,29 +413,27 @@ static cudaError_t gp__scan(typename Op::type *d_out, const typename Op::type *d
     if (p.tiles > 0x7fffffffu) return cudaErrorInvalidValue;
     const gp__scan_layout L = gp__scan_make_layout(p.tiles, sizeof(T));
 
-    if (p.mode == GP__SCAN_ONE_BLOCK) {
-        gp__scan_kernel<Op><<<1, GP__SCAN_BLOCK, 0, s>>>(d_out, d_in, p, L, (char *)NULL, inclusive);
-        return cudaGetLastError();
-    }
-    if (p.mode == GP__SCAN_CLUSTER) {
+    if (p.mode != GP__SCAN_GRID) {
         cudaLaunchAttribute attr;
         attr.id = cudaLaunchAttributeClusterDimension;
-        attr.val.clusterDim.x = (unsigned)p.tiles;
+        attr.val.clusterDim.x = (unsigned)p.tiles; /* 1 for ONE_BLOCK */
         attr.val.clusterDim.y = 1;
         attr.val.clusterDim.z = 1;
         cudaLaunchConfig_t cfg = {};
         cfg.gridDim = dim3((unsigned)p.tiles);
-        cfg.blockDim = dim3(GP__SCAN_BLOCK);
+        cfg.blockDim = dim3(GP__SCAN_BLOCK_BIG);
         cfg.stream = s;
         cfg.attrs = &attr;
-        cfg.numAttrs = 1;
-        return cudaLaunchKernelEx(&cfg, gp__scan_kernel<Op>, d_out, d_in, p, L, (char *)NULL, inclusive);
+        cfg.numAttrs = p.mode == GP__SCAN_CLUSTER;
+        return cudaLaunchKernelEx(&cfg, gp__scan_kernel<Op, GP__SCAN_BLOCK_BIG>, d_out, d_in, p, L, (char *)NULL,
+                                  inclusive);
     }
     void *scratch = NULL;
     GP__TRY(gp__scratch_alloc(&scratch, L.bytes, dev, s));
     cudaError_t err = cudaMemsetAsync(scratch, 0, L.zeroed, s);
     if (err == cudaSuccess) {
-        gp__scan_kernel<Op><<<(unsigned)p.tiles, GP__SCAN_BLOCK, 0, s>>>(d_out, d_in, p, L, (char *)scratch, inclusive);
+        gp__scan_kernel<Op, GP__SCAN_BLOCK><<<(unsigned)p.tiles, GP__SCAN_BLOCK, 0, s>>>(d_out, d_in, p, L,
+                                                                                       (char *)scratch, inclusive);
         err = cudaGetLastError();
     }
     const cudaError_t free_err = cudaFreeAsync(scratch, s);

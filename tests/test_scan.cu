@@ -105,22 +105,30 @@ static void check_blelloch_padding(void)
 static void check_plan(uintptr_t in, uintptr_t out, size_t n, size_t elem, int cluster_ok)
 {
     const gp__scan_plan p = gp__scan_make_plan(in, out, n, elem, cluster_ok);
-    const size_t tile = gp__scan_tile(elem), vec = gp__scan_vec(elem);
-    int ok = p.tiles * tile >= n + p.pad && (p.tiles == 0 || (p.tiles - 1) * tile < n + p.pad) && p.pad < vec;
+    const size_t vec = gp__scan_vec(elem), big = (size_t)GP__SCAN_BLOCK_BIG * gp__scan_items(elem);
+    int ok = p.tile == (size_t)p.block * gp__scan_items(elem) && p.tiles * p.tile >= n + p.pad &&
+             (p.tiles - 1) * p.tile < n + p.pad && p.pad < vec && gp__scan_items(elem) * elem >= GP__SCAN_THREAD_BYTES / 2;
     if (p.vec_ok) ok = ok && vec * elem == 16 && in % 16 == out % 16 && (in - p.pad * elem) % 16 == 0;
     else ok = ok && p.pad == 0;
-    if (p.mode == GP__SCAN_CLUSTER) ok = ok && cluster_ok && p.tiles > 1 && p.tiles <= GP__SCAN_CLUSTER_MAX;
-    if (p.mode == GP__SCAN_ONE_BLOCK) ok = ok && p.tiles <= 1;
-    if (p.mode == GP__SCAN_GRID) ok = ok && p.tiles > 1;
+    if (p.mode == GP__SCAN_ONE_BLOCK) ok = ok && p.tiles == 1 && p.block == GP__SCAN_BLOCK_BIG;
+    if (p.mode == GP__SCAN_CLUSTER)
+        ok = ok && cluster_ok && p.tiles > 1 && p.tiles <= GP__SCAN_CLUSTER_MAX && p.block == GP__SCAN_BLOCK_BIG;
+    if (p.mode == GP__SCAN_GRID)
+        ok = ok && p.block == GP__SCAN_BLOCK && n + p.pad > big && (!cluster_ok || n + p.pad > GP__SCAN_CLUSTER_MAX * big);
     const gp__scan_layout L = gp__scan_make_layout(p.tiles, elem);
-    const size_t word = elem <= 4 ? 8 : 4, cks = p.tiles / GP__SCAN_WINDOW + 1;
-    ok = ok && L.agg >= 8 && L.agg % 8 == 0 && L.ckpt >= L.agg + p.tiles * word && L.zeroed >= L.ckpt + cks * word;
-    if (elem > 4)
-        ok = ok && L.agg_val >= L.zeroed && L.ckpt_val >= L.agg_val + p.tiles * elem && L.bytes >= L.ckpt_val + cks * elem &&
-             L.agg_val % 16 == 0 && L.ckpt_val % 16 == 0;
-    else ok = ok && L.bytes == L.zeroed;
-    EXPECT(ok, "scan plan(in%%16=%zu out%%16=%zu n=%zu elem=%zu cluster=%d): pad %zu tiles %zu vec_ok %d mode %d",
-           (size_t)(in % 16), (size_t)(out % 16), n, elem, cluster_ok, p.pad, p.tiles, p.vec_ok, p.mode);
+    const size_t word = elem <= 4 ? 8 : 4, W = GP__SCAN_LEVEL;
+    const size_t count[3] = {p.tiles, p.tiles / W + 1, p.tiles / (W * W) + 1};
+    ok = ok && L.words[0] >= 8 && L.words[0] % 8 == 0;
+    for (int i = 0; i < 3; i++) {
+        const size_t end = L.words[i] + count[i] * word;
+        ok = ok && end <= (i < 2 ? L.words[i + 1] : L.zeroed);
+        if (elem > 4)
+            ok = ok && L.vals[i] >= (i ? L.vals[i - 1] + count[i - 1] * elem : L.zeroed) && L.vals[i] % 16 == 0 &&
+                 L.vals[i] + count[i] * elem <= L.bytes;
+    }
+    if (elem <= 4) ok = ok && L.bytes == L.zeroed;
+    EXPECT(ok, "scan plan(in%%16=%zu out%%16=%zu n=%zu elem=%zu cluster=%d): pad %zu tile %zu tiles %zu vec_ok %d mode %d",
+           (size_t)(in % 16), (size_t)(out % 16), n, elem, cluster_ok, p.pad, p.tile, p.tiles, p.vec_ok, p.mode);
 }
 
 extern "C" void test_scan_host(void)
@@ -136,16 +144,18 @@ extern "C" void test_scan_host(void)
                 for (size_t k = 0; k < sizeof ns / sizeof *ns; k++)
                     for (int c = 0; c < 2; c++) check_plan(0x1000 + a, 0x9000 + b, ns[k], elems[e], c);
     gp__scan_plan p = gp__scan_make_plan(0x1000, 0x2000, 1u << 16, 4, 1);
-    EXPECT(p.mode == GP__SCAN_CLUSTER && p.tiles == 8 && p.vec_ok, "2^16 floats: one cluster of 8 (mode %d, %zu tiles)",
+    EXPECT(p.mode == GP__SCAN_CLUSTER && p.tiles == 4 && p.vec_ok, "2^16 floats: one cluster of 4 (mode %d, %zu tiles)",
            p.mode, p.tiles);
-    p = gp__scan_make_plan(0x1000, 0x2000, 8192, 4, 1);
-    EXPECT(p.mode == GP__SCAN_ONE_BLOCK, "8192 floats: one block");
+    p = gp__scan_make_plan(0x1000, 0x2000, 1u << 16, 4, 0);
+    EXPECT(p.mode == GP__SCAN_GRID && p.tiles == 32, "2^16 floats without clusters: 32 grid tiles");
+    p = gp__scan_make_plan(0x1000, 0x2000, 16384, 4, 1);
+    EXPECT(p.mode == GP__SCAN_ONE_BLOCK, "16384 floats: one block");
     p = gp__scan_make_plan(0x1004, 0x2004, 100, 4, 1);
     EXPECT(p.vec_ok && p.pad == 1, "equally offset pointers: vectors, pad 1");
     p = gp__scan_make_plan(0x1004, 0x2000, 100, 4, 1);
     EXPECT(!p.vec_ok && p.pad == 0, "differently offset pointers: element by element");
     p = gp__scan_make_plan(0x1000, 0x2000, (size_t)1 << 28, 4, 1);
-    EXPECT(p.mode == GP__SCAN_GRID && p.tiles == ((size_t)1 << 28) / 8192, "2^28 floats: 32768 tiles");
+    EXPECT(p.mode == GP__SCAN_GRID && p.tiles == ((size_t)1 << 28) / 2048, "2^28 floats: 2^17 tiles");
 }
 
 /* ---- GPU: the default instances ------------------------------------------------------------ */
@@ -183,12 +193,12 @@ template <class T> static T ref_identity(char op)
 }
 
 /* How many operations deep an output can sit in the GPU's combining tree, for a float
- * sum tolerance: the vector, the warp scan, the rows, the warps, the window's fold and
- * butterfly, one per checkpoint before it, and a few combines of the prefixes. */
+ * sum tolerance: the thread's items, the warp scan, the warps, the two look-back
+ * butterflies, one per checkpoint before it, and a few combines of the prefixes. */
 static double scan_depth(size_t n, size_t elem)
 {
-    const double tiles = (double)n / (double)gp__scan_tile(elem) + 1;
-    return gp__scan_vec(elem) + 5 + gp__scan_rows(elem) + 5 + GP__SCAN_WINDOW_PER_LANE + 5 + tiles / GP__SCAN_WINDOW + 8;
+    const double tiles = (double)n / ((double)GP__SCAN_BLOCK * gp__scan_items(elem)) + 1;
+    return gp__scan_items(elem) + 5 + 5 + 5 + 5 + tiles / (GP__SCAN_LEVEL * GP__SCAN_LEVEL) + 8;
 }
 
 /* Compares got[0..n) with the sequential scan of x. Integers and min/max: exact bytes.
@@ -301,7 +311,7 @@ static int run_case(fixture *f, const instance *in, size_t n, int inclusive, int
 
 static void check_instances(fixture *f, size_t max_n)
 {
-    const size_t sizes[] = {0, 1, 31, 32, 33, 1023, 1025, 65536, 65537, 1048573, (1u << 24) + 7};
+    const size_t sizes[] = {0, 1, 31, 32, 33, 1023, 1025, 65536, 65537, 300007, 1048573, (1u << 24) + 7};
     /* (in offset, out offset, in place): aligned; both one element in (vectors, pad 1);
      * in one element off out (element by element); in place at offset 1 */
     const size_t placements[][3] = {{0, 0, 0}, {1, 1, 0}, {1, 0, 0}, {0, 0, 1}, {1, 1, 1}};
@@ -446,7 +456,7 @@ extern "C" void test_scan_gpu(void)
     }
     gp_t_section("scan: default instances against the host reference");
     fixture f;
-    const size_t max_n = gp_t_small() ? 65537 : (1u << 24) + 7, cap = (2 * GUARD + max_n + 1) * 8;
+    const size_t max_n = gp_t_small() ? 300007 : (1u << 24) + 7, cap = (2 * GUARD + max_n + 1) * 8;
     CUDA_CHK(cudaMalloc(&f.d_in, cap));
     CUDA_CHK(cudaMalloc(&f.d_out, cap));
     f.h_x = (unsigned char *)malloc(cap);

@@ -216,7 +216,7 @@ USER_WRAP(aff16, aff16)
 template <class T, class R, class F>
 static void check_device_type(const char *name, user_scan ex, user_scan in, R random, F op, T id, size_t max_n)
 {
-    const size_t sizes[] = {1, 2, 31, 33, 1025, 8193, 65536, 65537, 1048573, (1u << 24) + 7};
+    const size_t sizes[] = {1, 2, 31, 33, 1025, 8193, 65536, 65537, 300007, 1048573, (1u << 24) + 7};
     const size_t offsets[] = {0, sizeof(T), 4};
     uint64_t st = gp_t_state(31);
     T *h = (T *)malloc((max_n + 1) * sizeof(T)), *got = (T *)malloc((max_n + 1) * sizeof(T));
@@ -263,7 +263,7 @@ extern "C" void test_scan_user(void)
     gp_t_section("GP_DEFINE_SCAN: warp and block level (2x2 matrix product)");
     check_warp_block();
     gp_t_section("GP_DEFINE_SCAN: device level, non-commutative operators");
-    const size_t max_n = gp_t_small() ? 65537 : (1u << 24) + 7;
+    const size_t max_n = gp_t_small() ? 300007 : (1u << 24) + 7;
     const aff AFF_ID = {1, 0};
     const aff16 AFF16_ID = {1, 0};
     check_device_type<mat2>("mat2", ex_mat2, in_mat2, mat2_random, mat2_mul, MAT2_ID, max_n);
