@@ -51,6 +51,9 @@
 #ifndef GP__SCAN_THREAD_BYTES
 #define GP__SCAN_THREAD_BYTES 64    /* bytes each thread holds in registers: 4 x 16-byte vectors */
 #endif
+#ifndef GP__SCAN_BACKOFF_NS
+#define GP__SCAN_BACKOFF_NS 0       /* look-back: sleep between polling rounds */
+#endif
 #define GP__SCAN_LEVEL 32           /* look-back: tiles per window, windows per super-window */
 #define GP__SCAN_CLUSTER_MAX 8      /* portable cluster size */
 #define GP__SCAN_ALIGN 256
@@ -253,18 +256,29 @@ static __device__ __forceinline__ typename Op::type gp__scan_lookback(char *scra
     const size_t idx[3] = {a, w, super > 0 ? super - 1 : 0};
     T v[3] = {Op::identity(), Op::identity(), Op::identity()};
     unsigned pending = (a < tile) | (w < window) << 1 | (lane == 0 && super > 0) << 2;
-    while (pending) pending = gp__scan_poll<T, 3>(scratch, words, vals, idx, pending, v);
-    const T va = v[0], vw = v[1], vc = v[2];
-    const T tiles_before = gp__warp_reduce<Op>(va);   /* A(32k) .. A(t-1), fixed tree */
-    const T windows_before = gp__warp_reduce<Op>(vw); /* WT(32K) .. WT(k-1) */
-    const T checkpoint = gp__shfl<GP__SHFL_IDX>(vc, 0);
-    const T prefix = Op::apply(Op::apply(checkpoint, windows_before), tiles_before);
-    if (lane == 0 && tile + 1 < tiles) {
-        if (tile % W == W - 1) /* last of its window: the window's total */
-            gp__scan_publish<T>(scratch, L.words[1], L.vals[1], window, Op::apply(tiles_before, agg));
-        if (tile % (W * W) == W * W - 1) /* last of its super-window: the checkpoint */
-            gp__scan_publish<T>(scratch, L.words[2], L.vals[2], super, Op::apply(prefix, agg));
+    /* The window's tile totals are published without waiting on anything, so once they
+     * are all in, the last tile of a window publishes the window total at once, before
+     * it waits on earlier windows or the checkpoint: window totals never chain. */
+    bool have_tiles = false;
+    T tiles_before = Op::identity(); /* A(32k) .. A(t-1), fixed tree */
+    for (;;) {
+        if (pending) pending = gp__scan_poll<T, 3>(scratch, words, vals, idx, pending, v);
+        if (!have_tiles && __all_sync(GP__FULL_MASK, !(pending & 1u))) {
+            have_tiles = true;
+            tiles_before = gp__warp_reduce<Op>(v[0]);
+            if (lane == 0 && tile % W == W - 1 && tile + 1 < tiles)
+                gp__scan_publish<T>(scratch, L.words[1], L.vals[1], window, Op::apply(tiles_before, agg));
+        }
+        if (!__any_sync(GP__FULL_MASK, pending)) break;
+#if GP__SCAN_BACKOFF_NS > 0
+        __nanosleep(GP__SCAN_BACKOFF_NS);
+#endif
     }
+    const T windows_before = gp__warp_reduce<Op>(v[1]); /* WT(32K) .. WT(k-1) */
+    const T checkpoint = gp__shfl<GP__SHFL_IDX>(v[2], 0);
+    const T prefix = Op::apply(Op::apply(checkpoint, windows_before), tiles_before);
+    if (lane == 0 && tile + 1 < tiles && tile % (W * W) == W * W - 1) /* last of its super-window */
+        gp__scan_publish<T>(scratch, L.words[2], L.vals[2], super, Op::apply(prefix, agg));
     return prefix;
 }
 
