@@ -98,6 +98,7 @@ static __device__ __forceinline__ typename Op::type gp__block_scan_warp_totals(t
     __syncthreads();
     if (lane == 0) totals[warp] = warp_total;
     __syncthreads();
+    __syncwarp(); /* lanes converged before the shuffles (else nvcc's slow collective path) */
     const T w = lane < nwarps ? totals[lane] : Op::identity();
     const T incl = gp__warp_inclusive_scan<Op>(w);
     if (aggregate) *aggregate = gp__shfl<GP__SHFL_IDX>(incl, (int)nwarps - 1);

@@ -4,9 +4,13 @@
  * and reduce.cuh's small helpers (gp__ceil_div, gp__load_cg). The plan and scratch
  * arithmetic are plain host/device code, tested on the host.
  *
- * How it works. The array is cut into tiles; each thread holds 64 contiguous bytes of its
- * tile in registers (16 floats: four 16-byte loads), so a thread scans its own items
- * serially, a warp scans the 32 thread totals with shuffles and the block scans its warps'
+ * How it works. The array is cut into tiles; each thread holds 64 bytes of its tile in
+ * registers (16 floats: four 16-byte vectors). Warp w owns a contiguous run of the tile
+ * and loads it warp-striped (row j, lane l: vector j*32+l), so every load and store
+ * instruction moves 512 contiguous bytes: whole sectors, no partial writes. (Giving each
+ * thread 64 contiguous bytes instead used, by ncu, 16 of 32 bytes per sector on loads
+ * and 9 of 32 on stores, with L2 throughput 3x DRAM throughput.) Each lane folds its vector,
+ * each row is a warp scan, rows chain by their totals, and the block scans its warps'
  * totals through shared memory (block_scan.cuh). Tiles are aligned to 16-byte boundaries
  * of the input (the first tile starts `pad` elements before d_in and masks them), so whole
  * tiles move as 16-byte vectors. The tile's exclusive prefix then comes from:
@@ -264,6 +268,7 @@ static __device__ __forceinline__ typename Op::type gp__scan_lookback(char *scra
     for (;;) {
         if (pending) pending = gp__scan_poll<T, 3>(scratch, words, vals, idx, pending, v);
         if (!have_tiles && __all_sync(GP__FULL_MASK, !(pending & 1u))) {
+            __syncwarp(); /* converged shuffles (see the kernel) */
             have_tiles = true;
             tiles_before = gp__warp_reduce<Op>(v[0]);
             if (lane == 0 && tile % W == W - 1 && tile + 1 < tiles)
@@ -274,6 +279,7 @@ static __device__ __forceinline__ typename Op::type gp__scan_lookback(char *scra
         __nanosleep(GP__SCAN_BACKOFF_NS);
 #endif
     }
+    __syncwarp();
     const T windows_before = gp__warp_reduce<Op>(v[1]); /* WT(32K) .. WT(k-1) */
     const T checkpoint = gp__shfl<GP__SHFL_IDX>(v[2], 0);
     const T prefix = Op::apply(Op::apply(checkpoint, windows_before), tiles_before);
@@ -284,10 +290,12 @@ static __device__ __forceinline__ typename Op::type gp__scan_lookback(char *scra
 
 /* ---- the kernel -------------------------------------------------------------------------- */
 
-/* Moves thread `t`'s ITEMS contiguous elements between registers x and memory at
- * virtual element v0 (= real index + pad): as 16-byte vectors when the whole tile is in
- * range and both pointers allow it, else element by element with bounds (masked elements
- * load as the identity and are never stored). */
+/* Moves one thread's ROWS vectors of VEC elements between registers x (row j at
+ * x[j*VEC]) and memory: row j starts at virtual element v0 + j * 32 * VEC (= real index +
+ * pad), so a warp's row is 32 consecutive vectors: one load or store instruction covers
+ * 512 contiguous bytes. As 16-byte vectors when the whole tile is in range and both
+ * pointers allow it, else element by element with bounds (masked elements load as the
+ * identity and are never stored). */
 template <class Op, int ROWS, int VEC>
 static __device__ __forceinline__ void gp__scan_load(typename Op::type (&x)[ROWS * VEC], const typename Op::type *in,
                                                     size_t v0, const gp__scan_plan &p, bool whole)
@@ -298,16 +306,18 @@ static __device__ __forceinline__ void gp__scan_load(typename Op::type (&x)[ROWS
             const uint4 *src = reinterpret_cast<const uint4 *>(in + (v0 - p.pad));
             uint4 w[ROWS];
 #pragma unroll
-            for (int j = 0; j < ROWS; j++) w[j] = src[j];
+            for (int j = 0; j < ROWS; j++) w[j] = src[j * 32];
             memcpy(x, w, sizeof w);
             return;
         }
     }
 #pragma unroll
-    for (int i = 0; i < ROWS * VEC; i++) {
-        const size_t v = v0 + i;
-        x[i] = v >= p.pad && v - p.pad < p.n ? in[v - p.pad] : Op::identity();
-    }
+    for (int j = 0; j < ROWS; j++)
+#pragma unroll
+        for (int k = 0; k < VEC; k++) {
+            const size_t v = v0 + (size_t)j * 32 * VEC + k;
+            x[j * VEC + k] = v >= p.pad && v - p.pad < p.n ? in[v - p.pad] : Op::identity();
+        }
 }
 
 template <class Op, int ROWS, int VEC>
@@ -321,19 +331,22 @@ static __device__ __forceinline__ void gp__scan_store(typename Op::type *out, co
             memcpy(w, x, sizeof w);
             uint4 *dst = reinterpret_cast<uint4 *>(out + (v0 - p.pad));
 #pragma unroll
-            for (int j = 0; j < ROWS; j++) dst[j] = w[j];
+            for (int j = 0; j < ROWS; j++) dst[j * 32] = w[j];
             return;
         }
     }
 #pragma unroll
-    for (int i = 0; i < ROWS * VEC; i++) {
-        const size_t v = v0 + i;
-        if (v >= p.pad && v - p.pad < p.n) out[v - p.pad] = x[i];
-    }
+    for (int j = 0; j < ROWS; j++)
+#pragma unroll
+        for (int k = 0; k < VEC; k++) {
+            const size_t v = v0 + (size_t)j * 32 * VEC + k;
+            if (v >= p.pad && v - p.pad < p.n) out[v - p.pad] = x[j * VEC + k];
+        }
 }
 
-/* One tile per block of BLOCK threads (p.block). Thread t holds the ITEMS contiguous
- * elements at virtual index tile * TILE + t * ITEMS (virtual = real + pad). */
+/* One tile per block of BLOCK threads (p.block). Warp w owns the 32 * ITEMS contiguous
+ * elements from virtual index tile * TILE + w * 32 * ITEMS (virtual = real + pad), as
+ * ROWS rows of 32 vectors; lane l holds vector l of each row. */
 template <class Op, int BLOCK>
 __global__ void __launch_bounds__(BLOCK)
     gp__scan_kernel(typename Op::type *out, const typename Op::type *in, gp__scan_plan p, gp__scan_layout L,
@@ -344,7 +357,7 @@ __global__ void __launch_bounds__(BLOCK)
     const size_t TILE = (size_t)BLOCK * ITEMS;
     __shared__ size_t s_tile;
     __shared__ T s_prefix;
-    const unsigned warp = threadIdx.x >> 5;
+    const unsigned warp = threadIdx.x >> 5, lane = gp__lane_id();
 
     size_t tile = blockIdx.x;
     if (p.mode == GP__SCAN_GRID) { /* tiles in the order blocks start */
@@ -352,26 +365,43 @@ __global__ void __launch_bounds__(BLOCK)
         __syncthreads();
         tile = s_tile;
     }
-    const size_t v0 = tile * TILE + (size_t)threadIdx.x * ITEMS;
+    const size_t v0 = tile * TILE + (size_t)warp * 32 * ITEMS + (size_t)lane * VEC;
     const bool whole = p.vec_ok && tile * TILE >= p.pad && (tile + 1) * TILE - p.pad <= p.n;
     T x[ITEMS];
     gp__scan_load<Op, ROWS, VEC>(x, in, v0, p, whole);
+    /* Reconverge before the shuffles: after the element-by-element path's branches the
+     * lanes may still run apart, and nvcc then takes a slow "collective" path for every
+     * shuffle (ncu: 30% of stalls were branch resolving, every shuffle one at a time). */
+    __syncwarp();
 
-    /* thread, warp and block: the total of the tile before this thread */
-    T mine = x[0];
+    /* per row: the lane's vector total, a warp scan, the row's total; rows chain in order.
+     * lane_prefix[j]: the warp's elements before vector (j, lane). */
+    T lane_prefix[ROWS], carry = Op::identity();
 #pragma unroll
-    for (int i = 1; i < ITEMS; i++) mine = Op::apply(mine, x[i]);
-    T warp_total, agg;
-    const T before_in_warp = gp__warp_exclusive_scan<Op>(mine, &warp_total);
-    const T warps_before = gp__block_scan_warp_totals<Op>(warp_total, &agg);
-    T base = warp > 0 ? Op::apply(warps_before, before_in_warp) : before_in_warp;
+    for (int j = 0; j < ROWS; j++) {
+        T v = x[j * VEC];
+#pragma unroll
+        for (int k = 1; k < VEC; k++) v = Op::apply(v, x[j * VEC + k]);
+        const T incl = gp__warp_inclusive_scan<Op>(v);
+        const T row_total = gp__shfl<GP__SHFL_IDX>(incl, 31);
+        const T left = gp__shfl<GP__SHFL_UP>(incl, 1);
+        if (j == 0) {
+            lane_prefix[0] = lane == 0 ? Op::identity() : left;
+            carry = row_total;
+        } else {
+            lane_prefix[j] = lane == 0 ? carry : Op::apply(carry, left);
+            carry = Op::apply(carry, row_total);
+        }
+    }
+    T agg;
+    T base = gp__block_scan_warp_totals<Op>(carry, &agg); /* the warps before this one */
 
     /* the tile's exclusive prefix */
     if (p.mode == GP__SCAN_GRID) {
         if (tile > 0) {
             if (warp == 0) {
                 const T pre = gp__scan_lookback<Op>(scratch, L, tile, p.tiles, agg);
-                if (threadIdx.x == 0) s_prefix = pre;
+                if (lane == 0) s_prefix = pre;
             }
             __syncthreads();
             base = Op::apply(s_prefix, base);
@@ -380,33 +410,40 @@ __global__ void __launch_bounds__(BLOCK)
         }
     }
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    __shared__ T s_agg;
     if (p.mode == GP__SCAN_CLUSTER) { /* the cluster is the whole grid: rank = blockIdx.x */
-        __shared__ T s_agg;
         if (threadIdx.x == 0) s_agg = agg;
         __cluster_barrier_arrive(); /* release: s_agg is visible cluster-wide */
         __cluster_barrier_wait();
         if (warp == 0) {
-            const unsigned lane = gp__lane_id();
             T v = Op::identity();
             if (lane < blockIdx.x) v = *static_cast<T *>(__cluster_map_shared_rank(&s_agg, lane));
+            __syncwarp();
             const T pre = gp__warp_reduce<Op>(v); /* blocks before this one, fixed tree */
             if (lane == 0) s_prefix = pre;
         }
-        __cluster_barrier_arrive(); /* s_prefix visible; no block exits while others read its s_agg */
-        __cluster_barrier_wait();
+        __syncthreads();
         if (blockIdx.x > 0) base = Op::apply(s_prefix, base);
     }
 #endif
-
     /* outputs, in place in x */
-    T run = base;
 #pragma unroll
-    for (int i = 0; i < ITEMS; i++) {
-        const T next = Op::apply(run, x[i]);
-        x[i] = inclusive ? next : run;
-        run = next;
+    for (int j = 0; j < ROWS; j++) {
+        T run = Op::apply(base, lane_prefix[j]);
+#pragma unroll
+        for (int k = 0; k < VEC; k++) {
+            const T next = Op::apply(run, x[j * VEC + k]);
+            x[j * VEC + k] = inclusive ? next : run;
+            run = next;
+        }
     }
     gp__scan_store<Op, ROWS, VEC>(out, x, v0, p, whole);
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    if (p.mode == GP__SCAN_CLUSTER) { /* no block exits while another may still read its s_agg */
+        __cluster_barrier_arrive_relaxed();
+        __cluster_barrier_wait();
+    }
+#endif
 }
 
 /* The host side of every gp_{exclusive,inclusive}_scan_<name>. */
