@@ -32,11 +32,11 @@
  * Tile t (window k, super K) computes
  *   exclusive(t) = C(K-1) OP R(WT(32K) .. WT(k-1)) OP R(A(32k) .. A(t-1)),
  * where A are tile totals and R is a reduction by one warp in a fixed tree (lane l takes
- * item l, then a butterfly); missing terms are the identity. One round of at most two
- * loads per lane. Tile totals and window totals depend on no other tile's prefix; only
- * the checkpoints form a chain, one hop per 1024 tiles (8 MB of floats), so the chain's
- * latency (about a microsecond a hop) stays far below the time the GPU takes to stream
- * those tiles. Status words: for types of at most 4 bytes, flag and value share one
+ * item l, then a butterfly); missing terms are the identity. All loads of a polling round
+ * are in flight together (two per lane, plus the checkpoint in lane 0). Tile totals and
+ * window totals depend on no other tile's prefix; only the checkpoints form a chain, one
+ * hop per 1024 tiles (8 MB of floats). (Whether that chain limits throughput is not yet
+ * measured in isolation; see /work/notes/issue-4.md for the profile.) Status words: for types of at most 4 bytes, flag and value share one
  * 64-bit word (written and read with relaxed gpu-scope 64-bit accesses: no fence);
  * larger types use a flag word and the value beside it (value, then a release store of
  * the flag; relaxed flag loads, one acquire fence, then the values; each written once). */
@@ -56,7 +56,7 @@
 #define GP__SCAN_THREAD_BYTES 64    /* bytes each thread holds in registers: 4 x 16-byte vectors */
 #endif
 #ifndef GP__SCAN_BACKOFF_NS
-#define GP__SCAN_BACKOFF_NS 0       /* look-back: sleep between polling rounds */
+#define GP__SCAN_BACKOFF_NS 0       /* look-back: sleep between polling rounds (100 ns: no change) */
 #endif
 #define GP__SCAN_LEVEL 32           /* look-back: tiles per window, windows per super-window */
 #define GP__SCAN_CLUSTER_MAX 8      /* portable cluster size */

@@ -6,6 +6,7 @@
  * Any slip in the order of combination changes the result. */
 #include "../gpuprims.cuh"
 #include "harness.h"
+#include "scan_wrap.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -198,18 +199,9 @@ static void check_warp_block(void)
 /* ---- device level ---------------------------------------------------------------------- */
 
 typedef cudaError_t (*user_scan)(void *o, const void *i, size_t n, cudaStream_t s);
-#define USER_WRAP(name, T)                                                                            \
-    static cudaError_t ex_##name(void *o, const void *i, size_t n, cudaStream_t s)                    \
-    {                                                                                                 \
-        return gp_exclusive_scan_##name((T *)o, (const T *)i, n, s);                                  \
-    }                                                                                                 \
-    static cudaError_t in_##name(void *o, const void *i, size_t n, cudaStream_t s)                    \
-    {                                                                                                 \
-        return gp_inclusive_scan_##name((T *)o, (const T *)i, n, s);                                  \
-    }
-USER_WRAP(mat2, mat2)
-USER_WRAP(aff, aff)
-USER_WRAP(aff16, aff16)
+SCAN_WRAPPERS(mat2, mat2)
+SCAN_WRAPPERS(aff, aff)
+SCAN_WRAPPERS(aff16, aff16)
 
 /* One type: sizes, exclusive/inclusive, in place and out of place, byte offsets
  * (aligned, one element, and off every 16-byte boundary where the type allows). */
@@ -231,7 +223,8 @@ static void check_device_type(const char *name, user_scan ex, user_scan in, R ra
         for (size_t o = 0; o < 3; o++)
             for (int inclusive = 0; inclusive <= 1; inclusive++)
                 for (int in_place = 0; in_place <= 1; in_place++) {
-                    if (n > 1048573 && (o != (size_t)inclusive || in_place != inclusive)) continue; /* two cases */
+                    if (n > (gp_t_small() ? 65537u : 1048573u) && (o != (size_t)inclusive || in_place != inclusive))
+                        continue; /* the largest size of the run: two cases */
                     T *out = (T *)(d_out + offsets[o]);
                     const T *x = in_place ? out : (const T *)(d_in + offsets[o]);
                     CUDA_CHK(cudaMemset(d_out, 0xA7, (max_n + 1) * sizeof(T) + 16));
