@@ -26,6 +26,8 @@ int main(int argc, char **argv)
     test_reduce_gpu();
     test_reduce_user();
     test_c_api();
+    test_examples_ptx();
+    test_examples_errors();
 
     printf("%d passed, %d failed, %d skipped\n", gp_t_passed, gp_t_failed, gp_t_skipped);
     return gp_t_failed ? 1 : 0;
