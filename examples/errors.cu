@@ -64,6 +64,7 @@ static void show_unchecked(void)
 {
     float h = 1, *never_allocated = NULL;
     cudaError_t copy = cudaMemcpy(never_allocated, &h, sizeof h, cudaMemcpyHostToDevice);
+    (void)cudaGetLastError(); /* the failed copy is also "the last error": clear it */
     kernel1<<<1, 10000>>>(NULL, 1);
     cudaError_t sync = cudaDeviceSynchronize();
     cudaError_t last = cudaGetLastError(); /* also clears the error */
