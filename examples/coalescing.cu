@@ -6,8 +6,13 @@
  *    unless the offset is a multiple of 32. The seed measured 49 GB/s at offset 0 and 45
  *    elsewhere on a GTX 480 (peak 177). Since Fermi, L1/L2 serve 32-byte sectors, so a
  *    misaligned warp costs one extra sector (5 instead of 4), not a second transaction:
- *    expect a dip of a few percent at most. Buffers of 256 MB each, well above the L2, so
- *    these are DRAM figures (the seed's 320 blocks of 128 threads would sit in today's L2).
+ *    expect a dip of a few percent at most -- and less still in DRAM traffic, since the
+ *    neighbouring warp reads the straddled sector too and finds it in L2. Buffers of
+ *    256 MB each, well above the L2, so these are DRAM figures (the seed's 320 blocks of
+ *    128 threads would sit in today's L2). The seed's kernel, one float per thread, is
+ *    limited on a GPU this wide by the bytes it keeps in flight (2048 threads x 4 bytes
+ *    per SM, far below bandwidth x latency), not by coalescing; the "x4" columns run the
+ *    same pattern with four floats per thread to show the offset's cost nearer the peak.
  * 2. AoS against SoA (Robert Strzodka's example in the seed): a kernel that uses one
  *    field of a 3-float struct reads the whole struct's sectors from an array of structs,
  *    only the field's from a struct of arrays; a kernel that uses all three fields reads
@@ -35,6 +40,19 @@ __global__ void copy_offset(float *out, const float *in, int offset)
 {
     size_t idx = (size_t)blockIdx.x * blockDim.x + threadIdx.x + offset;
     out[idx] = in[idx];
+}
+
+/* The same access pattern, four floats per thread (a block covers 4 * blockDim.x
+ * consecutive floats, each load instruction still warp-contiguous), all four loads issued
+ * before the first store: four times the bytes in flight per thread. */
+__global__ void copy_offset_x4(float *__restrict__ out, const float *__restrict__ in, int offset)
+{
+    size_t idx = (size_t)blockIdx.x * blockDim.x * 4 + threadIdx.x + offset;
+    float v[4];
+#pragma unroll
+    for (int k = 0; k < 4; k++) v[k] = in[idx + k * blockDim.x];
+#pragma unroll
+    for (int k = 0; k < 4; k++) out[idx + k * blockDim.x] = v[k];
 }
 
 typedef struct {
@@ -71,13 +89,16 @@ __global__ void soa_all_fields(float *out, points_soa_t p, size_t n)
 
 typedef struct {
     float *out, *in;
-    int offset;
+    int offset, x4;
 } copy_args;
 
 static void launch_copy(void *p)
 {
     copy_args *a = (copy_args *)p;
-    copy_offset<<<(unsigned)(COPY_N / COPY_BLOCK), COPY_BLOCK>>>(a->out, a->in, a->offset);
+    if (a->x4)
+        copy_offset_x4<<<(unsigned)(COPY_N / (4 * COPY_BLOCK)), COPY_BLOCK>>>(a->out, a->in, a->offset);
+    else
+        copy_offset<<<(unsigned)(COPY_N / COPY_BLOCK), COPY_BLOCK>>>(a->out, a->in, a->offset);
     CUDA_CHK_LAUNCH();
 }
 
@@ -117,21 +138,27 @@ static int offset_copy(double peak, double copy_rate)
     CUDA_CHK(cudaMemcpy(d_in, h_in, bytes, cudaMemcpyHostToDevice));
 
     int bad = 0;
-    double gbps0 = 0;
-    printf("Offset copy: %zu floats per launch, %d threads per block\n\n"
-           "| offset | GB/s | %% of peak | %% of offset 0 | check |\n|---|---|---|---|---|\n",
+    double gbps0[2] = {0, 0};
+    printf("Offset copy: %zu floats per launch, %d threads per block; the seed's kernel (one float per "
+           "thread) and the same with four floats per thread\n\n"
+           "| offset | GB/s | %% of peak | %% of offset 0 | GB/s, x4 | %% of peak, x4 | %% of offset 0, x4 | check "
+           "|\n|---|---|---|---|---|---|---|---|\n",
            COPY_N, COPY_BLOCK);
     for (int offset = 0; offset <= MAX_OFFSET; offset++) {
-        copy_args a = {d_out, d_in, offset};
-        CUDA_CHK(cudaMemset(d_out, 0xff, bytes)); /* poison */
-        launch_copy(&a);
-        CUDA_CHK(cudaMemcpy(h_out, d_out, bytes, cudaMemcpyDeviceToHost));
-        int ok = memcmp(h_out + offset, h_in + offset, COPY_N * sizeof(float)) == 0;
-        float ms = gp_bench_median_ms(launch_copy, &a);
-        double gbps = gp_bench_gbps(2.0 * COPY_N * sizeof(float), ms);
-        if (offset == 0) gbps0 = gbps;
-        printf("| %d | %.0f | %.1f | %.1f | %s |\n", offset, gbps, 100 * gbps / peak, 100 * gbps / gbps0,
-               ok ? "ok" : "MISMATCH");
+        int ok = 1;
+        printf("| %d ", offset);
+        for (int x4 = 0; x4 < 2; x4++) {
+            copy_args a = {d_out, d_in, offset, x4};
+            CUDA_CHK(cudaMemset(d_out, 0xff, bytes)); /* poison */
+            launch_copy(&a);
+            CUDA_CHK(cudaMemcpy(h_out, d_out, bytes, cudaMemcpyDeviceToHost));
+            ok &= memcmp(h_out + offset, h_in + offset, COPY_N * sizeof(float)) == 0;
+            float ms = gp_bench_median_ms(launch_copy, &a);
+            double gbps = gp_bench_gbps(2.0 * COPY_N * sizeof(float), ms);
+            if (offset == 0) gbps0[x4] = gbps;
+            printf("| %.0f | %.1f | %.1f ", gbps, 100 * gbps / peak, 100 * gbps / gbps0[x4]);
+        }
+        printf("| %s |\n", ok ? "ok" : "MISMATCH");
         bad += !ok;
     }
     printf("(theoretical peak %.0f GB/s; cudaMemcpy device to device %.0f GB/s)\n\n", peak, copy_rate);

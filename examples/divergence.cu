@@ -112,7 +112,7 @@ int main(void)
     const size_t bytes = N * sizeof(int), blocks = (N + BLOCK - 1) / BLOCK;
     int *h_in = (int *)malloc(bytes), *d_in, *d_partial, *d_total;
     long long want = 0;
-    for (size_t i = 0; i < N; i++) want += h_in[i] = (int)((i * 2654435761u) >> 28); /* 0..15: no overflow */
+    for (size_t i = 0; i < N; i++) want += h_in[i] = (int)((uint32_t)(i * 2654435761u) >> 28); /* 0..15: the int total cannot overflow */
     CUDA_CHK(cudaMalloc(&d_in, bytes));
     CUDA_CHK(cudaMalloc(&d_partial, blocks * sizeof(int)));
     CUDA_CHK(cudaMalloc(&d_total, sizeof(int)));

@@ -26,16 +26,19 @@
 #include <stdlib.h>
 
 #define N 1000
-/* Bug 3's stride: thread i writes v[i * FAR]. The course used 1000, a few MB past a 4 KB
- * allocation, which a modern GPU does not always fault on (such overruns are what
- * compute-sanitizer is for); 2^26 floats (256 MB) per thread is unmapped for certain. */
-#define FAR ((size_t)1 << 26)
+/* Bug 3: every thread writes 2^36 floats (256 GiB) past its element. The course's kernel
+ * wrote v[i*1000], at most 4 MB past a 4 KB allocation, which a modern GPU does not always
+ * fault on (small overruns are what compute-sanitizer is for). Spreading the writes over
+ * the address space is no better: one run of v[i * 2^26] (a 256 MB stride) on an H200 hit an address that
+ * is not global memory and got cudaErrorInvalidAddressSpace instead. 256 GiB past one
+ * allocation (the address tests/test_check.cu also uses) is unmapped global space. */
+#define FAR ((size_t)1 << 36)
 
-/* The course's kernel1, with the stride as an argument: stride 1 doubles v in place. */
-__global__ void kernel1(float *v, size_t stride)
+/* The course's kernel1, its write shifted by `past` elements: past = 0 doubles v in place. */
+__global__ void kernel1(float *v, size_t past)
 {
     size_t i = threadIdx.x;
-    v[i * stride] = v[i] + v[i];
+    v[i + past] = v[i] + v[i];
 }
 
 /* The course's program; `bug` (0 = none) plants one of the three. */
@@ -46,7 +49,7 @@ static int run(int bug)
 
     if (bug != 1) CUDA_CHK(cudaMalloc(&d_v, sizeof in)); /* bug 1 forgets this: d_v stays NULL */
     CUDA_CHK(cudaMemcpy(d_v, in, sizeof in, cudaMemcpyHostToDevice)); /* bug 1 is caught here */
-    kernel1<<<1, bug == 2 ? 10000 : N>>>(d_v, bug == 3 ? FAR : 1);
+    kernel1<<<1, bug == 2 ? 10000 : N>>>(d_v, bug == 3 ? FAR : 0);
     CUDA_CHK_LAUNCH();                 /* bug 2 is caught here */
     CUDA_CHK(cudaDeviceSynchronize()); /* bug 3 is caught here */
     CUDA_CHK(cudaMemcpy(out, d_v, sizeof out, cudaMemcpyDeviceToHost));
@@ -65,7 +68,7 @@ static void show_unchecked(void)
     float h = 1, *never_allocated = NULL;
     cudaError_t copy = cudaMemcpy(never_allocated, &h, sizeof h, cudaMemcpyHostToDevice);
     (void)cudaGetLastError(); /* the failed copy is also "the last error": clear it */
-    kernel1<<<1, 10000>>>(NULL, 1);
+    kernel1<<<1, 10000>>>(NULL, 0);
     cudaError_t sync = cudaDeviceSynchronize();
     cudaError_t last = cudaGetLastError(); /* also clears the error */
 
