@@ -16,7 +16,10 @@
  *                  the seed's closing question, "can you get rid of the 4 iterations with
  *                  divergence?", answered.
  * The table prints, per block, the warp-steps whose lanes disagree on the branch
- * (counted on the host from the same predicates) beside the time.
+ * (counted on the host from the same predicates) beside the time. An H200: 95, 5 and 0
+ * divergent warp-steps; 327, 312 and 262 us on 2^26 ints. Divergence costs little there
+ * (1.04x: a divergent step of a shared-memory add is cheap next to the load and the nine
+ * barriers); finishing in registers saves four barriers and gains 1.25x.
  *
  * Run:  make build/examples/divergence && build/examples/divergence */
 #define GPUPRIMS_IMPLEMENTATION

@@ -4,7 +4,10 @@
  * What a reader learns: the whole life of a CUDA program -- allocate, copy in, launch a 1-D
  * grid of 1-D blocks sized by a ceiling division (the last block is partial, hence the
  * `idx < N` guard), copy out, check, free -- and what the kernel costs next to the copies
- * that feed it. The seed asks for 64 threads per block; 256 is shown beside it.
+ * that feed it. The seed asks for 64 threads per block; 256 is shown beside it. An H200:
+ * 0.94 ms with 64 threads per block, 0.29 ms with 256 (1.56 million blocks of 64 threads:
+ * most likely the rate at which the GPU starts blocks, not memory; not profiled), and about
+ * 100 ms for the round trip through pageable host memory: the copies are the cost.
  *
  * Run:  make build/examples/increment && build/examples/increment */
 #include "../gpuprims.cuh"
@@ -59,6 +62,8 @@ int main(void)
     double host_ms = now_ms() - t0;
 
     CUDA_CHK(cudaMalloc(&a_d, bytes));
+    CUDA_CHK(cudaMemcpy(a_d, a_h, bytes, cudaMemcpyHostToDevice)); /* warm-up: first-use costs */
+    CUDA_CHK(cudaMemcpy(got, a_d, bytes, cudaMemcpyDeviceToHost));  /* stay out of the table */
     int bad = 0;
     printf("| version | threads per block | time (ms) | GB/s | check |\n|---|---|---|---|---|\n");
     printf("| host loop | - | %.2f | %.0f | reference |\n", host_ms, gp_bench_gbps(2.0 * bytes, (float)host_ms));

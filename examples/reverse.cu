@@ -8,9 +8,10 @@
  *   shared  each block stores its chunk reversed in shared memory, then writes it in
  *           ascending order: reads and writes both ascending.
  * On the G80 the naive write pattern broke coalescing; since compute capability 1.2 the
- * hardware coalesces any permutation within a segment, so the two run at the same speed
- * today -- the table shows it. Shared memory pays off when the permutation crosses
- * segments (a transpose), not here.
+ * hardware coalesces any permutation within a segment, so the naive kernel is as fast
+ * today, or faster: an H200 measured 2625 GB/s naive, 2391 through shared memory (the
+ * barrier and the round trip cost more than they save). Shared memory pays off when the
+ * permutation crosses segments (a transpose), not here.
  *
  * Run:  make build/examples/reverse && build/examples/reverse
  * Checks both kernels at lengths 1, 31, 255, 256, 257, 1000003 and 2^26 - 3 (every output

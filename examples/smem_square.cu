@@ -15,6 +15,9 @@
  *   store_two_adjacent     shared[2*tid], shared[2*tid+1]: lanes 0 and 16 hit one bank  st 2
  *   store_two_strided      shared[tid], shared[tid + blockDim.x]: 32 banks              st 1
  * The numbers at the right are wavefronts per request, as the bank model predicts them.
+ * An H200 (make run-examples): ncu counts exactly these; 2^14 tiles take 30 us without
+ * conflicts, 85 us with 32-way loads, 144 us with 32-way stores and loads. The two-values
+ * kernels take the same time (41 us): their 2-way store hides behind the global traffic.
  *
  * Run:  make build/examples/smem_square && build/examples/smem_square [--no-ncu]
  *   1. checks every kernel's output against the host, on 2^14 tiles;
