@@ -13,13 +13,13 @@
  *    x latency), not by coalescing; the "x4" columns run the same pattern with four floats
  *    per thread, nearer the peak, where the offset shows.
  *    An H200 (make run-examples): the seed's kernel 1669 GB/s (35% of peak) at every
- *    offset; x4, 4110-4150 GB/s (86%) at offsets that are multiples of 8 floats and
- *    3840-3940 (80-82%) at the others: today the unit is the 32-byte sector, not the
+ *    offset; x4, about 4150 GB/s (86%) at offsets that are multiples of 8 floats and
+ *    3850-3950 (80-82%) at the others: today the unit is the 32-byte sector, not the
  *    128-byte line, and missing it costs about 6%.
  * 2. AoS against SoA (Robert Strzodka's example in the seed): a kernel that uses one
  *    field of a 3-float struct reads the whole struct's sectors from an array of structs,
  *    only the field's from a struct of arrays; a kernel that uses all three fields reads
- *    the same bytes either way. An H200: one field, AoS 1.32x slower (it moves 16 bytes
+ *    the same bytes either way. An H200: one field, AoS 1.3x slower (it moves 16 bytes
  *    per element against 8, but the SoA kernel is itself held back by its loads in flight,
  *    at 51% of peak, so the gap is less than 2x); all fields, the same time.
  * Every result is compared with the host (bitwise); GB/s counts the bytes the kernel

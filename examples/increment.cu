@@ -7,7 +7,7 @@
  * that feed it. The seed asks for 64 threads per block; 256 is shown beside it. An H200:
  * 0.94 ms with 64 threads per block, 0.29 ms with 256 (1.56 million blocks of 64 threads:
  * most likely the rate at which the GPU starts blocks, not memory; not profiled), and about
- * 100 ms for the round trip through pageable host memory: the copies are the cost.
+ * 60 ms for the round trip through pageable host memory: the copies are the cost.
  *
  * Run:  make build/examples/increment && build/examples/increment */
 #include "../gpuprims.cuh"

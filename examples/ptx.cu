@@ -63,7 +63,7 @@ int main(void)
         const char *name, *ptx;
         void (*kernel)(float *, const float *, size_t);
         int dbl;
-    } runs[2] = {{"x * 2.27 ", "cvt.f64.f32, mul.f64, cvt.rn.f32.f64", scale_by_double_literal, 1},
+    } runs[2] = {{"x * 2.27", "cvt.f64.f32, mul.f64, cvt.rn.f32.f64", scale_by_double_literal, 1},
                  {"x * 2.27f", "mul.f32", scale_by_float_literal, 0}};
     int bad = 0;
     printf("| kernel | PTX arithmetic | time (us) | GB/s | mismatches vs host | differs from the other |\n"
