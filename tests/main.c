@@ -29,6 +29,8 @@ int main(int argc, char **argv)
     test_transpose_host();
     test_transpose_gpu();
     test_c_api();
+    test_examples_ptx();
+    test_examples_errors();
 
     printf("%d passed, %d failed, %d skipped\n", gp_t_passed, gp_t_failed, gp_t_skipped);
     return gp_t_failed ? 1 : 0;
