@@ -318,6 +318,80 @@ static __device__ __forceinline__ void gp__tile_store(T *g, size_t ld, size_t ro
                                                       tile_cols});
 }
 
+/* ---- Asynchronous tile load (cp.async, sm_80 and later) ---------------------------------
+ * The same copy, but each chunk inside the matrix goes global -> shared through cp.async:
+ * it needs no register and no thread waits for it, so a whole tile's loads are in flight
+ * at once (the synchronous load keeps GP__TILE_BATCH_BYTES per thread in flight). Chunks
+ * outside the matrix are written with `fill` as usual. The caller must call
+ * gp__tile_load_wait() and then __syncthreads() before reading the tile. A chunk is as
+ * wide as both sides allow (16, 8 or 4 bytes); types that allow none of these, and
+ * builds for older GPUs, use the synchronous load. */
+static __device__ __forceinline__ int gp__cp_async_bytes(uintptr_t g, size_t ld_bytes, size_t cols_bytes, uintptr_t s,
+                                                          size_t pitch_bytes, int elem)
+{
+    for (int c = 16; c >= 4 && c >= elem; c /= 2)
+        if ((g | ld_bytes | cols_bytes | s | pitch_bytes) % c == 0 && c % elem == 0) return c;
+    return 0;
+}
+
+template <int BYTES>
+static __device__ __forceinline__ void gp__cp_async(void *dst_shared, const void *src_global)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    const unsigned d = (unsigned)__cvta_generic_to_shared(dst_shared);
+    if constexpr (BYTES == 16)
+        asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(d), "l"(src_global) : "memory");
+    else
+        asm volatile("cp.async.ca.shared.global [%0], [%1], %2;\n" ::"r"(d), "l"(src_global), "n"(BYTES) : "memory");
+#else
+    memcpy(dst_shared, src_global, BYTES);
+#endif
+}
+
+/* Waits for this thread's cp.async copies; then __syncthreads() makes the tile visible. */
+static __device__ __forceinline__ void gp__tile_load_wait(void)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.wait_all;\n" ::: "memory");
+#endif
+}
+
+template <int NT, int BYTES, class T, class RowMap>
+static __device__ __forceinline__ void gp__tile_load_async_as(T *s, int s_pitch, const T *g, size_t ld, int rows,
+                                                              int cols, int tile_rows, int tile_cols, T fill,
+                                                              RowMap row_map)
+{
+    constexpr int W = BYTES / sizeof(T);
+    const int per_row = tile_cols / W, chunks = tile_rows * per_row;
+    const int stride = NT > 0 ? NT : (int)gp__block_size();
+#pragma unroll 4
+    for (int i = (int)gp__thread_rank(); i < chunks; i += stride) {
+        const int r = i / per_row, c = i % per_row * W;
+        T *dst = s + (size_t)row_map(r) * s_pitch + c;
+        const T *src = g + (size_t)r * ld + c;
+        if (r < rows && c + W <= cols) gp__cp_async<BYTES>(dst, src);
+        else
+            for (int k = 0; k < W; k++) dst[k] = (r < rows && c + k < cols) ? src[k] : fill;
+    }
+}
+
+template <int NT = 0, class T, class RowMap = gp__rows_identity>
+static __device__ __forceinline__ void gp__tile_load_async(T *s, int s_pitch, const T *g, size_t ld, size_t rows_left,
+                                                           size_t cols_left, int tile_rows, int tile_cols, T fill,
+                                                           RowMap row_map = RowMap())
+{
+    const int rows = gp__tile_clip(rows_left, tile_rows), cols = gp__tile_clip(cols_left, tile_cols);
+    const int bytes = gp__cp_async_bytes((uintptr_t)g, ld * sizeof(T), (size_t)tile_cols * sizeof(T), (uintptr_t)s,
+                                         (size_t)s_pitch * sizeof(T), (int)sizeof(T));
+    if constexpr (sizeof(T) <= 16 && 16 % sizeof(T) == 0)
+        if (bytes == 16) return gp__tile_load_async_as<NT, 16>(s, s_pitch, g, ld, rows, cols, tile_rows, tile_cols, fill, row_map);
+    if constexpr (sizeof(T) <= 8 && 8 % sizeof(T) == 0)
+        if (bytes == 8) return gp__tile_load_async_as<NT, 8>(s, s_pitch, g, ld, rows, cols, tile_rows, tile_cols, fill, row_map);
+    if constexpr (sizeof(T) <= 4 && 4 % sizeof(T) == 0)
+        if (bytes == 4) return gp__tile_load_async_as<NT, 4>(s, s_pitch, g, ld, rows, cols, tile_rows, tile_cols, fill, row_map);
+    gp__tile_load<NT>(s, s_pitch, g, ld, rows_left, cols_left, tile_rows, tile_cols, fill, row_map);
+}
+
 /* GP_DEFINE_TILE(name, T): the C-named tile functions for one element type.
  *   void gp_tile_load_<name>(T *s_tile, int s_pitch, const T *g, size_t ld,
  *                            size_t rows_left, size_t cols_left, int tile_rows, int tile_cols, T fill)

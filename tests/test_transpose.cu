@@ -217,7 +217,7 @@ static int tile_case(const tile_type *ty, uint64_t *st, unsigned char *d_buf, un
     const int tc = aligned ? 16 * (1 + (int)(gp_t_next(st) % 3)) : 1 + (int)(gp_t_next(st) % 40);
     const size_t rl = gp_t_next(st) % (tr + 6), cl = gp_t_next(st) % (tc + 6);
     const size_t ld = cl + (aligned ? 16 * (gp_t_next(st) % 3) + (16 - cl % 16) % 16 : gp_t_next(st) % 5);
-    const size_t ld_out = ld + gp_t_next(st) % 3 * (aligned ? 16 : 1);
+    const size_t ld_out = ld + gp_t_next(st) % 3 * (aligned ? 16 : 1) + (ld == 0); /* >= 1: the check divides by it */
     const size_t off = aligned ? 0 : (gp_t_next(st) % 8) * ty->align / e * e; /* element offset, keeps T's alignment */
     const int pitch = aligned ? tc + 16 * (int)(gp_t_next(st) % 2) : tc + (int)(gp_t_next(st) % 5);
     const size_t span = (rl + 1) * (ld > ld_out ? ld : ld_out) * e + 64;
