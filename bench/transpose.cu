@@ -138,25 +138,6 @@ __global__ void copy(float *odata, const float *idata, int width, int height, in
             odata[index + i * width] = idata[index + i * width];
 }
 
-/* Shared-memory copy: copy through a tile with a barrier, to price the tile and the
- * __syncthreads() that every tiled transpose needs. */
-__global__ void copySharedMem(float *odata, const float *idata, int width, int height,
-                              int nreps)
-{
-    __shared__ float tile[TILE_DIM][TILE_DIM];
-    int xIndex = blockIdx.x * TILE_DIM + threadIdx.x;
-    int yIndex = blockIdx.y * TILE_DIM + threadIdx.y;
-    int index = xIndex + width * yIndex;
-    for (int r = 0; r < nreps; r++) {
-        for (int i = 0; i < TILE_DIM; i += BLOCK_ROWS)
-            tile[threadIdx.y + i][threadIdx.x] = idata[index + i * width];
-        __syncthreads();
-        for (int i = 0; i < TILE_DIM; i += BLOCK_ROWS)
-            odata[index + i * width] = tile[threadIdx.y + i][threadIdx.x];
-        __syncthreads();
-    }
-}
-
 /* Naive transpose: reads rows (coalesced), writes columns: consecutive threads store
  * `height` floats apart, one memory transaction per thread. */
 __global__ void transposeNaive(float *odata, const float *idata, int width, int height,
@@ -171,28 +152,50 @@ __global__ void transposeNaive(float *odata, const float *idata, int width, int 
             odata[index_out + i] = idata[index_in + i * width];
 }
 
-/* Coalesced transpose: fixes the naive stores. A tile is read by rows into shared memory,
+/* The pass every shared-memory kernel below is made of (the seed writes it out in each
+ * kernel; the kernels differ only in these three choices and in which tile (bx, by) a
+ * block takes): load tile (bx, by) of idata by rows into shared memory, barrier, store it
+ * by rows.
+ *   PAD      floats of padding per tile row: 1 puts a column of the tile in 32 banks
+ *   IN_TILE  read the shared tile by columns: the elements are transposed within the tile
+ *   MOVE     store to tile (by, bx) of the output, whose rows are `height` long: the tiles
+ *            are transposed
+ * A full transpose is IN_TILE and MOVE; neither is a copy through shared memory. */
+template <int PAD, bool IN_TILE, bool MOVE>
+__device__ __forceinline__ void tiled_pass(float *odata, const float *idata, int bx, int by,
+                                           int width, int height, int nreps)
+{
+    __shared__ float tile[TILE_DIM][TILE_DIM + PAD];
+    const int tx = threadIdx.x, ty = threadIdx.y;
+    const int index_in = (bx * TILE_DIM + tx) + (by * TILE_DIM + ty) * width;
+    const int index_out = MOVE ? (by * TILE_DIM + tx) + (bx * TILE_DIM + ty) * height : index_in;
+    const int out_row = MOVE ? height : width;
+    for (int r = 0; r < nreps; r++) {
+        for (int i = 0; i < TILE_DIM; i += BLOCK_ROWS)
+            tile[ty + i][tx] = idata[index_in + i * width];
+        __syncthreads();
+        for (int i = 0; i < TILE_DIM; i += BLOCK_ROWS)
+            odata[index_out + i * out_row] = IN_TILE ? tile[tx][ty + i] : tile[ty + i][tx];
+        __syncthreads();
+    }
+}
+
+/* Shared-memory copy: copy through a tile with a barrier, to price the tile and the
+ * __syncthreads() that every tiled transpose needs. */
+__global__ void copySharedMem(float *odata, const float *idata, int width, int height,
+                              int nreps)
+{
+    tiled_pass<0, false, false>(odata, idata, blockIdx.x, blockIdx.y, width, height, nreps);
+}
+
+/* Coalesced transpose: fixes the naive stores. A tile is read by rows into shared memory
  * and written by rows of the output tile, reading the shared tile by columns. New problem:
  * a column of a 32 x 32 float tile lies in one shared-memory bank (a 32-way conflict on
  * today's 32 banks; 16-way on the seed's half warps). */
 __global__ void transposeCoalesced(float *odata, const float *idata, int width, int height,
                                    int nreps)
 {
-    __shared__ float tile[TILE_DIM][TILE_DIM];
-    int xIndex = blockIdx.x * TILE_DIM + threadIdx.x;
-    int yIndex = blockIdx.y * TILE_DIM + threadIdx.y;
-    int index_in = xIndex + yIndex * width;
-    xIndex = blockIdx.y * TILE_DIM + threadIdx.x;
-    yIndex = blockIdx.x * TILE_DIM + threadIdx.y;
-    int index_out = xIndex + yIndex * height;
-    for (int r = 0; r < nreps; r++) {
-        for (int i = 0; i < TILE_DIM; i += BLOCK_ROWS)
-            tile[threadIdx.y + i][threadIdx.x] = idata[index_in + i * width];
-        __syncthreads();
-        for (int i = 0; i < TILE_DIM; i += BLOCK_ROWS)
-            odata[index_out + i * height] = tile[threadIdx.x][threadIdx.y + i];
-        __syncthreads();
-    }
+    tiled_pass<0, true, true>(odata, idata, blockIdx.x, blockIdx.y, width, height, nreps);
 }
 
 /* Bank-conflict-free transpose: fixes the coalesced kernel's conflicts by padding each
@@ -200,74 +203,33 @@ __global__ void transposeCoalesced(float *odata, const float *idata, int width, 
 __global__ void transposeNoBankConflicts(float *odata, const float *idata, int width,
                                          int height, int nreps)
 {
-    __shared__ float tile[TILE_DIM][TILE_DIM + 1];
-    int xIndex = blockIdx.x * TILE_DIM + threadIdx.x;
-    int yIndex = blockIdx.y * TILE_DIM + threadIdx.y;
-    int index_in = xIndex + yIndex * width;
-    xIndex = blockIdx.y * TILE_DIM + threadIdx.x;
-    yIndex = blockIdx.x * TILE_DIM + threadIdx.y;
-    int index_out = xIndex + yIndex * height;
-    for (int r = 0; r < nreps; r++) {
-        for (int i = 0; i < TILE_DIM; i += BLOCK_ROWS)
-            tile[threadIdx.y + i][threadIdx.x] = idata[index_in + i * width];
-        __syncthreads();
-        for (int i = 0; i < TILE_DIM; i += BLOCK_ROWS)
-            odata[index_out + i * height] = tile[threadIdx.x][threadIdx.y + i];
-        __syncthreads();
-    }
+    tiled_pass<1, true, true>(odata, idata, blockIdx.x, blockIdx.y, width, height, nreps);
 }
 
 /* Fine-grained transpose (a diagnostic, not a transpose): transposes the data within each
- * tile but writes the tile back to its own place. Isolates the cost of the in-tile
- * shuffle. */
+ * tile but writes the tile back to its own place. Prices the in-tile shuffle alone. */
 __global__ void transposeFineGrained(float *odata, const float *idata, int width, int height,
                                      int nreps)
 {
-    __shared__ float block[TILE_DIM][TILE_DIM + 1];
-    int xIndex = blockIdx.x * TILE_DIM + threadIdx.x;
-    int yIndex = blockIdx.y * TILE_DIM + threadIdx.y;
-    int index = xIndex + yIndex * width;
-    for (int r = 0; r < nreps; r++) {
-        for (int i = 0; i < TILE_DIM; i += BLOCK_ROWS)
-            block[threadIdx.y + i][threadIdx.x] = idata[index + i * width];
-        __syncthreads();
-        for (int i = 0; i < TILE_DIM; i += BLOCK_ROWS)
-            odata[index + i * width] = block[threadIdx.x][threadIdx.y + i];
-        __syncthreads();
-    }
+    tiled_pass<1, true, false>(odata, idata, blockIdx.x, blockIdx.y, width, height, nreps);
 }
 
 /* Coarse-grained transpose (a diagnostic, not a transpose): moves each tile to its
- * transposed place but does not transpose within it. Isolates the cost of where the tiles
- * go, which on the seed's GPU is the whole gap (partition camping). */
+ * transposed place but does not transpose within it. Prices where the tiles go, which on
+ * the seed's GPU is the whole gap (partition camping). */
 __global__ void transposeCoarseGrained(float *odata, const float *idata, int width,
                                        int height, int nreps)
 {
-    __shared__ float block[TILE_DIM][TILE_DIM + 1];
-    int xIndex = blockIdx.x * TILE_DIM + threadIdx.x;
-    int yIndex = blockIdx.y * TILE_DIM + threadIdx.y;
-    int index_in = xIndex + yIndex * width;
-    xIndex = blockIdx.y * TILE_DIM + threadIdx.x;
-    yIndex = blockIdx.x * TILE_DIM + threadIdx.y;
-    int index_out = xIndex + yIndex * height;
-    for (int r = 0; r < nreps; r++) {
-        for (int i = 0; i < TILE_DIM; i += BLOCK_ROWS)
-            block[threadIdx.y + i][threadIdx.x] = idata[index_in + i * width];
-        __syncthreads();
-        for (int i = 0; i < TILE_DIM; i += BLOCK_ROWS)
-            odata[index_out + i * height] = block[threadIdx.y + i][threadIdx.x];
-        __syncthreads();
-    }
+    tiled_pass<1, false, true>(odata, idata, blockIdx.x, blockIdx.y, width, height, nreps);
 }
 
 /* Diagonal block reordering: fixes partition camping. Blocks that run at the same time
  * (consecutive block ids) take tiles along a diagonal, so their output tiles are spread
- * over the columns of odata instead of stacked in one column of tiles, whose rows the seed's
- * GPU mapped to the same few memory partitions (2048 bytes of stride). */
+ * over the columns of odata instead of stacked in one column of tiles, whose rows the
+ * seed's GPU mapped to the same few memory partitions (2048 bytes of stride). */
 __global__ void transposeDiagonal(float *odata, const float *idata, int width, int height,
                                   int nreps)
 {
-    __shared__ float tile[TILE_DIM][TILE_DIM + 1];
     int blockIdx_x, blockIdx_y;
     if (width == height) {
         blockIdx_y = blockIdx.x;
@@ -277,20 +239,7 @@ __global__ void transposeDiagonal(float *odata, const float *idata, int width, i
         blockIdx_y = bid % gridDim.y;
         blockIdx_x = ((bid / gridDim.y) + blockIdx_y) % gridDim.x;
     }
-    int xIndex = blockIdx_x * TILE_DIM + threadIdx.x;
-    int yIndex = blockIdx_y * TILE_DIM + threadIdx.y;
-    int index_in = xIndex + yIndex * width;
-    xIndex = blockIdx_y * TILE_DIM + threadIdx.x;
-    yIndex = blockIdx_x * TILE_DIM + threadIdx.y;
-    int index_out = xIndex + yIndex * height;
-    for (int r = 0; r < nreps; r++) {
-        for (int i = 0; i < TILE_DIM; i += BLOCK_ROWS)
-            tile[threadIdx.y + i][threadIdx.x] = idata[index_in + i * width];
-        __syncthreads();
-        for (int i = 0; i < TILE_DIM; i += BLOCK_ROWS)
-            odata[index_out + i * height] = tile[threadIdx.x][threadIdx.y + i];
-        __syncthreads();
-    }
+    tiled_pass<1, true, true>(odata, idata, blockIdx_x, blockIdx_y, width, height, nreps);
 }
 
 /* What a kernel computes, for the host check: where output element (r, c) comes from. */
