@@ -38,10 +38,10 @@
 #include "../gpuprims.cuh"
 #include "bench.cuh"
 
-/* Part 2 needs the library's transpose (issue 3). Build with -DGP_BENCH_TRANSPOSE_LIB=0
- * for part 1 alone, on a tree where the library side has not landed. */
+/* Part 2 needs the library's transpose (gp_transpose_*, issue 3). 0 builds part 1 alone,
+ * for a tree where the library side has not landed yet. */
 #ifndef GP_BENCH_TRANSPOSE_LIB
-#define GP_BENCH_TRANSPOSE_LIB 1
+#define GP_BENCH_TRANSPOSE_LIB 0
 #endif
 
 #define TILE_DIM 32       /* the seed's tile: 32 x 32 elements */
