@@ -83,8 +83,10 @@
 #endif
 #include "detail/warp.cuh"
 #include "detail/block_reduce.cuh"
+#include "detail/tile.cuh"
 #include "detail/scratch.cuh"
 #include "detail/reduce.cuh"
+#include "detail/transpose.cuh"
 #endif
 #include "detail/instances.cuh"
 

@@ -36,6 +36,8 @@ int test_check_scenario(int which); /* runs in a child process: must exit non-ze
 void test_reduce_host(void);
 void test_reduce_gpu(void);
 void test_reduce_user(void);
+void test_transpose_host(void);
+void test_transpose_gpu(void);
 void test_c_api(void);
 
 #ifdef __cplusplus
