@@ -38,12 +38,6 @@
 #include "../gpuprims.cuh"
 #include "bench.cuh"
 
-/* Part 2 needs the library's transpose (gp_transpose_*, issue 3). 0 builds part 1 alone,
- * for a tree where the library side has not landed yet. */
-#ifndef GP_BENCH_TRANSPOSE_LIB
-#define GP_BENCH_TRANSPOSE_LIB 0
-#endif
-
 #define TILE_DIM 32       /* the seed's tile: 32 x 32 elements */
 #define BLOCK_ROWS 8      /* the seed's block: 32 x 8 threads, 4 elements per thread */
 #define NUM_REPS 100      /* passes per measurement, both columns (the seed's NUM_REPS) */
@@ -396,7 +390,6 @@ static void bench_ladder(void)
         gp__bench.l2_bytes >> 20, NUM_REPS);
 }
 
-#if GP_BENCH_TRANSPOSE_LIB
 /* ======================================================================================
  * Part 2: gp_transpose vs cuBLAS geam vs copy.
  * ==================================================================================== */
@@ -643,17 +636,12 @@ static void bench_table(void)
     CUDA_CHK(cudaFree(d_diff));
     CUBLAS_CHK(cublasDestroy(cublas));
 }
-#endif /* GP_BENCH_TRANSPOSE_LIB */
 
 int main(void)
 {
     gp_bench_begin("transpose", "Transpose");
     bench_ladder();
-#if GP_BENCH_TRANSPOSE_LIB
     bench_table();
-#else
-    gp_bench_note("Part 2 (gp_transpose vs cuBLAS geam) not built: GP_BENCH_TRANSPOSE_LIB=0.");
-#endif
     gp_bench_end();
     return 0;
 }
