@@ -260,14 +260,14 @@ static __device__ __forceinline__ void gp__tile_store_as(T *g, size_t ld, int ro
 
 /* Runs op.template run<C>() with the chunk type for `bytes` (one of the widths that
  * gp_tile_chunk_bytes can return for T), so load and store share the dispatch. */
-template <class T, int MAX_CHUNK, class Op>
+template <class T, class Op>
 static __device__ __forceinline__ void gp__with_chunk(int bytes, Op op)
 {
-    if constexpr (MAX_CHUNK >= 16 && sizeof(T) < 16 && 16 % sizeof(T) == 0)
+    if constexpr (sizeof(T) < 16 && 16 % sizeof(T) == 0)
         if (bytes == 16) return op.template run<uint4>();
-    if constexpr (MAX_CHUNK >= 8 && sizeof(T) < 8 && 8 % sizeof(T) == 0)
+    if constexpr (sizeof(T) < 8 && 8 % sizeof(T) == 0)
         if (bytes == 8) return op.template run<uint2>();
-    if constexpr (MAX_CHUNK >= 4 && sizeof(T) < 4 && 4 % sizeof(T) == 0)
+    if constexpr (sizeof(T) < 4 && 4 % sizeof(T) == 0)
         if (bytes == 4) return op.template run<uint32_t>();
     op.template run<T>();
 }
@@ -293,16 +293,14 @@ struct gp__tile_store_op {
 };
 
 /* Global -> shared. See the contract at the top of this file. NT > 0: the block size,
- * known at compile time (the loops unroll); 0: read at run time. MAX_CHUNK caps the
- * global access width (bytes): a kernel that moves 4-byte words into a padded tile
- * spends fewer instructions and registers on plain 4-byte accesses. */
-template <int NT = 0, int MAX_CHUNK = 16, class T, class RowMap = gp__rows_identity>
+ * known at compile time (the loops unroll); 0: read at run time. */
+template <int NT = 0, class T, class RowMap = gp__rows_identity>
 static __device__ __forceinline__ void gp__tile_load(T *s, int s_pitch, const T *g, size_t ld, size_t rows_left,
                                                      size_t cols_left, int tile_rows, int tile_cols, T fill,
                                                      RowMap row_map = RowMap())
 {
     const int bytes = gp_tile_chunk_bytes((uintptr_t)g, ld * sizeof(T), (size_t)tile_cols * sizeof(T), (int)sizeof(T));
-    gp__with_chunk<T, MAX_CHUNK>(bytes, gp__tile_load_op<NT, T, RowMap>{s, s_pitch, g, ld, gp__tile_clip(rows_left, tile_rows),
+    gp__with_chunk<T>(bytes, gp__tile_load_op<NT, T, RowMap>{s, s_pitch, g, ld, gp__tile_clip(rows_left, tile_rows),
                                                              gp__tile_clip(cols_left, tile_cols), tile_rows,
                                                              tile_cols, fill, row_map});
 }
@@ -313,7 +311,7 @@ static __device__ __forceinline__ void gp__tile_store(T *g, size_t ld, size_t ro
                                                       int s_pitch, int tile_rows, int tile_cols)
 {
     const int bytes = gp_tile_chunk_bytes((uintptr_t)g, ld * sizeof(T), (size_t)tile_cols * sizeof(T), (int)sizeof(T));
-    gp__with_chunk<T, 16>(bytes, gp__tile_store_op<NT, T>{g, ld, gp__tile_clip(rows_left, tile_rows),
+    gp__with_chunk<T>(bytes, gp__tile_store_op<NT, T>{g, ld, gp__tile_clip(rows_left, tile_rows),
                                                       gp__tile_clip(cols_left, tile_cols), s, s_pitch, tile_rows,
                                                       tile_cols});
 }
@@ -392,9 +390,14 @@ static __device__ __forceinline__ void gp__tile_load_async(T *s, int s_pitch, co
     gp__tile_load<NT>(s, s_pitch, g, ld, rows_left, cols_left, tile_rows, tile_cols, fill, row_map);
 }
 
+/* gp_tile_load_wait(): after gp_tile_load_async_<name>, before the __syncthreads() that
+ * publishes the tile. */
+[[maybe_unused]] static __device__ __forceinline__ void gp_tile_load_wait(void) { gp__tile_load_wait(); }
+
 /* GP_DEFINE_TILE(name, T): the C-named tile functions for one element type.
  *   void gp_tile_load_<name>(T *s_tile, int s_pitch, const T *g, size_t ld,
  *                            size_t rows_left, size_t cols_left, int tile_rows, int tile_cols, T fill)
+ *   void gp_tile_load_async_<name>(same arguments)     then gp_tile_load_wait(); __syncthreads();
  *   void gp_tile_store_<name>(T *g, size_t ld, size_t rows_left, size_t cols_left,
  *                             const T *s_tile, int s_pitch, int tile_rows, int tile_cols) */
 #define GP_DEFINE_TILE(name, T)                                                                                   \
@@ -403,6 +406,12 @@ static __device__ __forceinline__ void gp__tile_load_async(T *s, int s_pitch, co
         int tile_cols, T fill)                                                                                    \
     {                                                                                                             \
         gp__tile_load(s_tile, s_pitch, g, ld, rows_left, cols_left, tile_rows, tile_cols, fill);                  \
+    }                                                                                                             \
+    [[maybe_unused]] static __device__ __forceinline__ void gp_tile_load_async_##name(                            \
+        T *s_tile, int s_pitch, const T *g, size_t ld, size_t rows_left, size_t cols_left, int tile_rows,         \
+        int tile_cols, T fill)                                                                                    \
+    {                                                                                                             \
+        gp__tile_load_async(s_tile, s_pitch, g, ld, rows_left, cols_left, tile_rows, tile_cols, fill);            \
     }                                                                                                             \
     [[maybe_unused]] static __device__ __forceinline__ void gp_tile_store_##name(                                 \
         T *g, size_t ld, size_t rows_left, size_t cols_left, const T *s_tile, int s_pitch, int tile_rows,         \

@@ -175,11 +175,16 @@ extern "C" void test_transpose_host(void)
 /* Loads a tile, dumps shared memory densely to `dump`, then stores the tile to `g_out`. */
 #define TILE_KERNEL(name, T)                                                                                      \
     __global__ void __launch_bounds__(1024) tile_kernel_##name(T *dump, T *g_out, size_t ld_out, const T *g, size_t ld, size_t rows_left, \
-                                       size_t cols_left, int tile_rows, int tile_cols, int pitch, T fill)         \
+                                       size_t cols_left, int tile_rows, int tile_cols, int pitch, T fill, int async)\
     {                                                                                                             \
         extern __shared__ __align__(16) unsigned char raw[];                                                      \
         T *s = reinterpret_cast<T *>(raw);                                                                        \
-        gp_tile_load_##name(s, pitch, g, ld, rows_left, cols_left, tile_rows, tile_cols, fill);                   \
+        if (async) {                                                                                              \
+            gp_tile_load_async_##name(s, pitch, g, ld, rows_left, cols_left, tile_rows, tile_cols, fill);         \
+            gp_tile_load_wait();                                                                                  \
+        } else {                                                                                                  \
+            gp_tile_load_##name(s, pitch, g, ld, rows_left, cols_left, tile_rows, tile_cols, fill);               \
+        }                                                                                                         \
         __syncthreads();                                                                                          \
         for (int i = gp__thread_rank(); i < tile_rows * tile_cols; i += gp__block_size())                         \
             dump[i] = s[i / tile_cols * pitch + i % tile_cols];                                                   \
@@ -191,13 +196,13 @@ TILE_KERNEL(f64, double)
 TILE_KERNEL(v16, gp_v16_t)
 TILE_KERNEL(rgb, rgb_t)
 
-typedef void (*tile_kernel)(void *, void *, size_t, const void *, size_t, size_t, size_t, int, int, int, const void *);
 #define TILE_LAUNCHER(name, T)                                                                                   \
     static void launch_tile_##name(dim3 block, size_t smem, void *dump, void *g_out, size_t ld_out, const void *g, \
-                                   size_t ld, size_t rl, size_t cl, int tr, int tc, int pitch, const void *fill)  \
+                                   size_t ld, size_t rl, size_t cl, int tr, int tc, int pitch, const void *fill,  \
+                                   int async)                                                                    \
     {                                                                                                            \
         tile_kernel_##name<<<1, block, smem>>>((T *)dump, (T *)g_out, ld_out, (const T *)g, ld, rl, cl, tr, tc,  \
-                                               pitch, *(const T *)fill);                                         \
+                                               pitch, *(const T *)fill, async);                                  \
     }
 TILE_LAUNCHER(u8, uint8_t)
 TILE_LAUNCHER(f32, float)
@@ -205,12 +210,12 @@ TILE_LAUNCHER(f64, double)
 TILE_LAUNCHER(v16, gp_v16_t)
 TILE_LAUNCHER(rgb, rgb_t)
 typedef void (*tile_launcher)(dim3, size_t, void *, void *, size_t, const void *, size_t, size_t, size_t, int, int,
-                              int, const void *);
+                              int, const void *, int);
 typedef struct { const char *name; size_t elem, align; tile_launcher launch; } tile_type;
 
 /* One tile case: returns 1 when both the shared-memory dump and the stored matrix match. */
 static int tile_case(const tile_type *ty, uint64_t *st, unsigned char *d_buf, unsigned char *d_dump,
-                     unsigned char *d_out, unsigned char *h, size_t buf_bytes, dim3 block, int aligned)
+                     unsigned char *d_out, unsigned char *h, size_t buf_bytes, dim3 block, int aligned, int async)
 {
     const size_t e = ty->elem;
     const int tr = 1 + (int)(gp_t_next(st) % 40);
@@ -230,7 +235,8 @@ static int tile_case(const tile_type *ty, uint64_t *st, unsigned char *d_buf, un
     CUDA_CHK(cudaMemcpy(d_buf + off, h, span, cudaMemcpyHostToDevice));
     CUDA_CHK(cudaMemset(d_out, POISON, span + off));
     CUDA_CHK(cudaMemset(d_dump, POISON, (size_t)tr * tc * e));
-    ty->launch(block, (size_t)tr * pitch * e, d_dump, d_out + off, ld_out, d_buf + off, ld, rl, cl, tr, tc, pitch, fill);
+    ty->launch(block, (size_t)tr * pitch * e, d_dump, d_out + off, ld_out, d_buf + off, ld, rl, cl, tr, tc, pitch, fill,
+               async);
     CUDA_CHK_LAUNCH();
     CUDA_CHK(cudaDeviceSynchronize());
 
@@ -250,8 +256,8 @@ static int tile_case(const tile_type *ty, uint64_t *st, unsigned char *d_buf, un
         ok &= out[off + i] == (inside ? h[(r * ld + c) * e + i % e] : POISON);
     }
     for (size_t i = 0; i < off; i++) ok &= out[i] == POISON;
-    EXPECT(ok, "tile %s: %dx%d tile, %zux%zu left, ld %zu, ld_out %zu, pitch %d, offset %zu, block %ux%ux%u", ty->name,
-           tr, tc, rl, cl, ld, ld_out, pitch, off, block.x, block.y, block.z);
+    EXPECT(ok, "tile %s%s: %dx%d tile, %zux%zu left, ld %zu, ld_out %zu, pitch %d, offset %zu, block %ux%ux%u",
+           ty->name, async ? " (async)" : "", tr, tc, rl, cl, ld, ld_out, pitch, off, block.x, block.y, block.z);
     free(dump);
     free(out);
     return ok;
@@ -271,9 +277,9 @@ static void check_tiles(void)
     uint64_t st = gp_t_state(32);
     for (size_t t = 0; t < sizeof types / sizeof *types; t++) {
         int cases = 0, fails = 0;
-        for (int i = 0; i < 60; i++) {
+        for (int i = 0; i < 120; i++) {
             const int aligned = i % 3 == 0; /* a third of the cases allow 16-byte chunks */
-            fails += !tile_case(&types[t], &st, d_buf, d_dump, d_out, h, buf_bytes, blocks[i % 5], aligned);
+            fails += !tile_case(&types[t], &st, d_buf, d_dump, d_out, h, buf_bytes, blocks[i % 5], aligned, i % 2);
             cases++;
         }
         printf("  tile %-4s %d cases, %d failed\n", types[t].name, cases, fails);
@@ -488,13 +494,13 @@ static void check_huge_one(const char *name, size_t rows, size_t cols,
 extern "C" void test_transpose_gpu(void)
 {
     if (!gp_t_have_gpu()) {
-        gp_t_skip("tile: load/store against the host model (5 types x 60 cases)");
+        gp_t_skip("tile: load (plain and async)/store against the host model (5 types x 120 cases)");
         gp_t_skip("transpose: every instance and two user types, plain, strided, batched");
         gp_t_skip("transpose: bad input");
         gp_t_skip("transpose: more than 2^32 elements");
         return;
     }
-    gp_t_section("tile: load/store against the host model");
+    gp_t_section("tile: load (plain and async) and store against the host model");
     check_tiles();
     gp_t_section("transpose: default instances and user types against the host transpose");
     tr_fixture f;
