@@ -24,12 +24,19 @@
  *   gp_block_reduce_<name>                        detail/block_reduce.cuh
  *   gp_reduce_<name>                              detail/reduce.cuh
  *   (stream-ordered scratch for it)               detail/scratch.cuh
+ *   gp_matmul_f32, gp_matmul_f64                  detail/matmul.cuh
  *   the default instance list                     detail/instances.cuh
  *
  * DEFAULT INSTANCES
  *   <name> = <op>_<type>, op in sum min max, type in i32 u32 i64 u64 f32 f64
  *   (int32_t uint32_t int64_t uint64_t float double):
  *     cudaError_t gp_reduce_sum_f32(float *d_out, const float *d_in, size_t n, cudaStream_t s);
+ *
+ *   Matrix multiply, row-major C = A.B (A m x k, B k x n, C m x n, leading dimensions k, n, n):
+ *     cudaError_t gp_matmul_f32(float *d_c, const float *d_a, const float *d_b,
+ *                               size_t m, size_t n, size_t k, cudaStream_t s);   (and _f64)
+ *   Plain FMA on the CUDA cores (no TF32 or tensor cores). Any m, n, k; k == 0 writes zeros;
+ *   m == 0 or n == 0 is a no-op; C must not overlap A or B (cudaErrorInvalidValue).
  *
  * YOUR OWN TYPE AND OPERATOR (in any .cu file, at file scope; TU-local definitions)
  *     typedef struct { float v; int i; } pair_t;
@@ -85,6 +92,7 @@
 #include "detail/block_reduce.cuh"
 #include "detail/scratch.cuh"
 #include "detail/reduce.cuh"
+#include "detail/matmul.cuh"
 #endif
 #include "detail/instances.cuh"
 

@@ -37,6 +37,8 @@ void test_reduce_host(void);
 void test_reduce_gpu(void);
 void test_reduce_user(void);
 void test_c_api(void);
+void test_matmul_host(void);
+void test_matmul_gpu(void);
 
 #ifdef __cplusplus
 }

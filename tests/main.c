@@ -26,6 +26,8 @@ int main(int argc, char **argv)
     test_reduce_gpu();
     test_reduce_user();
     test_c_api();
+    test_matmul_host();
+    test_matmul_gpu();
 
     printf("%d passed, %d failed, %d skipped\n", gp_t_passed, gp_t_failed, gp_t_skipped);
     return gp_t_failed ? 1 : 0;
