@@ -131,43 +131,60 @@ static __device__ __forceinline__ void gp__cp_async_wait(void)
 #endif
 }
 
-/* s[r * s_pitch + c] = g[r * ld + c], VEC elements per copy (VEC * sizeof(T) = 4, 8 or 16
- * bytes; for VEC > 1, g, ld and cols_left must keep every vector whole and 16-byte
- * aligned). Thread t copies vectors t, t + NT, ... in row-major order: a warp reads
- * consecutive vectors of a row. */
-template <class T, int ROWS, int COLS, int NT, int VEC>
-static __device__ __forceinline__ void gp__tile_load_async(T *s, int s_pitch, const T *g, size_t ld, size_t rows_left,
-                                                           size_t cols_left)
-{
-    enum { PER_ROW = COLS / VEC, PASSES = ROWS * PER_ROW / NT };
-    static_assert(COLS % VEC == 0 && (ROWS * PER_ROW) % NT == 0, "whole passes of whole vectors");
-#pragma unroll
-    for (int p = 0; p < PASSES; p++) {
-        const int v = p * NT + (int)threadIdx.x;
-        const int r = v / PER_ROW, c = v % PER_ROW * VEC;
-        const bool ok = (size_t)r < rows_left && (size_t)c < cols_left;
-        gp__cp_async<VEC * sizeof(T)>(s + r * s_pitch + c, ok ? g + r * ld + c : g, ok);
+/* gp__tile_async<T, ROWS, COLS, NT, VEC, TRANSPOSE>: one thread's share of copying a
+ * ROWS x COLS tile, with its addresses worked out once (the constructor) so that a copy in
+ * a loop costs an address add and the cp.async. Thread t copies COPIES pieces at
+ * (r0 + p * RSTEP, c0), p = 0 .. COPIES-1:
+ *  - TRANSPOSE == false: VEC elements per copy (VEC * sizeof(T) = 4, 8 or 16 bytes; for
+ *    VEC > 1 the caller guarantees whole, 16-byte aligned vectors), s[r][c] = g[r][c]; a
+ *    warp copies consecutive vectors of a row.
+ *  - TRANSPOSE == true: one element per copy, s[c][r] = g[r][c]; a warp copies an 8 (c) x 4
+ *    (r) patch: four rows of 8 consecutive elements (whole 32-byte sectors when aligned),
+ *    written to distinct banks when s_pitch * sizeof(T) % 128 == 16 (4-byte T: rows
+ *    ROWS + 4 elements long, ROWS a multiple of 32).
+ * load<CHECK>(s, s_pitch, g, ld, rows_left, cols_left): g is the tile's top-left element
+ * (a real one: it is also the source of the zero-filled copies). With CHECK, the tile is
+ * clipped to rows_left x cols_left and the rest zero-filled; without, all of it must exist. */
+template <class T, int ROWS, int COLS, int NT, int VEC, bool TRANSPOSE>
+struct gp__tile_async {
+    enum {
+        PER_ROW = COLS / VEC,                          /* copies per row (TRANSPOSE: 8-wide patches) */
+        COPIES = ROWS * COLS / VEC / NT,               /* per thread */
+        KG = COLS / 8,                                 /* TRANSPOSE: patches across a row */
+        RSTEP = TRANSPOSE ? NT / 32 / KG * 4 : NT / PER_ROW, /* rows between a thread's copies */
+    };
+    static_assert(!TRANSPOSE || VEC == 1, "the transposing copy moves one element at a time");
+    static_assert(TRANSPOSE ? COLS % 8 == 0 && (NT / 32) % KG == 0 && ROWS % RSTEP == 0
+                            : COLS % VEC == 0 && NT % PER_ROW == 0,
+                  "every thread's copies lie in one column, RSTEP rows apart");
+    static_assert((ROWS * COLS / VEC) % NT == 0 && NT % 32 == 0, "whole passes of whole warps");
+    int r0, c0;
+    __device__ __forceinline__ gp__tile_async()
+    {
+        const int t = (int)threadIdx.x, lane = t & 31;
+        if (TRANSPOSE) {
+            c0 = (t >> 5) % KG * 8 + (lane & 7);
+            r0 = (t >> 5) / KG * 4 + (lane >> 3);
+        } else {
+            c0 = t % PER_ROW * VEC;
+            r0 = t / PER_ROW;
+        }
     }
-}
-
-/* The transpose: s[c * s_pitch + r] = g[r * ld + c], one element per copy. A warp copies
- * an 8 (c) x 4 (r) patch: four rows of 8 consecutive elements (whole 32-byte sectors when
- * g is aligned), written to distinct banks when s_pitch * sizeof(T) % 128 == 16 (4-byte T:
- * rows ROWS + 4 elements long, ROWS a multiple of 32). */
-template <class T, int ROWS, int COLS, int NT>
-static __device__ __forceinline__ void gp__tile_load_async_transposed(T *s, int s_pitch, const T *g, size_t ld,
-                                                                      size_t rows_left, size_t cols_left)
-{
-    enum { KG = COLS / 8, PASSES = ROWS * COLS / NT };
-    static_assert(COLS % 8 == 0 && ROWS % 4 == 0 && (ROWS * COLS) % NT == 0 && NT % 32 == 0, "8 x 4 patches");
+    template <bool CHECK>
+    __device__ __forceinline__ void load(T *s, int s_pitch, const T *g, size_t ld, size_t rows_left,
+                                         size_t cols_left) const
+    {
+        const T *const src = g + r0 * ld + c0;
+        T *const dst = TRANSPOSE ? s + c0 * s_pitch + r0 : s + r0 * s_pitch + c0;
+        const bool col_ok = !CHECK || (size_t)c0 < cols_left;
 #pragma unroll
-    for (int p = 0; p < PASSES; p++) {
-        const int idx = p * NT + (int)threadIdx.x, patch = idx >> 5, lane = idx & 31;
-        const int c = patch % KG * 8 + (lane & 7), r = patch / KG * 4 + (lane >> 3);
-        const bool ok = (size_t)r < rows_left && (size_t)c < cols_left;
-        gp__cp_async<sizeof(T)>(s + c * s_pitch + r, ok ? g + r * ld + c : g, ok);
+        for (int p = 0; p < COPIES; p++) {
+            const bool ok = col_ok && (!CHECK || (size_t)(r0 + p * RSTEP) < rows_left);
+            gp__cp_async<VEC * sizeof(T)>(dst + p * RSTEP * (TRANSPOSE ? 1 : s_pitch),
+                                          ok ? src + p * RSTEP * ld : g, ok);
+        }
     }
-}
+};
 
 /* ---- the kernel ------------------------------------------------------------------------ */
 
@@ -191,8 +208,6 @@ struct gp__mm_cfg {
     };
     static_assert(BM % WM == 0 && BN % WN == 0 && TM % 4 == 0 && TN % 4 == 0, "tile shapes");
     static_assert(LANES_M * LANES_N == 32 && WM % TM == 0 && WN % TN == 0, "a warp is 32 lanes of TM x TN");
-    static_assert(BK % 8 == 0 && BM % 4 == 0 && (BM * BK) % THREADS == 0, "A copy: whole passes of 8 x 4 patches");
-    static_assert((BK * BN) % THREADS == 0 && ((BK * BN) / (16 / (int)sizeof(T))) % THREADS == 0, "B copy: whole passes");
     static_assert(STAGES >= 1, "stages");
 };
 
@@ -204,20 +219,6 @@ static __device__ __forceinline__ void gp__mm_lds4(T *r, const T *s)
 #pragma unroll
     for (int i = 0; i < (int)(4 * sizeof(T) / 16); i++) w[i] = reinterpret_cast<const uint4 *>(s)[i];
     memcpy(r, w, sizeof w);
-}
-
-/* One stage: As += A's BM x BK tile at (row0, k0), transposed; Bs += B's BK x BN tile. */
-template <class C, bool VEC_B>
-static __device__ __forceinline__ void gp__mm_load_stage(typename C::type *As, typename C::type *Bs,
-                                                         const typename C::type *a, const typename C::type *b,
-                                                         size_t k, size_t n, size_t m_left, size_t n_left,
-                                                         size_t k0)
-{
-    typedef typename C::type T;
-    const size_t k_left = k - k0;
-    gp__tile_load_async_transposed<T, C::BM, C::BK, C::THREADS>(As, C::PITCH_A, a + k0, k, m_left, k_left);
-    gp__tile_load_async<T, C::BK, C::BN, C::THREADS, VEC_B ? 16 / (int)sizeof(T) : 1>(Bs, C::PITCH_B, b + k0 * n, n,
-                                                                                       k_left, n_left);
 }
 
 template <class C, bool VEC_B>
@@ -248,35 +249,46 @@ __global__ void __launch_bounds__(C::THREADS, C::MIN_BLOCKS)
 #pragma unroll
         for (int j = 0; j < C::TN; j++) acc[i][j] = T(0);
 
+    /* This thread's copies of A's and B's tiles. Interior tiles (all of the block's rows
+     * and columns exist, and all BK of k) skip the bounds checks. */
+    const gp__tile_async<T, C::BM, C::BK, C::THREADS, 1, true> a_copy;
+    const gp__tile_async<T, C::BK, C::BN, C::THREADS, VEC_B ? 16 / (int)sizeof(T) : 1, false> b_copy;
+    const bool interior = m_left >= (size_t)C::BM && n_left >= (size_t)C::BN;
+    auto load = [&](size_t kt, int stage) {
+        const size_t k0 = kt * C::BK;
+        T *const as = As + stage * (C::BK * C::PITCH_A), *const bs = Bs + stage * (C::BK * C::PITCH_B);
+        if (interior && k0 + C::BK <= k) {
+            a_copy.template load<false>(as, C::PITCH_A, a_blk + k0, k, m_left, k - k0);
+            b_copy.template load<false>(bs, C::PITCH_B, b_blk + k0 * n, n, k - k0, n_left);
+        } else {
+            a_copy.template load<true>(as, C::PITCH_A, a_blk + k0, k, m_left, k - k0);
+            b_copy.template load<true>(bs, C::PITCH_B, b_blk + k0 * n, n, k - k0, n_left);
+        }
+    };
+
     const size_t ktiles = gp__mm_ceil_div(k, C::BK);
-    /* Both matrices' tiles of one k step, at stage s. */
-#define GP__MM_LOAD(kt, s)                                                                                  \
-    gp__mm_load_stage<C, VEC_B>(As + (s) * C::BK * C::PITCH_A, Bs + (s) * C::BK * C::PITCH_B, a_blk, b_blk, k, \
-                                n, m_left, n_left, (size_t)(kt) * C::BK)
+    int read = 0, write = C::STAGES - 1; /* the stage computed on, the stage copied into */
     if constexpr (C::STAGES > 1) {
 #pragma unroll
         for (int s = 0; s < C::STAGES - 1; s++) {
-            if ((size_t)s < ktiles) GP__MM_LOAD(s, s);
+            if ((size_t)s < ktiles) load(s, s);
             gp__cp_async_commit(); /* one group per tile, empty ones too: the count stays exact */
         }
     }
     for (size_t kt = 0; kt < ktiles; kt++) {
-        int stage = 0;
         if constexpr (C::STAGES > 1) {
             gp__cp_async_wait<C::STAGES - 2>(); /* this thread's copies of tile kt have landed */
             __syncthreads();                    /* everyone's have; everyone is done with tile kt-1 */
-            const size_t next = kt + C::STAGES - 1; /* goes where tile kt-1 was */
-            if (next < ktiles) GP__MM_LOAD(next, next % C::STAGES);
+            if (kt + C::STAGES - 1 < ktiles) load(kt + C::STAGES - 1, write); /* where tile kt-1 was */
             gp__cp_async_commit();
-            stage = (int)(kt % C::STAGES);
         } else {
-            GP__MM_LOAD(kt, 0);
+            load(kt, 0);
             gp__cp_async_commit();
             gp__cp_async_wait<0>();
             __syncthreads();
         }
-        const T *const as = As + stage * C::BK * C::PITCH_A + a_off;
-        const T *const bs = Bs + stage * C::BK * C::PITCH_B + b_off;
+        const T *const as = As + read * (C::BK * C::PITCH_A) + a_off;
+        const T *const bs = Bs + read * (C::BK * C::PITCH_B) + b_off;
 #pragma unroll
         for (int kk = 0; kk < C::BK; kk++) {
             T af[C::TM], bf[C::TN];
@@ -289,9 +301,13 @@ __global__ void __launch_bounds__(C::THREADS, C::MIN_BLOCKS)
 #pragma unroll
                 for (int j = 0; j < C::TN; j++) acc[i][j] = fma(af[i], bf[j], acc[i][j]);
         }
-        if constexpr (C::STAGES == 1) __syncthreads(); /* before the next tile overwrites this one */
+        if constexpr (C::STAGES == 1) {
+            __syncthreads(); /* before the next tile overwrites this one */
+        } else {
+            read = read + 1 == C::STAGES ? 0 : read + 1;
+            write = write + 1 == C::STAGES ? 0 : write + 1;
+        }
     }
-#undef GP__MM_LOAD
     if constexpr (C::STAGES > 1) gp__cp_async_wait<0>(); /* no copy outlives the block (empty groups) */
 
     /* Store: 4 consecutive values per row of a sub-tile, as 16-byte stores where C's rows
