@@ -146,10 +146,28 @@ typedef gp__mm_cfg<float, 128, 128, 8, 64, 32, 8, 8, 4, 1, 2> step7_cfg;
 typedef gp__mm_cfg<float, 128, 128, 8, 64, 32, 8, 8, 4, 8, 2> step8_cfg;
 /* 9. + BK = 16: half the barriers and copy set-ups per FMA. */
 typedef gp__mm_cfg<float, 128, 128, 16, 64, 32, 8, 8, 4, 8, 2> step9_cfg;
+/* 10. 256 x 128 block tile, 16 x 8 per thread (warp tile 64 x 64), one block per SM: 6
+ * instead of 8 shared loads per 128 FMAs, and half the copy work per FMA. */
+typedef gp__mm_cfg<float, 256, 128, 8, 64, 64, 16, 8, 4, 8, 1> step10_cfg;
+/* 11. the same with BK = 16 (3 stages). */
+typedef gp__mm_cfg<float, 256, 128, 16, 64, 64, 16, 8, 3, 8, 1> step11_cfg;
+
+/* The tile sizes gp_matmul_f32 may choose from, and candidates, each timed at every shape
+ * of part 2 ("Tile sweep"), to set the choice. */
+typedef cudaError_t (*launch_f32)(float *, const float *, const float *, size_t, size_t, size_t, cudaStream_t);
+static const struct { const char *name; launch_f32 fn; } sweep[] = {
+    {"256x128x16 (16x8/thread)", gp__matmul_launch<step11_cfg>},
+    {"256x128x8 (16x8/thread)", gp__matmul_launch<step10_cfg>},
+    {"128x128x16", gp__matmul_launch<step9_cfg>},
+    {"128x128x8", gp__matmul_launch<step8_cfg>},
+    {"128x64x8", gp__matmul_launch<gp__mm_cfg<float, 128, 64, 8, 64, 32, 8, 8, 4, 8, 3> >},
+    {"64x64x8", gp__matmul_launch<gp__mm_cfg<float, 64, 64, 8, 32, 32, 4, 8, 4, 8, 4> >},
+};
+#define SWEEP ((int)(sizeof sweep / sizeof *sweep))
 
 /* ---- what a timed call is --------------------------------------------------------------- */
 enum kind {
-    K_NAIVE, K_TILED16, K_TILED32, K_REGTILE, K_STEP5, K_STEP6, K_STEP7, K_STEP8, K_STEP9, K_GP, K_CUBLAS
+    K_NAIVE, K_TILED16, K_TILED32, K_REGTILE, K_STEP5, K_STEP6, K_STEP7, K_STEP8, K_STEP9, K_STEP10, K_STEP11, K_GP, K_CUBLAS, K_SWEEP
 };
 typedef struct {
     int kind, f64;
@@ -157,6 +175,7 @@ typedef struct {
     const void *a, *b;
     size_t m, n, k;
     cublasHandle_t h;
+    launch_f32 fn; /* K_SWEEP */
 } call_ctx;
 
 static void call(void *p)
@@ -175,6 +194,9 @@ static void call(void *p)
     case K_STEP7: CUDA_CHK(gp__matmul_launch<step7_cfg>(c, a, b, x->m, x->n, x->k, 0)); break;
     case K_STEP8: CUDA_CHK(gp__matmul_launch<step8_cfg>(c, a, b, x->m, x->n, x->k, 0)); break;
     case K_STEP9: CUDA_CHK(gp__matmul_launch<step9_cfg>(c, a, b, x->m, x->n, x->k, 0)); break;
+    case K_STEP10: CUDA_CHK(gp__matmul_launch<step10_cfg>(c, a, b, x->m, x->n, x->k, 0)); break;
+    case K_STEP11: CUDA_CHK(gp__matmul_launch<step11_cfg>(c, a, b, x->m, x->n, x->k, 0)); break;
+    case K_SWEEP: CUDA_CHK(x->fn(c, a, b, x->m, x->n, x->k, 0)); break;
     case K_GP:
         if (x->f64) CUDA_CHK(gp_matmul_f64((double *)x->c, (const double *)x->a, (const double *)x->b, x->m, x->n, x->k, 0));
         else CUDA_CHK(gp_matmul_f32(c, a, b, x->m, x->n, x->k, 0));
@@ -264,13 +286,15 @@ static void bench_ladder(cublasHandle_t h, int profile)
         {K_STEP7, "7. + 4 stages", 0},
         {K_STEP8, "8. + L2-grouped block order", 0},
         {K_STEP9, "9. + BK = 16", 0},
+        {K_STEP10, "10. 256x128 block tile, 16x8 per thread, BK = 8", 0},
+        {K_STEP11, "11. 256x128 block tile, 16x8 per thread, BK = 16", 0},
         {K_GP, "gp_matmul_f32", 0},
         {K_CUBLAS, "cublasSgemm (pedantic)", 0},
     };
     const int nrows = (int)(sizeof rows / sizeof *rows);
     float ms[16];
     for (int r = 0; r < nrows; r++) {
-        call_ctx x = {rows[r].kind, 0, c, a, b, n, n, n, h};
+        call_ctx x = {rows[r].kind, 0, c, a, b, n, n, n, h, NULL};
         if (profile) { /* one call of each of the fast kernels, for ncu */
             if (rows[r].kind >= K_STEP5) call(&x);
             continue;
@@ -316,6 +340,9 @@ static void bench_ladder(cublasHandle_t h, int profile)
 static const size_t shapes[][3] = {{1024, 1024, 1024}, {2048, 2048, 2048}, {4096, 4096, 4096},
                                    {8192, 8192, 8192}, {1000, 1000, 1000}, {4097, 3001, 2049}};
 
+#define NSHAPES ((int)(sizeof shapes / sizeof *shapes))
+static float g_sweep_ms[NSHAPES][SWEEP];
+
 static void bench_shapes(cublasHandle_t h, int f64)
 {
     const size_t es = f64 ? 8 : 4;
@@ -348,9 +375,16 @@ static void bench_shapes(cublasHandle_t h, int f64)
             fill<<<1024, 256>>>((float *)b, k * n, WHICH_B);
         }
         CUDA_CHK_LAUNCH();
-        call_ctx g = {K_GP, f64, c, a, b, m, n, k, h}, cb = g;
+        call_ctx g = {K_GP, f64, c, a, b, m, n, k, h, NULL}, cb = g;
         cb.kind = K_CUBLAS;
         const float gms = measure(&g, "gp_matmul"), cms = measure(&cb, "cuBLAS");
+        if (!f64) /* every candidate tile at this shape, for the sweep table */
+            for (int i = 0; i < SWEEP; i++) {
+                call_ctx x = g;
+                x.kind = K_SWEEP;
+                x.fn = sweep[i].fn;
+                g_sweep_ms[s][i] = measure(&x, sweep[i].name);
+            }
         int tile;
         if (f64) {
             static const int bm[] = {GP__MATMUL_CONFIGS_f64(GP__MM_BM)}, bn[] = {GP__MATMUL_CONFIGS_f64(GP__MM_BN)};
@@ -375,6 +409,22 @@ static void bench_shapes(cublasHandle_t h, int f64)
     else
         gp_bench_note("gp / cuBLAS = cuBLAS ms / gp ms (above 1: gp faster). Inputs of 1024^3 fit in L2 for both. "
                       "gp tile: the block tile gp_matmul chose for the shape.");
+    if (!f64) {
+        char cols[512] = "m x n x k";
+        for (int i = 0; i < SWEEP; i++) {
+            strcat(cols, "|");
+            strcat(cols, sweep[i].name);
+        }
+        gp_table_begin("Tile sweep, f32: TFLOP/s of each candidate block tile (the choice is gp_matmul's)", cols);
+        for (int s = 0; s < NSHAPES; s++) {
+            char row[512];
+            int len = snprintf(row, sizeof row, "%zu x %zu x %zu", shapes[s][0], shapes[s][1], shapes[s][2]);
+            for (int i = 0; i < SWEEP; i++)
+                len += snprintf(row + len, sizeof row - len, "|%.2f",
+                                tflops(shapes[s][0], shapes[s][1], shapes[s][2], g_sweep_ms[s][i]));
+            gp_table_row("%s", row);
+        }
+    }
     CUDA_CHK(cudaFree(a));
     CUDA_CHK(cudaFree(b));
     CUDA_CHK(cudaFree(c));
