@@ -355,11 +355,14 @@ static cudaError_t gp__matmul_launch(typename C::type *c, const typename C::type
 
 /* The configs gp_matmul chooses from, per type, largest first:
  * X(BM, BN, BK, WM, WN, TM, TN, STAGES, GROUP_M, MIN_BLOCKS, EFF). EFF is the config's
- * relative throughput per busy SM, for gp__matmul_choose. */
+ * throughput on a busy GPU relative to the first (TFLOP/s at 8192^3 on an H200, from
+ * bench/matmul.cu's tile sweep), for gp__matmul_choose. The sweep's other candidates
+ * (BK = 8, 3 stages, a 256 x 128 tile with 16 x 8 per thread, BK = 32, which spills at
+ * 128 registers) measured slower; see bench/results. */
 #define GP__MATMUL_CONFIGS_f32(X)                   \
-    X(128, 128, 8, 64, 32, 8, 8, 4, 8, 2, 1.00f)    \
-    X(128, 64, 8, 64, 32, 8, 8, 4, 8, 3, 0.85f)     \
-    X(64, 64, 8, 32, 32, 4, 8, 4, 8, 4, 0.70f)
+    X(128, 128, 16, 64, 32, 8, 8, 4, 8, 2, 1.00f)   \
+    X(128, 64, 8, 64, 32, 8, 8, 4, 8, 3, 0.90f)     \
+    X(64, 64, 8, 32, 32, 4, 8, 4, 8, 4, 0.75f)
 /* FP64: twice the registers per value, so smaller thread tiles. */
 #define GP__MATMUL_CONFIGS_f64(X)                   \
     X(64, 64, 8, 32, 32, 4, 8, 4, 8, 3, 1.00f)      \
