@@ -156,14 +156,14 @@ typedef gp__mm_cfg<float, 256, 128, 16, 64, 64, 16, 8, 3, 8, 1> step11_cfg;
  * of part 2 ("Tile sweep"), to set the choice. */
 typedef cudaError_t (*launch_f32)(float *, const float *, const float *, size_t, size_t, size_t, cudaStream_t);
 static const struct { const char *name; launch_f32 fn; } sweep[] = {
+    {"128x128x16, 3 stages (gp)", gp__matmul_launch<gp__mm_cfg<float, 128, 128, 16, 64, 32, 8, 8, 3, 8, 2> >},
     {"128x128x16, 4 stages (step 9)", gp__matmul_launch<step9_cfg>},
-    {"128x128x16, 3 stages", gp__matmul_launch<gp__mm_cfg<float, 128, 128, 16, 64, 32, 8, 8, 3, 8, 2> >},
     {"128x128x16, warp tile 32x64", gp__matmul_launch<gp__mm_cfg<float, 128, 128, 16, 32, 64, 8, 8, 4, 8, 2> >},
     {"128x128x8 (step 8)", gp__matmul_launch<step8_cfg>},
     {"256x128x16 (step 11)", gp__matmul_launch<step11_cfg>},
-    {"128x64x16", gp__matmul_launch<gp__mm_cfg<float, 128, 64, 16, 64, 32, 8, 8, 4, 8, 3> >},
+    {"128x64x16 (gp)", gp__matmul_launch<gp__mm_cfg<float, 128, 64, 16, 64, 32, 8, 8, 4, 8, 3> >},
     {"128x64x8", gp__matmul_launch<gp__mm_cfg<float, 128, 64, 8, 64, 32, 8, 8, 4, 8, 3> >},
-    {"64x64x8", gp__matmul_launch<gp__mm_cfg<float, 64, 64, 8, 32, 32, 4, 8, 4, 8, 4> >},
+    {"64x64x8 (gp)", gp__matmul_launch<gp__mm_cfg<float, 64, 64, 8, 32, 32, 4, 8, 4, 8, 4> >},
 };
 #define SWEEP ((int)(sizeof sweep / sizeof *sweep))
 
@@ -287,7 +287,7 @@ static void bench_ladder(cublasHandle_t h, int profile)
         {K_STEP6, "6. + cp.async double buffering (2 stages)", 0},
         {K_STEP7, "7. + 4 stages", 0},
         {K_STEP8, "8. + L2-grouped block order", 0},
-        {K_STEP9, "9. + BK = 16 (gp's 128x128 config)", 0},
+        {K_STEP9, "9. + BK = 16", 0},
         {K_STEP10, "10. 256x128 block tile, 16x8 per thread, BK = 8", 0},
         {K_STEP11, "11. 256x128 block tile, 16x8 per thread, BK = 16", 0},
         {K_GP, "gp_matmul_f32", 0},

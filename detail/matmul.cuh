@@ -357,12 +357,12 @@ static cudaError_t gp__matmul_launch(typename C::type *c, const typename C::type
  * X(BM, BN, BK, WM, WN, TM, TN, STAGES, GROUP_M, MIN_BLOCKS, EFF). EFF is the config's
  * throughput on a busy GPU relative to the first (TFLOP/s at 8192^3 on an H200, from
  * bench/matmul.cu's tile sweep), for gp__matmul_choose. The sweep's other candidates
- * (BK = 8, 3 stages, a 256 x 128 tile with 16 x 8 per thread, BK = 32, which spills at
- * 128 registers) measured slower; see bench/results. */
+ * (BK = 8, 4 stages, a 32 x 64 warp tile, a 256 x 128 block tile with 16 x 8 per thread)
+ * measured as fast or slower; BK = 32 spills at 128 registers. See bench/results. */
 #define GP__MATMUL_CONFIGS_f32(X)                   \
-    X(128, 128, 16, 64, 32, 8, 8, 4, 8, 2, 1.00f)   \
-    X(128, 64, 8, 64, 32, 8, 8, 4, 8, 3, 0.90f)     \
-    X(64, 64, 8, 32, 32, 4, 8, 4, 8, 4, 0.75f)
+    X(128, 128, 16, 64, 32, 8, 8, 3, 8, 2, 1.00f)   \
+    X(128, 64, 16, 64, 32, 8, 8, 4, 8, 3, 0.97f)    \
+    X(64, 64, 8, 32, 32, 4, 8, 4, 8, 4, 0.76f)
 /* FP64: twice the registers per value, so smaller thread tiles. */
 #define GP__MATMUL_CONFIGS_f64(X)                   \
     X(64, 64, 8, 32, 32, 4, 8, 4, 8, 3, 1.00f)      \

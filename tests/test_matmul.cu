@@ -1,7 +1,8 @@
 /* tests/test_matmul.cu -- gp_matmul_f32 and gp_matmul_f64.
  * Host: the plan arithmetic (block order, tile choice, shape and overlap checks).
  * GPU: against a host reference in double at square, odd and tiny shapes (1x1x1, 1xNx1,
- * Mx1xK, k = 0, every tile config, partial tiles in m, n and k), with
+ * Mx1xK, k = 0, partial tiles in m, n and k), through gp_matmul_<type> and through every
+ * tile config's launcher directly (gp_matmul picks one per shape), with
  *  - small-integer inputs, where every product and partial sum is exact: the result must
  *    match the reference bit for bit, whatever the summation order;
  *  - fractional inputs, within the FMA-chain bound |c - ref| <= (k + 2) u sum|a||b|;
@@ -71,9 +72,24 @@ extern "C" void test_matmul_host(void)
 
 /* ---- GPU ------------------------------------------------------------------------------- */
 
+/* Every config's launcher, to test each one directly (gp_matmul picks only one per shape). */
+typedef cudaError_t (*launch_f32)(float *, const float *, const float *, size_t, size_t, size_t, cudaStream_t);
+typedef cudaError_t (*launch_f64)(double *, const double *, const double *, size_t, size_t, size_t, cudaStream_t);
+static const launch_f32 f32_launch[] = {GP__MATMUL_CONFIGS_f32(GP__MM_LAUNCHER_f32)};
+static const launch_f64 f64_launch[] = {GP__MATMUL_CONFIGS_f64(GP__MM_LAUNCHER_f64)};
+static const int f64_bm[] = {GP__MATMUL_CONFIGS_f64(GP__MM_BM)};
+static const int f64_bn[] = {GP__MATMUL_CONFIGS_f64(GP__MM_BN)};
+
 template <class T> struct mm_traits;
 template <> struct mm_traits<float> {
     static const char *name() { return "f32"; }
+    static int configs() { return F32_CONFIGS; }
+    static int bm(int i) { return f32_bm[i]; }
+    static int bn(int i) { return f32_bn[i]; }
+    static cudaError_t config(int i, float *c, const float *a, const float *b, size_t m, size_t n, size_t k)
+    {
+        return f32_launch[i](c, a, b, m, n, k, 0);
+    }
     static double unit() { return FLT_EPSILON / 2; }
     static cudaError_t call(float *c, const float *a, const float *b, size_t m, size_t n, size_t k, cudaStream_t s)
     {
@@ -82,6 +98,13 @@ template <> struct mm_traits<float> {
 };
 template <> struct mm_traits<double> {
     static const char *name() { return "f64"; }
+    static int configs() { return (int)(sizeof f64_bm / sizeof *f64_bm); }
+    static int bm(int i) { return f64_bm[i]; }
+    static int bn(int i) { return f64_bn[i]; }
+    static cudaError_t config(int i, double *c, const double *a, const double *b, size_t m, size_t n, size_t k)
+    {
+        return f64_launch[i](c, a, b, m, n, k, 0);
+    }
     static double unit() { return DBL_EPSILON / 2; }
     static cudaError_t call(double *c, const double *a, const double *b, size_t m, size_t n, size_t k,
                             cudaStream_t s)
@@ -104,9 +127,11 @@ static void fill(T *x, size_t count, uint64_t *st, int exact)
 }
 
 /* One product on the GPU, checked. offset: elements by which A, B and C sit off their
- * allocation (1: off every 16-byte boundary). Returns 1 if it passed. */
+ * allocation (1: off every 16-byte boundary). cfg < 0: through gp_matmul_<type>; else that
+ * config's launcher directly. Returns 1 if it passed. */
 template <class T>
-static int run_case(size_t m, size_t n, size_t k, int exact, size_t offset, uint64_t *st, T *result_out = NULL)
+static int run_case(size_t m, size_t n, size_t k, int exact, size_t offset, uint64_t *st, T *result_out = NULL,
+                    int cfg = -1)
 {
     typedef mm_traits<T> tr;
     T *a = (T *)malloc(sizeof(T) * (m * k + 1)), *b = (T *)malloc(sizeof(T) * (k * n + 1));
@@ -130,12 +155,15 @@ static int run_case(size_t m, size_t n, size_t k, int exact, size_t offset, uint
     CUDA_CHK(cudaMemcpy(d_a + offset, a, sizeof(T) * m * k, cudaMemcpyHostToDevice));
     CUDA_CHK(cudaMemcpy(d_b + offset, b, sizeof(T) * k * n, cudaMemcpyHostToDevice));
     CUDA_CHK(cudaMemset(d_c, POISON, sizeof(T) * (m * n + 2 * GUARD)));
-    const cudaError_t err = tr::call(d_c + GUARD + offset, d_a + offset, d_b + offset, m, n, k, 0);
+    const cudaError_t err = cfg < 0 ? tr::call(d_c + GUARD + offset, d_a + offset, d_b + offset, m, n, k, 0)
+                                    : tr::config(cfg, d_c + GUARD + offset, d_a + offset, d_b + offset, m, n, k);
     CUDA_CHK(cudaDeviceSynchronize());
     CUDA_CHK(cudaMemcpy(c, d_c, sizeof(T) * (m * n + 2 * GUARD), cudaMemcpyDeviceToHost));
 
     int ok = err == cudaSuccess;
-    if (!ok) EXPECT(0, "%s %zux%zux%zu: returned %s", tr::name(), m, n, k, cudaGetErrorName(err));
+    char what[64] = "gp_matmul";
+    if (cfg >= 0) snprintf(what, sizeof what, "config %dx%d", tr::bm(cfg), tr::bn(cfg));
+    if (!ok) EXPECT(0, "%s %s %zux%zux%zu: returned %s", tr::name(), what, m, n, k, cudaGetErrorName(err));
     /* the guards: GUARD + offset elements before C, GUARD - offset after */
     const unsigned char *bytes = (const unsigned char *)c;
     size_t bad_guard = 0;
@@ -143,7 +171,7 @@ static int run_case(size_t m, size_t n, size_t k, int exact, size_t offset, uint
     for (size_t i = sizeof(T) * (GUARD + offset + m * n); i < sizeof(T) * (m * n + 2 * GUARD); i++)
         bad_guard += bytes[i] != POISON;
     if (ok && bad_guard) {
-        EXPECT(0, "%s %zux%zux%zu: %zu guard bytes around C were written", tr::name(), m, n, k, bad_guard);
+        EXPECT(0, "%s %s %zux%zux%zu: %zu guard bytes around C were written", tr::name(), what, m, n, k, bad_guard);
         ok = 0;
     }
     const T *got = c + GUARD + offset;
@@ -159,8 +187,8 @@ static int run_case(size_t m, size_t n, size_t k, int exact, size_t offset, uint
         if (e == e && tol > 0 && e / tol > worst) worst = e / tol;
     }
     if (ok && bad) {
-        EXPECT(0, "%s %zux%zux%zu %s offset %zu: %zu of %zu wrong, first at (%zu, %zu): got %.17g want %.17g",
-               tr::name(), m, n, k, exact ? "exact" : "fractional", offset, bad, m * n, first / n, first % n,
+        EXPECT(0, "%s %s %zux%zux%zu %s offset %zu: %zu of %zu wrong, first at (%zu, %zu): got %.17g want %.17g",
+               tr::name(), what, m, n, k, exact ? "exact" : "fractional", offset, bad, m * n, first / n, first % n,
                (double)got[first], ref[first]);
         ok = 0;
     }
@@ -192,6 +220,7 @@ static void test_type(uint64_t *st)
     int pass = 0, total = 0;
     for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++)
         for (int exact = 1; exact >= 0; exact--) {
+            if (gp_t_small() && shapes[s][0] * shapes[s][1] > 300 * 300) continue; /* sanitizer run */
             pass += run_case<T>(shapes[s][0], shapes[s][1], shapes[s][2], exact, 0, st);
             total++;
         }
@@ -201,6 +230,17 @@ static void test_type(uint64_t *st)
         pass += run_case<T>(offset_shapes[s][0], offset_shapes[s][1], offset_shapes[s][2], 1, 1, st);
         total++;
     }
+    /* each config directly (gp_matmul picks one per shape): tiny, odd, partial and whole
+     * tiles, several k tiles, and off a 16-byte boundary */
+    static const size_t config_shapes[][4] = {{1, 1, 1, 0},   {1, 1000, 1, 0},  {300, 1, 77, 0}, {129, 131, 17, 0},
+                                              {255, 257, 263, 0}, {256, 256, 64, 0}, {5, 7, 0, 0},  {129, 260, 33, 1}};
+    for (int cfg = 0; cfg < tr::configs(); cfg++)
+        for (size_t s = 0; s < sizeof config_shapes / sizeof *config_shapes; s++)
+            for (int exact = 1; exact >= 0; exact--) {
+                const size_t *sh = config_shapes[s];
+                pass += run_case<T>(sh[0], sh[1], sh[2], exact, sh[3], st, NULL, cfg);
+                total++;
+            }
     if (!gp_t_small()) { /* a full-size tile grid with every edge partial, and a big square */
         pass += run_case<T>(1031, 1029, 515, 0, 0, st);
         pass += run_case<T>(768, 768, 768, 1, 0, st);
