@@ -36,7 +36,8 @@
  *     cudaError_t gp_matmul_f32(float *d_c, const float *d_a, const float *d_b,
  *                               size_t m, size_t n, size_t k, cudaStream_t s);   (and _f64)
  *   Plain FMA on the CUDA cores (no TF32 or tensor cores). Any m, n, k; k == 0 writes zeros;
- *   m == 0 or n == 0 is a no-op; C must not overlap A or B (cudaErrorInvalidValue).
+ *   m == 0 or n == 0 is a no-op; C must not overlap A or B, and sizes must fit in size_t
+ *   (else cudaErrorInvalidValue). With k == 0, A and B may be NULL.
  *
  * YOUR OWN TYPE AND OPERATOR (in any .cu file, at file scope; TU-local definitions)
  *     typedef struct { float v; int i; } pair_t;
