@@ -170,18 +170,33 @@ struct gp__tile_async {
             r0 = t / PER_ROW;
         }
     }
+    /* This thread's first element: its offset in the tile's source (leading dimension ld)
+     * and in the shared tile (pitch s_pitch). */
+    __device__ __forceinline__ size_t src_offset(size_t ld) const { return r0 * ld + c0; }
+    __device__ __forceinline__ int dst_offset(int s_pitch) const
+    {
+        return TRANSPOSE ? c0 * s_pitch + r0 : r0 * s_pitch + c0;
+    }
+    /* The whole tile exists: this thread's copies, from src = g + src_offset(ld) to
+     * dst = s + dst_offset(s_pitch) (a loop can keep both and step them). */
+    __device__ __forceinline__ void load_own(T *dst, int s_pitch, const T *src, size_t ld) const
+    {
+#pragma unroll
+        for (int p = 0; p < COPIES; p++)
+            gp__cp_async<VEC * sizeof(T)>(dst + p * RSTEP * (TRANSPOSE ? 1 : s_pitch), src + p * RSTEP * ld, true);
+    }
     template <bool CHECK>
     __device__ __forceinline__ void load(T *s, int s_pitch, const T *g, size_t ld, size_t rows_left,
                                          size_t cols_left) const
     {
-        const T *const src = g + r0 * ld + c0;
-        T *const dst = TRANSPOSE ? s + c0 * s_pitch + r0 : s + r0 * s_pitch + c0;
-        const bool col_ok = !CHECK || (size_t)c0 < cols_left;
+        T *const dst = s + dst_offset(s_pitch);
+        const T *const src = g + src_offset(ld);
+        if (!CHECK) return load_own(dst, s_pitch, src, ld);
+        const bool col_ok = (size_t)c0 < cols_left;
 #pragma unroll
         for (int p = 0; p < COPIES; p++) {
-            const bool ok = col_ok && (!CHECK || (size_t)(r0 + p * RSTEP) < rows_left);
-            gp__cp_async<VEC * sizeof(T)>(dst + p * RSTEP * (TRANSPOSE ? 1 : s_pitch),
-                                          ok ? src + p * RSTEP * ld : g, ok);
+            const bool ok = col_ok && (size_t)(r0 + p * RSTEP) < rows_left;
+            gp__cp_async<VEC * sizeof(T)>(dst + p * RSTEP * (TRANSPOSE ? 1 : s_pitch), ok ? src + p * RSTEP * ld : g, ok);
         }
     }
 };
@@ -254,16 +269,22 @@ __global__ void __launch_bounds__(C::THREADS, C::MIN_BLOCKS)
     const gp__tile_async<T, C::BM, C::BK, C::THREADS, 1, true> a_copy;
     const gp__tile_async<T, C::BK, C::BN, C::THREADS, VEC_B ? 16 / (int)sizeof(T) : 1, false> b_copy;
     const bool interior = m_left >= (size_t)C::BM && n_left >= (size_t)C::BN;
-    auto load = [&](size_t kt, int stage) {
+    /* interior tiles: this thread's sources step BK columns of A and BK rows of B a tile */
+    const T *a_src = a_blk + a_copy.src_offset(k), *b_src = b_blk + b_copy.src_offset(n);
+    T *const a_dst = As + a_copy.dst_offset(C::PITCH_A), *const b_dst = Bs + b_copy.dst_offset(C::PITCH_B);
+    const size_t b_step = (size_t)C::BK * n;
+    auto load = [&](size_t kt, int stage) { /* tiles are loaded in order: kt = 0, 1, ... */
         const size_t k0 = kt * C::BK;
-        T *const as = As + stage * (C::BK * C::PITCH_A), *const bs = Bs + stage * (C::BK * C::PITCH_B);
         if (interior && k0 + C::BK <= k) {
-            a_copy.template load<false>(as, C::PITCH_A, a_blk + k0, k, m_left, k - k0);
-            b_copy.template load<false>(bs, C::PITCH_B, b_blk + k0 * n, n, k - k0, n_left);
+            a_copy.load_own(a_dst + stage * (C::BK * C::PITCH_A), C::PITCH_A, a_src, k);
+            b_copy.load_own(b_dst + stage * (C::BK * C::PITCH_B), C::PITCH_B, b_src, n);
         } else {
-            a_copy.template load<true>(as, C::PITCH_A, a_blk + k0, k, m_left, k - k0);
-            b_copy.template load<true>(bs, C::PITCH_B, b_blk + k0 * n, n, k - k0, n_left);
+            a_copy.template load<true>(As + stage * (C::BK * C::PITCH_A), C::PITCH_A, a_blk + k0, k, m_left, k - k0);
+            b_copy.template load<true>(Bs + stage * (C::BK * C::PITCH_B), C::PITCH_B, b_blk + k0 * n, n, k - k0,
+                                       n_left);
         }
+        a_src += C::BK;
+        b_src += b_step;
     };
 
     const size_t ktiles = gp__mm_ceil_div(k, C::BK);
