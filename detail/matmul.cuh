@@ -387,7 +387,7 @@ static cudaError_t gp__matmul_launch(typename C::type *c, const typename C::type
 /* FP64: twice the registers per value, so smaller thread tiles. */
 #define GP__MATMUL_CONFIGS_f64(X)                   \
     X(64, 64, 8, 32, 32, 4, 8, 4, 8, 3, 1.00f)      \
-    X(64, 32, 8, 32, 16, 4, 4, 4, 8, 6, 0.70f)
+    X(64, 32, 8, 32, 16, 4, 4, 4, 8, 5, 0.70f)
 
 #define GP__MM_CFG(T, BM, BN, BK, WM, WN, TM, TN, ST, G, MB) gp__mm_cfg<T, BM, BN, BK, WM, WN, TM, TN, ST, G, MB>
 #define GP__MM_BM(BM, BN, BK, WM, WN, TM, TN, ST, G, MB, EFF) BM,
