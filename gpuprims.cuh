@@ -91,8 +91,10 @@
 #endif
 #include "detail/warp.cuh"
 #include "detail/block_reduce.cuh"
+#include "detail/tile.cuh"
 #include "detail/scratch.cuh"
 #include "detail/reduce.cuh"
+#include "detail/transpose.cuh"
 #include "detail/matmul.cuh"
 #endif
 #include "detail/instances.cuh"

@@ -26,6 +26,13 @@
     X(max_f32, float, GP_OP_MAX, GP_ID_MAX_f32)      \
     X(max_f64, double, GP_OP_MAX, GP_ID_MAX_f64)
 
+/* X(name, T): transposes (and tile functions) for 1, 2, 4, 8 and 16-byte elements. */
+#define GP__TRANSPOSE_INSTANCES(X) \
+    X(u8, uint8_t)                 \
+    X(u16, uint16_t)               \
+    X(f32, float)                  \
+    X(f64, double)                 \
+    X(v16, gp_v16_t)
 /* X(name, T): matrix multiply (detail/matmul.cuh; configs in GP__MATMUL_CONFIGS_<name>) */
 #define GP__MATMUL_INSTANCES(X) \
     X(f32, float)               \
@@ -37,10 +44,19 @@
 #define GP__DECLARE_MATMUL(name, T) \
     cudaError_t gp_matmul_##name(T *d_c, const T *d_a, const T *d_b, size_t m, size_t n, size_t k, cudaStream_t s);
 
+#define GP__DECLARE_TRANSPOSE(name, T)                                                                        \
+    cudaError_t gp_transpose_##name(T *d_out, const T *d_in, size_t rows, size_t cols, cudaStream_t s);       \
+    cudaError_t gp_transpose_strided_##name(T *d_out, size_t ld_out, const T *d_in, size_t ld_in, size_t rows, \
+                                            size_t cols, cudaStream_t s);                                     \
+    cudaError_t gp_transpose_batched_##name(T *d_out, size_t ld_out, size_t stride_out, const T *d_in,        \
+                                            size_t ld_in, size_t stride_in, size_t rows, size_t cols,         \
+                                            size_t batch, cudaStream_t s);
+
 #ifdef __cplusplus
 extern "C" {
 #endif
 GP__REDUCE_INSTANCES(GP__DECLARE_REDUCE)
+GP__TRANSPOSE_INSTANCES(GP__DECLARE_TRANSPOSE)
 GP__MATMUL_INSTANCES(GP__DECLARE_MATMUL)
 #ifdef __cplusplus
 }
@@ -50,12 +66,15 @@ GP__MATMUL_INSTANCES(GP__DECLARE_MATMUL)
 /* Device-side names (warp and block level) in every CUDA translation unit. */
 namespace {
 GP__REDUCE_INSTANCES(GP__DEFINE_REDUCE_DEVICE)
+GP__TRANSPOSE_INSTANCES(GP_DEFINE_TILE)
 }
 
 /* Kernels and launchers, compiled once, with C linkage, where GPUPRIMS_IMPLEMENTATION is. */
 #ifdef GPUPRIMS_IMPLEMENTATION
 #define GP__DEFINE_REDUCE_EXTERN_C(name, T, OP, IDENTITY) GP__DEFINE_REDUCE_HOST(extern "C", name, T)
 GP__REDUCE_INSTANCES(GP__DEFINE_REDUCE_EXTERN_C)
+#define GP__DEFINE_TRANSPOSE_EXTERN_C(name, T) GP__DEFINE_TRANSPOSE_HOST(extern "C", name, T)
+GP__TRANSPOSE_INSTANCES(GP__DEFINE_TRANSPOSE_EXTERN_C)
 #define GP__DEFINE_MATMUL_EXTERN_C(name, T) GP__DEFINE_MATMUL_HOST(extern "C", name, T)
 GP__MATMUL_INSTANCES(GP__DEFINE_MATMUL_EXTERN_C)
 #endif

@@ -1,6 +1,6 @@
 /* detail/matmul.cuh -- tiled matrix multiply, row-major C = A.B, plain FP32/FP64 FMA on
  * the CUDA cores (no TF32, no tensor cores). Level 3: needs tile.cuh (its cp.async
- * section), check.cuh. The plan arithmetic (block order, tile choice, shape checks) is
+ * section, and gp_tile_chunk_bytes), check.cuh. The plan arithmetic (block order, tile choice, shape checks) is
  * plain host/device code, tested on the host.
  *
  * How it works (one kernel template, gp__matmul_kernel; a config picks its sizes).
@@ -82,124 +82,6 @@ static inline __host__ __device__ int gp__matmul_choose(size_t m, size_t n, unsi
 }
 
 #ifdef __CUDACC__
-
-/* ==== cp.async tile copies (to move into detail/tile.cuh, its own section) ===============
- * Block-cooperative asynchronous copies of a ROWS x COLS tile of a row-major matrix (leading
- * dimension ld) into shared memory, clipped to the rows_left x cols_left elements that
- * exist from the tile's corner g: the rest of the tile is zero-filled. All NT threads of a
- * 1-D block call them; nothing waits inside: the caller commits the group, waits for it
- * (gp__cp_async_wait) and then __syncthreads() before reading the tile. g must point at a
- * real element (it is the source address of the zero-filled copies too). Built without
- * cp.async (before sm_80) they are ordinary loads and stores. */
-
-template <int BYTES> struct gp__uint_of_size;
-template <> struct gp__uint_of_size<4> { typedef unsigned type; };
-template <> struct gp__uint_of_size<8> { typedef uint2 type; };
-template <> struct gp__uint_of_size<16> { typedef uint4 type; };
-
-/* One copy of BYTES (4, 8 or 16) bytes; with ok == false the destination gets zeros and
- * nothing is read. */
-template <int BYTES>
-static __device__ __forceinline__ void gp__cp_async(void *dst, const void *src, bool ok)
-{
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    const unsigned d = (unsigned)__cvta_generic_to_shared(dst);
-    if (BYTES == 16) /* .cg: 16-byte copies may skip L1; the tile lives in shared memory */
-        asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(d), "l"(src), "r"(ok ? 16 : 0) : "memory");
-    else
-        asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;\n" ::"r"(d), "l"(src), "n"(BYTES),
-                     "r"(ok ? BYTES : 0)
-                     : "memory");
-#else
-    typedef typename gp__uint_of_size<BYTES>::type W;
-    *static_cast<W *>(dst) = ok ? *static_cast<const W *>(src) : W();
-#endif
-}
-
-static __device__ __forceinline__ void gp__cp_async_commit(void)
-{
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    asm volatile("cp.async.commit_group;\n" ::: "memory");
-#endif
-}
-/* Waits until at most N of this thread's committed groups are still in flight. */
-template <int N>
-static __device__ __forceinline__ void gp__cp_async_wait(void)
-{
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
-#endif
-}
-
-/* gp__tile_async<T, ROWS, COLS, NT, VEC, TRANSPOSE>: one thread's share of copying a
- * ROWS x COLS tile, with its addresses worked out once (the constructor) so that a copy in
- * a loop costs an address add and the cp.async. Thread t copies COPIES pieces at
- * (r0 + p * RSTEP, c0), p = 0 .. COPIES-1:
- *  - TRANSPOSE == false: VEC elements per copy (VEC * sizeof(T) = 4, 8 or 16 bytes; for
- *    VEC > 1 the caller guarantees whole, 16-byte aligned vectors), s[r][c] = g[r][c]; a
- *    warp copies consecutive vectors of a row.
- *  - TRANSPOSE == true: one element per copy, s[c][r] = g[r][c]; a warp copies an 8 (c) x 4
- *    (r) patch: four rows of 8 consecutive elements (whole 32-byte sectors when aligned),
- *    written to distinct banks when s_pitch * sizeof(T) % 128 == 16 (4-byte T: rows
- *    ROWS + 4 elements long, ROWS a multiple of 32).
- * load<CHECK>(s, s_pitch, g, ld, rows_left, cols_left): g is the tile's top-left element
- * (a real one: it is also the source of the zero-filled copies). With CHECK, the tile is
- * clipped to rows_left x cols_left and the rest zero-filled; without, all of it must exist. */
-template <class T, int ROWS, int COLS, int NT, int VEC, bool TRANSPOSE>
-struct gp__tile_async {
-    enum {
-        PER_ROW = COLS / VEC,                          /* copies per row (TRANSPOSE: 8-wide patches) */
-        COPIES = ROWS * COLS / VEC / NT,               /* per thread */
-        KG = COLS / 8,                                 /* TRANSPOSE: patches across a row */
-        RSTEP = TRANSPOSE ? NT / 32 / KG * 4 : NT / PER_ROW, /* rows between a thread's copies */
-    };
-    static_assert(!TRANSPOSE || VEC == 1, "the transposing copy moves one element at a time");
-    static_assert(TRANSPOSE ? COLS % 8 == 0 && (NT / 32) % KG == 0 && ROWS % RSTEP == 0
-                            : COLS % VEC == 0 && NT % PER_ROW == 0,
-                  "every thread's copies lie in one column, RSTEP rows apart");
-    static_assert((ROWS * COLS / VEC) % NT == 0 && NT % 32 == 0, "whole passes of whole warps");
-    int r0, c0;
-    __device__ __forceinline__ gp__tile_async()
-    {
-        const int t = (int)threadIdx.x, lane = t & 31;
-        if (TRANSPOSE) {
-            c0 = (t >> 5) % KG * 8 + (lane & 7);
-            r0 = (t >> 5) / KG * 4 + (lane >> 3);
-        } else {
-            c0 = t % PER_ROW * VEC;
-            r0 = t / PER_ROW;
-        }
-    }
-    /* This thread's first element: its offset in the tile's source (leading dimension ld)
-     * and in the shared tile (pitch s_pitch). */
-    __device__ __forceinline__ size_t src_offset(size_t ld) const { return r0 * ld + c0; }
-    __device__ __forceinline__ int dst_offset(int s_pitch) const
-    {
-        return TRANSPOSE ? c0 * s_pitch + r0 : r0 * s_pitch + c0;
-    }
-    /* The whole tile exists: this thread's copies, from src = g + src_offset(ld) to
-     * dst = s + dst_offset(s_pitch) (a loop can keep both and step them). */
-    __device__ __forceinline__ void load_own(T *dst, int s_pitch, const T *src, size_t ld) const
-    {
-#pragma unroll
-        for (int p = 0; p < COPIES; p++)
-            gp__cp_async<VEC * sizeof(T)>(dst + p * RSTEP * (TRANSPOSE ? 1 : s_pitch), src + p * RSTEP * ld, true);
-    }
-    template <bool CHECK>
-    __device__ __forceinline__ void load(T *s, int s_pitch, const T *g, size_t ld, size_t rows_left,
-                                         size_t cols_left) const
-    {
-        T *const dst = s + dst_offset(s_pitch);
-        const T *const src = g + src_offset(ld);
-        if (!CHECK) return load_own(dst, s_pitch, src, ld);
-        const bool col_ok = (size_t)c0 < cols_left;
-#pragma unroll
-        for (int p = 0; p < COPIES; p++) {
-            const bool ok = col_ok && (size_t)(r0 + p * RSTEP) < rows_left;
-            gp__cp_async<VEC * sizeof(T)>(dst + p * RSTEP * (TRANSPOSE ? 1 : s_pitch), ok ? src + p * RSTEP * ld : g, ok);
-        }
-    }
-};
 
 /* ---- the kernel ------------------------------------------------------------------------ */
 
@@ -362,9 +244,9 @@ static cudaError_t gp__matmul_launch(typename C::type *c, const typename C::type
                                      size_t m, size_t n, size_t k, cudaStream_t s)
 {
     typedef typename C::type T;
-    enum { V = 16 / sizeof(T) };
     /* 16-byte copies of B and stores of C need every row to start on a 16-byte boundary */
-    const bool vec_b = (uintptr_t)b % 16 == 0 && n % V == 0, vec_c = (uintptr_t)c % 16 == 0 && n % V == 0;
+    const bool vec_b = gp_tile_chunk_bytes((uintptr_t)b, n * sizeof(T), C::BN * sizeof(T), sizeof(T)) == 16;
+    const bool vec_c = gp_tile_chunk_bytes((uintptr_t)c, n * sizeof(T), C::BN * sizeof(T), sizeof(T)) == 16;
     const size_t tiles_m = gp__mm_ceil_div(m, C::BM), tiles_n = gp__mm_ceil_div(n, C::BN);
     void (*kernel)(T *, const T *, const T *, size_t, size_t, size_t, size_t, size_t, bool) =
         vec_b ? gp__matmul_kernel<C, true> : gp__matmul_kernel<C, false>;

@@ -3,7 +3,8 @@
  * Part 1 runs the course's tiled kernel (shared-memory tiles of TILE x TILE) on a 512 x 512
  * product, written out right (the slides' code has typos: `__syncthreads` split across
  * lines, and in one version the shared tiles indexed [tx][ty] on store and [tx][k] on use,
- * which multiplies the wrong elements).
+ * which multiplies the wrong elements). Then the same kernel with the library's tile load
+ * (gp_tile_load_f32), which clips tiles at the matrix's edges: any m, n, k.
  * Part 2 calls gp_matmul_f32 on the same product and on a shape that is no multiple of
  * any tile (1000 x 777 x 333), which the seed's kernel cannot do, and checks both against
  * the host.
@@ -39,6 +40,25 @@ __global__ void MatrixMulKernel(const float *Md, const float *Nd, float *Pd, int
     /* Each element of M and N was loaded from global memory once per block rather than once
      * per thread: 2 Width^3 / TILE loads in all instead of 2 Width^3 (a factor TILE fewer). */
     Pd[Row * Width + Col] = Pvalue;
+}
+
+/* The seed's kernel for any shape (m x k times k x n): gp_tile_load_f32 copies each tile
+ * with the whole block (16-byte global loads where the rows allow) and fills what lies
+ * outside the matrix with 0, which adds nothing to the dot products. */
+__global__ void MatrixMulTiles(const float *a, const float *b, float *c, int m, int n, int k)
+{
+    __shared__ float as[TILE][TILE], bs[TILE][TILE];
+    const int row0 = blockIdx.y * TILE, col0 = blockIdx.x * TILE;
+    const int row = row0 + threadIdx.y, col = col0 + threadIdx.x;
+    float v = 0;
+    for (int k0 = 0; k0 < k; k0 += TILE) {
+        gp_tile_load_f32(&as[0][0], TILE, a + (size_t)row0 * k + k0, k, m - row0, k - k0, TILE, TILE, 0.0f);
+        gp_tile_load_f32(&bs[0][0], TILE, b + (size_t)k0 * n + col0, n, k - k0, n - col0, TILE, TILE, 0.0f);
+        __syncthreads();
+        for (int kk = 0; kk < TILE; kk++) v += as[threadIdx.y][kk] * bs[kk][threadIdx.x];
+        __syncthreads();
+    }
+    if (row < m && col < n) c[(size_t)row * n + col] = v;
 }
 
 static int check(const char *what, const float *got, const float *a, const float *b, int m, int n, int k)
@@ -79,6 +99,12 @@ int main(void)
     CUDA_CHK_LAUNCH();
     CUDA_CHK(cudaMemcpy(c, d_c, (size_t)W * W * 4, cudaMemcpyDeviceToHost));
     failed |= check("seed's tiled kernel (16x16 tiles)", c, a, b, W, W, W);
+
+    /* Part 1b: the same kernel on tiles loaded by the library: no multiple of TILE needed. */
+    MatrixMulTiles<<<dim3((N2 + TILE - 1) / TILE, (M2 + TILE - 1) / TILE), dim3(TILE, TILE)>>>(d_a, d_b, d_c, M2, N2, K2);
+    CUDA_CHK_LAUNCH();
+    CUDA_CHK(cudaMemcpy(c, d_c, (size_t)M2 * N2 * 4, cudaMemcpyDeviceToHost));
+    failed |= check("seed's kernel on gp_tile_load_f32 tiles", c, a, b, M2, N2, K2);
 
     /* Part 2: the library. Asynchronous on stream 0; any shape. */
     CUDA_CHK(gp_matmul_f32(d_c, d_a, d_b, W, W, W, 0));

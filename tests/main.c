@@ -13,6 +13,7 @@ extern int gp_t_passed, gp_t_failed, gp_t_skipped;
 int main(int argc, char **argv)
 {
     gp_t_argv0 = argv[0];
+    setvbuf(stdout, NULL, _IOLBF, 0); /* progress survives a crash, even through a pipe */
     if (argc == 3 && strcmp(argv[1], "--scenario") == 0) return test_check_scenario(atoi(argv[2]));
 
     const char *seed = getenv("GP_TEST_SEED");
@@ -25,7 +26,11 @@ int main(int argc, char **argv)
     test_reduce_host();
     test_reduce_gpu();
     test_reduce_user();
+    test_transpose_host();
+    test_transpose_gpu();
     test_c_api();
+    test_examples_ptx();
+    test_examples_errors();
     test_matmul_host();
     test_matmul_gpu();
 
