@@ -151,22 +151,16 @@ __global__ void __launch_bounds__(C::THREADS, C::MIN_BLOCKS)
     const gp__tile_async<T, C::BM, C::BK, C::THREADS, 1, true> a_copy;
     const gp__tile_async<T, C::BK, C::BN, C::THREADS, VEC_B ? 16 / (int)sizeof(T) : 1, false> b_copy;
     const bool interior = m_left >= (size_t)C::BM && n_left >= (size_t)C::BN;
-    /* interior tiles: this thread's sources step BK columns of A and BK rows of B a tile */
-    const T *a_src = a_blk + a_copy.src_offset(k), *b_src = b_blk + b_copy.src_offset(n);
-    T *const a_dst = As + a_copy.dst_offset(C::PITCH_A), *const b_dst = Bs + b_copy.dst_offset(C::PITCH_B);
-    const size_t b_step = (size_t)C::BK * n;
-    auto load = [&](size_t kt, int stage) { /* tiles are loaded in order: kt = 0, 1, ... */
+    auto load = [&](size_t kt, int stage) {
         const size_t k0 = kt * C::BK;
+        T *const as = As + stage * (C::BK * C::PITCH_A), *const bs = Bs + stage * (C::BK * C::PITCH_B);
         if (interior && k0 + C::BK <= k) {
-            a_copy.load_own(a_dst + stage * (C::BK * C::PITCH_A), C::PITCH_A, a_src, k);
-            b_copy.load_own(b_dst + stage * (C::BK * C::PITCH_B), C::PITCH_B, b_src, n);
+            a_copy.template load<false>(as, C::PITCH_A, a_blk + k0, k, m_left, k - k0);
+            b_copy.template load<false>(bs, C::PITCH_B, b_blk + k0 * n, n, k - k0, n_left);
         } else {
-            a_copy.template load<true>(As + stage * (C::BK * C::PITCH_A), C::PITCH_A, a_blk + k0, k, m_left, k - k0);
-            b_copy.template load<true>(Bs + stage * (C::BK * C::PITCH_B), C::PITCH_B, b_blk + k0 * n, n, k - k0,
-                                       n_left);
+            a_copy.template load<true>(as, C::PITCH_A, a_blk + k0, k, m_left, k - k0);
+            b_copy.template load<true>(bs, C::PITCH_B, b_blk + k0 * n, n, k - k0, n_left);
         }
-        a_src += C::BK;
-        b_src += b_step;
     };
 
     const size_t ktiles = gp__mm_ceil_div(k, C::BK);

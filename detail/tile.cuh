@@ -391,8 +391,7 @@ static __device__ __forceinline__ void gp__cp_async_wait(void)
 }
 
 /* gp__tile_async<T, ROWS, COLS, NT, VEC, TRANSPOSE>: one thread's share of copying a
- * ROWS x COLS tile, with its addresses worked out once (the constructor) so that a copy in
- * a loop costs an address add and the cp.async. Thread t copies COPIES pieces at
+ * ROWS x COLS tile, with its place in the tile worked out once (the constructor). Thread t copies COPIES pieces at
  * (r0 + p * RSTEP, c0), p = 0 .. COPIES-1:
  *  - TRANSPOSE == false: VEC elements per copy (VEC * sizeof(T) = 4, 8 or 16 bytes; for
  *    VEC > 1 the caller guarantees whole, 16-byte aligned vectors), s[r][c] = g[r][c]; a
@@ -429,33 +428,18 @@ struct gp__tile_async {
             r0 = t / PER_ROW;
         }
     }
-    /* This thread's first element: its offset in the tile's source (leading dimension ld)
-     * and in the shared tile (pitch s_pitch). */
-    __device__ __forceinline__ size_t src_offset(size_t ld) const { return r0 * ld + c0; }
-    __device__ __forceinline__ int dst_offset(int s_pitch) const
-    {
-        return TRANSPOSE ? c0 * s_pitch + r0 : r0 * s_pitch + c0;
-    }
-    /* The whole tile exists: this thread's copies, from src = g + src_offset(ld) to
-     * dst = s + dst_offset(s_pitch) (a loop can keep both and step them). */
-    __device__ __forceinline__ void load_own(T *dst, int s_pitch, const T *src, size_t ld) const
-    {
-#pragma unroll
-        for (int p = 0; p < COPIES; p++)
-            gp__cp_async<VEC * sizeof(T)>(dst + p * RSTEP * (TRANSPOSE ? 1 : s_pitch), src + p * RSTEP * ld, true);
-    }
     template <bool CHECK>
     __device__ __forceinline__ void load(T *s, int s_pitch, const T *g, size_t ld, size_t rows_left,
                                          size_t cols_left) const
     {
-        T *const dst = s + dst_offset(s_pitch);
-        const T *const src = g + src_offset(ld);
-        if (!CHECK) return load_own(dst, s_pitch, src, ld);
-        const bool col_ok = (size_t)c0 < cols_left;
+        const T *const src = g + r0 * ld + c0;
+        T *const dst = TRANSPOSE ? s + c0 * s_pitch + r0 : s + r0 * s_pitch + c0;
+        const bool col_ok = !CHECK || (size_t)c0 < cols_left;
 #pragma unroll
         for (int p = 0; p < COPIES; p++) {
-            const bool ok = col_ok && (size_t)(r0 + p * RSTEP) < rows_left;
-            gp__cp_async<VEC * sizeof(T)>(dst + p * RSTEP * (TRANSPOSE ? 1 : s_pitch), ok ? src + p * RSTEP * ld : g, ok);
+            const bool ok = col_ok && (!CHECK || (size_t)(r0 + p * RSTEP) < rows_left);
+            gp__cp_async<VEC * sizeof(T)>(dst + p * RSTEP * (TRANSPOSE ? 1 : s_pitch),
+                                          ok ? src + p * RSTEP * ld : g, ok);
         }
     }
 };
