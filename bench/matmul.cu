@@ -33,8 +33,6 @@
 
 #define LADDER_N 4096
 #define SAMPLES 256
-#define REPS 21   /* timed calls per row (median); the ladder's slow rows make 31 long */
-#define WARMUP 3
 
 #define CUBLAS_CHK(call)                                                                   \
     do {                                                                                   \
@@ -260,7 +258,7 @@ static float measure(call_ctx *x, const char *who)
     CUDA_CHK(cudaMemset(x->c, 0xFF, x->m * x->n * (x->f64 ? 8 : 4)));
     call(x);
     check(x, who);
-    return gp_bench_median_ms_n(call, x, WARMUP, REPS);
+    return gp_bench_median_ms(call, x); /* GP_BENCH_REPS calls after GP_BENCH_WARMUP */
 }
 
 static double tflops(size_t m, size_t n, size_t k, float ms) { return 2.0 * m * n * k / (ms * 1e-3) / 1e12; }
