@@ -28,6 +28,7 @@
  *   gp_reduce_<name>                              detail/reduce.cuh
  *   gp_transpose[_strided|_batched]_<name>        detail/transpose.cuh
  *   (stream-ordered scratch for it)               detail/scratch.cuh
+ *   gp_matmul_f32, gp_matmul_f64                  detail/matmul.cuh
  *   the default instance list                     detail/instances.cuh
  *
  * DEFAULT INSTANCES
@@ -45,6 +46,13 @@
  *                                          size_t rows, size_t cols, size_t batch, cudaStream_t s);
  *   Input and output must not overlap (cudaErrorInvalidValue). Other types of these sizes:
  *   cast the pointers, or GP_DEFINE_TRANSPOSE(name, T) for any T.
+ *
+ *   Matrix multiply, row-major C = A.B (A m x k, B k x n, C m x n, leading dimensions k, n, n):
+ *     cudaError_t gp_matmul_f32(float *d_c, const float *d_a, const float *d_b,
+ *                               size_t m, size_t n, size_t k, cudaStream_t s);   (and _f64)
+ *   Plain FMA on the CUDA cores (no TF32 or tensor cores). Any m, n, k; k == 0 writes zeros;
+ *   m == 0 or n == 0 is a no-op; C must not overlap A or B, and sizes must fit in size_t
+ *   (else cudaErrorInvalidValue). With k == 0, A and B may be NULL.
  *
  * YOUR OWN TYPE AND OPERATOR (in any .cu file, at file scope; TU-local definitions)
  *     typedef struct { float v; int i; } pair_t;
@@ -109,6 +117,7 @@
 #include "detail/scratch.cuh"
 #include "detail/reduce.cuh"
 #include "detail/transpose.cuh"
+#include "detail/matmul.cuh"
 #endif
 #include "detail/instances.cuh"
 

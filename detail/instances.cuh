@@ -1,7 +1,7 @@
 /* detail/instances.cuh -- the default instance list, one line per instance. Everything
  * that has one entry per instance (C declarations, device names, the compiled launchers)
  * is generated from these lists, so they cannot drift apart. Level 4: needs ops.cuh and,
- * in CUDA translation units, reduce.cuh. Readable by a C compiler. */
+ * in CUDA translation units, reduce.cuh and matmul.cuh. Readable by a C compiler. */
 #ifndef GPUPRIMS_DETAIL_INSTANCES_CUH
 #define GPUPRIMS_DETAIL_INSTANCES_CUH
 
@@ -33,10 +33,16 @@
     X(f32, float)                  \
     X(f64, double)                 \
     X(v16, gp_v16_t)
+/* X(name, T): matrix multiply (detail/matmul.cuh; configs in GP__MATMUL_CONFIGS_<name>) */
+#define GP__MATMUL_INSTANCES(X) \
+    X(f32, float)               \
+    X(f64, double)
 
 /* Declarations, visible to C and C++ alike. */
 #define GP__DECLARE_REDUCE(name, T, OP, IDENTITY) \
     cudaError_t gp_reduce_##name(T *d_out, const T *d_in, size_t n, cudaStream_t s);
+#define GP__DECLARE_MATMUL(name, T) \
+    cudaError_t gp_matmul_##name(T *d_c, const T *d_a, const T *d_b, size_t m, size_t n, size_t k, cudaStream_t s);
 
 #define GP__DECLARE_TRANSPOSE(name, T)                                                                        \
     cudaError_t gp_transpose_##name(T *d_out, const T *d_in, size_t rows, size_t cols, cudaStream_t s);       \
@@ -51,6 +57,7 @@ extern "C" {
 #endif
 GP__REDUCE_INSTANCES(GP__DECLARE_REDUCE)
 GP__TRANSPOSE_INSTANCES(GP__DECLARE_TRANSPOSE)
+GP__MATMUL_INSTANCES(GP__DECLARE_MATMUL)
 #ifdef __cplusplus
 }
 #endif
@@ -68,6 +75,8 @@ GP__TRANSPOSE_INSTANCES(GP_DEFINE_TILE)
 GP__REDUCE_INSTANCES(GP__DEFINE_REDUCE_EXTERN_C)
 #define GP__DEFINE_TRANSPOSE_EXTERN_C(name, T) GP__DEFINE_TRANSPOSE_HOST(extern "C", name, T)
 GP__TRANSPOSE_INSTANCES(GP__DEFINE_TRANSPOSE_EXTERN_C)
+#define GP__DEFINE_MATMUL_EXTERN_C(name, T) GP__DEFINE_MATMUL_HOST(extern "C", name, T)
+GP__MATMUL_INSTANCES(GP__DEFINE_MATMUL_EXTERN_C)
 #endif
 #endif /* __CUDACC__ */
 

@@ -316,6 +316,50 @@ static __device__ __forceinline__ void gp__tile_store(T *g, size_t ld, size_t ro
                                                       tile_cols});
 }
 
+/* ---- cp.async (sm_80 and later) ------------------------------------------------------
+ * A copy global -> shared that does not pass through registers: the thread goes on while
+ * it is in flight. Copies are committed in groups and waited for by group. Built for
+ * targets before sm_80 the copies are ordinary loads and stores. */
+
+template <int BYTES> struct gp__uint_of_size;
+template <> struct gp__uint_of_size<4> { typedef unsigned type; };
+template <> struct gp__uint_of_size<8> { typedef uint2 type; };
+template <> struct gp__uint_of_size<16> { typedef uint4 type; };
+
+/* One copy of BYTES (4, 8 or 16) bytes; with ok == false the destination gets zeros and
+ * nothing is read. */
+template <int BYTES>
+static __device__ __forceinline__ void gp__cp_async(void *dst, const void *src, bool ok)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    const unsigned d = (unsigned)__cvta_generic_to_shared(dst);
+    if (BYTES == 16) /* .cg: 16-byte copies may skip L1; the tile lives in shared memory */
+        asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(d), "l"(src), "r"(ok ? 16 : 0) : "memory");
+    else
+        asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;\n" ::"r"(d), "l"(src), "n"(BYTES),
+                     "r"(ok ? BYTES : 0)
+                     : "memory");
+#else
+    typedef typename gp__uint_of_size<BYTES>::type W;
+    *static_cast<W *>(dst) = ok ? *static_cast<const W *>(src) : W();
+#endif
+}
+
+static __device__ __forceinline__ void gp__cp_async_commit(void)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.commit_group;\n" ::: "memory");
+#endif
+}
+/* Waits until at most N of this thread's committed groups are still in flight. */
+template <int N>
+static __device__ __forceinline__ void gp__cp_async_wait(void)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
+#endif
+}
+
 /* ---- Asynchronous tile load (cp.async, sm_80 and later) ---------------------------------
  * The same copy, but each chunk inside the matrix goes global -> shared through cp.async:
  * it needs no register and no thread waits for it, so a whole tile's loads are in flight
@@ -332,26 +376,11 @@ static __device__ __forceinline__ int gp__cp_async_bytes(uintptr_t g, size_t ld_
     return 0;
 }
 
-template <int BYTES>
-static __device__ __forceinline__ void gp__cp_async(void *dst_shared, const void *src_global)
-{
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    const unsigned d = (unsigned)__cvta_generic_to_shared(dst_shared);
-    if constexpr (BYTES == 16)
-        asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(d), "l"(src_global) : "memory");
-    else
-        asm volatile("cp.async.ca.shared.global [%0], [%1], %2;\n" ::"r"(d), "l"(src_global), "n"(BYTES) : "memory");
-#else
-    memcpy(dst_shared, src_global, BYTES);
-#endif
-}
-
 /* Waits for this thread's cp.async copies; then __syncthreads() makes the tile visible. */
 static __device__ __forceinline__ void gp__tile_load_wait(void)
 {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    asm volatile("cp.async.wait_all;\n" ::: "memory");
-#endif
+    gp__cp_async_commit();
+    gp__cp_async_wait<0>();
 }
 
 template <int NT, int BYTES, class T, class RowMap>
@@ -367,7 +396,7 @@ static __device__ __forceinline__ void gp__tile_load_async_as(T *s, int s_pitch,
         const int r = i / per_row, c = i % per_row * W;
         T *dst = s + (size_t)row_map(r) * s_pitch + c;
         const T *src = g + (size_t)r * ld + c;
-        if (r < rows && c + W <= cols) gp__cp_async<BYTES>(dst, src);
+        if (r < rows && c + W <= cols) gp__cp_async<BYTES>(dst, src, true);
         else
             for (int k = 0; k < W; k++) dst[k] = (r < rows && c + k < cols) ? src[k] : fill;
     }
@@ -419,6 +448,69 @@ static __device__ __forceinline__ void gp__tile_load_async(T *s, int s_pitch, co
     {                                                                                                             \
         gp__tile_store(g, ld, rows_left, cols_left, s_tile, s_pitch, tile_rows, tile_cols);                       \
     }
+
+/* ---- Fixed-shape asynchronous tile copies, for pipelined kernels ------------------------
+ * Used by detail/matmul.cuh. Like gp__tile_load_async, in the same chunk order, but the
+ * tile shape, the block size (a 1-D block of NT threads) and the chunk width are fixed at
+ * compile time (the caller checks alignment, e.g. with gp_tile_chunk_bytes), so each
+ * thread's addresses are worked out once; one variant transposes; and the caller manages
+ * the groups (gp__cp_async_commit, gp__cp_async_wait<N>), so that tile k + 1 is copied
+ * while the block computes on tile k. Parts of a tile outside the matrix are zero-filled.
+ * The caller waits and calls __syncthreads() before reading a tile. */
+
+/* gp__tile_async<T, ROWS, COLS, NT, VEC, TRANSPOSE>: one thread's share of copying a
+ * ROWS x COLS tile, with its place in the tile worked out once (the constructor). Thread t copies COPIES pieces at
+ * (r0 + p * RSTEP, c0), p = 0 .. COPIES-1:
+ *  - TRANSPOSE == false: VEC elements per copy (VEC * sizeof(T) = 4, 8 or 16 bytes; for
+ *    VEC > 1 the caller guarantees whole, 16-byte aligned vectors), s[r][c] = g[r][c]; a
+ *    warp copies consecutive vectors of a row.
+ *  - TRANSPOSE == true: one element per copy, s[c][r] = g[r][c]; a warp copies an 8 (c) x 4
+ *    (r) patch: four rows of 8 consecutive elements (whole 32-byte sectors when aligned),
+ *    written to distinct banks when s_pitch * sizeof(T) % 128 == 16 (4-byte T: rows
+ *    ROWS + 4 elements long, ROWS a multiple of 32).
+ * load<CHECK>(s, s_pitch, g, ld, rows_left, cols_left): g is the tile's top-left element
+ * (a real one: it is also the source of the zero-filled copies). With CHECK, the tile is
+ * clipped to rows_left x cols_left and the rest zero-filled; without, all of it must exist. */
+template <class T, int ROWS, int COLS, int NT, int VEC, bool TRANSPOSE>
+struct gp__tile_async {
+    enum {
+        PER_ROW = COLS / VEC,                          /* copies per row (TRANSPOSE: 8-wide patches) */
+        COPIES = ROWS * COLS / VEC / NT,               /* per thread */
+        KG = COLS / 8,                                 /* TRANSPOSE: patches across a row */
+        RSTEP = TRANSPOSE ? NT / 32 / KG * 4 : NT / PER_ROW, /* rows between a thread's copies */
+    };
+    static_assert(!TRANSPOSE || VEC == 1, "the transposing copy moves one element at a time");
+    static_assert(TRANSPOSE ? COLS % 8 == 0 && (NT / 32) % KG == 0 && ROWS % RSTEP == 0
+                            : COLS % VEC == 0 && NT % PER_ROW == 0,
+                  "every thread's copies lie in one column, RSTEP rows apart");
+    static_assert((ROWS * COLS / VEC) % NT == 0 && NT % 32 == 0, "whole passes of whole warps");
+    int r0, c0;
+    __device__ __forceinline__ gp__tile_async()
+    {
+        const int t = (int)threadIdx.x, lane = t & 31;
+        if (TRANSPOSE) {
+            c0 = (t >> 5) % KG * 8 + (lane & 7);
+            r0 = (t >> 5) / KG * 4 + (lane >> 3);
+        } else {
+            c0 = t % PER_ROW * VEC;
+            r0 = t / PER_ROW;
+        }
+    }
+    template <bool CHECK>
+    __device__ __forceinline__ void load(T *s, int s_pitch, const T *g, size_t ld, size_t rows_left,
+                                         size_t cols_left) const
+    {
+        const T *const src = g + r0 * ld + c0;
+        T *const dst = TRANSPOSE ? s + c0 * s_pitch + r0 : s + r0 * s_pitch + c0;
+        const bool col_ok = !CHECK || (size_t)c0 < cols_left;
+#pragma unroll
+        for (int p = 0; p < COPIES; p++) {
+            const bool ok = col_ok && (!CHECK || (size_t)(r0 + p * RSTEP) < rows_left);
+            gp__cp_async<VEC * sizeof(T)>(dst + p * RSTEP * (TRANSPOSE ? 1 : s_pitch),
+                                          ok ? src + p * RSTEP * ld : g, ok);
+        }
+    }
+};
 
 #endif /* __CUDACC__ */
 #endif /* GPUPRIMS_DETAIL_TILE_CUH */

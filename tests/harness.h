@@ -50,6 +50,8 @@ void test_transpose_gpu(void);
 void test_c_api(void);
 void test_examples_ptx(void);    /* host: the PTX of examples/ptx.cu (runs nvcc) */
 void test_examples_errors(void); /* GPU: the three scenarios of the built examples/errors */
+void test_matmul_host(void);
+void test_matmul_gpu(void);
 
 #ifdef __cplusplus
 }

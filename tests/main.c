@@ -31,6 +31,8 @@ int main(int argc, char **argv)
     test_c_api();
     test_examples_ptx();
     test_examples_errors();
+    test_matmul_host();
+    test_matmul_gpu();
 
     printf("%d passed, %d failed, %d skipped\n", gp_t_passed, gp_t_failed, gp_t_skipped);
     return gp_t_failed ? 1 : 0;
