@@ -1,6 +1,6 @@
 # gpuprims -- build, test, bench.  `make` builds everything; `make test` runs the tests
 # (GPU tests are skipped without a GPU); `make bench` writes bench/results/.
-# Targets: all test sanitize bench examples compile-cost install expand clean.
+# Targets: all test sanitize bench examples run-examples ptx compile-cost install expand clean.
 
 ARCH      ?= sm_90
 NVCC      ?= nvcc
@@ -23,7 +23,7 @@ TESTS     := $(BUILD)/tests/run_tests
 EXAMPLES  := $(patsubst examples/%.cu,$(BUILD)/examples/%,$(wildcard examples/*.cu))
 BENCHES   := $(patsubst bench/%.cu,$(BUILD)/bench/%,$(wildcard bench/*.cu))
 
-.PHONY: all test sanitize bench examples run-examples compile-cost install expand clean
+.PHONY: all test sanitize bench examples run-examples ptx compile-cost install expand clean
 
 all: $(TESTS) $(EXAMPLES) $(BENCHES)
 
@@ -50,9 +50,17 @@ bench: $(BENCHES)
 	    for f in bench/results/$$gpu.*.md; do echo; cat $$f; done; } > bench/results/$$gpu.md; \
 	  echo "wrote bench/results/$$gpu.md"; done
 
+# Every example checks its own result and exits non-zero on a mismatch: the loop stops at
+# the first failure. Run without arguments, each does its whole demonstration (errors.cu
+# without arguments is the clean run; `build/examples/errors 1|2|3` plants a bug).
 examples: $(EXAMPLES)
 run-examples: $(EXAMPLES)
-	@for e in $(EXAMPLES); do echo "== $$e"; $$e || exit 1; done
+	@for e in $(EXAMPLES); do echo "== $$e"; $$e || { echo "FAILED: $$e (status $$?)"; exit 1; }; done
+
+# The PTX of examples/ptx.cu, and the lines that show 2.27 (double) against 2.27f (float).
+ptx: $(BUILD)/examples/ptx.ptx
+	@echo "$<: the entries and their cvt/mul instructions"
+	@grep -E '\.entry|(cvt|mul)(\.rn)?\.f(32|64)' $<
 
 # Compile time of a TU with one device reduce, gpuprims against CUB (CPU only, no GPU).
 compile-cost:
@@ -77,7 +85,11 @@ $(TESTS): $(TEST_OBJ)
 
 $(BUILD)/tests/%.o: tests/%.cu
 	@mkdir -p $(@D)
-	$(NVCC) $(NVCCFLAGS) $(DEPFLAGS) -I. -c $< -o $@
+	$(NVCC) $(NVCCFLAGS) $(DEPFLAGS) $(TEST_DEFS) -I. -c $< -o $@
+
+# tests/test_examples.cu runs nvcc on examples/ptx.cu and runs the built examples.
+$(BUILD)/tests/test_examples.o: TEST_DEFS = -DGP_T_NVCC='"$(NVCC)"' -DGP_T_ARCH='"$(ARCH)"' \
+    -DGP_T_ROOT='"$(CURDIR)"' -DGP_T_EXAMPLES='"$(abspath $(BUILD))/examples"'
 
 $(BUILD)/tests/%.c.o: tests/%.c
 	@mkdir -p $(@D)
@@ -86,6 +98,10 @@ $(BUILD)/tests/%.c.o: tests/%.c
 $(BUILD)/examples/%: examples/%.cu
 	@mkdir -p $(@D)
 	$(NVCC) $(NVCCFLAGS) $(DEPFLAGS) -I. $< -o $@
+
+$(BUILD)/examples/%.ptx: examples/%.cu
+	@mkdir -p $(@D)
+	$(NVCC) $(NVCCFLAGS) -I. -ptx $< -o $@
 
 $(BUILD)/bench/%: bench/%.cu
 	@mkdir -p $(@D)

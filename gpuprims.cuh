@@ -1,9 +1,10 @@
 /* gpuprims.cuh -- memory-hierarchy primitives for CUDA C, in one header.
  *
  * WHAT IT IS
- *   Error checks, warp and block reductions, and a device-wide reduce that runs at the
- *   memory-bandwidth limit in one launch, with plain C names. (Scans, tiled loads,
- *   transposes and matrix multiply follow the same layout as they land.)
+ *   Error checks, warp and block reductions, a device-wide reduce that runs at the
+ *   memory-bandwidth limit in one launch, cooperative 2-D tile loads and stores between
+ *   global and shared memory (padded, vectorised, asynchronous), and a transpose of any
+ *   shape and element size, with plain C names.
  *
  * USING IT
  *   In exactly ONE .cu file of your program:
@@ -22,12 +23,16 @@
  *   GP_OP_SUM/MIN/MAX, GP_ID_<op>_<type>          detail/ops.cuh
  *   gp_warp_reduce_<name>, gp_warp_reduce_smem_   detail/warp.cuh
  *   gp_block_reduce_<name>                        detail/block_reduce.cuh
+ *   gp_tile_pitch, gp_tile_load_<name>,           detail/tile.cuh
+ *     gp_tile_load_async_<name>, gp_tile_store_<name>
  *   gp_reduce_<name>                              detail/reduce.cuh
  *   gp_warp_{in,ex}clusive_scan_<name>            detail/warp.cuh
  *   gp_block_{in,ex}clusive_scan_<name>,          detail/block_scan.cuh
  *     gp_block_scan_blelloch_<name>, gp_blelloch_index
  *   gp_{ex,in}clusive_scan_<name>                 detail/scan.cuh
+ *   gp_transpose[_strided|_batched]_<name>        detail/transpose.cuh
  *   (stream-ordered scratch for it)               detail/scratch.cuh
+ *   gp_matmul_f32, gp_matmul_f64                  detail/matmul.cuh
  *   the default instance list                     detail/instances.cuh
  *
  * DEFAULT INSTANCES
@@ -40,6 +45,24 @@
  *   may run in place (d_out == d_in); a partial overlap returns cudaErrorInvalidValue.
  *   GP_DEFINE_SCAN(name, T, OP, IDENTITY) makes the scan family for your own type and
  *   operator, as GP_DEFINE_REDUCE does below (detail/scan.cuh lists the names).
+ *   Transposes (and tile functions) for <name> in u8 u16 f32 f64 v16 (uint8_t uint16_t
+ *   float double gp_v16_t, a 16-byte struct): d_in is rows x cols, row-major; d_out
+ *   cols x rows. Strided: leading dimensions; batched: `batch` matrices, `stride` apart.
+ *     cudaError_t gp_transpose_f32(float *d_out, const float *d_in, size_t rows, size_t cols, cudaStream_t s);
+ *     cudaError_t gp_transpose_strided_f32(float *d_out, size_t ld_out, const float *d_in, size_t ld_in,
+ *                                          size_t rows, size_t cols, cudaStream_t s);
+ *     cudaError_t gp_transpose_batched_f32(float *d_out, size_t ld_out, size_t stride_out,
+ *                                          const float *d_in, size_t ld_in, size_t stride_in,
+ *                                          size_t rows, size_t cols, size_t batch, cudaStream_t s);
+ *   Input and output must not overlap (cudaErrorInvalidValue). Other types of these sizes:
+ *   cast the pointers, or GP_DEFINE_TRANSPOSE(name, T) for any T.
+ *
+ *   Matrix multiply, row-major C = A.B (A m x k, B k x n, C m x n, leading dimensions k, n, n):
+ *     cudaError_t gp_matmul_f32(float *d_c, const float *d_a, const float *d_b,
+ *                               size_t m, size_t n, size_t k, cudaStream_t s);   (and _f64)
+ *   Plain FMA on the CUDA cores (no TF32 or tensor cores). Any m, n, k; k == 0 writes zeros;
+ *   m == 0 or n == 0 is a no-op; C must not overlap A or B, and sizes must fit in size_t
+ *   (else cudaErrorInvalidValue). With k == 0, A and B may be NULL.
  *
  * YOUR OWN TYPE AND OPERATOR (in any .cu file, at file scope; TU-local definitions)
  *     typedef struct { float v; int i; } pair_t;
@@ -48,6 +71,13 @@
  *     // now: gp_warp_reduce_argmax, gp_block_reduce_argmax, gp_reduce_argmax(...)
  *   OP must be associative; it need not be commutative: everything combines in index
  *   order, so the answer is the sequential one (up to floating-point re-association).
+ *     typedef struct { float r, g, b; } rgb_t;
+ *     GP_DEFINE_TRANSPOSE(rgb, rgb_t)       // gp_transpose_rgb, gp_tile_load_rgb, ...
+ *
+ * TILES IN YOUR OWN KERNEL (see detail/tile.cuh for the contract)
+ *     __shared__ float s[32 * gp_tile_pitch(32, 4)];             // 32 x 33: columns conflict-free
+ *     gp_tile_load_f32(s, gp_tile_pitch(32, 4), a + r0 * lda + c0, lda, m - r0, k - c0, 32, 32, 0.0f);
+ *     __syncthreads();                                            // ragged edges read as 0
  *
  * HOST API RULES
  *   Destination first. Counts are size_t (more than 2^31 elements work). Asynchronous on
@@ -93,10 +123,13 @@
 #endif
 #include "detail/warp.cuh"
 #include "detail/block_reduce.cuh"
+#include "detail/tile.cuh"
 #include "detail/scratch.cuh"
 #include "detail/reduce.cuh"
 #include "detail/block_scan.cuh"
 #include "detail/scan.cuh"
+#include "detail/transpose.cuh"
+#include "detail/matmul.cuh"
 #endif
 #include "detail/instances.cuh"
 

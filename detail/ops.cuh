@@ -37,6 +37,18 @@
 #define GP_ID_MAX_f32 (-(float)INFINITY)
 #define GP_ID_MAX_f64 (-(double)INFINITY)
 
+/* A 16-byte element (four 32-bit words, 16-byte aligned): the default instance for
+ * 16-byte data (float4, double2, complex double, ...) in type-agnostic primitives such as
+ * transpose. Cast your pointers to it. */
+#ifdef __cplusplus
+#define GP__ALIGNAS(n) alignas(n)
+#else
+#define GP__ALIGNAS(n) _Alignas(n)
+#endif
+typedef struct gp_v16 {
+    GP__ALIGNAS(16) uint32_t w[4];
+} gp_v16_t;
+
 #ifdef __CUDACC__
 /* One struct per instance name: the generic code in warp.cuh, block_reduce.cuh and
  * reduce.cuh is written once against `Op::type`, `Op::apply` and `Op::identity`. */

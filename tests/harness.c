@@ -1,9 +1,12 @@
-/* tests/harness.c -- counters, seed, skips; see harness.h. */
+/* tests/harness.c -- counters, seed, skips, child processes; see harness.h. */
+#define _POSIX_C_SOURCE 200809L /* popen, pclose */
 #include "harness.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
 #include <cuda_runtime_api.h>
 
 uint64_t gp_t_seed;
@@ -76,4 +79,34 @@ uint64_t gp_t_state(uint64_t stream)
 {
     uint64_t s = gp_t_seed ^ (stream * 0xd1b54a32d192ed03ull);
     return gp_t_next(&s);
+}
+
+int gp_t_run(const char *cmd, char *out, size_t cap)
+{
+    char full[2048];
+    snprintf(full, sizeof full, "%s 2>&1", cmd);
+    if (cap) out[0] = 0;
+    fflush(stdout);
+    FILE *f = popen(full, "r");
+    if (!f) return -1;
+    size_t got = cap ? fread(out, 1, cap - 1, f) : 0;
+    char sink[256];
+    while (fread(sink, 1, sizeof sink, f) > 0) { /* drain the rest: the child never blocks on a full pipe */
+    }
+    if (cap) out[got] = 0;
+    int status = pclose(f);
+    return status != -1 && WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+void gp_t_expect_chk_failure(const char *what, const char *cmd, const char *where, const char *call,
+                             const char *error, const char *or_error)
+{
+    char out[4096];
+    int status = gp_t_run(cmd, out, sizeof out);
+    EXPECT(status > 0, "%s: exit status %d, expected a failure", what, status);
+    EXPECT(strstr(out, where) != NULL, "%s: expected \"%s\" (file:line) in \"%s\"", what, where, out);
+    EXPECT(strstr(out, call) != NULL, "%s: expected the call %s in \"%s\"", what, call, out);
+    EXPECT(strstr(out, error) != NULL || (or_error && strstr(out, or_error) != NULL), "%s: expected %s%s%s in \"%s\"",
+           what, error, or_error ? " or " : "", or_error ? or_error : "", out);
+    printf("  %s: %s", what, out);
 }

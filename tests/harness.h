@@ -30,6 +30,15 @@ uint64_t gp_t_state(uint64_t stream); /* a fresh state derived from the run's se
 
 #define EXPECT(cond, ...) gp_t_check((cond) ? 1 : 0, __FILE__, __LINE__, __VA_ARGS__)
 
+/* Runs a shell command (stderr folded into stdout), its output into out (NUL-terminated,
+ * truncated to cap). Returns the exit status, or -1 if it could not run or did not exit. */
+int gp_t_run(const char *cmd, char *out, size_t cap);
+/* Runs a program that must fail through CUDA_CHK: EXPECTs a non-zero exit status and, in
+ * its output, `where` (file:line), `call` and `error` (or `or_error`, when not NULL).
+ * `what` names the run in failure messages; the output is echoed, indented. */
+void gp_t_expect_chk_failure(const char *what, const char *cmd, const char *where, const char *call,
+                             const char *error, const char *or_error);
+
 /* Every test file: one entry point, registered in tests/main.c. */
 void test_check(void);
 int test_check_scenario(int which); /* runs in a child process: must exit non-zero */
@@ -39,7 +48,13 @@ void test_reduce_user(void);
 void test_scan_host(void);
 void test_scan_gpu(void);
 void test_scan_user(void);
+void test_transpose_host(void);
+void test_transpose_gpu(void);
 void test_c_api(void);
+void test_examples_ptx(void);    /* host: the PTX of examples/ptx.cu (runs nvcc) */
+void test_examples_errors(void); /* GPU: the three scenarios of the built examples/errors */
+void test_matmul_host(void);
+void test_matmul_gpu(void);
 
 #ifdef __cplusplus
 }

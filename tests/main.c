@@ -13,6 +13,7 @@ extern int gp_t_passed, gp_t_failed, gp_t_skipped;
 int main(int argc, char **argv)
 {
     gp_t_argv0 = argv[0];
+    setvbuf(stdout, NULL, _IOLBF, 0); /* progress survives a crash, even through a pipe */
     if (argc == 3 && strcmp(argv[1], "--scenario") == 0) return test_check_scenario(atoi(argv[2]));
 
     const char *seed = getenv("GP_TEST_SEED");
@@ -28,7 +29,13 @@ int main(int argc, char **argv)
     test_scan_host();
     test_scan_gpu();
     test_scan_user();
+    test_transpose_host();
+    test_transpose_gpu();
     test_c_api();
+    test_examples_ptx();
+    test_examples_errors();
+    test_matmul_host();
+    test_matmul_gpu();
 
     printf("%d passed, %d failed, %d skipped\n", gp_t_passed, gp_t_failed, gp_t_skipped);
     return gp_t_failed ? 1 : 0;

@@ -7,7 +7,6 @@
 
 #include <stdio.h>
 #include <string.h>
-#include <sys/wait.h>
 
 static void check_format(void)
 {
@@ -50,23 +49,10 @@ extern "C" int test_check_scenario(int which)
 
 static void check_scenario(int which, const char *call, const char *error, const char *or_error)
 {
-    char cmd[1024], out[4096] = {0};
-    snprintf(cmd, sizeof cmd, "'%s' --scenario %d 2>&1", gp_t_argv0, which);
-    FILE *f = popen(cmd, "r");
-    if (!f) {
-        EXPECT(0, "scenario %d: popen failed", which);
-        return;
-    }
-    size_t got = fread(out, 1, sizeof out - 1, f);
-    out[got] = 0;
-    int status = pclose(f);
-    EXPECT(status != -1 && WIFEXITED(status) && WEXITSTATUS(status) != 0, "scenario %d: exit status %d", which,
-           status);
-    EXPECT(strstr(out, "test_check.cu:") != NULL, "scenario %d: no file:line in \"%s\"", which, out);
-    EXPECT(strstr(out, call) != NULL, "scenario %d: expected the call %s in \"%s\"", which, call, out);
-    EXPECT(strstr(out, error) != NULL || (or_error && strstr(out, or_error) != NULL),
-           "scenario %d: expected %s%s%s in \"%s\"", which, error, or_error ? " or " : "", or_error ? or_error : "", out);
-    printf("  scenario %d: %s", which, out);
+    char cmd[1024], what[32];
+    snprintf(cmd, sizeof cmd, "'%s' --scenario %d", gp_t_argv0, which);
+    snprintf(what, sizeof what, "scenario %d", which);
+    gp_t_expect_chk_failure(what, cmd, "test_check.cu:", call, error, or_error);
 }
 
 extern "C" void test_check(void)

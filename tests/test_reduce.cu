@@ -5,6 +5,7 @@
  * above 2^31 with inputs generated on the device. */
 #include "../gpuprims.cuh"
 #include "harness.h"
+#include "hash.cuh"
 
 #include <float.h>
 #include <math.h>
@@ -280,12 +281,6 @@ static void check_determinism_and_streams(fixture *f, size_t n)
 }
 
 /* Above 2^31 elements: inputs from a counter hash on the device, reference on the host. */
-static __host__ __device__ uint32_t hash32(uint64_t i, uint32_t key)
-{
-    uint32_t x = (uint32_t)i ^ (uint32_t)(i >> 32) * 0x9E3779B1u ^ key;
-    x ^= x >> 16; x *= 0x7feb352du; x ^= x >> 15; x *= 0x846ca68bu; x ^= x >> 16;
-    return x;
-}
 __global__ void fill_hash(uint32_t *x, size_t n, uint32_t key)
 {
     for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)

@@ -1,0 +1,455 @@
+/* bench/matmul.cu -- the tiled matrix-multiply ladder replayed on today's GPU, then
+ * gp_matmul_f32 / gp_matmul_f64 against cuBLAS (pedantic math: no TF32, no tensor cores
+ * for FP32) at several shapes.
+ *
+ * Part 1, "Matmul ladder (4096^3, f32)": the seed's kernels (naive, one thread per
+ * element; tiled in shared memory with 16x16 and 32x32 tiles), then each step taken on
+ * the way to gp_matmul_f32, each commented with the one thing it adds, then the library
+ * call and cublasSgemm: ms, TFLOP/s, % of cuBLAS, % of the FP32 peak (SMs x 128 lanes x 2
+ * x the clock the device reports). The seed's arithmetic (global accesses cut by the tile
+ * width) is printed beside the measured speedups.
+ *
+ * Part 2, "gp_matmul vs cuBLAS": f32 at 1024^3, 2048^3, 4096^3, 8192^3, 1000^3 and
+ * 4097 x 3001 x 2049 (m x n x k); f64 (against cublasDgemm) at the same shapes but 8192^3.
+ *
+ * Every result is checked before it is timed: 256 sampled entries of C against a host
+ * reference in double, within |c - ref| <= (k + 2) u sum|a||b|; a mismatch prints FAIL and
+ * exits 1. Inputs come from a hash of the index, computed the same way on the host.
+ *
+ * Build and run:  make bench   (or: make build/bench/matmul && build/bench/matmul)
+ * Tables go to stdout and bench/results/<gpu>.matmul.{md,csv}. */
+#include <float.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cublas_v2.h>
+
+#define GPUPRIMS_IMPLEMENTATION
+#include "../gpuprims.cuh"
+#include "bench.cuh"
+
+#define LADDER_N 4096
+#define SAMPLES 256
+
+#define CUBLAS_CHK(call)                                                                   \
+    do {                                                                                   \
+        cublasStatus_t st_ = (call);                                                       \
+        if (st_ != CUBLAS_STATUS_SUCCESS) {                                                \
+            fprintf(stderr, "%s:%d: %s: cuBLAS status %d\n", __FILE__, __LINE__, #call, (int)st_); \
+            exit(1);                                                                       \
+        }                                                                                  \
+    } while (0)
+
+/* ---- inputs: a hash of (matrix, index), uniform in [-1, 1), same on host and device ---- */
+static __host__ __device__ inline double input_value(uint64_t i, uint32_t which)
+{
+    uint64_t z = i * 0x9E3779B97F4A7C15ull + which * 0xD1B54A32D192ED03ull + 0x632BE59BD9B4E019ull;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    z ^= z >> 31;
+    return (double)(z >> 11) / 4503599627370496.0 - 1.0; /* 53-bit k / 2^52 - 1 */
+}
+template <class T>
+__global__ void fill(T *p, size_t count, uint32_t which)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < count; i += (size_t)gridDim.x * blockDim.x)
+        p[i] = (T)input_value(i, which);
+}
+enum { WHICH_A = 1, WHICH_B = 2 };
+
+/* ======================================================================================
+ * Part 1: the ladder kernels (f32, square n, n a multiple of 128: 4096)
+ * ==================================================================================== */
+
+/* 1. Naive, as in the seed: one thread per element of C, 16 x 16 threads per block; every
+ * thread reads a row of A and a column of B from global memory: 2n^3 loads. */
+__global__ void mm_naive(float *c, const float *a, const float *b, int n)
+{
+    const int row = blockIdx.y * blockDim.y + threadIdx.y, col = blockIdx.x * blockDim.x + threadIdx.x;
+    if (row < n && col < n) {
+        float v = 0;
+        for (int k = 0; k < n; k++) v += a[row * n + k] * b[k * n + col];
+        c[row * n + col] = v;
+    }
+}
+
+/* 2, 3. The seed's tiled kernel: the block's TILE x TILE threads load one tile of A and
+ * one of B into shared memory together, then each computes its dot product from there:
+ * each element loaded once per block instead of once per thread, 2n^3 / TILE loads. */
+template <int TILE>
+__global__ void mm_tiled(float *c, const float *a, const float *b, int n)
+{
+    __shared__ float as[TILE][TILE], bs[TILE][TILE];
+    const int tx = threadIdx.x, ty = threadIdx.y;
+    const int row = blockIdx.y * TILE + ty, col = blockIdx.x * TILE + tx;
+    float v = 0;
+    for (int m = 0; m < n / TILE; m++) {
+        as[ty][tx] = a[row * n + m * TILE + tx];
+        bs[ty][tx] = b[(m * TILE + ty) * n + col];
+        __syncthreads();
+        for (int k = 0; k < TILE; k++) v += as[ty][k] * bs[k][tx];
+        __syncthreads();
+    }
+    c[row * n + col] = v;
+}
+
+/* 4. Register tiling (2-D thread coarsening, the seed's "each thread computes a small tile
+ * of C"): a 128 x 128 block tile, 256 threads, each computing an 8 x 8 patch of C from 8
+ * values of A and 8 of B per k: 64 FMAs per 16 shared loads instead of 1 per 2. Tiles as
+ * stored in memory (A row-major), scalar loads, no overlap of copy and arithmetic. */
+__global__ void __launch_bounds__(256) mm_regtile(float *c, const float *a, const float *b, int n)
+{
+    enum { BM = 128, BN = 128, BK = 8, TM = 8, TN = 8 };
+    __shared__ float as[BM][BK], bs[BK][BN];
+    const int t = threadIdx.x, ty = t / (BN / TN), tx = t % (BN / TN);
+    const float *ab = a + (size_t)blockIdx.y * BM * n, *bb = b + (size_t)blockIdx.x * BN;
+    float acc[TM][TN] = {};
+    for (int k0 = 0; k0 < n; k0 += BK) {
+        for (int i = t; i < BM * BK; i += 256) as[i / BK][i % BK] = ab[(size_t)(i / BK) * n + k0 + i % BK];
+        for (int i = t; i < BK * BN; i += 256) bs[i / BN][i % BN] = bb[(size_t)(k0 + i / BN) * n + i % BN];
+        __syncthreads();
+#pragma unroll
+        for (int k = 0; k < BK; k++) {
+            float af[TM], bf[TN];
+#pragma unroll
+            for (int i = 0; i < TM; i++) af[i] = as[ty * TM + i][k];
+#pragma unroll
+            for (int j = 0; j < TN; j++) bf[j] = bs[k][tx * TN + j];
+#pragma unroll
+            for (int i = 0; i < TM; i++)
+#pragma unroll
+                for (int j = 0; j < TN; j++) acc[i][j] += af[i] * bf[j];
+        }
+        __syncthreads();
+    }
+    for (int i = 0; i < TM; i++)
+        for (int j = 0; j < TN; j++)
+            c[((size_t)blockIdx.y * BM + ty * TM + i) * n + blockIdx.x * BN + tx * TN + j] = acc[i][j];
+}
+
+/* 5-8: the library's kernel template (detail/matmul.cuh) with the later steps switched on
+ * one at a time (BM, BN, BK, WM, WN, TM, TN, STAGES, GROUP_M, MIN_BLOCKS):
+ * 5. A transposed in shared memory (16-byte loads of both operands' fragments), the
+ *    thread tile spread as 4 x 4 pieces over a warp tile (conflict-free broadcasts),
+ *    copies with cp.async but waited for at once: no overlap (1 stage). */
+typedef gp__mm_cfg<float, 128, 128, 8, 64, 32, 8, 8, 1, 1, 2> step5_cfg;
+/* 6. + double buffering: tile k+1 is copied while tile k is multiplied (2 stages). */
+typedef gp__mm_cfg<float, 128, 128, 8, 64, 32, 8, 8, 2, 1, 2> step6_cfg;
+/* 7. + deeper pipeline: 4 stages, 3 tiles in flight. */
+typedef gp__mm_cfg<float, 128, 128, 8, 64, 32, 8, 8, 4, 1, 2> step7_cfg;
+/* 8. + L2-friendly block order: groups of 8 block-rows, column by column. */
+typedef gp__mm_cfg<float, 128, 128, 8, 64, 32, 8, 8, 4, 8, 2> step8_cfg;
+/* 9. + BK = 16: half the barriers and copy set-ups per FMA. */
+typedef gp__mm_cfg<float, 128, 128, 16, 64, 32, 8, 8, 4, 8, 2> step9_cfg;
+/* 10. 256 x 128 block tile, 16 x 8 per thread (warp tile 64 x 64), one block per SM: 6
+ * instead of 8 shared loads per 128 FMAs, and half the copy work per FMA. */
+typedef gp__mm_cfg<float, 256, 128, 8, 64, 64, 16, 8, 4, 8, 1> step10_cfg;
+/* 11. the same with BK = 16 (3 stages). */
+typedef gp__mm_cfg<float, 256, 128, 16, 64, 64, 16, 8, 3, 8, 1> step11_cfg;
+
+/* The tile sizes gp_matmul_f32 may choose from, and candidates, each timed at every shape
+ * of part 2 ("Tile sweep"), to set the choice. */
+typedef cudaError_t (*launch_f32)(float *, const float *, const float *, size_t, size_t, size_t, cudaStream_t);
+static const struct { const char *name; launch_f32 fn; } sweep[] = {
+    {"128x128x16, 3 stages (gp)", gp__matmul_launch<gp__mm_cfg<float, 128, 128, 16, 64, 32, 8, 8, 3, 8, 2> >},
+    {"128x128x16, 4 stages (step 9)", gp__matmul_launch<step9_cfg>},
+    {"128x128x16, warp tile 32x64", gp__matmul_launch<gp__mm_cfg<float, 128, 128, 16, 32, 64, 8, 8, 4, 8, 2> >},
+    {"128x128x8 (step 8)", gp__matmul_launch<step8_cfg>},
+    {"256x128x16 (step 11)", gp__matmul_launch<step11_cfg>},
+    {"128x64x16 (gp)", gp__matmul_launch<gp__mm_cfg<float, 128, 64, 16, 64, 32, 8, 8, 4, 8, 3> >},
+    {"128x64x8", gp__matmul_launch<gp__mm_cfg<float, 128, 64, 8, 64, 32, 8, 8, 4, 8, 3> >},
+    {"64x64x8 (gp)", gp__matmul_launch<gp__mm_cfg<float, 64, 64, 8, 32, 32, 4, 8, 4, 8, 4> >},
+};
+#define SWEEP ((int)(sizeof sweep / sizeof *sweep))
+
+/* ---- what a timed call is --------------------------------------------------------------- */
+enum kind {
+    K_NAIVE, K_TILED16, K_TILED32, K_REGTILE, K_STEP5, K_STEP6, K_STEP7, K_STEP8, K_STEP9, K_STEP10, K_STEP11, K_GP, K_CUBLAS, K_SWEEP
+};
+typedef struct {
+    int kind, f64;
+    void *c;
+    const void *a, *b;
+    size_t m, n, k;
+    cublasHandle_t h;
+    launch_f32 fn; /* K_SWEEP */
+} call_ctx;
+
+static void call(void *p)
+{
+    call_ctx *x = (call_ctx *)p;
+    float *c = (float *)x->c;
+    const float *a = (const float *)x->a, *b = (const float *)x->b;
+    const int n = (int)x->n;
+    switch (x->kind) {
+    case K_NAIVE: mm_naive<<<dim3(n / 16, n / 16), dim3(16, 16)>>>(c, a, b, n); break;
+    case K_TILED16: mm_tiled<16><<<dim3(n / 16, n / 16), dim3(16, 16)>>>(c, a, b, n); break;
+    case K_TILED32: mm_tiled<32><<<dim3(n / 32, n / 32), dim3(32, 32)>>>(c, a, b, n); break;
+    case K_REGTILE: mm_regtile<<<dim3(n / 128, n / 128), 256>>>(c, a, b, n); break;
+    case K_STEP5: CUDA_CHK(gp__matmul_launch<step5_cfg>(c, a, b, x->m, x->n, x->k, 0)); break;
+    case K_STEP6: CUDA_CHK(gp__matmul_launch<step6_cfg>(c, a, b, x->m, x->n, x->k, 0)); break;
+    case K_STEP7: CUDA_CHK(gp__matmul_launch<step7_cfg>(c, a, b, x->m, x->n, x->k, 0)); break;
+    case K_STEP8: CUDA_CHK(gp__matmul_launch<step8_cfg>(c, a, b, x->m, x->n, x->k, 0)); break;
+    case K_STEP9: CUDA_CHK(gp__matmul_launch<step9_cfg>(c, a, b, x->m, x->n, x->k, 0)); break;
+    case K_STEP10: CUDA_CHK(gp__matmul_launch<step10_cfg>(c, a, b, x->m, x->n, x->k, 0)); break;
+    case K_STEP11: CUDA_CHK(gp__matmul_launch<step11_cfg>(c, a, b, x->m, x->n, x->k, 0)); break;
+    case K_SWEEP: CUDA_CHK(x->fn(c, a, b, x->m, x->n, x->k, 0)); break;
+    case K_GP:
+        if (x->f64) CUDA_CHK(gp_matmul_f64((double *)x->c, (const double *)x->a, (const double *)x->b, x->m, x->n, x->k, 0));
+        else CUDA_CHK(gp_matmul_f32(c, a, b, x->m, x->n, x->k, 0));
+        break;
+    case K_CUBLAS: {
+        /* row-major C = A B is column-major C^T = B^T A^T: swap the operands */
+        if (x->f64) {
+            const double one = 1, zero = 0;
+            CUBLAS_CHK(cublasDgemm(x->h, CUBLAS_OP_N, CUBLAS_OP_N, (int)x->n, (int)x->m, (int)x->k, &one,
+                                   (const double *)x->b, (int)x->n, (const double *)x->a, (int)x->k, &zero,
+                                   (double *)x->c, (int)x->n));
+        } else {
+            const float one = 1, zero = 0;
+            CUBLAS_CHK(cublasSgemm(x->h, CUBLAS_OP_N, CUBLAS_OP_N, (int)x->n, (int)x->m, (int)x->k, &one, b,
+                                   (int)x->n, a, (int)x->k, &zero, c, (int)x->n));
+        }
+        break;
+    }
+    }
+    CUDA_CHK(cudaGetLastError());
+}
+
+/* Checks SAMPLES entries of C (first the four corners) against a host reference. */
+static void check(const call_ctx *x, const char *who)
+{
+    const size_t m = x->m, n = x->n, k = x->k, es = x->f64 ? 8 : 4;
+    const double u = x->f64 ? DBL_EPSILON / 2 : FLT_EPSILON / 2;
+    CUDA_CHK(cudaDeviceSynchronize());
+    uint64_t st = 0x5eedull + m * 31 + n;
+    for (int s = 0; s < SAMPLES; s++) {
+        size_t i, j;
+        if (s < 4) { i = s & 1 ? m - 1 : 0; j = s & 2 ? n - 1 : 0; }
+        else { st = st * 6364136223846793005ull + 1442695040888963407ull; i = (st >> 33) % m; j = (st >> 13) % n; }
+        double ref = 0, mag = 0;
+        for (size_t p = 0; p < k; p++) {
+            double av = input_value(i * k + p, WHICH_A), bv = input_value(p * n + j, WHICH_B);
+            if (!x->f64) { av = (float)av; bv = (float)bv; }
+            ref += av * bv;
+            mag += fabs(av * bv);
+        }
+        double got;
+        if (x->f64) CUDA_CHK(cudaMemcpy(&got, (const char *)x->c + (i * n + j) * es, 8, cudaMemcpyDeviceToHost));
+        else {
+            float g;
+            CUDA_CHK(cudaMemcpy(&g, (const char *)x->c + (i * n + j) * es, 4, cudaMemcpyDeviceToHost));
+            got = g;
+        }
+        if (!(fabs(got - ref) <= (double)(k + 2) * u * mag)) {
+            fprintf(stderr, "FAIL: %s %zux%zux%zu: C[%zu][%zu] = %.9g, host reference %.9g\n", who, m, n, k, i, j,
+                    got, ref);
+            exit(1);
+        }
+    }
+}
+
+/* Poisons C, runs once, checks, then times: median ms. */
+static float measure(call_ctx *x, const char *who)
+{
+    CUDA_CHK(cudaMemset(x->c, 0xFF, x->m * x->n * (x->f64 ? 8 : 4)));
+    call(x);
+    check(x, who);
+    return gp_bench_median_ms(call, x); /* GP_BENCH_REPS calls after GP_BENCH_WARMUP */
+}
+
+static double tflops(size_t m, size_t n, size_t k, float ms) { return 2.0 * m * n * k / (ms * 1e-3) / 1e12; }
+
+static double g_peak32, g_peak64; /* TFLOP/s */
+
+static void bench_ladder(cublasHandle_t h, int profile)
+{
+    const size_t n = LADDER_N;
+    float *a, *b, *c;
+    CUDA_CHK(cudaMalloc(&a, n * n * 4));
+    CUDA_CHK(cudaMalloc(&b, n * n * 4));
+    CUDA_CHK(cudaMalloc(&c, n * n * 4));
+    fill<<<1024, 256>>>(a, n * n, WHICH_A);
+    fill<<<1024, 256>>>(b, n * n, WHICH_B);
+    CUDA_CHK_LAUNCH();
+
+    static const struct { int kind; const char *name; double seed_loads; } rows[] = {
+        {K_NAIVE, "1. naive, one thread per element (seed)", 2.0},
+        {K_TILED16, "2. tiled in shared memory, 16x16 (seed)", 2.0 / 16},
+        {K_TILED32, "3. tiled in shared memory, 32x32 (seed)", 2.0 / 32},
+        {K_REGTILE, "4. + register tiling: 128x128 block, 8x8 per thread", 0},
+        {K_STEP5, "5. + A transposed, 16-byte fragment loads, warp tiling", 0},
+        {K_STEP6, "6. + cp.async double buffering (2 stages)", 0},
+        {K_STEP7, "7. + 4 stages", 0},
+        {K_STEP8, "8. + L2-grouped block order", 0},
+        {K_STEP9, "9. + BK = 16", 0},
+        {K_STEP10, "10. 256x128 block tile, 16x8 per thread, BK = 8", 0},
+        {K_STEP11, "11. 256x128 block tile, 16x8 per thread, BK = 16", 0},
+        {K_GP, "gp_matmul_f32", 0},
+        {K_CUBLAS, "cublasSgemm (pedantic)", 0},
+    };
+    const int nrows = (int)(sizeof rows / sizeof *rows);
+    float ms[16];
+    for (int r = 0; r < nrows; r++) {
+        call_ctx x = {rows[r].kind, 0, c, a, b, n, n, n, h, NULL};
+        if (profile) { /* one call of each of the fast kernels, for ncu */
+            if (rows[r].kind >= K_STEP5) call(&x);
+            continue;
+        }
+        ms[r] = measure(&x, rows[r].name);
+    }
+    if (profile) return;
+    const float cublas_ms = ms[nrows - 1];
+    gp_table_begin("Matmul ladder (4096^3, f32)",
+                   "Kernel|ms|TFLOP/s|% of cuBLAS|% of FP32 peak|Step speedup|Cumulative speedup|"
+                   "global loads, seed's count (GB)|implied load rate (GB/s)");
+    for (int r = 0; r < nrows; r++) {
+        char step[32] = "-", cum[32] = "-", loads[32] = "-", rate[32] = "-";
+        if (r > 0) {
+            snprintf(step, sizeof step, "%.2fx", ms[r - 1] / ms[r]);
+            snprintf(cum, sizeof cum, "%.1fx", ms[0] / ms[r]);
+        }
+        if (rows[r].seed_loads > 0) {
+            const double gb = rows[r].seed_loads * (double)n * n * n * 4 / 1e9;
+            snprintf(loads, sizeof loads, "%.0f", gb);
+            snprintf(rate, sizeof rate, "%.0f", gb / (ms[r] * 1e-3));
+        }
+        const double tf = tflops(n, n, n, ms[r]);
+        gp_table_row("%s|%.3f|%.2f|%.1f%%|%.1f%%|%s|%s|%s|%s", rows[r].name, ms[r], tf, 100.0 * cublas_ms / ms[r],
+                     100.0 * tf / g_peak32, step, cum, loads, rate);
+    }
+    gp_bench_note(
+        "The seed's arithmetic: tiling cuts global loads from 2n^3 to 2n^3/TILE, so if the naive kernel were bound "
+        "by global-memory bandwidth, 16x16 tiles would be 16x faster and 32x32 tiles 32x. Measured: %.2fx and %.2fx. "
+        "The naive kernel is not DRAM-bound on this GPU: its 2n^3 loads (%.0f GB) would need %.0f GB/s, far above "
+        "DRAM bandwidth, because a warp's 32 loads of A are one broadcast and its loads of B one coalesced line, "
+        "both mostly L1/L2 hits. Tiling removes that traffic, but each FMA of rows 1-3 still needs two loads "
+        "(global or shared), so they are load-issue-bound at a few %% of the FP32 peak; register tiling (row 4) "
+        "is what changes the ratio (64 FMAs per 16 loads). FP32 peak = %d SMs x 128 lanes x 2 x %.0f MHz = %.1f "
+        "TFLOP/s (the clock the device reports, cudaDevAttrClockRate).",
+        ms[0] / ms[1], ms[0] / ms[2], 2.0 * n * n * n * 4 / 1e9, 2.0 * n * n * n * 4 / 1e9 / (ms[0] * 1e-3),
+        gp__bench.sms, g_peak32 * 1e12 / (gp__bench.sms * 256.0) / 1e6, g_peak32);
+    CUDA_CHK(cudaFree(a));
+    CUDA_CHK(cudaFree(b));
+    CUDA_CHK(cudaFree(c));
+}
+
+static const size_t shapes[][3] = {{1024, 1024, 1024}, {2048, 2048, 2048}, {4096, 4096, 4096},
+                                   {8192, 8192, 8192}, {1000, 1000, 1000}, {4097, 3001, 2049}};
+
+#define NSHAPES ((int)(sizeof shapes / sizeof *shapes))
+static float g_sweep_ms[NSHAPES][SWEEP];
+
+static void bench_shapes(cublasHandle_t h, int f64)
+{
+    const size_t es = f64 ? 8 : 4;
+    size_t max_a = 0, max_b = 0, max_c = 0;
+    const int nshapes = (int)(sizeof shapes / sizeof *shapes);
+    for (int s = 0; s < nshapes; s++) {
+        if (f64 && shapes[s][0] == 8192) continue;
+        const size_t m = shapes[s][0], n = shapes[s][1], k = shapes[s][2];
+        if (m * k > max_a) max_a = m * k;
+        if (k * n > max_b) max_b = k * n;
+        if (m * n > max_c) max_c = m * n;
+    }
+    void *a, *b, *c;
+    CUDA_CHK(cudaMalloc(&a, max_a * es));
+    CUDA_CHK(cudaMalloc(&b, max_b * es));
+    CUDA_CHK(cudaMalloc(&c, max_c * es));
+    char title[128];
+    snprintf(title, sizeof title, "gp_matmul_%s vs %s (m x n x k)", f64 ? "f64" : "f32",
+             f64 ? "cublasDgemm" : "cublasSgemm, pedantic");
+    gp_table_begin(title, "m x n x k|gp tile|gp ms|gp TFLOP/s|cuBLAS ms|cuBLAS TFLOP/s|gp / cuBLAS|gp % of peak|"
+                          "cuBLAS % of peak");
+    for (int s = 0; s < nshapes; s++) {
+        const size_t m = shapes[s][0], n = shapes[s][1], k = shapes[s][2];
+        if (f64 && m == 8192) continue;
+        if (f64) {
+            fill<<<1024, 256>>>((double *)a, m * k, WHICH_A);
+            fill<<<1024, 256>>>((double *)b, k * n, WHICH_B);
+        } else {
+            fill<<<1024, 256>>>((float *)a, m * k, WHICH_A);
+            fill<<<1024, 256>>>((float *)b, k * n, WHICH_B);
+        }
+        CUDA_CHK_LAUNCH();
+        call_ctx g = {K_GP, f64, c, a, b, m, n, k, h, NULL}, cb = g;
+        cb.kind = K_CUBLAS;
+        const float gms = measure(&g, "gp_matmul"), cms = measure(&cb, "cuBLAS");
+        if (!f64) /* every candidate tile at this shape, for the sweep table */
+            for (int i = 0; i < SWEEP; i++) {
+                call_ctx x = g;
+                x.kind = K_SWEEP;
+                x.fn = sweep[i].fn;
+                g_sweep_ms[s][i] = measure(&x, sweep[i].name);
+            }
+        int tile;
+        if (f64) {
+            static const int bm[] = {GP__MATMUL_CONFIGS_f64(GP__MM_BM)}, bn[] = {GP__MATMUL_CONFIGS_f64(GP__MM_BN)};
+            static const float eff[] = {GP__MATMUL_CONFIGS_f64(GP__MM_EFF)};
+            tile = gp__matmul_choose(m, n, gp__bench.sms, bm, bn, eff, (int)(sizeof bm / sizeof *bm));
+            tile = bm[tile] * 1000 + bn[tile];
+        } else {
+            static const int bm[] = {GP__MATMUL_CONFIGS_f32(GP__MM_BM)}, bn[] = {GP__MATMUL_CONFIGS_f32(GP__MM_BN)};
+            static const float eff[] = {GP__MATMUL_CONFIGS_f32(GP__MM_EFF)};
+            tile = gp__matmul_choose(m, n, gp__bench.sms, bm, bn, eff, (int)(sizeof bm / sizeof *bm));
+            tile = bm[tile] * 1000 + bn[tile];
+        }
+        const double peak = f64 ? g_peak64 : g_peak32, gt = tflops(m, n, k, gms), ct = tflops(m, n, k, cms);
+        gp_table_row("%zu x %zu x %zu|%dx%d|%.3f|%.2f|%.3f|%.2f|%.3fx|%.1f%%|%.1f%%", m, n, k, tile / 1000,
+                     tile % 1000, gms, gt, cms, ct, cms / gms, 100.0 * gt / peak, 100.0 * ct / peak);
+    }
+    if (f64)
+        gp_bench_note("FP64 peak here is the CUDA cores' (SMs x 64 lanes x 2 x clock = %.1f TFLOP/s); cublasDgemm "
+                      "may use the FP64 tensor cores (DMMA, IEEE FP64 FMA; pedantic math does not exclude them), "
+                      "whose peak is twice that: gp_matmul_f64 uses the CUDA cores only.",
+                      g_peak64);
+    else
+        gp_bench_note("gp / cuBLAS = cuBLAS ms / gp ms (above 1: gp faster). Inputs of 1024^3 fit in L2 for both. "
+                      "gp tile: the block tile gp_matmul chose for the shape.");
+    if (!f64) {
+        char cols[512] = "m x n x k";
+        for (int i = 0; i < SWEEP; i++) {
+            strcat(cols, "|");
+            strcat(cols, sweep[i].name);
+        }
+        gp_table_begin("Tile sweep, f32: TFLOP/s of each candidate block tile (the choice is gp_matmul's)", cols);
+        for (int s = 0; s < NSHAPES; s++) {
+            char row[512];
+            int len = snprintf(row, sizeof row, "%zu x %zu x %zu", shapes[s][0], shapes[s][1], shapes[s][2]);
+            for (int i = 0; i < SWEEP; i++)
+                len += snprintf(row + len, sizeof row - len, "|%.2f",
+                                tflops(shapes[s][0], shapes[s][1], shapes[s][2], g_sweep_ms[s][i]));
+            gp_table_row("%s", row);
+        }
+    }
+    CUDA_CHK(cudaFree(a));
+    CUDA_CHK(cudaFree(b));
+    CUDA_CHK(cudaFree(c));
+}
+
+/* build/bench/matmul          the tables
+ * build/bench/matmul profile  one call of each fast ladder kernel at 4096^3 (for ncu) */
+int main(int argc, char **argv)
+{
+    const int profile = argc > 1 && strcmp(argv[1], "profile") == 0;
+    gp_bench_begin("matmul", "Matrix multiply");
+    int dev = 0, clock_khz = 0;
+    CUDA_CHK(cudaGetDevice(&dev));
+    CUDA_CHK(cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, dev));
+    g_peak32 = gp__bench.sms * 128.0 * 2 * clock_khz * 1e3 / 1e12;
+    g_peak64 = g_peak32 / 2;
+    cublasHandle_t h;
+    CUBLAS_CHK(cublasCreate(&h));
+    CUBLAS_CHK(cublasSetMathMode(h, CUBLAS_PEDANTIC_MATH));
+    bench_ladder(h, profile);
+    if (!profile) {
+        bench_shapes(h, 0);
+        bench_shapes(h, 1);
+    }
+    CUBLAS_CHK(cublasDestroy(h));
+    gp_bench_end();
+    return 0;
+}

@@ -1,0 +1,650 @@
+/* bench/transpose.cu -- the classic transpose study replayed on today's GPU, then
+ * gp_transpose against cuBLAS geam and the device-to-device copy rate.
+ *
+ * Part 1, "Transpose ladder": the eight kernels of Ruetsch and Micikevicius' "Optimizing
+ * Matrix Transpose in CUDA" (the course seed, transpose section) on square float matrices,
+ * 2048 x 2048 as in the seed and 8192 x 8192, 32 x 32 tiles and 32 x 8 thread blocks. Each
+ * kernel is timed both ways the seed times it: "loop over kernel" (NUM_REPS launches of one
+ * pass each) and "loop in kernel" (one launch whose kernel repeats its pass NUM_REPS
+ * times), effective bandwidth = 2 * matrix bytes / time per pass, printed beside the seed's
+ * GTX 280 figures. Every kernel's output is checked once, bit for bit, against a host
+ * model of what that kernel computes (fine- and coarse-grained are deliberately half
+ * transposes).
+ *
+ * Part 2, "gp_transpose vs cuBLAS geam and copy": f32 and f64 against cublasSgeam /
+ * cublasDgeam (C = 1 * A^T + 0 * B) and cudaMemcpyAsync of the same bytes, then u8 and the
+ * 16-byte type against copy alone, shapes 2048^2, 8192^2, 16384^2, 1000^2, 4097 x 3001,
+ * 32 x 2^22, 2^22 x 32. gp's output is compared exactly, once per row, with geam's (f32,
+ * f64) or with a one-thread-per-element reference kernel (u8, v16). Shapes smaller than
+ * twice the L2 are rotated through enough copies that every timed call reads and writes
+ * DRAM.
+ *
+ * A mismatch anywhere prints FAIL and exits 1.
+ *
+ * Build and run:  make bench
+ *   or by hand:   make build/bench/transpose && build/bench/transpose
+ * Tables go to stdout and to bench/results/<gpu>.transpose.{md,csv} ($GP_BENCH_RESULTS
+ * overrides the folder). */
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cublas_v2.h>
+
+/* This program is the one TU of its own: it compiles the library's default instances. */
+#define GPUPRIMS_IMPLEMENTATION
+#include "../gpuprims.cuh"
+#include "bench.cuh"
+
+#define TILE_DIM 32       /* the seed's tile: 32 x 32 elements */
+#define BLOCK_ROWS 8      /* the seed's block: 32 x 8 threads, 4 elements per thread */
+#define NUM_REPS 100      /* passes per measurement, both columns (the seed's NUM_REPS) */
+#define DATA_SEED 0x7a05e5u
+
+#define CUBLAS_CHK(call)                                                                  \
+    do {                                                                                  \
+        cublasStatus_t st_ = (call);                                                      \
+        if (st_ != CUBLAS_STATUS_SUCCESS) {                                               \
+            fprintf(stderr, "%s:%d: %s: cuBLAS status %d\n", __FILE__, __LINE__, #call,   \
+                    (int)st_);                                                            \
+            exit(1);                                                                      \
+        }                                                                                 \
+    } while (0)
+
+static void fail(const char *what)
+{
+    fprintf(stderr, "FAIL: %s\n", what);
+    exit(1);
+}
+
+/* ---- inputs ----------------------------------------------------------------------------- */
+
+/* A counter-based hash of the index (the splitmix64 finalizer): inputs are generated on
+ * the device, so even the 4 GiB buffers fill in milliseconds. */
+__host__ __device__ static inline uint32_t bench_hash(uint64_t i, uint32_t seed)
+{
+    uint64_t z = i + 0x9E3779B97F4A7C15ull * ((uint64_t)seed + 1);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return (uint32_t)((z ^ (z >> 31)) >> 32);
+}
+
+/* Fills nwords 32-bit words with hash bits. Every `period`-th word (the float's word, or
+ * a double's high word) keeps its sign and mantissa bits and gets the exponent of 1.0, so
+ * f32 and f64 data are normal numbers in +-[1, 2) with random mantissas: geam's 1 * a is
+ * then exact and a bitwise comparison is fair (no NaN payloads, no denormals to flush).
+ * period 0: raw bits (u8, v16). */
+__global__ void fill_words(uint32_t *p, size_t nwords, uint32_t seed, unsigned period,
+                           uint32_t keep, uint32_t set)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < nwords;
+         i += (size_t)gridDim.x * blockDim.x) {
+        uint32_t h = bench_hash(i, seed);
+        if (period && i % period == period - 1) h = (h & keep) | set;
+        p[i] = h;
+    }
+}
+
+typedef enum { FILL_RAW, FILL_F32, FILL_F64 } fill_kind;
+
+static void fill(void *p, size_t bytes, fill_kind kind, uint32_t seed)
+{
+    static const unsigned period[] = {0, 1, 2};
+    static const uint32_t keep[] = {~0u, 0x807FFFFFu, 0x800FFFFFu};
+    static const uint32_t set[] = {0, 0x3F800000u, 0x3FF00000u};
+    /* whole words only: a u8 buffer's tail (bytes % 4) is set by a memset */
+    if (bytes % 4) CUDA_CHK(cudaMemset((char *)p + bytes / 4 * 4, 0x3c, bytes % 4));
+    fill_words<<<(unsigned)gp__bench.sms * 8, 256>>>((uint32_t *)p, bytes / 4, seed,
+                                                    period[kind], keep[kind], set[kind]);
+    CUDA_CHK_LAUNCH();
+}
+
+/* ======================================================================================
+ * Part 1: the seed's kernels. Each takes the seed's arguments: odata, idata, width (the
+ * number of columns), height (rows), nreps (how often the kernel repeats its pass: 1 for
+ * "loop over kernel", NUM_REPS for "loop in kernel"). Like the seed they need width and
+ * height to be multiples of TILE_DIM and launch a (width/32, height/32) grid of 32 x 8
+ * threads; each thread moves TILE_DIM/BLOCK_ROWS = 4 elements.
+ *
+ * Two changes from the seed's listings, both for correctness, neither for speed:
+ *  - The kernels with a shared tile end each repetition with a __syncthreads(). Without it
+ *    (as in the seed) a fast warp of repetition r+1 overwrites tile elements that a slow
+ *    warp of repetition r has not read yet: a race, and wrong output for nreps > 1.
+ *  - Pointers are not __restrict__ on purpose: the seed's kernels are not, and with
+ *    restrict the compiler may keep idata in registers across repetitions, which would turn
+ *    "loop in kernel" into a measurement of nothing.
+ * The fine-grained kernel writes to index + i*width where the seed writes index +
+ * i*height: the same for the square matrices the seed uses, and the right stride (the
+ * tile stays where it was) for any other.
+ * ==================================================================================== */
+typedef void (*ladder_kfn)(float *, const float *, int, int, int);
+
+/* Simple copy: the ceiling a transpose is compared with. Coalesced loads and stores.
+ * Today it is not the ceiling: odata may alias idata, so each load is issued only after
+ * the previous store, one load in flight per thread (bench/probes/transpose_order.cu:
+ * 74% of cudaMemcpy as written, 99% with __restrict__, on the H200). */
+__global__ void copy(float *odata, const float *idata, int width, int height, int nreps)
+{
+    int xIndex = blockIdx.x * TILE_DIM + threadIdx.x;
+    int yIndex = blockIdx.y * TILE_DIM + threadIdx.y;
+    int index = xIndex + width * yIndex;
+    for (int r = 0; r < nreps; r++)
+        for (int i = 0; i < TILE_DIM; i += BLOCK_ROWS)
+            odata[index + i * width] = idata[index + i * width];
+}
+
+/* Naive transpose: reads rows (coalesced), writes columns: consecutive threads store
+ * `height` floats apart, one memory transaction per thread. */
+__global__ void transposeNaive(float *odata, const float *idata, int width, int height,
+                               int nreps)
+{
+    int xIndex = blockIdx.x * TILE_DIM + threadIdx.x;
+    int yIndex = blockIdx.y * TILE_DIM + threadIdx.y;
+    int index_in = xIndex + width * yIndex;
+    int index_out = yIndex + height * xIndex;
+    for (int r = 0; r < nreps; r++)
+        for (int i = 0; i < TILE_DIM; i += BLOCK_ROWS)
+            odata[index_out + i] = idata[index_in + i * width];
+}
+
+/* The pass every shared-memory kernel below is made of (the seed writes it out in each
+ * kernel; the kernels differ only in these three choices and in which tile (bx, by) a
+ * block takes): load tile (bx, by) of idata by rows into shared memory, barrier, store it
+ * by rows.
+ *   PAD      floats of padding per tile row: 1 puts a column of the tile in 32 banks
+ *   IN_TILE  read the shared tile by columns: the elements are transposed within the tile
+ *   MOVE     store to tile (by, bx) of the output, whose rows are `height` long: the tiles
+ *            are transposed
+ * A full transpose is IN_TILE and MOVE; neither is a copy through shared memory. */
+template <int PAD, bool IN_TILE, bool MOVE>
+__device__ __forceinline__ void tiled_pass(float *odata, const float *idata, int bx, int by,
+                                           int width, int height, int nreps)
+{
+    __shared__ float tile[TILE_DIM][TILE_DIM + PAD];
+    const int tx = threadIdx.x, ty = threadIdx.y;
+    const int index_in = (bx * TILE_DIM + tx) + (by * TILE_DIM + ty) * width;
+    const int index_out = MOVE ? (by * TILE_DIM + tx) + (bx * TILE_DIM + ty) * height : index_in;
+    const int out_row = MOVE ? height : width;
+    for (int r = 0; r < nreps; r++) {
+        for (int i = 0; i < TILE_DIM; i += BLOCK_ROWS)
+            tile[ty + i][tx] = idata[index_in + i * width];
+        __syncthreads();
+        for (int i = 0; i < TILE_DIM; i += BLOCK_ROWS)
+            odata[index_out + i * out_row] = IN_TILE ? tile[tx][ty + i] : tile[ty + i][tx];
+        __syncthreads();
+    }
+}
+
+/* Shared-memory copy: copy through a tile with a barrier, to price the tile and the
+ * __syncthreads() that every tiled transpose needs. */
+__global__ void copySharedMem(float *odata, const float *idata, int width, int height,
+                              int nreps)
+{
+    tiled_pass<0, false, false>(odata, idata, blockIdx.x, blockIdx.y, width, height, nreps);
+}
+
+/* Coalesced transpose: fixes the naive stores. A tile is read by rows into shared memory
+ * and written by rows of the output tile, reading the shared tile by columns. New problem:
+ * a column of a 32 x 32 float tile lies in one shared-memory bank (a 32-way conflict on
+ * today's 32 banks; 16-way on the seed's half warps). */
+__global__ void transposeCoalesced(float *odata, const float *idata, int width, int height,
+                                   int nreps)
+{
+    tiled_pass<0, true, true>(odata, idata, blockIdx.x, blockIdx.y, width, height, nreps);
+}
+
+/* Bank-conflict-free transpose: fixes the coalesced kernel's conflicts by padding each
+ * tile row by one float, so a column walks through all 32 banks. */
+__global__ void transposeNoBankConflicts(float *odata, const float *idata, int width,
+                                         int height, int nreps)
+{
+    tiled_pass<1, true, true>(odata, idata, blockIdx.x, blockIdx.y, width, height, nreps);
+}
+
+/* Fine-grained transpose (a diagnostic, not a transpose): transposes the data within each
+ * tile but writes the tile back to its own place. Prices the in-tile shuffle alone. */
+__global__ void transposeFineGrained(float *odata, const float *idata, int width, int height,
+                                     int nreps)
+{
+    tiled_pass<1, true, false>(odata, idata, blockIdx.x, blockIdx.y, width, height, nreps);
+}
+
+/* Coarse-grained transpose (a diagnostic, not a transpose): moves each tile to its
+ * transposed place but does not transpose within it. Prices where the tiles go, which on
+ * the seed's GPU is the whole gap (partition camping). */
+__global__ void transposeCoarseGrained(float *odata, const float *idata, int width,
+                                       int height, int nreps)
+{
+    tiled_pass<1, false, true>(odata, idata, blockIdx.x, blockIdx.y, width, height, nreps);
+}
+
+/* Diagonal block reordering: fixes partition camping. Blocks that run at the same time
+ * (consecutive block ids) take tiles along a diagonal, so their output tiles are spread
+ * over the columns of odata instead of stacked in one column of tiles, whose rows the
+ * seed's GPU mapped to the same few memory partitions (2048 bytes of stride). */
+__global__ void transposeDiagonal(float *odata, const float *idata, int width, int height,
+                                  int nreps)
+{
+    int blockIdx_x, blockIdx_y;
+    if (width == height) {
+        blockIdx_y = blockIdx.x;
+        blockIdx_x = (blockIdx.x + blockIdx.y) % gridDim.x;
+    } else {
+        int bid = blockIdx.x + gridDim.x * blockIdx.y;
+        blockIdx_y = bid % gridDim.y;
+        blockIdx_x = ((bid / gridDim.y) + blockIdx_y) % gridDim.x;
+    }
+    tiled_pass<1, true, true>(odata, idata, blockIdx_x, blockIdx_y, width, height, nreps);
+}
+
+/* What a kernel computes, for the host check: where output element (r, c) comes from. */
+typedef enum {
+    MAP_COPY,          /* (r, c) */
+    MAP_TRANSPOSE,     /* (c, r) */
+    MAP_TILE_INPLACE,  /* tiles stay, elements transposed within each tile */
+    MAP_TILE_MOVED     /* tiles transposed, elements keep their place within the tile */
+} ladder_map;
+
+static size_t ladder_src(ladder_map m, size_t n, size_t r, size_t c)
+{
+    size_t tr = r / TILE_DIM * TILE_DIM, tc = c / TILE_DIM * TILE_DIM;
+    size_t ir = r % TILE_DIM, ic = c % TILE_DIM;
+    switch (m) {
+    case MAP_COPY: return r * n + c;
+    case MAP_TRANSPOSE: return c * n + r;
+    case MAP_TILE_INPLACE: return (tr + ic) * n + (tc + ir);
+    default: return (tc + ir) * n + (tr + ic); /* MAP_TILE_MOVED */
+    }
+}
+
+typedef struct {
+    const char *name;  /* row label (no commas: the CSV does not quote) */
+    ladder_kfn fn;
+    ladder_map map;
+    double seed_over, seed_in;  /* the seed's GTX 280 GB/s, 2048 x 2048 */
+} ladder_kernel;
+
+static const ladder_kernel ladder[] = {
+    {"simple copy", copy, MAP_COPY, 96.9, 81.6},
+    {"shared memory copy", copySharedMem, MAP_COPY, 80.9, 81.1},
+    {"naive transpose", transposeNaive, MAP_TRANSPOSE, 2.2, 2.2},
+    {"coalesced transpose", transposeCoalesced, MAP_TRANSPOSE, 16.5, 17.1},
+    {"bank conflict free transpose (padded)", transposeNoBankConflicts, MAP_TRANSPOSE, 16.6, 17.2},
+    {"fine-grained transpose (diagnostic)", transposeFineGrained, MAP_TILE_INPLACE, 80.4, 81.5},
+    {"coarse-grained transpose (diagnostic)", transposeCoarseGrained, MAP_TILE_MOVED, 16.7, 17.1},
+    {"diagonal block reordering", transposeDiagonal, MAP_TRANSPOSE, 69.5, 78.3},
+};
+#define LADDER_COUNT ((int)(sizeof ladder / sizeof ladder[0]))
+
+/* One timed call: NUM_REPS passes, either as NUM_REPS launches or as one launch. */
+typedef struct {
+    ladder_kfn fn;     /* NULL: cudaMemcpyAsync of the matrix */
+    float *out;
+    const float *in;
+    int n;
+    int in_kernel;     /* 1: "loop in kernel" */
+} ladder_ctx;
+
+static void ladder_timed(void *p)
+{
+    const ladder_ctx *c = (const ladder_ctx *)p;
+    dim3 grid(c->n / TILE_DIM, c->n / TILE_DIM), threads(TILE_DIM, BLOCK_ROWS);
+    if (!c->fn) {
+        for (int r = 0; r < NUM_REPS; r++)
+            CUDA_CHK(cudaMemcpyAsync(c->out, c->in, (size_t)c->n * c->n * sizeof(float),
+                                     cudaMemcpyDeviceToDevice, 0));
+    } else if (c->in_kernel) {
+        c->fn<<<grid, threads>>>(c->out, c->in, c->n, c->n, NUM_REPS);
+    } else {
+        for (int r = 0; r < NUM_REPS; r++) c->fn<<<grid, threads>>>(c->out, c->in, c->n, c->n, 1);
+    }
+}
+
+/* GB/s of one pass (2 * matrix bytes) when NUM_REPS passes take ms. */
+static double ladder_gbps(int n, float ms)
+{
+    return gp_bench_gbps(2.0 * (double)n * n * sizeof(float), ms / NUM_REPS);
+}
+
+/* One pass of kernel k on the poisoned output, compared bit for bit with the host model. */
+static void ladder_check(const ladder_kernel *k, float *d_out, const float *d_in,
+                         const uint32_t *h_in, uint32_t *h_out, int n)
+{
+    size_t elems = (size_t)n * n;
+    CUDA_CHK(cudaMemset(d_out, 0xFF, elems * sizeof(float))); /* a NaN the input never holds */
+    dim3 grid(n / TILE_DIM, n / TILE_DIM), threads(TILE_DIM, BLOCK_ROWS);
+    k->fn<<<grid, threads>>>(d_out, d_in, n, n, 1);
+    CUDA_CHK_LAUNCH();
+    CUDA_CHK(cudaMemcpy(h_out, d_out, elems * sizeof(float), cudaMemcpyDeviceToHost));
+    for (size_t r = 0; r < (size_t)n; r++)
+        for (size_t c = 0; c < (size_t)n; c++) {
+            uint32_t want = h_in[ladder_src(k->map, (size_t)n, r, c)];
+            if (h_out[r * n + c] != want) {
+                char msg[256];
+                snprintf(msg, sizeof msg, "%s, %d x %d: out[%zu][%zu] = 0x%08x, want 0x%08x",
+                         k->name, n, n, r, c, h_out[r * n + c], want);
+                fail(msg);
+            }
+        }
+}
+
+static const int ladder_sizes[] = {2048, 8192};
+#define LADDER_SIZES 2
+
+static void bench_ladder(void)
+{
+    double gbps[LADDER_SIZES][LADDER_COUNT + 1][2]; /* [size][kernel, then memcpy][in_kernel] */
+    for (int s = 0; s < LADDER_SIZES; s++) {
+        int n = ladder_sizes[s];
+        size_t elems = (size_t)n * n;
+        float *d_in = NULL, *d_out = NULL;
+        CUDA_CHK(cudaMalloc(&d_in, elems * sizeof(float)));
+        CUDA_CHK(cudaMalloc(&d_out, elems * sizeof(float)));
+        fill(d_in, elems * sizeof(float), FILL_F32, DATA_SEED + (uint32_t)s);
+        uint32_t *h_in = (uint32_t *)malloc(elems * 4), *h_out = (uint32_t *)malloc(elems * 4);
+        if (!h_in || !h_out) fail("host malloc");
+        CUDA_CHK(cudaMemcpy(h_in, d_in, elems * 4, cudaMemcpyDeviceToHost));
+
+        for (int k = 0; k <= LADDER_COUNT; k++) {
+            ladder_ctx c = {k < LADDER_COUNT ? ladder[k].fn : NULL, d_out, d_in, n, 0};
+            if (k < LADDER_COUNT) ladder_check(&ladder[k], d_out, d_in, h_in, h_out, n);
+            gbps[s][k][0] = ladder_gbps(n, gp_bench_median_ms(ladder_timed, &c));
+            c.in_kernel = 1;
+            gbps[s][k][1] = k < LADDER_COUNT ? ladder_gbps(n, gp_bench_median_ms(ladder_timed, &c)) : 0;
+        }
+        free(h_in);
+        free(h_out);
+        CUDA_CHK(cudaFree(d_in));
+        CUDA_CHK(cudaFree(d_out));
+    }
+
+    gp_table_begin("Transpose ladder (the seed's study), effective bandwidth GB/s",
+                   "kernel|GTX 280 2048^2 loop over kernel|GTX 280 2048^2 loop in kernel|"
+                   "2048^2 loop over kernel|2048^2 loop in kernel|8192^2 loop over kernel|"
+                   "8192^2 loop in kernel|8192^2 loop over kernel % of memcpy");
+    const double memcpy8k = gbps[1][LADDER_COUNT][0];
+    for (int k = 0; k < LADDER_COUNT; k++)
+        gp_table_row("%s|%.1f|%.1f|%.1f|%.1f|%.1f|%.1f|%.1f%%", ladder[k].name, ladder[k].seed_over,
+                     ladder[k].seed_in, gbps[0][k][0], gbps[0][k][1], gbps[1][k][0], gbps[1][k][1],
+                     100.0 * gbps[1][k][0] / memcpy8k);
+    gp_table_row("cudaMemcpyAsync device to device|-|-|%.1f|-|%.1f|-|100.0%%",
+                 gbps[0][LADDER_COUNT][0], memcpy8k);
+
+    gp_bench_note(
+        "Effective bandwidth = 2 x matrix bytes / time per pass, as in the seed. Loop over "
+        "kernel: %d launches of one pass between the events; loop in kernel: one launch whose "
+        "kernel repeats its pass %d times; the median of %d such measurements. Tiles 32 x 32, "
+        "blocks 32 x 8, as in the seed. Every kernel's output was compared bit for bit with a "
+        "host model of what it computes (random normal floats, output poisoned) at both sizes "
+        "before it was timed. The seed's figures are a GTX 280 (141.7 GB/s theoretical, 8 "
+        "memory partitions of 256 bytes). The seed's kernels are kept as they were except "
+        "for a __syncthreads() closing each repetition (the seed's loop-in-kernel versions "
+        "race on the tile without it).",
+        NUM_REPS, NUM_REPS, GP_BENCH_REPS);
+    gp_bench_note(
+        "Caches: a 2048^2 float matrix is 16 MB, so input plus output (32 MB) stay in this "
+        "GPU's %d MB L2 from one pass to the next: the 2048^2 columns are L2 figures, not "
+        "DRAM. At 8192^2 (256 MB each way) \"loop over kernel\" is a DRAM figure. \"Loop in "
+        "kernel\" re-reads the same 4 KB tile per block %d times, which today's L1/L2 "
+        "serve: it measures the caches and the kernel's instruction and barrier overheads, "
+        "not memory as on the GTX 280, which had no cache for global memory.",
+        gp__bench.l2_bytes >> 20, NUM_REPS);
+}
+
+/* ======================================================================================
+ * Part 2: gp_transpose vs cuBLAS geam vs copy.
+ * ==================================================================================== */
+
+/* The element types: gp's entry point through a void* wrapper, geam where cuBLAS has one. */
+typedef cudaError_t (*bench_gp_fn)(void *out, const void *in, size_t rows, size_t cols);
+typedef void (*bench_geam_fn)(cublasHandle_t h, void *out, const void *in, size_t rows,
+                              size_t cols);
+
+#define BENCH_GP(name, T)                                                                 \
+    static cudaError_t bench_gp_##name(void *out, const void *in, size_t rows, size_t cols) \
+    {                                                                                     \
+        return gp_transpose_##name((T *)out, (const T *)in, rows, cols, 0);               \
+    }
+BENCH_GP(f32, float)
+BENCH_GP(f64, double)
+BENCH_GP(u8, uint8_t)
+BENCH_GP(v16, gp_v16_t)
+
+/* cuBLAS is column-major: the row-major rows x cols input is a column-major cols x rows
+ * matrix A (lda = cols), and the row-major cols x rows output is a column-major rows x cols
+ * matrix C (ldc = rows). C = 1 * A^T + 0 * B with m = rows, n = cols. B (not read when
+ * beta is 0, but it must be a valid m x n operand) is A again, transposed: out of place. */
+static cublasStatus_t geam_call(cublasHandle_t h, int m, int n, const float *a, float *c)
+{
+    const float one = 1.0f, zero = 0.0f;
+    return cublasSgeam(h, CUBLAS_OP_T, CUBLAS_OP_T, m, n, &one, a, n, &zero, a, n, c, m);
+}
+static cublasStatus_t geam_call(cublasHandle_t h, int m, int n, const double *a, double *c)
+{
+    const double one = 1.0, zero = 0.0;
+    return cublasDgeam(h, CUBLAS_OP_T, CUBLAS_OP_T, m, n, &one, a, n, &zero, a, n, c, m);
+}
+template <typename T>
+static void bench_geam(cublasHandle_t h, void *out, const void *in, size_t rows, size_t cols)
+{
+    CUBLAS_CHK(geam_call(h, (int)rows, (int)cols, (const T *)in, (T *)out));
+}
+
+typedef struct {
+    const char *name;
+    size_t size;
+    fill_kind fill;
+    bench_gp_fn gp;
+    bench_geam_fn geam;  /* NULL: cuBLAS has no geam for this type */
+} bench_type;
+
+static const bench_type bench_types[] = {
+    {"f32", 4, FILL_F32, bench_gp_f32, bench_geam<float>},
+    {"f64", 8, FILL_F64, bench_gp_f64, bench_geam<double>},
+    {"u8", 1, FILL_RAW, bench_gp_u8, NULL},
+    {"v16", 16, FILL_RAW, bench_gp_v16, NULL},
+};
+#define BENCH_TYPES ((int)(sizeof bench_types / sizeof bench_types[0]))
+
+typedef struct { size_t rows, cols; const char *label; } bench_shape;
+static const bench_shape bench_shapes[] = {
+    {2048, 2048, "2048 x 2048"},
+    {8192, 8192, "8192 x 8192"},
+    {16384, 16384, "16384 x 16384"},
+    {1000, 1000, "1000 x 1000"},
+    {4097, 3001, "4097 x 3001"},
+    {32, (size_t)1 << 22, "32 x 2^22"},
+    {(size_t)1 << 22, 32, "2^22 x 32"},
+};
+#define BENCH_SHAPES ((int)(sizeof bench_shapes / sizeof bench_shapes[0]))
+
+/* Reference for the types without geam: one thread per element, 64-bit indices; too
+ * simple to be wrong. E is an unsigned type of the element's size. */
+template <typename E>
+__global__ void ref_transpose(E *out, const E *in, size_t rows, size_t cols)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < rows * cols;
+         i += (size_t)gridDim.x * blockDim.x) {
+        size_t r = i / cols, c = i % cols;
+        out[c * rows + r] = in[i];
+    }
+}
+
+static void ref_launch(size_t size, void *out, const void *in, size_t rows, size_t cols)
+{
+    unsigned blocks = (unsigned)gp__bench.sms * 8;
+    switch (size) {
+    case 1: ref_transpose<<<blocks, 256>>>((uint8_t *)out, (const uint8_t *)in, rows, cols); break;
+    case 16: ref_transpose<<<blocks, 256>>>((uint4 *)out, (const uint4 *)in, rows, cols); break;
+    default: fail("ref_transpose: no reference for this element size");
+    }
+    CUDA_CHK_LAUNCH();
+}
+
+/* Counts the bytes where a and b differ (words first, then the tail). */
+__global__ void count_diff(const uint8_t *a, const uint8_t *b, size_t bytes,
+                           unsigned long long *diff)
+{
+    unsigned long long d = 0;
+    size_t words = bytes / 4;
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < words;
+         i += (size_t)gridDim.x * blockDim.x) {
+        uint32_t x = ((const uint32_t *)a)[i] ^ ((const uint32_t *)b)[i];
+        d += (x & 0xFFu) != 0;
+        d += (x & 0xFF00u) != 0;
+        d += (x & 0xFF0000u) != 0;
+        d += (x & 0xFF000000u) != 0;
+    }
+    if (blockIdx.x == 0 && threadIdx.x == 0)
+        for (size_t i = words * 4; i < bytes; i++) d += a[i] != b[i];
+    if (d) atomicAdd(diff, d);
+}
+
+/* One timed call of gp, geam or copy on the next slot of the rotation. */
+typedef enum { WHO_GP, WHO_GEAM, WHO_COPY } bench_who;
+
+typedef struct {
+    const bench_type *t;
+    bench_who who;
+    cublasHandle_t cublas;
+    char *in, *out;     /* pools: slot k at k * bytes */
+    size_t rows, cols, bytes;
+    int slots, next;
+} bench_ctx;
+
+static void bench_timed(void *p)
+{
+    bench_ctx *c = (bench_ctx *)p;
+    const char *in = c->in + (size_t)c->next * c->bytes;
+    char *out = c->out + (size_t)c->next * c->bytes;
+    c->next = (c->next + 1) % c->slots;
+    switch (c->who) {
+    case WHO_GP: CUDA_CHK(c->t->gp(out, in, c->rows, c->cols)); break;
+    case WHO_GEAM: c->t->geam(c->cublas, out, in, c->rows, c->cols); break;
+    default: CUDA_CHK(cudaMemcpyAsync(out, in, c->bytes, cudaMemcpyDeviceToDevice, 0)); break;
+    }
+}
+
+static int rotation_slots(size_t bytes)
+{
+    return (int)(2 * (size_t)gp__bench.l2_bytes / bytes + 1);
+}
+
+/* gp's output on slot 0 against geam's (or the reference kernel's), both poisoned with
+ * different bytes first, so an element neither writes is a mismatch too. */
+static void bench_check(bench_ctx *c, char *ref, unsigned long long *d_diff, const char *shape)
+{
+    CUDA_CHK(cudaMemset(c->out, 0xA5, c->bytes));
+    CUDA_CHK(cudaMemset(ref, 0x5A, c->bytes));
+    CUDA_CHK(c->t->gp(c->out, c->in, c->rows, c->cols));
+    if (c->t->geam) c->t->geam(c->cublas, ref, c->in, c->rows, c->cols);
+    else ref_launch(c->t->size, ref, c->in, c->rows, c->cols);
+    CUDA_CHK(cudaMemset(d_diff, 0, sizeof *d_diff));
+    count_diff<<<(unsigned)gp__bench.sms * 8, 256>>>((const uint8_t *)c->out,
+                                                    (const uint8_t *)ref, c->bytes, d_diff);
+    CUDA_CHK_LAUNCH();
+    unsigned long long diff = 0;
+    CUDA_CHK(cudaMemcpy(&diff, d_diff, sizeof diff, cudaMemcpyDeviceToHost));
+    if (diff) {
+        char msg[256];
+        snprintf(msg, sizeof msg, "gp_transpose_%s %s: %llu bytes differ from %s", c->t->name,
+                 shape, diff, c->t->geam ? "cuBLAS geam" : "the reference kernel");
+        fail(msg);
+    }
+}
+
+static void bench_table(void)
+{
+    gp_table_begin("gp_transpose vs cuBLAS geam and copy",
+                   "type|rows x cols|gp (us)|gp GB/s|gp % of copy|geam (us)|geam GB/s|"
+                   "geam % of copy|gp / geam|copy (us)|copy GB/s");
+    cublasHandle_t cublas;
+    CUBLAS_CHK(cublasCreate(&cublas));
+    unsigned long long *d_diff = NULL;
+    CUDA_CHK(cudaMalloc(&d_diff, sizeof *d_diff));
+    char skipped[512] = "";
+
+    for (int ti = 0; ti < BENCH_TYPES; ti++) {
+        const bench_type *t = &bench_types[ti];
+        for (int si = 0; si < BENCH_SHAPES; si++) {
+            const bench_shape *sh = &bench_shapes[si];
+            bench_ctx c = {t, WHO_GP, cublas, NULL, NULL, sh->rows, sh->cols,
+                           sh->rows * sh->cols * t->size, 0, 0};
+            c.slots = rotation_slots(c.bytes);
+            size_t pool = c.bytes * (size_t)c.slots;
+            size_t free_b = 0, total_b = 0;
+            CUDA_CHK(cudaMemGetInfo(&free_b, &total_b));
+            if (2 * pool + c.bytes + ((size_t)1 << 30) > free_b) { /* in, out, ref, 1 GiB spare */
+                size_t len = strlen(skipped);
+                snprintf(skipped + len, sizeof skipped - len, "%s%s %s", len ? ", " : "", t->name,
+                         sh->label);
+                continue;
+            }
+            char *ref = NULL;
+            CUDA_CHK(cudaMalloc(&c.in, pool));
+            CUDA_CHK(cudaMalloc(&c.out, pool));
+            CUDA_CHK(cudaMalloc(&ref, c.bytes));
+            fill(c.in, pool, t->fill, DATA_SEED + (uint32_t)(ti * 16 + si));
+            bench_check(&c, ref, d_diff, sh->label);
+
+            /* Calls back to back, so small shapes are priced by the GPU's time per call, not
+             * by host launch latency: about 256 MB moved between the events. */
+            size_t b = ((size_t)256 << 20) / (2 * c.bytes);
+            int batch = b < 1 ? 1 : b > 64 ? 64 : (int)b;
+            double moved = 2.0 * (double)c.bytes;
+            c.who = WHO_COPY;
+            float copy_ms = gp_bench_median_ms_batch(bench_timed, &c, batch);
+            c.who = WHO_GP;
+            float gp_ms = gp_bench_median_ms_batch(bench_timed, &c, batch);
+            double copy_gbps = gp_bench_gbps(moved, copy_ms), gp_gbps = gp_bench_gbps(moved, gp_ms);
+            if (t->geam) {
+                c.who = WHO_GEAM;
+                float geam_ms = gp_bench_median_ms_batch(bench_timed, &c, batch);
+                double geam_gbps = gp_bench_gbps(moved, geam_ms);
+                gp_table_row("%s|%s|%.1f|%.0f|%.1f%%|%.1f|%.0f|%.1f%%|%.2fx|%.1f|%.0f", t->name,
+                             sh->label, gp_ms * 1e3, gp_gbps, 100.0 * gp_gbps / copy_gbps,
+                             geam_ms * 1e3, geam_gbps, 100.0 * geam_gbps / copy_gbps,
+                             geam_ms / gp_ms, copy_ms * 1e3, copy_gbps);
+            } else {
+                gp_table_row("%s|%s|%.1f|%.0f|%.1f%%|-|-|-|-|%.1f|%.0f", t->name, sh->label,
+                             gp_ms * 1e3, gp_gbps, 100.0 * gp_gbps / copy_gbps, copy_ms * 1e3,
+                             copy_gbps);
+            }
+            CUDA_CHK(cudaFree(c.in));
+            CUDA_CHK(cudaFree(c.out));
+            CUDA_CHK(cudaFree(ref));
+        }
+    }
+
+    gp_bench_note(
+        "GB/s counts bytes read plus bytes written (2 x matrix bytes). Copy: cudaMemcpyAsync "
+        "device to device of the same bytes, same rotation, same run; %% of copy = GB/s over "
+        "copy GB/s. gp / geam = geam time / gp time (> 1: gp is faster). geam: "
+        "cublasSgeam/cublasDgeam, transa = CUBLAS_OP_T, alpha 1, beta 0, on the row-major "
+        "input seen as a column-major cols x rows matrix (cuBLAS has no geam for u8 or 16-byte "
+        "elements: copy alone there). Before timing, each row's gp output was compared byte for "
+        "byte with geam's (f32, f64: inputs are normal numbers, so 1 * a is exact) or with a "
+        "one-thread-per-element reference kernel (u8, v16), both outputs poisoned with "
+        "different bytes. Calls run back to back, min(64, 256 MB / bytes moved) of them between "
+        "the events; shapes below 2 x L2 (%d MB) rotate through enough input and output copies "
+        "that each call reads and writes DRAM.%s%s",
+        (int)((2 * (size_t)gp__bench.l2_bytes) >> 20), skipped[0] ? " Skipped for lack of memory: " : "",
+        skipped);
+    gp_bench_note(
+        "Targets (issue 3, on the H100): large squares >= 1.00x geam and >= 95%% of copy; the "
+        "odd and skinny shapes (1000^2, 4097 x 3001, 32 x 2^22, 2^22 x 32) >= 1.3x geam.");
+
+    CUDA_CHK(cudaFree(d_diff));
+    CUBLAS_CHK(cublasDestroy(cublas));
+}
+
+int main(void)
+{
+    gp_bench_begin("transpose", "Transpose");
+    bench_ladder();
+    bench_table();
+    gp_bench_end();
+    return 0;
+}

@@ -1,0 +1,303 @@
+/* tests/test_matmul.cu -- gp_matmul_f32 and gp_matmul_f64.
+ * Host: the plan arithmetic (block order, tile choice, shape and overlap checks).
+ * GPU: against a host reference in double at square, odd and tiny shapes (1x1x1, 1xNx1,
+ * Mx1xK, k = 0, partial tiles in m, n and k), through gp_matmul_<type> and through every
+ * tile config's launcher directly (gp_matmul picks one per shape), with
+ *  - small-integer inputs, where every product and partial sum is exact: the result must
+ *    match the reference bit for bit, whatever the summation order;
+ *  - fractional inputs, within the FMA-chain bound |c - ref| <= (k + 2) u sum|a||b|;
+ * C poisoned (NaN) with poisoned guards on both sides that must stay untouched; pointers
+ * off a 16-byte boundary (the element-wise copy and store paths); bad input; determinism. */
+#include "../gpuprims.cuh"
+#include "harness.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- host: the plan ---------------------------------------------------------------- */
+
+static const int f32_bm[] = {GP__MATMUL_CONFIGS_f32(GP__MM_BM)};
+static const int f32_bn[] = {GP__MATMUL_CONFIGS_f32(GP__MM_BN)};
+static const float f32_eff[] = {GP__MATMUL_CONFIGS_f32(GP__MM_EFF)};
+#define F32_CONFIGS ((int)(sizeof f32_bm / sizeof *f32_bm))
+
+extern "C" void test_matmul_host(void)
+{
+    gp_t_section("matmul: plan arithmetic (host)");
+    /* the block order visits every tile exactly once */
+    const size_t dims[][3] = {{1, 1, 8}, {1, 7, 8}, {7, 1, 8}, {9, 13, 8}, {16, 16, 8}, {17, 5, 4}, {64, 3, 1}, {5, 64, 16}};
+    for (size_t d = 0; d < sizeof dims / sizeof *dims; d++) {
+        const size_t tm = dims[d][0], tn = dims[d][1], g = dims[d][2];
+        unsigned char *seen = (unsigned char *)calloc(tm * tn, 1);
+        int ok = 1;
+        for (size_t i = 0; i < tm * tn; i++) {
+            size_t bm, bn;
+            gp__matmul_tile_of(i, tm, tn, g, &bm, &bn);
+            if (bm >= tm || bn >= tn || seen[bm * tn + bn]++) ok = 0;
+        }
+        EXPECT(ok, "tile order %zu x %zu tiles, group %zu: a bijection", tm, tn, g);
+        free(seen);
+    }
+    /* consecutive blocks walk down a group's column first */
+    size_t bm, bn;
+    gp__matmul_tile_of(1, 32, 32, 8, &bm, &bn);
+    EXPECT(bm == 1 && bn == 0, "block 1 is (1, 0) in groups of 8 rows (got %zu, %zu)", bm, bn);
+    gp__matmul_tile_of(8, 32, 32, 8, &bm, &bn);
+    EXPECT(bm == 0 && bn == 1, "block 8 is (0, 1) in groups of 8 rows (got %zu, %zu)", bm, bn);
+
+    /* tile choice on a 132-SM H100 */
+    EXPECT(gp__matmul_choose(4096, 4096, 132, f32_bm, f32_bn, f32_eff, F32_CONFIGS) == 0, "4096^2: the largest tile");
+    EXPECT(gp__matmul_choose(8192, 8192, 132, f32_bm, f32_bn, f32_eff, F32_CONFIGS) == 0, "8192^2: the largest tile");
+    const int small = gp__matmul_choose(1024, 1024, 132, f32_bm, f32_bn, f32_eff, F32_CONFIGS);
+    EXPECT(small != 0, "1024^2: a smaller tile than 128 x 128 (64 tiles would leave 68 SMs idle), got %d", small);
+    EXPECT(gp__matmul_choose(1, 1, 132, f32_bm, f32_bn, f32_eff, F32_CONFIGS) == F32_CONFIGS - 1, "1 x 1: the smallest tile");
+
+    /* shapes whose sizes overflow are refused */
+    EXPECT(gp__matmul_shape_ok(4096, 4096, 4096, 4, 32), "4096^3 is a valid shape");
+    EXPECT(gp__matmul_shape_ok((size_t)1 << 35, 1, 1, 4, 32), "2^35 x 1 x 1 is a valid shape");
+    EXPECT(!gp__matmul_shape_ok((size_t)1 << 37, 1, 1, 4, 32), "2^37 x 1 x 1: 2^32 tiles of 32 rows exceed a grid");
+    EXPECT(!gp__matmul_shape_ok((size_t)1 << 32, (size_t)1 << 31, 1, 4, 32), "2^63 elements of C overflow");
+    EXPECT(!gp__matmul_shape_ok(1, (size_t)1 << 62, 1, 8, 32), "2^62 doubles overflow in bytes");
+    EXPECT(!gp__matmul_shape_ok((size_t)1 << 33, (size_t)1 << 33, 0, 1, 32), "2^52 tiles exceed a grid");
+    EXPECT(!gp__matmul_shape_ok(3, 1, (size_t)1 << 62, 4, 32), "A of 3 x 2^62 floats overflows");
+
+    char buf[64];
+    EXPECT(gp__ranges_overlap(buf, 16, buf + 15, 16) && !gp__ranges_overlap(buf, 16, buf + 16, 16) &&
+               gp__ranges_overlap(buf + 8, 4, buf, 64) && !gp__ranges_overlap(buf, 0, buf, 8),
+           "byte ranges overlap");
+}
+
+/* ---- GPU ------------------------------------------------------------------------------- */
+
+/* Every config's launcher, to test each one directly (gp_matmul picks only one per shape). */
+typedef cudaError_t (*launch_f32)(float *, const float *, const float *, size_t, size_t, size_t, cudaStream_t);
+typedef cudaError_t (*launch_f64)(double *, const double *, const double *, size_t, size_t, size_t, cudaStream_t);
+static const launch_f32 f32_launch[] = {GP__MATMUL_CONFIGS_f32(GP__MM_LAUNCHER_f32)};
+static const launch_f64 f64_launch[] = {GP__MATMUL_CONFIGS_f64(GP__MM_LAUNCHER_f64)};
+static const int f64_bm[] = {GP__MATMUL_CONFIGS_f64(GP__MM_BM)};
+static const int f64_bn[] = {GP__MATMUL_CONFIGS_f64(GP__MM_BN)};
+
+template <class T> struct mm_traits;
+template <> struct mm_traits<float> {
+    static const char *name() { return "f32"; }
+    static int configs() { return F32_CONFIGS; }
+    static int bm(int i) { return f32_bm[i]; }
+    static int bn(int i) { return f32_bn[i]; }
+    static cudaError_t config(int i, float *c, const float *a, const float *b, size_t m, size_t n, size_t k)
+    {
+        return f32_launch[i](c, a, b, m, n, k, 0);
+    }
+    static double unit() { return FLT_EPSILON / 2; }
+    static cudaError_t call(float *c, const float *a, const float *b, size_t m, size_t n, size_t k, cudaStream_t s)
+    {
+        return gp_matmul_f32(c, a, b, m, n, k, s);
+    }
+};
+template <> struct mm_traits<double> {
+    static const char *name() { return "f64"; }
+    static int configs() { return (int)(sizeof f64_bm / sizeof *f64_bm); }
+    static int bm(int i) { return f64_bm[i]; }
+    static int bn(int i) { return f64_bn[i]; }
+    static cudaError_t config(int i, double *c, const double *a, const double *b, size_t m, size_t n, size_t k)
+    {
+        return f64_launch[i](c, a, b, m, n, k, 0);
+    }
+    static double unit() { return DBL_EPSILON / 2; }
+    static cudaError_t call(double *c, const double *a, const double *b, size_t m, size_t n, size_t k,
+                            cudaStream_t s)
+    {
+        return gp_matmul_f64(c, a, b, m, n, k, s);
+    }
+};
+
+enum { GUARD = 64 };                    /* poisoned elements on each side of C */
+static const unsigned char POISON = 0xFF; /* NaN in either type */
+
+/* Inputs: integers in [-8, 8] (exact) or uniform in [-1, 1). */
+template <class T>
+static void fill(T *x, size_t count, uint64_t *st, int exact)
+{
+    for (size_t i = 0; i < count; i++) {
+        const uint64_t r = gp_t_next(st);
+        x[i] = exact ? (T)((int)(r % 17) - 8) : (T)((double)(r >> 11) / 4503599627370496.0 - 1.0);
+    }
+}
+
+/* One product on the GPU, checked. offset: elements by which A, B and C sit off their
+ * allocation (1: off every 16-byte boundary). cfg < 0: through gp_matmul_<type>; else that
+ * config's launcher directly. Returns 1 if it passed. */
+template <class T>
+static int run_case(size_t m, size_t n, size_t k, int exact, size_t offset, uint64_t *st, T *result_out = NULL,
+                    int cfg = -1)
+{
+    typedef mm_traits<T> tr;
+    T *a = (T *)malloc(sizeof(T) * (m * k + 1)), *b = (T *)malloc(sizeof(T) * (k * n + 1));
+    T *c = (T *)malloc(sizeof(T) * (m * n + 2 * GUARD));
+    double *ref = (double *)calloc(m * n + 1, sizeof(double)), *mag = (double *)calloc(m * n + 1, sizeof(double));
+    fill(a, m * k, st, exact);
+    fill(b, k * n, st, exact);
+    for (size_t i = 0; i < m; i++)
+        for (size_t p = 0; p < k; p++) {
+            const double x = a[i * k + p];
+            for (size_t j = 0; j < n; j++) {
+                ref[i * n + j] += x * (double)b[p * n + j];
+                mag[i * n + j] += fabs(x * (double)b[p * n + j]);
+            }
+        }
+
+    T *d_a, *d_b, *d_c;
+    CUDA_CHK(cudaMalloc(&d_a, sizeof(T) * (m * k + 1)));
+    CUDA_CHK(cudaMalloc(&d_b, sizeof(T) * (k * n + 1)));
+    CUDA_CHK(cudaMalloc(&d_c, sizeof(T) * (m * n + 2 * GUARD)));
+    CUDA_CHK(cudaMemcpy(d_a + offset, a, sizeof(T) * m * k, cudaMemcpyHostToDevice));
+    CUDA_CHK(cudaMemcpy(d_b + offset, b, sizeof(T) * k * n, cudaMemcpyHostToDevice));
+    CUDA_CHK(cudaMemset(d_c, POISON, sizeof(T) * (m * n + 2 * GUARD)));
+    const cudaError_t err = cfg < 0 ? tr::call(d_c + GUARD + offset, d_a + offset, d_b + offset, m, n, k, 0)
+                                    : tr::config(cfg, d_c + GUARD + offset, d_a + offset, d_b + offset, m, n, k);
+    CUDA_CHK(cudaDeviceSynchronize());
+    CUDA_CHK(cudaMemcpy(c, d_c, sizeof(T) * (m * n + 2 * GUARD), cudaMemcpyDeviceToHost));
+
+    int ok = err == cudaSuccess;
+    char what[64] = "gp_matmul";
+    if (cfg >= 0) snprintf(what, sizeof what, "config %dx%d", tr::bm(cfg), tr::bn(cfg));
+    if (!ok) EXPECT(0, "%s %s %zux%zux%zu: returned %s", tr::name(), what, m, n, k, cudaGetErrorName(err));
+    /* the guards: GUARD + offset elements before C, GUARD - offset after */
+    const unsigned char *bytes = (const unsigned char *)c;
+    size_t bad_guard = 0;
+    for (size_t i = 0; i < sizeof(T) * (GUARD + offset); i++) bad_guard += bytes[i] != POISON;
+    for (size_t i = sizeof(T) * (GUARD + offset + m * n); i < sizeof(T) * (m * n + 2 * GUARD); i++)
+        bad_guard += bytes[i] != POISON;
+    if (ok && bad_guard) {
+        EXPECT(0, "%s %s %zux%zux%zu: %zu guard bytes around C were written", tr::name(), what, m, n, k, bad_guard);
+        ok = 0;
+    }
+    const T *got = c + GUARD + offset;
+    size_t bad = 0, first = 0;
+    double worst = 0;
+    for (size_t i = 0; ok && i < m * n; i++) {
+        const double g = (double)got[i], tol = exact ? 0.0 : (double)(k + 2) * tr::unit() * mag[i] + 1e-300;
+        const double e = fabs(g - ref[i]);
+        if (!(e <= tol)) { /* NaN (poison left) fails too */
+            if (!bad) first = i;
+            bad++;
+        }
+        if (e == e && tol > 0 && e / tol > worst) worst = e / tol;
+    }
+    if (ok && bad) {
+        EXPECT(0, "%s %s %zux%zux%zu %s offset %zu: %zu of %zu wrong, first at (%zu, %zu): got %.17g want %.17g",
+               tr::name(), what, m, n, k, exact ? "exact" : "fractional", offset, bad, m * n, first / n, first % n,
+               (double)got[first], ref[first]);
+        ok = 0;
+    }
+    if (ok) EXPECT(1, "passed");
+    if (ok && result_out) memcpy(result_out, got, sizeof(T) * m * n);
+    CUDA_CHK(cudaFree(d_a));
+    CUDA_CHK(cudaFree(d_b));
+    CUDA_CHK(cudaFree(d_c));
+    free(a);
+    free(b);
+    free(c);
+    free(ref);
+    free(mag);
+    return ok;
+}
+
+template <class T>
+static void test_type(uint64_t *st)
+{
+    typedef mm_traits<T> tr;
+    gp_t_section("matmul %s: shapes against a host reference in double", tr::name());
+    /* tiny (1x1x1, 1xNx1, Mx1xK), k = 0, each config, partial tiles in every dimension */
+    static const size_t shapes[][3] = {
+        {1, 1, 1},     {1, 257, 1},   {1, 1000, 1},  {97, 1, 1},    {300, 1, 77},  {1, 1, 300},   {64, 64, 0},
+        {5, 7, 0},     {128, 128, 8}, {128, 128, 9}, {129, 131, 17}, {33, 65, 17},  {64, 64, 64},  {63, 65, 7},
+        {255, 257, 263}, {256, 256, 256}, {200, 8, 1000}, {8, 200, 1000}, {64, 64, 4099}, {1000, 1000, 24},
+        {1030, 1030, 33},
+    };
+    int pass = 0, total = 0;
+    for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++)
+        for (int exact = 1; exact >= 0; exact--) {
+            if (gp_t_small() && shapes[s][0] * shapes[s][1] > 300 * 300) continue; /* sanitizer run */
+            pass += run_case<T>(shapes[s][0], shapes[s][1], shapes[s][2], exact, 0, st);
+            total++;
+        }
+    /* off every 16-byte boundary: element-wise copies of B and stores of C */
+    static const size_t offset_shapes[][3] = {{128, 128, 16}, {129, 260, 33}, {1, 64, 1}, {256, 132, 40}};
+    for (size_t s = 0; s < sizeof offset_shapes / sizeof *offset_shapes; s++) {
+        pass += run_case<T>(offset_shapes[s][0], offset_shapes[s][1], offset_shapes[s][2], 1, 1, st);
+        total++;
+    }
+    /* each config directly (gp_matmul picks one per shape): tiny, odd, partial and whole
+     * tiles, several k tiles, and off a 16-byte boundary */
+    static const size_t config_shapes[][4] = {{1, 1, 1, 0},   {1, 1000, 1, 0},  {300, 1, 77, 0}, {129, 131, 17, 0},
+                                              {255, 257, 263, 0}, {256, 256, 64, 0}, {5, 7, 0, 0},  {129, 260, 33, 1}};
+    for (int cfg = 0; cfg < tr::configs(); cfg++)
+        for (size_t s = 0; s < sizeof config_shapes / sizeof *config_shapes; s++)
+            for (int exact = 1; exact >= 0; exact--) {
+                const size_t *sh = config_shapes[s];
+                pass += run_case<T>(sh[0], sh[1], sh[2], exact, sh[3], st, NULL, cfg);
+                total++;
+            }
+    if (!gp_t_small()) { /* a full-size tile grid with every edge partial, and a big square */
+        pass += run_case<T>(1031, 1029, 515, 0, 0, st);
+        pass += run_case<T>(768, 768, 768, 1, 0, st);
+        total += 2;
+    }
+    printf("  %s: %d of %d products matched\n", tr::name(), pass, total);
+
+    gp_t_section("matmul %s: determinism, bad input", tr::name());
+    {
+        const size_t m = 257, n = 300, k = 511;
+        T *r1 = (T *)malloc(sizeof(T) * m * n), *r2 = (T *)malloc(sizeof(T) * m * n);
+        uint64_t s1 = gp_t_state(77), s2 = s1;
+        if (run_case<T>(m, n, k, 0, 0, &s1, r1) && run_case<T>(m, n, k, 0, 0, &s2, r2))
+            EXPECT(memcmp(r1, r2, sizeof(T) * m * n) == 0, "%s: the same input gives bitwise the same output",
+                   tr::name());
+        free(r1);
+        free(r2);
+    }
+    T *d;
+    const size_t cnt = 4096;
+    CUDA_CHK(cudaMalloc(&d, sizeof(T) * cnt));
+    CUDA_CHK(cudaMemset(d, POISON, sizeof(T) * cnt));
+    T *a = d, *b = d + 1024, *c = d + 2048;
+    EXPECT(tr::call(NULL, a, b, 4, 4, 4, 0) == cudaErrorInvalidValue, "%s: NULL C", tr::name());
+    EXPECT(tr::call(c, NULL, b, 4, 4, 4, 0) == cudaErrorInvalidValue, "%s: NULL A with k > 0", tr::name());
+    EXPECT(tr::call(c, a, NULL, 4, 4, 4, 0) == cudaErrorInvalidValue, "%s: NULL B with k > 0", tr::name());
+    EXPECT(tr::call(a, a, b, 4, 4, 4, 0) == cudaErrorInvalidValue, "%s: C == A", tr::name());
+    EXPECT(tr::call(b + 3, a, b, 4, 4, 4, 0) == cudaErrorInvalidValue, "%s: C overlaps B", tr::name());
+    EXPECT(tr::call(c, a, b, (size_t)1 << 40, (size_t)1 << 40, 4, 0) == cudaErrorInvalidValue,
+           "%s: a shape whose sizes overflow", tr::name());
+    EXPECT(tr::call(c, a, b, 0, 4, 4, 0) == cudaSuccess && tr::call(c, a, b, 4, 0, 4, 0) == cudaSuccess &&
+               tr::call(NULL, NULL, NULL, 0, 0, 5, 0) == cudaSuccess,
+           "%s: m == 0 or n == 0 is a no-op", tr::name());
+    CUDA_CHK(cudaDeviceSynchronize());
+    unsigned char *h = (unsigned char *)malloc(sizeof(T) * cnt);
+    CUDA_CHK(cudaMemcpy(h, d, sizeof(T) * cnt, cudaMemcpyDeviceToHost));
+    size_t touched = 0;
+    for (size_t i = 0; i < sizeof(T) * cnt; i++) touched += h[i] != POISON;
+    EXPECT(touched == 0, "%s: refused and empty calls write nothing (%zu bytes written)", tr::name(), touched);
+    /* k == 0: C = 0, A and B may be NULL (they have no elements) */
+    EXPECT(tr::call(c, NULL, NULL, 5, 7, 0, 0) == cudaSuccess, "%s: k == 0 with NULL A and B", tr::name());
+    CUDA_CHK(cudaMemcpy(h, c, sizeof(T) * 35, cudaMemcpyDeviceToHost));
+    int zeros = 1;
+    for (int i = 0; i < 35; i++) zeros &= ((const T *)h)[i] == T(0);
+    EXPECT(zeros, "%s: k == 0 gives zeros", tr::name());
+    EXPECT(cudaGetLastError() == cudaSuccess, "%s: no error left behind", tr::name());
+    free(h);
+    CUDA_CHK(cudaFree(d));
+}
+
+extern "C" void test_matmul_gpu(void)
+{
+    if (!gp_t_have_gpu()) {
+        gp_t_skip("matmul: GPU tests (no GPU)");
+        return;
+    }
+    uint64_t st = gp_t_state(0x6d6d);
+    test_type<float>(&st);
+    test_type<double>(&st);
+}
