@@ -1,6 +1,7 @@
 /* tests/main.c -- runs every test file in turn; ends with "N passed, N failed, N skipped".
  *   run_tests                  all tests (GPU tests skipped without a GPU)
- *   run_tests --scenario K     one CUDA_CHK error scenario (test_check spawns these) */
+ *   run_tests --scenario K     one CUDA_CHK error scenario (test_check spawns these)
+ *   GP_TEST_ONLY=scan run_tests   only the test functions whose name contains "scan" */
 #include "harness.h"
 
 #include <stdio.h>
@@ -22,20 +23,18 @@ int main(int argc, char **argv)
            (unsigned long long)gp_t_seed, gp_t_small() ? ", small sizes" : "",
            gp_t_have_gpu() ? "GPU present" : "no GPU: GPU tests are skipped");
 
-    test_check();
-    test_reduce_host();
-    test_reduce_gpu();
-    test_reduce_user();
-    test_scan_host();
-    test_scan_gpu();
-    test_scan_user();
-    test_transpose_host();
-    test_transpose_gpu();
-    test_c_api();
-    test_examples_ptx();
-    test_examples_errors();
-    test_matmul_host();
-    test_matmul_gpu();
+    /* GP_TEST_ONLY=<text>: only the test functions whose name contains it (e.g. "scan"). */
+    static const struct { const char *name; void (*run)(void); } tests[] = {
+#define T(f) {#f, f}
+        T(test_check),          T(test_reduce_host),    T(test_reduce_gpu),   T(test_reduce_user),
+        T(test_scan_host),      T(test_scan_gpu),       T(test_scan_user),    T(test_transpose_host),
+        T(test_transpose_gpu),  T(test_c_api),          T(test_examples_ptx), T(test_examples_errors),
+        T(test_matmul_host),    T(test_matmul_gpu),
+#undef T
+    };
+    const char *only = getenv("GP_TEST_ONLY");
+    for (size_t i = 0; i < sizeof tests / sizeof *tests; i++)
+        if (!only || !*only || strstr(tests[i].name, only)) tests[i].run();
 
     printf("%d passed, %d failed, %d skipped\n", gp_t_passed, gp_t_failed, gp_t_skipped);
     return gp_t_failed ? 1 : 0;
