@@ -269,6 +269,9 @@ static void check_determinism_and_streams(fixture *f, size_t n)
     for (int rep = 0; rep < 3; rep++) {
         cudaStream_t streams[STREAMS];
         CUDA_CHK(cudaMemset(d_outs, POISON, sizeof(float) * STREAMS));
+        /* cudaMemset is asynchronous and non-blocking streams do not wait for the legacy
+         * default stream: without this the poison could land on top of the results. */
+        CUDA_CHK(cudaDeviceSynchronize());
         for (int s = 0; s < STREAMS; s++) CUDA_CHK(cudaStreamCreateWithFlags(&streams[s], cudaStreamNonBlocking));
         for (int s = 0; s < STREAMS; s++)
             CUDA_CHK(gp_reduce_sum_f32(d_outs + s, (const float *)(f->d_base + (size_t)s * n * 4), n, streams[s]));
