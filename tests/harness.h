@@ -6,7 +6,8 @@
  * the exit status is non-zero on any failure.
  *
  * Seed: fresh per run (printed first); GP_TEST_SEED=<n> replays one.
- * GP_TEST_SMALL=1 (make sanitize): skips the largest sizes. */
+ * GP_TEST_SMALL=1 (make sanitize): skips the largest sizes; GP_TEST_SMALL=2 (racecheck,
+ * which is slow on shared memory) also runs fewer instances and placements of the scans. */
 #ifndef GPUPRIMS_TESTS_HARNESS_H
 #define GPUPRIMS_TESTS_HARNESS_H
 
@@ -21,7 +22,7 @@ extern uint64_t gp_t_seed;
 extern const char *gp_t_argv0;
 
 int gp_t_have_gpu(void);   /* 1 when a CUDA device is usable */
-int gp_t_small(void);      /* 1 under GP_TEST_SMALL=1 */
+int gp_t_small(void);      /* GP_TEST_SMALL: 0, 1 (small sizes) or 2 (also fewer cases: racecheck) */
 void gp_t_check(int ok, const char *file, int line, const char *fmt, ...);
 void gp_t_skip(const char *fmt, ...);
 void gp_t_section(const char *fmt, ...);
