@@ -1,10 +1,11 @@
 /* gpuprims.cuh -- memory-hierarchy primitives for CUDA C, in one header.
  *
  * WHAT IT IS
- *   Error checks, warp and block reductions, a device-wide reduce that runs at the
- *   memory-bandwidth limit in one launch, cooperative 2-D tile loads and stores between
- *   global and shared memory (padded, vectorised, asynchronous), and a transpose of any
- *   shape and element size, with plain C names.
+ *   Error checks; warp and block reductions and scans; a device-wide reduce at the
+ *   memory-bandwidth limit in one launch; a single-pass, deterministic device scan;
+ *   cooperative 2-D tile loads and stores between global and shared memory (padded,
+ *   vectorised, asynchronous); a transpose of any shape and element size; a tiled
+ *   FP32/FP64 matrix multiply. Plain C names.
  *
  * USING IT
  *   In exactly ONE .cu file of your program:
@@ -106,9 +107,9 @@
 #define GPUPRIMS_CUH
 
 #define GPUPRIMS_VERSION_MAJOR 0
-#define GPUPRIMS_VERSION_MINOR 1
+#define GPUPRIMS_VERSION_MINOR 2
 #define GPUPRIMS_VERSION_PATCH 0
-#define GPUPRIMS_VERSION_STRING "0.1.0"
+#define GPUPRIMS_VERSION_STRING "0.2.0"
 
 #include <stddef.h>
 #include <stdint.h>
