@@ -1,7 +1,8 @@
 /* detail/matmul.cuh -- tiled matrix multiply, row-major C = A.B, plain FP32/FP64 FMA on
  * the CUDA cores (no TF32, no tensor cores). Level 3: needs tile.cuh (its cp.async
- * section, and gp_tile_chunk_bytes), check.cuh. The plan arithmetic (block order, tile choice, shape checks) is
- * plain host/device code, tested on the host.
+ * section, and gp_tile_chunk_bytes), check.cuh, and reduce.cuh's small helpers. The
+ * plan arithmetic (block order, tile choice, shape checks) is plain host/device code,
+ * tested on the host.
  *
  * How it works (one kernel template, gp__matmul_kernel; a config picks its sizes).
  *  - Block tile BM x BN of C. The k dimension is walked BK at a time: A's BM x BK tile and
@@ -30,8 +31,6 @@
 
 /* ---- plan arithmetic (host and device) ------------------------------------------------ */
 
-static inline __host__ __device__ size_t gp__mm_ceil_div(size_t a, size_t b) { return (a + b - 1) / b; }
-
 /* Block index -> (block-row bm, block-column bn) of C: groups of `group` block-rows, each
  * walked column by column, so consecutive blocks share B's columns and a group's A rows. */
 static inline __host__ __device__ void gp__matmul_tile_of(size_t idx, size_t tiles_m, size_t tiles_n, size_t group,
@@ -53,14 +52,7 @@ static inline __host__ __device__ int gp__matmul_shape_ok(size_t m, size_t n, si
     const size_t lim = SIZE_MAX / elem;
     if (m && (n > lim / m || k > lim / m)) return 0;
     if (k && n > lim / k) return 0;
-    return gp__mm_ceil_div(m, min_tile) * gp__mm_ceil_div(n, min_tile) <= 0x7fffffffu; /* no overflow: m*n fits */
-}
-
-/* 1 when the byte ranges [p, p+a) and [q, q+b) overlap. */
-static inline __host__ __device__ int gp__ranges_overlap(const void *p, size_t a, const void *q, size_t b)
-{
-    const uintptr_t x = (uintptr_t)p, y = (uintptr_t)q;
-    return a && b && x < y + b && y < x + a;
+    return gp__ceil_div(m, min_tile) * gp__ceil_div(n, min_tile) <= 0x7fffffffu; /* no overflow: m*n fits */
 }
 
 /* Which of `ncfg` block-tile sizes (bm[i] x bn[i], relative per-SM throughput eff[i] when
@@ -74,8 +66,8 @@ static inline __host__ __device__ int gp__matmul_choose(size_t m, size_t n, unsi
     int best = 0;
     double best_t = 0;
     for (int i = 0; i < ncfg; i++) {
-        const size_t tiles = gp__mm_ceil_div(m, (size_t)bm[i]) * gp__mm_ceil_div(n, (size_t)bn[i]);
-        const double t = (double)gp__mm_ceil_div(tiles, sms) * bm[i] * bn[i] / eff[i];
+        const size_t tiles = gp__ceil_div(m, (size_t)bm[i]) * gp__ceil_div(n, (size_t)bn[i]);
+        const double t = (double)gp__ceil_div(tiles, sms) * bm[i] * bn[i] / eff[i];
         if (i == 0 || t < best_t) { best = i; best_t = t; }
     }
     return best;
@@ -163,7 +155,7 @@ __global__ void __launch_bounds__(C::THREADS, C::MIN_BLOCKS)
         }
     };
 
-    const size_t ktiles = gp__mm_ceil_div(k, C::BK);
+    const size_t ktiles = gp__ceil_div(k, C::BK);
     int read = 0, write = C::STAGES - 1; /* the stage computed on, the stage copied into */
     if constexpr (C::STAGES > 1) {
 #pragma unroll
@@ -241,7 +233,7 @@ static cudaError_t gp__matmul_launch(typename C::type *c, const typename C::type
     /* 16-byte copies of B and stores of C need every row to start on a 16-byte boundary */
     const bool vec_b = gp_tile_chunk_bytes((uintptr_t)b, n * sizeof(T), C::BN * sizeof(T), sizeof(T)) == 16;
     const bool vec_c = gp_tile_chunk_bytes((uintptr_t)c, n * sizeof(T), C::BN * sizeof(T), sizeof(T)) == 16;
-    const size_t tiles_m = gp__mm_ceil_div(m, C::BM), tiles_n = gp__mm_ceil_div(n, C::BN);
+    const size_t tiles_m = gp__ceil_div(m, C::BM), tiles_n = gp__ceil_div(n, C::BN);
     void (*kernel)(T *, const T *, const T *, size_t, size_t, size_t, size_t, size_t, bool) =
         vec_b ? gp__matmul_kernel<C, true> : gp__matmul_kernel<C, false>;
     if (C::SMEM_BYTES > 48 * 1024) /* above the default limit: opt in */

@@ -57,8 +57,16 @@ typedef struct gp__reduce_plan {
     int mode;            /* GP__REDUCE_ONE_BLOCK, _CLUSTER or _GRID */
 } gp__reduce_plan;
 
+/* Small helpers the later device primitives (scan, transpose, matmul) share. */
 static inline __host__ __device__ size_t gp__ceil_div(size_t a, size_t b) { return (a + b - 1) / b; }
 static inline __host__ __device__ size_t gp__min_size(size_t a, size_t b) { return a < b ? a : b; }
+
+/* 1 when the byte ranges [p, p+a) and [q, q+b) overlap (an empty range overlaps nothing). */
+static inline __host__ __device__ int gp__ranges_overlap(const void *p, size_t a, const void *q, size_t b)
+{
+    const uintptr_t x = (uintptr_t)p, y = (uintptr_t)q;
+    return a && b && x < y + b && y < x + a;
+}
 
 /* How a reduce of n elements of `elem` bytes at address `addr` is split (see the top of
  * this file). sm_count and cluster_ok describe the device. */

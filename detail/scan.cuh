@@ -456,7 +456,7 @@ static cudaError_t gp__scan(typename Op::type *d_out, const typename Op::type *d
     if (d_out == NULL || d_in == NULL || n > SIZE_MAX / 2 / sizeof(T)) return cudaErrorInvalidValue;
     /* in place, or apart: a partial overlap would let one tile overwrite another's input */
     const uintptr_t a = (uintptr_t)d_in, b = (uintptr_t)d_out, bytes = n * sizeof(T);
-    if (a != b && a < b + bytes && b < a + bytes) return cudaErrorInvalidValue;
+    if (a != b && gp__ranges_overlap(d_in, bytes, d_out, bytes)) return cudaErrorInvalidValue;
     int dev, cluster_ok;
     GP__TRY(cudaGetDevice(&dev));
     GP__TRY(cudaDeviceGetAttribute(&cluster_ok, cudaDevAttrClusterLaunch, dev));

@@ -74,7 +74,8 @@ static inline cudaError_t gp__transpose_validate(const gp__transpose_desc *d)
     const size_t one_out = (d->cols - 1) * d->ld_out + d->rows;
     if (in_bytes == 0 || out_bytes == 0) return cudaErrorInvalidValue;
     if (d->batch > 1 && d->stride_out < one_out) return cudaErrorInvalidValue;
-    if (d->in < d->out + out_bytes && d->out < d->in + in_bytes) return cudaErrorInvalidValue;
+    if (gp__ranges_overlap((const void *)d->in, in_bytes, (const void *)d->out, out_bytes))
+        return cudaErrorInvalidValue;
     return cudaSuccess;
 }
 
