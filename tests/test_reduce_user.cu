@@ -4,6 +4,7 @@
  *   mat2:   2x2 integer matrix product mod 2^32 (not commutative at all), 16 bytes. */
 #include "../gpuprims.cuh"
 #include "harness.h"
+#include "mat2.cuh"
 
 #include <math.h>
 #include <stdio.h>
@@ -14,27 +15,14 @@ typedef struct { float v; int i; } pair_t;
 #define PAIR_MAX(a, b) ((b).v > (a).v ? (b) : (a))
 GP_DEFINE_REDUCE(argmax, pair_t, PAIR_MAX, ((pair_t){-INFINITY, -1}))
 
-typedef struct { uint32_t a, b, c, d; } mat2; /* [[a b] [c d]] */
-static __host__ __device__ mat2 mat2_mul(mat2 x, mat2 y)
-{
-    mat2 r = {x.a * y.a + x.b * y.c, x.a * y.b + x.b * y.d, x.c * y.a + x.d * y.c, x.c * y.b + x.d * y.d};
-    return r;
-}
-#define MAT2_MUL(x, y) mat2_mul((x), (y))
 GP_DEFINE_REDUCE(mat2, mat2, MAT2_MUL, ((mat2){1, 0, 0, 1}))
 
 static int mat2_eq(mat2 x, mat2 y) { return x.a == y.a && x.b == y.b && x.c == y.c && x.d == y.d; }
 static mat2 mat2_ref(const mat2 *x, size_t n)
 {
-    mat2 acc = {1, 0, 0, 1};
+    mat2 acc = MAT2_ID;
     for (size_t i = 0; i < n; i++) acc = mat2_mul(acc, x[i]);
     return acc;
-}
-static mat2 mat2_random(uint64_t *st)
-{
-    uint64_t r = gp_t_next(st), s = gp_t_next(st);
-    mat2 m = {(uint32_t)r, (uint32_t)(r >> 32), (uint32_t)s, (uint32_t)(s >> 32)};
-    return m;
 }
 
 /* ---- warp and block level ------------------------------------------------------------ */

@@ -6,19 +6,13 @@
  * Any slip in the order of combination changes the result. */
 #include "../gpuprims.cuh"
 #include "harness.h"
+#include "mat2.cuh"
 #include "scan_wrap.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct { uint32_t a, b, c, d; } mat2; /* [[a b] [c d]] */
-static __host__ __device__ mat2 mat2_mul(mat2 x, mat2 y)
-{
-    mat2 r = {x.a * y.a + x.b * y.c, x.a * y.b + x.b * y.d, x.c * y.a + x.d * y.c, x.c * y.b + x.d * y.d};
-    return r;
-}
-#define MAT2_MUL(x, y) mat2_mul((x), (y))
 GP_DEFINE_SCAN(mat2, mat2, MAT2_MUL, ((mat2){1, 0, 0, 1}))
 GP_DEFINE_REDUCE(mat2, mat2, MAT2_MUL, ((mat2){1, 0, 0, 1})) /* beside a scan of the same name */
 
@@ -41,12 +35,6 @@ static __host__ __device__ aff16 aff16_then(aff16 f, aff16 g)
 #define AFF16_THEN(f, g) aff16_then((f), (g))
 GP_DEFINE_SCAN(aff16, aff16, AFF16_THEN, ((aff16){1, 0}))
 
-static mat2 mat2_random(uint64_t *st)
-{
-    const uint64_t r = gp_t_next(st), s = gp_t_next(st);
-    mat2 m = {(uint32_t)r, (uint32_t)(r >> 32), (uint32_t)s, (uint32_t)(s >> 32)};
-    return m;
-}
 static aff aff_random(uint64_t *st)
 {
     const uint64_t r = gp_t_next(st);
@@ -59,7 +47,6 @@ static aff16 aff16_random(uint64_t *st)
     aff16 f = {(uint16_t)(r | 1u), (uint16_t)(r >> 16)};
     return f;
 }
-static const mat2 MAT2_ID = {1, 0, 0, 1};
 
 /* Sequential scan of x (exclusive or inclusive), compared with got; returns the first
  * wrong index, or n if all match. */
