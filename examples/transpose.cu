@@ -1,11 +1,13 @@
 /* examples/transpose.cu -- transposes in a user's program: a float matrix of odd shape,
  * a batch of double matrices, and an image of 12-byte RGB pixels (a user type, through
  * GP_DEFINE_TRANSPOSE). Each result is checked against a host transpose (exit status 1
- * on a mismatch), and the float transpose is timed against a device-to-device copy.
+ * on a mismatch), and the float transpose is timed against a device-to-device copy
+ * (bench/bench.cuh: CUDA events, median of 31 calls).
  *
  *   make examples && build/examples/transpose */
 #define GPUPRIMS_IMPLEMENTATION
 #include "../gpuprims.cuh"
+#include "../bench/bench.cuh" /* gp_bench_median_ms, gp_bench_copy_ms: CUDA events, median of 31 */
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,6 +38,13 @@ static void *upload_random(size_t bytes, void **host)
     return d;
 }
 
+typedef struct { float *d_out; const float *d_in; size_t rows, cols; } transpose_call;
+static void run_transpose(void *p)
+{
+    const transpose_call *c = (const transpose_call *)p;
+    CUDA_CHK(gp_transpose_f32(c->d_out, c->d_in, c->rows, c->cols, 0));
+}
+
 int main(void)
 {
     int ok = 1;
@@ -44,23 +53,11 @@ int main(void)
     void *h_a, *h_t = malloc(bytes);
     float *d_a = (float *)upload_random(bytes, &h_a), *d_t;
     CUDA_CHK(cudaMalloc(&d_t, bytes));
-    cudaEvent_t t0, t1;
-    CUDA_CHK(cudaEventCreate(&t0));
-    CUDA_CHK(cudaEventCreate(&t1));
-    float ms_tr = 0, ms_copy = 0;
-    CUDA_CHK(gp_transpose_f32(d_t, d_a, rows, cols, 0)); /* warm-up */
-    CUDA_CHK(cudaEventRecord(t0));
-    for (int i = 0; i < 20; i++) CUDA_CHK(gp_transpose_f32(d_t, d_a, rows, cols, 0));
-    CUDA_CHK(cudaEventRecord(t1));
-    CUDA_CHK(cudaEventSynchronize(t1));
-    CUDA_CHK(cudaEventElapsedTime(&ms_tr, t0, t1));
+    transpose_call call = {d_t, d_a, rows, cols};
+    const float ms_tr = gp_bench_median_ms(run_transpose, &call);
     CUDA_CHK(cudaMemcpy(h_t, d_t, bytes, cudaMemcpyDeviceToHost));
     ok &= same_transpose(h_t, rows, h_a, cols, rows, cols, sizeof(float));
-    CUDA_CHK(cudaEventRecord(t0));
-    for (int i = 0; i < 20; i++) CUDA_CHK(cudaMemcpyAsync(d_t, d_a, bytes, cudaMemcpyDeviceToDevice, 0));
-    CUDA_CHK(cudaEventRecord(t1));
-    CUDA_CHK(cudaEventSynchronize(t1));
-    CUDA_CHK(cudaEventElapsedTime(&ms_copy, t0, t1));
+    const float ms_copy = gp_bench_copy_ms(d_t, d_a, bytes); /* overwrites d_t: after the check */
 
     /* 2. A batch of 7 double matrices of 33 x 65, packed, into padded outputs (ld 40). */
     const size_t br = 33, bc = 65, batch = 7, ld_out = 40, in_bytes = batch * br * bc * sizeof(double);
@@ -85,7 +82,7 @@ int main(void)
 
     printf("| what | result |\n|---|---|\n");
     printf("| f32 %zu x %zu transpose | %.1f us, %.0f GB/s (copy of the same bytes: %.1f us) |\n", rows, cols,
-           ms_tr * 1e3 / 20, 2.0 * bytes / (ms_tr / 20 * 1e-3) / 1e9, ms_copy * 1e3 / 20);
+           ms_tr * 1e3, gp_bench_gbps(2.0 * bytes, ms_tr), ms_copy * 1e3);
     printf("| f64 batch of %zu, %zu x %zu into ld %zu | %s |\n", batch, br, bc, ld_out, ok ? "checked" : "-");
     printf("| rgb_t %zu x %zu image | %s |\n", ih, iw, ok ? "checked" : "-");
     printf("%s\n", ok ? "all transposes match the host" : "MISMATCH");
