@@ -23,13 +23,32 @@ TESTS     := $(BUILD)/tests/run_tests
 EXAMPLES  := $(patsubst examples/%.cu,$(BUILD)/examples/%,$(wildcard examples/*.cu))
 BENCHES   := $(patsubst bench/%.cu,$(BUILD)/bench/%,$(wildcard bench/*.cu))
 
-.PHONY: all test sanitize bench examples run-examples ptx compile-cost install expand clean
+.PHONY: all test headers names names-check sanitize bench examples run-examples ptx compile-cost install expand clean
 
 all: $(TESTS) $(EXAMPLES) $(BENCHES)
 
 # Everything is built first, so a build break anywhere fails `make test` (and CI).
-test: all
+test: all headers names-check
 	$(TESTS)
+
+# detail/names.txt lists every public name of the default instances, so grep finds them.
+names:
+	tools/names.sh "$(CC)" "$(CUDA_HOME)/include" > detail/names.txt
+names-check:
+	@tools/names.sh "$(CC)" "$(CUDA_HOME)/include" | diff -u detail/names.txt - \
+	  || { echo "detail/names.txt is stale: run 'make names'"; exit 1; }
+
+# Every header compiles as a translation unit on its own (it includes what it uses), and
+# gpuprims.cuh compiles as plain C (only the host API is visible there).
+HEADERS := $(wildcard detail/*.cuh) gpuprims.cuh
+headers: $(HEADERS:%=$(BUILD)/headers/%.o) $(BUILD)/headers/gpuprims_c.o
+$(BUILD)/headers/%.o: %
+	@mkdir -p $(@D)
+	@printf '#include "%s"\n' $< > $(@:.o=.cu)
+	$(NVCC) $(NVCCFLAGS) -I. -c $(@:.o=.cu) -o $@
+$(BUILD)/headers/gpuprims_c.o: gpuprims.cuh $(wildcard detail/*.cuh)
+	@mkdir -p $(@D)
+	printf '#include "gpuprims.cuh"\n' | $(CC) $(CFLAGS) -I. -I$(CUDA_HOME)/include -x c -c - -o $@
 
 # The GPU tests under the four compute-sanitizer tools. Smaller sizes (GP_TEST_SMALL=1:
 # no 2^24 or 2^31 counts) keep all four within a few minutes; racecheck, slow on shared
@@ -91,6 +110,10 @@ $(BUILD)/tests/%.o: tests/%.cu
 # tests/test_examples.cu runs nvcc on examples/ptx.cu and runs the built examples.
 $(BUILD)/tests/test_examples.o: TEST_DEFS = -DGP_T_NVCC='"$(NVCC)"' -DGP_T_ARCH='"$(ARCH)"' \
     -DGP_T_ROOT='"$(CURDIR)"' -DGP_T_EXAMPLES='"$(abspath $(BUILD))/examples"'
+
+# tests/test_compile_errors.cu compiles the files of tests/compile_errors/, which must fail.
+$(BUILD)/tests/test_compile_errors.o: TEST_DEFS = -DGP_T_NVCC='"$(NVCC)"' -DGP_T_ARCH='"$(ARCH)"' \
+    -DGP_T_ROOT='"$(CURDIR)"' -DGP_T_CC='"$(CC)"' -DGP_T_CUDA_INC='"$(CUDA_HOME)/include"'
 
 $(BUILD)/tests/%.c.o: tests/%.c
 	@mkdir -p $(@D)

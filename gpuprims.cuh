@@ -19,22 +19,32 @@
  *       float *d_x, *d_sum;                 // n floats on the device, one for the result
  *       CUDA_CHK(gp_reduce_sum_f32(d_sum, d_x, n, 0));
  *
- * CONTENTS                                      file
- *   CUDA_CHK(call), CUDA_CHK_LAUNCH()             detail/check.cuh
- *   GP_OP_SUM/MIN/MAX, GP_ID_<op>_<type>          detail/ops.cuh
- *   gp_warp_reduce_<name>, gp_warp_reduce_smem_   detail/warp.cuh
- *   gp_block_reduce_<name>                        detail/block_reduce.cuh
- *   gp_tile_pitch, gp_tile_load_<name>,           detail/tile.cuh
- *     gp_tile_load_async_<name>, gp_tile_store_<name>
- *   gp_reduce_<name>                              detail/reduce.cuh
- *   gp_warp_{in,ex}clusive_scan_<name>            detail/warp.cuh
- *   gp_block_{in,ex}clusive_scan_<name>,          detail/block_scan.cuh
- *     gp_block_scan_blelloch_<name>, gp_blelloch_index
- *   gp_{ex,in}clusive_scan_<name>                 detail/scan.cuh
- *   gp_transpose[_strided|_batched]_<name>        detail/transpose.cuh
- *   (stream-ordered scratch for it)               detail/scratch.cuh
- *   gp_matmul_f32, gp_matmul_f64                  detail/matmul.cuh
- *   the default instance list                     detail/instances.cuh
+ * CONTENTS, by level (each level uses only the levels above it; each file includes what
+ * it uses and compiles on its own)                      file
+ *   0  gp_v16_t, GP_MAX_ELEM_BYTES, shared helpers       detail/common.cuh
+ *      CUDA_CHK(call), CUDA_CHK_LAUNCH(),                detail/check.cuh
+ *        gp_check_format, gp_check_fail
+ *      GP_OP_SUM/MIN/MAX, GP_ID_<OP>_<type>, GP_DEFINE_OP detail/ops.cuh
+ *      (cp.async copies)                                 detail/async_copy.cuh
+ *      (stream-ordered scratch)                          detail/scratch.cuh
+ *      (the device-wide launch skeleton)                 detail/launch.cuh
+ *   1  gp_warp_reduce_<name>, gp_warp_reduce_smem_<name>, detail/warp.cuh
+ *        gp_warp_inclusive_scan_<name>, gp_warp_exclusive_scan_<name>
+ *   2  gp_block_reduce_<name>                            detail/block_reduce.cuh
+ *      gp_block_inclusive_scan_<name>,                   detail/block_scan.cuh
+ *        gp_block_exclusive_scan_<name>, gp_block_scan_blelloch_<name>,
+ *        gp_blelloch_index, gp_blelloch_smem_elems
+ *      gp_tile_pitch, gp_tile_load_<name>,               detail/tile.cuh
+ *        gp_tile_load_async_<name>, gp_tile_load_wait, gp_tile_store_<name>, GP_DEFINE_TILE
+ *   3  gp_reduce_<name>, GP_DEFINE_REDUCE[_EXTERN],      detail/reduce.cuh
+ *        GP_DECLARE_REDUCE
+ *      gp_{ex,in}clusive_scan_<name>, GP_DEFINE_SCAN[_EXTERN], GP_DECLARE_SCAN   detail/scan.cuh
+ *      gp_transpose[_strided|_batched]_<name>,           detail/transpose.cuh
+ *        GP_DEFINE_TRANSPOSE[_EXTERN], GP_DECLARE_TRANSPOSE
+ *      gp_matmul_f32, gp_matmul_f64                      detail/matmul.cuh
+ *   4  the default instance lists                        detail/instances.cuh
+ *   Each file's end documents the exact contract of the names it defines: which threads
+ *   hold the result, the shared memory used, the barriers, the block shapes.
  *
  * DEFAULT INSTANCES
  *   <name> = <op>_<type>, op in sum min max, type in i32 u32 i64 u64 f32 f64
@@ -65,13 +75,24 @@
  *   m == 0 or n == 0 is a no-op; C must not overlap A or B, and sizes must fit in size_t
  *   (else cudaErrorInvalidValue). With k == 0, A and B may be NULL.
  *
- * YOUR OWN TYPE AND OPERATOR (in any .cu file, at file scope; TU-local definitions)
+ * YOUR OWN TYPE AND OPERATOR (at file scope of a .cu file)
  *     typedef struct { float v; int i; } pair_t;
  *     #define PAIR_MAX(a, b) ((b).v > (a).v ? (b) : (a))      // ties keep the lower index
  *     GP_DEFINE_REDUCE(argmax, pair_t, PAIR_MAX, ((pair_t){-INFINITY, -1}))
  *     // now: gp_warp_reduce_argmax, gp_block_reduce_argmax, gp_reduce_argmax(...)
- *   OP must be associative; it need not be commutative: everything combines in index
- *   order, so the answer is the sequential one (up to floating-point re-association).
+ *   Every family has the same shape: GP_DEFINE_REDUCE, GP_DEFINE_SCAN (name, T, OP,
+ *   IDENTITY); GP_DEFINE_TRANSPOSE, GP_DEFINE_TILE (name, T).
+ *   - OP is a function-like macro OP(a, b), associative; it need not be commutative:
+ *     everything combines in index order, so the answer is the sequential one (up to
+ *     floating-point re-association). It runs on the device only: a host-only function, a
+ *     token that is not function-like (`+`), an element over GP_MAX_ELEM_BYTES (128), a
+ *     GP_DEFINE_* inside a function or in a C file: each is a compile error on your line.
+ *   - An IDENTITY (or T) containing commas goes in parentheses, as above.
+ *   - GP_DEFINE_<F> makes TU-local (static) definitions. To compile an instance once and
+ *     call it from other files, C ones included: GP_DECLARE_<F>(name, T) in a shared
+ *     header, and GP_DEFINE_<F>_EXTERN(name, T, OP, IDENTITY) in exactly one .cu file
+ *     (the host functions get external C linkage; the warp and block names stay local
+ *     to that file, and any .cu file can GP_DEFINE_<F> them for itself).
  *     typedef struct { float r, g, b; } rgb_t;
  *     GP_DEFINE_TRANSPOSE(rgb, rgb_t)       // gp_transpose_rgb, gp_tile_load_rgb, ...
  *
@@ -88,7 +109,8 @@
  *   (cudaMallocFromPoolAsync on a pool the library keeps per device, so that it is not
  *   returned to the OS at every synchronisation); no data is kept between calls, so
  *   calls on several streams or threads at once are safe, and calls can be captured in a
- *   CUDA graph. Deterministic: the same input gives bitwise the same output.
+ *   CUDA graph. Deterministic: the same input, at the same pointer alignment, on the same
+ *   GPU model, gives bitwise the same output on every run and on every stream.
  *
  * OPTIONS (define before including)
  *   GPUPRIMS_IMPLEMENTATION   in one .cu file: compile the default instances there
@@ -97,9 +119,10 @@
  *
  * NOTES
  *   - Library functions never print or exit. CUDA_CHK/CUDA_CHK_LAUNCH do (to stderr,
- *     then exit(1)): they are for programs, not library code.
- *   - Device reduce on sm_90 launches small inputs as one thread-block cluster; built for
- *     older targets it still runs correctly (one block does the cluster's work).
+ *     then exit(1), through gp_check_fail; gp_check_format writes the same message into
+ *     a buffer): they are for programs, not library code.
+ *   - The device reduce and scan launch small inputs as one thread-block cluster on
+ *     sm_90 and later; a build without sm_90 code launches one block or a grid instead.
  *   - Names: gp_ and GP_ are public; gp__ and GP__ are internal and may change.
  *   - `make expand F=file.cu` shows the code the macros generate.
  */
@@ -115,23 +138,26 @@
 #include <stdint.h>
 #include <cuda_runtime_api.h>
 
+/* Level 0: shared helpers and limits, checks, operators, scratch, the launch skeleton. */
+#include "detail/common.cuh"
 #include "detail/check.cuh"
 #include "detail/ops.cuh"
-
 #ifdef __CUDACC__
-#if !defined(__cplusplus)
-#error "gpuprims: CUDA translation units are compiled as C++ by nvcc; this should not happen"
-#endif
+#include "detail/async_copy.cuh"
+#include "detail/scratch.cuh"
+#include "detail/launch.cuh"
+/* Level 1: warp.  Level 2: block and tile. */
 #include "detail/warp.cuh"
 #include "detail/block_reduce.cuh"
-#include "detail/tile.cuh"
-#include "detail/scratch.cuh"
-#include "detail/reduce.cuh"
 #include "detail/block_scan.cuh"
+#include "detail/tile.cuh"
+#endif
+/* Level 3: device-wide primitives (C files see their declarations only). */
+#include "detail/reduce.cuh"
 #include "detail/scan.cuh"
 #include "detail/transpose.cuh"
 #include "detail/matmul.cuh"
-#endif
+/* Level 4: the default instances. */
 #include "detail/instances.cuh"
 
 #endif /* GPUPRIMS_CUH */

@@ -130,38 +130,54 @@ __global__ void __launch_bounds__(256) mm_regtile(float *c, const float *a, cons
             c[((size_t)blockIdx.y * BM + ty * TM + i) * n + blockIdx.x * BN + tx * TN + j] = acc[i][j];
 }
 
-/* 5-8: the library's kernel template (detail/matmul.cuh) with the later steps switched on
- * one at a time (BM, BN, BK, WM, WN, TM, TN, STAGES, GROUP_M, MIN_BLOCKS):
+/* 5-11: the library's kernel template (detail/matmul.cuh) with the later steps switched
+ * on one at a time; each step's spec derives from the one before and names what it changes.
  * 5. A transposed in shared memory (16-byte loads of both operands' fragments), the
  *    thread tile spread as 4 x 4 pieces over a warp tile (conflict-free broadcasts),
  *    copies with cp.async but waited for at once: no overlap (1 stage). */
-typedef gp__mm_cfg<float, 128, 128, 8, 64, 32, 8, 8, 1, 1, 2> step5_cfg;
+struct step5 {
+    typedef float type;
+    static constexpr int BM = 128, BN = 128, BK = 8, WM = 64, WN = 32, TM = 8, TN = 8;
+    static constexpr int STAGES = 1, GROUP_M = 1, MIN_BLOCKS = 2;
+    static constexpr float EFF = 1.0f;
+};
 /* 6. + double buffering: tile k+1 is copied while tile k is multiplied (2 stages). */
-typedef gp__mm_cfg<float, 128, 128, 8, 64, 32, 8, 8, 2, 1, 2> step6_cfg;
+struct step6 : step5 { static constexpr int STAGES = 2; };
 /* 7. + deeper pipeline: 4 stages, 3 tiles in flight. */
-typedef gp__mm_cfg<float, 128, 128, 8, 64, 32, 8, 8, 4, 1, 2> step7_cfg;
+struct step7 : step6 { static constexpr int STAGES = 4; };
 /* 8. + L2-friendly block order: groups of 8 block-rows, column by column. */
-typedef gp__mm_cfg<float, 128, 128, 8, 64, 32, 8, 8, 4, 8, 2> step8_cfg;
+struct step8 : step7 { static constexpr int GROUP_M = 8; };
 /* 9. + BK = 16: half the barriers and copy set-ups per FMA. */
-typedef gp__mm_cfg<float, 128, 128, 16, 64, 32, 8, 8, 4, 8, 2> step9_cfg;
+struct step9 : step8 { static constexpr int BK = 16; };
 /* 10. 256 x 128 block tile, 16 x 8 per thread (warp tile 64 x 64), one block per SM: 6
  * instead of 8 shared loads per 128 FMAs, and half the copy work per FMA. */
-typedef gp__mm_cfg<float, 256, 128, 8, 64, 64, 16, 8, 4, 8, 1> step10_cfg;
+struct step10 : step8 { static constexpr int BM = 256, WN = 64, TM = 16, MIN_BLOCKS = 1; };
 /* 11. the same with BK = 16 (3 stages). */
-typedef gp__mm_cfg<float, 256, 128, 16, 64, 64, 16, 8, 3, 8, 1> step11_cfg;
+struct step11 : step10 { static constexpr int BK = 16, STAGES = 3; };
+typedef gp__mm_cfg<step5> step5_cfg;
+typedef gp__mm_cfg<step6> step6_cfg;
+typedef gp__mm_cfg<step7> step7_cfg;
+typedef gp__mm_cfg<step8> step8_cfg;
+typedef gp__mm_cfg<step9> step9_cfg;
+typedef gp__mm_cfg<step10> step10_cfg;
+typedef gp__mm_cfg<step11> step11_cfg;
+
+/* Candidates beside the library's configs (gp__mm_f32_*), for the sweep. */
+struct sweep_warp32x64 : gp__mm_f32_128x128 { static constexpr int WM = 32, WN = 64, STAGES = 4; };
+struct sweep_128x64x8 : gp__mm_f32_128x64 { static constexpr int BK = 8; };
 
 /* The tile sizes gp_matmul_f32 may choose from, and candidates, each timed at every shape
  * of part 2 ("Tile sweep"), to set the choice. */
 typedef cudaError_t (*launch_f32)(float *, const float *, const float *, size_t, size_t, size_t, cudaStream_t);
 static const struct { const char *name; launch_f32 fn; } sweep[] = {
-    {"128x128x16, 3 stages (gp)", gp__matmul_launch<gp__mm_cfg<float, 128, 128, 16, 64, 32, 8, 8, 3, 8, 2> >},
+    {"128x128x16, 3 stages (gp)", gp__matmul_launch<gp__mm_cfg<gp__mm_f32_128x128> >},
     {"128x128x16, 4 stages (step 9)", gp__matmul_launch<step9_cfg>},
-    {"128x128x16, warp tile 32x64", gp__matmul_launch<gp__mm_cfg<float, 128, 128, 16, 32, 64, 8, 8, 4, 8, 2> >},
+    {"128x128x16, warp tile 32x64", gp__matmul_launch<gp__mm_cfg<sweep_warp32x64> >},
     {"128x128x8 (step 8)", gp__matmul_launch<step8_cfg>},
     {"256x128x16 (step 11)", gp__matmul_launch<step11_cfg>},
-    {"128x64x16 (gp)", gp__matmul_launch<gp__mm_cfg<float, 128, 64, 16, 64, 32, 8, 8, 4, 8, 3> >},
-    {"128x64x8", gp__matmul_launch<gp__mm_cfg<float, 128, 64, 8, 64, 32, 8, 8, 4, 8, 3> >},
-    {"64x64x8 (gp)", gp__matmul_launch<gp__mm_cfg<float, 64, 64, 8, 32, 32, 4, 8, 4, 8, 4> >},
+    {"128x64x16 (gp)", gp__matmul_launch<gp__mm_cfg<gp__mm_f32_128x64> >},
+    {"128x64x8", gp__matmul_launch<gp__mm_cfg<sweep_128x64x8> >},
+    {"64x64x8 (gp)", gp__matmul_launch<gp__mm_cfg<gp__mm_f32_64x64> >},
 };
 #define SWEEP ((int)(sizeof sweep / sizeof *sweep))
 

@@ -1,18 +1,13 @@
 /* detail/block_reduce.cuh -- block-wide reduction: warp shuffles, one slot per warp in
- * shared memory, one more warp reduce. Level 2: needs warp.cuh. Device code only. */
+ * shared memory, one more warp reduce. Level 2: needs warp.cuh (and common.cuh). Device
+ * code only. */
 #ifndef GPUPRIMS_DETAIL_BLOCK_REDUCE_CUH
 #define GPUPRIMS_DETAIL_BLOCK_REDUCE_CUH
 
-/* Linear thread index, for 1-, 2- and 3-D blocks alike (x fastest, as warps are formed). */
-static __device__ __forceinline__ unsigned gp__thread_rank(void)
-{
-    return threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
-}
+#include "common.cuh"
+#include "warp.cuh"
 
-static __device__ __forceinline__ unsigned gp__block_size(void)
-{
-    return blockDim.x * blockDim.y * blockDim.z;
-}
+#ifdef __CUDACC__
 
 /* Combines one value per warp, each held in that warp's lane 0, in warp order; every
  * thread of the block returns the total.
@@ -43,4 +38,19 @@ static __device__ __forceinline__ typename Op::type gp__block_reduce(typename Op
     return gp__block_combine_warps<Op>(gp__warp_reduce_lane0<Op>(v));
 }
 
+/* ---- public names (stamped out by GP_DEFINE_REDUCE and for every default instance) ------
+ *   T gp_block_reduce_<name>(T v)
+ *       Every thread of the block returns the total of all threads' v, combined in linear
+ *       thread-rank order (x fastest). All threads of the block must call it, converged.
+ *       Block shape: 1-, 2- or 3-D, a multiple of 32 threads, at most 1024.
+ *       Shared memory: 32 * sizeof(T), static (one array per instance, not per call).
+ *       Barriers: two __syncthreads() inside; the first guards the array against the
+ *       previous call, so calls may follow one another with no barrier of the caller's. */
+#define GP__DEFINE_BLOCK_REDUCE(name, T, OPS)                                                  \
+    [[maybe_unused]] static __device__ __forceinline__ T gp_block_reduce_##name(T v)           \
+    {                                                                                         \
+        return gp__block_reduce<OPS>(v);                                                      \
+    }
+
+#endif /* __CUDACC__ */
 #endif /* GPUPRIMS_DETAIL_BLOCK_REDUCE_CUH */

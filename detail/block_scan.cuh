@@ -1,6 +1,7 @@
-/* detail/block_scan.cuh -- block-wide scans: the seed's Blelloch work-efficient scan in
- * shared memory (with bank-conflict-free padding done right), and a register scan built
- * from warp scans. Level 2: needs warp.cuh and block_reduce.cuh (thread rank helpers).
+/* detail/block_scan.cuh -- block-wide scans: Blelloch's work-efficient scan in shared
+ * memory (Harris, Sengupta & Owens, GPU Gems 3 ch. 39, with its bank-conflict-free padding
+ * done right), and a register scan built from warp scans. Level 2: needs warp.cuh (and
+ * common.cuh).
  * The padding arithmetic is plain host/device code: tests/test_scan.cu checks it against
  * a 32-bank model on the host.
  *
@@ -9,6 +10,9 @@
  * (ladder rows "Blelloch padded" and "register block scan"). */
 #ifndef GPUPRIMS_DETAIL_BLOCK_SCAN_CUH
 #define GPUPRIMS_DETAIL_BLOCK_SCAN_CUH
+
+#include "common.cuh"
+#include "warp.cuh"
 
 /* ---- conflict-free padding ---------------------------------------------------------------
  * The Blelloch tree at level d touches indices offset*(2t+1)-1 and offset*(2t+2)-1 with
@@ -24,16 +28,19 @@
  * uses NUM_BANKS where LOG_NUM_BANKS was meant. The intended offset is below. */
 #define GP__LOG_NUM_BANKS 5
 
-static inline __host__ __device__ unsigned gp__blelloch_pad(unsigned i)
+static inline GP__HD unsigned gp__blelloch_pad(unsigned i)
 {
     return (i >> GP__LOG_NUM_BANKS) + (i >> (2 * GP__LOG_NUM_BANKS));
 }
 
-/* Where logical element i lives in a padded Blelloch array. */
-static inline __host__ __device__ unsigned gp_blelloch_index(unsigned i) { return i + gp__blelloch_pad(i); }
+/* gp_blelloch_index(i): where logical element i lives in a padded Blelloch array (host
+ * and device). Load element i to s[gp_blelloch_index(i)] before gp_block_scan_blelloch_<name>
+ * and read it back from there. */
+static inline GP__HD unsigned gp_blelloch_index(unsigned i) { return i + gp__blelloch_pad(i); }
 
-/* Shared-memory elements a padded Blelloch scan of n elements needs. */
-static inline __host__ __device__ unsigned gp_blelloch_smem_elems(unsigned n) { return n ? gp_blelloch_index(n - 1) + 1 : 0; }
+/* gp_blelloch_smem_elems(n): the shared-memory elements (not bytes) that a padded Blelloch
+ * scan of n elements needs: size the array (static or dynamic) with it. */
+static inline GP__HD unsigned gp_blelloch_smem_elems(unsigned n) { return n ? gp_blelloch_index(n - 1) + 1 : 0; }
 
 #ifdef __CUDACC__
 
@@ -126,6 +133,36 @@ static __device__ __forceinline__ typename Op::type gp__block_scan(typename Op::
     if (lane == 0) return before;
     return rank < 32 ? left : Op::apply(before, left);
 }
+
+/* ---- public names (stamped out by GP_DEFINE_SCAN and for every default instance) --------
+ *   T gp_block_inclusive_scan_<name>(T v, T *aggregate)
+ *   T gp_block_exclusive_scan_<name>(T v, T *aggregate)
+ *       Register scan: thread r (linear rank, x fastest) returns v[0] OP ... OP v[r]
+ *       (inclusive) or v[0] OP ... OP v[r-1] (exclusive; thread 0: the identity). When
+ *       aggregate is not NULL, *aggregate gets the block's total in every thread.
+ *       All threads of the block call it, converged. Block shape: 1-, 2- or 3-D, a
+ *       multiple of 32 threads, at most 1024. Shared memory: 32 * sizeof(T), static.
+ *       Barriers: two inside; calls may follow one another with no barrier of the caller's.
+ *   T gp_block_scan_blelloch_<name>(T *s, unsigned n)
+ *       Blelloch's exclusive scan of n elements in place in shared memory, padded: element
+ *       i at s[gp_blelloch_index(i)] (an array of gp_blelloch_smem_elems(n) elements, the
+ *       caller's). n a power of two, 2 <= n <= 2 * blockDim.x <= 2048; a 1-D block. Returns
+ *       the total of the n elements to every thread. Barriers: one on entry (so the
+ *       caller's stores need none of their own) and one on exit (s may be read at once).
+ *       All threads of the block must call it. */
+#define GP__DEFINE_BLOCK_SCAN(name, T, OPS)                                                    \
+    [[maybe_unused]] static __device__ __forceinline__ T gp_block_inclusive_scan_##name(T v, T *aggregate) \
+    {                                                                                         \
+        return gp__block_scan<OPS, true>(v, aggregate);                                       \
+    }                                                                                         \
+    [[maybe_unused]] static __device__ __forceinline__ T gp_block_exclusive_scan_##name(T v, T *aggregate) \
+    {                                                                                         \
+        return gp__block_scan<OPS, false>(v, aggregate);                                      \
+    }                                                                                         \
+    [[maybe_unused]] static __device__ __forceinline__ T gp_block_scan_blelloch_##name(T *s, unsigned n) \
+    {                                                                                         \
+        return gp__block_scan_blelloch<OPS, true>(s, n);                                      \
+    }
 
 #endif /* __CUDACC__ */
 #endif /* GPUPRIMS_DETAIL_BLOCK_SCAN_CUH */

@@ -1,32 +1,44 @@
-/* detail/instances.cuh -- the default instance list, one line per instance. Everything
- * that has one entry per instance (C declarations, device names, the compiled launchers)
- * is generated from these lists, so they cannot drift apart. Level 4: needs ops.cuh and,
- * in CUDA translation units, reduce.cuh, scan.cuh and matmul.cuh. Readable by a C compiler.
- * The scans have exactly the reduce's instances (same operators, types and identities),
- * so both are generated from GP__REDUCE_INSTANCES, and the scans reuse its Op structs. */
+/* detail/instances.cuh -- the default instances, one row each. Everything that has one
+ * entry per instance (C declarations, device names, the compiled launchers, the tests'
+ * tables) is generated from these lists, so they cannot drift apart. Level 4: needs
+ * reduce.cuh, scan.cuh, transpose.cuh and matmul.cuh. Readable by a C compiler (only the
+ * declarations are seen there).
+ *
+ * The reduce and scan families share their instances and operator structs
+ * (gp__op_<name>): one row makes gp_reduce_<name>, gp_exclusive_scan_<name>,
+ * gp_inclusive_scan_<name> and the warp and block names of both. */
 #ifndef GPUPRIMS_DETAIL_INSTANCES_CUH
 #define GPUPRIMS_DETAIL_INSTANCES_CUH
 
-/* X(name, T, OP, IDENTITY) */
-#define GP__REDUCE_INSTANCES(X)                      \
-    X(sum_i32, int32_t, GP_OP_SUM, GP_ID_SUM_i32)    \
-    X(sum_u32, uint32_t, GP_OP_SUM, GP_ID_SUM_u32)   \
-    X(sum_i64, int64_t, GP_OP_SUM, GP_ID_SUM_i64)    \
-    X(sum_u64, uint64_t, GP_OP_SUM, GP_ID_SUM_u64)   \
-    X(sum_f32, float, GP_OP_SUM, GP_ID_SUM_f32)      \
-    X(sum_f64, double, GP_OP_SUM, GP_ID_SUM_f64)     \
-    X(min_i32, int32_t, GP_OP_MIN, GP_ID_MIN_i32)    \
-    X(min_u32, uint32_t, GP_OP_MIN, GP_ID_MIN_u32)   \
-    X(min_i64, int64_t, GP_OP_MIN, GP_ID_MIN_i64)    \
-    X(min_u64, uint64_t, GP_OP_MIN, GP_ID_MIN_u64)   \
-    X(min_f32, float, GP_OP_MIN, GP_ID_MIN_f32)      \
-    X(min_f64, double, GP_OP_MIN, GP_ID_MIN_f64)     \
-    X(max_i32, int32_t, GP_OP_MAX, GP_ID_MAX_i32)    \
-    X(max_u32, uint32_t, GP_OP_MAX, GP_ID_MAX_u32)   \
-    X(max_i64, int64_t, GP_OP_MAX, GP_ID_MAX_i64)    \
-    X(max_u64, uint64_t, GP_OP_MAX, GP_ID_MAX_u64)   \
-    X(max_f32, float, GP_OP_MAX, GP_ID_MAX_f32)      \
-    X(max_f64, double, GP_OP_MAX, GP_ID_MAX_f64)
+#include "common.cuh"
+#include "ops.cuh"
+#include "reduce.cuh"
+#include "scan.cuh"
+#include "transpose.cuh"
+#include "matmul.cuh"
+
+/* X(name, T, op, kind, OP, IDENTITY)
+ *   op:   sum, min or max            kind: int (signed), uint (unsigned) or float
+ *   OP:   the operator macro         IDENTITY: its identity for T */
+#define GP__OP_INSTANCES(X)                                    \
+    X(sum_i32, int32_t, sum, int, GP_OP_SUM, GP_ID_SUM_i32)    \
+    X(sum_u32, uint32_t, sum, uint, GP_OP_SUM, GP_ID_SUM_u32)  \
+    X(sum_i64, int64_t, sum, int, GP_OP_SUM, GP_ID_SUM_i64)    \
+    X(sum_u64, uint64_t, sum, uint, GP_OP_SUM, GP_ID_SUM_u64)  \
+    X(sum_f32, float, sum, float, GP_OP_SUM, GP_ID_SUM_f32)    \
+    X(sum_f64, double, sum, float, GP_OP_SUM, GP_ID_SUM_f64)   \
+    X(min_i32, int32_t, min, int, GP_OP_MIN, GP_ID_MIN_i32)    \
+    X(min_u32, uint32_t, min, uint, GP_OP_MIN, GP_ID_MIN_u32)  \
+    X(min_i64, int64_t, min, int, GP_OP_MIN, GP_ID_MIN_i64)    \
+    X(min_u64, uint64_t, min, uint, GP_OP_MIN, GP_ID_MIN_u64)  \
+    X(min_f32, float, min, float, GP_OP_MIN, GP_ID_MIN_f32)    \
+    X(min_f64, double, min, float, GP_OP_MIN, GP_ID_MIN_f64)   \
+    X(max_i32, int32_t, max, int, GP_OP_MAX, GP_ID_MAX_i32)    \
+    X(max_u32, uint32_t, max, uint, GP_OP_MAX, GP_ID_MAX_u32)  \
+    X(max_i64, int64_t, max, int, GP_OP_MAX, GP_ID_MAX_i64)    \
+    X(max_u64, uint64_t, max, uint, GP_OP_MAX, GP_ID_MAX_u64)  \
+    X(max_f32, float, max, float, GP_OP_MAX, GP_ID_MAX_f32)    \
+    X(max_f64, double, max, float, GP_OP_MAX, GP_ID_MAX_f64)
 
 /* X(name, T): transposes (and tile functions) for 1, 2, 4, 8 and 16-byte elements. */
 #define GP__TRANSPOSE_INSTANCES(X) \
@@ -35,45 +47,32 @@
     X(f32, float)                  \
     X(f64, double)                 \
     X(v16, gp_v16_t)
-/* X(name, T): matrix multiply (detail/matmul.cuh; configs in GP__MATMUL_CONFIGS_<name>) */
+
+/* X(name, T): matrix multiply (its tile configurations: GP__MATMUL_CONFIGS_<name>). */
 #define GP__MATMUL_INSTANCES(X) \
     X(f32, float)               \
     X(f64, double)
 
-/* Declarations, visible to C and C++ alike. */
-#define GP__DECLARE_REDUCE(name, T, OP, IDENTITY) \
-    cudaError_t gp_reduce_##name(T *d_out, const T *d_in, size_t n, cudaStream_t s);
-#define GP__DECLARE_SCAN(name, T, OP, IDENTITY)                                               \
-    cudaError_t gp_exclusive_scan_##name(T *d_out, const T *d_in, size_t n, cudaStream_t s);  \
-    cudaError_t gp_inclusive_scan_##name(T *d_out, const T *d_in, size_t n, cudaStream_t s);
-#define GP__DECLARE_MATMUL(name, T) \
-    cudaError_t gp_matmul_##name(T *d_c, const T *d_a, const T *d_b, size_t m, size_t n, size_t k, cudaStream_t s);
+/* The rows, read by each family's macros (which take fewer columns). */
+#define GP__DECLARE_OP_ROW(name, T, op, kind, OP, IDENTITY) GP_DECLARE_REDUCE(name, T) GP_DECLARE_SCAN(name, T)
+#define GP__DEVICE_OP_ROW(name, T, op, kind, OP, IDENTITY) \
+    GP_DEFINE_OP(name, T, OP, IDENTITY)                     \
+    GP__DEFINE_REDUCE_DEVICE(name, T, gp__op_##name)        \
+    GP__DEFINE_SCAN_DEVICE(name, T, gp__op_##name)
+#define GP__REDUCE_HOST_ROW(name, T, op, kind, OP, IDENTITY) GP__DEFINE_REDUCE_HOST(extern "C", name, T, gp__op_##name)
+#define GP__SCAN_HOST_ROW(name, T, op, kind, OP, IDENTITY) GP__DEFINE_SCAN_HOST(extern "C", name, T, gp__op_##name)
+#define GP__TRANSPOSE_HOST_ROW(name, T) GP__DEFINE_TRANSPOSE_HOST(extern "C", name, T)
+#define GP__MATMUL_HOST_ROW(name, T) GP__DEFINE_MATMUL_HOST(extern "C", name, T)
 
-#define GP__DECLARE_TRANSPOSE(name, T)                                                                        \
-    cudaError_t gp_transpose_##name(T *d_out, const T *d_in, size_t rows, size_t cols, cudaStream_t s);       \
-    cudaError_t gp_transpose_strided_##name(T *d_out, size_t ld_out, const T *d_in, size_t ld_in, size_t rows, \
-                                            size_t cols, cudaStream_t s);                                     \
-    cudaError_t gp_transpose_batched_##name(T *d_out, size_t ld_out, size_t stride_out, const T *d_in,        \
-                                            size_t ld_in, size_t stride_in, size_t rows, size_t cols,         \
-                                            size_t batch, cudaStream_t s);
-
-#ifdef __cplusplus
-extern "C" {
-#endif
-GP__REDUCE_INSTANCES(GP__DECLARE_REDUCE)
-GP__REDUCE_INSTANCES(GP__DECLARE_SCAN)
-GP__TRANSPOSE_INSTANCES(GP__DECLARE_TRANSPOSE)
-GP__MATMUL_INSTANCES(GP__DECLARE_MATMUL)
-#ifdef __cplusplus
-}
-#endif
+/* Declarations, C linkage, visible to C and C++ alike. */
+GP__OP_INSTANCES(GP__DECLARE_OP_ROW)
+GP__TRANSPOSE_INSTANCES(GP_DECLARE_TRANSPOSE)
+GP__MATMUL_INSTANCES(GP_DECLARE_MATMUL)
 
 #ifdef __CUDACC__
-/* Device-side names (warp and block level) in every CUDA translation unit. */
-#define GP__DEFINE_SCAN_DEVICE_DEFAULT(name, T, OP, IDENTITY) GP__DEFINE_SCAN_DEVICE(name, T, gp__op_##name)
+/* Device-side names (warp, block and tile level) in every CUDA translation unit. */
 namespace {
-GP__REDUCE_INSTANCES(GP__DEFINE_REDUCE_DEVICE)
-GP__REDUCE_INSTANCES(GP__DEFINE_SCAN_DEVICE_DEFAULT)
+GP__OP_INSTANCES(GP__DEVICE_OP_ROW)
 GP__TRANSPOSE_INSTANCES(GP_DEFINE_TILE)
 }
 
@@ -87,20 +86,16 @@ GP__TRANSPOSE_INSTANCES(GP_DEFINE_TILE)
 #define GPUPRIMS_IMPLEMENTATION_MATMUL
 #endif
 #ifdef GPUPRIMS_IMPLEMENTATION_REDUCE
-#define GP__DEFINE_REDUCE_EXTERN_C(name, T, OP, IDENTITY) GP__DEFINE_REDUCE_HOST(extern "C", name, T)
-GP__REDUCE_INSTANCES(GP__DEFINE_REDUCE_EXTERN_C)
+GP__OP_INSTANCES(GP__REDUCE_HOST_ROW)
 #endif
 #ifdef GPUPRIMS_IMPLEMENTATION_SCAN
-#define GP__DEFINE_SCAN_EXTERN_C(name, T, OP, IDENTITY) GP__DEFINE_SCAN_HOST(extern "C", name, T, gp__op_##name)
-GP__REDUCE_INSTANCES(GP__DEFINE_SCAN_EXTERN_C)
+GP__OP_INSTANCES(GP__SCAN_HOST_ROW)
 #endif
 #ifdef GPUPRIMS_IMPLEMENTATION_TRANSPOSE
-#define GP__DEFINE_TRANSPOSE_EXTERN_C(name, T) GP__DEFINE_TRANSPOSE_HOST(extern "C", name, T)
-GP__TRANSPOSE_INSTANCES(GP__DEFINE_TRANSPOSE_EXTERN_C)
+GP__TRANSPOSE_INSTANCES(GP__TRANSPOSE_HOST_ROW)
 #endif
 #ifdef GPUPRIMS_IMPLEMENTATION_MATMUL
-#define GP__DEFINE_MATMUL_EXTERN_C(name, T) GP__DEFINE_MATMUL_HOST(extern "C", name, T)
-GP__MATMUL_INSTANCES(GP__DEFINE_MATMUL_EXTERN_C)
+GP__MATMUL_INSTANCES(GP__MATMUL_HOST_ROW)
 #endif
 #endif /* __CUDACC__ */
 

@@ -1,8 +1,8 @@
 /* detail/matmul.cuh -- tiled matrix multiply, row-major C = A.B, plain FP32/FP64 FMA on
- * the CUDA cores (no TF32, no tensor cores). Level 3: needs tile.cuh (its cp.async
- * section, and gp_tile_chunk_bytes), check.cuh, and reduce.cuh's small helpers. The
- * plan arithmetic (block order, tile choice, shape checks) is plain host/device code,
- * tested on the host.
+ * the CUDA cores (no TF32, no tensor cores); the tiling of Kirk & Hwu's tiled matrix
+ * multiply, taken to Hopper. Level 3: needs tile.cuh (gp__tile_chunk_bytes),
+ * async_copy.cuh, check.cuh and common.cuh. The plan arithmetic (block order, tile choice,
+ * shape checks) is plain host/device code, tested on the host.
  *
  * How it works (one kernel template, gp__matmul_kernel; a config picks its sizes).
  *  - Block tile BM x BN of C. The k dimension is walked BK at a time: A's BM x BK tile and
@@ -26,14 +26,27 @@
 #ifndef GPUPRIMS_DETAIL_MATMUL_CUH
 #define GPUPRIMS_DETAIL_MATMUL_CUH
 
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <cuda_runtime_api.h>
+#include "common.cuh"
+
+/* GP_DECLARE_MATMUL(name, T): the host function's declaration, with C linkage. */
+#define GP_DECLARE_MATMUL(name, T)                                                                       \
+    GP__EXTERN_C cudaError_t gp_matmul_##name(T *d_c, const T *d_a, const T *d_b, size_t m, size_t n, size_t k, \
+                                              cudaStream_t s);
+
+#ifdef __CUDACC__
+#include "check.cuh"
+#include "async_copy.cuh"
+#include "tile.cuh"
 
 /* ---- plan arithmetic (host and device) ------------------------------------------------ */
 
 /* Block index -> (block-row bm, block-column bn) of C: groups of `group` block-rows, each
  * walked column by column, so consecutive blocks share B's columns and a group's A rows. */
-static inline __host__ __device__ void gp__matmul_tile_of(size_t idx, size_t tiles_m, size_t tiles_n, size_t group,
+static inline GP__HD void gp__matmul_tile_of(size_t idx, size_t tiles_m, size_t tiles_n, size_t group,
                                                           size_t *bm, size_t *bn)
 {
     const size_t per_group = group * tiles_n;
@@ -47,12 +60,12 @@ static inline __host__ __device__ void gp__matmul_tile_of(size_t idx, size_t til
 /* 1 when a product of m x k and k x n matrices of `elem`-byte elements has sizes that
  * fit in size_t (element and byte counts) and a grid of at most 2^31-1 blocks of the
  * smallest tile (min_tile x min_tile). */
-static inline __host__ __device__ int gp__matmul_shape_ok(size_t m, size_t n, size_t k, size_t elem, size_t min_tile)
+static inline GP__HD int gp__matmul_shape_ok(size_t m, size_t n, size_t k, size_t elem, size_t min_tile)
 {
     const size_t lim = SIZE_MAX / elem;
     if (m && (n > lim / m || k > lim / m)) return 0;
     if (k && n > lim / k) return 0;
-    return gp__ceil_div(m, min_tile) * gp__ceil_div(n, min_tile) <= 0x7fffffffu; /* no overflow: m*n fits */
+    return gp__ceil_div(m, min_tile) * gp__ceil_div(n, min_tile) <= GP__GRID_MAX; /* no overflow: m*n fits */
 }
 
 /* Which of `ncfg` block-tile sizes (bm[i] x bn[i], relative per-SM throughput eff[i] when
@@ -60,7 +73,7 @@ static inline __host__ __device__ int gp__matmul_shape_ok(size_t m, size_t n, si
  * evenly, so the busiest SM computes ceil(tiles / sms) tiles of bm x bn at its rate eff;
  * ties go to the earlier (larger) config. Big tiles win on large products; small ones
  * when big tiles would leave SMs idle (1024^2: 64 tiles of 128 x 128 on 132 SMs). */
-static inline __host__ __device__ int gp__matmul_choose(size_t m, size_t n, unsigned sms, const int *bm, const int *bn,
+static inline GP__HD int gp__matmul_choose(size_t m, size_t n, unsigned sms, const int *bm, const int *bn,
                                                         const float *eff, int ncfg)
 {
     int best = 0;
@@ -73,31 +86,100 @@ static inline __host__ __device__ int gp__matmul_choose(size_t m, size_t n, unsi
     return best;
 }
 
-#ifdef __CUDACC__
+
+/* ---- Fixed-shape asynchronous tile copies, for pipelined kernels ------------------------
+ * Used by detail/matmul.cuh. Like gp__tile_load_async, in the same chunk order, but the
+ * tile shape, the block size (a 1-D block of NT threads) and the chunk width are fixed at
+ * compile time (the caller checks alignment, e.g. with gp__tile_chunk_bytes), so each
+ * thread's addresses are worked out once; one variant transposes; and the caller manages
+ * the groups (gp__cp_async_commit, gp__cp_async_wait<N>), so that tile k + 1 is copied
+ * while the block computes on tile k. Parts of a tile outside the matrix are zero-filled.
+ * The caller waits and calls __syncthreads() before reading a tile. */
+
+/* gp__tile_async<T, ROWS, COLS, NT, VEC, TRANSPOSE>: one thread's share of copying a
+ * ROWS x COLS tile, with its place in the tile worked out once (the constructor). Thread t copies COPIES pieces at
+ * (r0 + p * RSTEP, c0), p = 0 .. COPIES-1:
+ *  - TRANSPOSE == false: VEC elements per copy (VEC * sizeof(T) = 4, 8 or 16 bytes; for
+ *    VEC > 1 the caller guarantees whole, 16-byte aligned vectors), s[r][c] = g[r][c]; a
+ *    warp copies consecutive vectors of a row.
+ *  - TRANSPOSE == true: one element per copy, s[c][r] = g[r][c]; a warp copies an 8 (c) x 4
+ *    (r) patch: four rows of 8 consecutive elements (whole 32-byte sectors when aligned),
+ *    written to distinct banks when s_pitch * sizeof(T) % 128 == 16 (4-byte T: rows
+ *    ROWS + 4 elements long, ROWS a multiple of 32).
+ * load<CHECK>(s, s_pitch, g, ld, rows_left, cols_left): g is the tile's top-left element
+ * (a real one: it is also the source of the zero-filled copies). With CHECK, the tile is
+ * clipped to rows_left x cols_left and the rest zero-filled; without, all of it must exist. */
+template <class T, int ROWS, int COLS, int NT, int VEC, bool TRANSPOSE>
+struct gp__tile_async {
+    enum {
+        PER_ROW = COLS / VEC,                          /* copies per row (TRANSPOSE: 8-wide patches) */
+        COPIES = ROWS * COLS / VEC / NT,               /* per thread */
+        KG = COLS / 8,                                 /* TRANSPOSE: patches across a row */
+        RSTEP = TRANSPOSE ? NT / 32 / KG * 4 : NT / PER_ROW, /* rows between a thread's copies */
+    };
+    static_assert(!TRANSPOSE || VEC == 1, "the transposing copy moves one element at a time");
+    static_assert(TRANSPOSE ? COLS % 8 == 0 && (NT / 32) % KG == 0 && ROWS % RSTEP == 0
+                            : COLS % VEC == 0 && NT % PER_ROW == 0,
+                  "every thread's copies lie in one column, RSTEP rows apart");
+    static_assert((ROWS * COLS / VEC) % NT == 0 && NT % 32 == 0, "whole passes of whole warps");
+    int r0, c0;
+    __device__ __forceinline__ gp__tile_async()
+    {
+        const int t = (int)threadIdx.x, lane = t & 31;
+        if (TRANSPOSE) {
+            c0 = (t >> 5) % KG * 8 + (lane & 7);
+            r0 = (t >> 5) / KG * 4 + (lane >> 3);
+        } else {
+            c0 = t % PER_ROW * VEC;
+            r0 = t / PER_ROW;
+        }
+    }
+    template <bool CHECK>
+    __device__ __forceinline__ void load(T *s, int s_pitch, const T *g, size_t ld, size_t rows_left,
+                                         size_t cols_left) const
+    {
+        const T *const src = g + r0 * ld + c0;
+        T *const dst = TRANSPOSE ? s + c0 * s_pitch + r0 : s + r0 * s_pitch + c0;
+        const bool col_ok = !CHECK || (size_t)c0 < cols_left;
+#pragma unroll
+        for (int p = 0; p < COPIES; p++) {
+            const bool ok = col_ok && (!CHECK || (size_t)(r0 + p * RSTEP) < rows_left);
+            gp__cp_async<VEC * sizeof(T)>(dst + p * RSTEP * (TRANSPOSE ? 1 : s_pitch),
+                                          ok ? src + p * RSTEP * ld : g, ok);
+        }
+    }
+};
 
 /* ---- the kernel ------------------------------------------------------------------------ */
 
-/* A config: block tile BM x BN x BK, warp tile WM x WN, TM x TN values of C per thread
- * (multiples of 4), STAGES tiles in flight (1: load, wait, compute, no overlap), GROUP_M
- * block-rows per L2 group, MIN_BLOCKS resident blocks per SM for __launch_bounds__. */
-template <class T, int BM_, int BN_, int BK_, int WM_, int WN_, int TM_, int TN_, int STAGES_, int GROUP_M_,
-          int MIN_BLOCKS_>
-struct gp__mm_cfg {
-    typedef T type;
+/* A configuration is a struct of named sizes (a "spec"), for example
+ *     struct gp__mm_f32_128x128 {
+ *         typedef float type;
+ *         static constexpr int BM = 128, BN = 128, BK = 16;  block tile of C, k step
+ *         static constexpr int WM = 64, WN = 32;             warp tile
+ *         static constexpr int TM = 8, TN = 8;               values of C per thread (multiples of 4)
+ *         static constexpr int STAGES = 3;                   tiles in flight (1: load, wait, compute)
+ *         static constexpr int GROUP_M = 8;                  block-rows per L2 group
+ *         static constexpr int MIN_BLOCKS = 2;               resident blocks per SM (launch bounds)
+ *         static constexpr float EFF = 1.00f;                relative throughput (gp__matmul_choose)
+ *     };
+ * A variant derives from another spec and overrides one name (the bench's ladder does).
+ * gp__mm_cfg<Spec> adds what follows from the sizes. */
+template <class S>
+struct gp__mm_cfg : S {
+    typedef typename S::type T;
     enum {
-        BM = BM_, BN = BN_, BK = BK_, WM = WM_, WN = WN_, TM = TM_, TN = TN_, STAGES = STAGES_,
-        GROUP_M = GROUP_M_, MIN_BLOCKS = MIN_BLOCKS_,
-        WARPS_N = BN / WN, WARPS = (BM / WM) * (BN / WN), THREADS = WARPS * 32,
-        LANES_M = WM / TM, LANES_N = WN / TN,       /* a warp's lanes, as LANES_M x LANES_N */
-        SUB_M = WM / (TM / 4), SUB_N = WN / (TN / 4), /* a warp's piece per 4 x 4 sub-tile */
-        PAD = 16 / (int)sizeof(T),                   /* As row padding: 16 bytes */
-        PITCH_A = BM + PAD, PITCH_B = BN,
-        STAGE_ELEMS = BK * (PITCH_A + PITCH_B),
-        SMEM_BYTES = STAGES * STAGE_ELEMS * (int)sizeof(T),
+        WARPS_N = S::BN / S::WN, WARPS = (S::BM / S::WM) * (S::BN / S::WN), THREADS = WARPS * 32,
+        LANES_M = S::WM / S::TM, LANES_N = S::WN / S::TN,         /* a warp's lanes, as LANES_M x LANES_N */
+        SUB_M = S::WM / (S::TM / 4), SUB_N = S::WN / (S::TN / 4), /* a warp's piece per 4 x 4 sub-tile */
+        PAD = 16 / (int)sizeof(T),                                /* As row padding: 16 bytes */
+        PITCH_A = S::BM + PAD, PITCH_B = S::BN,
+        STAGE_ELEMS = S::BK * (PITCH_A + PITCH_B),
+        SMEM_BYTES = S::STAGES * STAGE_ELEMS * (int)sizeof(T),
     };
-    static_assert(BM % WM == 0 && BN % WN == 0 && TM % 4 == 0 && TN % 4 == 0, "tile shapes");
-    static_assert(LANES_M * LANES_N == 32 && WM % TM == 0 && WN % TN == 0, "a warp is 32 lanes of TM x TN");
-    static_assert(STAGES >= 1, "stages");
+    static_assert(S::BM % S::WM == 0 && S::BN % S::WN == 0 && S::TM % 4 == 0 && S::TN % 4 == 0, "tile shapes");
+    static_assert(LANES_M * LANES_N == 32 && S::WM % S::TM == 0 && S::WN % S::TN == 0, "a warp is 32 lanes of TM x TN");
+    static_assert(S::STAGES >= 1, "stages");
 };
 
 /* 16-byte shared loads of 4 consecutive T (one float4, or two double2). */
@@ -111,7 +193,7 @@ static __device__ __forceinline__ void gp__mm_lds4(T *r, const T *s)
 }
 
 template <class C, bool VEC_B>
-__global__ void __launch_bounds__(C::THREADS, C::MIN_BLOCKS)
+__global__ void __launch_bounds__(C::THREADS, GP__MIN_BLOCKS(C::THREADS, C::MIN_BLOCKS))
     gp__matmul_kernel(typename C::type *c, const typename C::type *a, const typename C::type *b, size_t m, size_t n,
                       size_t k, size_t tiles_m, size_t tiles_n, bool vec_c)
 {
@@ -231,40 +313,55 @@ static cudaError_t gp__matmul_launch(typename C::type *c, const typename C::type
 {
     typedef typename C::type T;
     /* 16-byte copies of B and stores of C need every row to start on a 16-byte boundary */
-    const bool vec_b = gp_tile_chunk_bytes((uintptr_t)b, n * sizeof(T), C::BN * sizeof(T), sizeof(T)) == 16;
-    const bool vec_c = gp_tile_chunk_bytes((uintptr_t)c, n * sizeof(T), C::BN * sizeof(T), sizeof(T)) == 16;
+    const bool vec_b = gp__tile_chunk_bytes((uintptr_t)b, n * sizeof(T), C::BN * sizeof(T), sizeof(T)) == 16;
+    const bool vec_c = gp__tile_chunk_bytes((uintptr_t)c, n * sizeof(T), C::BN * sizeof(T), sizeof(T)) == 16;
     const size_t tiles_m = gp__ceil_div(m, C::BM), tiles_n = gp__ceil_div(n, C::BN);
     void (*kernel)(T *, const T *, const T *, size_t, size_t, size_t, size_t, size_t, bool) =
         vec_b ? gp__matmul_kernel<C, true> : gp__matmul_kernel<C, false>;
-    if (C::SMEM_BYTES > 48 * 1024) /* above the default limit: opt in */
+    if (C::SMEM_BYTES > GP__STATIC_SMEM_MAX) /* above the default limit: opt in */
         GP__TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, C::SMEM_BYTES));
     kernel<<<(unsigned)(tiles_m * tiles_n), C::THREADS, C::SMEM_BYTES, s>>>(c, a, b, m, n, k, tiles_m, tiles_n, vec_c);
     return cudaGetLastError();
 }
 
-/* The configs gp_matmul chooses from, per type, largest first:
- * X(BM, BN, BK, WM, WN, TM, TN, STAGES, GROUP_M, MIN_BLOCKS, EFF). EFF is the config's
+/* The configs gp_matmul chooses from, per type, largest first. EFF is a config's
  * throughput on a busy GPU relative to the first (TFLOP/s at 8192^3 on an H200, from
  * bench/matmul.cu's tile sweep), for gp__matmul_choose. The sweep's other candidates
  * (BK = 8, 4 stages, a 32 x 64 warp tile, a 256 x 128 block tile with 16 x 8 per thread)
  * measured as fast or slower; BK = 32 spills at 128 registers. See bench/results. */
-#define GP__MATMUL_CONFIGS_f32(X)                   \
-    X(128, 128, 16, 64, 32, 8, 8, 3, 8, 2, 1.00f)   \
-    X(128, 64, 16, 64, 32, 8, 8, 4, 8, 3, 0.97f)    \
-    X(64, 64, 8, 32, 32, 4, 8, 4, 8, 4, 0.76f)
+struct gp__mm_f32_128x128 {
+    typedef float type;
+    static constexpr int BM = 128, BN = 128, BK = 16, WM = 64, WN = 32, TM = 8, TN = 8;
+    static constexpr int STAGES = 3, GROUP_M = 8, MIN_BLOCKS = 2;
+    static constexpr float EFF = 1.00f;
+};
+struct gp__mm_f32_128x64 : gp__mm_f32_128x128 {
+    static constexpr int BN = 64, STAGES = 4, MIN_BLOCKS = 3;
+    static constexpr float EFF = 0.97f;
+};
+struct gp__mm_f32_64x64 : gp__mm_f32_128x128 {
+    static constexpr int BM = 64, BN = 64, BK = 8, WM = 32, TM = 4, STAGES = 4, MIN_BLOCKS = 4;
+    static constexpr float EFF = 0.76f;
+};
 /* FP64: twice the registers per value, so smaller thread tiles. */
-#define GP__MATMUL_CONFIGS_f64(X)                   \
-    X(64, 64, 8, 32, 32, 4, 8, 4, 8, 3, 1.00f)      \
-    X(64, 32, 8, 32, 16, 4, 4, 4, 8, 5, 0.70f)
+struct gp__mm_f64_64x64 {
+    typedef double type;
+    static constexpr int BM = 64, BN = 64, BK = 8, WM = 32, WN = 32, TM = 4, TN = 8;
+    static constexpr int STAGES = 4, GROUP_M = 8, MIN_BLOCKS = 3;
+    static constexpr float EFF = 1.00f;
+};
+struct gp__mm_f64_64x32 : gp__mm_f64_64x64 {
+    static constexpr int BN = 32, WN = 16, TN = 4, MIN_BLOCKS = 5;
+    static constexpr float EFF = 0.70f;
+};
+#define GP__MATMUL_CONFIGS_f32(X) X(gp__mm_f32_128x128) X(gp__mm_f32_128x64) X(gp__mm_f32_64x64)
+#define GP__MATMUL_CONFIGS_f64(X) X(gp__mm_f64_64x64) X(gp__mm_f64_64x32)
 
-#define GP__MM_CFG(T, BM, BN, BK, WM, WN, TM, TN, ST, G, MB) gp__mm_cfg<T, BM, BN, BK, WM, WN, TM, TN, ST, G, MB>
-#define GP__MM_BM(BM, BN, BK, WM, WN, TM, TN, ST, G, MB, EFF) BM,
-#define GP__MM_BN(BM, BN, BK, WM, WN, TM, TN, ST, G, MB, EFF) BN,
-#define GP__MM_EFF(BM, BN, BK, WM, WN, TM, TN, ST, G, MB, EFF) EFF,
-#define GP__MM_LAUNCHER_f32(BM, BN, BK, WM, WN, TM, TN, ST, G, MB, EFF) \
-    gp__matmul_launch<GP__MM_CFG(float, BM, BN, BK, WM, WN, TM, TN, ST, G, MB)>,
-#define GP__MM_LAUNCHER_f64(BM, BN, BK, WM, WN, TM, TN, ST, G, MB, EFF) \
-    gp__matmul_launch<GP__MM_CFG(double, BM, BN, BK, WM, WN, TM, TN, ST, G, MB)>,
+/* Columns of a config list, for the host tables. */
+#define GP__MM_BM(S) S::BM,
+#define GP__MM_BN(S) S::BN,
+#define GP__MM_EFF(S) S::EFF,
+#define GP__MM_LAUNCHER(S) gp__matmul_launch<gp__mm_cfg<S> >,
 
 /* The host side of gp_matmul_<name>: checks, tile choice, one launch. */
 template <class T, int N>
@@ -287,8 +384,10 @@ static cudaError_t gp__matmul(T *d_c, const T *d_a, const T *d_b, size_t m, size
     return launch[i](d_c, d_a, d_b, m, n, k, s);
 }
 
-/* GP__DEFINE_MATMUL_HOST: the host function gp_matmul_<name> (name f32 or f64), with the
- * linkage given by SCOPE; its config table comes from GP__MATMUL_CONFIGS_<name>. */
+/* ---- instantiation ------------------------------------------------------------------------
+ * GP__DEFINE_MATMUL_HOST: the host function gp_matmul_<name> (name f32 or f64), with the
+ * linkage given by SCOPE; its config table comes from GP__MATMUL_CONFIGS_<name>. Only the
+ * two default instances exist: the kernel is written for float and double FMA. */
 #define GP__DEFINE_MATMUL_HOST(SCOPE, name, T)                                                               \
     SCOPE cudaError_t gp_matmul_##name(T *d_c, const T *d_a, const T *d_b, size_t m, size_t n, size_t k,     \
                                        cudaStream_t s)                                                      \
@@ -297,7 +396,7 @@ static cudaError_t gp__matmul(T *d_c, const T *d_a, const T *d_b, size_t m, size
         static const int bn[] = {GP__MATMUL_CONFIGS_##name(GP__MM_BN)};                                     \
         static const float eff[] = {GP__MATMUL_CONFIGS_##name(GP__MM_EFF)};                                 \
         static cudaError_t (*const launch[])(T *, const T *, const T *, size_t, size_t, size_t, cudaStream_t) = { \
-            GP__MATMUL_CONFIGS_##name(GP__MM_LAUNCHER_##name)};                                             \
+            GP__MATMUL_CONFIGS_##name(GP__MM_LAUNCHER)};                                                    \
         return gp__matmul<T>(d_c, d_a, d_b, m, n, k, s, bm, bn, eff, launch);                              \
     }
 

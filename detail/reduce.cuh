@@ -1,6 +1,7 @@
 /* detail/reduce.cuh -- device-wide reduce: one kernel launch for any n, in index order,
  * deterministic, no static device state. Level 3: needs block_reduce.cuh, warp.cuh,
- * check.cuh. The plan arithmetic is plain host/device code, tested on the host.
+ * launch.cuh (the device-wide skeleton), ops.cuh and common.cuh. The plan arithmetic is
+ * plain host/device code, tested on the host.
  *
  * How it works. The input splits into a head (the elements before the first 16-byte
  * boundary), a body of whole 16-byte vectors, and a tail (what is left after the last
@@ -12,19 +13,36 @@
  * UNROLL vectors in order; the warps' results for GROUP tiles go to shared memory, and
  * after one barrier warp 0 folds them in (tile, warp) order into the block's total.
  * Blocks then combine in block order:
- *   - ONE_BLOCK: small n, one block, writes the result itself.
- *   - CLUSTER (sm_90+): up to 8 blocks launched as one thread-block cluster; block 0 reads
- *     the others' totals through distributed shared memory. One launch, no scratch.
- *   - GRID: large n, a full grid; each block writes its total to stream-ordered scratch
- *     (detail/scratch.cuh), and the last block to finish (an atomic ticket) combines
- *     them in block order.
+ *   - GP__ONE_BLOCK: small n, one block, writes the result itself.
+ *   - GP__CLUSTER (sm_90+): up to 8 blocks launched as one thread-block cluster; block 0
+ *     reads the others' totals through distributed shared memory. No scratch.
+ *   - GP__GRID: large n, a full grid; each block writes its total to stream-ordered
+ *     scratch, and the last block to finish (an atomic ticket) combines them in block
+ *     order.
+ * (launch.cuh runs the three modes; it is shared with the scan.)
  * The head and tail (a few elements) are combined by whoever writes the result. Every
  * split depends only on n, the pointer's alignment and the device's SM count: the same
- * call gives bitwise the same result on every run. */
+ * input at the same alignment on the same GPU model gives bitwise the same result on every
+ * run and every stream. */
 #ifndef GPUPRIMS_DETAIL_REDUCE_CUH
 #define GPUPRIMS_DETAIL_REDUCE_CUH
 
+#include <stddef.h>
 #include <stdint.h>
+#include <cuda_runtime_api.h>
+#include "common.cuh"
+#include "ops.cuh"
+
+/* GP_DECLARE_REDUCE(name, T): the host function's declaration, with C linkage, for C and
+ * CUDA files alike (the definition is GP_DEFINE_REDUCE_EXTERN in one .cu file):
+ *   cudaError_t gp_reduce_<name>(T *d_out, const T *d_in, size_t n, cudaStream_t s); */
+#define GP_DECLARE_REDUCE(name, T) \
+    GP__EXTERN_C cudaError_t gp_reduce_##name(T *d_out, const T *d_in, size_t n, cudaStream_t s);
+
+#ifdef __CUDACC__
+#include "warp.cuh"
+#include "block_reduce.cuh"
+#include "launch.cuh"
 
 /* Tuning (overridable for experiments; the defaults are what bench/results measured). */
 #ifndef GP__REDUCE_BLOCK
@@ -39,12 +57,8 @@
 #ifndef GP__REDUCE_GROUP
 #define GP__REDUCE_GROUP 8          /* tiles per barrier */
 #endif
-#define GP__REDUCE_CLUSTER_MAX 8    /* portable cluster size */
 #define GP__REDUCE_WARPS (GP__REDUCE_BLOCK / 32)
 #define GP__REDUCE_TILE ((size_t)GP__REDUCE_BLOCK * GP__REDUCE_UNROLL) /* vectors per tile */
-#define GP__REDUCE_SCRATCH_ALIGN 256
-
-enum { GP__REDUCE_ONE_BLOCK = 0, GP__REDUCE_CLUSTER = 1, GP__REDUCE_GRID = 2 };
 
 typedef struct gp__reduce_plan {
     size_t head;         /* leading elements before the first 16-byte boundary */
@@ -54,23 +68,12 @@ typedef struct gp__reduce_plan {
     unsigned vec;        /* elements per vector: 16 / sizeof(T), or 1 */
     unsigned blocks;     /* grid size */
     int aligned16;       /* body vectors may be loaded as 16-byte words */
-    int mode;            /* GP__REDUCE_ONE_BLOCK, _CLUSTER or _GRID */
+    int mode;            /* GP__ONE_BLOCK, GP__CLUSTER or GP__GRID (launch.cuh) */
 } gp__reduce_plan;
-
-/* Small helpers the later device primitives (scan, transpose, matmul) share. */
-static inline __host__ __device__ size_t gp__ceil_div(size_t a, size_t b) { return (a + b - 1) / b; }
-static inline __host__ __device__ size_t gp__min_size(size_t a, size_t b) { return a < b ? a : b; }
-
-/* 1 when the byte ranges [p, p+a) and [q, q+b) overlap (an empty range overlaps nothing). */
-static inline __host__ __device__ int gp__ranges_overlap(const void *p, size_t a, const void *q, size_t b)
-{
-    const uintptr_t x = (uintptr_t)p, y = (uintptr_t)q;
-    return a && b && x < y + b && y < x + a;
-}
 
 /* How a reduce of n elements of `elem` bytes at address `addr` is split (see the top of
  * this file). sm_count and cluster_ok describe the device. */
-static inline __host__ __device__ gp__reduce_plan gp__reduce_make_plan(uintptr_t addr, size_t n, size_t elem,
+static inline GP__HD gp__reduce_plan gp__reduce_make_plan(uintptr_t addr, size_t n, size_t elem,
                                                                        unsigned sm_count, int cluster_ok)
 {
     gp__reduce_plan p;
@@ -87,14 +90,14 @@ static inline __host__ __device__ gp__reduce_plan gp__reduce_make_plan(uintptr_t
 
     size_t blocks = gp__ceil_div(p.nvec, GP__REDUCE_TILE); /* one tile per block */
     if (blocks <= 1) {
-        p.mode = GP__REDUCE_ONE_BLOCK;
+        p.mode = GP__ONE_BLOCK;
         blocks = 1;
         p.vec_per_block = GP__REDUCE_TILE;
-    } else if (cluster_ok && blocks <= GP__REDUCE_CLUSTER_MAX) {
-        p.mode = GP__REDUCE_CLUSTER;
+    } else if (cluster_ok && blocks <= GP__CLUSTER_MAX) {
+        p.mode = GP__CLUSTER;
         p.vec_per_block = GP__REDUCE_TILE;
     } else {
-        p.mode = GP__REDUCE_GRID;
+        p.mode = GP__GRID;
         const size_t max_blocks = (size_t)sm_count * GP__REDUCE_BLOCKS_PER_SM;
         if (blocks > max_blocks) blocks = max_blocks;
         /* a multiple of 32 vectors, not of a whole tile: a block's last tile is partial,
@@ -107,12 +110,22 @@ static inline __host__ __device__ gp__reduce_plan gp__reduce_make_plan(uintptr_t
 }
 
 /* GRID-mode scratch: the ticket counter, then one partial per block. */
-static inline __host__ __device__ size_t gp__reduce_scratch_bytes(unsigned blocks, size_t elem)
+static inline GP__HD size_t gp__reduce_scratch_bytes(unsigned blocks, size_t elem)
 {
-    return GP__REDUCE_SCRATCH_ALIGN + (size_t)blocks * elem;
+    return GP__SCRATCH_ALIGN + (size_t)blocks * elem;
 }
 
-#ifdef __CUDACC__
+/* The launch of a plan: the ticket (the first 4 bytes of the scratch) starts at zero. */
+static inline GP__HD gp__launch_shape gp__reduce_shape(const gp__reduce_plan &p, size_t elem)
+{
+    gp__launch_shape sh;
+    sh.mode = p.mode;
+    sh.blocks = p.blocks;
+    sh.threads = GP__REDUCE_BLOCK;
+    sh.scratch_bytes = p.mode == GP__GRID ? gp__reduce_scratch_bytes(p.blocks, elem) : 0;
+    sh.scratch_zeroed = p.mode == GP__GRID ? sizeof(unsigned) : 0;
+    return sh;
+}
 
 /* Reduces the `vec` contiguous elements at p, in order. */
 template <class Op>
@@ -209,42 +222,13 @@ static __device__ __forceinline__ typename Op::type gp__reduce_with_edges(const 
     return acc;
 }
 
-/* A load that bypasses L1: the partials were written by other SMs during this kernel. */
-template <class T>
-static __device__ __forceinline__ T gp__load_cg(const T *p)
-{
-    T v;
-    if (sizeof(T) % 4 == 0) {
-        unsigned w[GP__SHFL_WORDS(T)];
-#pragma unroll
-        for (int i = 0; i < (int)(sizeof(T) / 4); i++) w[i] = __ldcg(reinterpret_cast<const unsigned *>(p) + i);
-        memcpy(&v, w, sizeof(T));
-    } else { /* 1- and 2-byte types */
-        unsigned char b[sizeof(T)];
-        const volatile unsigned char *src = reinterpret_cast<const volatile unsigned char *>(p);
-#pragma unroll
-        for (int i = 0; i < (int)sizeof(T); i++) b[i] = src[i];
-        memcpy(&v, b, sizeof(T));
-    }
-    return v;
-}
-
 template <class Op>
-__global__ void __launch_bounds__(GP__REDUCE_BLOCK, GP__REDUCE_BLOCKS_PER_SM)
+__global__ void __launch_bounds__(GP__REDUCE_BLOCK, GP__MIN_BLOCKS(GP__REDUCE_BLOCK, GP__REDUCE_BLOCKS_PER_SM))
     gp__reduce_kernel(typename Op::type *out, const typename Op::type *in, gp__reduce_plan p, void *scratch)
 {
     typedef typename Op::type T;
-    size_t vec_per_block = p.vec_per_block;
-    int mode = p.mode;
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
-    /* Built without distributed shared memory (run from older PTX): block 0 alone covers
-     * the cluster's range, which is the blocks' contiguous runs end to end. */
-    if (mode == GP__REDUCE_CLUSTER) {
-        if (blockIdx.x != 0) return;
-        vec_per_block *= gridDim.x;
-        mode = GP__REDUCE_ONE_BLOCK;
-    }
-#endif
+    const size_t vec_per_block = p.vec_per_block;
+    const int mode = p.mode;
     const size_t first = (size_t)blockIdx.x * vec_per_block;
     const size_t begin = gp__min_size(first, p.nvec), end = gp__min_size(first + vec_per_block, p.nvec);
     /* A block with one tile (ONE_BLOCK, CLUSTER) takes one step per warp and skips the
@@ -255,12 +239,12 @@ __global__ void __launch_bounds__(GP__REDUCE_BLOCK, GP__REDUCE_BLOCKS_PER_SM)
                                                               end, p.vec, p.aligned16 != 0))
             : gp__reduce_block_run<Op>(in + p.head, begin, end, p.vec, p.aligned16 != 0);
 
-    if (mode == GP__REDUCE_ONE_BLOCK) {
+    if (mode == GP__ONE_BLOCK) {
         if (threadIdx.x == 0) *out = gp__reduce_with_edges<Op>(in, p, block_total);
         return;
     }
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    if (mode == GP__REDUCE_CLUSTER) {
+    if (mode == GP__CLUSTER) {
         __shared__ T cluster_slot;
         if (threadIdx.x == 0) cluster_slot = block_total;
         __cluster_barrier_arrive(); /* release: the slot is visible cluster-wide */
@@ -278,7 +262,7 @@ __global__ void __launch_bounds__(GP__REDUCE_BLOCK, GP__REDUCE_BLOCKS_PER_SM)
 #endif
     /* GRID: publish this block's total; the last block to take a ticket combines all. */
     unsigned *ticket = static_cast<unsigned *>(scratch);
-    T *partials = reinterpret_cast<T *>(static_cast<char *>(scratch) + GP__REDUCE_SCRATCH_ALIGN);
+    T *partials = reinterpret_cast<T *>(static_cast<char *>(scratch) + GP__SCRATCH_ALIGN);
     __shared__ bool is_last;
     if (threadIdx.x == 0) {
         partials[blockIdx.x] = block_total;
@@ -303,77 +287,59 @@ static cudaError_t gp__reduce(typename Op::type *d_out, const typename Op::type 
     typedef typename Op::type T;
     if (n == 0) return cudaSuccess;
     if (d_out == NULL || d_in == NULL) return cudaErrorInvalidValue;
-    int dev, sms, cluster_ok;
-    GP__TRY(cudaGetDevice(&dev));
-    GP__TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-    GP__TRY(cudaDeviceGetAttribute(&cluster_ok, cudaDevAttrClusterLaunch, dev));
-    const gp__reduce_plan p = gp__reduce_make_plan((uintptr_t)d_in, n, sizeof(T), (unsigned)sms, cluster_ok);
-
-    if (p.mode == GP__REDUCE_ONE_BLOCK) {
-        gp__reduce_kernel<Op><<<1, GP__REDUCE_BLOCK, 0, s>>>(d_out, d_in, p, NULL);
-        return cudaGetLastError();
-    }
-    if (p.mode == GP__REDUCE_CLUSTER) {
-        cudaLaunchAttribute attr;
-        attr.id = cudaLaunchAttributeClusterDimension;
-        attr.val.clusterDim.x = p.blocks;
-        attr.val.clusterDim.y = 1;
-        attr.val.clusterDim.z = 1;
-        cudaLaunchConfig_t cfg = {};
-        cfg.gridDim = dim3(p.blocks);
-        cfg.blockDim = dim3(GP__REDUCE_BLOCK);
-        cfg.stream = s;
-        cfg.attrs = &attr;
-        cfg.numAttrs = 1;
-        return cudaLaunchKernelEx(&cfg, gp__reduce_kernel<Op>, d_out, d_in, p, (void *)NULL);
-    }
-    void *scratch = NULL;
-    GP__TRY(gp__scratch_alloc(&scratch, gp__reduce_scratch_bytes(p.blocks, sizeof(T)), dev, s));
-    cudaError_t err = cudaMemsetAsync(scratch, 0, sizeof(unsigned), s);
-    if (err == cudaSuccess) {
-        gp__reduce_kernel<Op><<<p.blocks, GP__REDUCE_BLOCK, 0, s>>>(d_out, d_in, p, scratch);
-        err = cudaGetLastError();
-    }
-    const cudaError_t free_err = cudaFreeAsync(scratch, s);
-    return err != cudaSuccess ? err : free_err;
+    gp__device dev;
+    GP__TRY(gp__device_query(&dev));
+    const gp__reduce_plan p = gp__reduce_make_plan((uintptr_t)d_in, n, sizeof(T), dev.sms, dev.cluster_ok);
+    return gp__launch_device_wide(gp__reduce_shape(p, sizeof(T)), dev.id, s,
+                                  [&](const cudaLaunchConfig_t &cfg, void *scratch) {
+                                      return cudaLaunchKernelEx(&cfg, gp__reduce_kernel<Op>, d_out, d_in, p, scratch);
+                                  });
 }
 
-/* ---- instantiation --------------------------------------------------------------------
- * GP__DEFINE_REDUCE_DEVICE: the Op struct and the device-side names of one instance.
- * GP__DEFINE_REDUCE_HOST: the host launcher, with the linkage given by SCOPE. */
-#define GP__DEFINE_REDUCE_DEVICE(name, T, OP, IDENTITY)                                     \
-    GP__DEFINE_OP(name, T, OP, IDENTITY)                                                   \
-    [[maybe_unused]] static __device__ __forceinline__ T gp_warp_reduce_##name(T v)         \
-    {                                                                                      \
-        return gp__warp_reduce<gp__op_##name>(v);                                          \
-    }                                                                                      \
-    [[maybe_unused]] static __device__ __forceinline__ T gp_warp_reduce_smem_##name(T *s)   \
-    {                                                                                      \
-        return gp__warp_reduce_smem<gp__op_##name>(s);                                     \
-    }                                                                                      \
-    [[maybe_unused]] static __device__ __forceinline__ T gp_block_reduce_##name(T v)        \
-    {                                                                                      \
-        return gp__block_reduce<gp__op_##name>(v);                                         \
-    }
+/* ---- instantiation ----------------------------------------------------------------------
+ * Every family has the same macros (klib's KHASH_DECLARE / KHASH_INIT2 are the model):
+ *   GP__DEFINE_<F>_DEVICE(name, T, OPS)          the warp- and block-level names
+ *   GP__DEFINE_<F>_HOST(SCOPE, name, T, OPS)     the host launchers, linkage SCOPE
+ *   GP_DECLARE_<F>(name, T)                      declarations, C linkage (C and CUDA)
+ *   GP_DEFINE_<F>(name, T, OP, IDENTITY)         all of it, local to this TU (static)
+ *   GP_DEFINE_<F>_EXTERN(name, T, OP, IDENTITY)  all of it; the host launchers with
+ *                                                external C linkage, for one TU of a
+ *                                                program whose other files use GP_DECLARE_<F>
+ * OPS is an operator struct from GP_DEFINE_OP. */
+#define GP__DEFINE_REDUCE_DEVICE(name, T, OPS) \
+    GP__DEFINE_WARP_REDUCE(name, T, OPS)        \
+    GP__DEFINE_BLOCK_REDUCE(name, T, OPS)
 
-#define GP__DEFINE_REDUCE_HOST(SCOPE, name, T)                                              \
+#define GP__DEFINE_REDUCE_HOST(SCOPE, name, T, OPS)                                         \
     SCOPE cudaError_t gp_reduce_##name(T *d_out, const T *d_in, size_t n, cudaStream_t s)  \
     {                                                                                      \
-        return gp__reduce<gp__op_##name>(d_out, d_in, n, s);                               \
+        return gp__reduce<OPS>(d_out, d_in, n, s);                                         \
     }
 
-/* GP_DEFINE_REDUCE(name, T, OP, IDENTITY): the whole reduce family for a user's type and
- * operator, local to this translation unit:
- *   T gp_warp_reduce_<name>(T v)         every lane gets the warp's total
- *   T gp_warp_reduce_smem_<name>(T *s)   lane 0 gets the total of s[0..63] (last-warp unroll)
- *   T gp_block_reduce_<name>(T v)        every thread gets the block's total
+/* GP_DEFINE_REDUCE(name, T, OP, IDENTITY): the reduce family for a user's type and
+ * associative operator (need not be commutative), at file scope of a .cu file:
+ *   T gp_warp_reduce_<name>(T v)         every lane gets the warp's total     (warp.cuh)
+ *   T gp_warp_reduce_smem_<name>(T *s)   lane 0: the total of s[0..63]         (warp.cuh)
+ *   T gp_block_reduce_<name>(T v)        every thread gets the block's total   (block_reduce.cuh)
  *   cudaError_t gp_reduce_<name>(T *d_out, const T *d_in, size_t n, cudaStream_t s)
- * Use at file scope. */
-#define GP_DEFINE_REDUCE(name, T, OP, IDENTITY)                                             \
+ *       *d_out = d_in[0] OP d_in[1] OP ... OP d_in[n-1], asynchronously on s; n == 0 is a
+ *       no-op; NULL pointers with n > 0 give cudaErrorInvalidValue and launch nothing.
+ * The operator struct is gp__op_reduce_<name>. GP_DEFINE_REDUCE gives TU-local (static)
+ * definitions; GP_DEFINE_REDUCE_EXTERN gives gp_reduce_<name> external C linkage (use it
+ * in one .cu file, and GP_DECLARE_REDUCE(name, T) in the files that call it). */
+#define GP__DEFINE_REDUCE_AS(SCOPE, name, T, OP, IDENTITY)                                  \
     namespace {                                                                            \
-    GP__DEFINE_REDUCE_DEVICE(name, T, OP, IDENTITY)                                        \
+    GP_DEFINE_OP(reduce_##name, T, OP, IDENTITY)                                           \
+    GP__DEFINE_REDUCE_DEVICE(name, T, gp__op_reduce_##name)                                \
     }                                                                                      \
-    GP__DEFINE_REDUCE_HOST([[maybe_unused]] static, name, T)
+    GP__DEFINE_REDUCE_HOST(SCOPE, name, T, gp__op_reduce_##name)
+#define GP_DEFINE_REDUCE(name, T, OP, IDENTITY) \
+    GP__DEFINE_REDUCE_AS([[maybe_unused]] static, name, T, OP, IDENTITY)
+#define GP_DEFINE_REDUCE_EXTERN(name, T, OP, IDENTITY) \
+    GP__DEFINE_REDUCE_AS(extern "C", name, T, OP, IDENTITY)
 
+#else /* not CUDA: the definitions need nvcc */
+#define GP_DEFINE_REDUCE(name, T, OP, IDENTITY) GP__NEEDS_CUDA(GP_DEFINE_REDUCE)
+#define GP_DEFINE_REDUCE_EXTERN(name, T, OP, IDENTITY) GP__NEEDS_CUDA(GP_DEFINE_REDUCE_EXTERN)
 #endif /* __CUDACC__ */
 #endif /* GPUPRIMS_DETAIL_REDUCE_CUH */

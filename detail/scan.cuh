@@ -1,8 +1,8 @@
 /* detail/scan.cuh -- device-wide exclusive and inclusive scan: one pass over the data
  * (n elements read, n written), one kernel launch, in index order, deterministic, in place
- * allowed, no static device state. Level 3: needs block_scan.cuh, warp.cuh, scratch.cuh,
- * and reduce.cuh's small helpers (gp__ceil_div, gp__load_cg). The plan and scratch
- * arithmetic are plain host/device code, tested on the host.
+ * allowed, no static device state. Level 3: needs block_scan.cuh, warp.cuh, launch.cuh
+ * (the device-wide skeleton), ops.cuh and common.cuh. The plan and scratch arithmetic are
+ * plain host/device code, tested on the host.
  *
  * How it works. The array is cut into tiles; each thread holds 64 bytes of its tile in
  * registers (16 floats: four 16-byte vectors). Warp w owns a contiguous run of the tile
@@ -35,15 +35,29 @@
  * item l, then a butterfly); missing terms are the identity. All loads of a polling round
  * are in flight together (two per lane, plus the checkpoint in lane 0). Tile totals and
  * window totals depend on no other tile's prefix; only the checkpoints form a chain, one
- * hop per 1024 tiles (8 MB of floats). (Whether that chain limits throughput is not yet
- * measured in isolation; see /work/notes/issue-4.md for the profile.) Status words: for types of at most 4 bytes, flag and value share one
+ * hop per 1024 tiles (8 MB of floats). Status words: for types of at most 4 bytes, flag and value share one
  * 64-bit word (written and read with relaxed gpu-scope 64-bit accesses: no fence);
  * larger types use a flag word and the value beside it (value, then a release store of
  * the flag; relaxed flag loads, one acquire fence, then the values; each written once). */
 #ifndef GPUPRIMS_DETAIL_SCAN_CUH
 #define GPUPRIMS_DETAIL_SCAN_CUH
 
+#include <stddef.h>
 #include <stdint.h>
+#include <cuda_runtime_api.h>
+#include "common.cuh"
+#include "ops.cuh"
+
+/* GP_DECLARE_SCAN(name, T): the host functions' declarations, with C linkage, for C and
+ * CUDA files alike (the definitions are GP_DEFINE_SCAN_EXTERN in one .cu file). */
+#define GP_DECLARE_SCAN(name, T)                                                                        \
+    GP__EXTERN_C cudaError_t gp_exclusive_scan_##name(T *d_out, const T *d_in, size_t n, cudaStream_t s); \
+    GP__EXTERN_C cudaError_t gp_inclusive_scan_##name(T *d_out, const T *d_in, size_t n, cudaStream_t s);
+
+#ifdef __CUDACC__
+#include "warp.cuh"
+#include "block_scan.cuh"
+#include "launch.cuh"
 
 /* Tuning (overridable for experiments; the defaults are what bench/results measured). */
 #ifndef GP__SCAN_BLOCK
@@ -59,23 +73,19 @@
 #define GP__SCAN_BACKOFF_NS 0       /* look-back: sleep between polling rounds (100 ns: no change) */
 #endif
 #define GP__SCAN_LEVEL 32           /* look-back: tiles per window, windows per super-window */
-#define GP__SCAN_CLUSTER_MAX 8      /* portable cluster size */
-#define GP__SCAN_ALIGN 256
-
-enum { GP__SCAN_ONE_BLOCK = 0, GP__SCAN_CLUSTER = 1, GP__SCAN_GRID = 2 };
 
 /* Elements per 16-byte vector (1 for types that do not divide 16), vectors per thread,
  * and elements per thread, for an element of `elem` bytes. */
-static constexpr __host__ __device__ unsigned gp__scan_vec(size_t elem)
+static constexpr GP__HD unsigned gp__scan_vec(size_t elem)
 {
     return elem <= 16 && 16 % elem == 0 ? (unsigned)(16 / elem) : 1u;
 }
-static constexpr __host__ __device__ unsigned gp__scan_rows(size_t elem)
+static constexpr GP__HD unsigned gp__scan_rows(size_t elem)
 {
     return GP__SCAN_THREAD_BYTES / (gp__scan_vec(elem) * elem) > 0
                ? (unsigned)(GP__SCAN_THREAD_BYTES / (gp__scan_vec(elem) * elem)) : 1u;
 }
-static constexpr __host__ __device__ unsigned gp__scan_items(size_t elem) { return gp__scan_vec(elem) * gp__scan_rows(elem); }
+static constexpr GP__HD unsigned gp__scan_items(size_t elem) { return gp__scan_vec(elem) * gp__scan_rows(elem); }
 
 typedef struct gp__scan_plan {
     size_t n;       /* elements */
@@ -84,13 +94,13 @@ typedef struct gp__scan_plan {
     size_t tiles;   /* tiles = blocks */
     unsigned block; /* threads per block: GP__SCAN_BLOCK (GRID) or GP__SCAN_BLOCK_BIG */
     int vec_ok;     /* whole tiles may move as 16-byte vectors (in and out alike) */
-    int mode;       /* GP__SCAN_ONE_BLOCK, _CLUSTER or _GRID */
+    int mode;       /* GP__ONE_BLOCK, GP__CLUSTER or GP__GRID (launch.cuh) */
 } gp__scan_plan;
 
 /* How a scan of n elements of `elem` bytes from address `in` to address `out` is tiled
  * (see the top of this file). cluster_ok: clusters can be launched and the kernel was
  * built for them. */
-static inline __host__ __device__ gp__scan_plan gp__scan_make_plan(uintptr_t in, uintptr_t out, size_t n, size_t elem,
+static inline GP__HD gp__scan_plan gp__scan_make_plan(uintptr_t in, uintptr_t out, size_t n, size_t elem,
                                                                    int cluster_ok)
 {
     gp__scan_plan p;
@@ -103,11 +113,11 @@ static inline __host__ __device__ gp__scan_plan gp__scan_make_plan(uintptr_t in,
     p.pad = p.vec_ok ? mis / elem : 0;
     const size_t big = (size_t)GP__SCAN_BLOCK_BIG * gp__scan_items(elem);
     const size_t big_tiles = gp__ceil_div(n + p.pad, big);
-    if (big_tiles <= 1 || (cluster_ok && big_tiles <= GP__SCAN_CLUSTER_MAX)) {
-        p.mode = big_tiles <= 1 ? GP__SCAN_ONE_BLOCK : GP__SCAN_CLUSTER;
+    if (big_tiles <= 1 || (cluster_ok && big_tiles <= GP__CLUSTER_MAX)) {
+        p.mode = big_tiles <= 1 ? GP__ONE_BLOCK : GP__CLUSTER;
         p.block = GP__SCAN_BLOCK_BIG;
     } else {
-        p.mode = GP__SCAN_GRID;
+        p.mode = GP__GRID;
         p.block = GP__SCAN_BLOCK;
     }
     p.tile = (size_t)p.block * gp__scan_items(elem);
@@ -125,39 +135,23 @@ typedef struct gp__scan_layout {
     size_t zeroed, bytes;
 } gp__scan_layout;
 
-static inline __host__ __device__ size_t gp__scan_align(size_t x) { return gp__ceil_div(x, GP__SCAN_ALIGN) * GP__SCAN_ALIGN; }
-
-static inline __host__ __device__ gp__scan_layout gp__scan_make_layout(size_t tiles, size_t elem)
+static inline GP__HD gp__scan_layout gp__scan_make_layout(size_t tiles, size_t elem)
 {
     gp__scan_layout L;
     const size_t count[3] = {tiles, tiles / GP__SCAN_LEVEL + 1, tiles / (GP__SCAN_LEVEL * GP__SCAN_LEVEL) + 1};
     const size_t word = elem <= 4 ? 8 : 4;
-    size_t off = GP__SCAN_ALIGN; /* after the counter */
+    size_t off = GP__SCRATCH_ALIGN; /* after the counter */
     for (int i = 0; i < 3; i++) {
         L.words[i] = off;
         off += count[i] * word;
     }
     L.zeroed = off;
     for (int i = 0; i < 3; i++) {
-        L.vals[i] = elem <= 4 ? 0 : gp__scan_align(off);
+        L.vals[i] = elem <= 4 ? 0 : gp__round_up(off, GP__SCRATCH_ALIGN);
         if (elem > 4) off = L.vals[i] + count[i] * elem;
     }
     L.bytes = off;
     return L;
-}
-
-#ifdef __CUDACC__
-
-/* Which architectures this translation unit compiles device code for: clusters need
- * sm_90 code (nvcc defines __CUDA_ARCH_LIST__ in host and device passes alike). */
-static inline int gp__scan_built_for_clusters(void)
-{
-#ifdef __CUDA_ARCH_LIST__
-    const int archs[] = {__CUDA_ARCH_LIST__};
-    for (size_t i = 0; i < sizeof archs / sizeof *archs; i++)
-        if (archs[i] >= 900) return 1;
-#endif
-    return 0;
 }
 
 /* ---- tile status (GRID mode) ------------------------------------------------------------ */
@@ -360,7 +354,7 @@ __global__ void __launch_bounds__(BLOCK)
     const unsigned warp = threadIdx.x >> 5, lane = gp__lane_id();
 
     size_t tile = blockIdx.x;
-    if (p.mode == GP__SCAN_GRID) { /* tiles in the order blocks start */
+    if (p.mode == GP__GRID) { /* tiles in the order blocks start */
         if (threadIdx.x == 0) s_tile = atomicAdd(reinterpret_cast<unsigned long long *>(scratch), 1ull);
         __syncthreads();
         tile = s_tile;
@@ -397,7 +391,7 @@ __global__ void __launch_bounds__(BLOCK)
     T base = gp__block_scan_warp_totals<Op>(carry, &agg); /* the warps before this one */
 
     /* the tile's exclusive prefix */
-    if (p.mode == GP__SCAN_GRID) {
+    if (p.mode == GP__GRID) {
         if (tile > 0) {
             if (warp == 0) {
                 const T pre = gp__scan_lookback<Op>(scratch, L, tile, p.tiles, agg);
@@ -411,7 +405,7 @@ __global__ void __launch_bounds__(BLOCK)
     }
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     __shared__ T s_agg;
-    if (p.mode == GP__SCAN_CLUSTER) { /* the cluster is the whole grid: rank = blockIdx.x */
+    if (p.mode == GP__CLUSTER) { /* the cluster is the whole grid: rank = blockIdx.x */
         if (threadIdx.x == 0) s_agg = agg;
         __cluster_barrier_arrive(); /* release: s_agg is visible cluster-wide */
         __cluster_barrier_wait();
@@ -439,11 +433,23 @@ __global__ void __launch_bounds__(BLOCK)
     }
     gp__scan_store<Op, ROWS, VEC>(out, x, v0, p, whole);
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    if (p.mode == GP__SCAN_CLUSTER) { /* no block exits while another may still read its s_agg */
+    if (p.mode == GP__CLUSTER) { /* no block exits while another may still read its s_agg */
         __cluster_barrier_arrive_relaxed();
         __cluster_barrier_wait();
     }
 #endif
+}
+
+/* The launch of a plan: GRID mode zeroes the tile counter and the status flags. */
+static inline gp__launch_shape gp__scan_shape(const gp__scan_plan &p, const gp__scan_layout &L)
+{
+    gp__launch_shape sh;
+    sh.mode = p.mode;
+    sh.blocks = (unsigned)p.tiles;
+    sh.threads = p.block;
+    sh.scratch_bytes = p.mode == GP__GRID ? L.bytes : 0;
+    sh.scratch_zeroed = p.mode == GP__GRID ? L.zeroed : 0;
+    return sh;
 }
 
 /* The host side of every gp_{exclusive,inclusive}_scan_<name>. */
@@ -457,65 +463,24 @@ static cudaError_t gp__scan(typename Op::type *d_out, const typename Op::type *d
     /* in place, or apart: a partial overlap would let one tile overwrite another's input */
     const uintptr_t a = (uintptr_t)d_in, b = (uintptr_t)d_out, bytes = n * sizeof(T);
     if (a != b && gp__ranges_overlap(d_in, bytes, d_out, bytes)) return cudaErrorInvalidValue;
-    int dev, cluster_ok;
-    GP__TRY(cudaGetDevice(&dev));
-    GP__TRY(cudaDeviceGetAttribute(&cluster_ok, cudaDevAttrClusterLaunch, dev));
-    const gp__scan_plan p = gp__scan_make_plan(a, b, n, sizeof(T), cluster_ok && gp__scan_built_for_clusters());
-    if (p.tiles > 0x7fffffffu) return cudaErrorInvalidValue;
+    gp__device dev;
+    GP__TRY(gp__device_query(&dev));
+    const gp__scan_plan p = gp__scan_make_plan(a, b, n, sizeof(T), dev.cluster_ok);
+    if (p.tiles > GP__GRID_MAX) return cudaErrorInvalidValue;
     const gp__scan_layout L = gp__scan_make_layout(p.tiles, sizeof(T));
-
-    if (p.mode != GP__SCAN_GRID) {
-        cudaLaunchAttribute attr;
-        attr.id = cudaLaunchAttributeClusterDimension;
-        attr.val.clusterDim.x = (unsigned)p.tiles; /* 1 for ONE_BLOCK */
-        attr.val.clusterDim.y = 1;
-        attr.val.clusterDim.z = 1;
-        cudaLaunchConfig_t cfg = {};
-        cfg.gridDim = dim3((unsigned)p.tiles);
-        cfg.blockDim = dim3(GP__SCAN_BLOCK_BIG);
-        cfg.stream = s;
-        cfg.attrs = &attr;
-        cfg.numAttrs = p.mode == GP__SCAN_CLUSTER;
-        return cudaLaunchKernelEx(&cfg, gp__scan_kernel<Op, GP__SCAN_BLOCK_BIG>, d_out, d_in, p, L, (char *)NULL,
-                                  inclusive);
-    }
-    void *scratch = NULL;
-    GP__TRY(gp__scratch_alloc(&scratch, L.bytes, dev, s));
-    cudaError_t err = cudaMemsetAsync(scratch, 0, L.zeroed, s);
-    if (err == cudaSuccess) {
-        gp__scan_kernel<Op, GP__SCAN_BLOCK><<<(unsigned)p.tiles, GP__SCAN_BLOCK, 0, s>>>(d_out, d_in, p, L,
-                                                                                       (char *)scratch, inclusive);
-        err = cudaGetLastError();
-    }
-    const cudaError_t free_err = cudaFreeAsync(scratch, s);
-    return err != cudaSuccess ? err : free_err;
+    return gp__launch_device_wide(gp__scan_shape(p, L), dev.id, s, [&](const cudaLaunchConfig_t &cfg, void *scratch) {
+        return p.mode == GP__GRID
+                   ? cudaLaunchKernelEx(&cfg, gp__scan_kernel<Op, GP__SCAN_BLOCK>, d_out, d_in, p, L, (char *)scratch,
+                                        inclusive)
+                   : cudaLaunchKernelEx(&cfg, gp__scan_kernel<Op, GP__SCAN_BLOCK_BIG>, d_out, d_in, p, L,
+                                        (char *)scratch, inclusive);
+    });
 }
 
-/* ---- instantiation --------------------------------------------------------------------
- * GP__DEFINE_SCAN_DEVICE: the warp- and block-level names of one instance, forwarding to
- * the templates on the Op struct OPS (GP__DEFINE_OP). GP__DEFINE_SCAN_HOST: the two host
- * launchers, with the linkage given by SCOPE. */
-#define GP__DEFINE_SCAN_DEVICE(name, T, OPS)                                                   \
-    [[maybe_unused]] static __device__ __forceinline__ T gp_warp_inclusive_scan_##name(T v)     \
-    {                                                                                         \
-        return gp__warp_inclusive_scan<OPS>(v);                                               \
-    }                                                                                         \
-    [[maybe_unused]] static __device__ __forceinline__ T gp_warp_exclusive_scan_##name(T v, T *total) \
-    {                                                                                         \
-        return gp__warp_exclusive_scan<OPS>(v, total);                                        \
-    }                                                                                         \
-    [[maybe_unused]] static __device__ __forceinline__ T gp_block_inclusive_scan_##name(T v, T *aggregate) \
-    {                                                                                         \
-        return gp__block_scan<OPS, true>(v, aggregate);                                       \
-    }                                                                                         \
-    [[maybe_unused]] static __device__ __forceinline__ T gp_block_exclusive_scan_##name(T v, T *aggregate) \
-    {                                                                                         \
-        return gp__block_scan<OPS, false>(v, aggregate);                                      \
-    }                                                                                         \
-    [[maybe_unused]] static __device__ __forceinline__ T gp_block_scan_blelloch_##name(T *s, unsigned n) \
-    {                                                                                         \
-        return gp__block_scan_blelloch<OPS, true>(s, n);                                      \
-    }
+/* ---- instantiation (the shape every family shares: see the end of reduce.cuh) ----------- */
+#define GP__DEFINE_SCAN_DEVICE(name, T, OPS) \
+    GP__DEFINE_WARP_SCAN(name, T, OPS)        \
+    GP__DEFINE_BLOCK_SCAN(name, T, OPS)
 
 #define GP__DEFINE_SCAN_HOST(SCOPE, name, T, OPS)                                              \
     SCOPE cudaError_t gp_exclusive_scan_##name(T *d_out, const T *d_in, size_t n, cudaStream_t s) \
@@ -527,24 +492,32 @@ static cudaError_t gp__scan(typename Op::type *d_out, const typename Op::type *d
         return gp__scan<OPS>(d_out, d_in, n, s, 1);                                           \
     }
 
-/* GP_DEFINE_SCAN(name, T, OP, IDENTITY): the whole scan family for a user's type and
- * associative operator (need not be commutative), local to this translation unit:
- *   T gp_warp_inclusive_scan_<name>(T v)             lane l: v[0] OP ... OP v[l]
- *   T gp_warp_exclusive_scan_<name>(T v, T *total)   lane l: v[0] OP ... OP v[l-1]; lane 0:
- *                                                    IDENTITY; *total (if not NULL): all 32
- *   T gp_block_inclusive_scan_<name>(T v, T *agg)    by thread rank; *agg: the block total
- *   T gp_block_exclusive_scan_<name>(T v, T *agg)    (contracts: gp__block_scan)
- *   T gp_block_scan_blelloch_<name>(T *s, unsigned n) padded shared-memory scan, exclusive,
- *                                                    returns the total (gp__block_scan_blelloch)
+/* GP_DEFINE_SCAN(name, T, OP, IDENTITY): the scan family for a user's type and
+ * associative operator (need not be commutative), at file scope of a .cu file:
+ *   T gp_warp_inclusive_scan_<name>(T v)              lane l: v[0] OP ... OP v[l]      (warp.cuh)
+ *   T gp_warp_exclusive_scan_<name>(T v, T *total)    lane l: v[0] OP ... OP v[l-1]    (warp.cuh)
+ *   T gp_block_inclusive_scan_<name>(T v, T *agg)     by thread rank             (block_scan.cuh)
+ *   T gp_block_exclusive_scan_<name>(T v, T *agg)                                (block_scan.cuh)
+ *   T gp_block_scan_blelloch_<name>(T *s, unsigned n) padded shared-memory scan   (block_scan.cuh)
  *   cudaError_t gp_exclusive_scan_<name>(T *d_out, const T *d_in, size_t n, cudaStream_t s)
+ *       d_out[i] = d_in[0] OP ... OP d_in[i-1] (d_out[0] = IDENTITY)
  *   cudaError_t gp_inclusive_scan_<name>(T *d_out, const T *d_in, size_t n, cudaStream_t s)
- * Use at file scope. May be used beside GP_DEFINE_REDUCE with the same name. */
-#define GP_DEFINE_SCAN(name, T, OP, IDENTITY)                                                  \
+ *       d_out[i] = d_in[0] OP ... OP d_in[i]
+ *   Both: asynchronous on s; in place allowed (d_out == d_in), a partial overlap gives
+ *   cudaErrorInvalidValue; n == 0 is a no-op; NULL with n > 0 is cudaErrorInvalidValue.
+ * The operator struct is gp__op_scan_<name>, so GP_DEFINE_REDUCE may use the same name.
+ * GP_DEFINE_SCAN_EXTERN / GP_DECLARE_SCAN: as for the reduce (reduce.cuh). */
+#define GP__DEFINE_SCAN_AS(SCOPE, name, T, OP, IDENTITY)                                       \
     namespace {                                                                               \
-    GP__DEFINE_OP(scan_##name, T, OP, IDENTITY)                                               \
+    GP_DEFINE_OP(scan_##name, T, OP, IDENTITY)                                                \
     GP__DEFINE_SCAN_DEVICE(name, T, gp__op_scan_##name)                                       \
     }                                                                                         \
-    GP__DEFINE_SCAN_HOST([[maybe_unused]] static, name, T, gp__op_scan_##name)
+    GP__DEFINE_SCAN_HOST(SCOPE, name, T, gp__op_scan_##name)
+#define GP_DEFINE_SCAN(name, T, OP, IDENTITY) GP__DEFINE_SCAN_AS([[maybe_unused]] static, name, T, OP, IDENTITY)
+#define GP_DEFINE_SCAN_EXTERN(name, T, OP, IDENTITY) GP__DEFINE_SCAN_AS(extern "C", name, T, OP, IDENTITY)
 
+#else /* not CUDA: the definitions need nvcc */
+#define GP_DEFINE_SCAN(name, T, OP, IDENTITY) GP__NEEDS_CUDA(GP_DEFINE_SCAN)
+#define GP_DEFINE_SCAN_EXTERN(name, T, OP, IDENTITY) GP__NEEDS_CUDA(GP_DEFINE_SCAN_EXTERN)
 #endif /* __CUDACC__ */
 #endif /* GPUPRIMS_DETAIL_SCAN_CUH */

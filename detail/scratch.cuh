@@ -1,5 +1,5 @@
 /* detail/scratch.cuh -- stream-ordered scratch memory for the device-wide primitives.
- * Level 0: host code, needs check.cuh.
+ * Level 0: host code (C++), needs check.cuh.
  *
  * Scratch comes from cudaMallocFromPoolAsync / cudaFreeAsync on one memory pool per
  * device that the library creates on first use, with the release threshold raised so the
@@ -12,7 +12,10 @@
 #define GPUPRIMS_DETAIL_SCRATCH_CUH
 
 #include <stdint.h>
+#include <cuda_runtime_api.h>
+#include "check.cuh"
 
+#ifdef __cplusplus
 #define GP__MAX_DEVICES 64
 
 /* The library's pool for device `dev`, created once (thread-safe; a loser of the creation
@@ -52,4 +55,5 @@ static inline cudaError_t gp__scratch_alloc(void **p, size_t bytes, int dev, cud
     return cudaMallocFromPoolAsync(p, bytes, pool, s);
 }
 
+#endif /* __cplusplus */
 #endif /* GPUPRIMS_DETAIL_SCRATCH_CUH */

@@ -1,6 +1,7 @@
 /* detail/tile.cuh -- 2-D tiles between a row-major global matrix and shared memory.
- * Level 2: needs block_reduce.cuh (thread rank). The bank model and the padding and
- * chunk-width arithmetic are plain host-and-device functions, tested on the host.
+ * Level 2: needs common.cuh (thread geometry) and async_copy.cuh (cp.async). The bank
+ * model and the padding and chunk-width arithmetic are plain host-and-device functions,
+ * tested on the host.
  *
  * The pattern every tiled kernel repeats: the block copies a tile of a matrix into shared
  * memory with coalesced global accesses (consecutive threads take consecutive pieces of a
@@ -34,14 +35,17 @@
 #define GPUPRIMS_DETAIL_TILE_CUH
 
 #include <stdint.h>
+#include <string.h>
+#include "common.cuh"
+#include "async_copy.cuh"
 
 /* ---- The bank model (host and device) ------------------------------------------------
  * Shared memory has 32 banks of 4 bytes; word w lives in bank w % 32. A warp's request
  * takes as many wavefronts as the busiest bank has distinct words to deliver (threads
  * reading the same word share it). For accesses wider than 4 bytes the ideal is more
  * than one: 32 threads x 8 bytes need 2 wavefronts whatever the layout. */
-#define GP_BANKS 32
-#define GP_BANK_BYTES 4
+#define GP__BANKS 32
+#define GP__BANK_BYTES 4
 
 /* The distinct words that `nthreads` (<= 32) threads touch, each accessing `bytes`
  * (<= 16) bytes at byte offset addr[t]; written to words[] (room for 160), counted. */
@@ -50,7 +54,7 @@ static inline __host__ __device__ constexpr int gp__bank_words(const uint64_t *a
 {
     int nwords = 0;
     for (int t = 0; t < nthreads; t++)
-        for (uint64_t w = addr[t] / GP_BANK_BYTES; w <= (addr[t] + bytes - 1) / GP_BANK_BYTES; w++) {
+        for (uint64_t w = addr[t] / GP__BANK_BYTES; w <= (addr[t] + bytes - 1) / GP__BANK_BYTES; w++) {
             bool seen = false;
             for (int i = 0; i < nwords; i++) seen = seen || words[i] == w;
             if (!seen) words[nwords++] = w;
@@ -59,23 +63,23 @@ static inline __host__ __device__ constexpr int gp__bank_words(const uint64_t *a
 }
 
 /* Wavefronts for that request: the busiest bank's count of distinct words. */
-static inline __host__ __device__ constexpr int gp_bank_wavefronts(const uint64_t *addr, int nthreads, int bytes)
+static inline __host__ __device__ constexpr int gp__bank_wavefronts(const uint64_t *addr, int nthreads, int bytes)
 {
     uint64_t words[32 * 5] = {};
-    int per_bank[GP_BANKS] = {}, worst = 0;
+    int per_bank[GP__BANKS] = {}, worst = 0;
     const int nwords = gp__bank_words(addr, nthreads, bytes, words);
     for (int i = 0; i < nwords; i++) {
-        const int b = (int)(words[i] % GP_BANKS);
+        const int b = (int)(words[i] % GP__BANKS);
         worst = ++per_bank[b] > worst ? per_bank[b] : worst;
     }
     return worst;
 }
 
 /* The fewest wavefronts any layout could need for the same count of distinct words. */
-static inline __host__ __device__ constexpr int gp_bank_wavefronts_ideal(const uint64_t *addr, int nthreads, int bytes)
+static inline __host__ __device__ constexpr int gp__bank_wavefronts_ideal(const uint64_t *addr, int nthreads, int bytes)
 {
     uint64_t words[32 * 5] = {};
-    return (gp__bank_words(addr, nthreads, bytes, words) + GP_BANKS - 1) / GP_BANKS;
+    return (gp__bank_words(addr, nthreads, bytes, words) + GP__BANKS - 1) / GP__BANKS;
 }
 
 /* Byte offsets of a warp reading one column of a row-major tile: lane i reads the element
@@ -86,22 +90,22 @@ static inline __host__ __device__ constexpr void gp__column_addresses(uint64_t *
     for (int i = 0; i < 32; i++) addr[i] = ((uint64_t)i * row_step * pitch + col) * elem;
 }
 
-static inline __host__ __device__ constexpr int gp_tile_column_wavefronts(int pitch, int elem, int col, int row_step)
+static inline __host__ __device__ constexpr int gp__tile_column_wavefronts(int pitch, int elem, int col, int row_step)
 {
     uint64_t addr[32] = {};
     gp__column_addresses(addr, pitch, elem, col, row_step);
-    return gp_bank_wavefronts(addr, 32, elem);
+    return gp__bank_wavefronts(addr, 32, elem);
 }
 
 /* True when every column read (lanes row_step rows apart) of a pitch-`pitch` tile takes
  * the ideal number of wavefronts. Columns 0..3 cover every alignment of an element
  * within a word. */
-static inline __host__ __device__ constexpr bool gp_tile_pitch_is_conflict_free(int pitch, int elem, int row_step)
+static inline __host__ __device__ constexpr bool gp__tile_pitch_is_conflict_free(int pitch, int elem, int row_step)
 {
     for (int col = 0; col < 4; col++) {
         uint64_t addr[32] = {};
         gp__column_addresses(addr, pitch, elem, col, row_step);
-        if (gp_bank_wavefronts(addr, 32, elem) != gp_bank_wavefronts_ideal(addr, 32, elem)) return false;
+        if (gp__bank_wavefronts(addr, 32, elem) != gp__bank_wavefronts_ideal(addr, 32, elem)) return false;
     }
     return true;
 }
@@ -113,7 +117,7 @@ static inline __host__ __device__ constexpr int gp_tile_pitch(int cols, int elem
 {
     if (elem > 16) return cols + 1;
     for (int p = cols; p < cols + 64; p++)
-        if (gp_tile_pitch_is_conflict_free(p, elem, 1)) return p;
+        if (gp__tile_pitch_is_conflict_free(p, elem, 1)) return p;
     return cols + 1; /* not reached for elem <= 16 (tested) */
 }
 
@@ -124,7 +128,7 @@ static inline __host__ __device__ constexpr int gp_tile_pitch(int cols, int elem
  * time. The shared side need not be aligned to the chunk: a padded tile (33 floats a row)
  * still gets 16-byte global accesses, and its shared-memory side goes element by element
  * (see gp__tile_load_as). */
-static inline __host__ __device__ constexpr int gp_tile_chunk_bytes(uintptr_t g_addr, size_t g_ld_bytes,
+static inline __host__ __device__ constexpr int gp__tile_chunk_bytes(uintptr_t g_addr, size_t g_ld_bytes,
                                                                     size_t tile_cols_bytes, int elem)
 {
     if (elem > 16 || (elem & (elem - 1)) != 0) return elem;
@@ -259,7 +263,7 @@ static __device__ __forceinline__ void gp__tile_store_as(T *g, size_t ld, int ro
 }
 
 /* Runs op.template run<C>() with the chunk type for `bytes` (one of the widths that
- * gp_tile_chunk_bytes can return for T), so load and store share the dispatch. */
+ * gp__tile_chunk_bytes can return for T), so load and store share the dispatch. */
 template <class T, class Op>
 static __device__ __forceinline__ void gp__with_chunk(int bytes, Op op)
 {
@@ -299,7 +303,7 @@ static __device__ __forceinline__ void gp__tile_load(T *s, int s_pitch, const T 
                                                      size_t cols_left, int tile_rows, int tile_cols, T fill,
                                                      RowMap row_map = RowMap())
 {
-    const int bytes = gp_tile_chunk_bytes((uintptr_t)g, ld * sizeof(T), (size_t)tile_cols * sizeof(T), (int)sizeof(T));
+    const int bytes = gp__tile_chunk_bytes((uintptr_t)g, ld * sizeof(T), (size_t)tile_cols * sizeof(T), (int)sizeof(T));
     gp__with_chunk<T>(bytes, gp__tile_load_op<NT, T, RowMap>{s, s_pitch, g, ld, gp__tile_clip(rows_left, tile_rows),
                                                              gp__tile_clip(cols_left, tile_cols), tile_rows,
                                                              tile_cols, fill, row_map});
@@ -310,54 +314,10 @@ template <int NT = 0, class T>
 static __device__ __forceinline__ void gp__tile_store(T *g, size_t ld, size_t rows_left, size_t cols_left, const T *s,
                                                       int s_pitch, int tile_rows, int tile_cols)
 {
-    const int bytes = gp_tile_chunk_bytes((uintptr_t)g, ld * sizeof(T), (size_t)tile_cols * sizeof(T), (int)sizeof(T));
+    const int bytes = gp__tile_chunk_bytes((uintptr_t)g, ld * sizeof(T), (size_t)tile_cols * sizeof(T), (int)sizeof(T));
     gp__with_chunk<T>(bytes, gp__tile_store_op<NT, T>{g, ld, gp__tile_clip(rows_left, tile_rows),
                                                       gp__tile_clip(cols_left, tile_cols), s, s_pitch, tile_rows,
                                                       tile_cols});
-}
-
-/* ---- cp.async (sm_80 and later) ------------------------------------------------------
- * A copy global -> shared that does not pass through registers: the thread goes on while
- * it is in flight. Copies are committed in groups and waited for by group. Built for
- * targets before sm_80 the copies are ordinary loads and stores. */
-
-template <int BYTES> struct gp__uint_of_size;
-template <> struct gp__uint_of_size<4> { typedef unsigned type; };
-template <> struct gp__uint_of_size<8> { typedef uint2 type; };
-template <> struct gp__uint_of_size<16> { typedef uint4 type; };
-
-/* One copy of BYTES (4, 8 or 16) bytes; with ok == false the destination gets zeros and
- * nothing is read. */
-template <int BYTES>
-static __device__ __forceinline__ void gp__cp_async(void *dst, const void *src, bool ok)
-{
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    const unsigned d = (unsigned)__cvta_generic_to_shared(dst);
-    if (BYTES == 16) /* .cg: 16-byte copies may skip L1; the tile lives in shared memory */
-        asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(d), "l"(src), "r"(ok ? 16 : 0) : "memory");
-    else
-        asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;\n" ::"r"(d), "l"(src), "n"(BYTES),
-                     "r"(ok ? BYTES : 0)
-                     : "memory");
-#else
-    typedef typename gp__uint_of_size<BYTES>::type W;
-    *static_cast<W *>(dst) = ok ? *static_cast<const W *>(src) : W();
-#endif
-}
-
-static __device__ __forceinline__ void gp__cp_async_commit(void)
-{
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    asm volatile("cp.async.commit_group;\n" ::: "memory");
-#endif
-}
-/* Waits until at most N of this thread's committed groups are still in flight. */
-template <int N>
-static __device__ __forceinline__ void gp__cp_async_wait(void)
-{
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
-#endif
 }
 
 /* ---- Asynchronous tile load (cp.async, sm_80 and later) ---------------------------------
@@ -448,69 +408,6 @@ static __device__ __forceinline__ void gp__tile_load_async(T *s, int s_pitch, co
     {                                                                                                             \
         gp__tile_store(g, ld, rows_left, cols_left, s_tile, s_pitch, tile_rows, tile_cols);                       \
     }
-
-/* ---- Fixed-shape asynchronous tile copies, for pipelined kernels ------------------------
- * Used by detail/matmul.cuh. Like gp__tile_load_async, in the same chunk order, but the
- * tile shape, the block size (a 1-D block of NT threads) and the chunk width are fixed at
- * compile time (the caller checks alignment, e.g. with gp_tile_chunk_bytes), so each
- * thread's addresses are worked out once; one variant transposes; and the caller manages
- * the groups (gp__cp_async_commit, gp__cp_async_wait<N>), so that tile k + 1 is copied
- * while the block computes on tile k. Parts of a tile outside the matrix are zero-filled.
- * The caller waits and calls __syncthreads() before reading a tile. */
-
-/* gp__tile_async<T, ROWS, COLS, NT, VEC, TRANSPOSE>: one thread's share of copying a
- * ROWS x COLS tile, with its place in the tile worked out once (the constructor). Thread t copies COPIES pieces at
- * (r0 + p * RSTEP, c0), p = 0 .. COPIES-1:
- *  - TRANSPOSE == false: VEC elements per copy (VEC * sizeof(T) = 4, 8 or 16 bytes; for
- *    VEC > 1 the caller guarantees whole, 16-byte aligned vectors), s[r][c] = g[r][c]; a
- *    warp copies consecutive vectors of a row.
- *  - TRANSPOSE == true: one element per copy, s[c][r] = g[r][c]; a warp copies an 8 (c) x 4
- *    (r) patch: four rows of 8 consecutive elements (whole 32-byte sectors when aligned),
- *    written to distinct banks when s_pitch * sizeof(T) % 128 == 16 (4-byte T: rows
- *    ROWS + 4 elements long, ROWS a multiple of 32).
- * load<CHECK>(s, s_pitch, g, ld, rows_left, cols_left): g is the tile's top-left element
- * (a real one: it is also the source of the zero-filled copies). With CHECK, the tile is
- * clipped to rows_left x cols_left and the rest zero-filled; without, all of it must exist. */
-template <class T, int ROWS, int COLS, int NT, int VEC, bool TRANSPOSE>
-struct gp__tile_async {
-    enum {
-        PER_ROW = COLS / VEC,                          /* copies per row (TRANSPOSE: 8-wide patches) */
-        COPIES = ROWS * COLS / VEC / NT,               /* per thread */
-        KG = COLS / 8,                                 /* TRANSPOSE: patches across a row */
-        RSTEP = TRANSPOSE ? NT / 32 / KG * 4 : NT / PER_ROW, /* rows between a thread's copies */
-    };
-    static_assert(!TRANSPOSE || VEC == 1, "the transposing copy moves one element at a time");
-    static_assert(TRANSPOSE ? COLS % 8 == 0 && (NT / 32) % KG == 0 && ROWS % RSTEP == 0
-                            : COLS % VEC == 0 && NT % PER_ROW == 0,
-                  "every thread's copies lie in one column, RSTEP rows apart");
-    static_assert((ROWS * COLS / VEC) % NT == 0 && NT % 32 == 0, "whole passes of whole warps");
-    int r0, c0;
-    __device__ __forceinline__ gp__tile_async()
-    {
-        const int t = (int)threadIdx.x, lane = t & 31;
-        if (TRANSPOSE) {
-            c0 = (t >> 5) % KG * 8 + (lane & 7);
-            r0 = (t >> 5) / KG * 4 + (lane >> 3);
-        } else {
-            c0 = t % PER_ROW * VEC;
-            r0 = t / PER_ROW;
-        }
-    }
-    template <bool CHECK>
-    __device__ __forceinline__ void load(T *s, int s_pitch, const T *g, size_t ld, size_t rows_left,
-                                         size_t cols_left) const
-    {
-        const T *const src = g + r0 * ld + c0;
-        T *const dst = TRANSPOSE ? s + c0 * s_pitch + r0 : s + r0 * s_pitch + c0;
-        const bool col_ok = !CHECK || (size_t)c0 < cols_left;
-#pragma unroll
-        for (int p = 0; p < COPIES; p++) {
-            const bool ok = col_ok && (!CHECK || (size_t)(r0 + p * RSTEP) < rows_left);
-            gp__cp_async<VEC * sizeof(T)>(dst + p * RSTEP * (TRANSPOSE ? 1 : s_pitch),
-                                          ok ? src + p * RSTEP * ld : g, ok);
-        }
-    }
-};
 
 #endif /* __CUDACC__ */
 #endif /* GPUPRIMS_DETAIL_TILE_CUH */

@@ -1,7 +1,8 @@
 /* detail/transpose.cuh -- out-of-place transpose of row-major matrices: any shape, any
- * element size, strided and batched, one launch. Level 3: needs tile.cuh, check.cuh and
- * reduce.cuh's small helpers. The plan (validation, word size) is plain host code,
- * tested on the host.
+ * element size, strided and batched, one launch: the padded shared-memory tile of Ruetsch
+ * & Micikevicius, "Optimizing Matrix Transpose in CUDA" (2009), taken to Hopper. Level 3:
+ * needs tile.cuh, check.cuh and common.cuh. The plan (validation, word size) is plain host
+ * code, tested on the host.
  *
  * How it works. A block takes one tile of the input: the rows of the tile are loaded with
  * gp__tile_load_async (coalesced, cp.async: the whole tile in flight at once, no
@@ -25,7 +26,25 @@
 #ifndef GPUPRIMS_DETAIL_TRANSPOSE_CUH
 #define GPUPRIMS_DETAIL_TRANSPOSE_CUH
 
+#include <stddef.h>
 #include <stdint.h>
+#include <cuda_runtime_api.h>
+#include "common.cuh"
+
+/* GP_DECLARE_TRANSPOSE(name, T): the host functions' declarations, with C linkage, for C
+ * and CUDA files alike (the definitions are GP_DEFINE_TRANSPOSE_EXTERN in one .cu file). */
+#define GP_DECLARE_TRANSPOSE(name, T)                                                                        \
+    GP__EXTERN_C cudaError_t gp_transpose_##name(T *d_out, const T *d_in, size_t rows, size_t cols,          \
+                                                 cudaStream_t s);                                            \
+    GP__EXTERN_C cudaError_t gp_transpose_strided_##name(T *d_out, size_t ld_out, const T *d_in, size_t ld_in, \
+                                                         size_t rows, size_t cols, cudaStream_t s);          \
+    GP__EXTERN_C cudaError_t gp_transpose_batched_##name(T *d_out, size_t ld_out, size_t stride_out,         \
+                                                         const T *d_in, size_t ld_in, size_t stride_in,      \
+                                                         size_t rows, size_t cols, size_t batch, cudaStream_t s);
+
+#ifdef __CUDACC__
+#include "check.cuh"
+#include "tile.cuh"
 
 /* Tuning (overridable for experiments; the defaults are what bench/results measured).
  * GP__TILE_BATCH_BYTES in tile.cuh matters here too. */
@@ -114,12 +133,12 @@ struct gp__transpose_tile {
     /* Occupancy: 8 blocks per SM for 4- to 16-byte words (32 registers); the byte-permute
      * cells and elements of odd sizes need a few more registers (6 blocks). */
     static constexpr int MIN_BLOCKS = K == 1 && sizeof(W) >= 4 && sizeof(W) <= 16 ? 8 : 6;
-    static_assert(SMEM <= 48 * 1024, "gp_transpose: element type too large for a shared-memory tile");
+    static_assert(SMEM <= GP__STATIC_SMEM_MAX, "gp_transpose: element type too large for a shared-memory tile");
     static_assert(NT % Q == 0, "a whole number of threads per cell row");
 };
 
 /* A byte permute: bytes of (b:a) picked by the four selector nibbles (PRMT). */
-static inline __host__ __device__ uint32_t gp__prmt(uint32_t a, uint32_t b, uint32_t sel)
+static inline GP__HD uint32_t gp__prmt(uint32_t a, uint32_t b, uint32_t sel)
 {
 #ifdef __CUDA_ARCH__
     return __byte_perm(a, b, sel);
@@ -134,7 +153,7 @@ static inline __host__ __device__ uint32_t gp__prmt(uint32_t a, uint32_t b, uint
 /* Transposes a K x K cell of K words in place: on entry v[k] holds row k (element j in
  * its j-th lane of 32 / K bits), on return v[j] holds column j. */
 template <int K, class W>
-static inline __host__ __device__ void gp__transpose_cell(W *v)
+static inline GP__HD void gp__transpose_cell(W *v)
 {
     if constexpr (K == 2) {
         const uint32_t a = v[0], b = v[1];
@@ -150,7 +169,6 @@ static inline __host__ __device__ void gp__transpose_cell(W *v)
     }
 }
 
-#ifdef __CUDACC__
 
 /* The call in words: the input is rows x cols_w words (rows in elements), the output
  * cols_w * K rows of rows / K words. */
@@ -169,7 +187,7 @@ struct gp__rows_interleaved {
 };
 
 template <class W, int K, int SHAPE>
-__global__ void __launch_bounds__(GP__TRANSPOSE_THREADS, (gp__transpose_tile<W, K, SHAPE>::MIN_BLOCKS))
+__global__ void __launch_bounds__(GP__TRANSPOSE_THREADS, GP__MIN_BLOCKS(GP__TRANSPOSE_THREADS, (gp__transpose_tile<W, K, SHAPE>::MIN_BLOCKS)))
     gp__transpose_kernel(gp__transpose_words a)
 {
     typedef gp__transpose_tile<W, K, SHAPE> Tile;
@@ -218,7 +236,7 @@ static cudaError_t gp__transpose_launch_shape(const gp__transpose_words &a, cuda
 {
     typedef gp__transpose_tile<W, K, SHAPE> Tile;
     const size_t tiles = gp__ceil_div(a.cols_w, Tile::COLS) * gp__ceil_div(a.rows, Tile::SR) * a.batch;
-    const unsigned grid = (unsigned)gp__min_size(tiles, 0x7fffffff);
+    const unsigned grid = (unsigned)gp__min_size(tiles, GP__GRID_MAX);
     gp__transpose_kernel<W, K, SHAPE><<<grid, GP__TRANSPOSE_THREADS, 0, s>>>(a);
     return cudaGetLastError();
 }
@@ -269,7 +287,8 @@ static cudaError_t gp__transpose(T *d_out, size_t ld_out, size_t stride_out, con
     return cudaErrorInvalidValue; /* not reached: a T aligned to its size always moves as words */
 }
 
-/* GP__DEFINE_TRANSPOSE_HOST: the three host launchers of one instance, with linkage SCOPE. */
+/* ---- instantiation (the shape every family shares: see the end of reduce.cuh) -----------
+ * GP__DEFINE_TRANSPOSE_HOST: the three host launchers of one instance, with linkage SCOPE. */
 #define GP__DEFINE_TRANSPOSE_HOST(SCOPE, name, T)                                                              \
     SCOPE cudaError_t gp_transpose_##name(T *d_out, const T *d_in, size_t rows, size_t cols, cudaStream_t s)  \
     {                                                                                                          \
@@ -287,19 +306,32 @@ static cudaError_t gp__transpose(T *d_out, size_t ld_out, size_t stride_out, con
         return gp__transpose(d_out, ld_out, stride_out, d_in, ld_in, stride_in, rows, cols, batch, s);         \
     }
 
-/* GP_DEFINE_TRANSPOSE(name, T): tile functions and transposes for a user's element type,
- * local to this translation unit:
- *   gp_tile_load_<name>, gp_tile_store_<name>                      (see tile.cuh)
+/* GP_DEFINE_TRANSPOSE(name, T): tile functions and transposes for a user's element type
+ * (at most GP_MAX_ELEM_BYTES), at file scope of a .cu file, local to it:
+ *   gp_tile_load_<name>, gp_tile_load_async_<name>, gp_tile_store_<name>   (tile.cuh)
  *   cudaError_t gp_transpose_<name>(T *d_out, const T *d_in, size_t rows, size_t cols, cudaStream_t s)
  *   cudaError_t gp_transpose_strided_<name>(T *d_out, size_t ld_out, const T *d_in, size_t ld_in,
  *                                           size_t rows, size_t cols, cudaStream_t s)
  *   cudaError_t gp_transpose_batched_<name>(T *d_out, size_t ld_out, size_t stride_out,
  *                                           const T *d_in, size_t ld_in, size_t stride_in,
  *                                           size_t rows, size_t cols, size_t batch, cudaStream_t s)
- * Use at file scope. */
-#define GP_DEFINE_TRANSPOSE(name, T) \
-    GP_DEFINE_TILE(name, T)          \
-    GP__DEFINE_TRANSPOSE_HOST([[maybe_unused]] static, name, T)
+ * d_in is rows x cols, row-major, leading dimension ld_in >= cols; d_out is cols x rows
+ * with ld_out >= rows; batched: `batch` matrices, `stride_in` / `stride_out` elements apart.
+ * Asynchronous on s. An empty shape is a no-op; NULL pointers, short leading dimensions,
+ * overlapping output matrices or any overlap of input and output (no in-place transpose)
+ * give cudaErrorInvalidValue and launch nothing. GP_DEFINE_TRANSPOSE_EXTERN gives the
+ * three host functions external C linkage (one .cu file; GP_DECLARE_TRANSPOSE elsewhere). */
+#define GP__DEFINE_TRANSPOSE_AS(SCOPE, name, T)                                               \
+    namespace gp_DEFINE_must_be_used_at_file_scope {}                                        \
+    static_assert(sizeof(T) <= GP_MAX_ELEM_BYTES, "gpuprims: element type " #T                \
+                                                  " is larger than GP_MAX_ELEM_BYTES");       \
+    GP_DEFINE_TILE(name, T)                                                                   \
+    GP__DEFINE_TRANSPOSE_HOST(SCOPE, name, T)
+#define GP_DEFINE_TRANSPOSE(name, T) GP__DEFINE_TRANSPOSE_AS([[maybe_unused]] static, name, T)
+#define GP_DEFINE_TRANSPOSE_EXTERN(name, T) GP__DEFINE_TRANSPOSE_AS(extern "C", name, T)
 
+#else /* not CUDA: the definitions need nvcc */
+#define GP_DEFINE_TRANSPOSE(name, T) GP__NEEDS_CUDA(GP_DEFINE_TRANSPOSE)
+#define GP_DEFINE_TRANSPOSE_EXTERN(name, T) GP__NEEDS_CUDA(GP_DEFINE_TRANSPOSE_EXTERN)
 #endif /* __CUDACC__ */
 #endif /* GPUPRIMS_DETAIL_TRANSPOSE_CUH */

@@ -1,6 +1,7 @@
-/* detail/warp.cuh -- warp-level reductions and scans: register shuffles, and the seed's
- * shared-memory "unrolled last warp" made correct under independent thread scheduling.
- * Level 1: needs ops.cuh (an Op struct from GP__DEFINE_OP). Device code only.
+/* detail/warp.cuh -- warp-level reductions and scans: register shuffles, and the classic
+ * shared-memory "unrolled last warp" (Harris, "Optimizing Parallel Reduction in CUDA",
+ * 2007) made correct under independent thread scheduling. Level 1: needs common.cuh, and
+ * an Op struct from GP_DEFINE_OP (ops.cuh). Device code only.
  *
  * Every function here must be called by all 32 lanes of a warp (full mask), with no lane
  * exited: the shuffles and __syncwarp name all 32 lanes. Combining order is lane order,
@@ -9,29 +10,23 @@
 #define GPUPRIMS_DETAIL_WARP_CUH
 
 #include <string.h>
+#include "common.cuh"
+#include "ops.cuh"
 
-#define GP__FULL_MASK 0xffffffffu
-
-static __device__ __forceinline__ unsigned gp__lane_id(void)
-{
-    unsigned lane;
-    asm("mov.u32 %0, %%laneid;" : "=r"(lane));
-    return lane;
-}
+#ifdef __CUDACC__
 
 /* Shuffles of any trivially copyable T, one 32-bit word at a time (a struct of any size,
  * a double, a 1-byte integer): one code path for every type. */
-#define GP__SHFL_WORDS(T) ((sizeof(T) + 3) / 4)
 
 enum { GP__SHFL_XOR, GP__SHFL_DOWN, GP__SHFL_UP, GP__SHFL_IDX };
 
 template <int KIND, class T>
 static __device__ __forceinline__ T gp__shfl(T v, int arg)
 {
-    int w[GP__SHFL_WORDS(T)];
+    int w[GP__WORDS(T)];
     memcpy(w, &v, sizeof(T));
 #pragma unroll
-    for (int i = 0; i < (int)GP__SHFL_WORDS(T); i++)
+    for (int i = 0; i < (int)GP__WORDS(T); i++)
         w[i] = KIND == GP__SHFL_XOR    ? __shfl_xor_sync(GP__FULL_MASK, w[i], arg)
                : KIND == GP__SHFL_DOWN ? __shfl_down_sync(GP__FULL_MASK, w[i], (unsigned)arg)
                : KIND == GP__SHFL_UP   ? __shfl_up_sync(GP__FULL_MASK, w[i], (unsigned)arg)
@@ -74,13 +69,13 @@ static __device__ __forceinline__ typename Op::type gp__warp_reduce_lane0(typena
     return v;
 }
 
-/* The seed's "unroll the last warp" over a shared-memory tree, made correct on Volta and
+/* The classic "unroll the last warp" over a shared-memory tree, made correct on Volta and
  * later and for operators that are not commutative.
- *   Volta: the seed relied on the 32 lanes running in lock step through `volatile` shared
+ *   Volta: the original relied on the 32 lanes running in lock step through `volatile` shared
  *   memory; with independent thread scheduling a lane may read a slot before its
  *   neighbour has written it. Here each step reads into a register, then __syncwarp,
  *   then writes, then __syncwarp.
- *   Order: the seed's sequential addressing pairs s[i] with s[i+32], s[i+16], ... which
+ *   Order: the original's sequential addressing pairs s[i] with s[i+32], s[i+16], ... which
  *   is conflict-free but reorders the elements (right only for commutative operators).
  *   Here lane i pairs the neighbours s[2i] and s[2i+1], so the tree keeps index order;
  *   the price is a two-way bank conflict for 4-byte types.
@@ -138,4 +133,44 @@ static __device__ __forceinline__ typename Op::type gp__warp_exclusive_scan(type
     return gp__lane_id() == 0 ? Op::identity() : left;
 }
 
+/* ---- public names ----------------------------------------------------------------------
+ * Stamped out per instance by GP_DEFINE_REDUCE / GP_DEFINE_SCAN (and for every default
+ * instance), on the operator struct OPS. Contracts, for every function below: called by
+ * all 32 lanes of a warp, converged (full mask), no lane exited; combining in lane order.
+ *
+ *   T gp_warp_reduce_<name>(T v)
+ *       Every lane returns v[0] OP v[1] OP ... OP v[31] (bitwise the same in all lanes).
+ *       No shared memory, no barrier.
+ *   T gp_warp_reduce_smem_<name>(T *s)
+ *       The "unrolled last warp": s holds 64 values in shared memory, s[0..63], in index
+ *       order; lane 0 returns their total and leaves it in s[0] (other lanes return partial
+ *       values); s[0..31] is overwritten. The caller's writes to s must be visible to the
+ *       warp first: __syncwarp() when the warp wrote them itself, __syncthreads() when
+ *       other warps did. Uses __syncwarp() inside; reuse s after a __syncwarp().
+ *   T gp_warp_inclusive_scan_<name>(T v)
+ *       Lane l returns v[0] OP ... OP v[l]. No shared memory, no barrier.
+ *   T gp_warp_exclusive_scan_<name>(T v, T *total)
+ *       Lane l returns v[0] OP ... OP v[l-1]; lane 0 returns the identity. When total is
+ *       not NULL, *total gets the warp's total v[0] OP ... OP v[31] in every lane. */
+#define GP__DEFINE_WARP_REDUCE(name, T, OPS)                                                   \
+    [[maybe_unused]] static __device__ __forceinline__ T gp_warp_reduce_##name(T v)            \
+    {                                                                                         \
+        return gp__warp_reduce<OPS>(v);                                                       \
+    }                                                                                         \
+    [[maybe_unused]] static __device__ __forceinline__ T gp_warp_reduce_smem_##name(T *s)      \
+    {                                                                                         \
+        return gp__warp_reduce_smem<OPS>(s);                                                  \
+    }
+
+#define GP__DEFINE_WARP_SCAN(name, T, OPS)                                                     \
+    [[maybe_unused]] static __device__ __forceinline__ T gp_warp_inclusive_scan_##name(T v)    \
+    {                                                                                         \
+        return gp__warp_inclusive_scan<OPS>(v);                                               \
+    }                                                                                         \
+    [[maybe_unused]] static __device__ __forceinline__ T gp_warp_exclusive_scan_##name(T v, T *total) \
+    {                                                                                         \
+        return gp__warp_exclusive_scan<OPS>(v, total);                                        \
+    }
+
+#endif /* __CUDACC__ */
 #endif /* GPUPRIMS_DETAIL_WARP_CUH */

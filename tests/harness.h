@@ -31,6 +31,12 @@ uint64_t gp_t_state(uint64_t stream); /* a fresh state derived from the run's se
 
 #define EXPECT(cond, ...) gp_t_check((cond) ? 1 : 0, __FILE__, __LINE__, __VA_ARGS__)
 
+/* String equality usable in constant initialisers (the instance lists' columns). */
+#ifdef __cplusplus
+static constexpr int gp_t_streq(const char *a, const char *b) { return *a == *b && (*a == 0 || gp_t_streq(a + 1, b + 1)); }
+#define GP_T_STREQ(a, b) gp_t_streq(a, b)
+#endif
+
 /* Runs a shell command (stderr folded into stdout), its output into out (NUL-terminated,
  * truncated to cap). Returns the exit status, or -1 if it could not run or did not exit. */
 int gp_t_run(const char *cmd, char *out, size_t cap);
@@ -42,13 +48,18 @@ void gp_t_expect_chk_failure(const char *what, const char *cmd, const char *wher
 
 /* Every test file: one entry point, registered in tests/main.c. */
 void test_check(void);
+void test_compile_errors(void); /* host: runs nvcc and the C compiler */
 int test_check_scenario(int which); /* runs in a child process: must exit non-zero */
 void test_reduce_host(void);
+void test_reduce_host_rows(void);
 void test_reduce_gpu(void);
 void test_reduce_user(void);
 void test_scan_host(void);
+void test_scan_host_rows(void);
 void test_scan_gpu(void);
 void test_scan_user(void);
+void test_tile_host(void);
+void test_tile_gpu(void);
 void test_transpose_host(void);
 void test_transpose_gpu(void);
 void test_c_api(void);

@@ -1,7 +1,9 @@
 /* tests/test_c_api.c -- plain C (compiled by gcc, not nvcc) calls the library through the
- * header's C declarations and links against the GPUPRIMS_IMPLEMENTATION object. */
+ * header's C declarations, and a user's instance through its GP_DECLARE_* header
+ * (tests/user_pair.h; defined in tests/user_pair.cu). */
 #include "../gpuprims.cuh"
 #include "harness.h"
+#include "user_pair.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,7 +12,7 @@
 void test_c_api(void)
 {
     if (!gp_t_have_gpu()) {
-        gp_t_skip("C API: gp_reduce_sum_f32 and gp_transpose_v16 from a .c file (linked, not run)");
+        gp_t_skip("C API: default instances and a user's GP_DEFINE_*_EXTERN instance from a .c file (linked, not run)");
         return;
     }
     gp_t_section("C API: gp_reduce_sum_f32 and gp_inclusive_scan_max_i32 called from C");
@@ -49,6 +51,32 @@ void test_c_api(void)
         for (int c = 0; c < 5; c++) ok &= t[c * 3 + r].w[3] == (uint32_t)(r * 5 + c);
     EXPECT(ok, "C: gp_transpose_v16 of a 3 x 5 matrix");
     EXPECT(gp_transpose_strided_v16(d_t, 2, d_a, 5, 3, 5, 0) == cudaErrorInvalidValue, "C: ld_out < rows");
+    /* a user's instance, defined in another translation unit (GP_DEFINE_*_EXTERN) */
+    enum { P = 1000 };
+    gp_t_pair hp[P], *d_p, got_p = {0, 0}, want_p = {-INFINITY, -1}, last_p = {0, 0};
+    for (int i = 0; i < P; i++) {
+        hp[i].v = (float)((i * 7919) % 613);
+        hp[i].i = i;
+        if (hp[i].v > want_p.v) want_p = hp[i];
+    }
+    CUDA_CHK(cudaMalloc((void **)&d_p, sizeof hp));
+    CUDA_CHK(cudaMemcpy(d_p, hp, sizeof hp, cudaMemcpyHostToDevice));
+    CUDA_CHK(gp_reduce_argmax_pair(d_p + P - 1, d_p, P - 1, 0)); /* into the last slot: no overlap with the input */
+    CUDA_CHK(cudaMemcpy(&got_p, d_p + P - 1, sizeof got_p, cudaMemcpyDeviceToHost));
+    want_p.v = -INFINITY;
+    for (int i = 0; i < P - 1; i++)
+        if (hp[i].v > want_p.v) want_p = hp[i];
+    EXPECT(got_p.v == want_p.v && got_p.i == want_p.i, "C: gp_reduce_argmax_pair got (%g, %d) want (%g, %d)",
+           got_p.v, got_p.i, want_p.v, want_p.i);
+    CUDA_CHK(cudaMemcpy(d_p, hp, sizeof hp, cudaMemcpyHostToDevice));
+    CUDA_CHK(gp_inclusive_scan_argmax_pair(d_p, d_p, P, 0));
+    CUDA_CHK(cudaMemcpy(&last_p, d_p + P - 1, sizeof last_p, cudaMemcpyDeviceToHost));
+    want_p.v = -INFINITY;
+    for (int i = 0; i < P; i++)
+        if (hp[i].v > want_p.v) want_p = hp[i];
+    EXPECT(last_p.v == want_p.v && last_p.i == want_p.i, "C: gp_inclusive_scan_argmax_pair, last (%g, %d) want (%g, %d)",
+           last_p.v, last_p.i, want_p.v, want_p.i);
+    CUDA_CHK(cudaFree(d_p));
     CUDA_CHK(cudaFree(d_a));
     CUDA_CHK(cudaFree(d_t));
     CUDA_CHK(cudaFree(d_x));

@@ -4,6 +4,7 @@
  *   mat2:   2x2 integer matrix product mod 2^32 (not commutative at all), 16 bytes. */
 #include "../gpuprims.cuh"
 #include "harness.h"
+#include "user_pair.h"
 #include "mat2.cuh"
 
 #include <math.h>
@@ -179,15 +180,47 @@ static void check_device(void)
     free(hp);
 }
 
+/* A user's instance compiled in another translation unit (tests/user_pair.cu, with
+ * GP_DEFINE_*_EXTERN) and called here through its GP_DECLARE_* header: ties keep the
+ * lower index, so the reduce and the last element of the inclusive scan are the first
+ * maximum. */
+static void check_extern_instance(void)
+{
+    const size_t n = 1000003;
+    gp_t_pair *h = (gp_t_pair *)malloc(n * sizeof *h), *d, got, want = {-INFINITY, -1};
+    uint64_t st = gp_t_state(77);
+    for (size_t i = 0; i < n; i++) {
+        h[i].v = (float)(gp_t_next(&st) % 1000); /* many ties */
+        h[i].i = (int32_t)i;
+        if (h[i].v > want.v) want = h[i];
+    }
+    CUDA_CHK(cudaMalloc(&d, (n + 1) * sizeof *d));
+    CUDA_CHK(cudaMemcpy(d, h, n * sizeof *d, cudaMemcpyHostToDevice));
+    CUDA_CHK(cudaMemset(d + n, 0xA7, sizeof *d));
+    CUDA_CHK(gp_reduce_argmax_pair(d + n, d, n, 0));
+    CUDA_CHK(cudaMemcpy(&got, d + n, sizeof got, cudaMemcpyDeviceToHost));
+    EXPECT(got.v == want.v && got.i == want.i, "extern argmax_pair reduce: (%g, %d) want (%g, %d)", got.v, got.i,
+           want.v, want.i);
+    CUDA_CHK(gp_inclusive_scan_argmax_pair(d, d, n, 0));
+    CUDA_CHK(cudaMemcpy(&got, d + n - 1, sizeof got, cudaMemcpyDeviceToHost));
+    EXPECT(got.v == want.v && got.i == want.i, "extern argmax_pair inclusive scan, last: (%g, %d) want (%g, %d)",
+           got.v, got.i, want.v, want.i);
+    CUDA_CHK(cudaFree(d));
+    free(h);
+}
+
 extern "C" void test_reduce_user(void)
 {
     if (!gp_t_have_gpu()) {
         gp_t_skip("GP_DEFINE_REDUCE: warp and block level (mat2, argmax, sum_u32)");
         gp_t_skip("GP_DEFINE_REDUCE: device level (mat2 product, argmax with ties)");
+        gp_t_skip("GP_DEFINE_*_EXTERN: a user's instance from another translation unit");
         return;
     }
     gp_t_section("user instances: warp and block level");
     check_warp_block();
     gp_t_section("user instances: device level (non-commutative)");
     check_device();
+    gp_t_section("user instances: GP_DEFINE_*_EXTERN in one file, GP_DECLARE_* in another");
+    check_extern_instance();
 }

@@ -102,7 +102,9 @@ __global__ void blelloch_kernel(const typename Op::type *x, typename Op::type *o
         s[PADDED ? gp_blelloch_index(t) : t] = x[t];
         s[PADDED ? gp_blelloch_index(t + half) : t + half] = x[t + half];
     }
-    const T total = gp__block_scan_blelloch<Op, PADDED>(s, n);
+    /* the padded form through its public name, gp_block_scan_blelloch_<name>; the unpadded
+     * one (the bank-conflict ladder row) through the template */
+    const T total = PADDED ? gp_block_scan_blelloch_mat2(s, n) : gp__block_scan_blelloch<Op, PADDED>(s, n);
     if (t < half) {
         out[t] = s[PADDED ? gp_blelloch_index(t) : t];
         out[t + half] = s[PADDED ? gp_blelloch_index(t + half) : t + half];

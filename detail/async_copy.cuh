@@ -1,0 +1,55 @@
+/* detail/async_copy.cuh -- cp.async, the global -> shared copy that does not pass through
+ * registers (sm_80 and later), as the tile loads and the matrix multiply use it. Level 0:
+ * needs nothing else. Device code only.
+ *
+ * A copy global -> shared goes on while the thread does other work. Copies are committed
+ * in groups and waited for by group. Built for targets before sm_80 the copies are
+ * ordinary loads and stores, and commit and wait do nothing. */
+#ifndef GPUPRIMS_DETAIL_ASYNC_COPY_CUH
+#define GPUPRIMS_DETAIL_ASYNC_COPY_CUH
+
+#include <cuda_runtime_api.h>
+
+#ifdef __CUDACC__
+
+template <int BYTES> struct gp__uint_of_size;
+template <> struct gp__uint_of_size<4> { typedef unsigned type; };
+template <> struct gp__uint_of_size<8> { typedef uint2 type; };
+template <> struct gp__uint_of_size<16> { typedef uint4 type; };
+
+/* One copy of BYTES (4, 8 or 16) bytes; with ok == false the destination gets zeros and
+ * nothing is read. */
+template <int BYTES>
+static __device__ __forceinline__ void gp__cp_async(void *dst, const void *src, bool ok)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    const unsigned d = (unsigned)__cvta_generic_to_shared(dst);
+    if (BYTES == 16) /* .cg: 16-byte copies may skip L1; the tile lives in shared memory */
+        asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(d), "l"(src), "r"(ok ? 16 : 0) : "memory");
+    else
+        asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;\n" ::"r"(d), "l"(src), "n"(BYTES),
+                     "r"(ok ? BYTES : 0)
+                     : "memory");
+#else
+    typedef typename gp__uint_of_size<BYTES>::type W;
+    *static_cast<W *>(dst) = ok ? *static_cast<const W *>(src) : W();
+#endif
+}
+
+static __device__ __forceinline__ void gp__cp_async_commit(void)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.commit_group;\n" ::: "memory");
+#endif
+}
+/* Waits until at most N of this thread's committed groups are still in flight. */
+template <int N>
+static __device__ __forceinline__ void gp__cp_async_wait(void)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
+#endif
+}
+
+#endif /* __CUDACC__ */
+#endif /* GPUPRIMS_DETAIL_ASYNC_COPY_CUH */

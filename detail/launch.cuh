@@ -1,0 +1,89 @@
+/* detail/launch.cuh -- the launch skeleton that every device-wide primitive with a
+ * cross-block step shares (reduce and scan today): the device's properties, the launch
+ * mode, stream-ordered scratch, and one cluster or grid launch. Level 0 (host code): needs
+ * check.cuh, scratch.cuh and common.cuh.
+ *
+ * A primitive plans its launch from n, the pointers and gp__device (plain host/device
+ * arithmetic, tested on the host), fills a gp__launch_shape, and hands the skeleton a
+ * callable that launches its kernel on a cudaLaunchConfig_t and a scratch pointer. Modes:
+ *   GP__ONE_BLOCK  one block does everything; no scratch.
+ *   GP__CLUSTER    up to GP__CLUSTER_MAX blocks as one thread-block cluster (sm_90+):
+ *                  blocks exchange partial results through distributed shared memory;
+ *                  no scratch. Planned only when the device can launch clusters and this
+ *                  translation unit was built for sm_90 or later (gp__built_for_clusters),
+ *                  so older targets take ONE_BLOCK or GRID instead, with no device-side
+ *                  fallback to keep in step.
+ *   GP__GRID       a full grid; blocks exchange through `scratch_bytes` of stream-ordered
+ *                  scratch (scratch.cuh), of which the first `scratch_zeroed` bytes are
+ *                  cleared before the launch (tickets, tile counters, status flags).
+ * The scratch is freed on the stream after the launch (stream-ordered), so nothing lives
+ * between calls: concurrent calls on several streams and graph capture are safe. */
+#ifndef GPUPRIMS_DETAIL_LAUNCH_CUH
+#define GPUPRIMS_DETAIL_LAUNCH_CUH
+
+#include <stddef.h>
+#include <cuda_runtime_api.h>
+#include "common.cuh"
+#include "check.cuh"
+#include "scratch.cuh"
+
+enum { GP__ONE_BLOCK = 0, GP__CLUSTER = 1, GP__GRID = 2 };
+
+/* What a plan needs to know of the current device. */
+typedef struct gp__device {
+    int id;
+    unsigned sms;   /* multiprocessors */
+    int cluster_ok; /* clusters can be launched, and this TU has sm_90+ code for them */
+} gp__device;
+
+typedef struct gp__launch_shape {
+    int mode;              /* GP__ONE_BLOCK, GP__CLUSTER or GP__GRID */
+    unsigned blocks;       /* grid size (the cluster size in GP__CLUSTER) */
+    unsigned threads;      /* block size */
+    size_t scratch_bytes;  /* GP__GRID: scratch to allocate (0: none) */
+    size_t scratch_zeroed; /* bytes of it cleared before the launch */
+} gp__launch_shape;
+
+#ifdef __CUDACC__
+
+static inline cudaError_t gp__device_query(gp__device *d)
+{
+    int id, sms, cluster;
+    GP__TRY(cudaGetDevice(&id));
+    GP__TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, id));
+    GP__TRY(cudaDeviceGetAttribute(&cluster, cudaDevAttrClusterLaunch, id));
+    d->id = id;
+    d->sms = (unsigned)sms;
+    d->cluster_ok = cluster && gp__built_for_clusters();
+    return cudaSuccess;
+}
+
+/* Launches `launch(cfg, scratch)` (which returns cudaLaunchKernelEx's error) with the
+ * grid, block, stream and cluster attribute of `shape`, around the scratch it needs.
+ * Returns the first error; the scratch is freed (stream-ordered) whatever happens. */
+template <class Launch>
+static cudaError_t gp__launch_device_wide(const gp__launch_shape &shape, int device, cudaStream_t s, Launch launch)
+{
+    cudaLaunchAttribute attr;
+    attr.id = cudaLaunchAttributeClusterDimension;
+    attr.val.clusterDim.x = shape.blocks;
+    attr.val.clusterDim.y = 1;
+    attr.val.clusterDim.z = 1;
+    cudaLaunchConfig_t cfg = {};
+    cfg.gridDim = dim3(shape.blocks);
+    cfg.blockDim = dim3(shape.threads);
+    cfg.stream = s;
+    cfg.attrs = &attr;
+    cfg.numAttrs = shape.mode == GP__CLUSTER;
+    if (shape.mode != GP__GRID || shape.scratch_bytes == 0) return launch(cfg, (void *)NULL);
+
+    void *scratch = NULL;
+    GP__TRY(gp__scratch_alloc(&scratch, shape.scratch_bytes, device, s));
+    cudaError_t err = shape.scratch_zeroed ? cudaMemsetAsync(scratch, 0, shape.scratch_zeroed, s) : cudaSuccess;
+    if (err == cudaSuccess) err = launch(cfg, scratch);
+    const cudaError_t free_err = cudaFreeAsync(scratch, s);
+    return err != cudaSuccess ? err : free_err;
+}
+
+#endif /* __CUDACC__ */
+#endif /* GPUPRIMS_DETAIL_LAUNCH_CUH */

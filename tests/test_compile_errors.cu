@@ -1,0 +1,65 @@
+/* tests/test_compile_errors.cu -- mistakes the compiler must reject, on the user's line.
+ * Host (runs in CI, no GPU): each file in tests/compile_errors/ marks one line with
+ * "error here: <text>"; compiling it (nvcc for .cu, the C compiler for .c) must fail, and
+ * the diagnostic must name that file and line and contain <text>. A mistake that compiled
+ * with only a warning would make a wrong kernel (a host function as OP compiles to a
+ * kernel with no arithmetic), so a warning is not enough.
+ * The Makefile passes GP_T_NVCC, GP_T_ARCH, GP_T_ROOT, GP_T_CC and GP_T_CUDA_INC. */
+#include "harness.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#if !defined(GP_T_NVCC) || !defined(GP_T_ARCH) || !defined(GP_T_ROOT) || !defined(GP_T_CC) || !defined(GP_T_CUDA_INC)
+#error "tests/test_compile_errors.cu: build it with the Makefile (it defines GP_T_NVCC, GP_T_ARCH, GP_T_ROOT, GP_T_CC, GP_T_CUDA_INC)"
+#endif
+
+/* The line marked "error here: <text>" in a case file: its number, and <text> in `want`. */
+static int marked_line(const char *path, char *want, size_t cap)
+{
+    FILE *f = fopen(path, "r");
+    char line[512];
+    int n = 0, found = 0;
+    if (!f) return 0;
+    while (!found && fgets(line, sizeof line, f)) {
+        n++;
+        const char *m = strstr(line, "error here: ");
+        if (!m) continue;
+        snprintf(want, cap, "%s", m + strlen("error here: "));
+        char *end = strstr(want, " */");
+        if (end) *end = 0;
+        found = n;
+    }
+    fclose(f);
+    return found;
+}
+
+extern "C" void test_compile_errors(void)
+{
+    gp_t_section("compile errors: bad operators, types and placements fail on the user's line (host)");
+    static const char *const cases[] = {"op_host_function.cu", "op_std_plus.cu",        "op_not_function_like.cu",
+                                        "elem_too_large.cu",   "transpose_too_large.cu", "define_in_function.cu",
+                                        "define_in_c.c"};
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char path[1024], want[256] = "", cmd[2048], out[16384], at_nvcc[600], at_cc[600];
+        snprintf(path, sizeof path, "%s/tests/compile_errors/%s", GP_T_ROOT, cases[i]);
+        const int line = marked_line(path, want, sizeof want);
+        EXPECT(line > 0, "%s: no line marked \"error here: \"", cases[i]);
+        if (line <= 0) continue;
+        const int is_c = strcmp(cases[i] + strlen(cases[i]) - 2, ".c") == 0;
+        if (is_c)
+            snprintf(cmd, sizeof cmd, "%s -std=c11 -I'%s' -I'%s' -c '%s' -o /dev/null", GP_T_CC, GP_T_ROOT,
+                     GP_T_CUDA_INC, path);
+        else
+            snprintf(cmd, sizeof cmd, "%s -std=c++17 -arch=%s -I'%s' -c '%s' -o /dev/null", GP_T_NVCC, GP_T_ARCH,
+                     GP_T_ROOT, path);
+        const int status = gp_t_run(cmd, out, sizeof out);
+        snprintf(at_nvcc, sizeof at_nvcc, "%s(%d): error", cases[i], line); /* nvcc's form */
+        snprintf(at_cc, sizeof at_cc, "%s:%d:", cases[i], line);            /* gcc's form */
+        const int named = strstr(out, at_nvcc) != NULL || strstr(out, at_cc) != NULL;
+        EXPECT(status != 0 && status != -1 && named && strstr(out, want) != NULL,
+               "%s: want a failed compile naming line %d with \"%s\"; status %d, output:\n%s", cases[i], line, want,
+               status, out);
+    }
+}

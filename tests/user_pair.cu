@@ -1,0 +1,7 @@
+/* tests/user_pair.cu -- the one translation unit that compiles the argmax_pair instance
+ * declared in tests/user_pair.h, with external C linkage. */
+#include "user_pair.h"
+
+#define PAIR_ARGMAX(a, b) ((b).v > (a).v ? (b) : (a))
+GP_DEFINE_REDUCE_EXTERN(argmax_pair, gp_t_pair, PAIR_ARGMAX, ((gp_t_pair){-INFINITY, -1}))
+GP_DEFINE_SCAN_EXTERN(argmax_pair, gp_t_pair, PAIR_ARGMAX, ((gp_t_pair){-INFINITY, -1}))
