@@ -34,7 +34,8 @@
  * allocation (the address tests/test_check.cu also uses) is unmapped global space. */
 #define FAR ((size_t)1 << 36)
 
-/* The classic exercise's kernel1, its write shifted by `past` elements: past = 0 doubles v in place. */
+/* The classic exercise's kernel1, its write shifted by `past` elements: past = 0 doubles
+ * v in place. */
 __global__ void kernel1(float *v, size_t past)
 {
     size_t i = threadIdx.x;

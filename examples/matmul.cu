@@ -4,8 +4,9 @@
  * Part 1 runs Kirk & Hwu's tiled kernel (shared-memory tiles of TILE x TILE) on a 512 x 512
  * product, written out right (copies of it in lecture notes carry typos: `__syncthreads`
  * split across lines, and in one version the shared tiles indexed [tx][ty] on store and
- * [tx][k] on use, which multiplies the wrong elements). Then the same kernel with the library's tile load
- * (gp_tile_load_f32), which clips tiles at the matrix's edges: any m, n, k.
+ * [tx][k] on use, which multiplies the wrong elements). Then the same kernel with the
+ * library's tile load (gp_tile_load_f32), which clips tiles at the matrix's edges: any
+ * m, n, k.
  * Part 2 calls gp_matmul_f32 on the same product and on a shape that is no multiple of
  * any tile (1000 x 777 x 333), which the textbook kernel cannot do, and checks both against
  * the host.
