@@ -175,7 +175,7 @@ static inline void gp_table_row(const char *fmt, ...)
     fflush(stdout);
 }
 
-/* Free text under a table (notes, the seed's figures). */
+/* Free text under a table (notes, the original papers' figures). */
 static inline void gp_bench_note(const char *fmt, ...)
 {
     char line[4096];

@@ -2,11 +2,11 @@
  * gp_matmul_f32 / gp_matmul_f64 against cuBLAS (pedantic math: no TF32, no tensor cores
  * for FP32) at several shapes.
  *
- * Part 1, "Matmul ladder (4096^3, f32)": the seed's kernels (naive, one thread per
- * element; tiled in shared memory with 16x16 and 32x32 tiles), then each step taken on
- * the way to gp_matmul_f32, each commented with the one thing it adds, then the library
- * call and cublasSgemm: ms, TFLOP/s, % of cuBLAS, % of the FP32 peak (SMs x 128 lanes x 2
- * x the clock the device reports). The seed's arithmetic (global accesses cut by the tile
+ * Part 1, "Matmul ladder (4096^3, f32)": the textbook kernels of Kirk & Hwu (naive, one
+ * thread per element; tiled in shared memory with 16x16 and 32x32 tiles), then each step
+ * taken on the way to gp_matmul_f32, each commented with the one thing it adds, then the
+ * library call and cublasSgemm: ms, TFLOP/s, % of cuBLAS, % of the FP32 peak (SMs x 128 lanes x 2
+ * x the clock the device reports). Kirk & Hwu's arithmetic (global accesses cut by the tile
  * width) is printed beside the measured speedups.
  *
  * Part 2, "gp_matmul vs cuBLAS": f32 at 1024^3, 2048^3, 4096^3, 8192^3, 1000^3 and
@@ -64,7 +64,7 @@ enum { WHICH_A = 1, WHICH_B = 2 };
  * Part 1: the ladder kernels (f32, square n, n a multiple of 128: 4096)
  * ==================================================================================== */
 
-/* 1. Naive, as in the seed: one thread per element of C, 16 x 16 threads per block; every
+/* 1. Naive, as in Kirk & Hwu: one thread per element of C, 16 x 16 threads per block; every
  * thread reads a row of A and a column of B from global memory: 2n^3 loads. */
 __global__ void mm_naive(float *c, const float *a, const float *b, int n)
 {
@@ -76,7 +76,7 @@ __global__ void mm_naive(float *c, const float *a, const float *b, int n)
     }
 }
 
-/* 2, 3. The seed's tiled kernel: the block's TILE x TILE threads load one tile of A and
+/* 2, 3. Kirk & Hwu's tiled kernel: the block's TILE x TILE threads load one tile of A and
  * one of B into shared memory together, then each computes its dot product from there:
  * each element loaded once per block instead of once per thread, 2n^3 / TILE loads. */
 template <int TILE>
@@ -96,10 +96,11 @@ __global__ void mm_tiled(float *c, const float *a, const float *b, int n)
     c[row * n + col] = v;
 }
 
-/* 4. Register tiling (2-D thread coarsening, the seed's "each thread computes a small tile
- * of C"): a 128 x 128 block tile, 256 threads, each computing an 8 x 8 patch of C from 8
- * values of A and 8 of B per k: 64 FMAs per 16 shared loads instead of 1 per 2. Tiles as
- * stored in memory (A row-major), scalar loads, no overlap of copy and arithmetic. */
+/* 4. Register tiling (2-D thread coarsening, the next step Kirk & Hwu point to: each
+ * thread computes a small tile of C): a 128 x 128 block tile, 256 threads, each computing
+ * an 8 x 8 patch of C from 8 values of A and 8 of B per k: 64 FMAs per 16 shared loads
+ * instead of 1 per 2. Tiles as stored in memory (A row-major), scalar loads, no overlap of
+ * copy and arithmetic. */
 __global__ void __launch_bounds__(256) mm_regtile(float *c, const float *a, const float *b, int n)
 {
     enum { BM = 128, BN = 128, BK = 8, TM = 8, TN = 8 };
@@ -293,9 +294,9 @@ static void bench_ladder(cublasHandle_t h, int profile)
     CUDA_CHK_LAUNCH();
 
     static const struct { int kind; const char *name; double seed_loads; } rows[] = {
-        {K_NAIVE, "1. naive, one thread per element (seed)", 2.0},
-        {K_TILED16, "2. tiled in shared memory, 16x16 (seed)", 2.0 / 16},
-        {K_TILED32, "3. tiled in shared memory, 32x32 (seed)", 2.0 / 32},
+        {K_NAIVE, "1. naive, one thread per element (Kirk & Hwu)", 2.0},
+        {K_TILED16, "2. tiled in shared memory, 16x16 (Kirk & Hwu)", 2.0 / 16},
+        {K_TILED32, "3. tiled in shared memory, 32x32 (Kirk & Hwu)", 2.0 / 32},
         {K_REGTILE, "4. + register tiling: 128x128 block, 8x8 per thread", 0},
         {K_STEP5, "5. + A transposed, 16-byte fragment loads, warp tiling", 0},
         {K_STEP6, "6. + cp.async double buffering (2 stages)", 0},
@@ -321,7 +322,7 @@ static void bench_ladder(cublasHandle_t h, int profile)
     const float cublas_ms = ms[nrows - 1];
     gp_table_begin("Matmul ladder (4096^3, f32)",
                    "Kernel|ms|TFLOP/s|% of cuBLAS|% of FP32 peak|Step speedup|Cumulative speedup|"
-                   "global loads, seed's count (GB)|implied load rate (GB/s)");
+                   "global loads, Kirk & Hwu's count (GB)|implied load rate (GB/s)");
     for (int r = 0; r < nrows; r++) {
         char step[32] = "-", cum[32] = "-", loads[32] = "-", rate[32] = "-";
         if (r > 0) {
@@ -338,7 +339,7 @@ static void bench_ladder(cublasHandle_t h, int profile)
                      100.0 * tf / g_peak32, step, cum, loads, rate);
     }
     gp_bench_note(
-        "The seed's arithmetic: tiling cuts global loads from 2n^3 to 2n^3/TILE, so if the naive kernel were bound "
+        "Kirk & Hwu: tiling cuts global loads from 2n^3 to 2n^3/TILE, so if the naive kernel were bound "
         "by global-memory bandwidth, 16x16 tiles would be 16x faster and 32x32 tiles 32x. Measured: %.2fx and %.2fx. "
         "The naive kernel is not DRAM-bound on this GPU: its 2n^3 loads (%.0f GB) would need %.0f GB/s, far above "
         "DRAM bandwidth, because a warp's 32 loads of A are one broadcast and its loads of B one coalesced line, "

@@ -2,11 +2,11 @@
  * gp_reduce_sum_{f32,i32} against CUB and the device-to-device copy rate.
  *
  * Part 1, "Reduction ladder": the seven kernels of Mark Harris' "Optimizing Parallel
- * Reduction in CUDA" (the course seed, reduction section) on 2^22 ints, block size 256,
- * each one commented with the one thing it fixes, printed beside the seed's G80 figures.
- * Like the seed, a kernel writes one partial sum per block and is launched again on the
+ * Reduction in CUDA" (2007) on 2^22 ints, block size 256, each one commented with the
+ * one thing it fixes, printed beside Harris's G80 figures.
+ * As in Harris, a kernel writes one partial sum per block and is launched again on the
  * partials until one value remains; every pass is inside the timed region. Then kernel 7
- * on 2^25 ints (the seed's "32M elements: 73 GB/s"), gp_reduce_sum_i32 and CUB's
+ * on 2^25 ints (Harris's "32M elements: 73 GB/s"), gp_reduce_sum_i32 and CUB's
  * DeviceReduce::Sum on the same 2^22 ints.
  *
  * Part 2, "gp_reduce vs CUB and copy": f32 and i32 sums, n = 2^10 .. 2^28, time and
@@ -21,7 +21,7 @@
  * Build and run:  make bench
  *   or by hand:   nvcc -O3 -arch=sm_90 -std=c++17 -I. bench/reduce.cu -o build/bench/reduce
  *                 ./build/bench/reduce
- * Tables go to stdout and to bench/results/<gpu>-reduce.{md,csv} ($GP_BENCH_RESULTS
+ * Tables go to stdout and to bench/results/<gpu>.reduce.{md,csv} ($GP_BENCH_RESULTS
  * overrides the folder). */
 
 #include <stdint.h>
@@ -37,9 +37,9 @@
 #include "../gpuprims.cuh"
 #include "bench.cuh"
 
-#define LADDER_BLOCK 256u              /* the seed's block size, for kernels 1-7 */
-#define LADDER_N (1u << 22)            /* the seed's 4M ints */
-#define LADDER_N_BIG (1u << 25)        /* the seed's "kernel 7 on 32M elements" */
+#define LADDER_BLOCK 256u              /* Harris's block size, for kernels 1-7 */
+#define LADDER_N (1u << 22)            /* Harris's 4M ints */
+#define LADDER_N_BIG (1u << 25)        /* Harris's "kernel 7 on 32M elements" */
 #define LADDER_SEED 0x5eed2025ull      /* host RNG seed for the ladder's inputs */
 #define TABLE_SEED 0x7ab1eu            /* device hash seed for part 2's inputs */
 #define COPY_BYTES ((size_t)1 << 30)   /* copy-rate buffer: 1 GiB */
@@ -49,7 +49,7 @@ static unsigned ceil_div_u(unsigned a, unsigned b) { return (a + b - 1) / b; }
 
 /* ======================================================================================
  * Part 1: the ladder kernels. All read int, write one int per block to g_odata, and use
- * blockDim.x * sizeof(int) bytes of dynamic shared memory. The seed assumes n is a
+ * blockDim.x * sizeof(int) bytes of dynamic shared memory. Harris assumes n is a
  * multiple of the elements a block takes; the later passes over the partials are not, so
  * each load is guarded (one compare per load, off the critical path).
  * ==================================================================================== */
@@ -129,7 +129,7 @@ __global__ void reduce4(const int *g_idata, int *g_odata, unsigned n)
  * lanes return garbage). Call with all 32 lanes of warp 0 (tid < 32); needs blockSize >= 64
  * and sdata[0..63] complete behind a __syncthreads().
  *
- * The seed's version drops the barriers and relies on the 32 lanes running in lockstep
+ * Harris's version drops the barriers and relies on the 32 lanes running in lockstep
  * (`sdata[tid] += sdata[tid + 16]; ...` on a volatile pointer). Since Volta, independent
  * thread scheduling makes no such promise: lane 0 may read sdata[16] before lane 16 has
  * written its sum of the previous step, or after it has already written the next one.
@@ -199,9 +199,10 @@ __global__ void reduce6(const int *g_idata, int *g_odata, unsigned n)
  * 512 elements: a fixed grid (one wave of resident blocks here) walks the input with a
  * grid-stride loop, so each thread adds many elements serially (Brent's theorem: n/log n
  * threads, log n work each) and the tree runs once per block, not once per 512 elements.
- * The loop stride keeps the loads coalesced. Two fixes to the seed's listing: its signature
- * names g_odata twice (read g_idata), and it reads i + blockSize unguarded (guarded here,
- * so any n works). The running sum lives in a register rather than in sdata[tid]. */
+ * The loop stride keeps the loads coalesced. Two fixes to the listing: as it is often
+ * reproduced, its signature names g_odata twice (read g_idata), and Harris's kernel reads
+ * i + blockSize unguarded (guarded here, so any n works). The running sum lives in a
+ * register rather than in sdata[tid]. */
 template <unsigned blockSize>
 __global__ void reduce7(const int *g_idata, int *g_odata, unsigned n)
 {
@@ -227,7 +228,7 @@ __global__ void reduce7(const int *g_idata, int *g_odata, unsigned n)
     }
 }
 
-/* ---- the ladder as data: one row per kernel, in the seed's order ----------------------- */
+/* ---- the ladder as data: one row per kernel, in Harris's order ------------------------- */
 typedef void (*ladder_kfn)(const int *, int *, unsigned);
 
 typedef struct {
@@ -235,7 +236,7 @@ typedef struct {
     ladder_kfn fn;
     unsigned per_block;     /* elements one block takes per pass (256 or 512) */
     int grid_stride;        /* 1: kernel 7, grid capped at one wave of resident blocks */
-    double seed_ms, seed_gbps;  /* the seed's G80 figures for 2^22 ints */
+    double seed_ms, seed_gbps;  /* Harris's G80 figures for 2^22 ints */
 } ladder_kernel;
 
 static const ladder_kernel ladder[] = {
@@ -481,7 +482,7 @@ static void bench_ladder(double copy_gbps)
 
     gp_table_begin("Reduction ladder (2^22 ints)",
                    "Kernel|Time (ms)|Bandwidth (GB/s)|Step speedup|Cumulative speedup|"
-                   "seed G80 time (ms)|seed G80 GB/s");
+                   "Harris G80 time (ms)|Harris G80 GB/s");
 
     const double bytes_small = 4.0 * LADDER_N, bytes_big = 4.0 * LADDER_N_BIG;
     float ms_first = 0, ms_prev = 0;
@@ -515,7 +516,7 @@ static void bench_ladder(double copy_gbps)
     const float ms_k7 = ms_prev;
     double k7_big_gbps = 0;
 
-    /* Kernel 7 on 2^25 ints (the seed gives only its bandwidth: 73 GB/s). */
+    /* Kernel 7 on 2^25 ints (Harris gives only its bandwidth: 73 GB/s). */
     {
         const ladder_kernel *k = &ladder[LADDER_COUNT - 1];
         CUDA_CHK(cudaMemset(pa, 0xA5, partials * sizeof(int)));
@@ -563,11 +564,11 @@ static void bench_ladder(double copy_gbps)
     gp_bench_note(
         "Inputs: random ints 0..15 (host splitmix64, seed 0x%llx); every row's sum checked "
         "exactly against a host int64 sum before it was timed. Block size 256 for kernels 1-7, "
-        "as in the seed. Each seed kernel writes one partial per block and is launched again on "
+        "as in Harris. Each ladder kernel writes one partial per block and is launched again on "
         "the partials until one value remains, every pass inside the timed region (grids per "
         "pass: kernels 1-3 %s; kernels 4-6 %s; kernel 7 %s, and %s on 2^25; kernel 7's grid is "
         "capped at one wave of resident blocks, %d SMs x %d). Kernel 5 onwards use the last-warp "
-        "unroll with __syncwarp() between steps: the seed's lockstep (volatile) version is a "
+        "unroll with __syncwarp() between steps: Harris's lockstep (volatile) version is a "
         "data race under Volta+ independent thread scheduling. Step speedup of the gp and CUB "
         "rows is against kernel 7, cumulative against kernel 1.",
         (unsigned long long)LADDER_SEED, p13, p46, p7, p7big, gp__bench.sms, per_sm);
@@ -575,7 +576,7 @@ static void bench_ladder(double copy_gbps)
         "Inputs rotated so timings are DRAM, not L2: the 2^22 rows cycle through %d copies "
         "(%d MB > 2 x L2 = %d MB), the 2^25 row through %d (%d MB). Device-to-device copy in "
         "this run: %.1f GB/s (read + write, 1 GiB); kernel 7 on 2^25 ints reads at %.0f%% of "
-        "it. The seed's G80: 86.4 GB/s theoretical peak (384-bit bus, 1800 MHz), kernel 7 on "
+        "it. Harris's G80: 86.4 GB/s theoretical peak (384-bit bus, 1800 MHz), kernel 7 on "
         "32M elements 73 GB/s (84%% of peak).",
         slots_small, (int)(((size_t)slots_small * LADDER_N * 4) >> 20),
         (int)((2 * (size_t)gp__bench.l2_bytes) >> 20), slots_big,

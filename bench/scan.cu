@@ -1,18 +1,20 @@
-/* bench/scan.cu -- the seed's scan table replayed on today's GPU, then the scan ladder:
+/* bench/scan.cu -- Harris's 2007 scan table replayed on today's GPU, then the scan ladder:
  * naive Hillis-Steele, Blelloch, Blelloch with conflict-free padding, the register block
  * scan, gp_exclusive_scan, CUB DeviceScan::ExclusiveSum and the device-to-device copy.
  *
- * Part 1, "Seed scan table": exclusive float scan of n = 1024 .. 16M (the seed's sizes;
- * its "8388688" is read as 8388608), one CPU core (a plain loop, this machine's host CPU)
- * against gp_exclusive_scan_sum_f32 (one call from an idle GPU, as the seed timed one
- * call), beside the seed's CPU and 8800 GTX figures.
+ * Part 1, "Harris 2007 scan table": exclusive float scan of n = 1024 .. 16M (the sizes of
+ * Table 2 in Mark Harris, "Parallel Prefix Sum (Scan) with CUDA", NVIDIA, April 2007, the
+ * report that became GPU Gems 3 ch. 39; its "8388688" is read as 8388608), one CPU core (a
+ * plain loop, this machine's host CPU) against gp_exclusive_scan_sum_f32 (one call from an
+ * idle GPU, as Harris timed one call), beside Harris's CPU and 8800 GTX figures.
  *
- * Part 2, "Scan ladder": f32 and i32, n = 2^10 .. 2^28 by powers of 4. The seed's block
- * kernels scan one block's worth; to scan n elements each is used the classic way (GPU
- * Gems 3 ch. 39): scan blocks, scan the block totals (recursively), add them back.
- *   Hillis-Steele: the seed's naive double-buffered scan, 1024 elements per block, log2
+ * Part 2, "Scan ladder": f32 and i32, n = 2^10 .. 2^28 by powers of 4. The block kernels
+ * of Harris, Sengupta & Owens (GPU Gems 3 ch. 39) scan one block's worth; to scan n
+ * elements each is used the way the chapter does: scan blocks, scan the block totals
+ * (recursively), add them back.
+ *   Hillis-Steele: their naive double-buffered scan, 1024 elements per block, log2
  *     steps, O(n log n) work.
- *   Blelloch: the seed's work-efficient prescan, 2048 elements per 1024-thread block.
+ *   Blelloch: their work-efficient prescan, 2048 elements per 1024-thread block.
  *   Blelloch padded: the same with gp_blelloch_index (bank-conflict-free).
  *   register block scan: gp_block_exclusive_scan (warp shuffles), 1024 elements per block.
  *   gp: gp_exclusive_scan_<sum>_<type>, one pass, one launch (plus a memset in GRID mode).
@@ -53,7 +55,7 @@ static void fail(const char *what)
 
 /* ---- ladder kernels ------------------------------------------------------------------- */
 
-/* Hillis-Steele (the seed's naive scan): one element per thread, double-buffered in
+/* Hillis-Steele (GPU Gems 3's naive scan): one element per thread, double-buffered in
  * shared memory (2 x 1024 elements), exclusive. Out-of-range elements read as 0. */
 template <class T>
 __global__ void __launch_bounds__(1024) hillis_steele_block(T *out, const T *in, T *sums, size_t n)
@@ -75,7 +77,7 @@ __global__ void __launch_bounds__(1024) hillis_steele_block(T *out, const T *in,
     if (t == 1023) sums[blockIdx.x] = temp[pout][t] + last;
 }
 
-/* Blelloch (the seed's prescan), 2048 elements per 1024-thread block, plain or padded. */
+/* Blelloch (GPU Gems 3's prescan), 2048 elements per 1024-thread block, plain or padded. */
 template <class Op, bool PADDED>
 __global__ void __launch_bounds__(1024) blelloch_block(typename Op::type *out, const typename Op::type *in,
                                                        typename Op::type *sums, size_t n)
@@ -115,7 +117,7 @@ __global__ void add_block_prefix(T *out, const T *prefix, size_t n, unsigned chu
 }
 
 enum { HILLIS_STEELE, BLELLOCH, BLELLOCH_PADDED, REGISTER_BLOCK, GP, CUB, COPY, VARIANTS };
-static const char *variant_name[VARIANTS] = {"Hillis-Steele (seed)", "Blelloch (seed)", "Blelloch padded",
+static const char *variant_name[VARIANTS] = {"Hillis-Steele", "Blelloch", "Blelloch padded",
                                              "register block scan", "gp_exclusive_scan", "CUB ExclusiveSum",
                                              "copy (d2d)"};
 
@@ -229,7 +231,7 @@ static void validate(const call_ctx *c, const void *ref, void *host, const char 
 }
 
 /* ======================================================================================
- * Part 1: the seed's table
+ * Part 1: Harris's 2007 table
  * ==================================================================================== */
 static const struct { size_t n; double cpu_ms, gpu_ms; } seed_rows[] = {
     {1024, 0.002231, 0.079492},       {32768, 0.072663, 0.106159},     {65536, 0.146326, 0.137006},
@@ -246,14 +248,14 @@ static double now_ms(void)
 
 static void bench_seed_table(char *d_in, char *d_out)
 {
-    gp_table_begin("Seed scan table: one CPU core vs the GPU (exclusive float scan)",
-                   "# elements|CPU scan (ms)|GPU scan (ms)|speedup|seed CPU (ms)|seed 8800 GTX (ms)|seed speedup");
+    gp_table_begin("Harris 2007 scan table: one CPU core vs the GPU (exclusive float scan)",
+                   "# elements|CPU scan (ms)|GPU scan (ms)|speedup|2007 CPU (ms)|2007 8800 GTX (ms)|2007 speedup");
     const size_t maxn = 16777216;
     float *x = (float *)malloc(maxn * 4), *y = (float *)malloc(maxn * 4);
     CUDA_CHK(cudaMemcpy(x, d_in, maxn * 4, cudaMemcpyDeviceToHost));
     for (size_t r = 0; r < sizeof seed_rows / sizeof *seed_rows; r++) {
         const size_t n = seed_rows[r].n;
-        /* CPU: the seed's sequential loop, median of 7 */
+        /* CPU: Harris's sequential loop, median of 7 */
         double t[7];
         for (int k = 0; k < 7; k++) {
             const double t0 = now_ms();
@@ -272,8 +274,9 @@ static void bench_seed_table(char *d_in, char *d_out)
     }
     gp_bench_note("CPU: a plain sequential loop on one core of this machine's host, median of 7. GPU: "
                   "gp_exclusive_scan_sum_f32, one call from an idle GPU (host launch latency included, as one "
-                  "call in the seed), median of %d, same input in L2 for the small sizes. Seed: 8800 GTX against "
-                  "one core of a Core 2 Duo Extreme 2.93 GHz (its 8388688 row read as 8388608).",
+                  "call in Harris's table), median of %d, same input in L2 for the small sizes. 2007: "
+                  "GeForce 8800 GTX against one core of an Intel Core Duo Extreme 2.93 GHz, as Harris "
+                  "names it (his 8388688 row read as 8388608).",
                   GP_BENCH_REPS);
     free(x);
     free(y);

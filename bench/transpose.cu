@@ -2,14 +2,13 @@
  * gp_transpose against cuBLAS geam and the device-to-device copy rate.
  *
  * Part 1, "Transpose ladder": the eight kernels of Ruetsch and Micikevicius' "Optimizing
- * Matrix Transpose in CUDA" (the course seed, transpose section) on square float matrices,
- * 2048 x 2048 as in the seed and 8192 x 8192, 32 x 32 tiles and 32 x 8 thread blocks. Each
- * kernel is timed both ways the seed times it: "loop over kernel" (NUM_REPS launches of one
- * pass each) and "loop in kernel" (one launch whose kernel repeats its pass NUM_REPS
- * times), effective bandwidth = 2 * matrix bytes / time per pass, printed beside the seed's
- * GTX 280 figures. Every kernel's output is checked once, bit for bit, against a host
- * model of what that kernel computes (fine- and coarse-grained are deliberately half
- * transposes).
+ * Matrix Transpose in CUDA" (2009) on square float matrices, 2048 x 2048 as in the paper
+ * and 8192 x 8192, 32 x 32 tiles and 32 x 8 thread blocks. Each kernel is timed both ways
+ * the paper times it: "loop over kernel" (NUM_REPS launches of one pass each) and "loop in
+ * kernel" (one launch whose kernel repeats its pass NUM_REPS times), effective bandwidth =
+ * 2 * matrix bytes / time per pass, printed beside the paper's GTX 280 figures. Every
+ * kernel's output is checked once, bit for bit, against a host model of what that kernel
+ * computes (fine- and coarse-grained are deliberately half transposes).
  *
  * Part 2, "gp_transpose vs cuBLAS geam and copy": f32 and f64 against cublasSgeam /
  * cublasDgeam (C = 1 * A^T + 0 * B) and cudaMemcpyAsync of the same bytes, then u8 and the
@@ -38,9 +37,9 @@
 #include "../gpuprims.cuh"
 #include "bench.cuh"
 
-#define TILE_DIM 32       /* the seed's tile: 32 x 32 elements */
-#define BLOCK_ROWS 8      /* the seed's block: 32 x 8 threads, 4 elements per thread */
-#define NUM_REPS 100      /* passes per measurement, both columns (the seed's NUM_REPS) */
+#define TILE_DIM 32       /* the paper's tile: 32 x 32 elements */
+#define BLOCK_ROWS 8      /* the paper's block: 32 x 8 threads, 4 elements per thread */
+#define NUM_REPS 100      /* passes per measurement, both columns (the paper's NUM_REPS) */
 #define DATA_SEED 0x7a05e5u
 
 #define CUBLAS_CHK(call)                                                                  \
@@ -102,21 +101,21 @@ static void fill(void *p, size_t bytes, fill_kind kind, uint32_t seed)
 }
 
 /* ======================================================================================
- * Part 1: the seed's kernels. Each takes the seed's arguments: odata, idata, width (the
- * number of columns), height (rows), nreps (how often the kernel repeats its pass: 1 for
- * "loop over kernel", NUM_REPS for "loop in kernel"). Like the seed they need width and
+ * Part 1: Ruetsch & Micikevicius' kernels. Each takes the paper's arguments: odata, idata,
+ * width (the number of columns), height (rows), nreps (how often the kernel repeats its pass: 1 for
+ * "loop over kernel", NUM_REPS for "loop in kernel"). As in the paper they need width and
  * height to be multiples of TILE_DIM and launch a (width/32, height/32) grid of 32 x 8
  * threads; each thread moves TILE_DIM/BLOCK_ROWS = 4 elements.
  *
- * Two changes from the seed's listings, both for correctness, neither for speed:
+ * Two changes from the paper's listings, both for correctness, neither for speed:
  *  - The kernels with a shared tile end each repetition with a __syncthreads(). Without it
- *    (as in the seed) a fast warp of repetition r+1 overwrites tile elements that a slow
+ *    (as in the paper) a fast warp of repetition r+1 overwrites tile elements that a slow
  *    warp of repetition r has not read yet: a race, and wrong output for nreps > 1.
- *  - Pointers are not __restrict__ on purpose: the seed's kernels are not, and with
+ *  - Pointers are not __restrict__ on purpose: the paper's kernels are not, and with
  *    restrict the compiler may keep idata in registers across repetitions, which would turn
  *    "loop in kernel" into a measurement of nothing.
- * The fine-grained kernel writes to index + i*width where the seed writes index +
- * i*height: the same for the square matrices the seed uses, and the right stride (the
+ * The fine-grained kernel writes to index + i*width where the paper writes index +
+ * i*height: the same for the square matrices the paper uses, and the right stride (the
  * tile stays where it was) for any other.
  * ==================================================================================== */
 typedef void (*ladder_kfn)(float *, const float *, int, int, int);
@@ -149,7 +148,7 @@ __global__ void transposeNaive(float *odata, const float *idata, int width, int 
             odata[index_out + i] = idata[index_in + i * width];
 }
 
-/* The pass every shared-memory kernel below is made of (the seed writes it out in each
+/* The pass every shared-memory kernel below is made of (the paper writes it out in each
  * kernel; the kernels differ only in these three choices and in which tile (bx, by) a
  * block takes): load tile (bx, by) of idata by rows into shared memory, barrier, store it
  * by rows.
@@ -188,7 +187,7 @@ __global__ void copySharedMem(float *odata, const float *idata, int width, int h
 /* Coalesced transpose: fixes the naive stores. A tile is read by rows into shared memory
  * and written by rows of the output tile, reading the shared tile by columns. New problem:
  * a column of a 32 x 32 float tile lies in one shared-memory bank (a 32-way conflict on
- * today's 32 banks; 16-way on the seed's half warps). */
+ * today's 32 banks; 16-way on the GTX 280's half warps). */
 __global__ void transposeCoalesced(float *odata, const float *idata, int width, int height,
                                    int nreps)
 {
@@ -213,7 +212,7 @@ __global__ void transposeFineGrained(float *odata, const float *idata, int width
 
 /* Coarse-grained transpose (a diagnostic, not a transpose): moves each tile to its
  * transposed place but does not transpose within it. Prices where the tiles go, which on
- * the seed's GPU is the whole gap (partition camping). */
+ * the paper's GTX 280 is the whole gap (partition camping). */
 __global__ void transposeCoarseGrained(float *odata, const float *idata, int width,
                                        int height, int nreps)
 {
@@ -223,7 +222,7 @@ __global__ void transposeCoarseGrained(float *odata, const float *idata, int wid
 /* Diagonal block reordering: fixes partition camping. Blocks that run at the same time
  * (consecutive block ids) take tiles along a diagonal, so their output tiles are spread
  * over the columns of odata instead of stacked in one column of tiles, whose rows the
- * seed's GPU mapped to the same few memory partitions (2048 bytes of stride). */
+ * GTX 280 mapped to the same few memory partitions (2048 bytes of stride). */
 __global__ void transposeDiagonal(float *odata, const float *idata, int width, int height,
                                   int nreps)
 {
@@ -263,7 +262,7 @@ typedef struct {
     const char *name;  /* row label (no commas: the CSV does not quote) */
     ladder_kfn fn;
     ladder_map map;
-    double seed_over, seed_in;  /* the seed's GTX 280 GB/s, 2048 x 2048 */
+    double seed_over, seed_in;  /* the paper's GTX 280 GB/s, 2048 x 2048 */
 } ladder_kernel;
 
 static const ladder_kernel ladder[] = {
@@ -360,7 +359,7 @@ static void bench_ladder(void)
         CUDA_CHK(cudaFree(d_out));
     }
 
-    gp_table_begin("Transpose ladder (the seed's study), effective bandwidth GB/s",
+    gp_table_begin("Transpose ladder (Ruetsch & Micikevicius 2009), effective bandwidth GB/s",
                    "kernel|GTX 280 2048^2 loop over kernel|GTX 280 2048^2 loop in kernel|"
                    "2048^2 loop over kernel|2048^2 loop in kernel|8192^2 loop over kernel|"
                    "8192^2 loop in kernel|8192^2 loop over kernel % of memcpy");
@@ -373,14 +372,14 @@ static void bench_ladder(void)
                  gbps[0][LADDER_COUNT][0], memcpy8k);
 
     gp_bench_note(
-        "Effective bandwidth = 2 x matrix bytes / time per pass, as in the seed. Loop over "
-        "kernel: %d launches of one pass between the events; loop in kernel: one launch whose "
+        "Effective bandwidth = 2 x matrix bytes / time per pass, as in Ruetsch & Micikevicius. "
+        "Loop over kernel: %d launches of one pass between the events; loop in kernel: one launch whose "
         "kernel repeats its pass %d times; the median of %d such measurements. Tiles 32 x 32, "
-        "blocks 32 x 8, as in the seed. Every kernel's output was compared bit for bit with a "
+        "blocks 32 x 8, as in the paper. Every kernel's output was compared bit for bit with a "
         "host model of what it computes (random normal floats, output poisoned) at both sizes "
-        "before it was timed. The seed's figures are a GTX 280 (141.7 GB/s theoretical, 8 "
-        "memory partitions of 256 bytes). The seed's kernels are kept as they were except "
-        "for a __syncthreads() closing each repetition (the seed's loop-in-kernel versions "
+        "before it was timed. The paper's figures are a GTX 280 (141.7 GB/s theoretical, 8 "
+        "memory partitions of 256 bytes). The paper's kernels are kept as they were except "
+        "for a __syncthreads() closing each repetition (the paper's loop-in-kernel versions "
         "race on the tile without it).",
         NUM_REPS, NUM_REPS, GP_BENCH_REPS);
     gp_bench_note(
@@ -633,7 +632,7 @@ static void bench_table(void)
         (int)((2 * (size_t)gp__bench.l2_bytes) >> 20), skipped[0] ? " Skipped for lack of memory: " : "",
         skipped);
     gp_bench_note(
-        "Targets (issue 3, on the H100): large squares >= 1.00x geam and >= 95%% of copy; the "
+        "Targets (set for an H100): large squares >= 1.00x geam and >= 95%% of copy; the "
         "odd and skinny shapes (1000^2, 4097 x 3001, 32 x 2^22, 2^22 x 32) >= 1.3x geam.");
 
     CUDA_CHK(cudaFree(d_diff));

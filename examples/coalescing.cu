@@ -1,22 +1,22 @@
-/* examples/coalescing.cu -- coalesced global-memory access (seed 003, "Acceso Coalesced a
- * Memoria Global"): the offset copy, and array-of-structs against struct-of-arrays.
+/* examples/coalescing.cu -- coalesced global-memory access, a classic lesson in two parts:
+ * the offset copy, and array-of-structs against struct-of-arrays.
  *
- * 1. Offset copy. The course's CopiaOffset kernel, out[i] = in[i] with i shifted by
+ * 1. Offset copy. The classic offset-copy kernel, out[i] = in[i] with i shifted by
  *    `offset` floats, for offsets 0 to 32: a warp's 128 bytes straddle two 128-byte lines
- *    unless the offset is a multiple of 32. The seed measured 49 GB/s at offset 0 and 45
- *    elsewhere on a GTX 480 (peak 177). Since Fermi, L1/L2 serve 32-byte sectors, so a
+ *    unless the offset is a multiple of 32. On a GTX 480 (peak 177 GB/s) it ran at 49 GB/s
+ *    at offset 0 and 45 elsewhere. Since Fermi, L1/L2 serve 32-byte sectors, so a
  *    misaligned warp costs one extra sector (5 instead of 4), not a second transaction,
  *    and the neighbouring warp finds that sector in L2. Buffers of 256 MB each, well above
- *    the L2, so these are DRAM figures (the seed's 320 blocks of 128 threads would sit in
- *    today's L2). The seed's kernel, one float per thread, is limited on a GPU this wide
+ *    the L2, so these are DRAM figures (the classic launch, 320 blocks of 128 threads, would
+ *    sit in today's L2). The classic kernel, one float per thread, is limited on a GPU this wide
  *    by the bytes it keeps in flight (2048 threads x 4 bytes per SM, far below bandwidth
  *    x latency), not by coalescing; the "x4" columns run the same pattern with four floats
  *    per thread, nearer the peak, where the offset shows.
- *    An H200 (make run-examples): the seed's kernel 1669 GB/s (35% of peak) at every
+ *    An H200 (make run-examples): the classic kernel 1669 GB/s (35% of peak) at every
  *    offset; x4, about 4150 GB/s (86%) at offsets that are multiples of 8 floats and
  *    3850-3950 (80-82%) at the others: today the unit is the 32-byte sector, not the
  *    128-byte line, and missing it costs about 6%.
- * 2. AoS against SoA (Robert Strzodka's example in the seed): a kernel that uses one
+ * 2. AoS against SoA (Robert Strzodka's example): a kernel that uses one
  *    field of a 3-float struct reads the whole struct's sectors from an array of structs,
  *    only the field's from a struct of arrays; a kernel that uses all three fields reads
  *    the same bytes either way. An H200: one field, AoS 1.3x slower (it moves 16 bytes
@@ -36,10 +36,10 @@
 
 #define COPY_N ((size_t)1 << 26) /* floats copied per offset: 256 MB */
 #define MAX_OFFSET 32
-#define COPY_BLOCK 128           /* the seed's block size */
+#define COPY_BLOCK 128           /* the classic block size */
 #define AOS_N ((size_t)1 << 24)  /* structs: 192 MB as AoS */
 
-/* The seed's kernel. The launch covers exactly COPY_N threads; in and out hold
+/* The classic kernel. The launch covers exactly COPY_N threads; in and out hold
  * COPY_N + MAX_OFFSET floats, so no bound check is needed. */
 __global__ void copy_offset(float *out, const float *in, int offset)
 {
@@ -62,11 +62,11 @@ __global__ void copy_offset_x4(float *__restrict__ out, const float *__restrict_
 
 typedef struct {
     float a, b, c;
-} point_t; /* the seed's NormalStruct: 12 bytes */
+} point_t; /* Strzodka's NormalStruct: 12 bytes */
 
 typedef struct {
     float *a, *b, *c;
-} points_soa_t; /* the seed's SoAContainer */
+} points_soa_t; /* Strzodka's SoAContainer */
 
 __global__ void aos_one_field(float *out, const point_t *p, size_t n)
 {
@@ -144,7 +144,7 @@ static int offset_copy(double peak, double copy_rate)
 
     int bad = 0;
     double gbps0[2] = {0, 0};
-    printf("Offset copy: %zu floats per launch, %d threads per block; the seed's kernel (one float per "
+    printf("Offset copy: %zu floats per launch, %d threads per block; the classic kernel (one float per "
            "thread) and the same with four floats per thread\n\n"
            "| offset | GB/s | %% of peak | %% of offset 0 | GB/s, x4 | %% of peak, x4 | %% of offset 0, x4 | check "
            "|\n|---|---|---|---|---|---|---|---|\n",

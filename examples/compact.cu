@@ -1,5 +1,6 @@
-/* examples/compact.cu -- stream compaction on the scan (one of the seed's listed scan
- * applications): keep the elements of x that pass a predicate, in order.
+/* examples/compact.cu -- stream compaction on the scan (one of the scan applications in
+ * Harris, Sengupta & Owens, "Parallel Prefix Sum (Scan) with CUDA", GPU Gems 3 ch. 39):
+ * keep the elements of x that pass a predicate, in order.
  *   1. flags[i] = pred(x[i]) ? 1 : 0                       (one kernel)
  *   2. pos = exclusive scan of flags: pos[i] = where x[i] goes   (gp_exclusive_scan_sum_u32)
  *   3. if flags[i]: out[pos[i]] = x[i]; kept = pos[n-1] + flags[n-1]   (one kernel)

@@ -1,5 +1,6 @@
-/* examples/divergence.cu -- warp divergence in a shared-memory reduction (seed 000, "Warp
- * divergence" / "Reducing divergence"; the same loop is kernel 1 of seed 002's ladder).
+/* examples/divergence.cu -- warp divergence in a shared-memory reduction, a classic lesson:
+ * the divergent loop is kernel 1 of Harris's ladder ("Optimizing Parallel Reduction in
+ * CUDA", interleaved addressing), the non-divergent one its kernel 3 (sequential addressing).
  *
  * Each block sums BLOCK ints in shared memory; the per-block sums are then added by
  * gp_reduce_sum_i32 and compared with the host's total.
@@ -9,12 +10,13 @@
  *   non-divergent  for (stride = BLOCK/2; stride > 0; stride /= 2) if (t < stride) ...
  *                  the working threads are packed at the front: whole warps work or skip,
  *                  until stride < 32 (5 steps in warp 0).
- *                  (The seed's slide starts at stride = blockDim.x and stops at stride > 1:
- *                  it reads past the array and never adds partialSum[1]; fixed here.)
+ *                  (A version often taught starts at stride = blockDim.x and stops at
+ *                  stride > 1: it reads past the array and never adds partialSum[1];
+ *                  fixed here.)
  *   + warp shuffle the non-divergent loop down to 64 values, then the last warp adds its
  *                  32 with gp_warp_reduce_sum_i32 (register shuffles, all lanes busy):
- *                  the seed's closing question, "can you get rid of the 4 iterations with
- *                  divergence?", answered.
+ *                  the lesson's classic closing question, "can you get rid of the 4
+ *                  iterations with divergence?", answered.
  * The table prints, per block, the warp-steps whose lanes disagree on the branch
  * (counted on the host from the same predicates) beside the time. An H200: 95, 5 and 0
  * divergent warp-steps; 327, 312 and 262 us on 2^26 ints. Divergence costs little there

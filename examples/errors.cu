@@ -1,5 +1,5 @@
-/* examples/errors.cu -- the course's three runtime errors (seed 003, "Errores en tiempo de
- * ejecución"), each caught by the right check, with file and line.
+/* examples/errors.cu -- three classic runtime errors, each caught by the right check,
+ * with file and line.
  *
  * CUDA reports errors late and in different places. The lesson, in three bugs:
  *   1  cudaMemcpy to a pointer that was never allocated: the call itself returns
@@ -26,22 +26,23 @@
 #include <stdlib.h>
 
 #define N 1000
-/* Bug 3: every thread writes 2^36 floats (256 GiB) past its element. The course's kernel
- * wrote v[i*1000], at most 4 MB past a 4 KB allocation, which a modern GPU does not always
+/* Bug 3: every thread writes 2^36 floats (256 GiB) past its element. The classic version
+ * writes v[i*1000], at most 4 MB past a 4 KB allocation, which a modern GPU does not always
  * fault on (small overruns are what compute-sanitizer is for). Spreading the writes over
  * the address space is no better: one run of v[i * 2^26] (a 256 MB stride) on an H200 hit an address that
  * is not global memory and got cudaErrorInvalidAddressSpace instead. 256 GiB past one
  * allocation (the address tests/test_check.cu also uses) is unmapped global space. */
 #define FAR ((size_t)1 << 36)
 
-/* The course's kernel1, its write shifted by `past` elements: past = 0 doubles v in place. */
+/* The classic exercise's kernel1, its write shifted by `past` elements: past = 0 doubles
+ * v in place. */
 __global__ void kernel1(float *v, size_t past)
 {
     size_t i = threadIdx.x;
     v[i + past] = v[i] + v[i];
 }
 
-/* The course's program; `bug` (0 = none) plants one of the three. */
+/* The classic exercise's program; `bug` (0 = none) plants one of the three. */
 static int run(int bug)
 {
     float in[N], out[N], *d_v = NULL;
@@ -62,7 +63,7 @@ static int run(int bug)
 }
 
 /* What each call returns when nothing aborts: bugs 1 and 2 leave the context usable, so
- * the clean run can show the course's point (bug 2 passes a synchronisation unseen). */
+ * the clean run can show the lesson's point (bug 2 passes a synchronisation unseen). */
 static void show_unchecked(void)
 {
     float h = 1, *never_allocated = NULL;

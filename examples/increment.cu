@@ -1,10 +1,10 @@
-/* examples/increment.cu -- the course's first exercise (seed 002, "Exercise 1"): add 1 to
+/* examples/increment.cu -- a classic first exercise: add 1 to
  * every element of a float array, on the host and with one GPU thread per element.
  *
  * What a reader learns: the whole life of a CUDA program -- allocate, copy in, launch a 1-D
  * grid of 1-D blocks sized by a ceiling division (the last block is partial, hence the
  * `idx < N` guard), copy out, check, free -- and what the kernel costs next to the copies
- * that feed it. The seed asks for 64 threads per block; 256 is shown beside it. An H200:
+ * that feed it. The exercise asks for 64 threads per block; 256 is shown beside it. An H200:
  * 0.94 ms with 64 threads per block, 0.29 ms with 256 (1.56 million blocks of 64 threads:
  * most likely the rate at which the GPU starts blocks, not memory; not profiled), and about
  * 60 ms for the round trip through pageable host memory: the copies are the cost.
@@ -39,7 +39,7 @@ typedef struct {
 static void launch(void *p)
 {
     launch_t *l = (launch_t *)p;
-    unsigned blocks = (unsigned)(N / l->block + (N % l->block == 0 ? 0 : 1)); /* the seed's ceiling */
+    unsigned blocks = (unsigned)(N / l->block + (N % l->block == 0 ? 0 : 1)); /* the exercise's ceiling */
     increment_on_device<<<blocks, l->block>>>(l->a, N);
     CUDA_CHK_LAUNCH();
 }
@@ -70,7 +70,7 @@ int main(void)
     const unsigned blocks[2] = {64, 256};
     for (int b = 0; b < 2; b++) {
         launch_t l = {a_d, blocks[b]};
-        /* the seed's host code: copy in, one launch, copy out */
+        /* the exercise's host code: copy in, one launch, copy out */
         t0 = now_ms();
         CUDA_CHK(cudaMemcpy(a_d, a_h, bytes, cudaMemcpyHostToDevice));
         launch(&l);

@@ -1,12 +1,14 @@
-/* examples/matmul.cu -- the seed's tiled matrix multiply, walked through, then the library.
+/* examples/matmul.cu -- the textbook tiled matrix multiply (Kirk & Hwu, Programming
+ * Massively Parallel Processors), walked through, then the library.
  *
- * Part 1 runs the course's tiled kernel (shared-memory tiles of TILE x TILE) on a 512 x 512
- * product, written out right (the slides' code has typos: `__syncthreads` split across
- * lines, and in one version the shared tiles indexed [tx][ty] on store and [tx][k] on use,
- * which multiplies the wrong elements). Then the same kernel with the library's tile load
- * (gp_tile_load_f32), which clips tiles at the matrix's edges: any m, n, k.
+ * Part 1 runs Kirk & Hwu's tiled kernel (shared-memory tiles of TILE x TILE) on a 512 x 512
+ * product, written out right (copies of it in lecture notes carry typos: `__syncthreads`
+ * split across lines, and in one version the shared tiles indexed [tx][ty] on store and
+ * [tx][k] on use, which multiplies the wrong elements). Then the same kernel with the
+ * library's tile load (gp_tile_load_f32), which clips tiles at the matrix's edges: any
+ * m, n, k.
  * Part 2 calls gp_matmul_f32 on the same product and on a shape that is no multiple of
- * any tile (1000 x 777 x 333), which the seed's kernel cannot do, and checks both against
+ * any tile (1000 x 777 x 333), which the textbook kernel cannot do, and checks both against
  * the host.
  * Build and run: make examples && build/examples/matmul */
 #define GPUPRIMS_IMPLEMENTATION
@@ -18,9 +20,9 @@
 
 #define TILE 16
 
-/* The seed's kernel. Block (bx, by) computes the TILE x TILE tile of P at block-row by,
+/* Kirk & Hwu's kernel. Block (bx, by) computes the TILE x TILE tile of P at block-row by,
  * block-column bx; thread (tx, ty) computes one element of it. Width must be a multiple
- * of TILE (the seed's assumption). */
+ * of TILE (the textbook's assumption). */
 __global__ void MatrixMulKernel(const float *Md, const float *Nd, float *Pd, int Width)
 {
     __shared__ float Mds[TILE][TILE]; /* this phase's tile of M (rows of P's tile) */
@@ -42,7 +44,7 @@ __global__ void MatrixMulKernel(const float *Md, const float *Nd, float *Pd, int
     Pd[Row * Width + Col] = Pvalue;
 }
 
-/* The seed's kernel for any shape (m x k times k x n): gp_tile_load_f32 copies each tile
+/* The same kernel for any shape (m x k times k x n): gp_tile_load_f32 copies each tile
  * with the whole block (16-byte global loads where the rows allow) and fills what lies
  * outside the matrix with 0, which adds nothing to the dot products. */
 __global__ void MatrixMulTiles(const float *a, const float *b, float *c, int m, int n, int k)
@@ -94,17 +96,17 @@ int main(void)
     CUDA_CHK(cudaMemcpy(d_b, b, cap * 4, cudaMemcpyHostToDevice));
     int failed = 0;
 
-    /* Part 1: the seed's configuration, one block per tile of P, TILE x TILE threads. */
+    /* Part 1: the textbook's configuration, one block per tile of P, TILE x TILE threads. */
     MatrixMulKernel<<<dim3(W / TILE, W / TILE), dim3(TILE, TILE)>>>(d_a, d_b, d_c, W);
     CUDA_CHK_LAUNCH();
     CUDA_CHK(cudaMemcpy(c, d_c, (size_t)W * W * 4, cudaMemcpyDeviceToHost));
-    failed |= check("seed's tiled kernel (16x16 tiles)", c, a, b, W, W, W);
+    failed |= check("Kirk & Hwu tiled kernel (16x16 tiles)", c, a, b, W, W, W);
 
     /* Part 1b: the same kernel on tiles loaded by the library: no multiple of TILE needed. */
     MatrixMulTiles<<<dim3((N2 + TILE - 1) / TILE, (M2 + TILE - 1) / TILE), dim3(TILE, TILE)>>>(d_a, d_b, d_c, M2, N2, K2);
     CUDA_CHK_LAUNCH();
     CUDA_CHK(cudaMemcpy(c, d_c, (size_t)M2 * N2 * 4, cudaMemcpyDeviceToHost));
-    failed |= check("seed's kernel on gp_tile_load_f32 tiles", c, a, b, M2, N2, K2);
+    failed |= check("same kernel on gp_tile_load_f32 tiles", c, a, b, M2, N2, K2);
 
     /* Part 2: the library. Asynchronous on stream 0; any shape. */
     CUDA_CHK(gp_matmul_f32(d_c, d_a, d_b, W, W, W, 0));

@@ -1,4 +1,4 @@
-/* examples/ptx.cu -- reading PTX (seed 003, "Código PTX"): a float times 2.27 against a
+/* examples/ptx.cu -- reading PTX, a classic exercise: a float times 2.27 against a
  * float times 2.27f.
  *
  * 2.27 is a double literal, so C's rules make `x * 2.27` a double multiply: the PTX

@@ -1,7 +1,7 @@
-/* examples/reverse.cu -- array reversal, out of place (seed 002, "Exercise 3"): a naive
+/* examples/reverse.cu -- array reversal, out of place, a classic exercise: a naive
  * kernel, and one that reverses each block's chunk through shared memory.
  *
- * What a reader learns: the seed's versions assume n is a multiple of the block size and
+ * What a reader learns: the classic versions assume n is a multiple of the block size and
  * launch n / 256 blocks; here any n works. Block b takes input [b*B, b*B + c) (c = B, or
  * less in the last block) whose mirror image is output [n - b*B - c, n - b*B):
  *   naive   out[n-1-i] = in[i]: reads coalesced, writes in descending order;
@@ -30,7 +30,7 @@ __global__ void reverse_naive(int *d_out, const int *d_in, size_t n)
     if (i < n) d_out[n - 1 - i] = d_in[i];
 }
 
-/* Dynamic shared memory: blockDim.x ints (the seed's sharedMemSize). */
+/* Dynamic shared memory: blockDim.x ints (the exercise's sharedMemSize). */
 __global__ void reverse_shared(int *d_out, const int *d_in, size_t n)
 {
     extern __shared__ int s_data[];

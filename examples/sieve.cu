@@ -1,20 +1,20 @@
-/* examples/sieve.cu -- the Sieve of Eratosthenes (seed 002, "Exercise 2"): a naive
- * single-block kernel on global memory, and the seed's shared-memory multi-block kernel,
- * which the seed calls "almost correct", fixed.
+/* examples/sieve.cu -- the Sieve of Eratosthenes, a classic exercise: a naive
+ * single-block kernel on global memory, and the exercise's shared-memory multi-block
+ * kernel, which the exercise itself calls "almost correct", fixed.
  *
  * sieve[i] = 1 marks i as composite (0 and 1 are marked too), 0 as prime; the array starts
  * zeroed. Every kernel only ever writes 1, so two threads writing one element at once
  * agree (a benign race in global memory; in shared memory, the same).
  *
  * naive: one block; thread t knocks out the multiples of k = 2 + t, 2 + t + blockDim, ...
- *   up to sqrt(n). The seed's version launched sqrt(n) threads, one knocker each, which
+ *   up to sqrt(n). The exercise's version launched sqrt(n) threads, one knocker each, which
  *   (a) truncates: for n = 10 it launches 3 threads, so 3 never knocks out 9; (b) caps n at
  *   1024^2 (threads per block); (c) is slow because one thread walks n/2 elements for k = 2
  *   while most finish at once, and only one SM works. The loop over k fixes (a) and (b);
  *   (c) is the lesson.
  * shared: block b sieves the segment [b*TILE, b*TILE + TILE) in shared memory, every thread
  *   knocking out the multiples of its knockers within the segment. What was wrong in the
- *   seed's version, and the fix:
+ *   exercise's version, and the fix:
  *   1. offset = b_x * b_w (blockDim * blockDim): every block sieved the same segment.
  *      -> offset = blockIdx.x * TILE.
  *   2. `__shared__ int A[b_w]` sized by a variable does not compile, and `tid`, `knocker`
@@ -26,7 +26,7 @@
  *   4. start = the first multiple of k at or after offset: in the segment that holds k,
  *      that is k itself, so every prime knocked itself out. -> start at max(k*k, that).
  *   5. the last segment ran past the array. -> loads and stores check i < n.
- *   6. `knoecker`: a typo. (The seed's slides were extracted from a PDF.)
+ *   6. `knoecker`: a typo in the listing.
  * Each knocker is tried whether prime or not; skipping composite knockers needs the
  * primes below sqrt(n) first (a segmented sieve) -- left as the next exercise.
  *

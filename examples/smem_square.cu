@@ -1,5 +1,7 @@
-/* examples/smem_square.cu -- shared-memory banks on a square 32x32 tile (seed 001,
- * "square shared memory"; the two-values-per-thread store from seed 000).
+/* examples/smem_square.cu -- shared-memory banks on a square 32x32 tile: the square
+ * shared-memory kernels of Cheng, Grossman & McKercher, "Professional CUDA C Programming"
+ * (2014), ch. 5 (setRowReadRow, setColReadCol, setRowReadCol, dynamic, padded), and a
+ * classic two-values-per-thread store.
  *
  * Shared memory has 32 banks of 4 bytes; a warp's request is served in one pass
  * ("wavefront") when its 32 lanes hit 32 different banks (or the same word), and in k
@@ -11,7 +13,7 @@
  *   set_row_read_col_dyn   the same on dynamic shared memory (1-D indices)   st 1, ld 32
  *   set_row_read_col_pad   one int of padding per row: a column spreads      st 1, ld 1
  *                          over all 32 banks
- * and, with 1-D blocks, each thread storing two values (seed 000):
+ * and, with 1-D blocks, each thread storing two values (the classic exercise):
  *   store_two_adjacent     shared[2*tid], shared[2*tid+1]: lanes 0 and 16 hit one bank  st 2
  *   store_two_strided      shared[tid], shared[tid + blockDim.x]: 32 banks              st 1
  * The numbers at the right are wavefronts per request, as the bank model predicts them.

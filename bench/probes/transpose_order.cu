@@ -1,5 +1,6 @@
 /* bench/probes/transpose_order.cu -- a one-off probe, not part of `make bench`: where do the
- * seed's padded transpose and simple copy lose to cudaMemcpy on an HBM3e GPU?
+ * padded transpose and the simple copy of Ruetsch & Micikevicius ("Optimizing Matrix
+ * Transpose in CUDA", 2009) lose to cudaMemcpy on an HBM3e GPU?
  *
  * 8192 x 8192 floats (256 MB each way, DRAM), 32 x 32 tiles, 32 x 8 threads, "loop over
  * kernel" (100 launches per measurement, median of 15). Each variant is checked bit for
@@ -7,15 +8,15 @@
  *   - K tiles per block, stacked down the input: each block writes 32*K contiguous floats
  *     per output row instead of 32.
  *   - COL: consecutive block ids walk down the input's tile columns, i.e. along the
- *     output's rows (the seed's order walks along the input's rows, so the blocks running
- *     together write one column band of the output, 32 rows each).
- *   - The seed's simple copy has pointers that may alias, so every load waits behind the
+ *     output's rows ("row order", the paper's, walks along the input's rows, so the
+ *     blocks running together write one column band of the output, 32 rows each).
+ *   - The paper's simple copy has pointers that may alias, so every load waits behind the
  *     previous store; with __restrict__ the four loads of a thread are in flight together.
  *
  * Build and run (on the GPU machine):
  *   nvcc -O3 -std=c++17 -arch=sm_90 bench/probes/transpose_order.cu -o probe && ./probe
- * Result on the H200 (2026-11-21), % of cudaMemcpy (4168 GB/s): seed order K=1 87.0,
- * column order K=1 93.9, K=2 seed order 92.2, K=4 seed order 91.7, K=2 column order 94.7,
+ * Result on the H200 (2026-11-21), % of cudaMemcpy (4168 GB/s): row order K=1 87.0,
+ * column order K=1 93.9, K=2 row order 92.2, K=4 row order 91.7, K=2 column order 94.7,
  * K=4 column order 93.6; simple copy 73.9, simple copy with __restrict__ 98.6 (two runs
  * agreed within 0.1 point). */
 #include <algorithm>
@@ -91,13 +92,13 @@ template <typename F> static float median_pass_ms(F launch)
 int main()
 {
     const variant v[] = {
-        {"padded, seed order (K=1)", tp<1, false>, 1, false, true},
+        {"padded, row order (K=1)", tp<1, false>, 1, false, true},
         {"padded, column order (K=1)", tp<1, true>, 1, true, true},
-        {"K=2 tiles per block, seed order", tp<2, false>, 2, false, true},
-        {"K=4 tiles per block, seed order", tp<4, false>, 4, false, true},
+        {"K=2 tiles per block, row order", tp<2, false>, 2, false, true},
+        {"K=4 tiles per block, row order", tp<4, false>, 4, false, true},
         {"K=2, column order", tp<2, true>, 2, true, true},
         {"K=4, column order", tp<4, true>, 4, true, true},
-        {"simple copy (seed: may alias)", copy_alias, 1, false, false},
+        {"simple copy (as in the paper: may alias)", copy_alias, 1, false, false},
         {"simple copy, __restrict__", copy_restrict, 1, false, false},
     };
     const size_t elems = (size_t)N * N, bytes = elems * sizeof(float);
