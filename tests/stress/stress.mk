@@ -7,6 +7,7 @@ STRESS         := $(BUILD)/tests/stress
 STRESS_SECONDS ?= 300
 
 .PHONY: stress stress-memcheck
+all: $(STRESS) # built by `make` (and CI), so a break shows there
 stress: $(STRESS)
 	STRESS_SECONDS=$(STRESS_SECONDS) $(STRESS)
 
