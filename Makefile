@@ -131,4 +131,6 @@ $(BUILD)/bench/%: bench/%.cu
 	@mkdir -p $(@D)
 	$(NVCC) $(NVCCFLAGS) $(DEPFLAGS) -I. $< -o $@ -lcublas
 
+include tests/stress/stress.mk
+
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -260,6 +260,12 @@ static cudaError_t gp__transpose_launch(const gp__transpose_desc *d, cudaStream_
     return gp__transpose_launch_shape<W, K, GP__TILE_SQUARE>(a, s);
 }
 
+/* An element of N bytes (8 or 16) that sits on 4 bytes only: moved as N / 4 words of 4. */
+template <size_t N>
+struct gp__words4 {
+    uint32_t w[N / 4];
+};
+
 template <class T>
 static cudaError_t gp__transpose(T *d_out, size_t ld_out, size_t stride_out, const T *d_in, size_t ld_in,
                                  size_t stride_in, size_t rows, size_t cols, size_t batch, cudaStream_t s)
@@ -281,10 +287,15 @@ static cudaError_t gp__transpose(T *d_out, size_t ld_out, size_t stride_out, con
         if constexpr (sizeof(T) == 16) return gp__transpose_launch<uint4, 1>(&d, s);
         break;
     }
-    /* Element by element: only reachable when T's own alignment or the shape rules words out. */
+    /* Element by element: T's own alignment or the shape rules words out. */
     if constexpr (sizeof(T) < 4 || alignof(T) < sizeof(T) || (sizeof(T) != 8 && sizeof(T) != 16 && sizeof(T) != 4))
         return gp__transpose_launch<T, 1>(&d, s);
-    return cudaErrorInvalidValue; /* not reached: a T aligned to its size always moves as words */
+    /* An 8- or 16-byte element at an address aligned to 4 but not to its size (a double at
+     * 4, a gp_v16_t standing for float4 or double2 data at 4 or 8): element by element too,
+     * each element moved as 4-byte pieces. Correct, slower. */
+    if constexpr (sizeof(T) == 8 || sizeof(T) == 16)
+        if ((d.in | d.out) % 4 == 0) return gp__transpose_launch<gp__words4<sizeof(T)>, 1>(&d, s);
+    return cudaErrorInvalidValue; /* addresses not even aligned to 4 */
 }
 
 /* ---- instantiation (the shape every family shares: see the end of reduce.cuh) -----------

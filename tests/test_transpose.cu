@@ -3,7 +3,8 @@
  * GPU: every default transpose instance and two user types (a 12-byte
  * struct, an 8-byte struct aligned to 4) on edge, skinny, odd and random shapes, plain,
  * strided and batched, bitwise against a host transpose, with poisoned outputs whose
- * untouched gaps must stay poisoned; bad input; counts above 2^32 elements, generated
+ * untouched gaps must stay poisoned; doubles at 4-byte and gp_v16_t at 4- and 8-byte
+ * boundaries; bad input; counts above 2^32 elements, generated
  * and checked on the device. */
 #include "../gpuprims.cuh"
 #include "harness.h"
@@ -230,6 +231,47 @@ static void check_transposes(tr_fixture *f)
     }
 }
 
+/* 8- and 16-byte elements below their own alignment but on 4 bytes (a double at 4, a
+ * gp_v16_t standing for double2 or float4 data at 4 or 8): element by element, right. */
+static void check_misaligned(tr_fixture *f)
+{
+    uint64_t st = gp_t_state(34);
+    const tr_type *f64 = NULL, *v16 = NULL;
+    for (size_t t = 0; t < sizeof tr_types / sizeof *tr_types; t++) {
+        if (strcmp(tr_types[t].name, "f64") == 0) f64 = &tr_types[t];
+        if (strcmp(tr_types[t].name, "v16") == 0) v16 = &tr_types[t];
+    }
+    const struct { const tr_type *ty; size_t offset; } placements[] = {{f64, 4}, {f64, 12}, {v16, 4}, {v16, 8}, {v16, 12}};
+    int cases = 0, fails = 0;
+    for (size_t p = 0; p < sizeof placements / sizeof *placements; p++) {
+        const size_t shapes[][2] = {{1, 1}, {31, 33}, {32, 32}, {129, 131}, {3, 5000}, {5000, 3}};
+        for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++) {
+            tr_case c = plain_case(shapes[s][0], shapes[s][1]);
+            c.offset = placements[p].offset;
+            fails += !tr_run(f, placements[p].ty, &c, &st), cases++;
+        }
+        const size_t rows = 1 + gp_t_next(&st) % 300, cols = 1 + gp_t_next(&st) % 300;
+        tr_case c = plain_case(rows, cols);
+        c.offset = placements[p].offset;
+        c.api = 1, c.ld_in = cols + gp_t_next(&st) % 5, c.ld_out = rows + gp_t_next(&st) % 5;
+        fails += !tr_run(f, placements[p].ty, &c, &st), cases++;
+        c.api = 2, c.batch = 2 + gp_t_next(&st) % 3;
+        c.stride_in = rows * c.ld_in + gp_t_next(&st) % 3, c.stride_out = cols * c.ld_out + gp_t_next(&st) % 3;
+        fails += !tr_run(f, placements[p].ty, &c, &st), cases++;
+    }
+    printf("  f64 at 4 and 12, v16 at 4, 8 and 12 bytes: %d cases, %d failed\n", cases, fails);
+    /* not even 4-byte aligned: refused, nothing written */
+    double *out = (double *)(f->d_out + 2);
+    const double *in = (const double *)(f->d_in + 2);
+    CUDA_CHK(cudaMemset(f->d_out, POISON, 64));
+    EXPECT(gp_transpose_f64(out, in, 2, 2, 0) == cudaErrorInvalidValue, "f64 at a 2-byte boundary: cudaErrorInvalidValue");
+    unsigned char got[64];
+    CUDA_CHK(cudaMemcpy(got, f->d_out, 64, cudaMemcpyDeviceToHost));
+    int untouched = 1;
+    for (int i = 0; i < 64; i++) untouched &= got[i] == POISON;
+    EXPECT(untouched, "f64 at a 2-byte boundary: nothing written");
+}
+
 static void check_bad_input(tr_fixture *f)
 {
     float *out = (float *)f->d_out, *in = (float *)f->d_in;
@@ -306,6 +348,7 @@ extern "C" void test_transpose_gpu(void)
 {
     if (!gp_t_have_gpu()) {
         gp_t_skip("transpose: every instance and two user types, plain, strided, batched");
+        gp_t_skip("transpose: 8- and 16-byte elements aligned to 4 or 8 bytes only");
         gp_t_skip("transpose: bad input");
         gp_t_skip("transpose: more than 2^32 elements");
         return;
@@ -319,6 +362,8 @@ extern "C" void test_transpose_gpu(void)
     f.h_want = (unsigned char *)malloc(f.bytes);
     f.h_got = (unsigned char *)malloc(f.bytes);
     check_transposes(&f);
+    gp_t_section("transpose: 8- and 16-byte elements aligned to 4 or 8 bytes only");
+    check_misaligned(&f);
     gp_t_section("transpose: bad input");
     check_bad_input(&f);
     free(f.h_in);

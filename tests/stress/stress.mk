@@ -1,0 +1,22 @@
+# tests/stress/stress.mk -- `make stress`: the randomized stress and fault suite (GPU,
+# about 5 minutes; STRESS_SECONDS=60 for a short run). Without a GPU it builds and every
+# section is skipped. `make stress-memcheck`: a short run under compute-sanitizer memcheck
+# (the child processes that fault or fill the GPU on purpose are not sanitized).
+# The program links like the tests: the one GPUPRIMS_IMPLEMENTATION object, and the harness.
+STRESS         := $(BUILD)/tests/stress
+STRESS_SECONDS ?= 300
+
+.PHONY: stress stress-memcheck
+all: $(STRESS) # built by `make` (and CI), so a break shows there
+stress: $(STRESS)
+	STRESS_SECONDS=$(STRESS_SECONDS) $(STRESS)
+
+stress-memcheck: $(STRESS)
+	STRESS_SECONDS=20 STRESS_HANG_S=600 $(SANITIZE) --tool memcheck --leak-check full $(STRESS)
+
+$(STRESS): $(BUILD)/stress/stress.o $(BUILD)/tests/impl.o $(BUILD)/tests/harness.c.o
+	$(NVCC) $(NVCCFLAGS) $^ -o $@
+
+$(BUILD)/stress/stress.o: tests/stress/stress.cu
+	@mkdir -p $(@D)
+	$(NVCC) $(NVCCFLAGS) $(DEPFLAGS) -I. -c $< -o $@
