@@ -119,6 +119,40 @@ static __device__ __forceinline__ unsigned gp__block_size(void) { return blockDi
 /* 32-bit words of a T moved one at a time by shuffles and L2 loads. */
 #define GP__WORDS(T) ((sizeof(T) + 3) / 4)
 
+/* One element at an address that may sit below its type's alignment: the host API accepts
+ * any address the element's size allows as 4-byte words (a double at a 4-byte boundary),
+ * and an 8-byte load there faults. Types of 4-byte words aligned to more than 4 are read
+ * word by word; others as themselves. Used on element-by-element paths only: aligned bulk
+ * data moves as 16-byte vectors. */
+template <class T>
+static __device__ __forceinline__ T gp__load_elem(const T *p)
+{
+    if constexpr (sizeof(T) % 4 == 0 && alignof(T) > 4) {
+        uint32_t w[sizeof(T) / 4];
+#pragma unroll
+        for (int i = 0; i < (int)(sizeof(T) / 4); i++) w[i] = reinterpret_cast<const uint32_t *>(p)[i];
+        T v;
+        memcpy(&v, w, sizeof(T));
+        return v;
+    } else {
+        return *p;
+    }
+}
+
+/* The store that goes with it. */
+template <class T>
+static __device__ __forceinline__ void gp__store_elem(T *p, const T &v)
+{
+    if constexpr (sizeof(T) % 4 == 0 && alignof(T) > 4) {
+        uint32_t w[sizeof(T) / 4];
+        memcpy(w, &v, sizeof(T));
+#pragma unroll
+        for (int i = 0; i < (int)(sizeof(T) / 4); i++) reinterpret_cast<uint32_t *>(p)[i] = w[i];
+    } else {
+        *p = v;
+    }
+}
+
 /* A load that bypasses L1: for values other blocks wrote during this kernel. */
 template <class T>
 static __device__ __forceinline__ T gp__load_cg(const T *p)

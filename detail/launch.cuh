@@ -46,6 +46,27 @@ typedef struct gp__launch_shape {
 
 #ifdef __CUDACC__
 
+/* For the length of one call, the device of the stream `s` is the current one (a call on a
+ * stream of device 1 while device 0 is current launches on device 1, with device 1's
+ * scratch pool); the caller's current device is restored on return. Check `err` first. */
+struct gp__stream_device {
+    int prev = -1, dev = -1;
+    cudaError_t err;
+    explicit gp__stream_device(cudaStream_t s)
+    {
+        err = cudaGetDevice(&prev);
+        if (err == cudaSuccess) err = cudaStreamGetDevice(s, &dev);
+        if (err == cudaSuccess && dev != prev) err = cudaSetDevice(dev);
+    }
+    ~gp__stream_device()
+    {
+        if (dev >= 0 && dev != prev) cudaSetDevice(prev);
+    }
+    gp__stream_device(const gp__stream_device &) = delete;
+    gp__stream_device &operator=(const gp__stream_device &) = delete;
+};
+
+/* The current device's properties (call after gp__stream_device). */
 static inline cudaError_t gp__device_query(gp__device *d)
 {
     int id, sms, cluster;

@@ -40,6 +40,8 @@
 #ifdef __CUDACC__
 #include "check.cuh"
 #include "async_copy.cuh"
+#include "launch.cuh"
+#include "scratch.cuh"
 #include "tile.cuh"
 
 /* ---- plan arithmetic (host and device) ------------------------------------------------ */
@@ -363,6 +365,30 @@ struct gp__mm_f64_64x32 : gp__mm_f64_64x64 {
 #define GP__MM_EFF(S) S::EFF,
 #define GP__MM_LAUNCHER(S) gp__matmul_launch<gp__mm_cfg<S> >,
 
+/* A product whose matrices sit below their type's alignment (a double at a 4-byte
+ * boundary: the host API accepts it; the copies and FMAs want whole elements): A and B
+ * are copied to aligned stream-ordered scratch, the product lands in aligned scratch and
+ * is copied to C. O(mk + kn + mn) extra traffic against O(mnk) work. */
+template <class T>
+static cudaError_t gp__matmul_staged(T *d_c, const T *d_a, const T *d_b, size_t m, size_t n, size_t k, cudaStream_t s,
+                                     int dev, cudaError_t (*launch)(T *, const T *, const T *, size_t, size_t, size_t,
+                                                                    cudaStream_t))
+{
+    const size_t a_bytes = m * k * sizeof(T), b_bytes = k * n * sizeof(T), c_bytes = m * n * sizeof(T);
+    const size_t b_off = gp__round_up(a_bytes, GP__SCRATCH_ALIGN), c_off = b_off + gp__round_up(b_bytes, GP__SCRATCH_ALIGN);
+    void *scratch = NULL;
+    GP__TRY(gp__scratch_alloc(&scratch, c_off + c_bytes, dev, s));
+    T *a = static_cast<T *>(scratch), *b = reinterpret_cast<T *>(static_cast<char *>(scratch) + b_off),
+      *c = reinterpret_cast<T *>(static_cast<char *>(scratch) + c_off);
+    cudaError_t err = cudaSuccess;
+    if (k > 0) err = cudaMemcpyAsync(a, d_a, a_bytes, cudaMemcpyDeviceToDevice, s);
+    if (err == cudaSuccess && k > 0) err = cudaMemcpyAsync(b, d_b, b_bytes, cudaMemcpyDeviceToDevice, s);
+    if (err == cudaSuccess) err = launch(c, a, b, m, n, k, s);
+    if (err == cudaSuccess) err = cudaMemcpyAsync(d_c, c, c_bytes, cudaMemcpyDeviceToDevice, s);
+    const cudaError_t free_err = cudaFreeAsync(scratch, s);
+    return err != cudaSuccess ? err : free_err;
+}
+
 /* The host side of gp_matmul_<name>: checks, tile choice, one launch. */
 template <class T, int N>
 static cudaError_t gp__matmul(T *d_c, const T *d_a, const T *d_b, size_t m, size_t n, size_t k, cudaStream_t s,
@@ -377,11 +403,13 @@ static cudaError_t gp__matmul(T *d_c, const T *d_a, const T *d_b, size_t m, size
     if (gp__ranges_overlap(d_c, m * n * sizeof(T), d_a, m * k * sizeof(T)) ||
         gp__ranges_overlap(d_c, m * n * sizeof(T), d_b, k * n * sizeof(T)))
         return cudaErrorInvalidValue;
-    int dev, sms;
-    GP__TRY(cudaGetDevice(&dev));
-    GP__TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-    const int i = gp__matmul_choose(m, n, (unsigned)sms, bm, bn, eff, N);
-    return launch[i](d_c, d_a, d_b, m, n, k, s);
+    const gp__stream_device on(s);
+    GP__TRY(on.err);
+    gp__device dev;
+    GP__TRY(gp__device_query(&dev));
+    const int i = gp__matmul_choose(m, n, dev.sms, bm, bn, eff, N);
+    if (((uintptr_t)d_a | (uintptr_t)d_b | (uintptr_t)d_c) % alignof(T) == 0) return launch[i](d_c, d_a, d_b, m, n, k, s);
+    return gp__matmul_staged(d_c, d_a, d_b, m, n, k, s, dev.id, launch[i]);
 }
 
 /* ---- instantiation ------------------------------------------------------------------------

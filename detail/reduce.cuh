@@ -139,7 +139,7 @@ static __device__ __forceinline__ typename Op::type gp__reduce_vector(const type
         memcpy(x, &w, sizeof x);
     } else {
 #pragma unroll
-        for (int k = 0; k < VEC; k++) x[k] = p[k];
+        for (int k = 0; k < VEC; k++) x[k] = gp__load_elem(p + k);
     }
     T acc = x[0];
 #pragma unroll
@@ -215,10 +215,10 @@ static __device__ __forceinline__ typename Op::type gp__reduce_with_edges(const 
 {
     typedef typename Op::type T;
     T acc = Op::identity();
-    for (size_t i = 0; i < p.head; i++) acc = Op::apply(acc, in[i]);
+    for (size_t i = 0; i < p.head; i++) acc = Op::apply(acc, gp__load_elem(in + i));
     acc = Op::apply(acc, body_total);
     const T *tail = in + p.head + p.nvec * p.vec;
-    for (size_t i = 0; i < p.tail; i++) acc = Op::apply(acc, tail[i]);
+    for (size_t i = 0; i < p.tail; i++) acc = Op::apply(acc, gp__load_elem(tail + i));
     return acc;
 }
 
@@ -287,6 +287,8 @@ static cudaError_t gp__reduce(typename Op::type *d_out, const typename Op::type 
     typedef typename Op::type T;
     if (n == 0) return cudaSuccess;
     if (d_out == NULL || d_in == NULL) return cudaErrorInvalidValue;
+    const gp__stream_device on(s);
+    GP__TRY(on.err);
     gp__device dev;
     GP__TRY(gp__device_query(&dev));
     const gp__reduce_plan p = gp__reduce_make_plan((uintptr_t)d_in, n, sizeof(T), dev.sms, dev.cluster_ok);

@@ -310,7 +310,7 @@ static __device__ __forceinline__ void gp__scan_load(typename Op::type (&x)[ROWS
 #pragma unroll
         for (int k = 0; k < VEC; k++) {
             const size_t v = v0 + (size_t)j * 32 * VEC + k;
-            x[j * VEC + k] = v >= p.pad && v - p.pad < p.n ? in[v - p.pad] : Op::identity();
+            x[j * VEC + k] = v >= p.pad && v - p.pad < p.n ? gp__load_elem(in + (v - p.pad)) : Op::identity();
         }
 }
 
@@ -334,7 +334,7 @@ static __device__ __forceinline__ void gp__scan_store(typename Op::type *out, co
 #pragma unroll
         for (int k = 0; k < VEC; k++) {
             const size_t v = v0 + (size_t)j * 32 * VEC + k;
-            if (v >= p.pad && v - p.pad < p.n) out[v - p.pad] = x[j * VEC + k];
+            if (v >= p.pad && v - p.pad < p.n) gp__store_elem(out + (v - p.pad), x[j * VEC + k]);
         }
 }
 
@@ -463,6 +463,8 @@ static cudaError_t gp__scan(typename Op::type *d_out, const typename Op::type *d
     /* in place, or apart: a partial overlap would let one tile overwrite another's input */
     const uintptr_t a = (uintptr_t)d_in, b = (uintptr_t)d_out, bytes = n * sizeof(T);
     if (a != b && gp__ranges_overlap(d_in, bytes, d_out, bytes)) return cudaErrorInvalidValue;
+    const gp__stream_device on(s);
+    GP__TRY(on.err);
     gp__device dev;
     GP__TRY(gp__device_query(&dev));
     const gp__scan_plan p = gp__scan_make_plan(a, b, n, sizeof(T), dev.cluster_ok);

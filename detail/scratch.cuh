@@ -18,6 +18,19 @@
 #ifdef __cplusplus
 #define GP__MAX_DEVICES 64
 
+/* A pool on device `dev` that keeps its memory between calls. */
+inline cudaError_t gp__scratch_pool_create(int dev, cudaMemPool_t *pool)
+{
+    cudaMemPoolProps props = {};
+    props.allocType = cudaMemAllocationTypePinned;
+    props.location.type = cudaMemLocationTypeDevice;
+    props.location.id = dev;
+    *pool = NULL;
+    GP__TRY(cudaMemPoolCreate(pool, &props));
+    uint64_t keep = UINT64_MAX;
+    return cudaMemPoolSetAttribute(*pool, cudaMemPoolAttrReleaseThreshold, &keep);
+}
+
 /* The library's pool for device `dev`, created once (thread-safe; a loser of the creation
  * race destroys its own pool). An `inline` function: one pool per program, not per TU. */
 inline cudaError_t gp__scratch_pool(int dev, cudaMemPool_t *pool)
@@ -26,15 +39,16 @@ inline cudaError_t gp__scratch_pool(int dev, cudaMemPool_t *pool)
     if (dev < 0 || dev >= GP__MAX_DEVICES) return cudaErrorInvalidDevice;
     cudaMemPool_t p = __atomic_load_n(&pools[dev], __ATOMIC_ACQUIRE);
     if (p == NULL) {
-        cudaMemPoolProps props = {};
-        props.allocType = cudaMemAllocationTypePinned;
-        props.location.type = cudaMemLocationTypeDevice;
-        props.location.id = dev;
-        GP__TRY(cudaMemPoolCreate(&p, &props));
-        uint64_t keep = UINT64_MAX;
-        cudaError_t err = cudaMemPoolSetAttribute(p, cudaMemPoolAttrReleaseThreshold, &keep);
+        /* The first call may come inside a stream capture; creating a pool there is an
+         * "unsafe" call that would invalidate a global-mode capture. Relaxed mode for this
+         * thread, for the creation only (the documented way for lazy initialisation). */
+        cudaStreamCaptureMode mode = cudaStreamCaptureModeRelaxed;
+        GP__TRY(cudaThreadExchangeStreamCaptureMode(&mode));
+        cudaError_t err = gp__scratch_pool_create(dev, &p);
+        const cudaError_t restore = cudaThreadExchangeStreamCaptureMode(&mode);
+        if (err == cudaSuccess) err = restore;
         if (err != cudaSuccess) {
-            cudaMemPoolDestroy(p);
+            if (p) cudaMemPoolDestroy(p);
             return err;
         }
         cudaMemPool_t seen = NULL;

@@ -44,6 +44,7 @@
 
 #ifdef __CUDACC__
 #include "check.cuh"
+#include "launch.cuh"
 #include "tile.cuh"
 
 /* Tuning (overridable for experiments; the defaults are what bench/results measured).
@@ -274,6 +275,8 @@ static cudaError_t gp__transpose(T *d_out, size_t ld_out, size_t stride_out, con
                                   rows, cols, batch, sizeof(T)};
     GP__TRY(gp__transpose_validate(&d));
     if (rows == 0 || cols == 0 || batch == 0) return cudaSuccess;
+    const gp__stream_device on(s);
+    GP__TRY(on.err);
     switch (gp__transpose_word_bytes(&d)) {
     case 4:
         if constexpr (sizeof(T) == 1) return gp__transpose_launch<uint32_t, 4>(&d, s);
