@@ -77,6 +77,20 @@ void test_c_api(void)
     EXPECT(last_p.v == want_p.v && last_p.i == want_p.i, "C: gp_inclusive_scan_argmax_pair, last (%g, %d) want (%g, %d)",
            last_p.v, last_p.i, want_p.v, want_p.i);
     CUDA_CHK(cudaFree(d_p));
+    /* and a user's transpose (GP_DEFINE_TRANSPOSE_EXTERN): 3-byte pixels, 7 x 5 */
+    gp_t_rgb8 px[35], pt[35], *d_px, *d_pt;
+    for (int i = 0; i < 35; i++) px[i].r = (uint8_t)i, px[i].g = (uint8_t)(100 + i), px[i].b = (uint8_t)(200 - i);
+    CUDA_CHK(cudaMalloc((void **)&d_px, sizeof px));
+    CUDA_CHK(cudaMalloc((void **)&d_pt, sizeof pt));
+    CUDA_CHK(cudaMemcpy(d_px, px, sizeof px, cudaMemcpyHostToDevice));
+    CUDA_CHK(gp_transpose_rgb8(d_pt, d_px, 7, 5, 0));
+    CUDA_CHK(cudaMemcpy(pt, d_pt, sizeof pt, cudaMemcpyDeviceToHost));
+    ok = 1;
+    for (int r = 0; r < 7; r++)
+        for (int c = 0; c < 5; c++) ok &= memcmp(&pt[c * 7 + r], &px[r * 5 + c], sizeof(gp_t_rgb8)) == 0;
+    EXPECT(ok, "C: gp_transpose_rgb8 (a user's extern instance) of a 7 x 5 matrix");
+    CUDA_CHK(cudaFree(d_px));
+    CUDA_CHK(cudaFree(d_pt));
     CUDA_CHK(cudaFree(d_a));
     CUDA_CHK(cudaFree(d_t));
     CUDA_CHK(cudaFree(d_x));

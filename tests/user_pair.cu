@@ -5,3 +5,4 @@
 #define PAIR_ARGMAX(a, b) ((b).v > (a).v ? (b) : (a))
 GP_DEFINE_REDUCE_EXTERN(argmax_pair, gp_t_pair, PAIR_ARGMAX, ((gp_t_pair){-INFINITY, -1}))
 GP_DEFINE_SCAN_EXTERN(argmax_pair, gp_t_pair, PAIR_ARGMAX, ((gp_t_pair){-INFINITY, -1}))
+GP_DEFINE_TRANSPOSE_EXTERN(rgb8, gp_t_rgb8)

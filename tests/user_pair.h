@@ -12,4 +12,8 @@ typedef struct { float v; int32_t i; } gp_t_pair;
 GP_DECLARE_REDUCE(argmax_pair, gp_t_pair)
 GP_DECLARE_SCAN(argmax_pair, gp_t_pair)
 
+/* a 3-byte pixel, transposed element by element */
+typedef struct { uint8_t r, g, b; } gp_t_rgb8;
+GP_DECLARE_TRANSPOSE(rgb8, gp_t_rgb8)
+
 #endif
