@@ -1,5 +1,5 @@
 /* tests/test_c_api.c -- plain C (compiled by gcc, not nvcc) calls the library through the
- * header's C declarations and links against the GPUPRIMS_IMPLEMENTATION object. */
+ * header's C declarations and links against the library (build/lib/libgpuprims.a). */
 #include "../gpuprims.cuh"
 #include "harness.h"
 
