@@ -1,20 +1,48 @@
-# gpuprims -- build, test, bench.  `make` builds everything; `make test` runs the tests
-# (GPU tests are skipped without a GPU); `make bench` writes bench/results/.
-# Targets: all test sanitize bench examples run-examples ptx compile-cost install expand clean.
+# gpuprims -- build, test, bench, package. `make` builds the library, tests, examples and
+# benches; `make test` runs the tests (GPU tests are skipped without a GPU); `make install`.
+# Targets: all lib test test-python sanitize bench plots examples run-examples ptx headers
+#          compile-cost install uninstall consumers version-check expand clean.
+#
+# ARCH is a list: `make ARCH="sm_80 sm_90"` builds every program for both (a fatbin; each
+# word compiles as -arch=<word> would: SASS for it, plus its PTX).
 
 ARCH      ?= sm_90
 NVCC      ?= nvcc
 CC        ?= gcc
+PYTHON    ?= python3
 PREFIX    ?= /usr/local
+LIBDIR    ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+DOCDIR    ?= $(PREFIX)/share/doc/gpuprims
 BUILD     ?= build
 CUDA_HOME ?= $(patsubst %/bin/nvcc,%,$(shell command -v $(NVCC)))
+CUDA_LIBDIR ?= $(CUDA_HOME)/lib64
 NPROC     := $(shell nproc 2>/dev/null || echo 2)
-MAKEFLAGS += -j$(NPROC) --no-print-directory
+MAKEFLAGS += --no-print-directory
+ifeq ($(MAKELEVEL),0)
+MAKEFLAGS += -j$(NPROC)
+endif
 
-NVCCFLAGS ?= -O3 -std=c++17 -arch=$(ARCH) -lineinfo -Xcompiler -Wall,-Wextra
+VERSION   := $(shell sed -n 's/^\#define GPUPRIMS_VERSION_STRING "\(.*\)"/\1/p' gpuprims.cuh)
+COMMIT    ?= $(shell git describe --always --dirty 2>/dev/null || echo unknown)
+
+# sm_XX -> SASS for sm_XX and PTX for compute_XX (what -arch=sm_XX means); other words
+# (all, native) go to -arch as they are.
+comma     := ,
+arch_flag  = $(if $(filter sm_%,$1),-gencode arch=compute_$(1:sm_%=%)$(comma)code=$1 \
+                -gencode arch=compute_$(1:sm_%=%)$(comma)code=compute_$(1:sm_%=%),-arch=$1)
+ARCHFLAGS := $(foreach a,$(ARCH),$(call arch_flag,$a))
+ARCH1     := $(firstword $(ARCH))
+
+NVCCFLAGS ?= -O3 -std=c++17 -lineinfo -Xcompiler -Wall,-Wextra
+NVCC_ALL   = $(NVCC) $(NVCCFLAGS) $(ARCHFLAGS)
 CFLAGS    ?= -O2 -std=c11 -Wall -Wextra -pedantic
 DEPFLAGS   = -MMD -MP
-COMMIT    ?= $(shell git describe --always --dirty 2>/dev/null || echo unknown)
+
+# The library: the default instances, one family per TU (they compile in parallel).
+LIB_OBJ   := $(patsubst lib/%.cu,$(BUILD)/lib/%.o,$(wildcard lib/*.cu))
+LIB_A     := $(BUILD)/lib/libgpuprims.a
+LIB_SO    := $(BUILD)/lib/libgpuprims.so
 
 TEST_CU   := $(wildcard tests/*.cu)
 TEST_C    := $(wildcard tests/*.c)
@@ -23,9 +51,13 @@ TESTS     := $(BUILD)/tests/run_tests
 EXAMPLES  := $(patsubst examples/%.cu,$(BUILD)/examples/%,$(wildcard examples/*.cu))
 BENCHES   := $(patsubst bench/%.cu,$(BUILD)/bench/%,$(wildcard bench/*.cu))
 
-.PHONY: all test headers names names-check sanitize bench examples run-examples ptx compile-cost install expand clean
+.PHONY: all lib test test-python sanitize bench plots examples run-examples ptx headers names names-check \
+        compile-cost install uninstall consumers version-check expand clean
 
-all: $(TESTS) $(EXAMPLES) $(BENCHES)
+# Longest compiles first (the library, then the benches), so both cores stay busy to the end.
+all: lib $(BENCHES) $(TESTS) $(EXAMPLES)
+
+lib: $(LIB_A) $(LIB_SO)
 
 # Everything is built first, so a build break anywhere fails `make test` (and CI).
 test: all headers names-check
@@ -38,17 +70,10 @@ names-check:
 	@tools/names.sh "$(CC)" "$(CUDA_HOME)/include" | diff -u detail/names.txt - \
 	  || { echo "detail/names.txt is stale: run 'make names'"; exit 1; }
 
-# Every header compiles as a translation unit on its own (it includes what it uses), and
-# gpuprims.cuh compiles as plain C (only the host API is visible there).
-HEADERS := $(wildcard detail/*.cuh) gpuprims.cuh
-headers: $(HEADERS:%=$(BUILD)/headers/%.o) $(BUILD)/headers/gpuprims_c.o
-$(BUILD)/headers/%.o: %
-	@mkdir -p $(@D)
-	@printf '#include "%s"\n' $< > $(@:.o=.cu)
-	$(NVCC) $(NVCCFLAGS) -I. -c $(@:.o=.cu) -o $@
-$(BUILD)/headers/gpuprims_c.o: gpuprims.cuh $(wildcard detail/*.cuh)
-	@mkdir -p $(@D)
-	printf '#include "gpuprims.cuh"\n' | $(CC) $(CFLAGS) -I. -I$(CUDA_HOME)/include -x c -c - -o $@
+# examples/python/test_torch.py: the library through ctypes on torch tensors, against
+# torch. Needs python3 with torch and a GPU; says "skipped" (status 0) without them.
+test-python: $(LIB_SO)
+	$(PYTHON) examples/python/test_torch.py $(LIB_SO)
 
 # The GPU tests under the four compute-sanitizer tools. Smaller sizes (GP_TEST_SMALL=1:
 # no 2^24 or 2^31 counts) keep all four within a few minutes; racecheck, slow on shared
@@ -70,6 +95,17 @@ bench: $(BENCHES)
 	    for f in bench/results/$$gpu.*.md; do echo; cat $$f; done; } > bench/results/$$gpu.md; \
 	  echo "wrote bench/results/$$gpu.md"; done
 
+# PNGs beside the CSVs: bench/results/<gpu>.<bench>.png for every <gpu>.<bench>.csv. Uses
+# python3's matplotlib if it has one, else installs bench/requirements.txt into $(BUILD)/venv.
+plots:
+	@if $(PYTHON) -c 'import matplotlib' 2>/dev/null; then py=$(PYTHON); \
+	 else $(MAKE) $(BUILD)/venv/ok && py=$(BUILD)/venv/bin/python; fi; \
+	 $$py bench/plot.py bench/results
+$(BUILD)/venv/ok: bench/requirements.txt
+	$(PYTHON) -m venv $(BUILD)/venv
+	$(BUILD)/venv/bin/pip install --quiet -r bench/requirements.txt
+	touch $@
+
 # Every example checks its own result and exits non-zero on a mismatch: the loop stops at
 # the first failure. Run without arguments, each does its whole demonstration (errors.cu
 # without arguments is the clean run; `build/examples/errors 1|2|3` plants a bug).
@@ -82,54 +118,132 @@ ptx: $(BUILD)/examples/ptx.ptx
 	@echo "$<: the entries and their cvt/mul instructions"
 	@grep -E '\.entry|(cvt|mul)(\.rn)?\.f(32|64)' $<
 
-# Compile time of a TU with one device reduce, gpuprims against CUB (CPU only, no GPU).
+# Every header compiles as a translation unit on its own (it includes what it uses), and
+# gpuprims.cuh also compiles as plain C (only the host API is visible there).
+HEADER_OK := $(patsubst detail/%.cuh,$(BUILD)/headers/%.ok,$(wildcard detail/*.cuh)) $(BUILD)/headers/gpuprims_c.ok
+headers: $(HEADER_OK)
+$(BUILD)/headers/%.ok: detail/%.cuh
+	@mkdir -p $(@D)
+	@echo '#include "detail/$*.cuh"' > $(BUILD)/headers/$*.cu
+	$(NVCC) -std=c++17 -arch=$(ARCH1) -Xcompiler -Wall,-Wextra -I. -c $(BUILD)/headers/$*.cu -o /dev/null
+	@touch $@
+$(BUILD)/headers/gpuprims_c.ok: gpuprims.cuh $(wildcard detail/*.cuh)
+	@mkdir -p $(@D)
+	echo '#include "gpuprims.cuh"' | $(CC) $(CFLAGS) -I. -I$(CUDA_HOME)/include -x c -c - -o /dev/null
+	@touch $@
+
+# Compile time of a TU with one device reduce and scan, gpuprims against CUB (CPU only, no
+# GPU). Writes $(BUILD)/compile_cost.md; bench/results/compile_cost.md is a copy of one run.
 compile-cost:
-	@bash bench/compile_cost/measure.sh "$(NVCC) $(NVCCFLAGS)" | tee bench/results/compile_cost.md
+	@mkdir -p $(BUILD)
+	@bash bench/compile_cost/measure.sh "$(NVCC_ALL)" | tee $(BUILD)/compile_cost.md
+	@echo "wrote $(BUILD)/compile_cost.md"
 
-install:
-	install -d $(DESTDIR)$(PREFIX)/include/gpuprims/detail
-	install -m 644 gpuprims.cuh $(DESTDIR)$(PREFIX)/include/gpuprims/
-	install -m 644 detail/*.cuh $(DESTDIR)$(PREFIX)/include/gpuprims/detail/
-	@echo "installed: #include <gpuprims/gpuprims.cuh> with -I$(PREFIX)/include"
+# Headers (#include <gpuprims/gpuprims.cuh>), libgpuprims.a and .so, a CMake package
+# (find_package(gpuprims CONFIG): gpuprims::headers, gpuprims::gpuprims), gpuprims.pc, and
+# LICENSE and README.md under share/doc/gpuprims.
+# `make uninstall` with the same PREFIX (and DESTDIR) removes exactly these files.
+SUBST = sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
+             -e 's|@VERSION@|$(VERSION)|' -e 's|@CUDA_HOME@|$(CUDA_HOME)|' -e 's|@CUDA_LIBDIR@|$(CUDA_LIBDIR)|'
+INSTALLED := $(INCLUDEDIR)/gpuprims $(LIBDIR)/libgpuprims.a $(LIBDIR)/libgpuprims.so \
+             $(LIBDIR)/cmake/gpuprims $(LIBDIR)/pkgconfig/gpuprims.pc $(DOCDIR)
+install: lib
+	install -d $(DESTDIR)$(INCLUDEDIR)/gpuprims/detail $(DESTDIR)$(LIBDIR)/cmake/gpuprims \
+	    $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(DOCDIR)
+	install -m 644 gpuprims.cuh $(DESTDIR)$(INCLUDEDIR)/gpuprims/
+	install -m 644 detail/*.cuh $(DESTDIR)$(INCLUDEDIR)/gpuprims/detail/
+	install -m 644 LICENSE README.md $(DESTDIR)$(DOCDIR)/
+	install -m 644 $(LIB_A) $(DESTDIR)$(LIBDIR)/
+	install -m 755 $(LIB_SO) $(DESTDIR)$(LIBDIR)/
+	$(SUBST) cmake/gpuprims-config.cmake.in > $(DESTDIR)$(LIBDIR)/cmake/gpuprims/gpuprims-config.cmake
+	$(SUBST) cmake/gpuprims-config-version.cmake.in > $(DESTDIR)$(LIBDIR)/cmake/gpuprims/gpuprims-config-version.cmake
+	$(SUBST) gpuprims.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/gpuprims.pc
+	@echo "installed gpuprims $(VERSION) under $(DESTDIR)$(PREFIX): #include <gpuprims/gpuprims.cuh> with -I$(INCLUDEDIR);"
+	@echo "  link: pkg-config --cflags --libs gpuprims, or CMake find_package(gpuprims CONFIG REQUIRED)"
+uninstall:
+	rm -rf $(addprefix $(DESTDIR),$(INSTALLED))
 
-# Read what the macros generate: make expand F=tests/test_reduce_user.cu
+# The four ways to use the package, each built and run to its "no CUDA GPU found" (or,
+# with a GPU, to its result): installed CMake package, add_subdirectory, pkg-config + gcc,
+# plain nvcc -I with GPUPRIMS_IMPLEMENTATION. Needs cmake (3.18+) and pkg-config.
+consumers: lib
+	+bash tests/consumers/run.sh $(BUILD)/consumers "$(NVCC)" "$(ARCH1)"
+
+# GPUPRIMS_VERSION_* in gpuprims.cuh agree with each other and with the newest git tag.
+version-check:
+	@bash .ci/version-check
+
+# Read what the macros generate: make expand F=tests/test_reduce_user.cu. Prints the
+# preprocessed F without the headers' expansion, formatted (needs clang-format); then
+# compiles F, and fails with the compiler's errors if it does not compile.
+EXPAND_FLAGS = -std=c++17 -arch=$(ARCH1) -I.
 expand:
-	@test -n "$(F)" || { echo "usage: make expand F=file.cu"; exit 2; }
-	@$(NVCC) -std=c++17 -arch=$(ARCH) -E -I. $(F) 2>/dev/null | grep -v '^#' | clang-format --style='{BasedOnStyle: LLVM, ColumnLimit: 110}'
+	@test -n "$(F)" || { echo "usage: make expand F=file.cu" >&2; exit 2; }
+	@command -v clang-format >/dev/null || { echo "make expand needs clang-format" >&2; exit 2; }
+	@mkdir -p $(BUILD)
+	@$(NVCC) $(EXPAND_FLAGS) -E $(F) -o $(BUILD)/expand.ii
+	@awk -v f="$(F)" 'BEGIN { sub(/^\.\//, "", f) } /^# [0-9]+ "/ { n = $$3; gsub(/"/, "", n); sub(/^\.\//, "", n); mine = (n == f); next } \
+	     mine && !/^#/' $(BUILD)/expand.ii | clang-format --style='{BasedOnStyle: LLVM, ColumnLimit: 110}'
+	@$(NVCC) $(EXPAND_FLAGS) -c $(F) -o /dev/null || { echo "make expand: $(F) does not compile (errors above)" >&2; exit 1; }
 
 clean:
 	rm -rf $(BUILD)
 
-$(TESTS): $(TEST_OBJ)
-	$(NVCC) $(NVCCFLAGS) $^ -o $@
+# ---- build rules ----------------------------------------------------------------------
+
+$(BUILD)/lib/%.o: lib/%.cu
+	@mkdir -p $(@D)
+	$(NVCC_ALL) -Xcompiler -fPIC $(DEPFLAGS) -I. -c $< -o $@
+
+$(LIB_A): $(LIB_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+# The CUDA runtime is linked in statically (nvcc's default) and kept private
+# (--exclude-libs): libgpuprims.so needs only the driver and the C++ runtime.
+$(LIB_SO): $(LIB_OBJ)
+	$(NVCC_ALL) -shared -Xlinker --exclude-libs,ALL $^ -o $@
+
+$(TESTS): $(TEST_OBJ) $(LIB_A)
+	$(NVCC_ALL) $^ -o $@
 
 $(BUILD)/tests/%.o: tests/%.cu
 	@mkdir -p $(@D)
-	$(NVCC) $(NVCCFLAGS) $(DEPFLAGS) $(TEST_DEFS) -I. -c $< -o $@
+	$(NVCC_ALL) $(DEPFLAGS) $(TEST_DEFS) -I. -c $< -o $@
 
 # tests/test_examples.cu runs nvcc on examples/ptx.cu and runs the built examples.
-$(BUILD)/tests/test_examples.o: TEST_DEFS = -DGP_T_NVCC='"$(NVCC)"' -DGP_T_ARCH='"$(ARCH)"' \
+$(BUILD)/tests/test_examples.o: TEST_DEFS = -DGP_T_NVCC='"$(NVCC)"' -DGP_T_ARCH='"$(ARCH1)"' \
     -DGP_T_ROOT='"$(CURDIR)"' -DGP_T_EXAMPLES='"$(abspath $(BUILD))/examples"'
 
 # tests/test_compile_errors.cu compiles the files of tests/compile_errors/, which must fail.
-$(BUILD)/tests/test_compile_errors.o: TEST_DEFS = -DGP_T_NVCC='"$(NVCC)"' -DGP_T_ARCH='"$(ARCH)"' \
+$(BUILD)/tests/test_compile_errors.o: TEST_DEFS = -DGP_T_NVCC='"$(NVCC)"' -DGP_T_ARCH='"$(ARCH1)"' \
     -DGP_T_ROOT='"$(CURDIR)"' -DGP_T_CC='"$(CC)"' -DGP_T_CUDA_INC='"$(CUDA_HOME)/include"'
 
 $(BUILD)/tests/%.c.o: tests/%.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(DEPFLAGS) -I. -I$(CUDA_HOME)/include -c $< -o $@
 
-$(BUILD)/examples/%: examples/%.cu
+# Programs compile to objects while the library builds, and link against libgpuprims.a.
+$(BUILD)/examples/%.o: examples/%.cu
 	@mkdir -p $(@D)
-	$(NVCC) $(NVCCFLAGS) $(DEPFLAGS) -I. $< -o $@
+	$(NVCC_ALL) $(DEPFLAGS) -I. -c $< -o $@
+
+$(BUILD)/examples/%: $(BUILD)/examples/%.o $(LIB_A)
+	$(NVCC_ALL) $^ -o $@
 
 $(BUILD)/examples/%.ptx: examples/%.cu
 	@mkdir -p $(@D)
-	$(NVCC) $(NVCCFLAGS) -I. -ptx $< -o $@
+	$(NVCC) $(NVCCFLAGS) -arch=$(ARCH1) -I. -ptx $< -o $@
 
-$(BUILD)/bench/%: bench/%.cu
+$(BUILD)/bench/%.o: bench/%.cu
 	@mkdir -p $(@D)
-	$(NVCC) $(NVCCFLAGS) $(DEPFLAGS) -I. $< -o $@ -lcublas
+	$(NVCC_ALL) $(DEPFLAGS) -I. -c $< -o $@
+
+$(BUILD)/bench/%: $(BUILD)/bench/%.o $(LIB_A)
+	$(NVCC_ALL) $^ -o $@ -lcublas
+
+# Keep the programs' objects (make would delete them as intermediates).
+.SECONDARY:
 
 include tests/stress/stress.mk
 

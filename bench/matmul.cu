@@ -27,8 +27,8 @@
 
 #include <cublas_v2.h>
 
-#define GPUPRIMS_IMPLEMENTATION
 #include "../gpuprims.cuh"
+#include "../examples/need_gpu.h"
 #include "bench.cuh"
 
 #define LADDER_N 4096
@@ -451,6 +451,7 @@ static void bench_shapes(cublasHandle_t h, int f64)
  * build/bench/matmul profile  one call of each fast ladder kernel at 4096^3 (for ncu) */
 int main(int argc, char **argv)
 {
+    need_gpu(__FILE__);
     const int profile = argc > 1 && strcmp(argv[1], "profile") == 0;
     gp_bench_begin("matmul", "Matrix multiply");
     int dev = 0, clock_khz = 0;

@@ -19,7 +19,8 @@
  * never finds its input in L2: the figures are DRAM figures.
  *
  * Build and run:  make bench
- *   or by hand:   nvcc -O3 -arch=sm_90 -std=c++17 -I. bench/reduce.cu -o build/bench/reduce
+ *   or by hand:   make lib && nvcc -O3 -arch=sm_90 -std=c++17 -I. bench/reduce.cu build/lib/libgpuprims.a \
+ *                   -o build/bench/reduce
  *                 ./build/bench/reduce
  * Tables go to stdout and to bench/results/<gpu>.reduce.{md,csv} ($GP_BENCH_RESULTS
  * overrides the folder). */
@@ -32,9 +33,8 @@
 
 #include <cub/device/device_reduce.cuh>
 
-/* This program is the one TU of its own: it compiles the library's default instances. */
-#define GPUPRIMS_IMPLEMENTATION
 #include "../gpuprims.cuh"
+#include "../examples/need_gpu.h"
 #include "bench.cuh"
 
 #define LADDER_BLOCK 256u              /* Harris's block size, for kernels 1-7 */
@@ -695,6 +695,7 @@ static void bench_table(void *pool, size_t pool_elems, double copy_gbps)
 
 int main(void)
 {
+    need_gpu(__FILE__);
     gp_bench_begin("reduce", "Reduction");
 
     /* One pool for part 2, large enough for 2^28 floats, for the rotation of every smaller

@@ -39,8 +39,8 @@
 
 #include <cub/device/device_scan.cuh>
 
-#define GPUPRIMS_IMPLEMENTATION
 #include "../gpuprims.cuh"
+#include "../examples/need_gpu.h"
 #include "bench.cuh"
 
 #define MAX_LOG2N 28
@@ -360,6 +360,7 @@ static void bench_ladder(char *in_pool, char *out_pool, size_t pool_bytes)
 
 int main(void)
 {
+    need_gpu(__FILE__);
     gp_bench_begin("scan", "Scan");
     const size_t pool_bytes = MAX_N * 4; /* 1 GiB in, 1 GiB out: 2^28 4-byte elements, or rotated slots */
     char *in_pool, *out_pool;

@@ -32,9 +32,8 @@
 
 #include <cublas_v2.h>
 
-/* This program is the one TU of its own: it compiles the library's default instances. */
-#define GPUPRIMS_IMPLEMENTATION
 #include "../gpuprims.cuh"
+#include "../examples/need_gpu.h"
 #include "bench.cuh"
 
 #define TILE_DIM 32       /* the paper's tile: 32 x 32 elements */
@@ -641,6 +640,7 @@ static void bench_table(void)
 
 int main(void)
 {
+    need_gpu(__FILE__);
     gp_bench_begin("transpose", "Transpose");
     bench_ladder();
     bench_table();

@@ -28,6 +28,7 @@
  *
  * Run:  make build/examples/coalescing && build/examples/coalescing */
 #include "../gpuprims.cuh"
+#include "need_gpu.h"
 #include "../bench/bench.cuh"
 
 #include <stdio.h>
@@ -231,6 +232,7 @@ static int aos_soa(double peak)
 
 int main(void)
 {
+    need_gpu(__FILE__);
     cudaDeviceProp prop;
     CUDA_CHK(cudaGetDeviceProperties(&prop, 0));
     double peak = peak_gbps();

@@ -6,8 +6,8 @@
  *   3. if flags[i]: out[pos[i]] = x[i]; kept = pos[n-1] + flags[n-1]   (one kernel)
  * The scan runs in place on the flags (d_out == d_in is allowed).
  * Build and run: make examples && build/examples/compact */
-#define GPUPRIMS_IMPLEMENTATION
 #include "../gpuprims.cuh"
+#include "need_gpu.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,6 +33,7 @@ __global__ void scatter(float *out, uint32_t *count, const float *x, const uint3
 
 int main(void)
 {
+    need_gpu(__FILE__);
     const size_t n = 10000019; /* a prime: no size is special */
     float *h = (float *)malloc(n * sizeof(float)), *got = (float *)malloc(n * sizeof(float));
     uint64_t s = 12345;

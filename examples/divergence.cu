@@ -24,8 +24,8 @@
  * barriers); finishing in registers saves four barriers and gains 1.25x.
  *
  * Run:  make build/examples/divergence && build/examples/divergence */
-#define GPUPRIMS_IMPLEMENTATION
 #include "../gpuprims.cuh"
+#include "need_gpu.h"
 #include "../bench/bench.cuh"
 
 #include <stdio.h>
@@ -114,6 +114,7 @@ static void launch(void *p)
 
 int main(void)
 {
+    need_gpu(__FILE__);
     const size_t bytes = N * sizeof(int), blocks = (N + BLOCK - 1) / BLOCK;
     int *h_in = (int *)malloc(bytes), *d_in, *d_partial, *d_total;
     long long want = 0;

@@ -21,6 +21,7 @@
  *                               exits 1. LINE is the line marked "bug K is caught here".
  * tests/test_examples.cu runs the three and checks the exit status, the line and the error. */
 #include "../gpuprims.cuh"
+#include "need_gpu.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -83,6 +84,7 @@ static void show_unchecked(void)
 
 int main(int argc, char **argv)
 {
+    need_gpu(__FILE__);
     int bug = argc > 1 ? atoi(argv[1]) : 0;
     if (argc > 2 || bug < 0 || bug > 3) {
         fprintf(stderr, "usage: %s [1|2|3]   (no argument: the clean run)\n", argv[0]);

@@ -11,6 +11,7 @@
  *
  * Run:  make build/examples/increment && build/examples/increment */
 #include "../gpuprims.cuh"
+#include "need_gpu.h"
 #include "../bench/bench.cuh"
 
 #include <stdio.h>
@@ -53,6 +54,7 @@ static double now_ms(void)
 
 int main(void)
 {
+    need_gpu(__FILE__);
     const size_t bytes = N * sizeof(float);
     float *a_h = (float *)malloc(bytes), *want = (float *)malloc(bytes), *got = (float *)malloc(bytes), *a_d;
     for (size_t i = 0; i < N; i++) a_h[i] = want[i] = (float)(i % 4099) * 0.5f - 1000.0f;

@@ -11,8 +11,8 @@
  * any tile (1000 x 777 x 333), which the textbook kernel cannot do, and checks both against
  * the host.
  * Build and run: make examples && build/examples/matmul */
-#define GPUPRIMS_IMPLEMENTATION
 #include "../gpuprims.cuh"
+#include "need_gpu.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -81,6 +81,7 @@ static int check(const char *what, const float *got, const float *a, const float
 
 int main(void)
 {
+    need_gpu(__FILE__);
     enum { W = 512, M2 = 1000, N2 = 777, K2 = 333 };
     const size_t cap = (size_t)M2 * N2 > (size_t)W * W ? (size_t)M2 * N2 : (size_t)W * W; /* the largest matrix */
     float *a = (float *)malloc(cap * 4), *b = (float *)malloc(cap * 4), *c = (float *)malloc(cap * 4);

@@ -14,6 +14,7 @@
  * an H100; on a GPU with slow FP64 it does not), checks each bitwise against the same
  * expression on the host, and counts the elements where the two kernels disagree. */
 #include "../gpuprims.cuh"
+#include "need_gpu.h"
 #include "../bench/bench.cuh"
 
 #include <stdio.h>
@@ -49,6 +50,7 @@ static void launch(void *p)
 
 int main(void)
 {
+    need_gpu(__FILE__);
     const size_t n = (size_t)1 << 26;
     const size_t bytes = n * sizeof(float);
     float *h_in = (float *)malloc(bytes), *h_out = (float *)malloc(bytes);

@@ -1,13 +1,14 @@
 /* examples/reduce.cu -- the README's example: sum a million floats on the GPU.
  * Build and run: make examples && build/examples/reduce */
-#define GPUPRIMS_IMPLEMENTATION
 #include "../gpuprims.cuh"
+#include "need_gpu.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 
 int main(void)
 {
+    need_gpu(__FILE__);
     const size_t n = 1 << 20;
     float *h = (float *)malloc(n * sizeof(float)), *d_x, *d_sum, sum;
     double want = 0;

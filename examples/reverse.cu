@@ -17,6 +17,7 @@
  * Checks both kernels at lengths 1, 31, 255, 256, 257, 1000003 and 2^26 - 3 (every output
  * poisoned first), then times them on the largest. */
 #include "../gpuprims.cuh"
+#include "need_gpu.h"
 #include "../bench/bench.cuh"
 
 #include <stdio.h>
@@ -62,6 +63,7 @@ static void launch(void *p)
 
 int main(void)
 {
+    need_gpu(__FILE__);
     const size_t sizes[] = {1, 31, 255, 256, 257, 1000003, ((size_t)1 << 26) - 3};
     const int nsizes = (int)(sizeof sizes / sizeof sizes[0]);
     const size_t max_n = sizes[nsizes - 1], bytes = max_n * sizeof(int);

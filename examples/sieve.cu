@@ -34,8 +34,8 @@
  * Checks both kernels against a host sieve (every element) at n = 2, 3, 10, 100, 8192,
  * 8193 and n, counts the primes with gp_reduce_sum_i32 (pi(10^7) = 664579), and times
  * both at n. */
-#define GPUPRIMS_IMPLEMENTATION
 #include "../gpuprims.cuh"
+#include "need_gpu.h"
 #include "../bench/bench.cuh"
 
 #include <stdio.h>
@@ -124,6 +124,7 @@ static long long run_and_check(launch_t *a, const int *want, int *got, int *d_co
 
 int main(int argc, char **argv)
 {
+    need_gpu(__FILE__);
     const int n = argc > 1 ? atoi(argv[1]) : 10000000;
     if (n < 2) {
         fprintf(stderr, "usage: %s [n >= 2]\n", argv[0]);

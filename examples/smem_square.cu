@@ -32,6 +32,7 @@
  *        l1tex__data_pipe_lsu_wavefronts_mem_shared_op_{ld,st}.sum  wavefronts
  *        smsp__inst_executed_op_shared_{ld,st}.sum                  requests (warp instructions) */
 #include "../gpuprims.cuh"
+#include "need_gpu.h"
 #include "../bench/bench.cuh"
 
 #include <stdio.h>
@@ -288,6 +289,7 @@ static void ncu_table(void)
 
 int main(int argc, char **argv)
 {
+    need_gpu(__FILE__);
     int once = argc > 1 && strcmp(argv[1], "--once") == 0;
     int no_ncu = argc > 1 && strcmp(argv[1], "--no-ncu") == 0;
     if (argc > 2 || (argc == 2 && !once && !no_ncu)) {

@@ -5,8 +5,8 @@
  * (bench/bench.cuh: CUDA events, median of 31 calls).
  *
  *   make examples && build/examples/transpose */
-#define GPUPRIMS_IMPLEMENTATION
 #include "../gpuprims.cuh"
+#include "need_gpu.h"
 #include "../bench/bench.cuh" /* gp_bench_median_ms, gp_bench_copy_ms: CUDA events, median of 31 */
 
 #include <stdio.h>
@@ -47,6 +47,7 @@ static void run_transpose(void *p)
 
 int main(void)
 {
+    need_gpu(__FILE__);
     int ok = 1;
     /* 1. A 4097 x 3001 float matrix (no multiple of anything), timed. */
     const size_t rows = 4097, cols = 3001, bytes = rows * cols * sizeof(float);

@@ -1,6 +1,6 @@
 /* tests/test_c_api.c -- plain C (compiled by gcc, not nvcc) calls the library through the
- * header's C declarations, and a user's instance through its GP_DECLARE_* header
- * (tests/user_pair.h; defined in tests/user_pair.cu). */
+ * header's C declarations (linked against build/lib/libgpuprims.a), and a user's instance
+ * through its GP_DECLARE_* header (tests/user_pair.h; defined in tests/user_pair.cu). */
 #include "../gpuprims.cuh"
 #include "harness.h"
 #include "user_pair.h"

@@ -2,7 +2,7 @@
 # about 5 minutes; STRESS_SECONDS=60 for a short run). Without a GPU it builds and every
 # section is skipped. `make stress-memcheck`: a short run under compute-sanitizer memcheck
 # (the child processes that fault or fill the GPU on purpose are not sanitized).
-# The program links like the tests: the one GPUPRIMS_IMPLEMENTATION object, and the harness.
+# The program links like the tests: the library of default instances, and the harness.
 STRESS         := $(BUILD)/tests/stress
 STRESS_SECONDS ?= 300
 
@@ -14,9 +14,9 @@ stress: $(STRESS)
 stress-memcheck: $(STRESS)
 	STRESS_SECONDS=20 STRESS_HANG_S=600 $(SANITIZE) --tool memcheck --leak-check full $(STRESS)
 
-$(STRESS): $(BUILD)/stress/stress.o $(BUILD)/tests/impl.o $(BUILD)/tests/harness.c.o
-	$(NVCC) $(NVCCFLAGS) $^ -o $@
+$(STRESS): $(BUILD)/stress/stress.o $(BUILD)/tests/harness.c.o $(LIB_A)
+	$(NVCC_ALL) $^ -o $@
 
 $(BUILD)/stress/stress.o: tests/stress/stress.cu
 	@mkdir -p $(@D)
-	$(NVCC) $(NVCCFLAGS) $(DEPFLAGS) -I. -c $< -o $@
+	$(NVCC_ALL) $(DEPFLAGS) -I. -c $< -o $@
