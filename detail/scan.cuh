@@ -462,7 +462,7 @@ static __device__ __forceinline__ typename Op::type gp__scan_look_ahead(const ui
                                                                        gp__scan_ahead<typename Op::type> &s)
 {
     typedef typename Op::type T;
-    enum { NB = gp__scan_words(sizeof(T)) >= 16 ? 1 : 16 / gp__scan_words(sizeof(T)) };
+    enum { W = gp__scan_words(sizeof(T)), NB = W == 1 ? 16 : W == 2 ? 8 : W <= 4 ? 4 : W >= 24 ? 1 : 24 / W };
     const unsigned lane = gp__lane_id();
     const size_t k = t / GP__SCAN_BATCH;
     const unsigned r = (unsigned)(t % GP__SCAN_BATCH); /* tiles of batch k before t */
@@ -568,7 +568,7 @@ __global__ void __launch_bounds__(GP__SCAN_THREADS, GP__SCAN_MIN_BLOCKS)
             gp__mbar_init(&taken[s], 1);
             gp__mbar_init(&ready[s], 1);
             gp__mbar_init(&reduced[s], 1);
-            gp__mbar_init(&empty[s], WARPS + 1); /* the scanning warps and the reduce warp */
+            gp__mbar_init(&empty[s], (WARPS + 1) * 32); /* every thread that read the stage */
         }
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
         asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory"); /* visible to the copy engine */
@@ -600,8 +600,12 @@ __global__ void __launch_bounds__(GP__SCAN_THREADS, GP__SCAN_MIN_BLOCKS)
         gp__scan_ahead<T> ahead = {Op::identity(), 0};
         for (unsigned i = 0;; i++) {
             const unsigned s = i % stages;
-            gp__mbar_wait(&taken[s], (i / stages) & 1);
-            const unsigned long long t = s_tile[s];
+            unsigned long long t = 0;
+            if (lane == 0) { /* one reader: the slot is rewritten once the stage's readers are done */
+                gp__mbar_wait(&taken[s], (i / stages) & 1);
+                t = s_tile[s];
+            }
+            t = __shfl_sync(GP__FULL_MASK, t, 0);
             if (t >= p.tiles) break;
             const T pre = gp__scan_look_ahead<Op>(status, t, ahead);
             if (lane == 0) {
@@ -625,8 +629,8 @@ __global__ void __launch_bounds__(GP__SCAN_THREADS, GP__SCAN_MIN_BLOCKS)
             if (lane == 0) {
                 gp__scan_publish<T>(status, t, agg);
                 gp__mbar_arrive(&reduced[s]);
-                gp__mbar_arrive(&empty[s]);
             }
+            gp__mbar_arrive(&empty[s]); /* every lane, after its own reads of the stage */
         }
         return;
     }
@@ -671,8 +675,7 @@ __global__ void __launch_bounds__(GP__SCAN_THREADS, GP__SCAN_MIN_BLOCKS)
         T base = before;
         if (t > 0) base = Op::apply(s_prefix[s], base);
         if (init) base = Op::apply(carry_in, base);
-        __syncwarp();
-        if (lane == 0) gp__mbar_arrive(&empty[s]); /* stage, tile index, warp totals and prefix read */
+        gp__mbar_arrive(&empty[s]); /* every thread, after its reads of the stage, tile index, warp totals, prefix */
         gp__scan_finish<Op, ROWS, VEC>(x, lane_prefix, base, inclusive);
         gp__scan_store<Op, ROWS, VEC>(out, x, v0, p, whole && p.vec_ok);
     }
@@ -737,10 +740,20 @@ static cudaError_t gp__scan(typename Op::type *d_out, const typename Op::type *d
     const int bulk = sm90 && p.in_vec && (knobs ? knobs->bulk : 1);
     const size_t ring = bulk ? (size_t)stages * p.tile * sizeof(T) : 0;
     void (*kernel)(T *, const T *, gp__scan_plan, char *, const T *, int, unsigned, int) = gp__scan_grid_kernel<Op>;
-    int sms, fit;
+    int sms, fit = 0;
     GP__TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-    GP__TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)ring));
-    GP__TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&fit, kernel, GP__SCAN_THREADS, ring));
+    /* The shared-memory opt-in and the occupancy query cost several microseconds of host
+     * time, which a stream of mid-sized calls would pay every time: the default
+     * configuration's answer is kept per device (host memory only; a race computes it
+     * twice, harmlessly). */
+    static int fit_cache[GP__MAX_DEVICES];
+    const bool cacheable = knobs == NULL && dev >= 0 && dev < GP__MAX_DEVICES;
+    if (cacheable) fit = __atomic_load_n(&fit_cache[dev], __ATOMIC_ACQUIRE);
+    if (fit == 0) {
+        GP__TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)ring));
+        GP__TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&fit, kernel, GP__SCAN_THREADS, ring));
+        if (cacheable && fit > 0) __atomic_store_n(&fit_cache[dev], fit, __ATOMIC_RELEASE);
+    }
     if (knobs && knobs->blocks_per_sm > 0 && knobs->blocks_per_sm < fit) fit = knobs->blocks_per_sm;
     if (fit < 1) return cudaErrorInvalidConfiguration;
     const size_t most = (size_t)fit * (size_t)sms, grid = p.tiles < most ? p.tiles : most;
