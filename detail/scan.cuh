@@ -747,10 +747,14 @@ static cudaError_t gp__scan(typename Op::type *d_out, const typename Op::type *d
      * configuration's answer is kept per device (host memory only; a race computes it
      * twice, harmlessly). */
     static int fit_cache[GP__MAX_DEVICES];
-    const bool cacheable = knobs == NULL && dev >= 0 && dev < GP__MAX_DEVICES;
+    const bool cacheable = knobs == NULL && bulk && dev >= 0 && dev < GP__MAX_DEVICES; /* the default ring */
     if (cacheable) fit = __atomic_load_n(&fit_cache[dev], __ATOMIC_ACQUIRE);
     if (fit == 0) {
-        GP__TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)ring));
+        /* the opt-in covers the deepest ring any configuration asks for, so the bench's
+         * knobs never leave it below what the cached default needs */
+        const size_t ring_max = sm90 && gp__scan_vec(sizeof(T)) * sizeof(T) == 16
+                                    ? (size_t)GP__SCAN_STAGES_MAX * p.tile * sizeof(T) : 0;
+        GP__TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)ring_max));
         GP__TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&fit, kernel, GP__SCAN_THREADS, ring));
         if (cacheable && fit > 0) __atomic_store_n(&fit_cache[dev], fit, __ATOMIC_RELEASE);
     }

@@ -465,6 +465,11 @@ static void check_knobs(size_t n)
                knobs[k].bulk, knobs[k].blocks_per_sm);
         same &= eq;
     }
+    /* and the default again, after the knobs (they must not disturb what it keeps) */
+    CUDA_CHK(cudaMemset(d_y, POISON, n * 4));
+    CUDA_CHK(gp_exclusive_scan_sum_f32(d_y, d_x, n, 0));
+    CUDA_CHK(cudaMemcpy(got, d_y, n * 4, cudaMemcpyDeviceToHost));
+    EXPECT(memcmp(got, want, n * 4) == 0, "sum_f32 n=%zu: the default after the other configurations", n);
     printf("  n = %zu: 5 kernel configurations, %s\n", n, same ? "bitwise equal" : "DIFFERENT");
     free(h);
     free(want);
