@@ -15,7 +15,11 @@
  *   Blelloch: the seed's work-efficient prescan, 2048 elements per 1024-thread block.
  *   Blelloch padded: the same with gp_blelloch_index (bank-conflict-free).
  *   register block scan: gp_block_exclusive_scan (warp shuffles), 1024 elements per block.
- *   gp: gp_exclusive_scan_<sum>_<type>, one pass, one launch (plus a memset in GRID mode).
+ *   gp 0 .. gp 4: the device scan's redesign ladder. gp 0 is the previous design (a
+ *     two-level deterministic look-back over one 2048-float tile per block, kept in
+ *     scan_lookback.cuh); gp 1 .. gp 4 are the persistent look-ahead kernel under the knobs
+ *     of gp__scan (plain loads, then a bulk-copy ring of 2, 4 and 6 stages); gp 3 is the
+ *     default, gp_exclusive_scan_<sum>_<type>: one pass, a memset and one launch.
  *   CUB: cub::DeviceScan::ExclusiveSum, temp storage allocated outside the timed region.
  *   copy: cudaMemcpyAsync device to device of the same n elements.
  * Time: calls back to back (min(64, 2^22/n) between the events: the GPU's cost per call,
@@ -24,6 +28,11 @@
  * Every variant's output is checked against a host reference before it is timed (i32
  * exactly, f32 within a relative 1e-5); inputs below 2 x L2 are rotated through a pool, so
  * the figures are DRAM figures.
+ *
+ * Part 3, "against the goals": the empty-kernel launch floor, the small sizes against it,
+ * 2^20..2^28 against CUB and the copy rate (from Part 2), 8-byte types at 2^27 and a
+ * float4 sum at 2^26 against the copy of the same bytes (f64 also against CUB), inclusive
+ * against exclusive and in place against out of place at 2^28, each with its goal.
  *
  * Build and run:  make bench   (or: make build/bench/scan && build/bench/scan)
  * Tables: stdout and bench/results/<gpu>.scan.{md,csv}. */
