@@ -77,7 +77,7 @@ test-python: $(LIB_SO)
 
 # The GPU tests under the four compute-sanitizer tools. Smaller sizes (GP_TEST_SMALL=1:
 # no 2^24 or 2^31 counts) keep all four within a few minutes; racecheck, slow on shared
-# memory, also runs 4 of the 18 scan instances and fewer placements (GP_TEST_SMALL=2). The CUDA_CHK scenarios run
+# memory, also runs fewer placements (GP_TEST_SMALL=2; every scan instance). The CUDA_CHK scenarios run
 # in child processes that fail on purpose; they are not sanitized (application-only).
 SANITIZE = compute-sanitizer --error-exitcode 1 --target-processes application-only
 sanitize: $(TESTS)

@@ -40,6 +40,7 @@ typedef struct gp__launch_shape {
     int mode;              /* GP__ONE_BLOCK, GP__CLUSTER or GP__GRID */
     unsigned blocks;       /* grid size (the cluster size in GP__CLUSTER) */
     unsigned threads;      /* block size */
+    size_t smem_bytes;     /* dynamic shared memory per block */
     size_t scratch_bytes;  /* GP__GRID: scratch to allocate (0: none) */
     size_t scratch_zeroed; /* bytes of it cleared before the launch */
 } gp__launch_shape;
@@ -93,6 +94,7 @@ static cudaError_t gp__launch_device_wide(const gp__launch_shape &shape, int dev
     cudaLaunchConfig_t cfg = {};
     cfg.gridDim = dim3(shape.blocks);
     cfg.blockDim = dim3(shape.threads);
+    cfg.dynamicSmemBytes = shape.smem_bytes;
     cfg.stream = s;
     cfg.attrs = &attr;
     cfg.numAttrs = shape.mode == GP__CLUSTER;

@@ -122,6 +122,7 @@ static inline GP__HD gp__launch_shape gp__reduce_shape(const gp__reduce_plan &p,
     sh.mode = p.mode;
     sh.blocks = p.blocks;
     sh.threads = GP__REDUCE_BLOCK;
+    sh.smem_bytes = 0;
     sh.scratch_bytes = p.mode == GP__GRID ? gp__reduce_scratch_bytes(p.blocks, elem) : 0;
     sh.scratch_zeroed = p.mode == GP__GRID ? sizeof(unsigned) : 0;
     return sh;

@@ -1,44 +1,53 @@
 /* detail/scan.cuh -- device-wide exclusive and inclusive scan: one pass over the data
- * (n elements read, n written), one kernel launch, in index order, deterministic, in place
- * allowed, no static device state. Level 3: needs block_scan.cuh, warp.cuh, launch.cuh
- * (the device-wide skeleton), ops.cuh and common.cuh. The plan and scratch arithmetic are
- * plain host/device code, tested on the host.
+ * (n elements read, n written), in index order, deterministic, in place allowed, no static
+ * device state, optionally starting from a carry-in value on the device. Level 3: needs
+ * block_scan.cuh, warp.cuh, launch.cuh (the device-wide skeleton), ops.cuh and common.cuh.
+ * The plan and scratch arithmetic are plain host/device code, tested on the host.
  *
- * How it works. The array is cut into tiles; each thread holds 64 bytes of its tile in
- * registers (16 floats: four 16-byte vectors). Warp w owns a contiguous run of the tile
- * and loads it warp-striped (row j, lane l: vector j*32+l), so every load and store
- * instruction moves 512 contiguous bytes: whole sectors, no partial writes. (Giving each
- * thread 64 contiguous bytes instead used, by ncu, 16 of 32 bytes per sector on loads
- * and 9 of 32 on stores, with L2 throughput 3x DRAM throughput.) Each lane folds its vector,
- * each row is a warp scan, rows chain by their totals, and the block scans its warps'
- * totals through shared memory (block_scan.cuh). Tiles are aligned to 16-byte boundaries
- * of the input (the first tile starts `pad` elements before d_in and masks them), so whole
- * tiles move as 16-byte vectors. The tile's exclusive prefix then comes from:
- *   - ONE_BLOCK (n <= 16K floats): one 1024-thread tile: nothing to wait for.
+ * Registers. Each scanning thread holds 64 bytes of its tile (16 floats: four 16-byte
+ * vectors). Warp w owns a contiguous run of the tile, held warp-striped (row j, lane l:
+ * vector j*32+l), so every load and store instruction moves 512 contiguous bytes. Each
+ * lane folds its vector, each row is a warp scan, rows chain by their totals, the warps
+ * by their totals. Tiles are aligned to 16-byte boundaries of the input (the first tile
+ * starts `pad` elements before d_in and masks them), so whole tiles move as 16-byte
+ * vectors. The tile's exclusive prefix comes from:
+ *   - ONE_BLOCK (n <= 16K floats): one tile, as many warps as hold elements: nothing to
+ *     wait for.
  *   - CLUSTER (sm_90+, up to 8 such tiles, 2^17 floats): the blocks of one cluster swap
  *     tile totals through distributed shared memory. One launch, no scratch, no memset.
- *   - GRID: many small tiles (128 threads, 2048 floats: many blocks per SM keep many
- *     loads in flight), and a look-back over tile status words in stream-ordered scratch,
- *     zeroed by one cudaMemsetAsync. Tiles are numbered in the order blocks start (an
- *     atomic counter), so every tile a block waits on belongs to a block already running.
+ *   - GRID: a persistent look-ahead scan (below), one memset and one launch.
  *
- * Deterministic look-back. Classic decoupled look-back combines whatever predecessors
- * happen to be done (an inclusive prefix j tiles back plus j-1 tile totals, j varying
- * from run to run): for floats the rounding then changes run to run. Here the association
- * is fixed by the tile index alone, on two levels of 32:
- *   window k    = tiles 32k .. 32k+31;     its total WT(k) is published by its last tile;
- *   super K     = windows 32K .. 32K+31;   its last tile publishes the checkpoint
- *                 C(K) = the inclusive prefix through it.
- * Tile t (window k, super K) computes
- *   exclusive(t) = C(K-1) OP R(WT(32K) .. WT(k-1)) OP R(A(32k) .. A(t-1)),
- * where A are tile totals and R is a reduction by one warp in a fixed tree (lane l takes
- * item l, then a butterfly); missing terms are the identity. All loads of a polling round
- * are in flight together (two per lane, plus the checkpoint in lane 0). Tile totals and
- * window totals depend on no other tile's prefix; only the checkpoints form a chain, one
- * hop per 1024 tiles (8 MB of floats). Status words: for types of at most 4 bytes, flag and value share one
- * 64-bit word (written and read with relaxed gpu-scope 64-bit accesses: no fence);
- * larger types use a flag word and the value beside it (value, then a release store of
- * the flag; relaxed flag loads, one acquire fence, then the values; each written once). */
+ * GRID, persistent look-ahead. About three blocks per SM (what fits), each looping over
+ * tiles of 256 x 64 bytes that it takes from an atomic counter, so tiles are handed out in
+ * increasing order, and only to blocks already running: a block waits only on tiles
+ * taken before its own, by blocks that hold an SM and publish their totals without
+ * waiting on anything. That is what makes a persistent grid safe when other kernels hold
+ * most SMs (blocks that never start take no tiles). Each block has four roles:
+ *   - a producer warp (one lane) takes the next tile index and starts a bulk copy
+ *     (cp.async.bulk) of the tile into a ring of shared-memory stages, completing on the
+ *     stage's mbarrier; the ring keeps several tiles per block in flight whatever the
+ *     scanning warps are doing (that, not registers, is what reaches the copy rate);
+ *   - a reduce warp folds each tile as soon as it lands and publishes its total A(t) to
+ *     a status word; it never waits on a prefix, so totals never chain (a first version
+ *     let the scanning warps publish A(t) after their previous tile's prefix: every
+ *     block then advanced in lock step with the slowest, at a fifth of the copy rate);
+ *   - 8 scanning warps move a stage into registers, scan it, wait for the tile's
+ *     exclusive prefix, add it, give the stage back and store from registers;
+ *   - a look-ahead warp folds published tile totals into a running prefix.
+ * Tiles publish only totals, never inclusive prefixes, so nothing ever chains through
+ * another tile's prefix. The association is fixed by tile indices alone: batch k is tiles
+ * 32k .. 32k+31, B(k) is their totals reduced by one warp in a fixed tree (lane l takes
+ * tile 32k+l; gp__warp_reduce), and
+ *   Q(k)     = B(0) OP B(1) OP ... OP B(k)        (left to right)
+ *   prefix t = Q(k-1) OP R(A(32k) .. A(t-1))      (k = t / 32; R: the same tree, missing
+ *                                                  lanes the identity)
+ * Every block's look-ahead warp computes the same Q for itself (it keeps Q between its
+ * tiles and folds only the batches since its last tile: about (blocks / 32) batches,
+ * all their loads in flight at once), so the result is bitwise the same on every run,
+ * and in index order for operators that do not commute. A status word is 64 bits:
+ * a nonzero flag in the high half and 32 bits of the value in the low half; a type of
+ * more than 4 bytes uses several words, each flagged, so a reader needs no fence (every
+ * word is written once, with a relaxed gpu-scope store, and read the same way). */
 #ifndef GPUPRIMS_DETAIL_SCAN_CUH
 #define GPUPRIMS_DETAIL_SCAN_CUH
 
@@ -58,21 +67,31 @@
 #include "warp.cuh"
 #include "block_scan.cuh"
 #include "launch.cuh"
+#include "scratch.cuh"
 
 /* Tuning (overridable for experiments; the defaults are what bench/results measured). */
-#ifndef GP__SCAN_BLOCK
-#define GP__SCAN_BLOCK 128          /* GRID mode: threads per block (many small tiles) */
-#endif
 #ifndef GP__SCAN_BLOCK_BIG
 #define GP__SCAN_BLOCK_BIG 1024     /* ONE_BLOCK and CLUSTER modes: threads per block */
 #endif
 #ifndef GP__SCAN_THREAD_BYTES
 #define GP__SCAN_THREAD_BYTES 64    /* bytes each thread holds in registers: 4 x 16-byte vectors */
 #endif
-#ifndef GP__SCAN_BACKOFF_NS
-#define GP__SCAN_BACKOFF_NS 0       /* look-back: sleep between polling rounds (100 ns: no change) */
+#ifndef GP__SCAN_WARPS
+#define GP__SCAN_WARPS 8            /* GRID mode: scanning warps per block (tile: 256 x 64 bytes) */
 #endif
-#define GP__SCAN_LEVEL 32           /* look-back: tiles per window, windows per super-window */
+#ifndef GP__SCAN_STAGES
+#define GP__SCAN_STAGES 4           /* GRID mode: shared-memory ring depth, in tiles */
+#endif
+#ifndef GP__SCAN_POLL_NS
+#define GP__SCAN_POLL_NS 64         /* look-ahead: sleep after a polling round that found nothing */
+#endif
+#ifndef GP__SCAN_MIN_BLOCKS
+#define GP__SCAN_MIN_BLOCKS 2       /* GRID mode: blocks per SM the registers must allow */
+#endif
+#define GP__SCAN_STAGES_MAX 8
+#define GP__SCAN_BLOCK (GP__SCAN_WARPS * 32)        /* GRID mode: scanning threads */
+#define GP__SCAN_THREADS (GP__SCAN_BLOCK + 96)      /* + producer, look-ahead and reduce warps */
+#define GP__SCAN_BATCH 32           /* look-ahead: tiles per batch (one warp, one tree) */
 
 /* Elements per 16-byte vector (1 for types that do not divide 16), vectors per thread,
  * and elements per thread, for an element of `elem` bytes. */
@@ -86,14 +105,17 @@ static constexpr GP__HD unsigned gp__scan_rows(size_t elem)
                ? (unsigned)(GP__SCAN_THREAD_BYTES / (gp__scan_vec(elem) * elem)) : 1u;
 }
 static constexpr GP__HD unsigned gp__scan_items(size_t elem) { return gp__scan_vec(elem) * gp__scan_rows(elem); }
+/* 64-bit status words per tile total: 32 bits of value each */
+static constexpr GP__HD unsigned gp__scan_words(size_t elem) { return (unsigned)((elem + 3) / 4); }
 
 typedef struct gp__scan_plan {
     size_t n;       /* elements */
-    size_t pad;     /* masked elements before d_in in tile 0 (to a 16-byte boundary) */
+    size_t pad;     /* masked elements before d_in in tile 0 (to a 16-byte boundary of d_in) */
     size_t tile;    /* elements per tile: block * items per thread */
-    size_t tiles;   /* tiles = blocks */
-    unsigned block; /* threads per block: GP__SCAN_BLOCK (GRID) or GP__SCAN_BLOCK_BIG */
-    int vec_ok;     /* whole tiles may move as 16-byte vectors (in and out alike) */
+    size_t tiles;
+    unsigned block; /* scanning threads per block: GP__SCAN_BLOCK (GRID) or GP__SCAN_BLOCK_BIG */
+    int in_vec;     /* whole tiles of the input may move as 16-byte vectors (and bulk copies) */
+    int vec_ok;     /* ... and so may the output (equally placed against 16 bytes) */
     int mode;       /* GP__ONE_BLOCK, GP__CLUSTER or GP__GRID (launch.cuh) */
 } gp__scan_plan;
 
@@ -106,11 +128,12 @@ static inline GP__HD gp__scan_plan gp__scan_make_plan(uintptr_t in, uintptr_t ou
     gp__scan_plan p;
     const size_t mis = in % 16;
     p.n = n;
-    /* Vectors need in and out equally placed against 16-byte boundaries, and a type
-     * whose size divides 16 sitting on its own size (a 16-byte struct at a 4-byte
-     * boundary never reaches one). Otherwise every element moves on its own. */
-    p.vec_ok = gp__scan_vec(elem) * elem == 16 && out % 16 == mis && mis % elem == 0;
-    p.pad = p.vec_ok ? mis / elem : 0;
+    /* Vectors need a type whose size divides 16 sitting on its own size (a 16-byte struct
+     * at a 4-byte boundary never reaches one); the output moves as vectors only if it is
+     * placed as the input is. Otherwise elements move one by one. */
+    p.in_vec = gp__scan_vec(elem) * elem == 16 && mis % elem == 0;
+    p.vec_ok = p.in_vec && out % 16 == mis;
+    p.pad = p.in_vec ? mis / elem : 0;
     const size_t big = (size_t)GP__SCAN_BLOCK_BIG * gp__scan_items(elem);
     const size_t big_tiles = gp__ceil_div(n + p.pad, big);
     if (big_tiles <= 1 || (cluster_ok && big_tiles <= GP__CLUSTER_MAX)) {
@@ -125,36 +148,16 @@ static inline GP__HD gp__scan_plan gp__scan_make_plan(uintptr_t in, uintptr_t ou
     return p;
 }
 
-/* GRID-mode scratch: a 64-bit tile counter, then the status words of the tiles, of the
- * windows and of the super-windows (see the top of this file); `zeroed` bytes from the
- * start are cleared before the launch. The split layout (types over 4 bytes) keeps the
- * values after the flags; they are written before they are read. */
-typedef struct gp__scan_layout {
-    size_t words[3]; /* tile, window, super-window status: packed words or flags */
-    size_t vals[3];  /* their values, split layout only */
-    size_t zeroed, bytes;
-} gp__scan_layout;
-
-static inline GP__HD gp__scan_layout gp__scan_make_layout(size_t tiles, size_t elem)
+/* GRID-mode scratch: the 64-bit tile counter, then the tiles' status words (all zeroed
+ * before the launch: 0 = "not yet"). */
+static inline GP__HD size_t gp__scan_status_offset(void) { return GP__SCRATCH_ALIGN; }
+static inline GP__HD size_t gp__scan_scratch_bytes(size_t tiles, size_t elem)
 {
-    gp__scan_layout L;
-    const size_t count[3] = {tiles, tiles / GP__SCAN_LEVEL + 1, tiles / (GP__SCAN_LEVEL * GP__SCAN_LEVEL) + 1};
-    const size_t word = elem <= 4 ? 8 : 4;
-    size_t off = GP__SCRATCH_ALIGN; /* after the counter */
-    for (int i = 0; i < 3; i++) {
-        L.words[i] = off;
-        off += count[i] * word;
-    }
-    L.zeroed = off;
-    for (int i = 0; i < 3; i++) {
-        L.vals[i] = elem <= 4 ? 0 : gp__round_up(off, GP__SCRATCH_ALIGN);
-        if (elem > 4) off = L.vals[i] + count[i] * elem;
-    }
-    L.bytes = off;
-    return L;
+    return gp__scan_status_offset() + tiles * gp__scan_words(elem) * 8;
 }
 
-/* ---- tile status (GRID mode) ------------------------------------------------------------ */
+
+/* ---- status words and shared-memory pipeline primitives (GRID mode) ---------------------- */
 
 static __device__ __forceinline__ void gp__st_relaxed_u64(uint64_t *p, uint64_t v)
 {
@@ -166,137 +169,79 @@ static __device__ __forceinline__ uint64_t gp__ld_relaxed_u64(const uint64_t *p)
     asm volatile("ld.relaxed.gpu.global.b64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
     return v;
 }
-static __device__ __forceinline__ void gp__st_release_u32(unsigned *p, unsigned v)
-{
-    asm volatile("st.release.gpu.global.b32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
-}
-static __device__ __forceinline__ unsigned gp__ld_relaxed_u32(const unsigned *p)
-{
-    unsigned v;
-    asm volatile("ld.relaxed.gpu.global.b32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
-    return v;
-}
-static __device__ __forceinline__ void gp__fence_acquire(void)
-{
-    asm volatile("fence.acq_rel.gpu;" ::: "memory");
-}
 
-/* Publishes value v as status i of the array at byte offset `words` (values at `vals`,
- * split layout). The flag is 1: the memset left 0 = "not yet". */
+/* Tile t's total: one flagged word per 32 bits of value (see the top of this file). */
 template <class T>
-static __device__ __forceinline__ void gp__scan_publish(char *scratch, size_t words, size_t vals, size_t i, T v)
+static __device__ __forceinline__ void gp__scan_publish(uint64_t *status, size_t t, T v)
 {
-    if constexpr (sizeof(T) <= 4) {
-        uint32_t bits = 0;
-        memcpy(&bits, &v, sizeof(T));
-        gp__st_relaxed_u64(reinterpret_cast<uint64_t *>(scratch + words) + i, (1ull << 32) | bits);
-    } else {
-        reinterpret_cast<T *>(scratch + vals)[i] = v;
-        gp__st_release_u32(reinterpret_cast<unsigned *>(scratch + words) + i, 1u); /* after the value */
-    }
+    enum { W = gp__scan_words(sizeof(T)) };
+    uint32_t bits[W] = {};
+    memcpy(bits, &v, sizeof(T));
+#pragma unroll
+    for (int c = 0; c < W; c++) gp__st_relaxed_u64(status + t * W + c, (1ull << 32) | bits[c]);
 }
 
-/* Reads the K statuses (array words[q], values at vals[q], index idx[q]) whose bit q is
- * set in `pending`, all loads in flight at once (one L2 round trip, not one per status);
- * clears the bit of each one found published and stores its value in v[q]. Returns the
- * bits still pending. Packed words carry their value; in the split layout the flags are
- * read relaxed, then one acquire fence orders the value loads after them. */
-template <class T, int K>
-static __device__ __forceinline__ unsigned gp__scan_poll(const char *scratch, const size_t *words, const size_t *vals,
-                                                        const size_t *idx, unsigned pending, T *v)
-{
-    if constexpr (sizeof(T) <= 4) {
-        uint64_t w[K];
-#pragma unroll
-        for (int q = 0; q < K; q++)
-            if (pending >> q & 1) w[q] = gp__ld_relaxed_u64(reinterpret_cast<const uint64_t *>(scratch + words[q]) + idx[q]);
-#pragma unroll
-        for (int q = 0; q < K; q++)
-            if ((pending >> q & 1) && (w[q] >> 32) != 0) {
-                const uint32_t bits = (uint32_t)w[q];
-                memcpy(&v[q], &bits, sizeof(T));
-                pending &= ~(1u << q);
-            }
-    } else {
-        unsigned f[K], ready = 0;
-#pragma unroll
-        for (int q = 0; q < K; q++)
-            if (pending >> q & 1) f[q] = gp__ld_relaxed_u32(reinterpret_cast<const unsigned *>(scratch + words[q]) + idx[q]);
-#pragma unroll
-        for (int q = 0; q < K; q++)
-            if ((pending >> q & 1) && f[q] != 0) ready |= 1u << q;
-        if (ready) {
-            gp__fence_acquire();
-#pragma unroll
-            for (int q = 0; q < K; q++)
-                if (ready >> q & 1) v[q] = gp__load_cg(reinterpret_cast<const T *>(scratch + vals[q]) + idx[q]);
-        }
-        pending &= ~ready;
-    }
-    return pending;
-}
+static __device__ __forceinline__ unsigned gp__smem_u32(const void *p) { return (unsigned)__cvta_generic_to_shared(p); }
 
-/* The exclusive prefix of `tile`, by one warp (all 32 lanes call; all get the result),
- * given the tile's total `agg`. See "Deterministic look-back" at the top of this file. */
-template <class Op>
-static __device__ __forceinline__ typename Op::type gp__scan_lookback(char *scratch, const gp__scan_layout &L,
-                                                                     size_t tile, size_t tiles, typename Op::type agg)
+/* mbarriers (sm_80+; try_wait and the bulk copy sm_90). Every arrive releases and every
+ * completed wait acquires, at CTA scope: ordinary shared-memory writes before an arrive
+ * are visible after the matching wait. */
+static __device__ __forceinline__ void gp__mbar_init(uint64_t *b, unsigned count)
 {
-    typedef typename Op::type T;
-    enum { W = GP__SCAN_LEVEL };
-    const unsigned lane = gp__lane_id();
-    if (lane == 0) gp__scan_publish<T>(scratch, L.words[0], L.vals[0], tile, agg);
-    const size_t window = tile / W, super = tile / (W * W);
-    const size_t a = window * W + lane, w = super * W + lane; /* this lane's tile and window */
-    /* lane: its tile total and its window total (if before us); lane 0: the checkpoint.
-     * All loads of a round in flight together; re-read only what was not yet there. */
-    const size_t words[3] = {L.words[0], L.words[1], L.words[2]}, vals[3] = {L.vals[0], L.vals[1], L.vals[2]};
-    const size_t idx[3] = {a, w, super > 0 ? super - 1 : 0};
-    T v[3] = {Op::identity(), Op::identity(), Op::identity()};
-    unsigned pending = (a < tile) | (w < window) << 1 | (lane == 0 && super > 0) << 2;
-    /* The window's tile totals are published without waiting on anything, so once they
-     * are all in, the last tile of a window publishes the window total at once, before
-     * it waits on earlier windows or the checkpoint: window totals never chain. */
-    bool have_tiles = false;
-    T tiles_before = Op::identity(); /* A(32k) .. A(t-1), fixed tree */
-    for (;;) {
-        if (pending) pending = gp__scan_poll<T, 3>(scratch, words, vals, idx, pending, v);
-        if (!have_tiles && __all_sync(GP__FULL_MASK, !(pending & 1u))) {
-            __syncwarp(); /* converged shuffles (see the kernel) */
-            have_tiles = true;
-            tiles_before = gp__warp_reduce<Op>(v[0]);
-            if (lane == 0 && tile % W == W - 1 && tile + 1 < tiles)
-                gp__scan_publish<T>(scratch, L.words[1], L.vals[1], window, Op::apply(tiles_before, agg));
-        }
-        if (!__any_sync(GP__FULL_MASK, pending)) break;
-#if GP__SCAN_BACKOFF_NS > 0
-        __nanosleep(GP__SCAN_BACKOFF_NS);
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(gp__smem_u32(b)), "r"(count) : "memory");
+}
+static __device__ __forceinline__ void gp__mbar_arrive(uint64_t *b)
+{
+    asm volatile("{ .reg .b64 st; mbarrier.arrive.shared::cta.b64 st, [%0]; }" ::"r"(gp__smem_u32(b)) : "memory");
+}
+static __device__ __forceinline__ bool gp__mbar_test(uint64_t *b, unsigned parity)
+{
+    unsigned ok;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }"
+                 : "=r"(ok) : "r"(gp__smem_u32(b)), "r"(parity) : "memory");
+#else
+    asm volatile("{ .reg .pred p; mbarrier.test_wait.parity.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }"
+                 : "=r"(ok) : "r"(gp__smem_u32(b)), "r"(parity) : "memory");
 #endif
+    return ok != 0;
+}
+/* Waits until the phase of parity `parity` has completed. */
+static __device__ __forceinline__ void gp__mbar_wait(uint64_t *b, unsigned parity)
+{
+    while (!gp__mbar_test(b, parity)) {
     }
-    __syncwarp();
-    const T windows_before = gp__warp_reduce<Op>(v[1]); /* WT(32K) .. WT(k-1) */
-    const T checkpoint = gp__shfl<GP__SHFL_IDX>(v[2], 0);
-    const T prefix = Op::apply(Op::apply(checkpoint, windows_before), tiles_before);
-    if (lane == 0 && tile + 1 < tiles && tile % (W * W) == W * W - 1) /* last of its super-window */
-        gp__scan_publish<T>(scratch, L.words[2], L.vals[2], super, Op::apply(prefix, agg));
-    return prefix;
 }
 
-/* ---- the kernel -------------------------------------------------------------------------- */
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+/* One arrival that also expects `bytes` from a bulk copy, and the copy itself: `bytes`
+ * (a multiple of 16) from global `src` (16-byte aligned) to shared `dst`. */
+static __device__ __forceinline__ void gp__bulk_load(void *dst, const void *src, unsigned bytes, uint64_t *bar)
+{
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(gp__smem_u32(bar)), "r"(bytes)
+                 : "memory");
+    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(
+                     gp__smem_u32(dst)),
+                 "l"(src), "r"(bytes), "r"(gp__smem_u32(bar))
+                 : "memory");
+}
+#endif
+
+/* ---- register tiles ------------------------------------------------------------------------ */
 
 /* Moves one thread's ROWS vectors of VEC elements between registers x (row j at
  * x[j*VEC]) and memory: row j starts at virtual element v0 + j * 32 * VEC (= real index +
  * pad), so a warp's row is 32 consecutive vectors: one load or store instruction covers
- * 512 contiguous bytes. As 16-byte vectors when the whole tile is in range and both
- * pointers allow it, else element by element with bounds (masked elements load as the
+ * 512 contiguous bytes. As 16-byte vectors when `vec` (the whole tile is in range and the
+ * pointer allows it), else element by element with bounds (masked elements load as the
  * identity and are never stored). */
 template <class Op, int ROWS, int VEC>
 static __device__ __forceinline__ void gp__scan_load(typename Op::type (&x)[ROWS * VEC], const typename Op::type *in,
-                                                    size_t v0, const gp__scan_plan &p, bool whole)
+                                                    size_t v0, const gp__scan_plan &p, bool vec)
 {
     typedef typename Op::type T;
     if constexpr (VEC * sizeof(T) == 16) {
-        if (whole) {
+        if (vec) {
             const uint4 *src = reinterpret_cast<const uint4 *>(in + (v0 - p.pad));
             uint4 w[ROWS];
 #pragma unroll
@@ -316,11 +261,11 @@ static __device__ __forceinline__ void gp__scan_load(typename Op::type (&x)[ROWS
 
 template <class Op, int ROWS, int VEC>
 static __device__ __forceinline__ void gp__scan_store(typename Op::type *out, const typename Op::type (&x)[ROWS * VEC],
-                                                     size_t v0, const gp__scan_plan &p, bool whole)
+                                                     size_t v0, const gp__scan_plan &p, bool vec)
 {
     typedef typename Op::type T;
     if constexpr (VEC * sizeof(T) == 16) {
-        if (whole) {
+        if (vec) {
             uint4 w[ROWS];
             memcpy(w, x, sizeof w);
             uint4 *dst = reinterpret_cast<uint4 *>(out + (v0 - p.pad));
@@ -338,39 +283,33 @@ static __device__ __forceinline__ void gp__scan_store(typename Op::type *out, co
         }
 }
 
-/* One tile per block of BLOCK threads (p.block). Warp w owns the 32 * ITEMS contiguous
- * elements from virtual index tile * TILE + w * 32 * ITEMS (virtual = real + pad), as
- * ROWS rows of 32 vectors; lane l holds vector l of each row. */
-template <class Op, int BLOCK>
-__global__ void __launch_bounds__(BLOCK)
-    gp__scan_kernel(typename Op::type *out, const typename Op::type *in, gp__scan_plan p, gp__scan_layout L,
-                    char *scratch, int inclusive)
+/* c ? a : b without a branch. nvcc otherwise may turn a select on "lane == 0" into a
+ * branch that duplicates the shuffles around it for lane 0 alone, and shuffles executed
+ * apart gave wrong sums (seen with 4-byte integer sums in the one-block kernel). */
+template <class T>
+static __device__ __forceinline__ T gp__select(bool c, T a, T b)
+{
+    uint32_t wa[GP__WORDS(T)] = {}, wb[GP__WORDS(T)] = {};
+    memcpy(wa, &a, sizeof(T));
+    memcpy(wb, &b, sizeof(T));
+#pragma unroll
+    for (int i = 0; i < (int)GP__WORDS(T); i++)
+        asm("{ .reg .pred p; setp.ne.u32 p, %3, 0; selp.b32 %0, %1, %2, p; }"
+            : "=r"(wa[i]) : "r"(wa[i]), "r"(wb[i]), "r"((unsigned)c));
+    memcpy(&a, wa, sizeof(T));
+    return a;
+}
+
+/* The warp's scan of its registers: per row, the lane's vector total, a warp scan and the
+ * row's total; rows chain in order. lane_prefix[j]: the warp's elements before vector
+ * (j, lane). Returns the warp's total. The lanes must be converged. */
+template <class Op, int ROWS, int VEC>
+static __device__ __forceinline__ typename Op::type gp__scan_warp_rows(const typename Op::type (&x)[ROWS * VEC],
+                                                                      typename Op::type (&lane_prefix)[ROWS])
 {
     typedef typename Op::type T;
-    enum { VEC = gp__scan_vec(sizeof(T)), ROWS = gp__scan_rows(sizeof(T)), ITEMS = VEC * ROWS };
-    const size_t TILE = (size_t)BLOCK * ITEMS;
-    __shared__ size_t s_tile;
-    __shared__ T s_prefix;
-    const unsigned warp = threadIdx.x >> 5, lane = gp__lane_id();
-
-    size_t tile = blockIdx.x;
-    if (p.mode == GP__GRID) { /* tiles in the order blocks start */
-        if (threadIdx.x == 0) s_tile = atomicAdd(reinterpret_cast<unsigned long long *>(scratch), 1ull);
-        __syncthreads();
-        tile = s_tile;
-    }
-    const size_t v0 = tile * TILE + (size_t)warp * 32 * ITEMS + (size_t)lane * VEC;
-    const bool whole = p.vec_ok && tile * TILE >= p.pad && (tile + 1) * TILE - p.pad <= p.n;
-    T x[ITEMS];
-    gp__scan_load<Op, ROWS, VEC>(x, in, v0, p, whole);
-    /* Reconverge before the shuffles: after the element-by-element path's branches the
-     * lanes may still run apart, and nvcc then takes a slow "collective" path for every
-     * shuffle (ncu: 30% of stalls were branch resolving, every shuffle one at a time). */
-    __syncwarp();
-
-    /* per row: the lane's vector total, a warp scan, the row's total; rows chain in order.
-     * lane_prefix[j]: the warp's elements before vector (j, lane). */
-    T lane_prefix[ROWS], carry = Op::identity();
+    const unsigned lane = gp__lane_id();
+    T carry = Op::identity();
 #pragma unroll
     for (int j = 0; j < ROWS; j++) {
         T v = x[j * VEC];
@@ -380,31 +319,63 @@ __global__ void __launch_bounds__(BLOCK)
         const T row_total = gp__shfl<GP__SHFL_IDX>(incl, 31);
         const T left = gp__shfl<GP__SHFL_UP>(incl, 1);
         if (j == 0) {
-            lane_prefix[0] = lane == 0 ? Op::identity() : left;
+            lane_prefix[0] = gp__select<T>(lane == 0, Op::identity(), left);
             carry = row_total;
         } else {
-            lane_prefix[j] = lane == 0 ? carry : Op::apply(carry, left);
+            lane_prefix[j] = gp__select<T>(lane == 0, carry, Op::apply(carry, left));
             carry = Op::apply(carry, row_total);
         }
     }
-    T agg;
-    T base = gp__block_scan_warp_totals<Op>(carry, &agg); /* the warps before this one */
+    return carry;
+}
 
-    /* the tile's exclusive prefix */
-    if (p.mode == GP__GRID) {
-        if (tile > 0) {
-            if (warp == 0) {
-                const T pre = gp__scan_lookback<Op>(scratch, L, tile, p.tiles, agg);
-                if (lane == 0) s_prefix = pre;
-            }
-            __syncthreads();
-            base = Op::apply(s_prefix, base);
-        } else if (threadIdx.x == 0) {
-            gp__scan_publish<T>(scratch, L.words[0], L.vals[0], 0, agg);
+/* Outputs in place in x: base OP (the warp's elements before each one), inclusive or not. */
+template <class Op, int ROWS, int VEC>
+static __device__ __forceinline__ void gp__scan_finish(typename Op::type (&x)[ROWS * VEC],
+                                                      const typename Op::type (&lane_prefix)[ROWS],
+                                                      typename Op::type base, int inclusive)
+{
+    typedef typename Op::type T;
+#pragma unroll
+    for (int j = 0; j < ROWS; j++) {
+        T run = Op::apply(base, lane_prefix[j]);
+#pragma unroll
+        for (int k = 0; k < VEC; k++) {
+            const T next = Op::apply(run, x[j * VEC + k]);
+            x[j * VEC + k] = inclusive ? next : run;
+            run = next;
         }
     }
+}
+
+/* ---- ONE_BLOCK and CLUSTER: one tile per block, no scratch --------------------------------- */
+
+/* Warp w owns the 32 * ITEMS contiguous elements from virtual index
+ * blockIdx.x * TILE + w * 32 * ITEMS (virtual = real + pad), as ROWS rows of 32 vectors.
+ * init (may be NULL): a value on the device that comes before element 0. */
+template <class Op, int BLOCK>
+__global__ void __launch_bounds__(BLOCK)
+    gp__scan_small_kernel(typename Op::type *out, const typename Op::type *in, gp__scan_plan p,
+                          const typename Op::type *init, int inclusive)
+{
+    typedef typename Op::type T;
+    enum { VEC = gp__scan_vec(sizeof(T)), ROWS = gp__scan_rows(sizeof(T)), ITEMS = VEC * ROWS };
+    const size_t TILE = (size_t)BLOCK * ITEMS, tile = blockIdx.x;
+    const unsigned warp = threadIdx.x >> 5, lane = gp__lane_id();
+    const size_t v0 = tile * TILE + (size_t)warp * 32 * ITEMS + (size_t)lane * VEC;
+    const bool whole = p.vec_ok && tile * TILE >= p.pad && (tile + 1) * TILE - p.pad <= p.n;
+    T x[ITEMS];
+    gp__scan_load<Op, ROWS, VEC>(x, in, v0, p, whole);
+    /* Reconverge before the shuffles: after the element-by-element path's branches the
+     * lanes may still run apart, and nvcc then takes a slow "collective" path for every
+     * shuffle (ncu: 30% of stalls were branch resolving, every shuffle one at a time). */
+    __syncwarp();
+    T lane_prefix[ROWS];
+    const T carry = gp__scan_warp_rows<Op, ROWS, VEC>(x, lane_prefix);
+    T agg;
+    T base = gp__block_scan_warp_totals<Op>(carry, &agg); /* the warps before this one */
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    __shared__ T s_agg;
+    __shared__ T s_agg, s_prefix;
     if (p.mode == GP__CLUSTER) { /* the cluster is the whole grid: rank = blockIdx.x */
         if (threadIdx.x == 0) s_agg = agg;
         __cluster_barrier_arrive(); /* release: s_agg is visible cluster-wide */
@@ -420,17 +391,8 @@ __global__ void __launch_bounds__(BLOCK)
         if (blockIdx.x > 0) base = Op::apply(s_prefix, base);
     }
 #endif
-    /* outputs, in place in x */
-#pragma unroll
-    for (int j = 0; j < ROWS; j++) {
-        T run = Op::apply(base, lane_prefix[j]);
-#pragma unroll
-        for (int k = 0; k < VEC; k++) {
-            const T next = Op::apply(run, x[j * VEC + k]);
-            x[j * VEC + k] = inclusive ? next : run;
-            run = next;
-        }
-    }
+    if (init) base = Op::apply(*init, base);
+    gp__scan_finish<Op, ROWS, VEC>(x, lane_prefix, base, inclusive);
     gp__scan_store<Op, ROWS, VEC>(out, x, v0, p, whole);
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     if (p.mode == GP__CLUSTER) { /* no block exits while another may still read its s_agg */
@@ -440,22 +402,300 @@ __global__ void __launch_bounds__(BLOCK)
 #endif
 }
 
-/* The launch of a plan: GRID mode zeroes the tile counter and the status flags. */
-static inline gp__launch_shape gp__scan_shape(const gp__scan_plan &p, const gp__scan_layout &L)
+/* ---- GRID: the persistent look-ahead scan ---------------------------------------------------- */
+
+/* The look-ahead warp's state: Q = B(0) OP .. OP B(done - 1) (see the top of this file). */
+template <class T>
+struct gp__scan_ahead {
+    T q;
+    size_t done; /* batches folded into q */
+};
+
+/* Polls the totals of tiles first + 32 b for the slots b set in this lane's `pending`
+ * until all are published, all loads of a round in flight together; v[b] gets them. The
+ * warp returns together. */
+template <class Op, int NB>
+static __device__ __forceinline__ void gp__scan_poll(const uint64_t *status, size_t first, unsigned pending,
+                                                    typename Op::type (&v)[NB])
 {
-    gp__launch_shape sh;
-    sh.mode = p.mode;
-    sh.blocks = (unsigned)p.tiles;
-    sh.threads = p.block;
-    sh.scratch_bytes = p.mode == GP__GRID ? L.bytes : 0;
-    sh.scratch_zeroed = p.mode == GP__GRID ? L.zeroed : 0;
-    return sh;
+    typedef typename Op::type T;
+    enum { W = gp__scan_words(sizeof(T)) };
+    for (;;) {
+        uint64_t w[NB][W];
+#pragma unroll
+        for (int b = 0; b < NB; b++)
+            if (pending >> b & 1)
+#pragma unroll
+                for (int c = 0; c < W; c++) w[b][c] = gp__ld_relaxed_u64(status + (first + 32 * (size_t)b) * W + c);
+        const unsigned before = pending;
+#pragma unroll
+        for (int b = 0; b < NB; b++)
+            if (pending >> b & 1) {
+                bool ready = true;
+                uint32_t bits[W];
+#pragma unroll
+                for (int c = 0; c < W; c++) {
+                    ready &= (w[b][c] >> 32) != 0;
+                    bits[c] = (uint32_t)w[b][c];
+                }
+                if (ready) {
+                    memcpy(&v[b], bits, sizeof(T));
+                    pending &= ~(1u << b);
+                }
+            }
+        if (!__any_sync(GP__FULL_MASK, pending)) break;
+#if GP__SCAN_POLL_NS > 0
+        if (__all_sync(GP__FULL_MASK, pending == before)) __nanosleep(GP__SCAN_POLL_NS);
+#endif
+    }
+    __syncwarp(); /* converged for the shuffles that follow */
 }
 
-/* The host side of every gp_{exclusive,inclusive}_scan_<name>. */
+/* Tile t's exclusive prefix, by the whole look-ahead warp (every lane gets it); s holds Q
+ * through the batches this block folded for its earlier tiles. Tile 0: the identity.
+ * Rounds of up to NB batches; the partial batch k rides in the last round when there is
+ * room, so a tile usually costs one round trip. */
+template <class Op>
+static __device__ __forceinline__ typename Op::type gp__scan_look_ahead(const uint64_t *status, size_t t,
+                                                                       gp__scan_ahead<typename Op::type> &s)
+{
+    typedef typename Op::type T;
+    enum { W = gp__scan_words(sizeof(T)), NB = W == 1 ? 16 : W == 2 ? 8 : W <= 4 ? 4 : W >= 24 ? 1 : 24 / W };
+    const unsigned lane = gp__lane_id();
+    const size_t k = t / GP__SCAN_BATCH;
+    const unsigned r = (unsigned)(t % GP__SCAN_BATCH); /* tiles of batch k before t */
+    for (;;) {
+        const size_t left = k - s.done;
+        const unsigned nb = left < NB ? (unsigned)left : NB;   /* whole batches this round */
+        const bool part = left < NB && r > 0;                   /* and the partial batch */
+        if (nb == 0 && !part) return k == 0 ? Op::identity() : s.q;
+        T v[NB];
+        const unsigned pending = (nb >= 32 ? ~0u : (1u << nb) - 1) | (part && lane < r ? 1u << nb : 0u);
+        gp__scan_poll<Op, NB>(status, s.done * GP__SCAN_BATCH + lane, pending, v);
+#pragma unroll
+        for (int b = 0; b < NB; b++)
+            if (b < (int)nb) {
+                const T batch = gp__warp_reduce<Op>(v[b]);
+                s.q = s.done + b == 0 ? batch : Op::apply(s.q, batch);
+            }
+        s.done += nb;
+        if (part) {
+            T mine = Op::identity();
+#pragma unroll
+            for (int b = 0; b < NB; b++)
+                if (b == (int)nb && lane < r) mine = v[b];
+            const T partial = gp__warp_reduce<Op>(mine);
+            return k == 0 ? partial : Op::apply(s.q, partial);
+        }
+    }
+}
+
+/* A tile's total by one warp, in index order: lane l folds the l-th 32nd of the tile (R
+ * units of VEC elements), then the ordered butterfly (gp__warp_reduce). Lane l visits its
+ * run starting at unit l and wrapping, so from the stage the lanes' 16-byte reads fall in
+ * different banks; the units before the wrap point are folded apart and put first, which
+ * keeps index order. A unit comes from the stage (`stage` not NULL) or from global memory
+ * element by element with bounds (partial tiles, types or placements without vectors);
+ * the association is the same either way, so the result does not depend on the path. */
+template <class Op>
+static __device__ __forceinline__ typename Op::type gp__scan_tile_total(const unsigned char *stage,
+                                                                       const typename Op::type *in, size_t t,
+                                                                       const gp__scan_plan &p)
+{
+    typedef typename Op::type T;
+    enum { VEC = gp__scan_vec(sizeof(T)), ROWS = gp__scan_rows(sizeof(T)), ITEMS = VEC * ROWS,
+           R = GP__SCAN_BLOCK * ROWS / 32 };
+    const unsigned lane = gp__lane_id(), start = lane % R;
+    const size_t u0 = t * (size_t)(GP__SCAN_BLOCK * ROWS) + (size_t)lane * R; /* first unit of the run */
+    T head = Op::identity(), tail = Op::identity();
+#pragma unroll 4
+    for (unsigned r = 0; r < R; r++) {
+        const unsigned k = (r + start) % R;
+        T e[VEC];
+        bool from_stage = false;
+        if constexpr (VEC * sizeof(T) == 16) {
+            if (stage) {
+                const uint4 w = reinterpret_cast<const uint4 *>(stage)[(size_t)lane * R + k];
+                memcpy(e, &w, sizeof w);
+                from_stage = true;
+            }
+        }
+        if (!from_stage)
+#pragma unroll
+            for (int q = 0; q < VEC; q++) {
+                const size_t v = (u0 + k) * VEC + q;
+                e[q] = v >= p.pad && v - p.pad < p.n ? gp__load_elem(in + (v - p.pad)) : Op::identity();
+            }
+        T f = e[0];
+#pragma unroll
+        for (int q = 1; q < VEC; q++) f = Op::apply(f, e[q]);
+        if (k >= start) tail = Op::apply(tail, f);
+        else head = Op::apply(head, f);
+    }
+    __syncwarp();
+    return gp__warp_reduce<Op>(Op::apply(head, tail));
+}
+
+/* Threads: GP__SCAN_BLOCK scanning threads, then the producer, look-ahead and reduce
+ * warps. Dynamic shared memory: `stages` tiles (0 when bulk copies are off: the scanning
+ * warps then load from global memory themselves). */
+template <class Op>
+__global__ void __launch_bounds__(GP__SCAN_THREADS, GP__SCAN_MIN_BLOCKS)
+    gp__scan_grid_kernel(typename Op::type *out, const typename Op::type *in, gp__scan_plan p, char *scratch,
+                         const typename Op::type *init, int inclusive, unsigned stages, int bulk)
+{
+    typedef typename Op::type T;
+    enum { VEC = gp__scan_vec(sizeof(T)), ROWS = gp__scan_rows(sizeof(T)), ITEMS = VEC * ROWS,
+           WARPS = GP__SCAN_WARPS, S = GP__SCAN_STAGES_MAX };
+    const size_t TILE = (size_t)GP__SCAN_BLOCK * ITEMS;
+    extern __shared__ __align__(128) unsigned char gp__scan_ring[];
+    __shared__ uint64_t full[S], taken[S], ready[S], reduced[S], empty[S];
+    __shared__ unsigned long long s_tile[S];
+    __shared__ T s_prefix[S], s_warp[S][WARPS];
+    unsigned long long *counter = reinterpret_cast<unsigned long long *>(scratch);
+    uint64_t *status = reinterpret_cast<uint64_t *>(scratch + gp__scan_status_offset());
+    const unsigned warp = threadIdx.x >> 5, lane = gp__lane_id();
+
+    /* per stage: full (data in, or the tile index for tiles loaded from global), taken
+     * (tile index known: the look-ahead starts before the data lands), ready (prefix
+     * known), reduced (the reduce warp has read the tile: until then nobody may store over
+     * it in place), empty (the scanning warps and the reduce warp are done with the stage) */
+    if (threadIdx.x == 0) {
+        for (unsigned s = 0; s < stages; s++) {
+            gp__mbar_init(&full[s], 1);
+            gp__mbar_init(&taken[s], 1);
+            gp__mbar_init(&ready[s], 1);
+            gp__mbar_init(&reduced[s], 1);
+            gp__mbar_init(&empty[s], (WARPS + 1) * 32); /* every thread that read the stage */
+        }
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+        asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory"); /* visible to the copy engine */
+#endif
+    }
+    __syncthreads();
+
+    if (warp == WARPS) { /* producer */
+        if (lane == 0)
+            for (unsigned i = 0;; i++) {
+                const unsigned s = i % stages;
+                if (i >= stages) gp__mbar_wait(&empty[s], (i / stages - 1) & 1);
+                const unsigned long long t = atomicAdd(counter, 1ull);
+                s_tile[s] = t;
+                gp__mbar_arrive(&taken[s]);
+                const bool whole = t < p.tiles && t * TILE >= p.pad && (t + 1) * TILE - p.pad <= p.n;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+                if (bulk && whole && p.in_vec)
+                    gp__bulk_load(gp__scan_ring + (size_t)s * TILE * sizeof(T), in + (t * TILE - p.pad),
+                                  (unsigned)(TILE * sizeof(T)), &full[s]);
+                else
+#endif
+                    gp__mbar_arrive(&full[s]);
+                if (t >= p.tiles) break;
+            }
+        return;
+    }
+    if (warp == WARPS + 1) { /* look-ahead */
+        gp__scan_ahead<T> ahead = {Op::identity(), 0};
+        for (unsigned i = 0;; i++) {
+            const unsigned s = i % stages;
+            unsigned long long t = 0;
+            if (lane == 0) { /* one reader: the slot is rewritten once the stage's readers are done */
+                gp__mbar_wait(&taken[s], (i / stages) & 1);
+                t = s_tile[s];
+            }
+            t = __shfl_sync(GP__FULL_MASK, t, 0);
+            if (t >= p.tiles) break;
+            const T pre = gp__scan_look_ahead<Op>(status, t, ahead);
+            if (lane == 0) {
+                s_prefix[s] = pre;
+                gp__mbar_arrive(&ready[s]);
+            }
+        }
+        return;
+    }
+
+    if (warp == WARPS + 2) { /* reduce: publishes each tile's total as soon as its data is in,
+                              * never waiting on a prefix, so no chain forms through them */
+        for (unsigned i = 0;; i++) {
+            const unsigned s = i % stages;
+            gp__mbar_wait(&full[s], (i / stages) & 1);
+            const unsigned long long t = s_tile[s];
+            if (t >= p.tiles) break;
+            const bool whole = t * TILE >= p.pad && (t + 1) * TILE - p.pad <= p.n;
+            const unsigned char *stage = bulk && whole && p.in_vec ? gp__scan_ring + (size_t)s * TILE * sizeof(T) : NULL;
+            const T agg = gp__scan_tile_total<Op>(stage, in, t, p);
+            if (lane == 0) {
+                gp__scan_publish<T>(status, t, agg);
+                gp__mbar_arrive(&reduced[s]);
+            }
+            gp__mbar_arrive(&empty[s]); /* every lane, after its own reads of the stage */
+        }
+        return;
+    }
+
+    /* scanning warps */
+    T x[ITEMS];
+    const T carry_in = init ? *init : Op::identity();
+    for (unsigned i = 0;; i++) {
+        const unsigned s = i % stages, parity = (i / stages) & 1;
+        gp__mbar_wait(&full[s], parity);
+        const unsigned long long t = s_tile[s];
+        if (t >= p.tiles) break;
+        const bool whole = t * TILE >= p.pad && (t + 1) * TILE - p.pad <= p.n;
+        const size_t v0 = t * TILE + (size_t)warp * 32 * ITEMS + (size_t)lane * VEC;
+        if constexpr (VEC * sizeof(T) == 16) {
+            if (bulk && whole && p.in_vec) { /* warp-striped out of the stage: conflict-free 16-byte reads */
+                const uint4 *src = reinterpret_cast<const uint4 *>(gp__scan_ring + (size_t)s * TILE * sizeof(T)) +
+                                   (size_t)warp * 32 * ROWS + lane;
+                uint4 w[ROWS];
+#pragma unroll
+                for (int j = 0; j < ROWS; j++) w[j] = src[j * 32];
+                memcpy(x, w, sizeof w);
+            } else {
+                gp__scan_load<Op, ROWS, VEC>(x, in, v0, p, whole && p.in_vec);
+            }
+        } else {
+            gp__scan_load<Op, ROWS, VEC>(x, in, v0, p, false);
+        }
+        __syncwarp();
+        T lane_prefix[ROWS];
+        const T carry = gp__scan_warp_rows<Op, ROWS, VEC>(x, lane_prefix);
+        if (lane == 0) s_warp[s][warp] = carry;
+        asm volatile("bar.sync 1, %0;" ::"r"(GP__SCAN_BLOCK) : "memory"); /* scanning warps only */
+        /* the warps before this one, in warp order (the tile's total is the reduce warp's) */
+        T before = Op::identity();
+        if (warp > 0) {
+            before = s_warp[s][0];
+            for (unsigned w = 1; w < warp; w++) before = Op::apply(before, s_warp[s][w]);
+        }
+        gp__mbar_wait(&ready[s], parity);
+        gp__mbar_wait(&reduced[s], parity); /* in place: the reduce warp may read this tile from global */
+        T base = before;
+        if (t > 0) base = Op::apply(s_prefix[s], base);
+        if (init) base = Op::apply(carry_in, base);
+        gp__mbar_arrive(&empty[s]); /* every thread, after its reads of the stage, tile index, warp totals, prefix */
+        gp__scan_finish<Op, ROWS, VEC>(x, lane_prefix, base, inclusive);
+        gp__scan_store<Op, ROWS, VEC>(out, x, v0, p, whole && p.vec_ok);
+    }
+}
+
+/* ---- host side ------------------------------------------------------------------------------ */
+
+/* Knobs for the bench's ladder (NULL: the defaults). stages: ring depth (1..8); bulk: 0
+ * makes the scanning warps load from global memory themselves; blocks_per_sm: caps the
+ * persistent grid (0: as many as fit). */
+typedef struct gp__scan_knobs {
+    unsigned stages;
+    int bulk;
+    int blocks_per_sm;
+} gp__scan_knobs;
+
+/* The host side of every gp_{exclusive,inclusive}_scan_<name>. d_init (may be NULL): a
+ * value on the device that comes before d_in[0] (the exclusive scan's first output). */
 template <class Op>
 static cudaError_t gp__scan(typename Op::type *d_out, const typename Op::type *d_in, size_t n, cudaStream_t s,
-                            int inclusive)
+                            int inclusive, const typename Op::type *d_init = NULL,
+                            const gp__scan_knobs *knobs = NULL)
 {
     typedef typename Op::type T;
     if (n == 0) return cudaSuccess;
@@ -467,15 +707,53 @@ static cudaError_t gp__scan(typename Op::type *d_out, const typename Op::type *d
     GP__TRY(on.err);
     gp__device dev;
     GP__TRY(gp__device_query(&dev));
-    const gp__scan_plan p = gp__scan_make_plan(a, b, n, sizeof(T), dev.cluster_ok);
+    const int sm90 = dev.cluster_ok; /* clusters and bulk copies: an sm_90+ device and sm_90 code */
+    const gp__scan_plan p = gp__scan_make_plan(a, b, n, sizeof(T), sm90);
     if (p.tiles > GP__GRID_MAX) return cudaErrorInvalidValue;
-    const gp__scan_layout L = gp__scan_make_layout(p.tiles, sizeof(T));
-    return gp__launch_device_wide(gp__scan_shape(p, L), dev.id, s, [&](const cudaLaunchConfig_t &cfg, void *scratch) {
-        return p.mode == GP__GRID
-                   ? cudaLaunchKernelEx(&cfg, gp__scan_kernel<Op, GP__SCAN_BLOCK>, d_out, d_in, p, L, (char *)scratch,
-                                        inclusive)
-                   : cudaLaunchKernelEx(&cfg, gp__scan_kernel<Op, GP__SCAN_BLOCK_BIG>, d_out, d_in, p, L,
-                                        (char *)scratch, inclusive);
+
+    gp__launch_shape shape = {p.mode, (unsigned)p.tiles, GP__SCAN_BLOCK_BIG, 0, 0, 0};
+    if (p.mode == GP__ONE_BLOCK) { /* only the warps that hold elements: less to wait for */
+        const size_t per_warp = 32 * (size_t)gp__scan_items(sizeof(T));
+        shape.threads = (unsigned)gp__ceil_div(n + p.pad, per_warp) * 32;
+    }
+    if (p.mode != GP__GRID)
+        return gp__launch_device_wide(shape, dev.id, s, [&](const cudaLaunchConfig_t &cfg, void *) {
+            return cudaLaunchKernelEx(&cfg, gp__scan_small_kernel<Op, GP__SCAN_BLOCK_BIG>, d_out, d_in, p, d_init,
+                                      inclusive);
+        });
+
+    const unsigned stages = knobs && knobs->stages ? (knobs->stages < GP__SCAN_STAGES_MAX ? knobs->stages
+                                                                                         : GP__SCAN_STAGES_MAX)
+                                                   : GP__SCAN_STAGES;
+    const int bulk = sm90 && p.in_vec && (knobs ? knobs->bulk : 1);
+    const size_t ring = bulk ? (size_t)stages * p.tile * sizeof(T) : 0;
+    void (*kernel)(T *, const T *, gp__scan_plan, char *, const T *, int, unsigned, int) = gp__scan_grid_kernel<Op>;
+    int fit = 0;
+    /* The shared-memory opt-in and the occupancy query cost several microseconds of host
+     * time, which a stream of mid-sized calls would pay every time: the default
+     * configuration's answer is kept per device (host memory only; a race computes it
+     * twice, harmlessly). */
+    static int fit_cache[GP__MAX_DEVICES];
+    const bool cacheable = knobs == NULL && bulk && dev.id >= 0 && dev.id < GP__MAX_DEVICES; /* the default ring */
+    if (cacheable) fit = __atomic_load_n(&fit_cache[dev.id], __ATOMIC_ACQUIRE);
+    if (fit == 0) {
+        /* the opt-in covers the deepest ring any configuration asks for, so the bench's
+         * knobs never leave it below what the cached default needs */
+        const size_t ring_max = sm90 && gp__scan_vec(sizeof(T)) * sizeof(T) == 16
+                                    ? (size_t)GP__SCAN_STAGES_MAX * p.tile * sizeof(T) : 0;
+        GP__TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)ring_max));
+        GP__TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&fit, kernel, GP__SCAN_THREADS, ring));
+        if (cacheable && fit > 0) __atomic_store_n(&fit_cache[dev.id], fit, __ATOMIC_RELEASE);
+    }
+    if (knobs && knobs->blocks_per_sm > 0 && knobs->blocks_per_sm < fit) fit = knobs->blocks_per_sm;
+    if (fit < 1) return cudaErrorInvalidConfiguration;
+    const size_t most = (size_t)fit * dev.sms;
+    shape.blocks = (unsigned)(p.tiles < most ? p.tiles : most);
+    shape.threads = GP__SCAN_THREADS;
+    shape.smem_bytes = ring;
+    shape.scratch_bytes = shape.scratch_zeroed = gp__scan_scratch_bytes(p.tiles, sizeof(T));
+    return gp__launch_device_wide(shape, dev.id, s, [&](const cudaLaunchConfig_t &cfg, void *scratch) {
+        return cudaLaunchKernelEx(&cfg, kernel, d_out, d_in, p, (char *)scratch, d_init, inclusive, stages, bulk);
     });
 }
 

@@ -109,25 +109,19 @@ static void check_plan(uintptr_t in, uintptr_t out, size_t n, size_t elem, int c
     const size_t vec = gp__scan_vec(elem), big = (size_t)GP__SCAN_BLOCK_BIG * gp__scan_items(elem);
     int ok = p.tile == (size_t)p.block * gp__scan_items(elem) && p.tiles * p.tile >= n + p.pad &&
              (p.tiles - 1) * p.tile < n + p.pad && p.pad < vec && gp__scan_items(elem) * elem >= GP__SCAN_THREAD_BYTES / 2;
-    if (p.vec_ok) ok = ok && vec * elem == 16 && in % 16 == out % 16 && (in - p.pad * elem) % 16 == 0;
-    else ok = ok && p.pad == 0;
+    if (p.in_vec) ok = ok && vec * elem == 16 && (in - p.pad * elem) % 16 == 0;
+    else ok = ok && p.pad == 0 && !p.vec_ok;
+    if (p.vec_ok) ok = ok && p.in_vec && in % 16 == out % 16;
+    else ok = ok && (!p.in_vec || in % 16 != out % 16);
     if (p.mode == GP__ONE_BLOCK) ok = ok && p.tiles == 1 && p.block == GP__SCAN_BLOCK_BIG;
     if (p.mode == GP__CLUSTER)
         ok = ok && cluster_ok && p.tiles > 1 && p.tiles <= GP__CLUSTER_MAX && p.block == GP__SCAN_BLOCK_BIG;
     if (p.mode == GP__GRID)
         ok = ok && p.block == GP__SCAN_BLOCK && n + p.pad > big && (!cluster_ok || n + p.pad > GP__CLUSTER_MAX * big);
-    const gp__scan_layout L = gp__scan_make_layout(p.tiles, elem);
-    const size_t word = elem <= 4 ? 8 : 4, W = GP__SCAN_LEVEL;
-    const size_t count[3] = {p.tiles, p.tiles / W + 1, p.tiles / (W * W) + 1};
-    ok = ok && L.words[0] >= 8 && L.words[0] % 8 == 0;
-    for (int i = 0; i < 3; i++) {
-        const size_t end = L.words[i] + count[i] * word;
-        ok = ok && end <= (i < 2 ? L.words[i + 1] : L.zeroed);
-        if (elem > 4)
-            ok = ok && L.vals[i] >= (i ? L.vals[i - 1] + count[i - 1] * elem : L.zeroed) && L.vals[i] % 16 == 0 &&
-                 L.vals[i] + count[i] * elem <= L.bytes;
-    }
-    if (elem <= 4) ok = ok && L.bytes == L.zeroed;
+    /* scratch: the counter, then one 64-bit status word per 32 bits of each tile's total */
+    ok = ok && gp__scan_status_offset() >= 8 && gp__scan_status_offset() % 8 == 0 &&
+         gp__scan_scratch_bytes(p.tiles, elem) == gp__scan_status_offset() + p.tiles * 8 * ((elem + 3) / 4) &&
+         gp__scan_words(elem) * 4 >= elem && gp__scan_words(elem) * 4 < elem + 4;
     EXPECT(ok, "scan plan(in%%16=%zu out%%16=%zu n=%zu elem=%zu cluster=%d): pad %zu tile %zu tiles %zu vec_ok %d mode %d",
            (size_t)(in % 16), (size_t)(out % 16), n, elem, cluster_ok, p.pad, p.tile, p.tiles, p.vec_ok, p.mode);
 }
@@ -148,15 +142,17 @@ extern "C" void test_scan_host(void)
     EXPECT(p.mode == GP__CLUSTER && p.tiles == 4 && p.vec_ok, "2^16 floats: one cluster of 4 (mode %d, %zu tiles)",
            p.mode, p.tiles);
     p = gp__scan_make_plan(0x1000, 0x2000, 1u << 16, 4, 0);
-    EXPECT(p.mode == GP__GRID && p.tiles == 32, "2^16 floats without clusters: 32 grid tiles");
+    EXPECT(p.mode == GP__GRID && p.tiles == 16, "2^16 floats without clusters: 16 grid tiles");
     p = gp__scan_make_plan(0x1000, 0x2000, 16384, 4, 1);
     EXPECT(p.mode == GP__ONE_BLOCK, "16384 floats: one block");
     p = gp__scan_make_plan(0x1004, 0x2004, 100, 4, 1);
     EXPECT(p.vec_ok && p.pad == 1, "equally offset pointers: vectors, pad 1");
     p = gp__scan_make_plan(0x1004, 0x2000, 100, 4, 1);
-    EXPECT(!p.vec_ok && p.pad == 0, "differently offset pointers: element by element");
+    EXPECT(p.in_vec && !p.vec_ok && p.pad == 1, "differently offset pointers: vector loads, element stores");
+    p = gp__scan_make_plan(0x1004, 0x2000, 100, 8, 1);
+    EXPECT(!p.in_vec && !p.vec_ok && p.pad == 0, "8-byte elements at a 4-byte boundary: element by element");
     p = gp__scan_make_plan(0x1000, 0x2000, (size_t)1 << 28, 4, 1);
-    EXPECT(p.mode == GP__GRID && p.tiles == ((size_t)1 << 28) / 2048, "2^28 floats: 2^17 tiles");
+    EXPECT(p.mode == GP__GRID && p.tiles == ((size_t)1 << 28) / (GP__SCAN_BLOCK * 16), "2^28 floats: 2^16 tiles");
 }
 
 /* ---- GPU: the default instances ------------------------------------------------------------ */
@@ -194,12 +190,13 @@ template <class T> static T ref_identity(char op)
 }
 
 /* How many operations deep an output can sit in the GPU's combining tree, for a float
- * sum tolerance: the thread's items, the warp scan, the warps, the two look-back
- * butterflies, one per checkpoint before it, and a few combines of the prefixes. */
+ * sum tolerance: the thread's items, the warp scan, the warps, the look-ahead's batch
+ * butterflies, one per batch before it (the running prefix is a left fold of batches),
+ * and a few combines of the prefixes. */
 static double scan_depth(size_t n, size_t elem)
 {
     const double tiles = (double)n / ((double)GP__SCAN_BLOCK * gp__scan_items(elem)) + 1;
-    return gp__scan_items(elem) + 5 + 5 + 5 + 5 + tiles / (GP__SCAN_LEVEL * GP__SCAN_LEVEL) + 8;
+    return gp__scan_items(elem) + 5 + GP__SCAN_WARPS + 5 + 5 + tiles / GP__SCAN_BATCH + 8;
 }
 
 /* Compares got[0..n) with the sequential scan of x. Integers and min/max: exact bytes.
@@ -313,7 +310,6 @@ static void check_instances(fixture *f, size_t max_n)
     const size_t placements[][3] = {{0, 0, 0}, {1, 1, 0}, {1, 0, 0}, {0, 0, 1}, {1, 1, 1}};
     uint64_t st = gp_t_state(21);
     for (size_t k = 0; k < N_INSTANCES; k++) {
-        if (gp_t_small() >= 2 && k % 5 != 0) continue; /* racecheck: sum_i32 sum_f64 min_f32 max_u64 */
         const instance *in = &instances[k];
         int fails = 0, cases = 0;
         for (int exact = 0; exact <= (in->kind == 'f' && in->op == 's'); exact++)
@@ -448,11 +444,105 @@ static void check_huge(void)
     printf("  n = 2^31 + 1001: sum_u32 inclusive in place and exclusive offset checked\n");
 }
 
+/* Every knob of the GRID kernel (ring depth, bulk copies or plain loads, blocks per SM)
+ * must give bitwise the same float sums: the association depends on tile indices alone. */
+static void check_knobs(size_t n)
+{
+    uint64_t st = gp_t_state(23);
+    float *h = (float *)malloc(n * 4), *want = (float *)malloc(n * 4), *got = (float *)malloc(n * 4);
+    for (size_t i = 0; i < n; i++) h[i] = (float)((double)(gp_t_next(&st) >> 11) / 9007199254740992.0);
+    float *d_x, *d_y;
+    CUDA_CHK(cudaMalloc(&d_x, n * 4));
+    CUDA_CHK(cudaMalloc(&d_y, n * 4));
+    CUDA_CHK(cudaMemcpy(d_x, h, n * 4, cudaMemcpyHostToDevice));
+    CUDA_CHK(gp_exclusive_scan_sum_f32(d_y, d_x, n, 0));
+    CUDA_CHK(cudaMemcpy(want, d_y, n * 4, cudaMemcpyDeviceToHost));
+    const gp__scan_knobs knobs[] = {{1, 1, 0}, {2, 1, 1}, {8, 1, 0}, {4, 0, 0}, {3, 0, 1}};
+    int same = 1;
+    for (size_t k = 0; k < sizeof knobs / sizeof *knobs; k++) {
+        CUDA_CHK(cudaMemset(d_y, POISON, n * 4));
+        CUDA_CHK(gp__scan<gp__op_sum_f32>(d_y, d_x, n, 0, 0, (const float *)NULL, &knobs[k]));
+        CUDA_CHK(cudaMemcpy(got, d_y, n * 4, cudaMemcpyDeviceToHost));
+        const int eq = memcmp(got, want, n * 4) == 0;
+        EXPECT(eq, "sum_f32 n=%zu, stages %u bulk %d blocks/SM %d: bitwise equal to the default", n, knobs[k].stages,
+               knobs[k].bulk, knobs[k].blocks_per_sm);
+        same &= eq;
+    }
+    /* and the default again, after the knobs (they must not disturb what it keeps) */
+    CUDA_CHK(cudaMemset(d_y, POISON, n * 4));
+    CUDA_CHK(gp_exclusive_scan_sum_f32(d_y, d_x, n, 0));
+    CUDA_CHK(cudaMemcpy(got, d_y, n * 4, cudaMemcpyDeviceToHost));
+    EXPECT(memcmp(got, want, n * 4) == 0, "sum_f32 n=%zu: the default after the other configurations", n);
+    printf("  n = %zu: 5 kernel configurations, %s\n", n, same ? "bitwise equal" : "DIFFERENT");
+    free(h);
+    free(want);
+    free(got);
+    CUDA_CHK(cudaFree(d_x));
+    CUDA_CHK(cudaFree(d_y));
+}
+
+/* Holds one SM for `ns` nanoseconds of wall time: its shared memory (all a block may
+ * have) keeps every other block off that SM meanwhile. */
+__global__ void hold_sm(unsigned long long ns)
+{
+    extern __shared__ unsigned char held[];
+    unsigned long long t0, t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+    do asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    while (t - t0 < ns);
+    if (t == 0) held[threadIdx.x] = 0; /* never: keeps the allocation */
+}
+
+/* The persistent grid must rely only on blocks that are running: with long kernels on
+ * two other streams holding all SMs but two, the scan must finish with the right result
+ * (its blocks that cannot start take no tiles, so no running block waits on them). */
+static void check_busy_gpu(void)
+{
+    int dev, sms, smem;
+    CUDA_CHK(cudaGetDevice(&dev));
+    CUDA_CHK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    CUDA_CHK(cudaDeviceGetAttribute(&smem, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+    CUDA_CHK(cudaFuncSetAttribute(hold_sm, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+    const size_t n = gp_t_small() ? 300007 : (1u << 22) + 3;
+    uint32_t *x, *y;
+    unsigned long long *d_c, c[2] = {0, ~0ull};
+    CUDA_CHK(cudaMalloc(&x, n * 4));
+    CUDA_CHK(cudaMalloc(&y, n * 4));
+    CUDA_CHK(cudaMalloc(&d_c, sizeof c));
+    CUDA_CHK(cudaMemcpy(d_c, c, sizeof c, cudaMemcpyHostToDevice));
+    fill_index<<<2048, 256>>>(x, n);
+    CUDA_CHK_LAUNCH();
+    CUDA_CHK(cudaMemset(y, POISON, n * 4));
+    CUDA_CHK(cudaDeviceSynchronize());
+    cudaStream_t busy[2], mine;
+    for (int k = 0; k < 2; k++) CUDA_CHK(cudaStreamCreateWithFlags(&busy[k], cudaStreamNonBlocking));
+    CUDA_CHK(cudaStreamCreateWithFlags(&mine, cudaStreamNonBlocking));
+    const int held = sms > 2 ? sms - 2 : 1;
+    hold_sm<<<held / 2, 32, smem, busy[0]>>>(200000000ull); /* 0.2 s */
+    hold_sm<<<held - held / 2, 32, smem, busy[1]>>>(300000000ull);
+    CUDA_CHK_LAUNCH();
+    CUDA_CHK(gp_inclusive_scan_sum_u32(y, x, n, mine));
+    count_wrong<<<2048, 256, 0, mine>>>(y, n, 1, d_c, d_c + 1);
+    CUDA_CHK_LAUNCH();
+    CUDA_CHK(cudaStreamSynchronize(mine));
+    CUDA_CHK(cudaMemcpy(c, d_c, sizeof c, cudaMemcpyDeviceToHost));
+    EXPECT(c[0] == 0, "sum_u32 inclusive n=%zu beside kernels holding %d of %d SMs: %llu wrong, first at %llu", n, held,
+           sms, c[0], c[1]);
+    CUDA_CHK(cudaDeviceSynchronize());
+    for (int k = 0; k < 2; k++) CUDA_CHK(cudaStreamDestroy(busy[k]));
+    CUDA_CHK(cudaStreamDestroy(mine));
+    CUDA_CHK(cudaFree(x));
+    CUDA_CHK(cudaFree(y));
+    CUDA_CHK(cudaFree(d_c));
+    printf("  n = %zu beside kernels holding %d of %d SMs: finished, checked\n", n, held, sms);
+}
+
 extern "C" void test_scan_gpu(void)
 {
     if (!gp_t_have_gpu()) {
         gp_t_skip("scan: every default instance on the GPU (18 instances x sizes x exclusive/inclusive x placements)");
-        gp_t_skip("scan: bad input, determinism, concurrent streams");
+        gp_t_skip("scan: bad input, determinism, concurrent streams, kernel configurations");
+        gp_t_skip("scan: the persistent grid beside kernels that hold most SMs");
         gp_t_skip("scan: n = 2^31 + 1001");
         return;
     }
@@ -467,6 +557,9 @@ extern "C" void test_scan_gpu(void)
     gp_t_section("scan: bad input, determinism, concurrent streams");
     check_bad_input(&f);
     check_determinism_and_streams(&f, gp_t_small() ? 65537 : (1u << 22) + 3);
+    check_knobs(gp_t_small() ? 300007 : (1u << 22) + 3);
+    gp_t_section("scan: the persistent grid beside kernels that hold most SMs");
+    check_busy_gpu();
     free(f.h_x);
     free(f.h_got);
     CUDA_CHK(cudaFree(f.d_in));

@@ -1,8 +1,8 @@
 /* tests/test_scan_user.cu -- GP_DEFINE_SCAN for users' types and non-commutative
  * operators, at warp, block and device level.
  *   mat2:  2x2 integer matrix product mod 2^32, 16 bytes (one element per 16-byte vector)
- *   aff:   composition of affine maps x -> a*x + b mod 2^32, 8 bytes (split tile status)
- *   aff16: the same mod 2^16, packed in 4 bytes (packed 64-bit tile status, 4 per vector)
+ *   aff:   composition of affine maps x -> a*x + b mod 2^32, 8 bytes (two status words)
+ *   aff16: the same mod 2^16, packed in 4 bytes (one status word, 4 per vector)
  * Any slip in the order of combination changes the result. */
 #include "../gpuprims.cuh"
 #include "harness.h"
@@ -236,11 +236,56 @@ static void check_device_type(const char *name, user_scan ex, user_scan in, R ra
     free(got);
 }
 
+/* A carry-in value on the device (gp__scan's d_init): the scan starts from init instead
+ * of the identity, in every mode (one block, cluster, grid), exclusive and inclusive. */
+static void check_carry_in(size_t max_n)
+{
+    const size_t sizes[] = {1, 33, 20000, 65537, 300007, (1u << 22) + 3};
+    uint64_t st = gp_t_state(32);
+    mat2 *h = (mat2 *)malloc(max_n * sizeof(mat2)), *got = (mat2 *)malloc(max_n * sizeof(mat2));
+    mat2 *d_x, *d_y, *d_init;
+    CUDA_CHK(cudaMalloc(&d_x, max_n * sizeof(mat2)));
+    CUDA_CHK(cudaMalloc(&d_y, max_n * sizeof(mat2)));
+    CUDA_CHK(cudaMalloc(&d_init, sizeof(mat2)));
+    int cases = 0, fails = 0;
+    for (size_t k = 0; k < sizeof sizes / sizeof *sizes; k++) {
+        const size_t n = sizes[k];
+        if (n > max_n) continue;
+        for (size_t i = 0; i < n; i++) h[i] = mat2_random(&st);
+        const mat2 init = mat2_random(&st);
+        CUDA_CHK(cudaMemcpy(d_x, h, n * sizeof(mat2), cudaMemcpyHostToDevice));
+        CUDA_CHK(cudaMemcpy(d_init, &init, sizeof init, cudaMemcpyHostToDevice));
+        for (int inclusive = 0; inclusive <= 1; inclusive++) {
+            CUDA_CHK(cudaMemset(d_y, 0xA7, n * sizeof(mat2)));
+            CUDA_CHK(gp__scan<gp__op_scan_mat2>(d_y, d_x, n, 0, inclusive, d_init));
+            CUDA_CHK(cudaMemcpy(got, d_y, n * sizeof(mat2), cudaMemcpyDeviceToHost));
+            mat2 acc = init;
+            size_t bad = n;
+            for (size_t i = 0; i < n && bad == n; i++) {
+                const mat2 next = mat2_mul(acc, h[i]);
+                const mat2 want = inclusive ? next : acc;
+                if (memcmp(&want, &got[i], sizeof want) != 0) bad = i;
+                acc = next;
+            }
+            EXPECT(bad == n, "mat2 %s scan from a device carry-in, n=%zu: first wrong element %zu",
+                   inclusive ? "inclusive" : "exclusive", n, bad);
+            cases++;
+            fails += bad != n;
+        }
+    }
+    printf("  mat2 from a carry-in: %d cases, %d failed\n", cases, fails);
+    CUDA_CHK(cudaFree(d_x));
+    CUDA_CHK(cudaFree(d_y));
+    CUDA_CHK(cudaFree(d_init));
+    free(h);
+    free(got);
+}
+
 extern "C" void test_scan_user(void)
 {
     if (!gp_t_have_gpu()) {
         gp_t_skip("GP_DEFINE_SCAN: warp, block and Blelloch scans of 2x2 matrix products");
-        gp_t_skip("GP_DEFINE_SCAN: device scans of mat2, affine maps (8 and 4 bytes)");
+        gp_t_skip("GP_DEFINE_SCAN: device scans of mat2, affine maps (8 and 4 bytes), carry-in");
         return;
     }
     gp_t_section("GP_DEFINE_SCAN: warp and block level (2x2 matrix product)");
@@ -252,4 +297,5 @@ extern "C" void test_scan_user(void)
     check_device_type<mat2>("mat2", ex_mat2, in_mat2, mat2_random, mat2_mul, MAT2_ID, max_n);
     check_device_type<aff>("aff", ex_aff, in_aff, aff_random, aff_then, AFF_ID, max_n);
     check_device_type<aff16>("aff16", ex_aff16, in_aff16, aff16_random, aff16_then, AFF16_ID, max_n);
+    check_carry_in(max_n);
 }
