@@ -185,7 +185,27 @@ static __device__ __forceinline__ unsigned gp__smem_u32(const void *p) { return 
 
 /* mbarriers (sm_80+; try_wait and the bulk copy sm_90). Every arrive releases and every
  * completed wait acquires, at CTA scope: ordinary shared-memory writes before an arrive
- * are visible after the matching wait. */
+ * are visible after the matching wait. sm_75 has no mbarrier: there a 64-bit shared word
+ * stands in (arrivals in bits 0-15, expected arrivals in 16-31, the phase above), with
+ * block-scope fences; no bulk copies are issued there. */
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+static __device__ __forceinline__ void gp__mbar_init(uint64_t *b, unsigned count) { *b = (uint64_t)count << 16; }
+static __device__ __forceinline__ void gp__mbar_arrive(uint64_t *b)
+{
+    __threadfence_block();
+    const unsigned long long old = atomicAdd(reinterpret_cast<unsigned long long *>(b), 1ull);
+    const unsigned expected = (unsigned)(old >> 16) & 0xffffu;
+    if (((unsigned)old & 0xffffu) + 1 == expected) /* last arrival: next phase, count from 0 */
+        atomicAdd(reinterpret_cast<unsigned long long *>(b), (1ull << 32) - expected);
+}
+static __device__ __forceinline__ bool gp__mbar_test(uint64_t *b, unsigned parity)
+{
+    const uint64_t w = *reinterpret_cast<volatile uint64_t *>(b);
+    const bool done = ((unsigned)(w >> 32) & 1u) != parity;
+    if (done) __threadfence_block();
+    return done;
+}
+#else
 static __device__ __forceinline__ void gp__mbar_init(uint64_t *b, unsigned count)
 {
     asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(gp__smem_u32(b)), "r"(count) : "memory");
@@ -197,7 +217,7 @@ static __device__ __forceinline__ void gp__mbar_arrive(uint64_t *b)
 static __device__ __forceinline__ bool gp__mbar_test(uint64_t *b, unsigned parity)
 {
     unsigned ok;
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+#if __CUDA_ARCH__ >= 900
     asm volatile("{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }"
                  : "=r"(ok) : "r"(gp__smem_u32(b)), "r"(parity) : "memory");
 #else
@@ -206,6 +226,7 @@ static __device__ __forceinline__ bool gp__mbar_test(uint64_t *b, unsigned parit
 #endif
     return ok != 0;
 }
+#endif
 /* Waits until the phase of parity `parity` has completed. */
 static __device__ __forceinline__ void gp__mbar_wait(uint64_t *b, unsigned parity)
 {
@@ -582,8 +603,8 @@ __global__ void __launch_bounds__(GP__SCAN_THREADS, GP__SCAN_MIN_BLOCKS)
                 const unsigned long long t = atomicAdd(counter, 1ull);
                 s_tile[s] = t;
                 gp__mbar_arrive(&taken[s]);
-                const bool whole = t < p.tiles && t * TILE >= p.pad && (t + 1) * TILE - p.pad <= p.n;
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+                const bool whole = t < p.tiles && t * TILE >= p.pad && (t + 1) * TILE - p.pad <= p.n;
                 if (bulk && whole && p.in_vec)
                     gp__bulk_load(gp__scan_ring + (size_t)s * TILE * sizeof(T), in + (t * TILE - p.pad),
                                   (unsigned)(TILE * sizeof(T)), &full[s]);
