@@ -54,7 +54,7 @@
 #include "scan_lookback.cuh"
 
 /* the 16-byte row: a float4 sum, as a user would define it */
-static __host__ __device__ float4 f4_add(float4 a, float4 b) { return make_float4(a.x + b.x, a.y + b.y, a.z + b.z, a.w + b.w); }
+static inline __device__ float4 f4_add(float4 a, float4 b) { return make_float4(a.x + b.x, a.y + b.y, a.z + b.z, a.w + b.w); }
 #define F4_ADD(a, b) f4_add((a), (b))
 GP_DEFINE_SCAN(f4, float4, F4_ADD, make_float4(0, 0, 0, 0))
 
