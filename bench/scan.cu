@@ -138,7 +138,7 @@ __global__ void add_block_prefix(T *out, const T *prefix, size_t n, unsigned chu
  * before it was measured, is in the table note. */
 enum { HILLIS_STEELE, BLELLOCH, BLELLOCH_PADDED, REGISTER_BLOCK, GP_LOOKBACK, GP_PLAIN, GP_RING2, GP, GP_RING6, CUB,
        COPY, VARIANTS };
-static const char *variant_name[VARIANTS] = {"Hillis-Steele (seed)", "Blelloch (seed)", "Blelloch padded",
+static const char *variant_name[VARIANTS] = {"Hillis-Steele", "Blelloch", "Blelloch padded",
                                              "register block scan", "gp 0: two-level look-back (previous)",
                                              "gp 1: persistent look-ahead + reduce warp, plain loads",
                                              "gp 2: + bulk-copy ring, 2 stages", "gp 3: 4 stages = gp_exclusive_scan",
