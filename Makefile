@@ -199,10 +199,10 @@ $(LIB_A): $(LIB_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
-# The CUDA runtime is linked in statically (nvcc's default) and kept private
-# (--exclude-libs): libgpuprims.so needs only the driver and the C++ runtime.
-$(LIB_SO): $(LIB_OBJ)
-	$(NVCC_ALL) -shared -Xlinker --exclude-libs,ALL $^ -o $@
+# The CUDA runtime is linked in statically (nvcc's default) and kept private: the .so
+# exports only gp_* (lib/exports.map) and needs only the driver and the C++ runtime.
+$(LIB_SO): $(LIB_OBJ) lib/exports.map
+	$(NVCC_ALL) -shared -Xlinker --version-script=lib/exports.map $(LIB_OBJ) -o $@
 
 $(TESTS): $(TEST_OBJ) $(LIB_A)
 	$(NVCC_ALL) $^ -o $@

@@ -1,0 +1,141 @@
+"""examples/python/gpuprims.py -- libgpuprims.so from Python through ctypes.
+
+The library's host API is plain C (cudaError_t gp_inclusive_scan_sum_f32(float *d_out,
+const float *d_in, size_t n, cudaStream_t s), ...), so ctypes can call it on any device
+array that exposes __cuda_array_interface__: PyTorch CUDA tensors, CuPy arrays, Numba
+device arrays. Each call is asynchronous on the stream given, by default the current
+stream of the array's framework (torch.cuda.current_stream(), cupy's current stream), so
+it is ordered with the framework's own work like any of its operations.
+
+    import torch, gpuprims
+    x = torch.rand(1 << 20, device="cuda")
+    y = torch.empty_like(x)
+    gpuprims.inclusive_scan("sum", y, x)     # y = torch.cumsum(x, 0), on torch's stream
+
+Finding the library: $GPUPRIMS_LIB, else build/lib/libgpuprims.so of this source tree
+(`make lib`), else the loader's search path (an installed libgpuprims.so). libgpuprims.so
+carries its own CUDA runtime (static, private), so it loads beside any framework's.
+"""
+import ctypes
+import ctypes.util
+import os
+
+# __cuda_array_interface__ typestr -> the library's type suffix
+TYPES = {"<f4": "f32", "<f8": "f64", "<i4": "i32", "<u4": "u32", "<i8": "i64", "<u8": "u64",
+         "|u1": "u8", "<u2": "u16"}
+TYPE_SIZE = {"<f4": 4, "<f8": 8, "<i4": 4, "<u4": 4, "<i8": 8, "<u8": 8, "|u1": 1, "<u2": 2}
+ERRORS = {1: "cudaErrorInvalidValue", 2: "cudaErrorMemoryAllocation", 35: "cudaErrorInsufficientDriver",
+          100: "cudaErrorNoDevice", 400: "cudaErrorInvalidResourceHandle"}
+
+_lib = None
+
+
+def library():
+    """The loaded libgpuprims.so (loaded once)."""
+    global _lib
+    if _lib is None:
+        here = os.path.dirname(os.path.abspath(__file__))
+        tree = os.path.join(here, "..", "..", "build", "lib", "libgpuprims.so")
+        path = os.environ.get("GPUPRIMS_LIB") or (tree if os.path.exists(tree) else None)
+        path = path or ctypes.util.find_library("gpuprims")
+        if not path:
+            raise OSError("libgpuprims.so not found: `make lib`, install it, or set GPUPRIMS_LIB")
+        _lib = ctypes.CDLL(path)
+    return _lib
+
+
+def _fn(name, nargs):
+    f = getattr(library(), name)  # AttributeError names a missing instance
+    f.restype = ctypes.c_int
+    f.argtypes = [ctypes.c_void_p] * 2 + [ctypes.c_size_t] * (nargs - 3) + [ctypes.c_void_p]
+    return f
+
+
+def _iface(a, contiguous=True):
+    i = a.__cuda_array_interface__
+    if contiguous and i.get("strides") is not None:
+        size, want = TYPE_SIZE[i["typestr"]], []
+        for d in reversed(i["shape"]):
+            want.insert(0, size)
+            size *= d
+        if list(i["strides"]) != want:
+            raise ValueError("gpuprims: arrays must be C-contiguous")
+    return i
+
+
+def _stream(a, stream):
+    if stream is not None:  # a torch/cupy stream object, or a raw cudaStream_t as an int
+        return int(getattr(stream, "cuda_stream", getattr(stream, "ptr", stream)))
+    mod = type(a).__module__.split(".")[0]
+    if mod == "torch":
+        import torch
+        return torch.cuda.current_stream(a.device).cuda_stream
+    if mod == "cupy":
+        import cupy
+        return cupy.cuda.get_current_stream().ptr
+    return 0  # the legacy default stream
+
+
+def _check(err, what):
+    if err != 0:
+        raise RuntimeError("gpuprims: %s returned %s" % (what, ERRORS.get(err, "CUDA error %d" % err)))
+
+
+def _device_of(a):
+    """A context manager that makes a's device current (torch only; others: a no-op)."""
+    if type(a).__module__.split(".")[0] == "torch":
+        import torch
+        return torch.cuda.device(a.device)
+    import contextlib
+    return contextlib.nullcontext()
+
+
+def _unary(kind, op, out, x, stream):
+    ix, io = _iface(x), _iface(out)
+    if ix["typestr"] != io["typestr"]:
+        raise TypeError("gpuprims: out and x differ in type (%s, %s)" % (io["typestr"], ix["typestr"]))
+    n = 1
+    for d in ix["shape"]:
+        n *= d
+    name = "gp_%s_%s_%s" % (kind, op, TYPES[ix["typestr"]])
+    with _device_of(x):
+        _check(_fn(name, 4)(io["data"][0], ix["data"][0], n, _stream(x, stream)), name)
+    return out
+
+
+def reduce(op, out, x, stream=None):
+    """out[0] = x[0] op x[1] op ... (op: 'sum', 'min', 'max'); out has one element."""
+    return _unary("reduce", op, out, x, stream)
+
+
+def inclusive_scan(op, out, x, stream=None):
+    """out[i] = x[0] op ... op x[i], over x flattened; out may be x (in place)."""
+    return _unary("inclusive_scan", op, out, x, stream)
+
+
+def exclusive_scan(op, out, x, stream=None):
+    """out[0] = identity, out[i] = x[0] op ... op x[i-1]; out may be x (in place)."""
+    return _unary("exclusive_scan", op, out, x, stream)
+
+
+def transpose(out, x, stream=None):
+    """out (cols x rows) = x (rows x cols) transposed; 1, 2, 4, 8-byte elements."""
+    ix, io = _iface(x), _iface(out)
+    rows, cols = ix["shape"]
+    name = "gp_transpose_" + TYPES[ix["typestr"]]
+    with _device_of(x):
+        _check(_fn(name, 5)(io["data"][0], ix["data"][0], rows, cols, _stream(x, stream)), name)
+    return out
+
+
+def matmul(c, a, b, stream=None):
+    """c (m x n) = a (m x k) . b (k x n), float32 or float64, row-major."""
+    ia, ib, ic = _iface(a), _iface(b), _iface(c)
+    (m, k), (_, n) = ia["shape"], ib["shape"]
+    name = "gp_matmul_" + TYPES[ia["typestr"]]
+    f = getattr(library(), name)
+    f.restype = ctypes.c_int
+    f.argtypes = [ctypes.c_void_p] * 3 + [ctypes.c_size_t] * 3 + [ctypes.c_void_p]
+    with _device_of(a):
+        _check(f(ic["data"][0], ia["data"][0], ib["data"][0], m, n, k, _stream(a, stream)), name)
+    return c
