@@ -49,19 +49,27 @@ typedef struct gp__launch_shape {
 
 /* For the length of one call, the device of the stream `s` is the current one (a call on a
  * stream of device 1 while device 0 is current launches on device 1, with device 1's
- * scratch pool); the caller's current device is restored on return. Check `err` first. */
+ * scratch pool); the caller's current device is restored on return. Check `err` first.
+ * The default streams (0, cudaStreamLegacy, cudaStreamPerThread) belong to the current
+ * device, and a capturing stream may not be asked (cudaStreamGetDevice would invalidate
+ * the capture): both keep the current device, with no query. */
 struct gp__stream_device {
     int prev = -1, dev = -1;
     cudaError_t err;
     explicit gp__stream_device(cudaStream_t s)
     {
         err = cudaGetDevice(&prev);
-        if (err == cudaSuccess) err = cudaStreamGetDevice(s, &dev);
+        dev = prev;
+        if (err != cudaSuccess || s == 0 || s == cudaStreamLegacy || s == cudaStreamPerThread) return;
+        cudaStreamCaptureStatus capturing = cudaStreamCaptureStatusNone;
+        err = cudaStreamIsCapturing(s, &capturing);
+        if (err != cudaSuccess || capturing != cudaStreamCaptureStatusNone) return;
+        err = cudaStreamGetDevice(s, &dev);
         if (err == cudaSuccess && dev != prev) err = cudaSetDevice(dev);
     }
     ~gp__stream_device()
     {
-        if (dev >= 0 && dev != prev) cudaSetDevice(prev);
+        if (dev >= 0 && prev >= 0 && dev != prev) cudaSetDevice(prev);
     }
     gp__stream_device(const gp__stream_device &) = delete;
     gp__stream_device &operator=(const gp__stream_device &) = delete;
