@@ -749,31 +749,36 @@ static cudaError_t gp__scan(typename Op::type *d_out, const typename Op::type *d
     const int bulk = sm90 && p.in_vec && (knobs ? knobs->bulk : 1);
     const size_t ring = bulk ? (size_t)stages * p.tile * sizeof(T) : 0;
     void (*kernel)(T *, const T *, gp__scan_plan, char *, const T *, int, unsigned, int) = gp__scan_grid_kernel<Op>;
-    int fit = 0;
-    /* The shared-memory opt-in and the occupancy query cost several microseconds of host
-     * time, which a stream of mid-sized calls would pay every time: the default
-     * configuration's answer is kept per device (host memory only; a race computes it
-     * twice, harmlessly). */
-    static int fit_cache[GP__MAX_DEVICES];
-    const bool cacheable = knobs == NULL && bulk && dev.id >= 0 && dev.id < GP__MAX_DEVICES; /* the default ring */
-    if (cacheable) fit = __atomic_load_n(&fit_cache[dev.id], __ATOMIC_ACQUIRE);
-    if (fit == 0) {
-        /* the opt-in covers the deepest ring any configuration asks for, so the bench's
-         * knobs never leave it below what the cached default needs */
-        const size_t ring_max = sm90 && gp__scan_vec(sizeof(T)) * sizeof(T) == 16
-                                    ? (size_t)GP__SCAN_STAGES_MAX * p.tile * sizeof(T) : 0;
-        GP__TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)ring_max));
-        GP__TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&fit, kernel, GP__SCAN_THREADS, ring));
-        if (cacheable && fit > 0) __atomic_store_n(&fit_cache[dev.id], fit, __ATOMIC_RELEASE);
-    }
-    if (knobs && knobs->blocks_per_sm > 0 && knobs->blocks_per_sm < fit) fit = knobs->blocks_per_sm;
-    if (fit < 1) return cudaErrorInvalidConfiguration;
-    const size_t most = (size_t)fit * dev.sms;
-    shape.blocks = (unsigned)(p.tiles < most ? p.tiles : most);
     shape.threads = GP__SCAN_THREADS;
     shape.smem_bytes = ring;
     shape.scratch_bytes = shape.scratch_zeroed = gp__scan_scratch_bytes(p.tiles, sizeof(T));
-    return gp__launch_device_wide(shape, dev.id, s, [&](const cudaLaunchConfig_t &cfg, void *scratch) {
+    /* The kernel is first touched (opt-in, occupancy: with lazy module loading, its load)
+     * only once the scratch is allocated: on a full GPU the call fails at the allocation
+     * with cudaErrorMemoryAllocation and leaves the kernel unloaded, rather than failing
+     * its load, which CUDA does not retry (the kernel would then fail for good). */
+    return gp__launch_device_wide(shape, dev.id, s, [&](const cudaLaunchConfig_t &base, void *scratch) {
+        int fit = 0;
+        /* The shared-memory opt-in and the occupancy query cost several microseconds of
+         * host time, which a stream of mid-sized calls would pay every time: the default
+         * configuration's answer is kept per device (host memory only; a race computes it
+         * twice, harmlessly). */
+        static int fit_cache[GP__MAX_DEVICES];
+        const bool cacheable = knobs == NULL && bulk && dev.id >= 0 && dev.id < GP__MAX_DEVICES; /* the default ring */
+        if (cacheable) fit = __atomic_load_n(&fit_cache[dev.id], __ATOMIC_ACQUIRE);
+        if (fit == 0) {
+            /* the opt-in covers the deepest ring any configuration asks for, so the bench's
+             * knobs never leave it below what the cached default needs */
+            const size_t ring_max = sm90 && gp__scan_vec(sizeof(T)) * sizeof(T) == 16
+                                        ? (size_t)GP__SCAN_STAGES_MAX * p.tile * sizeof(T) : 0;
+            GP__TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)ring_max));
+            GP__TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&fit, kernel, GP__SCAN_THREADS, ring));
+            if (cacheable && fit > 0) __atomic_store_n(&fit_cache[dev.id], fit, __ATOMIC_RELEASE);
+        }
+        if (knobs && knobs->blocks_per_sm > 0 && knobs->blocks_per_sm < fit) fit = knobs->blocks_per_sm;
+        if (fit < 1) return cudaErrorInvalidConfiguration;
+        const size_t most = (size_t)fit * dev.sms;
+        cudaLaunchConfig_t cfg = base;
+        cfg.gridDim = dim3((unsigned)(p.tiles < most ? p.tiles : most));
         return cudaLaunchKernelEx(&cfg, kernel, d_out, d_in, p, (char *)scratch, d_init, inclusive, stages, bulk);
     });
 }
