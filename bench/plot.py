@@ -146,8 +146,10 @@ def plot_scan(tables, title):
         for v in variants:
             pts = [(num(r["n"]), num(r["GB/s"])) for r in rs if r["variant"] == v]
             x, y = zip(*pts)
-            if v.startswith("gp"):
-                ax.plot(x, y, "o-", color=GP, lw=2, label=v + "_sum_" + t, zorder=3)
+            if v.startswith("gp") and "= gp_" in v:  # the library's default: bold
+                ax.plot(x, y, "o-", color=GP, lw=2.5, label=v, zorder=4)
+            elif v.startswith("gp"):  # earlier steps of the redesign: lighter
+                ax.plot(x, y, ".-", color=GP, lw=1, alpha=0.45, label=v, zorder=3)
             elif v.startswith("CUB"):
                 ax.plot(x, y, "s--", color=CUB, lw=2, label="CUB " + v[4:], zorder=3)
             elif v.startswith("copy"):
