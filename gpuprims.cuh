@@ -8,13 +8,19 @@
  *   FP32/FP64 matrix multiply. Plain C names.
  *
  * USING IT
- *   In exactly ONE .cu file of your program:
+ *   The default instances (gp_reduce_sum_f32, ... below) are compiled once, into
+ *   libgpuprims (make lib: build/lib/libgpuprims.a and .so; make install). Include the
+ *   header and link the library:
+ *       #include <gpuprims/gpuprims.cuh>     (installed; in the source tree "gpuprims.cuh")
+ *       nvcc app.cu $(pkg-config --cflags --libs gpuprims)
+ *       gcc  app.c  $(pkg-config --cflags --libs gpuprims)      (C sees the host API only)
+ *       CMake: find_package(gpuprims CONFIG REQUIRED), target gpuprims::gpuprims
+ *   A C program that links libgpuprims.a itself needs -lcudart -lstdc++ (its objects are C++).
+ *   Header-only instead: in exactly ONE .cu file of your program
  *       #define GPUPRIMS_IMPLEMENTATION
  *       #include "gpuprims.cuh"
- *   That file compiles the default instances' kernels and host functions, with C linkage.
- *   Every other .cu (or .c) file just includes the header. From C (gcc/clang), only the
- *   host API is visible; link with the CUDA runtime (-lcudart) and the implementation
- *   object.
+ *   compiles the default instances there; no library then. GP_DEFINE_* instances of your
+ *   own compile in your files either way.
  *
  *       float *d_x, *d_sum;                 // n floats on the device, one for the result
  *       CUDA_CHK(gp_reduce_sum_f32(d_sum, d_x, n, 0));
@@ -114,6 +120,8 @@
  *
  * OPTIONS (define before including)
  *   GPUPRIMS_IMPLEMENTATION   in one .cu file: compile the default instances there
+ *                             (instead of linking libgpuprims)
+ *   GPUPRIMS_IMPLEMENTATION_REDUCE, _SCAN, _TRANSPOSE, _MATMUL: one family only (lib/*.cu)
  *   GP_DEBUG_SYNC             CUDA_CHK_LAUNCH() also synchronises, so errors inside a
  *                             kernel are reported at the launch that caused them
  *
@@ -124,15 +132,18 @@
  *   - The device reduce and scan launch small inputs as one thread-block cluster on
  *     sm_90 and later; a build without sm_90 code launches one block or a grid instead.
  *   - Names: gp_ and GP_ are public; gp__ and GP__ are internal and may change.
+ *     detail/names.txt lists every public function of the default instances.
+ *   - MIT licence (LICENSE). Version: GPUPRIMS_VERSION_* above; releases are git tags
+ *     vMAJOR.MINOR.PATCH on the commit whose header says that version (make version-check).
  *   - `make expand F=file.cu` shows the code the macros generate.
  */
 #ifndef GPUPRIMS_CUH
 #define GPUPRIMS_CUH
 
 #define GPUPRIMS_VERSION_MAJOR 0
-#define GPUPRIMS_VERSION_MINOR 2
+#define GPUPRIMS_VERSION_MINOR 3
 #define GPUPRIMS_VERSION_PATCH 0
-#define GPUPRIMS_VERSION_STRING "0.2.0"
+#define GPUPRIMS_VERSION_STRING "0.3.0"
 
 #include <stddef.h>
 #include <stdint.h>
