@@ -112,18 +112,6 @@ static inline __host__ __device__ gp__scan_layout gp__scan_make_layout(size_t ti
 
 #ifdef __CUDACC__
 
-/* Which architectures this translation unit compiles device code for: clusters need
- * sm_90 code (nvcc defines __CUDA_ARCH_LIST__ in host and device passes alike). */
-static inline int gp__scan_built_for_clusters(void)
-{
-#ifdef __CUDA_ARCH_LIST__
-    const int archs[] = {__CUDA_ARCH_LIST__};
-    for (size_t i = 0; i < sizeof archs / sizeof *archs; i++)
-        if (archs[i] >= 900) return 1;
-#endif
-    return 0;
-}
-
 /* ---- tile status (GRID mode) ------------------------------------------------------------ */
 
 static __device__ __forceinline__ void gp__st_relaxed_u64(uint64_t *p, uint64_t v)
@@ -424,7 +412,7 @@ static cudaError_t gp__lb_scan(typename Op::type *d_out, const typename Op::type
     int dev, cluster_ok;
     GP__TRY(cudaGetDevice(&dev));
     GP__TRY(cudaDeviceGetAttribute(&cluster_ok, cudaDevAttrClusterLaunch, dev));
-    const gp__scan_plan p = gp__scan_make_plan(a, b, n, sizeof(T), cluster_ok && gp__scan_built_for_clusters());
+    const gp__scan_plan p = gp__scan_make_plan(a, b, n, sizeof(T), cluster_ok && ::gp__built_for_clusters());
     if (p.tiles > 0x7fffffffu) return cudaErrorInvalidValue;
     const gp__scan_layout L = gp__scan_make_layout(p.tiles, sizeof(T));
 
