@@ -121,7 +121,7 @@
  * OPTIONS (define before including)
  *   GPUPRIMS_IMPLEMENTATION   in one .cu file: compile the default instances there
  *                             (instead of linking libgpuprims)
- *   GPUPRIMS_IMPLEMENTATION_REDUCE, _SCAN, _TRANSPOSE, _MATMUL: one family only (lib/*.cu)
+ *   GPUPRIMS_IMPLEMENTATION_REDUCE, _SCAN, _TRANSPOSE, _MATMUL: one family only (the files in lib/)
  *   GP_DEBUG_SYNC             CUDA_CHK_LAUNCH() also synchronises, so errors inside a
  *                             kernel are reported at the launch that caused them
  *
