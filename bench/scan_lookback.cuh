@@ -7,6 +7,7 @@
 #define GPUPRIMS_BENCH_SCAN_LOOKBACK_CUH
 
 #include <stdint.h>
+#include "../detail/scan.cuh" /* the plan struct, tile loads and stores, status accesses */
 
 /* Tuning (overridable for experiments; the defaults are what bench/results measured). */
 #ifndef GP__LB_BLOCK
@@ -28,28 +29,14 @@
 namespace gp_lookback {
 enum { GP__LB_ONE_BLOCK = 0, GP__LB_CLUSTER = 1, GP__LB_GRID = 2 };
 
-/* Elements per 16-byte vector (1 for types that do not divide 16), vectors per thread,
- * and elements per thread, for an element of `elem` bytes. */
-static constexpr __host__ __device__ unsigned gp__scan_vec(size_t elem)
-{
-    return elem <= 16 && 16 % elem == 0 ? (unsigned)(16 / elem) : 1u;
-}
+/* Vectors per thread and elements per thread, for an element of `elem` bytes, under this
+ * design's own knob (elements per vector: the library's gp__scan_vec). */
 static constexpr __host__ __device__ unsigned gp__scan_rows(size_t elem)
 {
     return GP__LB_THREAD_BYTES / (gp__scan_vec(elem) * elem) > 0
                ? (unsigned)(GP__LB_THREAD_BYTES / (gp__scan_vec(elem) * elem)) : 1u;
 }
 static constexpr __host__ __device__ unsigned gp__scan_items(size_t elem) { return gp__scan_vec(elem) * gp__scan_rows(elem); }
-
-typedef struct gp__scan_plan {
-    size_t n;       /* elements */
-    size_t pad;     /* masked elements before d_in in tile 0 (to a 16-byte boundary) */
-    size_t tile;    /* elements per tile: block * items per thread */
-    size_t tiles;   /* tiles = blocks */
-    unsigned block; /* threads per block: GP__LB_BLOCK (GRID) or GP__LB_BLOCK_BIG */
-    int vec_ok;     /* whole tiles may move as 16-byte vectors (in and out alike) */
-    int mode;       /* GP__LB_ONE_BLOCK, _CLUSTER or _GRID */
-} gp__scan_plan;
 
 /* How a scan of n elements of `elem` bytes from address `in` to address `out` is tiled
  * (see the top of this file). cluster_ok: clusters can be launched and the kernel was
@@ -64,6 +51,7 @@ static inline __host__ __device__ gp__scan_plan gp__scan_make_plan(uintptr_t in,
      * whose size divides 16 sitting on its own size (a 16-byte struct at a 4-byte
      * boundary never reaches one). Otherwise every element moves on its own. */
     p.vec_ok = gp__scan_vec(elem) * elem == 16 && out % 16 == mis && mis % elem == 0;
+    p.in_vec = p.vec_ok; /* the library's plan struct; this design moves both sides alike */
     p.pad = p.vec_ok ? mis / elem : 0;
     const size_t big = (size_t)GP__LB_BLOCK_BIG * gp__scan_items(elem);
     const size_t big_tiles = gp__ceil_div(n + p.pad, big);
@@ -114,16 +102,6 @@ static inline __host__ __device__ gp__scan_layout gp__scan_make_layout(size_t ti
 
 /* ---- tile status (GRID mode) ------------------------------------------------------------ */
 
-static __device__ __forceinline__ void gp__st_relaxed_u64(uint64_t *p, uint64_t v)
-{
-    asm volatile("st.relaxed.gpu.global.b64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
-}
-static __device__ __forceinline__ uint64_t gp__ld_relaxed_u64(const uint64_t *p)
-{
-    uint64_t v;
-    asm volatile("ld.relaxed.gpu.global.b64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
-    return v;
-}
 static __device__ __forceinline__ void gp__st_release_u32(unsigned *p, unsigned v)
 {
     asm volatile("st.release.gpu.global.b32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
@@ -242,59 +220,9 @@ static __device__ __forceinline__ typename Op::type gp__scan_lookback(char *scra
 
 /* ---- the kernel -------------------------------------------------------------------------- */
 
-/* Moves one thread's ROWS vectors of VEC elements between registers x (row j at
- * x[j*VEC]) and memory: row j starts at virtual element v0 + j * 32 * VEC (= real index +
- * pad), so a warp's row is 32 consecutive vectors: one load or store instruction covers
- * 512 contiguous bytes. As 16-byte vectors when the whole tile is in range and both
- * pointers allow it, else element by element with bounds (masked elements load as the
- * identity and are never stored). */
-template <class Op, int ROWS, int VEC>
-static __device__ __forceinline__ void gp__scan_load(typename Op::type (&x)[ROWS * VEC], const typename Op::type *in,
-                                                    size_t v0, const gp__scan_plan &p, bool whole)
-{
-    typedef typename Op::type T;
-    if constexpr (VEC * sizeof(T) == 16) {
-        if (whole) {
-            const uint4 *src = reinterpret_cast<const uint4 *>(in + (v0 - p.pad));
-            uint4 w[ROWS];
-#pragma unroll
-            for (int j = 0; j < ROWS; j++) w[j] = src[j * 32];
-            memcpy(x, w, sizeof w);
-            return;
-        }
-    }
-#pragma unroll
-    for (int j = 0; j < ROWS; j++)
-#pragma unroll
-        for (int k = 0; k < VEC; k++) {
-            const size_t v = v0 + (size_t)j * 32 * VEC + k;
-            x[j * VEC + k] = v >= p.pad && v - p.pad < p.n ? in[v - p.pad] : Op::identity();
-        }
-}
-
-template <class Op, int ROWS, int VEC>
-static __device__ __forceinline__ void gp__scan_store(typename Op::type *out, const typename Op::type (&x)[ROWS * VEC],
-                                                     size_t v0, const gp__scan_plan &p, bool whole)
-{
-    typedef typename Op::type T;
-    if constexpr (VEC * sizeof(T) == 16) {
-        if (whole) {
-            uint4 w[ROWS];
-            memcpy(w, x, sizeof w);
-            uint4 *dst = reinterpret_cast<uint4 *>(out + (v0 - p.pad));
-#pragma unroll
-            for (int j = 0; j < ROWS; j++) dst[j * 32] = w[j];
-            return;
-        }
-    }
-#pragma unroll
-    for (int j = 0; j < ROWS; j++)
-#pragma unroll
-        for (int k = 0; k < VEC; k++) {
-            const size_t v = v0 + (size_t)j * 32 * VEC + k;
-            if (v >= p.pad && v - p.pad < p.n) out[v - p.pad] = x[j * VEC + k];
-        }
-}
+/* Tiles move between registers and memory with the library's gp__scan_load / gp__scan_store
+ * (detail/scan.cuh): the same warp-striped rows of 16-byte vectors, element by element at
+ * the edges. */
 
 /* One tile per block of BLOCK threads (p.block). Warp w owns the 32 * ITEMS contiguous
  * elements from virtual index tile * TILE + w * 32 * ITEMS (virtual = real + pad), as

@@ -75,11 +75,10 @@ struct gp__stream_device {
     gp__stream_device &operator=(const gp__stream_device &) = delete;
 };
 
-/* The current device's properties (call after gp__stream_device). */
-static inline cudaError_t gp__device_query(gp__device *d)
+/* The properties of device `id` (gp__stream_device's dev: the call's device). */
+static inline cudaError_t gp__device_query(gp__device *d, int id)
 {
-    int id, sms, cluster;
-    GP__TRY(cudaGetDevice(&id));
+    int sms, cluster;
     GP__TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, id));
     GP__TRY(cudaDeviceGetAttribute(&cluster, cudaDevAttrClusterLaunch, id));
     d->id = id;

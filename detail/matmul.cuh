@@ -406,7 +406,7 @@ static cudaError_t gp__matmul(T *d_c, const T *d_a, const T *d_b, size_t m, size
     const gp__stream_device on(s);
     GP__TRY(on.err);
     gp__device dev;
-    GP__TRY(gp__device_query(&dev));
+    GP__TRY(gp__device_query(&dev, on.dev));
     const int i = gp__matmul_choose(m, n, dev.sms, bm, bn, eff, N);
     if (((uintptr_t)d_a | (uintptr_t)d_b | (uintptr_t)d_c) % alignof(T) == 0) return launch[i](d_c, d_a, d_b, m, n, k, s);
     return gp__matmul_staged(d_c, d_a, d_b, m, n, k, s, dev.id, launch[i]);

@@ -291,7 +291,7 @@ static cudaError_t gp__reduce(typename Op::type *d_out, const typename Op::type 
     const gp__stream_device on(s);
     GP__TRY(on.err);
     gp__device dev;
-    GP__TRY(gp__device_query(&dev));
+    GP__TRY(gp__device_query(&dev, on.dev));
     const gp__reduce_plan p = gp__reduce_make_plan((uintptr_t)d_in, n, sizeof(T), dev.sms, dev.cluster_ok);
     return gp__launch_device_wide(gp__reduce_shape(p, sizeof(T)), dev.id, s,
                                   [&](const cudaLaunchConfig_t &cfg, void *scratch) {

@@ -727,7 +727,7 @@ static cudaError_t gp__scan(typename Op::type *d_out, const typename Op::type *d
     const gp__stream_device on(s);
     GP__TRY(on.err);
     gp__device dev;
-    GP__TRY(gp__device_query(&dev));
+    GP__TRY(gp__device_query(&dev, on.dev));
     const int sm90 = dev.cluster_ok; /* clusters and bulk copies: an sm_90+ device and sm_90 code */
     const gp__scan_plan p = gp__scan_make_plan(a, b, n, sizeof(T), sm90);
     if (p.tiles > GP__GRID_MAX) return cudaErrorInvalidValue;
