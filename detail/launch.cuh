@@ -16,6 +16,11 @@
  *   GP__GRID       a full grid; blocks exchange through `scratch_bytes` of stream-ordered
  *                  scratch (scratch.cuh), of which the first `scratch_zeroed` bytes are
  *                  cleared before the launch (tickets, tile counters, status flags).
+ *                  A kernel that calls gp__scratch_wait() before it touches the scratch
+ *                  (shape.scratch_wait; sm_90+) is launched as a programmatic dependent of a
+ *                  small zeroing kernel: it starts while the zeroing runs and waits only at
+ *                  that call, where a plain cudaMemsetAsync would cost its launch and
+ *                  completion (2-4 us on an H100) before the kernel could even start.
  * The scratch is freed on the stream after the launch (stream-ordered), so nothing lives
  * between calls: concurrent calls on several streams and graph capture are safe. */
 #ifndef GPUPRIMS_DETAIL_LAUNCH_CUH
@@ -43,6 +48,8 @@ typedef struct gp__launch_shape {
     size_t smem_bytes;     /* dynamic shared memory per block */
     size_t scratch_bytes;  /* GP__GRID: scratch to allocate (0: none) */
     size_t scratch_zeroed; /* bytes of it cleared before the launch */
+    int scratch_wait;      /* the kernel calls gp__scratch_wait() first: the clearing may overlap
+                            * its launch (set only for sm_90 code on an sm_90+ device) */
 } gp__launch_shape;
 
 #ifdef __CUDACC__
@@ -75,6 +82,29 @@ struct gp__stream_device {
     gp__stream_device &operator=(const gp__stream_device &) = delete;
 };
 
+/* In a kernel launched with shape.scratch_wait: waits until the zeroing kernel before it
+ * has finished and its writes are visible. Every thread that touches the scratch calls it
+ * first; reading the call's inputs before it is safe (the zeroing kernel itself started
+ * only after the stream's earlier work). Without a programmatic launch it returns at once. */
+static __device__ __forceinline__ void gp__scratch_wait(void)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+
+/* Clears `bytes` (a multiple of 8) at `p`, and lets the dependent launch begin at once. A
+ * template so that a translation unit that never launches it compiles no copy. */
+template <int = 0>
+__global__ void gp__scratch_zero_kernel(unsigned long long *p, size_t words)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.launch_dependents;");
+#endif
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < words; i += (size_t)gridDim.x * blockDim.x)
+        p[i] = 0;
+}
+
 /* The properties of device `id` (gp__stream_device's dev: the call's device). */
 static inline cudaError_t gp__device_query(gp__device *d, int id)
 {
@@ -94,22 +124,38 @@ template <class Launch>
 static cudaError_t gp__launch_device_wide(const gp__launch_shape &shape, int device, cudaStream_t s, Launch launch)
 {
     cudaLaunchAttribute attr;
-    attr.id = cudaLaunchAttributeClusterDimension;
-    attr.val.clusterDim.x = shape.blocks;
-    attr.val.clusterDim.y = 1;
-    attr.val.clusterDim.z = 1;
     cudaLaunchConfig_t cfg = {};
     cfg.gridDim = dim3(shape.blocks);
     cfg.blockDim = dim3(shape.threads);
     cfg.dynamicSmemBytes = shape.smem_bytes;
     cfg.stream = s;
     cfg.attrs = &attr;
-    cfg.numAttrs = shape.mode == GP__CLUSTER;
+    if (shape.mode == GP__CLUSTER) {
+        attr.id = cudaLaunchAttributeClusterDimension;
+        attr.val.clusterDim.x = shape.blocks;
+        attr.val.clusterDim.y = 1;
+        attr.val.clusterDim.z = 1;
+        cfg.numAttrs = 1;
+    }
     if (shape.mode != GP__GRID || shape.scratch_bytes == 0) return launch(cfg, (void *)NULL);
 
     void *scratch = NULL;
     GP__TRY(gp__scratch_alloc(&scratch, shape.scratch_bytes, device, s));
-    cudaError_t err = shape.scratch_zeroed ? cudaMemsetAsync(scratch, 0, shape.scratch_zeroed, s) : cudaSuccess;
+    cudaError_t err = cudaSuccess;
+    const size_t words = gp__ceil_div(shape.scratch_zeroed, (size_t)8); /* whole 8-byte words */
+    if (shape.scratch_zeroed && shape.scratch_wait && words * 8 <= shape.scratch_bytes) {
+        const size_t blocks = gp__ceil_div(words, (size_t)(256 * 4));
+        cudaLaunchConfig_t zero = {};
+        zero.gridDim = dim3((unsigned)(blocks < 1024 ? blocks : 1024));
+        zero.blockDim = dim3(256);
+        zero.stream = s;
+        err = cudaLaunchKernelEx(&zero, gp__scratch_zero_kernel<>, (unsigned long long *)scratch, words);
+        attr.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+        attr.val.programmaticStreamSerializationAllowed = 1;
+        cfg.numAttrs = 1;
+    } else if (shape.scratch_zeroed) {
+        err = cudaMemsetAsync(scratch, 0, shape.scratch_zeroed, s);
+    }
     if (err == cudaSuccess) err = launch(cfg, scratch);
     const cudaError_t free_err = cudaFreeAsync(scratch, s);
     return err != cudaSuccess ? err : free_err;

@@ -125,6 +125,7 @@ static inline GP__HD gp__launch_shape gp__reduce_shape(const gp__reduce_plan &p,
     sh.smem_bytes = 0;
     sh.scratch_bytes = p.mode == GP__GRID ? gp__reduce_scratch_bytes(p.blocks, elem) : 0;
     sh.scratch_zeroed = p.mode == GP__GRID ? sizeof(unsigned) : 0;
+    sh.scratch_wait = 0; /* gp__reduce sets it where the kernel's sm_90 code runs */
     return sh;
 }
 
@@ -268,6 +269,7 @@ __global__ void __launch_bounds__(GP__REDUCE_BLOCK, GP__MIN_BLOCKS(GP__REDUCE_BL
     if (threadIdx.x == 0) {
         partials[blockIdx.x] = block_total;
         __threadfence();
+        gp__scratch_wait(); /* the ticket is cleared (launch.cuh) */
         is_last = atomicAdd(ticket, 1u) == gridDim.x - 1;
     }
     __syncthreads();
@@ -293,7 +295,9 @@ static cudaError_t gp__reduce(typename Op::type *d_out, const typename Op::type 
     gp__device dev;
     GP__TRY(gp__device_query(&dev, on.dev));
     const gp__reduce_plan p = gp__reduce_make_plan((uintptr_t)d_in, n, sizeof(T), dev.sms, dev.cluster_ok);
-    return gp__launch_device_wide(gp__reduce_shape(p, sizeof(T)), dev.id, s,
+    gp__launch_shape shape = gp__reduce_shape(p, sizeof(T));
+    shape.scratch_wait = dev.cluster_ok; /* sm_90 code on an sm_90+ device: the clearing overlaps the launch */
+    return gp__launch_device_wide(shape, dev.id, s,
                                   [&](const cudaLaunchConfig_t &cfg, void *scratch) {
                                       return cudaLaunchKernelEx(&cfg, gp__reduce_kernel<Op>, d_out, d_in, p, scratch);
                                   });

@@ -15,7 +15,8 @@
  *     wait for.
  *   - CLUSTER (sm_90+, up to 8 such tiles, 2^17 floats): the blocks of one cluster swap
  *     tile totals through distributed shared memory. One launch, no scratch, no memset.
- *   - GRID: a persistent look-ahead scan (below), one memset and one launch.
+ *   - GRID: a persistent look-ahead scan (below): a small kernel clears the scratch and the
+ *     scan kernel is launched as its programmatic dependent (sm_90+), so that launch overlaps it.
  *
  * GRID, persistent look-ahead. About three blocks per SM (what fits), each looping over
  * tiles of 256 x 64 bytes that it takes from an atomic counter, so tiles are handed out in
@@ -593,6 +594,7 @@ __global__ void __launch_bounds__(GP__SCAN_THREADS, GP__SCAN_MIN_BLOCKS)
         asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory"); /* visible to the copy engine */
 #endif
     }
+    gp__scratch_wait(); /* the tile counter and status words are cleared (launch.cuh) */
     __syncthreads();
 
     if (warp == WARPS) { /* producer */
@@ -732,7 +734,7 @@ static cudaError_t gp__scan(typename Op::type *d_out, const typename Op::type *d
     const gp__scan_plan p = gp__scan_make_plan(a, b, n, sizeof(T), sm90);
     if (p.tiles > GP__GRID_MAX) return cudaErrorInvalidValue;
 
-    gp__launch_shape shape = {p.mode, (unsigned)p.tiles, GP__SCAN_BLOCK_BIG, 0, 0, 0};
+    gp__launch_shape shape = {p.mode, (unsigned)p.tiles, GP__SCAN_BLOCK_BIG, 0, 0, 0, 0};
     if (p.mode == GP__ONE_BLOCK) { /* only the warps that hold elements: less to wait for */
         const size_t per_warp = 32 * (size_t)gp__scan_items(sizeof(T));
         shape.threads = (unsigned)gp__ceil_div(n + p.pad, per_warp) * 32;
@@ -752,6 +754,7 @@ static cudaError_t gp__scan(typename Op::type *d_out, const typename Op::type *d
     shape.threads = GP__SCAN_THREADS;
     shape.smem_bytes = ring;
     shape.scratch_bytes = shape.scratch_zeroed = gp__scan_scratch_bytes(p.tiles, sizeof(T));
+    shape.scratch_wait = sm90; /* the kernel's sm_90 code calls gp__scratch_wait() */
     /* The kernel is first touched (opt-in, occupancy: with lazy module loading, its load)
      * only once the scratch is allocated: on a full GPU the call fails at the allocation
      * with cudaErrorMemoryAllocation and leaves the kernel unloaded, rather than failing
