@@ -706,11 +706,13 @@ __global__ void __launch_bounds__(GP__SCAN_THREADS, GP__SCAN_MIN_BLOCKS)
 
 /* Knobs for the bench's ladder (NULL: the defaults). stages: ring depth (1..8); bulk: 0
  * makes the scanning warps load from global memory themselves; blocks_per_sm: caps the
- * persistent grid (0: as many as fit). */
+ * persistent grid (0: as many as fit); memset_clear: clear the scratch with
+ * cudaMemsetAsync before the launch, as the first versions did. */
 typedef struct gp__scan_knobs {
     unsigned stages;
     int bulk;
     int blocks_per_sm;
+    int memset_clear;
 } gp__scan_knobs;
 
 /* The host side of every gp_{exclusive,inclusive}_scan_<name>. d_init (may be NULL): a
@@ -754,7 +756,7 @@ static cudaError_t gp__scan(typename Op::type *d_out, const typename Op::type *d
     shape.threads = GP__SCAN_THREADS;
     shape.smem_bytes = ring;
     shape.scratch_bytes = shape.scratch_zeroed = gp__scan_scratch_bytes(p.tiles, sizeof(T));
-    shape.scratch_wait = sm90; /* the kernel's sm_90 code calls gp__scratch_wait() */
+    shape.scratch_wait = sm90 && !(knobs && knobs->memset_clear); /* its sm_90 code calls gp__scratch_wait() */
     /* The kernel is first touched (opt-in, occupancy: with lazy module loading, its load)
      * only once the scratch is allocated: on a full GPU the call fails at the allocation
      * with cudaErrorMemoryAllocation and leaves the kernel unloaded, rather than failing
