@@ -1,8 +1,9 @@
-/* detail/matmul.cuh -- tiled matrix multiply, row-major C = A.B, plain FP32/FP64 FMA on
- * the CUDA cores (no TF32, no tensor cores); the tiling of Kirk & Hwu's tiled matrix
- * multiply, taken to Hopper. Level 3: needs tile.cuh (gp__tile_chunk_bytes),
- * async_copy.cuh, check.cuh and common.cuh. The plan arithmetic (block order, tile choice,
- * shape checks) is plain host/device code, tested on the host.
+/* detail/matmul.cuh -- tiled matrix multiply, row-major C = A.B: FP32 FMA on the CUDA
+ * cores (no TF32), FP64 on the FP64 tensor cores (IEEE double FMA; the CUDA cores before
+ * sm_80); the tiling of Kirk & Hwu's tiled matrix multiply, taken to Hopper. Level 3:
+ * needs tile.cuh (gp__tile_chunk_bytes), async_copy.cuh, check.cuh and common.cuh. The
+ * plan arithmetic (block order, tile choice, shape checks) is plain host/device code,
+ * tested on the host.
  *
  * How it works (one kernel template, gp__matmul_kernel; a config picks its sizes).
  *  - Block tile BM x BN of C. The k dimension is walked BK at a time: A's BM x BK tile and
@@ -557,7 +558,7 @@ static cudaError_t gp__mm_launcher(typename S::type *c, const typename S::type *
 }
 
 /* The configs gp_matmul chooses from, per type, largest first. EFF is a config's
- * throughput on a busy GPU relative to the first (TFLOP/s at 8192^3 on an H200, from
+ * throughput on a busy GPU relative to the first (f32: TFLOP/s at 8192^3 on an H200, from
  * bench/matmul.cu's tile sweep), for gp__matmul_choose. The sweep's other candidates
  * (BK = 8, 4 stages, a 32 x 64 warp tile, a 256 x 128 block tile with 16 x 8 per thread)
  * measured as fast or slower; BK = 32 spills at 128 registers. See bench/results. */
@@ -575,29 +576,33 @@ struct gp__mm_f32_64x64 : gp__mm_f32_128x128 {
     static constexpr int BM = 64, BN = 64, BK = 8, WM = 32, TM = 4, STAGES = 4, MIN_BLOCKS = 4;
     static constexpr float EFF = 0.76f;
 };
-/* FP64 on the tensor cores (sm_80 and later; EFF from the H100's f64 tile sweep): 64 x 32
- * of C per warp is 64 doubles per lane, so one block of 8 warps per SM. */
+/* FP64 on the tensor cores (sm_80 and later). EFF relative to the first, from the H100's
+ * f64 tile sweep at 8192^3. 64 x 32 of C per warp is 64 doubles per lane (210 registers),
+ * so one block of 8 warps per SM. Beside these the sweep measured a 32 x 64 warp tile, 3
+ * stages, BK = 8 and 32 and a 128 x 64 block tile: as fast or slower where it matters;
+ * and sm_80's m8n8k4 at 0.6x of m16n8k4 on the H100 (M16 = 0 is the sm_80-89 path). */
 struct gp__mm_f64_tc_128x128 {
     typedef double type;
     static constexpr int BM = 128, BN = 128, BK = 16, WM = 64, WN = 32;
-    static constexpr int STAGES = 3, GROUP_M = 8, MIN_BLOCKS = 1, TC = 1, M16 = 1;
+    static constexpr int STAGES = 4, GROUP_M = 8, MIN_BLOCKS = 1, TC = 1, M16 = 1;
     static constexpr float EFF = 1.00f;
 };
+/* for products too small to give every SM 128 x 128 tiles (1000^3: 64 of them on 132 SMs) */
 struct gp__mm_f64_tc_64x64 : gp__mm_f64_tc_128x128 {
     static constexpr int BM = 64, BN = 64, WM = 32, WN = 32, STAGES = 4, MIN_BLOCKS = 3;
-    static constexpr float EFF = 0.75f;
+    static constexpr float EFF = 0.94f;
 };
-/* FP64 on the CUDA cores (targets before sm_80): twice the registers per value, so smaller
- * thread tiles. */
+/* FP64 on the CUDA cores (where the code is built for targets before sm_80): twice the
+ * registers per value, so smaller thread tiles. */
 struct gp__mm_f64_64x64 {
     typedef double type;
     static constexpr int BM = 64, BN = 64, BK = 8, WM = 32, WN = 32, TM = 4, TN = 8;
     static constexpr int STAGES = 4, GROUP_M = 8, MIN_BLOCKS = 3, TC = 0;
-    static constexpr float EFF = 0.42f;
+    static constexpr float EFF = 0.40f;
 };
 struct gp__mm_f64_64x32 : gp__mm_f64_64x64 {
     static constexpr int BN = 32, WN = 16, TN = 4, MIN_BLOCKS = 5;
-    static constexpr float EFF = 0.30f;
+    static constexpr float EFF = 0.28f;
 };
 #define GP__MATMUL_CONFIGS_f32(X) X(gp__mm_f32_128x128) X(gp__mm_f32_128x64) X(gp__mm_f32_64x64)
 #define GP__MATMUL_CONFIGS_f64(X) \

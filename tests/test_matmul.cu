@@ -240,7 +240,7 @@ template <class T>
 static void test_type(uint64_t *st)
 {
     typedef mm_traits<T> tr;
-    gp_t_section("matmul %s: shapes against a host reference in double", tr::name());
+    gp_t_section("matmul %s: shapes against a host reference in long double", tr::name());
     /* tiny (1x1x1, 1xNx1, Mx1xK), k = 0, each config, partial tiles in every dimension */
     static const size_t shapes[][3] = {
         {1, 1, 1},     {1, 257, 1},   {1, 1000, 1},  {97, 1, 1},    {300, 1, 77},  {1, 1, 300},   {64, 64, 0},
