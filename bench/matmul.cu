@@ -175,13 +175,13 @@ struct sweep_128x64x8 : gp__mm_f32_128x64 { static constexpr int BK = 8; };
 /* FP64: the ladder from the CUDA cores to the tensor cores (f64 rows 1-3), and candidates
  * beside the library's configs (gp__mm_f64_*), for the f64 sweep.
  * f64 1. the CUDA-core kernel, 64 x 64 block tile (gp_matmul_f64 before DMMA): gp__mm_f64_64x64.
- * f64 2. DMMA: 128 x 128 x 16 block tile, 8 warps of 64 x 32, 3 stages, padded shared rows,
+ * f64 2. DMMA: 128 x 128 x 16 block tile, 8 warps of 64 x 32, 4 stages, padded shared rows,
  *        each 16 x 8 x 4 piece as two m8n8k4 (sm_80's only FP64 shape). */
 struct f64_step2 : gp__mm_f64_tc_128x128 { static constexpr int M16 = 0; };
 /* f64 3. + the one-instruction m16n8k4 of sm_90 (gp__mm_f64_tc_128x128). */
 struct sweep64_warp32x64 : gp__mm_f64_tc_128x128 { static constexpr int WM = 32, WN = 64; };
-struct sweep64_4stages : gp__mm_f64_tc_128x128 { static constexpr int STAGES = 4; };
-struct sweep64_bk32 : gp__mm_f64_tc_128x128 { static constexpr int BK = 32; };
+struct sweep64_3stages : gp__mm_f64_tc_128x128 { static constexpr int STAGES = 3; };
+struct sweep64_bk32 : gp__mm_f64_tc_128x128 { static constexpr int BK = 32, STAGES = 3; }; /* 4: 276 KB */
 struct sweep64_bk8 : gp__mm_f64_tc_128x128 { static constexpr int BK = 8, STAGES = 4; };
 struct sweep64_128x64 : gp__mm_f64_tc_128x128 { static constexpr int BN = 64, WM = 32, WN = 32, MIN_BLOCKS = 2; };
 
@@ -201,11 +201,11 @@ static const struct { const char *name; launch_f32 fn; } sweep[] = {
 #define SWEEP ((int)(sizeof sweep / sizeof *sweep))
 typedef cudaError_t (*launch_f64)(double *, const double *, const double *, size_t, size_t, size_t, cudaStream_t);
 static const struct { const char *name; launch_f64 fn; } sweep64[] = {
-    {"DMMA 128x128x16 m16n8k4 (gp)", gp__mm_launcher<gp__mm_f64_tc_128x128>},
+    {"DMMA 128x128x16 m16n8k4, 4 stages (gp)", gp__mm_launcher<gp__mm_f64_tc_128x128>},
     {"DMMA 128x128x16 m8n8k4", gp__mm_launcher<f64_step2>},
     {"warp tile 32x64", gp__mm_launcher<sweep64_warp32x64>},
-    {"4 stages", gp__mm_launcher<sweep64_4stages>},
-    {"BK = 32", gp__mm_launcher<sweep64_bk32>},
+    {"3 stages", gp__mm_launcher<sweep64_3stages>},
+    {"BK = 32, 3 stages", gp__mm_launcher<sweep64_bk32>},
     {"BK = 8, 4 stages", gp__mm_launcher<sweep64_bk8>},
     {"128x64, warp 32x32", gp__mm_launcher<sweep64_128x64>},
     {"DMMA 64x64 (gp)", gp__mm_launcher<gp__mm_f64_tc_64x64>},
@@ -398,22 +398,24 @@ static float g_sweep_ms[NSHAPES][SWEEP], g_sweep64_ms[NSHAPES][SWEEP64];
 static float g_gp_ms[2][NSHAPES], g_cublas_ms[2][NSHAPES]; /* [f64][shape] */
 
 /* The block tile gp_matmul_<type> chooses for m x n on this GPU, as bm * 1000 + bn. */
+#define GP_TILE(name)                                                                                             \
+    do {                                                                                                          \
+        static const int bm[] = {GP__MATMUL_CONFIGS_##name(GP__MM_BM)}, bn[] = {GP__MATMUL_CONFIGS_##name(GP__MM_BN)}; \
+        static const int tc[] = {GP__MATMUL_CONFIGS_##name(GP__MM_TC)};                                           \
+        static const int smem[] = {GP__MATMUL_CONFIGS_##name(GP__MM_SMEM)};                                       \
+        static const float eff[] = {GP__MATMUL_CONFIGS_##name(GP__MM_EFF)};                                       \
+        const int i = gp__matmul_choose(m, n, gp__bench.sms, bm, bn, eff, tc, built, smem, smem_max,              \
+                                        (int)(sizeof bm / sizeof *bm));                                           \
+        return bm[i] * 1000 + bn[i];                                                                              \
+    } while (0)
 static int gp_tile(size_t m, size_t n, int f64)
 {
-    int built = 0;
+    int built = 0, dev = 0, smem_max = 0;
     CUDA_CHK(gp__mm_tc_built(&built));
-    if (f64) {
-        static const int bm[] = {GP__MATMUL_CONFIGS_f64(GP__MM_BM)}, bn[] = {GP__MATMUL_CONFIGS_f64(GP__MM_BN)};
-        static const int tc[] = {GP__MATMUL_CONFIGS_f64(GP__MM_TC)};
-        static const float eff[] = {GP__MATMUL_CONFIGS_f64(GP__MM_EFF)};
-        const int i = gp__matmul_choose(m, n, gp__bench.sms, bm, bn, eff, tc, built, (int)(sizeof bm / sizeof *bm));
-        return bm[i] * 1000 + bn[i];
-    }
-    static const int bm[] = {GP__MATMUL_CONFIGS_f32(GP__MM_BM)}, bn[] = {GP__MATMUL_CONFIGS_f32(GP__MM_BN)};
-    static const int tc[] = {GP__MATMUL_CONFIGS_f32(GP__MM_TC)};
-    static const float eff[] = {GP__MATMUL_CONFIGS_f32(GP__MM_EFF)};
-    const int i = gp__matmul_choose(m, n, gp__bench.sms, bm, bn, eff, tc, built, (int)(sizeof bm / sizeof *bm));
-    return bm[i] * 1000 + bn[i];
+    CUDA_CHK(cudaGetDevice(&dev));
+    CUDA_CHK(cudaDeviceGetAttribute(&smem_max, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+    if (f64) GP_TILE(f64);
+    GP_TILE(f32);
 }
 
 /* A table of TFLOP/s: one row per shape, one column per candidate. */
@@ -524,7 +526,7 @@ static void ladder64_table(void)
     const size_t n = shapes[s][0];
     static const struct { int cand; const char *name; } rows[] = {
         {SWEEP64 - 1, "f64 1. CUDA cores, 64x64 block tile, 4x8 per thread (gp_matmul_f64 before DMMA)"},
-        {1, "f64 2. DMMA (two m8n8k4 per 16x8x4), 128x128x16 block tile, 64x32 per warp, 3 stages, padded rows"},
+        {1, "f64 2. DMMA (two m8n8k4 per 16x8x4), 128x128x16 block tile, 64x32 per warp, 4 stages, padded rows"},
         {0, "f64 3. + one m16n8k4 per 16x8x4 (sm_90)"},
         {-1, "gp_matmul_f64"},
         {-2, "cublasDgemm"},

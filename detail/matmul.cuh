@@ -85,15 +85,17 @@ static inline GP__HD int gp__matmul_shape_ok(size_t m, size_t n, size_t k, size_
  * evenly, so the busiest SM computes ceil(tiles / sms) tiles of bm x bn at its rate eff;
  * ties go to the earlier (larger) config. Big tiles win on large products; small ones
  * when big tiles would leave SMs idle (1024^2: 64 tiles of 128 x 128 on 132 SMs).
- * Configs with tc[i] set (tensor cores) are skipped unless have_tc; the list holds at
- * least one config without. */
+ * Skipped: configs with tc[i] set (tensor cores) unless have_tc, and configs that need
+ * more than smem_max bytes of shared memory per block (smem[i]; 99 KB on sm_86 and sm_89).
+ * -1 if none is left (the lists hold a small CUDA-core config, which always runs). */
 static inline GP__HD int gp__matmul_choose(size_t m, size_t n, unsigned sms, const int *bm, const int *bn,
-                                                        const float *eff, const int *tc, int have_tc, int ncfg)
+                                                        const float *eff, const int *tc, int have_tc, const int *smem,
+                                                        int smem_max, int ncfg)
 {
     int best = -1;
     double best_t = 0;
     for (int i = 0; i < ncfg; i++) {
-        if (tc[i] && !have_tc) continue;
+        if ((tc[i] && !have_tc) || smem[i] > smem_max) continue;
         const size_t tiles = gp__ceil_div(m, (size_t)bm[i]) * gp__ceil_div(n, (size_t)bn[i]);
         const double t = (double)gp__ceil_div(tiles, sms) * bm[i] * bn[i] / eff[i];
         if (best < 0 || t < best_t) { best = i; best_t = t; }
@@ -548,6 +550,14 @@ static cudaError_t gp__matmul_tc_launch(double *c, const double *a, const double
     return cudaGetLastError();
 }
 
+/* The dynamic shared memory a block of spec S needs. */
+template <class S>
+static constexpr int gp__mm_smem_bytes(void)
+{
+    if constexpr (S::TC) return gp__mm_tc_cfg<S>::SMEM_BYTES;
+    else return gp__mm_cfg<S>::SMEM_BYTES;
+}
+
 /* The launcher of spec S, on the CUDA cores or the tensor cores as S::TC says. */
 template <class S>
 static cudaError_t gp__mm_launcher(typename S::type *c, const typename S::type *a, const typename S::type *b,
@@ -613,6 +623,7 @@ struct gp__mm_f64_64x32 : gp__mm_f64_64x64 {
 #define GP__MM_BN(S) S::BN,
 #define GP__MM_EFF(S) S::EFF,
 #define GP__MM_TC(S) S::TC,
+#define GP__MM_SMEM(S) gp__mm_smem_bytes<S>(),
 #define GP__MM_LAUNCHER(S) gp__mm_launcher<S>,
 
 /* A product whose matrices sit below their type's alignment (a double at a 4-byte
@@ -643,6 +654,7 @@ static cudaError_t gp__matmul_staged(T *d_c, const T *d_a, const T *d_b, size_t 
 template <class T, int N>
 static cudaError_t gp__matmul(T *d_c, const T *d_a, const T *d_b, size_t m, size_t n, size_t k, cudaStream_t s,
                               const int (&bm)[N], const int (&bn)[N], const float (&eff)[N], const int (&tc)[N],
+                              const int (&smem)[N],
                               cudaError_t (*const (&launch)[N])(T *, const T *, const T *, size_t, size_t, size_t,
                                                                 cudaStream_t))
 {
@@ -663,7 +675,10 @@ static cudaError_t gp__matmul(T *d_c, const T *d_a, const T *d_b, size_t m, size
             GP__TRY(gp__mm_tc_built(&have_tc));
             break;
         }
-    const int i = gp__matmul_choose(m, n, dev.sms, bm, bn, eff, tc, have_tc, N);
+    int smem_max = 0;
+    GP__TRY(cudaDeviceGetAttribute(&smem_max, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev.id));
+    const int i = gp__matmul_choose(m, n, dev.sms, bm, bn, eff, tc, have_tc, smem, smem_max, N);
+    if (i < 0) return cudaErrorNotSupported;
     if (((uintptr_t)d_a | (uintptr_t)d_b | (uintptr_t)d_c) % alignof(T) == 0) return launch[i](d_c, d_a, d_b, m, n, k, s);
     return gp__matmul_staged(d_c, d_a, d_b, m, n, k, s, dev.id, launch[i]);
 }
@@ -680,9 +695,10 @@ static cudaError_t gp__matmul(T *d_c, const T *d_a, const T *d_b, size_t m, size
         static const int bn[] = {GP__MATMUL_CONFIGS_##name(GP__MM_BN)};                                     \
         static const float eff[] = {GP__MATMUL_CONFIGS_##name(GP__MM_EFF)};                                 \
         static const int tc[] = {GP__MATMUL_CONFIGS_##name(GP__MM_TC)};                                     \
+        static const int smem[] = {GP__MATMUL_CONFIGS_##name(GP__MM_SMEM)};                                 \
         static cudaError_t (*const launch[])(T *, const T *, const T *, size_t, size_t, size_t, cudaStream_t) = { \
             GP__MATMUL_CONFIGS_##name(GP__MM_LAUNCHER)};                                                    \
-        return gp__matmul<T>(d_c, d_a, d_b, m, n, k, s, bm, bn, eff, tc, launch);                          \
+        return gp__matmul<T>(d_c, d_a, d_b, m, n, k, s, bm, bn, eff, tc, smem, launch);                    \
     }
 
 #endif /* __CUDACC__ */

@@ -25,11 +25,14 @@ static const int f32_bm[] = {GP__MATMUL_CONFIGS_f32(GP__MM_BM)};
 static const int f32_bn[] = {GP__MATMUL_CONFIGS_f32(GP__MM_BN)};
 static const float f32_eff[] = {GP__MATMUL_CONFIGS_f32(GP__MM_EFF)};
 static const int f32_tc[] = {GP__MATMUL_CONFIGS_f32(GP__MM_TC)};
+static const int f32_smem[] = {GP__MATMUL_CONFIGS_f32(GP__MM_SMEM)};
 #define F32_CONFIGS ((int)(sizeof f32_bm / sizeof *f32_bm))
 static const int f64_bm[] = {GP__MATMUL_CONFIGS_f64(GP__MM_BM)};
 static const int f64_bn[] = {GP__MATMUL_CONFIGS_f64(GP__MM_BN)};
 static const float f64_eff[] = {GP__MATMUL_CONFIGS_f64(GP__MM_EFF)};
 static const int f64_tc[] = {GP__MATMUL_CONFIGS_f64(GP__MM_TC)};
+static const int f64_smem[] = {GP__MATMUL_CONFIGS_f64(GP__MM_SMEM)};
+enum { SMEM_H100 = 227 * 1024, SMEM_SM86 = 99 * 1024 }; /* opt-in shared memory per block */
 #define F64_CONFIGS ((int)(sizeof f64_bm / sizeof *f64_bm))
 
 extern "C" void test_matmul_host(void)
@@ -57,7 +60,9 @@ extern "C" void test_matmul_host(void)
     EXPECT(bm == 0 && bn == 1, "block 8 is (0, 1) in groups of 8 rows (got %zu, %zu)", bm, bn);
 
     /* tile choice on a 132-SM H100 */
-#define CHOOSE32(m, n) gp__matmul_choose(m, n, 132, f32_bm, f32_bn, f32_eff, f32_tc, 1, F32_CONFIGS)
+#define CHOOSE32(m, n) gp__matmul_choose(m, n, 132, f32_bm, f32_bn, f32_eff, f32_tc, 1, f32_smem, SMEM_H100, F32_CONFIGS)
+#define CHOOSE64(m, n, have_tc, smem_max) \
+    gp__matmul_choose(m, n, 132, f64_bm, f64_bn, f64_eff, f64_tc, have_tc, f64_smem, smem_max, F64_CONFIGS)
     EXPECT(CHOOSE32(4096, 4096) == 0, "4096^2: the largest tile");
     EXPECT(CHOOSE32(8192, 8192) == 0, "8192^2: the largest tile");
     const int small = CHOOSE32(1024, 1024);
@@ -68,12 +73,16 @@ extern "C" void test_matmul_host(void)
         const size_t sq[] = {1, 100, 1000, 4096, 8192};
         int ok = 1;
         for (int i = 0; i < 5; i++)
-            ok &= f64_tc[gp__matmul_choose(sq[i], sq[i], 132, f64_bm, f64_bn, f64_eff, f64_tc, have_tc, F64_CONFIGS)] ==
-                  have_tc;
+            ok &= f64_tc[CHOOSE64(sq[i], sq[i], have_tc, SMEM_H100)] == have_tc;
         EXPECT(ok, "f64: every square shape gets a %s config", have_tc ? "tensor-core" : "CUDA-core");
     }
-    EXPECT(gp__matmul_choose(4096, 4096, 132, f64_bm, f64_bn, f64_eff, f64_tc, 1, F64_CONFIGS) == 0,
-           "f64 4096^2: the largest tensor-core tile");
+    EXPECT(CHOOSE64(4096, 4096, 1, SMEM_H100) == 0, "f64 4096^2: the largest tensor-core tile");
+    /* a GPU with less shared memory per block gets the configs that fit it */
+    const int fit = CHOOSE64(4096, 4096, 1, SMEM_SM86);
+    EXPECT(f64_tc[fit] && f64_smem[fit] <= SMEM_SM86 && f64_smem[0] > SMEM_SM86,
+           "f64 4096^2 with 99 KB of shared memory: a tensor-core config that fits (got %d, %d bytes)", fit,
+           f64_smem[fit]);
+    EXPECT(CHOOSE64(8192, 8192, 1, 0) == -1, "f64: no config fits in 0 bytes of shared memory");
 
     /* shapes whose sizes overflow are refused */
     EXPECT(gp__matmul_shape_ok(4096, 4096, 4096, 4, 32), "4096^3 is a valid shape");
@@ -105,9 +114,9 @@ template <> struct mm_traits<float> {
     static int bm(int i) { return f32_bm[i]; }
     static int bn(int i) { return f32_bn[i]; }
     static int tc(int i) { return f32_tc[i]; }
-    static int choose(size_t m, size_t n, unsigned sms, int have_tc)
+    static int choose(size_t m, size_t n, unsigned sms, int have_tc, int smem_max)
     {
-        return gp__matmul_choose(m, n, sms, f32_bm, f32_bn, f32_eff, f32_tc, have_tc, F32_CONFIGS);
+        return gp__matmul_choose(m, n, sms, f32_bm, f32_bn, f32_eff, f32_tc, have_tc, f32_smem, smem_max, F32_CONFIGS);
     }
     static cudaError_t config(int i, float *c, const float *a, const float *b, size_t m, size_t n, size_t k)
     {
@@ -125,9 +134,9 @@ template <> struct mm_traits<double> {
     static int bm(int i) { return f64_bm[i]; }
     static int bn(int i) { return f64_bn[i]; }
     static int tc(int i) { return f64_tc[i]; }
-    static int choose(size_t m, size_t n, unsigned sms, int have_tc)
+    static int choose(size_t m, size_t n, unsigned sms, int have_tc, int smem_max)
     {
-        return gp__matmul_choose(m, n, sms, f64_bm, f64_bn, f64_eff, f64_tc, have_tc, F64_CONFIGS);
+        return gp__matmul_choose(m, n, sms, f64_bm, f64_bn, f64_eff, f64_tc, have_tc, f64_smem, smem_max, F64_CONFIGS);
     }
     static cudaError_t config(int i, double *c, const double *a, const double *b, size_t m, size_t n, size_t k)
     {
@@ -303,10 +312,11 @@ static void test_type(uint64_t *st)
     {   /* gp_matmul runs the config gp__matmul_choose names: for f64, a tensor-core one
          * where the code was built for sm_80 and later */
         const size_t m = 300, n = 520, k = 200;
-        int dev = 0, sms = 0;
+        int dev = 0, sms = 0, smem_max = 0;
         CUDA_CHK(cudaGetDevice(&dev));
         CUDA_CHK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-        const int cfg = tr::choose(m, n, (unsigned)sms, built);
+        CUDA_CHK(cudaDeviceGetAttribute(&smem_max, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+        const int cfg = tr::choose(m, n, (unsigned)sms, built, smem_max);
         T *r1 = (T *)malloc(sizeof(T) * m * n), *r2 = (T *)malloc(sizeof(T) * m * n);
         uint64_t s1 = gp_t_state(78), s2 = s1;
         if (run_case<T>(m, n, k, 0, 0, &s1, r1) && run_case<T>(m, n, k, 0, 0, &s2, r2, cfg))
