@@ -77,9 +77,11 @@
  *   Matrix multiply, row-major C = A.B (A m x k, B k x n, C m x n, leading dimensions k, n, n):
  *     cudaError_t gp_matmul_f32(float *d_c, const float *d_a, const float *d_b,
  *                               size_t m, size_t n, size_t k, cudaStream_t s);   (and _f64)
- *   Plain FMA on the CUDA cores (no TF32 or tensor cores). Any m, n, k; k == 0 writes zeros;
- *   m == 0 or n == 0 is a no-op; C must not overlap A or B, and sizes must fit in size_t
- *   (else cudaErrorInvalidValue). With k == 0, A and B may be NULL.
+ *   f32: FMA on the CUDA cores (no TF32). f64: on the FP64 tensor cores (DMMA, IEEE double
+ *   FMA; only the order of the sums differs) where built for sm_80 and later, else on the
+ *   CUDA cores. Any m, n, k; k == 0 writes zeros; m == 0 or n == 0 is a no-op; C must not
+ *   overlap A or B, and sizes must fit in size_t (else cudaErrorInvalidValue). With
+ *   k == 0, A and B may be NULL.
  *
  * YOUR OWN TYPE AND OPERATOR (at file scope of a .cu file)
  *     typedef struct { float v; int i; } pair_t;

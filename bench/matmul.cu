@@ -10,7 +10,12 @@
  * width) is printed beside the measured speedups.
  *
  * Part 2, "gp_matmul vs cuBLAS": f32 at 1024^3, 2048^3, 4096^3, 8192^3, 1000^3 and
- * 4097 x 3001 x 2049 (m x n x k); f64 (against cublasDgemm) at the same shapes but 8192^3.
+ * 4097 x 3001 x 2049 (m x n x k); f64 against cublasDgemm at the same shapes, with the
+ * CUDA-core kernel (gp_matmul_f64 before the tensor cores) beside it; for each type a tile
+ * sweep (every candidate config at every shape) to set gp_matmul's choice.
+ *
+ * Part 3, "Matmul ladder, f64 (4096^3)": from the CUDA cores to the FP64 tensor cores,
+ * step by step, from part 2's figures.
  *
  * Every result is checked before it is timed: 256 sampled entries of C against a host
  * reference in double, within |c - ref| <= (k + 2) u sum|a||b|; a mismatch prints FAIL and
@@ -167,6 +172,19 @@ typedef gp__mm_cfg<step11> step11_cfg;
 struct sweep_warp32x64 : gp__mm_f32_128x128 { static constexpr int WM = 32, WN = 64, STAGES = 4; };
 struct sweep_128x64x8 : gp__mm_f32_128x64 { static constexpr int BK = 8; };
 
+/* FP64: the ladder from the CUDA cores to the tensor cores (f64 rows 1-3), and candidates
+ * beside the library's configs (gp__mm_f64_*), for the f64 sweep.
+ * f64 1. the CUDA-core kernel, 64 x 64 block tile (gp_matmul_f64 before DMMA): gp__mm_f64_64x64.
+ * f64 2. DMMA: 128 x 128 x 16 block tile, 8 warps of 64 x 32, 4 stages, padded shared rows,
+ *        each 16 x 8 x 4 piece as two m8n8k4 (sm_80's only FP64 shape). */
+struct f64_step2 : gp__mm_f64_tc_128x128 { static constexpr int M16 = 0; };
+/* f64 3. + the one-instruction m16n8k4 of sm_90 (gp__mm_f64_tc_128x128). */
+struct sweep64_warp32x64 : gp__mm_f64_tc_128x128 { static constexpr int WM = 32, WN = 64; };
+struct sweep64_3stages : gp__mm_f64_tc_128x128 { static constexpr int STAGES = 3; };
+struct sweep64_bk32 : gp__mm_f64_tc_128x128 { static constexpr int BK = 32, STAGES = 3; }; /* 4: 276 KB */
+struct sweep64_bk8 : gp__mm_f64_tc_128x128 { static constexpr int BK = 8, STAGES = 4; };
+struct sweep64_128x64 : gp__mm_f64_tc_128x128 { static constexpr int BN = 64, WM = 32, WN = 32, MIN_BLOCKS = 2; };
+
 /* The tile sizes gp_matmul_f32 may choose from, and candidates, each timed at every shape
  * of part 2 ("Tile sweep"), to set the choice. */
 typedef cudaError_t (*launch_f32)(float *, const float *, const float *, size_t, size_t, size_t, cudaStream_t);
@@ -181,6 +199,20 @@ static const struct { const char *name; launch_f32 fn; } sweep[] = {
     {"64x64x8 (gp)", gp__matmul_launch<gp__mm_cfg<gp__mm_f32_64x64> >},
 };
 #define SWEEP ((int)(sizeof sweep / sizeof *sweep))
+typedef cudaError_t (*launch_f64)(double *, const double *, const double *, size_t, size_t, size_t, cudaStream_t);
+static const struct { const char *name; launch_f64 fn; } sweep64[] = {
+    {"DMMA 128x128x16 m16n8k4, 4 stages (gp)", gp__mm_launcher<gp__mm_f64_tc_128x128>},
+    {"DMMA 128x128x16 m8n8k4", gp__mm_launcher<f64_step2>},
+    {"warp tile 32x64", gp__mm_launcher<sweep64_warp32x64>},
+    {"3 stages", gp__mm_launcher<sweep64_3stages>},
+    {"BK = 32, 3 stages", gp__mm_launcher<sweep64_bk32>},
+    {"BK = 8, 4 stages", gp__mm_launcher<sweep64_bk8>},
+    {"128x64, warp 32x32", gp__mm_launcher<sweep64_128x64>},
+    {"DMMA 64x64 (gp)", gp__mm_launcher<gp__mm_f64_tc_64x64>},
+    {"CUDA cores 64x64 (gp, pre-sm_80)", gp__mm_launcher<gp__mm_f64_64x64>},
+};
+#define SWEEP64 ((int)(sizeof sweep64 / sizeof *sweep64))
+static_assert(SWEEP <= 16 && SWEEP64 <= 16, "the sweep tables' name arrays");
 
 /* ---- what a timed call is --------------------------------------------------------------- */
 enum kind {
@@ -192,7 +224,8 @@ typedef struct {
     const void *a, *b;
     size_t m, n, k;
     cublasHandle_t h;
-    launch_f32 fn; /* K_SWEEP */
+    launch_f32 fn;   /* K_SWEEP, f32 */
+    launch_f64 fn64; /* K_SWEEP, f64 */
 } call_ctx;
 
 static void call(void *p)
@@ -213,7 +246,10 @@ static void call(void *p)
     case K_STEP9: CUDA_CHK(gp__matmul_launch<step9_cfg>(c, a, b, x->m, x->n, x->k, 0)); break;
     case K_STEP10: CUDA_CHK(gp__matmul_launch<step10_cfg>(c, a, b, x->m, x->n, x->k, 0)); break;
     case K_STEP11: CUDA_CHK(gp__matmul_launch<step11_cfg>(c, a, b, x->m, x->n, x->k, 0)); break;
-    case K_SWEEP: CUDA_CHK(x->fn(c, a, b, x->m, x->n, x->k, 0)); break;
+    case K_SWEEP:
+        if (x->f64) CUDA_CHK(x->fn64((double *)x->c, (const double *)x->a, (const double *)x->b, x->m, x->n, x->k, 0));
+        else CUDA_CHK(x->fn(c, a, b, x->m, x->n, x->k, 0));
+        break;
     case K_GP:
         if (x->f64) CUDA_CHK(gp_matmul_f64((double *)x->c, (const double *)x->a, (const double *)x->b, x->m, x->n, x->k, 0));
         else CUDA_CHK(gp_matmul_f32(c, a, b, x->m, x->n, x->k, 0));
@@ -280,7 +316,7 @@ static float measure(call_ctx *x, const char *who)
 
 static double tflops(size_t m, size_t n, size_t k, float ms) { return 2.0 * m * n * k / (ms * 1e-3) / 1e12; }
 
-static double g_peak32, g_peak64; /* TFLOP/s */
+static double g_peak32, g_peak64; /* TFLOP/s: FP32 CUDA cores, FP64 tensor cores */
 
 static void bench_ladder(cublasHandle_t h, int profile)
 {
@@ -311,7 +347,7 @@ static void bench_ladder(cublasHandle_t h, int profile)
     const int nrows = (int)(sizeof rows / sizeof *rows);
     float ms[16];
     for (int r = 0; r < nrows; r++) {
-        call_ctx x = {rows[r].kind, 0, c, a, b, n, n, n, h, NULL};
+        call_ctx x = {rows[r].kind, 0, c, a, b, n, n, n, h, NULL, NULL};
         if (profile) { /* one call of each of the fast kernels, for ncu */
             if (rows[r].kind >= K_STEP5) call(&x);
             continue;
@@ -358,15 +394,54 @@ static const size_t shapes[][3] = {{1024, 1024, 1024}, {2048, 2048, 2048}, {4096
                                    {8192, 8192, 8192}, {1000, 1000, 1000}, {4097, 3001, 2049}};
 
 #define NSHAPES ((int)(sizeof shapes / sizeof *shapes))
-static float g_sweep_ms[NSHAPES][SWEEP];
+static float g_sweep_ms[NSHAPES][SWEEP], g_sweep64_ms[NSHAPES][SWEEP64];
+static float g_gp_ms[2][NSHAPES], g_cublas_ms[2][NSHAPES]; /* [f64][shape] */
+
+/* The block tile gp_matmul_<type> chooses for m x n on this GPU, as bm * 1000 + bn. */
+#define GP_TILE(name)                                                                                             \
+    do {                                                                                                          \
+        static const int bm[] = {GP__MATMUL_CONFIGS_##name(GP__MM_BM)}, bn[] = {GP__MATMUL_CONFIGS_##name(GP__MM_BN)}; \
+        static const int tc[] = {GP__MATMUL_CONFIGS_##name(GP__MM_TC)};                                           \
+        static const int smem[] = {GP__MATMUL_CONFIGS_##name(GP__MM_SMEM)};                                       \
+        static const float eff[] = {GP__MATMUL_CONFIGS_##name(GP__MM_EFF)};                                       \
+        const int i = gp__matmul_choose(m, n, gp__bench.sms, bm, bn, eff, tc, built, smem, smem_max,              \
+                                        (int)(sizeof bm / sizeof *bm));                                           \
+        return bm[i] * 1000 + bn[i];                                                                              \
+    } while (0)
+static int gp_tile(size_t m, size_t n, int f64)
+{
+    int built = 0, dev = 0, smem_max = 0;
+    CUDA_CHK(gp__mm_tc_built(&built));
+    CUDA_CHK(cudaGetDevice(&dev));
+    CUDA_CHK(cudaDeviceGetAttribute(&smem_max, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+    if (f64) GP_TILE(f64);
+    GP_TILE(f32);
+}
+
+/* A table of TFLOP/s: one row per shape, one column per candidate. */
+static void sweep_table(const char *title, const char *const *names, int count, const float *ms, int stride)
+{
+    char cols[1024] = "m x n x k";
+    for (int i = 0; i < count; i++) {
+        strcat(cols, "|");
+        strcat(cols, names[i]);
+    }
+    gp_table_begin(title, cols);
+    for (int s = 0; s < NSHAPES; s++) {
+        char row[1024];
+        int len = snprintf(row, sizeof row, "%zu x %zu x %zu", shapes[s][0], shapes[s][1], shapes[s][2]);
+        for (int i = 0; i < count; i++)
+            len += snprintf(row + len, sizeof row - len, "|%.2f",
+                            tflops(shapes[s][0], shapes[s][1], shapes[s][2], ms[s * stride + i]));
+        gp_table_row("%s", row);
+    }
+}
 
 static void bench_shapes(cublasHandle_t h, int f64)
 {
     const size_t es = f64 ? 8 : 4;
     size_t max_a = 0, max_b = 0, max_c = 0;
-    const int nshapes = (int)(sizeof shapes / sizeof *shapes);
-    for (int s = 0; s < nshapes; s++) {
-        if (f64 && shapes[s][0] == 8192) continue;
+    for (int s = 0; s < NSHAPES; s++) {
         const size_t m = shapes[s][0], n = shapes[s][1], k = shapes[s][2];
         if (m * k > max_a) max_a = m * k;
         if (k * n > max_b) max_b = k * n;
@@ -379,11 +454,12 @@ static void bench_shapes(cublasHandle_t h, int f64)
     char title[128];
     snprintf(title, sizeof title, "gp_matmul_%s vs %s (m x n x k)", f64 ? "f64" : "f32",
              f64 ? "cublasDgemm" : "cublasSgemm, pedantic");
-    gp_table_begin(title, "m x n x k|gp tile|gp ms|gp TFLOP/s|cuBLAS ms|cuBLAS TFLOP/s|gp / cuBLAS|gp % of peak|"
-                          "cuBLAS % of peak");
-    for (int s = 0; s < nshapes; s++) {
+    gp_table_begin(title, f64 ? "m x n x k|gp tile|gp ms|gp TFLOP/s|cuBLAS ms|cuBLAS TFLOP/s|gp / cuBLAS|"
+                                "CUDA cores / cuBLAS|gp % of DMMA peak|cuBLAS % of DMMA peak"
+                              : "m x n x k|gp tile|gp ms|gp TFLOP/s|cuBLAS ms|cuBLAS TFLOP/s|gp / cuBLAS|gp % of peak|"
+                                "cuBLAS % of peak");
+    for (int s = 0; s < NSHAPES; s++) {
         const size_t m = shapes[s][0], n = shapes[s][1], k = shapes[s][2];
-        if (f64 && m == 8192) continue;
         if (f64) {
             fill<<<1024, 256>>>((double *)a, m * k, WHICH_A);
             fill<<<1024, 256>>>((double *)b, k * n, WHICH_B);
@@ -392,80 +468,106 @@ static void bench_shapes(cublasHandle_t h, int f64)
             fill<<<1024, 256>>>((float *)b, k * n, WHICH_B);
         }
         CUDA_CHK_LAUNCH();
-        call_ctx g = {K_GP, f64, c, a, b, m, n, k, h, NULL}, cb = g;
+        call_ctx g = {K_GP, f64, c, a, b, m, n, k, h, NULL, NULL}, cb = g;
         cb.kind = K_CUBLAS;
         const float gms = measure(&g, "gp_matmul"), cms = measure(&cb, "cuBLAS");
-        if (!f64) /* every candidate tile at this shape, for the sweep table */
-            for (int i = 0; i < SWEEP; i++) {
-                call_ctx x = g;
-                x.kind = K_SWEEP;
+        g_gp_ms[f64][s] = gms;
+        g_cublas_ms[f64][s] = cms;
+        /* every candidate tile at this shape, for the sweep table */
+        for (int i = 0; i < (f64 ? SWEEP64 : SWEEP); i++) {
+            call_ctx x = g;
+            x.kind = K_SWEEP;
+            if (f64) {
+                x.fn64 = sweep64[i].fn;
+                g_sweep64_ms[s][i] = measure(&x, sweep64[i].name);
+            } else {
                 x.fn = sweep[i].fn;
                 g_sweep_ms[s][i] = measure(&x, sweep[i].name);
             }
-        int tile;
-        if (f64) {
-            static const int bm[] = {GP__MATMUL_CONFIGS_f64(GP__MM_BM)}, bn[] = {GP__MATMUL_CONFIGS_f64(GP__MM_BN)};
-            static const float eff[] = {GP__MATMUL_CONFIGS_f64(GP__MM_EFF)};
-            tile = gp__matmul_choose(m, n, gp__bench.sms, bm, bn, eff, (int)(sizeof bm / sizeof *bm));
-            tile = bm[tile] * 1000 + bn[tile];
-        } else {
-            static const int bm[] = {GP__MATMUL_CONFIGS_f32(GP__MM_BM)}, bn[] = {GP__MATMUL_CONFIGS_f32(GP__MM_BN)};
-            static const float eff[] = {GP__MATMUL_CONFIGS_f32(GP__MM_EFF)};
-            tile = gp__matmul_choose(m, n, gp__bench.sms, bm, bn, eff, (int)(sizeof bm / sizeof *bm));
-            tile = bm[tile] * 1000 + bn[tile];
         }
+        const int tile = gp_tile(m, n, f64);
         const double peak = f64 ? g_peak64 : g_peak32, gt = tflops(m, n, k, gms), ct = tflops(m, n, k, cms);
-        gp_table_row("%zu x %zu x %zu|%dx%d|%.3f|%.2f|%.3f|%.2f|%.3fx|%.1f%%|%.1f%%", m, n, k, tile / 1000,
-                     tile % 1000, gms, gt, cms, ct, cms / gms, 100.0 * gt / peak, 100.0 * ct / peak);
+        if (f64) /* the CUDA-core kernel is the sweep's last candidate */
+            gp_table_row("%zu x %zu x %zu|%dx%d|%.3f|%.2f|%.3f|%.2f|%.3fx|%.3fx|%.1f%%|%.1f%%", m, n, k, tile / 1000,
+                         tile % 1000, gms, gt, cms, ct, cms / gms, cms / g_sweep64_ms[s][SWEEP64 - 1],
+                         100.0 * gt / peak, 100.0 * ct / peak);
+        else
+            gp_table_row("%zu x %zu x %zu|%dx%d|%.3f|%.2f|%.3f|%.2f|%.3fx|%.1f%%|%.1f%%", m, n, k, tile / 1000,
+                         tile % 1000, gms, gt, cms, ct, cms / gms, 100.0 * gt / peak, 100.0 * ct / peak);
     }
-    if (f64)
-        gp_bench_note("FP64 peak here is the CUDA cores' (SMs x 64 lanes x 2 x clock = %.1f TFLOP/s); cublasDgemm "
-                      "may use the FP64 tensor cores (DMMA, IEEE FP64 FMA; pedantic math does not exclude them), "
-                      "whose peak is twice that: gp_matmul_f64 uses the CUDA cores only.",
+    if (f64) {
+        gp_bench_note("gp_matmul_f64 runs on the FP64 tensor cores (DMMA, IEEE FP64 FMA) where built for sm_80 and "
+                      "later; CUDA cores / cuBLAS: the CUDA-core kernel it used before (and still uses on older "
+                      "targets), its best config at the shape. DMMA peak = SMs x 128 FP64 FMA per clock x 2 x clock "
+                      "= %.1f TFLOP/s, twice the CUDA cores'.",
                       g_peak64);
-    else
+        const char *names[16]; /* at least SWEEP64 */
+        for (int i = 0; i < SWEEP64; i++) names[i] = sweep64[i].name;
+        sweep_table("Tile sweep, f64: TFLOP/s of each candidate (the choice is gp_matmul's)", names, SWEEP64,
+                    &g_sweep64_ms[0][0], SWEEP64);
+    } else {
         gp_bench_note("gp / cuBLAS = cuBLAS ms / gp ms (above 1: gp faster). Inputs of 1024^3 fit in L2 for both. "
                       "gp tile: the block tile gp_matmul chose for the shape.");
-    if (!f64) {
-        char cols[512] = "m x n x k";
-        for (int i = 0; i < SWEEP; i++) {
-            strcat(cols, "|");
-            strcat(cols, sweep[i].name);
-        }
-        gp_table_begin("Tile sweep, f32: TFLOP/s of each candidate block tile (the choice is gp_matmul's)", cols);
-        for (int s = 0; s < NSHAPES; s++) {
-            char row[512];
-            int len = snprintf(row, sizeof row, "%zu x %zu x %zu", shapes[s][0], shapes[s][1], shapes[s][2]);
-            for (int i = 0; i < SWEEP; i++)
-                len += snprintf(row + len, sizeof row - len, "|%.2f",
-                                tflops(shapes[s][0], shapes[s][1], shapes[s][2], g_sweep_ms[s][i]));
-            gp_table_row("%s", row);
-        }
+        const char *names[16]; /* at least SWEEP */
+        for (int i = 0; i < SWEEP; i++) names[i] = sweep[i].name;
+        sweep_table("Tile sweep, f32: TFLOP/s of each candidate block tile (the choice is gp_matmul's)", names, SWEEP,
+                    &g_sweep_ms[0][0], SWEEP);
     }
     CUDA_CHK(cudaFree(a));
     CUDA_CHK(cudaFree(b));
     CUDA_CHK(cudaFree(c));
 }
 
+/* The f64 ladder at 4096^3, from the CUDA cores to the tensor cores: the sweep's figures,
+ * measured in the same run as cublasDgemm. */
+static void ladder64_table(void)
+{
+    const int s = 2; /* 4096^3 */
+    const size_t n = shapes[s][0];
+    static const struct { int cand; const char *name; } rows[] = {
+        {SWEEP64 - 1, "f64 1. CUDA cores, 64x64 block tile, 4x8 per thread (gp_matmul_f64 before DMMA)"},
+        {1, "f64 2. DMMA (two m8n8k4 per 16x8x4), 128x128x16 block tile, 64x32 per warp, 4 stages, padded rows"},
+        {0, "f64 3. + one m16n8k4 per 16x8x4 (sm_90)"},
+        {-1, "gp_matmul_f64"},
+        {-2, "cublasDgemm"},
+    };
+    gp_table_begin("Matmul ladder, f64 (4096^3)", "Kernel|ms|TFLOP/s|% of cublasDgemm|% of DMMA peak|Step speedup");
+    float prev = 0;
+    for (size_t r = 0; r < sizeof rows / sizeof *rows; r++) {
+        const int c = rows[r].cand;
+        const float ms = c >= 0 ? g_sweep64_ms[s][c] : c == -1 ? g_gp_ms[1][s] : g_cublas_ms[1][s];
+        char step[32] = "-";
+        if (r > 0) snprintf(step, sizeof step, "%.2fx", prev / ms);
+        const double tf = tflops(n, n, n, ms);
+        gp_table_row("%s|%.3f|%.2f|%.1f%%|%.1f%%|%s", rows[r].name, ms, tf, 100.0 * g_cublas_ms[1][s] / ms,
+                     100.0 * tf / g_peak64, step);
+        prev = ms;
+    }
+}
+
 /* build/bench/matmul          the tables
+ * build/bench/matmul f32      only the f32 tables (parts 1 and 2)
+ * build/bench/matmul f64      only the f64 tables (parts 2 and 3)
  * build/bench/matmul profile  one call of each fast ladder kernel at 4096^3 (for ncu) */
 int main(int argc, char **argv)
 {
     need_gpu(__FILE__);
-    const int profile = argc > 1 && strcmp(argv[1], "profile") == 0;
+    const char *arg = argc > 1 ? argv[1] : "";
+    const int profile = strcmp(arg, "profile") == 0, f32 = strcmp(arg, "f64") != 0, f64 = !profile && strcmp(arg, "f32") != 0;
     gp_bench_begin("matmul", "Matrix multiply");
     int dev = 0, clock_khz = 0;
     CUDA_CHK(cudaGetDevice(&dev));
     CUDA_CHK(cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, dev));
     g_peak32 = gp__bench.sms * 128.0 * 2 * clock_khz * 1e3 / 1e12;
-    g_peak64 = g_peak32 / 2;
+    g_peak64 = g_peak32; /* the FP64 tensor cores: twice the CUDA cores' FP64 rate, the FP32 rate */
     cublasHandle_t h;
     CUBLAS_CHK(cublasCreate(&h));
     CUBLAS_CHK(cublasSetMathMode(h, CUBLAS_PEDANTIC_MATH));
-    bench_ladder(h, profile);
-    if (!profile) {
-        bench_shapes(h, 0);
+    if (f32) bench_ladder(h, profile);
+    if (f32 && !profile) bench_shapes(h, 0);
+    if (f64) {
         bench_shapes(h, 1);
+        ladder64_table();
     }
     CUBLAS_CHK(cublasDestroy(h));
     gp_bench_end();

@@ -1,8 +1,9 @@
-/* detail/matmul.cuh -- tiled matrix multiply, row-major C = A.B, plain FP32/FP64 FMA on
- * the CUDA cores (no TF32, no tensor cores); the tiling of Kirk & Hwu's tiled matrix
- * multiply, taken to Hopper. Level 3: needs tile.cuh (gp__tile_chunk_bytes),
- * async_copy.cuh, check.cuh and common.cuh. The plan arithmetic (block order, tile choice,
- * shape checks) is plain host/device code, tested on the host.
+/* detail/matmul.cuh -- tiled matrix multiply, row-major C = A.B: FP32 FMA on the CUDA
+ * cores (no TF32), FP64 on the FP64 tensor cores (IEEE double FMA; the CUDA cores before
+ * sm_80); the tiling of Kirk & Hwu's tiled matrix multiply, taken to Hopper. Level 3:
+ * needs tile.cuh (gp__tile_chunk_bytes), async_copy.cuh, check.cuh and common.cuh. The
+ * plan arithmetic (block order, tile choice, shape checks) is plain host/device code,
+ * tested on the host.
  *
  * How it works (one kernel template, gp__matmul_kernel; a config picks its sizes).
  *  - Block tile BM x BN of C. The k dimension is walked BK at a time: A's BM x BK tile and
@@ -22,7 +23,16 @@
  *  - Blocks are numbered in groups of GROUP_M block-rows (column-major inside a group), so
  *    blocks running together share A and B tiles in L2.
  *  - The tile size is chosen per shape (gp__matmul_choose): big tiles reuse more, small
- *    tiles fill all SMs when m x n is small. */
+ *    tiles fill all SMs when m x n is small.
+ *
+ * FP64 on the tensor cores (gp__matmul_tc_kernel; sm_80 and later). DMMA
+ * (mma.sync ... .f64) is an IEEE double multiply-add like the CUDA cores' DFMA, at twice
+ * their peak: the result differs from the CUDA-core kernel only in the order of the sums.
+ * Same block tiling, pipeline, block order and edge handling as above; A stays row-major in
+ * shared memory (the fragments want A by rows and B by columns), the rows of both tiles
+ * padded by 32 bytes so that every fragment load is conflict-free, and each warp owns a
+ * WM x WN piece of C as (WM/16) x (WN/8) fragments of 16 x 8. gp_matmul_f64 uses it where
+ * its code was compiled for sm_80 or later (gp__mm_tc_built), else the CUDA-core kernel. */
 #ifndef GPUPRIMS_DETAIL_MATMUL_CUH
 #define GPUPRIMS_DETAIL_MATMUL_CUH
 
@@ -74,16 +84,21 @@ static inline GP__HD int gp__matmul_shape_ok(size_t m, size_t n, size_t k, size_
  * the SM is busy) finishes an m x n product first on `sms` SMs. Model: blocks are spread
  * evenly, so the busiest SM computes ceil(tiles / sms) tiles of bm x bn at its rate eff;
  * ties go to the earlier (larger) config. Big tiles win on large products; small ones
- * when big tiles would leave SMs idle (1024^2: 64 tiles of 128 x 128 on 132 SMs). */
+ * when big tiles would leave SMs idle (1024^2: 64 tiles of 128 x 128 on 132 SMs).
+ * Skipped: configs with tc[i] set (tensor cores) unless have_tc, and configs that need
+ * more than smem_max bytes of shared memory per block (smem[i]; 99 KB on sm_86 and sm_89).
+ * -1 if none is left (the lists hold a small CUDA-core config, which always runs). */
 static inline GP__HD int gp__matmul_choose(size_t m, size_t n, unsigned sms, const int *bm, const int *bn,
-                                                        const float *eff, int ncfg)
+                                                        const float *eff, const int *tc, int have_tc, const int *smem,
+                                                        int smem_max, int ncfg)
 {
-    int best = 0;
+    int best = -1;
     double best_t = 0;
     for (int i = 0; i < ncfg; i++) {
+        if ((tc[i] && !have_tc) || smem[i] > smem_max) continue;
         const size_t tiles = gp__ceil_div(m, (size_t)bm[i]) * gp__ceil_div(n, (size_t)bn[i]);
         const double t = (double)gp__ceil_div(tiles, sms) * bm[i] * bn[i] / eff[i];
-        if (i == 0 || t < best_t) { best = i; best_t = t; }
+        if (best < 0 || t < best_t) { best = i; best_t = t; }
     }
     return best;
 }
@@ -152,7 +167,7 @@ struct gp__tile_async {
     }
 };
 
-/* ---- the kernel ------------------------------------------------------------------------ */
+/* ---- the kernels ----------------------------------------------------------------------- */
 
 /* A configuration is a struct of named sizes (a "spec"), for example
  *     struct gp__mm_f32_128x128 {
@@ -163,10 +178,12 @@ struct gp__tile_async {
  *         static constexpr int STAGES = 3;                   tiles in flight (1: load, wait, compute)
  *         static constexpr int GROUP_M = 8;                  block-rows per L2 group
  *         static constexpr int MIN_BLOCKS = 2;               resident blocks per SM (launch bounds)
+ *         static constexpr int TC = 0;                       1: tensor cores (FP64 DMMA, no TM, TN)
  *         static constexpr float EFF = 1.00f;                relative throughput (gp__matmul_choose)
  *     };
  * A variant derives from another spec and overrides one name (the bench's ladder does).
- * gp__mm_cfg<Spec> adds what follows from the sizes. */
+ * gp__mm_cfg<Spec> (CUDA cores) and gp__mm_tc_cfg<Spec> (tensor cores) add what follows
+ * from the sizes; gp__mm_launcher<Spec> launches either. */
 template <class S>
 struct gp__mm_cfg : S {
     typedef typename S::type T;
@@ -192,6 +209,82 @@ static __device__ __forceinline__ void gp__mm_lds4(T *r, const T *s)
 #pragma unroll
     for (int i = 0; i < (int)(4 * sizeof(T) / 16); i++) w[i] = reinterpret_cast<const uint4 *>(s)[i];
     memcpy(r, w, sizeof w);
+}
+
+/* The k loop of both kernels over tiles 0 .. ktiles-1: load(kt, stage) issues the copies of
+ * tile kt into a stage, compute(stage) multiplies the tile held there. STAGES > 1: the copy
+ * of tile kt + STAGES - 1 overlaps the arithmetic on tile kt, into the stage that tile kt-1
+ * used, which every thread has left once it passes tile kt's barrier: one barrier per tile,
+ * one cp.async group per tile (empty ones too, so that the count stays exact). STAGES == 1:
+ * load, wait, compute, with a second barrier before the next tile overwrites the stage. */
+template <int STAGES, class Load, class Compute>
+static __device__ __forceinline__ void gp__mm_pipeline(size_t ktiles, Load load, Compute compute)
+{
+    static_assert(STAGES >= 1, "stages");
+    if constexpr (STAGES == 1) {
+        for (size_t kt = 0; kt < ktiles; kt++) {
+            load(kt, 0);
+            gp__cp_async_commit();
+            gp__cp_async_wait<0>();
+            __syncthreads();
+            compute(0);
+            __syncthreads();
+        }
+    } else {
+#pragma unroll
+        for (int s = 0; s < STAGES - 1; s++) {
+            if ((size_t)s < ktiles) load(s, s);
+            gp__cp_async_commit();
+        }
+        int read = 0, write = STAGES - 1; /* the stage computed on, the stage copied into */
+        for (size_t kt = 0; kt < ktiles; kt++) {
+            gp__cp_async_wait<STAGES - 2>(); /* this thread's copies of tile kt have landed */
+            __syncthreads();                 /* everyone's have; everyone is done with tile kt-1 */
+            if (kt + STAGES - 1 < ktiles) load(kt + STAGES - 1, write);
+            gp__cp_async_commit();
+            compute(read);
+            read = read + 1 == STAGES ? 0 : read + 1;
+            write = write + 1 == STAGES ? 0 : write + 1;
+        }
+        gp__cp_async_wait<0>(); /* no copy outlives the block (empty groups) */
+    }
+}
+
+/* Copies the k tile at k0 of A's block-rows (a_blk) and B's block-columns (b_blk) with the
+ * copiers ac and bc. Interior tiles (all of the block's rows and columns exist, and all
+ * BK of k: `interior` says the first two) skip the bounds checks. */
+template <int BK, class AC, class BC, class T>
+static __device__ __forceinline__ void gp__mm_load_tile(const AC &ac, T *as, int pitch_a, const BC &bc, T *bs,
+                                                        int pitch_b, const T *a_blk, const T *b_blk, size_t k0,
+                                                        size_t k, size_t n, size_t m_left, size_t n_left,
+                                                        bool interior)
+{
+    if (interior && k0 + BK <= k) {
+        ac.template load<false>(as, pitch_a, a_blk + k0, k, m_left, k - k0);
+        bc.template load<false>(bs, pitch_b, b_blk + k0 * n, n, k - k0, n_left);
+    } else {
+        ac.template load<true>(as, pitch_a, a_blk + k0, k, m_left, k - k0);
+        bc.template load<true>(bs, pitch_b, b_blk + k0 * n, n, k - k0, n_left);
+    }
+}
+
+/* Stores N consecutive values v of a row of C at dst, of which cols_left exist: 16-byte
+ * stores when all N exist and the row allows (vec; N * sizeof(T) a multiple of 16), else
+ * element by element. */
+template <int N, class T>
+static __device__ __forceinline__ void gp__mm_store(T *dst, const T *v, size_t cols_left, bool vec)
+{
+    static_assert(N * sizeof(T) % 16 == 0, "whole 16-byte stores");
+    if (vec && cols_left >= (size_t)N) {
+        uint4 w[N * sizeof(T) / 16];
+        memcpy(w, v, sizeof w);
+#pragma unroll
+        for (int q = 0; q < (int)(N * sizeof(T) / 16); q++) reinterpret_cast<uint4 *>(dst)[q] = w[q];
+    } else {
+#pragma unroll
+        for (int q = 0; q < N; q++)
+            if ((size_t)q < cols_left) dst[q] = v[q];
+    }
 }
 
 template <class C, bool VEC_B>
@@ -222,69 +315,35 @@ __global__ void __launch_bounds__(C::THREADS, GP__MIN_BLOCKS(C::THREADS, C::MIN_
 #pragma unroll
         for (int j = 0; j < C::TN; j++) acc[i][j] = T(0);
 
-    /* This thread's copies of A's and B's tiles. Interior tiles (all of the block's rows
-     * and columns exist, and all BK of k) skip the bounds checks. */
+    /* this thread's copies of A's tile (transposed) and B's */
     const gp__tile_async<T, C::BM, C::BK, C::THREADS, 1, true> a_copy;
     const gp__tile_async<T, C::BK, C::BN, C::THREADS, VEC_B ? 16 / (int)sizeof(T) : 1, false> b_copy;
     const bool interior = m_left >= (size_t)C::BM && n_left >= (size_t)C::BN;
-    auto load = [&](size_t kt, int stage) {
-        const size_t k0 = kt * C::BK;
-        T *const as = As + stage * (C::BK * C::PITCH_A), *const bs = Bs + stage * (C::BK * C::PITCH_B);
-        if (interior && k0 + C::BK <= k) {
-            a_copy.template load<false>(as, C::PITCH_A, a_blk + k0, k, m_left, k - k0);
-            b_copy.template load<false>(bs, C::PITCH_B, b_blk + k0 * n, n, k - k0, n_left);
-        } else {
-            a_copy.template load<true>(as, C::PITCH_A, a_blk + k0, k, m_left, k - k0);
-            b_copy.template load<true>(bs, C::PITCH_B, b_blk + k0 * n, n, k - k0, n_left);
-        }
-    };
+    gp__mm_pipeline<C::STAGES>(
+        gp__ceil_div(k, C::BK),
+        [&](size_t kt, int stage) {
+            gp__mm_load_tile<C::BK>(a_copy, As + stage * (C::BK * C::PITCH_A), C::PITCH_A, b_copy,
+                                    Bs + stage * (C::BK * C::PITCH_B), C::PITCH_B, a_blk, b_blk, kt * C::BK, k, n,
+                                    m_left, n_left, interior);
+        },
+        [&](int stage) {
+            const T *const as = As + stage * (C::BK * C::PITCH_A) + a_off;
+            const T *const bs = Bs + stage * (C::BK * C::PITCH_B) + b_off;
+#pragma unroll
+            for (int kk = 0; kk < C::BK; kk++) {
+                T af[C::TM], bf[C::TN];
+#pragma unroll
+                for (int i = 0; i < C::TM / 4; i++) gp__mm_lds4(af + 4 * i, as + kk * C::PITCH_A + i * C::SUB_M);
+#pragma unroll
+                for (int j = 0; j < C::TN / 4; j++) gp__mm_lds4(bf + 4 * j, bs + kk * C::PITCH_B + j * C::SUB_N);
+#pragma unroll
+                for (int i = 0; i < C::TM; i++)
+#pragma unroll
+                    for (int j = 0; j < C::TN; j++) acc[i][j] = fma(af[i], bf[j], acc[i][j]);
+            }
+        });
 
-    const size_t ktiles = gp__ceil_div(k, C::BK);
-    int read = 0, write = C::STAGES - 1; /* the stage computed on, the stage copied into */
-    if constexpr (C::STAGES > 1) {
-#pragma unroll
-        for (int s = 0; s < C::STAGES - 1; s++) {
-            if ((size_t)s < ktiles) load(s, s);
-            gp__cp_async_commit(); /* one group per tile, empty ones too: the count stays exact */
-        }
-    }
-    for (size_t kt = 0; kt < ktiles; kt++) {
-        if constexpr (C::STAGES > 1) {
-            gp__cp_async_wait<C::STAGES - 2>(); /* this thread's copies of tile kt have landed */
-            __syncthreads();                    /* everyone's have; everyone is done with tile kt-1 */
-            if (kt + C::STAGES - 1 < ktiles) load(kt + C::STAGES - 1, write); /* where tile kt-1 was */
-            gp__cp_async_commit();
-        } else {
-            load(kt, 0);
-            gp__cp_async_commit();
-            gp__cp_async_wait<0>();
-            __syncthreads();
-        }
-        const T *const as = As + read * (C::BK * C::PITCH_A) + a_off;
-        const T *const bs = Bs + read * (C::BK * C::PITCH_B) + b_off;
-#pragma unroll
-        for (int kk = 0; kk < C::BK; kk++) {
-            T af[C::TM], bf[C::TN];
-#pragma unroll
-            for (int i = 0; i < C::TM / 4; i++) gp__mm_lds4(af + 4 * i, as + kk * C::PITCH_A + i * C::SUB_M);
-#pragma unroll
-            for (int j = 0; j < C::TN / 4; j++) gp__mm_lds4(bf + 4 * j, bs + kk * C::PITCH_B + j * C::SUB_N);
-#pragma unroll
-            for (int i = 0; i < C::TM; i++)
-#pragma unroll
-                for (int j = 0; j < C::TN; j++) acc[i][j] = fma(af[i], bf[j], acc[i][j]);
-        }
-        if constexpr (C::STAGES == 1) {
-            __syncthreads(); /* before the next tile overwrites this one */
-        } else {
-            read = read + 1 == C::STAGES ? 0 : read + 1;
-            write = write + 1 == C::STAGES ? 0 : write + 1;
-        }
-    }
-    if constexpr (C::STAGES > 1) gp__cp_async_wait<0>(); /* no copy outlives the block (empty groups) */
-
-    /* Store: 4 consecutive values per row of a sub-tile, as 16-byte stores where C's rows
-     * allow (vec_c), element by element at the right and bottom edges. */
+    /* store: 4 consecutive values per row of a sub-tile */
 #pragma unroll
     for (int i = 0; i < C::TM; i++) {
         const size_t row = (size_t)(a_off + (i / 4) * C::SUB_M + i % 4);
@@ -293,19 +352,17 @@ __global__ void __launch_bounds__(C::THREADS, GP__MIN_BLOCKS(C::THREADS, C::MIN_
 #pragma unroll
         for (int j4 = 0; j4 < C::TN / 4; j4++) {
             const size_t col = (size_t)(b_off + j4 * C::SUB_N);
-            const T *v = &acc[i][4 * j4];
-            if (vec_c && col + 4 <= n_left) {
-                uint4 w[4 * sizeof(T) / 16];
-                memcpy(w, v, sizeof w);
-#pragma unroll
-                for (int q = 0; q < (int)(4 * sizeof(T) / 16); q++) reinterpret_cast<uint4 *>(c_row + col)[q] = w[q];
-            } else {
-#pragma unroll
-                for (int q = 0; q < 4; q++)
-                    if (col + q < n_left) c_row[col + q] = v[q];
-            }
+            if (col < n_left) gp__mm_store<4>(c_row + col, &acc[i][4 * j4], n_left - col, vec_c);
         }
     }
+}
+
+/* Opts a kernel in to more than the default dynamic shared memory where it needs it. */
+template <class K>
+static cudaError_t gp__mm_smem_opt_in(K kernel, int bytes)
+{
+    if (bytes <= GP__STATIC_SMEM_MAX) return cudaSuccess;
+    return cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
 }
 
 /* Launches config C on the whole product. */
@@ -320,21 +377,205 @@ static cudaError_t gp__matmul_launch(typename C::type *c, const typename C::type
     const size_t tiles_m = gp__ceil_div(m, C::BM), tiles_n = gp__ceil_div(n, C::BN);
     void (*kernel)(T *, const T *, const T *, size_t, size_t, size_t, size_t, size_t, bool) =
         vec_b ? gp__matmul_kernel<C, true> : gp__matmul_kernel<C, false>;
-    if (C::SMEM_BYTES > GP__STATIC_SMEM_MAX) /* above the default limit: opt in */
-        GP__TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, C::SMEM_BYTES));
+    GP__TRY(gp__mm_smem_opt_in(kernel, C::SMEM_BYTES));
     kernel<<<(unsigned)(tiles_m * tiles_n), C::THREADS, C::SMEM_BYTES, s>>>(c, a, b, m, n, k, tiles_m, tiles_n, vec_c);
     return cudaGetLastError();
 }
 
+/* ---- FP64 on the tensor cores ------------------------------------------------------------ */
+
+/* d += a.b for a 16 x 8 x 4 piece in FP64 on the tensor cores (sm_80 and later). Fragments,
+ * with g = lane / 4 and t = lane % 4: a[0] = A[g][t], a[1] = A[g + 8][t]; b = B[t][g];
+ * d[0], d[1] = D[g][2t], D[g][2t + 1]; d[2], d[3] = the same of row g + 8. That is two
+ * m8n8k4 (rows 0-7 and 8-15) with the same fragments; sm_90 also has it as one instruction,
+ * m16n8k4, used when M16 is set. */
+template <bool M16>
+static __device__ __forceinline__ void gp__dmma_16x8x4(double (&d)[4], const double (&a)[2], double b)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    if constexpr (M16)
+        asm("mma.sync.aligned.m16n8k4.row.col.f64.f64.f64.f64 {%0, %1, %2, %3}, {%4, %5}, {%6}, {%0, %1, %2, %3};\n"
+            : "+d"(d[0]), "+d"(d[1]), "+d"(d[2]), "+d"(d[3])
+            : "d"(a[0]), "d"(a[1]), "d"(b));
+    else
+#endif
+    {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+#pragma unroll
+        for (int h = 0; h < 2; h++)
+            asm("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};\n"
+                : "+d"(d[2 * h]), "+d"(d[2 * h + 1])
+                : "d"(a[h]), "d"(b));
+#else
+        (void)d, (void)a, (void)b;
+#endif
+    }
+}
+
+/* A tensor-core config: the spec's BM, BN, BK, WM, WN, STAGES, GROUP_M, MIN_BLOCKS, and M16
+ * (1: the one-instruction 16 x 8 x 4 where built for sm_90). Row padding: a fragment load
+ * is two 16-lane halves of 8-byte loads, lanes (g, t) at g * pitch + t (A) or t * pitch + g
+ * (B), g, t < 4 in a half: distinct banks when pitch % 8 == 4 (in doubles). */
+template <class S>
+struct gp__mm_tc_cfg : S {
+    typedef typename S::type T;
+    enum {
+        WARPS_N = S::BN / S::WN, WARPS = (S::BM / S::WM) * WARPS_N, THREADS = WARPS * 32,
+        MI = S::WM / 16, NI = S::WN / 8, /* a warp's fragments of C, as MI x NI pieces of 16 x 8 */
+        PITCH_A = S::BK + 4, PITCH_B = S::BN + 4,
+        STAGE_A = S::BM * PITCH_A, STAGE_B = S::BK * PITCH_B,
+        SMEM_BYTES = S::STAGES * (STAGE_A + STAGE_B) * (int)sizeof(T),
+    };
+    static_assert(sizeof(T) == 8 && S::TC, "the tensor-core kernel multiplies doubles");
+    static_assert(S::BM % S::WM == 0 && S::BN % S::WN == 0 && S::WM % 16 == 0 && S::WN % 8 == 0 && S::BK % 4 == 0,
+                  "tile shapes");
+    static_assert(PITCH_A % 8 == 4 && PITCH_B % 8 == 4, "conflict-free fragment loads");
+};
+
+/* VEC_A, VEC_B: doubles per copy of A's and B's rows (2: 16-byte copies, where the rows
+ * allow; 1: 8-byte). Built for targets before sm_80 the body is empty: gp__mm_tc_launch
+ * never launches it there. */
+template <class C, int VEC_A, int VEC_B>
+__global__ void __launch_bounds__(C::THREADS, GP__MIN_BLOCKS(C::THREADS, C::MIN_BLOCKS))
+    gp__matmul_tc_kernel(double *c, const double *a, const double *b, size_t m, size_t n, size_t k, size_t tiles_m,
+                         size_t tiles_n, bool vec_c)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    extern __shared__ __align__(16) unsigned char gp__mm_smem[];
+    double *const As = reinterpret_cast<double *>(gp__mm_smem); /* [STAGES][BM][PITCH_A] */
+    double *const Bs = As + C::STAGES * C::STAGE_A;              /* [STAGES][BK][PITCH_B] */
+
+    size_t bm, bn;
+    gp__matmul_tile_of(blockIdx.x, tiles_m, tiles_n, C::GROUP_M, &bm, &bn);
+    const size_t row0 = bm * C::BM, col0 = bn * C::BN;
+    const double *const a_blk = a + row0 * k, *const b_blk = b + col0;
+    const size_t m_left = m - row0, n_left = n - col0;
+
+    /* this lane's place: the warp's piece of C at (wm, wn), the lane (g, t) in a fragment */
+    const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3;
+    const int wm = warp / C::WARPS_N * C::WM, wn = warp % C::WARPS_N * C::WN;
+
+    double acc[C::MI][C::NI][4];
+#pragma unroll
+    for (int i = 0; i < C::MI; i++)
+#pragma unroll
+        for (int j = 0; j < C::NI; j++)
+#pragma unroll
+            for (int q = 0; q < 4; q++) acc[i][j][q] = 0.0;
+
+    const gp__tile_async<double, C::BM, C::BK, C::THREADS, VEC_A, false> a_copy;
+    const gp__tile_async<double, C::BK, C::BN, C::THREADS, VEC_B, false> b_copy;
+    const bool interior = m_left >= (size_t)C::BM && n_left >= (size_t)C::BN;
+    gp__mm_pipeline<C::STAGES>(
+        gp__ceil_div(k, C::BK),
+        [&](size_t kt, int stage) {
+            gp__mm_load_tile<C::BK>(a_copy, As + stage * C::STAGE_A, C::PITCH_A, b_copy, Bs + stage * C::STAGE_B,
+                                    C::PITCH_B, a_blk, b_blk, kt * C::BK, k, n, m_left, n_left, interior);
+        },
+        [&](int stage) {
+            const double *const as = As + stage * C::STAGE_A + (wm + g) * C::PITCH_A + t;
+            const double *const bs = Bs + stage * C::STAGE_B + t * C::PITCH_B + wn + g;
+#pragma unroll
+            for (int kk = 0; kk < C::BK; kk += 4) {
+                double af[C::MI][2], bf[C::NI];
+#pragma unroll
+                for (int i = 0; i < C::MI; i++) {
+                    af[i][0] = as[(i * 16) * C::PITCH_A + kk];
+                    af[i][1] = as[(i * 16 + 8) * C::PITCH_A + kk];
+                }
+#pragma unroll
+                for (int j = 0; j < C::NI; j++) bf[j] = bs[kk * C::PITCH_B + j * 8];
+#pragma unroll
+                for (int i = 0; i < C::MI; i++)
+#pragma unroll
+                    for (int j = 0; j < C::NI; j++) gp__dmma_16x8x4<C::M16 != 0>(acc[i][j], af[i], bf[j]);
+            }
+        });
+
+    /* store: each fragment row holds 2 consecutive values of a row of C */
+#pragma unroll
+    for (int i = 0; i < C::MI; i++)
+#pragma unroll
+        for (int h = 0; h < 2; h++) {
+            const size_t row = (size_t)(wm + i * 16 + h * 8 + g);
+            if (row >= m_left) continue;
+            double *const c_row = c + (row0 + row) * n + col0;
+#pragma unroll
+            for (int j = 0; j < C::NI; j++) {
+                const size_t col = (size_t)(wn + j * 8 + 2 * t);
+                if (col < n_left) gp__mm_store<2>(c_row + col, &acc[i][j][2 * h], n_left - col, vec_c);
+            }
+        }
+#else
+    (void)c, (void)a, (void)b, (void)m, (void)n, (void)k, (void)tiles_m, (void)tiles_n, (void)vec_c;
+#endif
+}
+
+/* Never launched: its attributes say which of the code built into this translation unit
+ * the current device runs. */
+template <int>
+__global__ void gp__mm_probe_kernel(void) {}
+
+/* *built = 1 when the current device runs code of this translation unit compiled for sm_80
+ * or later, where the tensor-core kernel has a body. The PTX version of the code the device
+ * runs (its SASS, or its PTX compiled at load time) is the __CUDA_ARCH__ it was compiled
+ * with: a library built for sm_75 alone runs its sm_75 code on an H100 too. */
+static inline cudaError_t gp__mm_tc_built(int *built)
+{
+    cudaFuncAttributes fa;
+    GP__TRY(cudaFuncGetAttributes(&fa, gp__mm_probe_kernel<0>));
+    *built = fa.ptxVersion >= 80;
+    return cudaSuccess;
+}
+
+/* Launches tensor-core config C on the whole product; cudaErrorInvalidDeviceFunction (and
+ * nothing launched) where its code was built for a target before sm_80. */
+template <class C>
+static cudaError_t gp__matmul_tc_launch(double *c, const double *a, const double *b, size_t m, size_t n, size_t k,
+                                        cudaStream_t s)
+{
+    int built = 0;
+    GP__TRY(gp__mm_tc_built(&built));
+    if (!built) return cudaErrorInvalidDeviceFunction;
+    /* 16-byte copies and stores need every row to start on a 16-byte boundary */
+    const bool vec_a = gp__tile_chunk_bytes((uintptr_t)a, k * 8, C::BK * 8, 8) == 16;
+    const bool vec_b = gp__tile_chunk_bytes((uintptr_t)b, n * 8, C::BN * 8, 8) == 16;
+    const bool vec_c = gp__tile_chunk_bytes((uintptr_t)c, n * 8, C::BN * 8, 8) == 16;
+    const size_t tiles_m = gp__ceil_div(m, C::BM), tiles_n = gp__ceil_div(n, C::BN);
+    void (*kernel)(double *, const double *, const double *, size_t, size_t, size_t, size_t, size_t, bool) =
+        vec_a ? (vec_b ? gp__matmul_tc_kernel<C, 2, 2> : gp__matmul_tc_kernel<C, 2, 1>)
+              : (vec_b ? gp__matmul_tc_kernel<C, 1, 2> : gp__matmul_tc_kernel<C, 1, 1>);
+    GP__TRY(gp__mm_smem_opt_in(kernel, C::SMEM_BYTES));
+    kernel<<<(unsigned)(tiles_m * tiles_n), C::THREADS, C::SMEM_BYTES, s>>>(c, a, b, m, n, k, tiles_m, tiles_n, vec_c);
+    return cudaGetLastError();
+}
+
+/* The dynamic shared memory a block of spec S needs. */
+template <class S>
+static constexpr int gp__mm_smem_bytes(void)
+{
+    if constexpr (S::TC) return gp__mm_tc_cfg<S>::SMEM_BYTES;
+    else return gp__mm_cfg<S>::SMEM_BYTES;
+}
+
+/* The launcher of spec S, on the CUDA cores or the tensor cores as S::TC says. */
+template <class S>
+static cudaError_t gp__mm_launcher(typename S::type *c, const typename S::type *a, const typename S::type *b,
+                                   size_t m, size_t n, size_t k, cudaStream_t s)
+{
+    if constexpr (S::TC) return gp__matmul_tc_launch<gp__mm_tc_cfg<S> >(c, a, b, m, n, k, s);
+    else return gp__matmul_launch<gp__mm_cfg<S> >(c, a, b, m, n, k, s);
+}
+
 /* The configs gp_matmul chooses from, per type, largest first. EFF is a config's
- * throughput on a busy GPU relative to the first (TFLOP/s at 8192^3 on an H200, from
+ * throughput on a busy GPU relative to the first (f32: TFLOP/s at 8192^3 on an H200, from
  * bench/matmul.cu's tile sweep), for gp__matmul_choose. The sweep's other candidates
  * (BK = 8, 4 stages, a 32 x 64 warp tile, a 256 x 128 block tile with 16 x 8 per thread)
  * measured as fast or slower; BK = 32 spills at 128 registers. See bench/results. */
 struct gp__mm_f32_128x128 {
     typedef float type;
     static constexpr int BM = 128, BN = 128, BK = 16, WM = 64, WN = 32, TM = 8, TN = 8;
-    static constexpr int STAGES = 3, GROUP_M = 8, MIN_BLOCKS = 2;
+    static constexpr int STAGES = 3, GROUP_M = 8, MIN_BLOCKS = 2, TC = 0;
     static constexpr float EFF = 1.00f;
 };
 struct gp__mm_f32_128x64 : gp__mm_f32_128x128 {
@@ -345,25 +586,45 @@ struct gp__mm_f32_64x64 : gp__mm_f32_128x128 {
     static constexpr int BM = 64, BN = 64, BK = 8, WM = 32, TM = 4, STAGES = 4, MIN_BLOCKS = 4;
     static constexpr float EFF = 0.76f;
 };
-/* FP64: twice the registers per value, so smaller thread tiles. */
+/* FP64 on the tensor cores (sm_80 and later). EFF relative to the first, from the H100's
+ * f64 tile sweep at 8192^3. 64 x 32 of C per warp is 64 doubles per lane (210 registers),
+ * so one block of 8 warps per SM. Beside these the sweep measured a 32 x 64 warp tile, 3
+ * stages, BK = 8 and 32 and a 128 x 64 block tile: as fast or slower where it matters;
+ * and sm_80's m8n8k4 at 0.6x of m16n8k4 on the H100 (M16 = 0 is the sm_80-89 path). */
+struct gp__mm_f64_tc_128x128 {
+    typedef double type;
+    static constexpr int BM = 128, BN = 128, BK = 16, WM = 64, WN = 32;
+    static constexpr int STAGES = 4, GROUP_M = 8, MIN_BLOCKS = 1, TC = 1, M16 = 1;
+    static constexpr float EFF = 1.00f;
+};
+/* for products too small to give every SM 128 x 128 tiles (1000^3: 64 of them on 132 SMs) */
+struct gp__mm_f64_tc_64x64 : gp__mm_f64_tc_128x128 {
+    static constexpr int BM = 64, BN = 64, WM = 32, WN = 32, STAGES = 4, MIN_BLOCKS = 3;
+    static constexpr float EFF = 0.94f;
+};
+/* FP64 on the CUDA cores (where the code is built for targets before sm_80): twice the
+ * registers per value, so smaller thread tiles. */
 struct gp__mm_f64_64x64 {
     typedef double type;
     static constexpr int BM = 64, BN = 64, BK = 8, WM = 32, WN = 32, TM = 4, TN = 8;
-    static constexpr int STAGES = 4, GROUP_M = 8, MIN_BLOCKS = 3;
-    static constexpr float EFF = 1.00f;
+    static constexpr int STAGES = 4, GROUP_M = 8, MIN_BLOCKS = 3, TC = 0;
+    static constexpr float EFF = 0.40f;
 };
 struct gp__mm_f64_64x32 : gp__mm_f64_64x64 {
     static constexpr int BN = 32, WN = 16, TN = 4, MIN_BLOCKS = 5;
-    static constexpr float EFF = 0.70f;
+    static constexpr float EFF = 0.28f;
 };
 #define GP__MATMUL_CONFIGS_f32(X) X(gp__mm_f32_128x128) X(gp__mm_f32_128x64) X(gp__mm_f32_64x64)
-#define GP__MATMUL_CONFIGS_f64(X) X(gp__mm_f64_64x64) X(gp__mm_f64_64x32)
+#define GP__MATMUL_CONFIGS_f64(X) \
+    X(gp__mm_f64_tc_128x128) X(gp__mm_f64_tc_64x64) X(gp__mm_f64_64x64) X(gp__mm_f64_64x32)
 
 /* Columns of a config list, for the host tables. */
 #define GP__MM_BM(S) S::BM,
 #define GP__MM_BN(S) S::BN,
 #define GP__MM_EFF(S) S::EFF,
-#define GP__MM_LAUNCHER(S) gp__matmul_launch<gp__mm_cfg<S> >,
+#define GP__MM_TC(S) S::TC,
+#define GP__MM_SMEM(S) gp__mm_smem_bytes<S>(),
+#define GP__MM_LAUNCHER(S) gp__mm_launcher<S>,
 
 /* A product whose matrices sit below their type's alignment (a double at a 4-byte
  * boundary: the host API accepts it; the copies and FMAs want whole elements): A and B
@@ -392,7 +653,8 @@ static cudaError_t gp__matmul_staged(T *d_c, const T *d_a, const T *d_b, size_t 
 /* The host side of gp_matmul_<name>: checks, tile choice, one launch. */
 template <class T, int N>
 static cudaError_t gp__matmul(T *d_c, const T *d_a, const T *d_b, size_t m, size_t n, size_t k, cudaStream_t s,
-                              const int (&bm)[N], const int (&bn)[N], const float (&eff)[N],
+                              const int (&bm)[N], const int (&bn)[N], const float (&eff)[N], const int (&tc)[N],
+                              const int (&smem)[N],
                               cudaError_t (*const (&launch)[N])(T *, const T *, const T *, size_t, size_t, size_t,
                                                                 cudaStream_t))
 {
@@ -407,7 +669,16 @@ static cudaError_t gp__matmul(T *d_c, const T *d_a, const T *d_b, size_t m, size
     GP__TRY(on.err);
     gp__device dev;
     GP__TRY(gp__device_query(&dev, on.dev));
-    const int i = gp__matmul_choose(m, n, dev.sms, bm, bn, eff, N);
+    int have_tc = 0; /* the tensor-core configs run where this code was built for sm_80+ */
+    for (int i = 0; i < N; i++)
+        if (tc[i]) {
+            GP__TRY(gp__mm_tc_built(&have_tc));
+            break;
+        }
+    int smem_max = 0;
+    GP__TRY(cudaDeviceGetAttribute(&smem_max, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev.id));
+    const int i = gp__matmul_choose(m, n, dev.sms, bm, bn, eff, tc, have_tc, smem, smem_max, N);
+    if (i < 0) return cudaErrorNotSupported;
     if (((uintptr_t)d_a | (uintptr_t)d_b | (uintptr_t)d_c) % alignof(T) == 0) return launch[i](d_c, d_a, d_b, m, n, k, s);
     return gp__matmul_staged(d_c, d_a, d_b, m, n, k, s, dev.id, launch[i]);
 }
@@ -423,9 +694,11 @@ static cudaError_t gp__matmul(T *d_c, const T *d_a, const T *d_b, size_t m, size
         static const int bm[] = {GP__MATMUL_CONFIGS_##name(GP__MM_BM)};                                     \
         static const int bn[] = {GP__MATMUL_CONFIGS_##name(GP__MM_BN)};                                     \
         static const float eff[] = {GP__MATMUL_CONFIGS_##name(GP__MM_EFF)};                                 \
+        static const int tc[] = {GP__MATMUL_CONFIGS_##name(GP__MM_TC)};                                     \
+        static const int smem[] = {GP__MATMUL_CONFIGS_##name(GP__MM_SMEM)};                                 \
         static cudaError_t (*const launch[])(T *, const T *, const T *, size_t, size_t, size_t, cudaStream_t) = { \
             GP__MATMUL_CONFIGS_##name(GP__MM_LAUNCHER)};                                                    \
-        return gp__matmul<T>(d_c, d_a, d_b, m, n, k, s, bm, bn, eff, launch);                              \
+        return gp__matmul<T>(d_c, d_a, d_b, m, n, k, s, bm, bn, eff, tc, smem, launch);                    \
     }
 
 #endif /* __CUDACC__ */

@@ -1,13 +1,15 @@
 /* tests/test_matmul.cu -- gp_matmul_f32 and gp_matmul_f64.
  * Host: the plan arithmetic (block order, tile choice, shape and overlap checks).
- * GPU: against a host reference in double at square, odd and tiny shapes (1x1x1, 1xNx1,
- * Mx1xK, k = 0, partial tiles in m, n and k), through gp_matmul_<type> and through every
- * tile config's launcher directly (gp_matmul picks one per shape), with
+ * GPU: against a host reference in long double at square, odd and tiny shapes (1x1x1,
+ * 1xNx1, Mx1xK, k = 0, partial tiles in m, n and k), through gp_matmul_<type> and through
+ * every tile config's launcher directly (gp_matmul picks one per shape; f64 has configs on
+ * the tensor cores and on the CUDA cores), with
  *  - small-integer inputs, where every product and partial sum is exact: the result must
  *    match the reference bit for bit, whatever the summation order;
  *  - fractional inputs, within the FMA-chain bound |c - ref| <= (k + 2) u sum|a||b|;
  * C poisoned (NaN) with poisoned guards on both sides that must stay untouched; pointers
- * off a 16-byte boundary (the element-wise copy and store paths); bad input; determinism. */
+ * off a 16-byte boundary and rows of odd length (the narrower copy and store paths); bad
+ * input; determinism; gp_matmul_f64 runs on the tensor cores where its code allows. */
 #include "../gpuprims.cuh"
 #include "harness.h"
 
@@ -22,7 +24,16 @@
 static const int f32_bm[] = {GP__MATMUL_CONFIGS_f32(GP__MM_BM)};
 static const int f32_bn[] = {GP__MATMUL_CONFIGS_f32(GP__MM_BN)};
 static const float f32_eff[] = {GP__MATMUL_CONFIGS_f32(GP__MM_EFF)};
+static const int f32_tc[] = {GP__MATMUL_CONFIGS_f32(GP__MM_TC)};
+static const int f32_smem[] = {GP__MATMUL_CONFIGS_f32(GP__MM_SMEM)};
 #define F32_CONFIGS ((int)(sizeof f32_bm / sizeof *f32_bm))
+static const int f64_bm[] = {GP__MATMUL_CONFIGS_f64(GP__MM_BM)};
+static const int f64_bn[] = {GP__MATMUL_CONFIGS_f64(GP__MM_BN)};
+static const float f64_eff[] = {GP__MATMUL_CONFIGS_f64(GP__MM_EFF)};
+static const int f64_tc[] = {GP__MATMUL_CONFIGS_f64(GP__MM_TC)};
+static const int f64_smem[] = {GP__MATMUL_CONFIGS_f64(GP__MM_SMEM)};
+enum { SMEM_H100 = 227 * 1024, SMEM_SM86 = 99 * 1024 }; /* opt-in shared memory per block */
+#define F64_CONFIGS ((int)(sizeof f64_bm / sizeof *f64_bm))
 
 extern "C" void test_matmul_host(void)
 {
@@ -49,11 +60,29 @@ extern "C" void test_matmul_host(void)
     EXPECT(bm == 0 && bn == 1, "block 8 is (0, 1) in groups of 8 rows (got %zu, %zu)", bm, bn);
 
     /* tile choice on a 132-SM H100 */
-    EXPECT(gp__matmul_choose(4096, 4096, 132, f32_bm, f32_bn, f32_eff, F32_CONFIGS) == 0, "4096^2: the largest tile");
-    EXPECT(gp__matmul_choose(8192, 8192, 132, f32_bm, f32_bn, f32_eff, F32_CONFIGS) == 0, "8192^2: the largest tile");
-    const int small = gp__matmul_choose(1024, 1024, 132, f32_bm, f32_bn, f32_eff, F32_CONFIGS);
+#define CHOOSE32(m, n) gp__matmul_choose(m, n, 132, f32_bm, f32_bn, f32_eff, f32_tc, 1, f32_smem, SMEM_H100, F32_CONFIGS)
+#define CHOOSE64(m, n, have_tc, smem_max) \
+    gp__matmul_choose(m, n, 132, f64_bm, f64_bn, f64_eff, f64_tc, have_tc, f64_smem, smem_max, F64_CONFIGS)
+    EXPECT(CHOOSE32(4096, 4096) == 0, "4096^2: the largest tile");
+    EXPECT(CHOOSE32(8192, 8192) == 0, "8192^2: the largest tile");
+    const int small = CHOOSE32(1024, 1024);
     EXPECT(small != 0, "1024^2: a smaller tile than 128 x 128 (64 tiles would leave 68 SMs idle), got %d", small);
-    EXPECT(gp__matmul_choose(1, 1, 132, f32_bm, f32_bn, f32_eff, F32_CONFIGS) == F32_CONFIGS - 1, "1 x 1: the smallest tile");
+    EXPECT(CHOOSE32(1, 1) == F32_CONFIGS - 1, "1 x 1: the smallest tile");
+    /* f64: the tensor-core configs where they run, else only the CUDA-core ones */
+    for (int have_tc = 0; have_tc <= 1; have_tc++) {
+        const size_t sq[] = {1, 100, 1000, 4096, 8192};
+        int ok = 1;
+        for (int i = 0; i < 5; i++)
+            ok &= f64_tc[CHOOSE64(sq[i], sq[i], have_tc, SMEM_H100)] == have_tc;
+        EXPECT(ok, "f64: every square shape gets a %s config", have_tc ? "tensor-core" : "CUDA-core");
+    }
+    EXPECT(CHOOSE64(4096, 4096, 1, SMEM_H100) == 0, "f64 4096^2: the largest tensor-core tile");
+    /* a GPU with less shared memory per block gets the configs that fit it */
+    const int fit = CHOOSE64(4096, 4096, 1, SMEM_SM86);
+    EXPECT(f64_tc[fit] && f64_smem[fit] <= SMEM_SM86 && f64_smem[0] > SMEM_SM86,
+           "f64 4096^2 with 99 KB of shared memory: a tensor-core config that fits (got %d, %d bytes)", fit,
+           f64_smem[fit]);
+    EXPECT(CHOOSE64(8192, 8192, 1, 0) == -1, "f64: no config fits in 0 bytes of shared memory");
 
     /* shapes whose sizes overflow are refused */
     EXPECT(gp__matmul_shape_ok(4096, 4096, 4096, 4, 32), "4096^3 is a valid shape");
@@ -77,8 +106,6 @@ typedef cudaError_t (*launch_f32)(float *, const float *, const float *, size_t,
 typedef cudaError_t (*launch_f64)(double *, const double *, const double *, size_t, size_t, size_t, cudaStream_t);
 static const launch_f32 f32_launch[] = {GP__MATMUL_CONFIGS_f32(GP__MM_LAUNCHER)};
 static const launch_f64 f64_launch[] = {GP__MATMUL_CONFIGS_f64(GP__MM_LAUNCHER)};
-static const int f64_bm[] = {GP__MATMUL_CONFIGS_f64(GP__MM_BM)};
-static const int f64_bn[] = {GP__MATMUL_CONFIGS_f64(GP__MM_BN)};
 
 template <class T> struct mm_traits;
 template <> struct mm_traits<float> {
@@ -86,6 +113,11 @@ template <> struct mm_traits<float> {
     static int configs() { return F32_CONFIGS; }
     static int bm(int i) { return f32_bm[i]; }
     static int bn(int i) { return f32_bn[i]; }
+    static int tc(int i) { return f32_tc[i]; }
+    static int choose(size_t m, size_t n, unsigned sms, int have_tc, int smem_max)
+    {
+        return gp__matmul_choose(m, n, sms, f32_bm, f32_bn, f32_eff, f32_tc, have_tc, f32_smem, smem_max, F32_CONFIGS);
+    }
     static cudaError_t config(int i, float *c, const float *a, const float *b, size_t m, size_t n, size_t k)
     {
         return f32_launch[i](c, a, b, m, n, k, 0);
@@ -98,9 +130,14 @@ template <> struct mm_traits<float> {
 };
 template <> struct mm_traits<double> {
     static const char *name() { return "f64"; }
-    static int configs() { return (int)(sizeof f64_bm / sizeof *f64_bm); }
+    static int configs() { return F64_CONFIGS; }
     static int bm(int i) { return f64_bm[i]; }
     static int bn(int i) { return f64_bn[i]; }
+    static int tc(int i) { return f64_tc[i]; }
+    static int choose(size_t m, size_t n, unsigned sms, int have_tc, int smem_max)
+    {
+        return gp__matmul_choose(m, n, sms, f64_bm, f64_bn, f64_eff, f64_tc, have_tc, f64_smem, smem_max, F64_CONFIGS);
+    }
     static cudaError_t config(int i, double *c, const double *a, const double *b, size_t m, size_t n, size_t k)
     {
         return f64_launch[i](c, a, b, m, n, k, 0);
@@ -136,15 +173,18 @@ static int run_case(size_t m, size_t n, size_t k, int exact, size_t offset, uint
     typedef mm_traits<T> tr;
     T *a = (T *)malloc(sizeof(T) * (m * k + 1)), *b = (T *)malloc(sizeof(T) * (k * n + 1));
     T *c = (T *)malloc(sizeof(T) * (m * n + 2 * GUARD));
-    double *ref = (double *)calloc(m * n + 1, sizeof(double)), *mag = (double *)calloc(m * n + 1, sizeof(double));
+    /* the reference in long double (64-bit significand on x86), exact for products of doubles */
+    long double *ref = (long double *)calloc(m * n + 1, sizeof(long double)),
+                *mag = (long double *)calloc(m * n + 1, sizeof(long double));
     fill(a, m * k, st, exact);
     fill(b, k * n, st, exact);
     for (size_t i = 0; i < m; i++)
         for (size_t p = 0; p < k; p++) {
-            const double x = a[i * k + p];
+            const long double x = a[i * k + p];
             for (size_t j = 0; j < n; j++) {
-                ref[i * n + j] += x * (double)b[p * n + j];
-                mag[i * n + j] += fabs(x * (double)b[p * n + j]);
+                const long double xy = x * (long double)b[p * n + j];
+                ref[i * n + j] += xy;
+                mag[i * n + j] += fabsl(xy);
             }
         }
 
@@ -162,7 +202,7 @@ static int run_case(size_t m, size_t n, size_t k, int exact, size_t offset, uint
 
     int ok = err == cudaSuccess;
     char what[64] = "gp_matmul";
-    if (cfg >= 0) snprintf(what, sizeof what, "config %dx%d", tr::bm(cfg), tr::bn(cfg));
+    if (cfg >= 0) snprintf(what, sizeof what, "config %dx%d%s", tr::bm(cfg), tr::bn(cfg), tr::tc(cfg) ? " (DMMA)" : "");
     if (!ok) printf("  %s %s %zux%zux%zu: returned %s\n", tr::name(), what, m, n, k, cudaGetErrorName(err));
     /* the guards: GUARD + offset elements before C, GUARD - offset after */
     const unsigned char *bytes = (const unsigned char *)c;
@@ -178,8 +218,9 @@ static int run_case(size_t m, size_t n, size_t k, int exact, size_t offset, uint
     size_t bad = 0, first = 0;
     double worst = 0;
     for (size_t i = 0; ok && i < m * n; i++) {
-        const double g = (double)got[i], tol = exact ? 0.0 : (double)(k + 2) * tr::unit() * mag[i] + 1e-300;
-        const double e = fabs(g - ref[i]);
+        /* the bound of any order of k FMAs (Higham's gamma_k, with room for the last store) */
+        const long double tol = exact ? 0.0L : (long double)(k + 2) * tr::unit() * mag[i] + 1e-300L;
+        const long double e = fabsl((long double)got[i] - ref[i]);
         if (!(e <= tol)) { /* NaN (poison left) fails too */
             if (!bad) first = i;
             bad++;
@@ -190,7 +231,7 @@ static int run_case(size_t m, size_t n, size_t k, int exact, size_t offset, uint
      * and every element is within its bound */
     EXPECT(ok && bad == 0, "%s %s %zux%zux%zu %s offset %zu: %s; %zu of %zu wrong, first at (%zu, %zu): got %.17g want %.17g",
            tr::name(), what, m, n, k, exact ? "exact" : "fractional", offset, ok ? "ran" : "call or guards failed", bad,
-           m * n, n ? first / n : 0, n ? first % n : 0, (double)got[first], ref[first]);
+           m * n, n ? first / n : 0, n ? first % n : 0, (double)got[first], (double)ref[first]);
     ok = ok && bad == 0;
     if (ok && result_out) memcpy(result_out, got, sizeof(T) * m * n);
     CUDA_CHK(cudaFree(d_a));
@@ -208,7 +249,7 @@ template <class T>
 static void test_type(uint64_t *st)
 {
     typedef mm_traits<T> tr;
-    gp_t_section("matmul %s: shapes against a host reference in double", tr::name());
+    gp_t_section("matmul %s: shapes against a host reference in long double", tr::name());
     /* tiny (1x1x1, 1xNx1, Mx1xK), k = 0, each config, partial tiles in every dimension */
     static const size_t shapes[][3] = {
         {1, 1, 1},     {1, 257, 1},   {1, 1000, 1},  {97, 1, 1},    {300, 1, 77},  {1, 1, 300},   {64, 64, 0},
@@ -231,15 +272,25 @@ static void test_type(uint64_t *st)
     }
     /* each config directly (gp_matmul picks one per shape): tiny, odd, partial and whole
      * tiles, several k tiles, and off a 16-byte boundary */
-    static const size_t config_shapes[][4] = {{1, 1, 1, 0},   {1, 1000, 1, 0},  {300, 1, 77, 0}, {129, 131, 17, 0},
-                                              {255, 257, 263, 0}, {256, 256, 64, 0}, {5, 7, 0, 0},  {129, 260, 33, 1}};
-    for (int cfg = 0; cfg < tr::configs(); cfg++)
+    static const size_t config_shapes[][4] = {{1, 1, 1, 0},     {1, 1000, 1, 0},  {300, 1, 77, 0},   {129, 131, 17, 0},
+                                              {255, 257, 263, 0}, {256, 256, 64, 0}, {5, 7, 0, 0},     {129, 260, 33, 1},
+                                              {200, 131, 64, 0},  {200, 128, 63, 0}, {130, 136, 48, 1}};
+    int built = 0; /* the tensor-core configs run only where built for sm_80+ */
+    CUDA_CHK(gp__mm_tc_built(&built));
+    for (int cfg = 0; cfg < tr::configs(); cfg++) {
+        if (tr::tc(cfg) && !built) {
+            EXPECT(tr::config(cfg, NULL, NULL, NULL, 1, 1, 1) == cudaErrorInvalidDeviceFunction,
+                   "%s config %dx%d (DMMA): refused where built for a target before sm_80", tr::name(), tr::bm(cfg),
+                   tr::bn(cfg));
+            continue;
+        }
         for (size_t s = 0; s < sizeof config_shapes / sizeof *config_shapes; s++)
             for (int exact = 1; exact >= 0; exact--) {
                 const size_t *sh = config_shapes[s];
                 pass += run_case<T>(sh[0], sh[1], sh[2], exact, sh[3], st, NULL, cfg);
                 total++;
             }
+    }
     if (!gp_t_small()) { /* a full-size tile grid with every edge partial, and a big square */
         pass += run_case<T>(1031, 1029, 515, 0, 0, st);
         pass += run_case<T>(768, 768, 768, 1, 0, st);
@@ -255,6 +306,22 @@ static void test_type(uint64_t *st)
         if (run_case<T>(m, n, k, 0, 0, &s1, r1) && run_case<T>(m, n, k, 0, 0, &s2, r2))
             EXPECT(memcmp(r1, r2, sizeof(T) * m * n) == 0, "%s: the same input gives bitwise the same output",
                    tr::name());
+        free(r1);
+        free(r2);
+    }
+    {   /* gp_matmul runs the config gp__matmul_choose names: for f64, a tensor-core one
+         * where the code was built for sm_80 and later */
+        const size_t m = 300, n = 520, k = 200;
+        int dev = 0, sms = 0, smem_max = 0;
+        CUDA_CHK(cudaGetDevice(&dev));
+        CUDA_CHK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+        CUDA_CHK(cudaDeviceGetAttribute(&smem_max, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+        const int cfg = tr::choose(m, n, (unsigned)sms, built, smem_max);
+        T *r1 = (T *)malloc(sizeof(T) * m * n), *r2 = (T *)malloc(sizeof(T) * m * n);
+        uint64_t s1 = gp_t_state(78), s2 = s1;
+        if (run_case<T>(m, n, k, 0, 0, &s1, r1) && run_case<T>(m, n, k, 0, 0, &s2, r2, cfg))
+            EXPECT(memcmp(r1, r2, sizeof(T) * m * n) == 0, "%s: gp_matmul ran config %dx%d%s, bit for bit", tr::name(),
+                   tr::bm(cfg), tr::bn(cfg), tr::tc(cfg) ? " (DMMA)" : "");
         free(r1);
         free(r2);
     }
@@ -290,11 +357,29 @@ static void test_type(uint64_t *st)
     CUDA_CHK(cudaFree(d));
 }
 
+/* The __CUDA_ARCH__ this test's device code was compiled with, for the current device. */
+__global__ void arch_of_code(int *out)
+{
+#ifdef __CUDA_ARCH__
+    *out = __CUDA_ARCH__;
+#endif
+}
+
 extern "C" void test_matmul_gpu(void)
 {
     if (!gp_t_have_gpu()) {
         gp_t_skip("matmul: GPU tests (no GPU)");
         return;
+    }
+    gp_t_section("matmul: where the tensor-core kernel runs");
+    {
+        int *d_arch, arch = 0, built = -1;
+        CUDA_CHK(cudaMalloc(&d_arch, sizeof(int)));
+        arch_of_code<<<1, 1>>>(d_arch);
+        CUDA_CHK(cudaMemcpy(&arch, d_arch, sizeof(int), cudaMemcpyDeviceToHost));
+        CUDA_CHK(cudaFree(d_arch));
+        CUDA_CHK(gp__mm_tc_built(&built));
+        EXPECT(built == (arch >= 800), "gp__mm_tc_built says %d for code compiled for sm_%d", built, arch / 10);
     }
     uint64_t st = gp_t_state(0x6d6d);
     test_type<float>(&st);
