@@ -7,7 +7,7 @@ set -euo pipefail
 dest=$1
 py=${PYTHON:-python3}
 mkdir -p "$dest"
-"$py" -m pip install --quiet --disable-pip-version-check --no-deps --target "$dest/wheel" nvidia-nccl-cu13
+"$py" -m pip install --quiet --disable-pip-version-check --root-user-action=ignore --no-deps --target "$dest/wheel" nvidia-nccl-cu13
 header=$(find "$dest/wheel" -name nccl.h | head -n 1)
 lib=$(find "$dest/wheel" -name 'libnccl.so*' | head -n 1)
 if [ -z "$header" ] || [ -z "$lib" ]; then
