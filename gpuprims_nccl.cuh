@@ -237,12 +237,11 @@ using gp__nccl_strided_fn = cudaError_t (*)(T *, size_t, const T *, size_t, size
 template <class T>
 static cudaError_t gp__nccl_exchange(T *d_out, const T *d_in, size_t rows, size_t cols, const gp__nccl_where &w,
                                      ncclComm_t comm, cudaStream_t s, gp__nccl_strided_fn<T> tr, T *send, T *recv,
-                                     cudaStream_t x, cudaEvent_t packed, cudaEvent_t moved[2])
+                                     cudaStream_t x, cudaEvent_t packed, cudaEvent_t moved[2], size_t piece_bytes)
 {
     const size_t P = (size_t)w.ranks, me = (size_t)w.rank, r = rows / P, c = cols / P;
-    const size_t tile_bytes = r * c * sizeof(T);
-    const size_t pieces = gp__min_size(c, gp__ceil_div(tile_bytes, GP__NCCL_PIECE_BYTES) > 0
-                                              ? gp__ceil_div(tile_bytes, GP__NCCL_PIECE_BYTES) : 1);
+    const size_t tile_bytes = r * c * sizeof(T), want = gp__ceil_div(tile_bytes, piece_bytes ? piece_bytes : 1);
+    const size_t pieces = gp__min_size(c, want > 0 ? want : 1);
     for (size_t k = 0; k <= pieces; k++) {
         if (k < pieces) { /* pack piece k for every peer; hand it to the exchange */
             const size_t c0 = gp__nccl_cut(c, k, pieces), c1 = gp__nccl_cut(c, k + 1, pieces);
@@ -282,10 +281,12 @@ static cudaError_t gp__nccl_exchange(T *d_out, const T *d_in, size_t rows, size_
     return cudaSuccess;
 }
 
-/* The host side of every gp_nccl_transpose_<name>. */
+/* The host side of every gp_nccl_transpose_<name> (piece_bytes: GP__NCCL_PIECE_BYTES; the
+ * bench tries others). */
 template <class T>
 static cudaError_t gp__nccl_transpose(T *d_out, const T *d_in, size_t rows, size_t cols, ncclComm_t comm,
-                                      cudaStream_t s, gp__nccl_strided_fn<T> tr)
+                                      cudaStream_t s, gp__nccl_strided_fn<T> tr,
+                                      size_t piece_bytes = GP__NCCL_PIECE_BYTES)
 {
     const gp__stream_device on(s);
     GP__TRY(on.err);
@@ -313,7 +314,7 @@ static cudaError_t gp__nccl_transpose(T *d_out, const T *d_in, size_t rows, size
     if (err == cudaSuccess) err = cudaEventCreateWithFlags(&packed, cudaEventDisableTiming);
     for (int k = 0; k < 2 && err == cudaSuccess; k++) err = cudaEventCreateWithFlags(&moved[k], cudaEventDisableTiming);
     if (err == cudaSuccess) err = gp__nccl_exchange<T>(d_out, d_in, rows, cols, w, comm, s, tr, send, send + staged, x,
-                                                       packed, moved);
+                                                       packed, moved, piece_bytes);
     /* s waits for all of x's work (also after an error part-way), then frees the staging;
      * the stream and events can go now (their destruction waits for pending work) */
     if (x && packed && cudaEventRecord(packed, x) == cudaSuccess) cudaStreamWaitEvent(s, packed, 0);

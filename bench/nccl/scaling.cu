@@ -231,12 +231,48 @@ static void bench_reduce_scan(const group *one, const group *all)
 typedef struct {
     float *in[MAX_RANKS], *out[MAX_RANKS];
     size_t rows, cols; /* global */
+    size_t piece;      /* op_transpose_pieces: the exchange's grain, bytes */
 } matrix;
 
 static void op_transpose_nccl(const group *g, int r, void *p)
 {
     matrix *m = (matrix *)p;
     CUDA_CHK(gp_nccl_transpose_f32(m->out[r], m->in[r], m->rows, m->cols, g->comm[r], g->st[r]));
+}
+static void op_transpose_pieces(const group *g, int r, void *p)
+{
+    matrix *m = (matrix *)p;
+    CUDA_CHK(gp__nccl_transpose<float>(m->out[r], m->in[r], m->rows, m->cols, g->comm[r], g->st[r],
+                                       gp_transpose_strided_f32, m->piece));
+}
+/* The exchange's local steps alone, on every peer tile: its transpose into contiguous
+ * staging (pack), and the strided copy of a received tile into its columns (unpack). */
+static void op_pack(const group *g, int r, void *p)
+{
+    matrix *m = (matrix *)p;
+    const size_t P = (size_t)g->ranks, rr = m->rows / P, c = m->cols / P;
+    for (size_t j = 0, q = 0; j < P; j++)
+        if (j != (size_t)r) CUDA_CHK(gp_transpose_strided_f32(m->out[r] + q++ * rr * c, rr, m->in[r] + j * c, m->cols, rr, c, g->st[r]));
+}
+static void op_unpack(const group *g, int r, void *p)
+{
+    matrix *m = (matrix *)p;
+    const size_t P = (size_t)g->ranks, rr = m->rows / P, c = m->cols / P;
+    for (size_t i = 0, q = 0; i < P; i++)
+        if (i != (size_t)r)
+            CUDA_CHK(cudaMemcpy2DAsync(m->out[r] + i * rr, m->rows * sizeof(float), m->in[r] + q++ * rr * c,
+                                       rr * sizeof(float), rr * sizeof(float), c, cudaMemcpyDeviceToDevice, g->st[r]));
+}
+/* The device's default pool (where the transpose's staging comes from) keeps its memory
+ * between calls instead of returning it at every synchronisation. */
+static void keep_pool_memory(int ranks)
+{
+    for (int r = 0; r < ranks; r++) {
+        cudaMemPool_t pool;
+        uint64_t keep = UINT64_MAX;
+        CUDA_CHK(cudaDeviceGetDefaultMemPool(&pool, r));
+        CUDA_CHK(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep));
+    }
 }
 /* NCCL's all-to-all alone: the same (P-1) tiles of rows/P x cols/P floats out and in. */
 static void op_alltoall(const group *g, int r, void *p)
@@ -289,7 +325,26 @@ static void bench_transpose(const group *all)
     const float a2a = time_ranks(all, op_alltoall, &m);
     gp_table_row("ncclSend/ncclRecv all-to-all alone (same tiles)|%d|%.2f|%.0f|1.00", all->ranks, a2a, moved / a2a * 1e3);
     const float tr = time_ranks(all, op_transpose_nccl, &m);
-    gp_table_row("gp_nccl_transpose_f32|%d|%.2f|%.0f|%.2f", all->ranks, tr, moved / tr * 1e3, a2a / tr);
+    gp_table_row("gp_nccl_transpose_f32 (default pool returns the staging at each sync)|%d|%.2f|%.0f|%.2f",
+                 all->ranks, tr, moved / tr * 1e3, a2a / tr);
+    keep_pool_memory(all->ranks);
+    const float trk = time_ranks(all, op_transpose_nccl, &m);
+    gp_table_row("gp_nccl_transpose_f32 (default pool keeps its memory)|%d|%.2f|%.0f|%.2f", all->ranks, trk,
+                 moved / trk * 1e3, a2a / trk);
+    const size_t pieces[] = {(size_t)16 << 20, (size_t)256 << 20, (size_t)1 << 30, SIZE_MAX / 2};
+    for (size_t k = 0; k < sizeof pieces / sizeof *pieces; k++) {
+        m.piece = pieces[k];
+        const float t = time_ranks(all, op_transpose_pieces, &m);
+        char what[64];
+        if (pieces[k] == SIZE_MAX / 2) snprintf(what, sizeof what, "one piece: no overlap");
+        else snprintf(what, sizeof what, "pieces of %zu MiB", pieces[k] >> 20);
+        gp_table_row("the same, %s|%d|%.2f|%.0f|%.2f", what, all->ranks, t, moved / t * 1e3, a2a / t);
+    }
+    const float pk = time_ranks(all, op_pack, &m), up = time_ranks(all, op_unpack, &m);
+    gp_table_row("pack alone: gp_transpose_strided_f32 of the peer tiles into staging|%d|%.2f|%.0f|-", all->ranks, pk,
+                 moved / pk * 1e3);
+    gp_table_row("unpack alone: cudaMemcpy2DAsync of the received tiles into their columns|%d|%.2f|%.0f|-", all->ranks,
+                 up, moved / up * 1e3);
     const float loc = time_ranks(all, op_transpose_local, &m);
     gp_table_row("gp_transpose_f32 of each shard (local, no exchange)|%d|%.2f|%.0f (read + write: %.0f)|-", all->ranks,
                  loc, moved / loc * 1e3, 2 * gb / loc * 1e3);
