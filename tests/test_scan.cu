@@ -318,41 +318,15 @@ static int run_case(fixture *f, const instance *in, size_t n, int inclusive, int
     return ok && guards;
 }
 
-static void check_instances(fixture *f, size_t max_n)
+/* Every instance at the edge sizes, exclusive and inclusive, in every placement. carry:
+ * the _init scans from a random carry-in (a fresh one per size), else the plain ones. */
+static void check_instances(fixture *f, size_t max_n, int carry)
 {
     const size_t sizes[] = {0, 1, 31, 32, 33, 1023, 1025, 65536, 65537, 300007, 1048573, (1u << 24) + 7};
     /* (in offset, out offset, in place): aligned; both one element in (vectors, pad 1);
      * in one element off out (element by element); in place at offset 1 */
     const size_t placements[][3] = {{0, 0, 0}, {1, 1, 0}, {1, 0, 0}, {0, 0, 1}, {1, 1, 1}};
-    uint64_t st = gp_t_state(21);
-    for (size_t k = 0; k < N_INSTANCES; k++) {
-        const instance *in = &instances[k];
-        int fails = 0, cases = 0;
-        for (int exact = 0; exact <= (in->kind == 'f' && in->op == 's'); exact++)
-            for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++) {
-                const size_t n = sizes[s];
-                if (n > max_n) continue;
-                fill(in, f->h_x, n, &st, exact);
-                for (int inclusive = 0; inclusive <= 1; inclusive++)
-                    for (size_t pl = 0; pl < 5; pl++) {
-                        if (gp_t_small() >= 2 && pl != 0 && pl != 2) continue; /* racecheck: vectors, elements */
-                        /* the largest size of the run (2^24+7, or 300007 under GP_TEST_SMALL): two cases */
-                        if (n > (gp_t_small() ? 65537u : 1048573u) && pl != (size_t)(inclusive ? 4 : 0)) continue;
-                        fails += !run_case(f, in, n, inclusive, (int)placements[pl][2], placements[pl][0],
-                                           placements[pl][1], exact);
-                        cases++;
-                    }
-            }
-        printf("  %-8s %d cases, %d failed\n", in->name, cases, fails);
-    }
-}
-
-/* The same instances from a random carry-in: edge sizes in every mode (one block, cluster,
- * grid), out of place aligned and in place offset, poisoned outputs and guards. */
-static void check_instances_init(fixture *f, size_t max_n)
-{
-    const size_t sizes[] = {0, 1, 33, 1025, 65537, 300007, (1u << 24) + 7};
-    uint64_t st = gp_t_state(24);
+    uint64_t st = gp_t_state(carry ? 24 : 21);
     for (size_t k = 0; k < N_INSTANCES; k++) {
         const instance *in = &instances[k];
         int fails = 0, cases = 0;
@@ -364,13 +338,16 @@ static void check_instances_init(fixture *f, size_t max_n)
                 fill(in, init, 1, &st, exact);
                 fill(in, f->h_x, n, &st, exact);
                 for (int inclusive = 0; inclusive <= 1; inclusive++)
-                    for (int in_place = 0; in_place <= 1; in_place++) {
-                        if (n > (gp_t_small() ? 65537u : 1048573u) && in_place != inclusive) continue;
-                        fails += !run_case(f, in, n, inclusive, in_place, in_place, in_place, exact, init);
+                    for (size_t pl = 0; pl < 5; pl++) {
+                        if (gp_t_small() >= 2 && pl != 0 && pl != 2) continue; /* racecheck: vectors, elements */
+                        /* the largest size of the run (2^24+7, or 300007 under GP_TEST_SMALL): two cases */
+                        if (n > (gp_t_small() ? 65537u : 1048573u) && pl != (size_t)(inclusive ? 4 : 0)) continue;
+                        fails += !run_case(f, in, n, inclusive, (int)placements[pl][2], placements[pl][0],
+                                           placements[pl][1], exact, carry ? init : NULL);
                         cases++;
                     }
             }
-        printf("  %-8s from a carry-in: %d cases, %d failed\n", in->name, cases, fails);
+        printf("  %-8s %s%d cases, %d failed\n", in->name, carry ? "from a carry-in: " : "", cases, fails);
     }
 }
 
@@ -621,9 +598,9 @@ extern "C" void test_scan_gpu(void)
     CUDA_CHK(cudaMalloc(&f.d_init, 16));
     f.h_x = (unsigned char *)malloc(cap);
     f.h_got = (unsigned char *)malloc(cap);
-    check_instances(&f, max_n);
+    check_instances(&f, max_n, 0);
     gp_t_section("scan: default instances from a carry-in (gp_*_scan_init_<name>)");
-    check_instances_init(&f, max_n);
+    check_instances(&f, max_n, 1);
     gp_t_section("scan: bad input, determinism, concurrent streams");
     check_bad_input(&f);
     check_determinism_and_streams(&f, gp_t_small() ? 65537 : (1u << 22) + 3);
