@@ -17,17 +17,11 @@
 #include "../bench.cuh"
 #include "../../examples/need_gpu.h"
 #include "../../tests/hash.cuh"
+#include "../../tests/nccl/ranks.h"
 
 #include <math.h>
-#include <pthread.h>
 
-enum { MAX_RANKS = 8, WARMUP = 3, REPS = 21 };
-
-typedef struct {
-    int ranks;
-    ncclComm_t comm[MAX_RANKS];
-    cudaStream_t st[MAX_RANKS];
-} group;
+enum { WARMUP = 3, REPS = 21 };
 
 /* ---- timing: one thread per rank ---------------------------------------------------------- */
 
@@ -93,30 +87,6 @@ static float time_ranks(const group *g, op_fn fn, void *ctx)
     }
     pthread_barrier_destroy(&bar);
     return worst;
-}
-
-static void make_group(group *g, int ranks)
-{
-    int devs[MAX_RANKS] = {0};
-    for (int r = 0; r < ranks; r++) devs[r] = r;
-    g->ranks = ranks;
-    const ncclResult_t nr = ncclCommInitAll(g->comm, ranks, devs);
-    if (nr != ncclSuccess) {
-        fprintf(stderr, "ncclCommInitAll(%d): %s\n", ranks, ncclGetErrorString(nr));
-        exit(1);
-    }
-    for (int r = 0; r < ranks; r++) {
-        CUDA_CHK(cudaSetDevice(r));
-        CUDA_CHK(cudaStreamCreateWithFlags(&g->st[r], cudaStreamNonBlocking));
-    }
-}
-static void free_group(group *g)
-{
-    for (int r = 0; r < g->ranks; r++) {
-        CUDA_CHK(cudaSetDevice(r));
-        CUDA_CHK(cudaStreamDestroy(g->st[r]));
-        ncclCommDestroy(g->comm[r]);
-    }
 }
 
 /* ---- reduce and scan ------------------------------------------------------------------------ */

@@ -17,9 +17,9 @@
 #include "../../gpuprims_nccl.cuh"
 #include "../harness.h"
 #include "../mat2.cuh"
+#include "ranks.h"
 
 #include <math.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,40 +33,6 @@ GP_DEFINE_NCCL_SCAN(mat2, mat2)
 typedef struct { float r, g, b; } rgb; /* 12 bytes: no vector path */
 GP_DEFINE_TRANSPOSE(rgb, rgb)
 GP_DEFINE_NCCL_TRANSPOSE(rgb, rgb)
-
-enum { MAX_RANKS = 8 };
-typedef struct {
-    int ranks;
-    ncclComm_t comm[MAX_RANKS];
-    cudaStream_t st[MAX_RANKS];
-} group;
-
-/* ---- one thread per rank ---------------------------------------------------------------- */
-
-typedef void (*rank_fn)(const group *g, int rank, void *ctx);
-typedef struct { const group *g; int rank; rank_fn fn; void *ctx; } rank_job;
-static void *rank_main(void *p)
-{
-    const rank_job *j = (const rank_job *)p;
-    CUDA_CHK(cudaSetDevice(j->rank));
-    j->fn(j->g, j->rank, j->ctx);
-    CUDA_CHK(cudaStreamSynchronize(j->g->st[j->rank]));
-    return NULL;
-}
-/* fn(g, rank, ctx) on every rank at once (collective calls need all ranks), then joins. */
-static void on_ranks(const group *g, rank_fn fn, void *ctx)
-{
-    pthread_t t[MAX_RANKS];
-    rank_job jobs[MAX_RANKS];
-    for (int r = 0; r < g->ranks; r++) {
-        jobs[r] = (rank_job){g, r, fn, ctx};
-        if (pthread_create(&t[r], NULL, rank_main, &jobs[r]) != 0) {
-            fprintf(stderr, "pthread_create failed\n");
-            exit(1);
-        }
-    }
-    for (int r = 0; r < g->ranks; r++) pthread_join(t[r], NULL);
-}
 
 /* ---- instances: type-erased calls and host references ----------------------------------- */
 
@@ -554,18 +520,7 @@ static int wanted(const char *name)
 static void run_group(int ranks)
 {
     group g;
-    g.ranks = ranks;
-    int devs[MAX_RANKS] = {0};
-    for (int r = 0; r < ranks; r++) devs[r] = r;
-    const ncclResult_t nr = ncclCommInitAll(g.comm, ranks, devs);
-    if (nr != ncclSuccess) {
-        EXPECT(0, "ncclCommInitAll(%d): %s", ranks, ncclGetErrorString(nr));
-        return;
-    }
-    for (int r = 0; r < ranks; r++) {
-        CUDA_CHK(cudaSetDevice(r));
-        CUDA_CHK(cudaStreamCreateWithFlags(&g.st[r], cudaStreamNonBlocking));
-    }
+    make_group(&g, ranks);
     gp_t_section("nccl, %d rank%s: reduce and scans against the host reference", ranks, ranks > 1 ? "s" : "");
     if (wanted("reduce_scan")) check_reduce_scan(&g);
     if (wanted("determinism")) check_determinism(&g);
@@ -579,11 +534,7 @@ static void run_group(int ranks)
         gp_t_section("nccl, %d rank%s: large shards against closed forms", ranks, ranks > 1 ? "s" : "");
         check_large(&g);
     }
-    for (int r = 0; r < ranks; r++) {
-        CUDA_CHK(cudaSetDevice(r));
-        CUDA_CHK(cudaStreamDestroy(g.st[r]));
-        ncclCommDestroy(g.comm[r]);
-    }
+    free_group(&g);
 }
 
 extern int gp_t_passed, gp_t_failed, gp_t_skipped;
