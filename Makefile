@@ -266,8 +266,12 @@ nccl: $(NCCL_LIB_A) $(NCCL_PROGS) $(BUILD)/headers/gpuprims_nccl.ok
 test-nccl: nccl
 	$(NCCL_RUN) $(NCCL_TEST)
 # memcheck with small sizes (GP_TEST_SMALL=1), as `make sanitize` does for the core.
+# NCCL's own failed-and-handled API calls (cudaErrorPeerAccessAlreadyEnabled at setup)
+# are not reported. On two H200s (NCCL 2.28.3) the reduce and scan sections run clean,
+# and memcheck stops the first transpose at a read by NCCL's send/recv kernel of an
+# address in no allocation it tracks: NCCL's peer mappings, unexplained so far.
 sanitize-nccl: nccl
-	$(NCCL_RUN) GP_TEST_SMALL=1 $(SANITIZE) --tool memcheck $(NCCL_TEST)
+	$(NCCL_RUN) GP_TEST_SMALL=1 $(SANITIZE) --report-api-errors no --tool memcheck $(NCCL_TEST)
 bench-nccl: nccl
 	@mkdir -p bench/results
 	$(NCCL_RUN) GP_COMMIT=$(COMMIT) $(BUILD)/bench/nccl/scaling
