@@ -1,7 +1,8 @@
 # gpuprims -- build, test, bench, package. `make` builds the library, tests, examples and
 # benches; `make test` runs the tests (GPU tests are skipped without a GPU); `make install`.
 # Targets: all lib test test-python sanitize bench plots examples run-examples ptx headers
-#          compile-cost install uninstall consumers version-check expand clean.
+#          compile-cost install uninstall consumers version-check expand clean;
+#          nccl test-nccl sanitize-nccl bench-nccl (the optional NCCL layer: see its section).
 #
 # ARCH is a list: `make ARCH="sm_80 sm_90"` builds every program for both (a fatbin; each
 # word compiles as -arch=<word> would: SASS for it, plus its PTX).
@@ -52,7 +53,7 @@ EXAMPLES  := $(patsubst examples/%.cu,$(BUILD)/examples/%,$(wildcard examples/*.
 BENCHES   := $(patsubst bench/%.cu,$(BUILD)/bench/%,$(wildcard bench/*.cu))
 
 .PHONY: all lib test test-python sanitize bench plots examples run-examples ptx headers names names-check \
-        compile-cost install uninstall consumers version-check expand clean
+        compile-cost install uninstall consumers version-check expand clean nccl test-nccl sanitize-nccl bench-nccl
 
 # Longest compiles first (the library, then the benches), so both cores stay busy to the end.
 all: lib $(BENCHES) $(TESTS) $(EXAMPLES)
@@ -150,7 +151,7 @@ INSTALLED := $(INCLUDEDIR)/gpuprims $(LIBDIR)/libgpuprims.a $(LIBDIR)/libgpuprim
 install: lib
 	install -d $(DESTDIR)$(INCLUDEDIR)/gpuprims/detail $(DESTDIR)$(LIBDIR)/cmake/gpuprims \
 	    $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(DOCDIR)
-	install -m 644 gpuprims.cuh $(DESTDIR)$(INCLUDEDIR)/gpuprims/
+	install -m 644 gpuprims.cuh gpuprims_nccl.cuh $(DESTDIR)$(INCLUDEDIR)/gpuprims/
 	install -m 644 detail/*.cuh $(DESTDIR)$(INCLUDEDIR)/gpuprims/detail/
 	install -m 644 LICENSE README.md $(DESTDIR)$(DOCDIR)/
 	install -m 644 $(LIB_A) $(DESTDIR)$(LIBDIR)/
@@ -241,6 +242,71 @@ $(BUILD)/bench/%.o: bench/%.cu
 
 $(BUILD)/bench/%: $(BUILD)/bench/%.o $(LIB_A)
 	$(NVCC_ALL) $^ -o $@ -lcublas
+
+# ---- the NCCL layer (optional) --------------------------------------------------------
+# gpuprims_nccl.cuh and what uses it: libgpuprims_nccl.a (its default instances), the
+# test (one thread per GPU, then one rank), the example and the weak-scaling bench. Nothing
+# else in this Makefile needs NCCL. NCCL comes from NCCL_HOME (include/ and lib/); by
+# default the system's (/usr/include/nccl.h), else the CUDA toolkit's tree, else the
+# nvidia-nccl-cu13 wheel, which tools/nccl-wheel.sh installs from PyPI into $(BUILD)/nccl.
+# NVLink multicast (NVLS) stays off: the runs set NCCL_NVLS_ENABLE=0.
+NCCL_HOME   ?= $(firstword $(foreach d,/usr $(CUDA_HOME),$(if $(wildcard $(d)/include/nccl.h),$(d))) $(abspath $(BUILD))/nccl)
+NCCL_LIBDIR ?= $(firstword $(foreach d,$(NCCL_HOME)/lib/x86_64-linux-gnu $(NCCL_HOME)/lib/aarch64-linux-gnu \
+                 $(NCCL_HOME)/lib64 $(NCCL_HOME)/lib,$(if $(wildcard $(d)/libnccl.so*),$(d))) $(NCCL_HOME)/lib)
+NCCL_INC    := $(if $(filter /usr,$(NCCL_HOME)),,-I$(NCCL_HOME)/include)
+NCCL_LINK    = -L$(NCCL_LIBDIR) -Xlinker -rpath=$(NCCL_LIBDIR) -lnccl -lpthread
+NCCL_WHEEL  := $(if $(filter $(abspath $(BUILD))/nccl,$(NCCL_HOME)),$(BUILD)/nccl/ok)
+NCCL_LIB_A  := $(BUILD)/lib/libgpuprims_nccl.a
+NCCL_TEST   := $(BUILD)/tests/nccl/test_nccl
+NCCL_PROGS  := $(NCCL_TEST) $(BUILD)/examples/nccl/shards $(BUILD)/bench/nccl/scaling
+NCCL_RUN     = NCCL_NVLS_ENABLE=0
+
+nccl: $(NCCL_LIB_A) $(NCCL_PROGS) $(BUILD)/headers/gpuprims_nccl.ok
+# Every GPU of the machine, then a one-rank communicator (the test does both).
+test-nccl: nccl
+	$(NCCL_RUN) $(NCCL_TEST)
+# memcheck with small sizes (GP_TEST_SMALL=1), as `make sanitize` does for the core.
+# NCCL's own failed-and-handled API calls (cudaErrorPeerAccessAlreadyEnabled at setup)
+# are not reported. On two H200s (NCCL 2.28.3) the reduce and scan sections run clean,
+# and memcheck stops the first transpose at a read by NCCL's send/recv kernel of an
+# address in no allocation it tracks: NCCL's peer mappings, unexplained so far.
+sanitize-nccl: nccl
+	$(NCCL_RUN) GP_TEST_SMALL=1 $(SANITIZE) --report-api-errors no --tool memcheck $(NCCL_TEST)
+bench-nccl: nccl
+	@mkdir -p bench/results
+	$(NCCL_RUN) GP_COMMIT=$(COMMIT) $(BUILD)/bench/nccl/scaling
+
+$(BUILD)/nccl/ok: tools/nccl-wheel.sh
+	bash tools/nccl-wheel.sh $(BUILD)/nccl
+
+$(BUILD)/lib/nccl/%.o: lib/nccl/%.cu $(NCCL_WHEEL)
+	@mkdir -p $(@D)
+	$(NVCC_ALL) $(NCCL_INC) -Xcompiler -fPIC $(DEPFLAGS) -I. -c $< -o $@
+$(NCCL_LIB_A): $(BUILD)/lib/nccl/nccl.o
+	@rm -f $@
+	ar rcs $@ $^
+$(BUILD)/tests/nccl/%.o: tests/nccl/%.cu $(NCCL_WHEEL)
+	@mkdir -p $(@D)
+	$(NVCC_ALL) $(NCCL_INC) $(DEPFLAGS) -I. -c $< -o $@
+$(BUILD)/examples/nccl/%.o: examples/nccl/%.cu $(NCCL_WHEEL)
+	@mkdir -p $(@D)
+	$(NVCC_ALL) $(NCCL_INC) $(DEPFLAGS) -I. -c $< -o $@
+$(BUILD)/bench/nccl/%.o: bench/nccl/%.cu $(NCCL_WHEEL)
+	@mkdir -p $(@D)
+	$(NVCC_ALL) $(NCCL_INC) $(DEPFLAGS) -I. -c $< -o $@
+$(NCCL_TEST): $(BUILD)/tests/nccl/test_nccl.o $(BUILD)/tests/harness.c.o $(NCCL_LIB_A) $(LIB_A)
+	$(NVCC_ALL) $^ -o $@ $(NCCL_LINK)
+$(BUILD)/examples/nccl/%: $(BUILD)/examples/nccl/%.o $(NCCL_LIB_A) $(LIB_A)
+	$(NVCC_ALL) $^ -o $@ $(NCCL_LINK)
+$(BUILD)/bench/nccl/%: $(BUILD)/bench/nccl/%.o $(NCCL_LIB_A) $(LIB_A)
+	$(NVCC_ALL) $^ -o $@ $(NCCL_LINK)
+# The header compiles alone, as CUDA and as C (declarations only).
+$(BUILD)/headers/gpuprims_nccl.ok: gpuprims_nccl.cuh gpuprims.cuh $(wildcard detail/*.cuh) $(NCCL_WHEEL)
+	@mkdir -p $(@D)
+	@echo '#include "gpuprims_nccl.cuh"' > $(BUILD)/headers/gpuprims_nccl.cu
+	$(NVCC) -std=c++17 -arch=$(ARCH1) -Xcompiler -Wall,-Wextra $(NCCL_INC) -I. -c $(BUILD)/headers/gpuprims_nccl.cu -o /dev/null
+	echo '#include "gpuprims_nccl.cuh"' | $(CC) $(CFLAGS) $(NCCL_INC) -I. -I$(CUDA_HOME)/include -x c -c - -o /dev/null
+	@touch $@
 
 # Keep the programs' objects (make would delete them as intermediates).
 .SECONDARY:

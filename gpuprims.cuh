@@ -44,7 +44,7 @@
  *        gp_tile_load_async_<name>, gp_tile_load_wait, gp_tile_store_<name>, GP_DEFINE_TILE
  *   3  gp_reduce_<name>, GP_DEFINE_REDUCE[_EXTERN],      detail/reduce.cuh
  *        GP_DECLARE_REDUCE
- *      gp_{ex,in}clusive_scan_<name>, GP_DEFINE_SCAN[_EXTERN], GP_DECLARE_SCAN   detail/scan.cuh
+ *      gp_{ex,in}clusive_scan[_init]_<name>, GP_DEFINE_SCAN[_EXTERN], GP_DECLARE_SCAN   detail/scan.cuh
  *      gp_transpose[_strided|_batched]_<name>,           detail/transpose.cuh
  *        GP_DEFINE_TRANSPOSE[_EXTERN], GP_DECLARE_TRANSPOSE
  *      gp_matmul_f32, gp_matmul_f64                      detail/matmul.cuh
@@ -60,6 +60,10 @@
  *     cudaError_t gp_inclusive_scan_sum_f32(float *d_out, const float *d_in, size_t n, cudaStream_t s);
  *   The exclusive scan starts from the operator's identity (out[0] = 0 for sum). Scans
  *   may run in place (d_out == d_in); a partial overlap returns cudaErrorInvalidValue.
+ *   From a carry-in: one element on the device, before d_in[0] (chunked or multi-GPU scans):
+ *     cudaError_t gp_exclusive_scan_init_sum_f32(float *d_out, const float *d_in, size_t n,
+ *                                                const float *d_init, cudaStream_t s);  (and _inclusive_)
+ *   Several GPUs over NCCL (reduce, scan, transpose of sharded data): gpuprims_nccl.cuh.
  *   GP_DEFINE_SCAN(name, T, OP, IDENTITY) makes the scan family for your own type and
  *   operator, as GP_DEFINE_REDUCE does below (detail/scan.cuh lists the names).
  *   Transposes (and tile functions) for <name> in u8 u16 f32 f64 v16 (uint8_t uint16_t

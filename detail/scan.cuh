@@ -62,7 +62,11 @@
  * CUDA files alike (the definitions are GP_DEFINE_SCAN_EXTERN in one .cu file). */
 #define GP_DECLARE_SCAN(name, T)                                                                        \
     GP__EXTERN_C cudaError_t gp_exclusive_scan_##name(T *d_out, const T *d_in, size_t n, cudaStream_t s); \
-    GP__EXTERN_C cudaError_t gp_inclusive_scan_##name(T *d_out, const T *d_in, size_t n, cudaStream_t s);
+    GP__EXTERN_C cudaError_t gp_inclusive_scan_##name(T *d_out, const T *d_in, size_t n, cudaStream_t s); \
+    GP__EXTERN_C cudaError_t gp_exclusive_scan_init_##name(T *d_out, const T *d_in, size_t n, const T *d_init, \
+                                                           cudaStream_t s);                             \
+    GP__EXTERN_C cudaError_t gp_inclusive_scan_init_##name(T *d_out, const T *d_in, size_t n, const T *d_init, \
+                                                           cudaStream_t s);
 
 #ifdef __CUDACC__
 #include "warp.cuh"
@@ -788,6 +792,22 @@ static cudaError_t gp__scan(typename Op::type *d_out, const typename Op::type *d
     });
 }
 
+/* The host side of every gp_{exclusive,inclusive}_scan_init_<name>: the carry-in is
+ * required, and must not lie in the output, which the grid's blocks overwrite while
+ * others, started later, are still to read the carry (it may lie in the input when the
+ * scan is not in place). */
+template <class Op>
+static cudaError_t gp__scan_init(typename Op::type *d_out, const typename Op::type *d_in, size_t n,
+                                 const typename Op::type *d_init, cudaStream_t s, int inclusive)
+{
+    typedef typename Op::type T;
+    if (n == 0) return cudaSuccess;
+    if (d_init == NULL || (d_out != NULL && n <= SIZE_MAX / sizeof(T) &&
+                           gp__ranges_overlap(d_init, sizeof(T), d_out, n * sizeof(T))))
+        return cudaErrorInvalidValue;
+    return gp__scan<Op>(d_out, d_in, n, s, inclusive, d_init);
+}
+
 /* ---- instantiation (the shape every family shares: see the end of reduce.cuh) ----------- */
 #define GP__DEFINE_SCAN_DEVICE(name, T, OPS) \
     GP__DEFINE_WARP_SCAN(name, T, OPS)        \
@@ -801,6 +821,16 @@ static cudaError_t gp__scan(typename Op::type *d_out, const typename Op::type *d
     SCOPE cudaError_t gp_inclusive_scan_##name(T *d_out, const T *d_in, size_t n, cudaStream_t s) \
     {                                                                                         \
         return gp__scan<OPS>(d_out, d_in, n, s, 1);                                           \
+    }                                                                                         \
+    SCOPE cudaError_t gp_exclusive_scan_init_##name(T *d_out, const T *d_in, size_t n, const T *d_init, \
+                                                    cudaStream_t s)                           \
+    {                                                                                         \
+        return gp__scan_init<OPS>(d_out, d_in, n, d_init, s, 0);                              \
+    }                                                                                         \
+    SCOPE cudaError_t gp_inclusive_scan_init_##name(T *d_out, const T *d_in, size_t n, const T *d_init, \
+                                                    cudaStream_t s)                           \
+    {                                                                                         \
+        return gp__scan_init<OPS>(d_out, d_in, n, d_init, s, 1);                              \
     }
 
 /* GP_DEFINE_SCAN(name, T, OP, IDENTITY): the scan family for a user's type and
@@ -814,7 +844,15 @@ static cudaError_t gp__scan(typename Op::type *d_out, const typename Op::type *d
  *       d_out[i] = d_in[0] OP ... OP d_in[i-1] (d_out[0] = IDENTITY)
  *   cudaError_t gp_inclusive_scan_<name>(T *d_out, const T *d_in, size_t n, cudaStream_t s)
  *       d_out[i] = d_in[0] OP ... OP d_in[i]
- *   Both: asynchronous on s; in place allowed (d_out == d_in), a partial overlap gives
+ *   cudaError_t gp_exclusive_scan_init_<name>(T *d_out, const T *d_in, size_t n, const T *d_init, cudaStream_t s)
+ *       d_out[i] = *d_init OP d_in[0] OP ... OP d_in[i-1] (d_out[0] = *d_init)
+ *   cudaError_t gp_inclusive_scan_init_<name>(T *d_out, const T *d_in, size_t n, const T *d_init, cudaStream_t s)
+ *       d_out[i] = *d_init OP d_in[0] OP ... OP d_in[i]
+ *       The carry-in *d_init is one element in device memory, read on the device when the
+ *       scan runs (so a previous call on s may compute it: chunked and multi-GPU scans);
+ *       same speed as the plain scans. NULL d_init with n > 0, or d_init inside d_out's
+ *       n elements, gives cudaErrorInvalidValue.
+ *   All four: asynchronous on s; in place allowed (d_out == d_in), a partial overlap gives
  *   cudaErrorInvalidValue; n == 0 is a no-op; NULL with n > 0 is cudaErrorInvalidValue.
  * The operator struct is gp__op_scan_<name>, so GP_DEFINE_REDUCE may use the same name.
  * GP_DEFINE_SCAN_EXTERN / GP_DECLARE_SCAN: as for the reduce (reduce.cuh). */

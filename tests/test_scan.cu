@@ -5,7 +5,8 @@
  * GPU: every instance against a host reference at the edge sizes, exclusive and inclusive,
  * in place and out of place, aligned and offset, poisoned outputs (and guard elements on
  * both sides), bad input, determinism, concurrent streams, and a count above 2^31 with
- * inputs made on the device and checked there against a closed form. */
+ * inputs made on the device and checked there against a closed form; the same scans from
+ * a carry-in on the device (gp_*_scan_init_<name>). */
 #include "../gpuprims.cuh"
 #include "harness.h"
 #include "scan_wrap.h"
@@ -158,14 +159,18 @@ extern "C" void test_scan_host(void)
 /* ---- GPU: the default instances ------------------------------------------------------------ */
 
 typedef cudaError_t (*scan_fn)(void *d_out, const void *d_in, size_t n, cudaStream_t s);
+typedef cudaError_t (*scan_init_fn)(void *d_out, const void *d_in, size_t n, const void *d_init, cudaStream_t s);
 typedef struct instance instance;
-typedef int (*check_fn)(const instance *in, const void *x, const void *got, size_t n, int inclusive, int exact);
+/* init: the carry-in (host copy), or NULL for the identity */
+typedef int (*check_fn)(const instance *in, const void *x, const void *got, size_t n, int inclusive, int exact,
+                        const void *init);
 struct instance {
     const char *name;
     size_t elem;
     char op;   /* 's' sum, 'n' min, 'x' max */
     char kind; /* 'i' signed, 'u' unsigned, 'f' floating */
     scan_fn ex, in;
+    scan_init_fn exi, ini;
     check_fn check;
 };
 
@@ -202,12 +207,15 @@ static double scan_depth(size_t n, size_t elem)
 /* Compares got[0..n) with the sequential scan of x. Integers and min/max: exact bytes.
  * Float sums: exact when the inputs make every partial sum exact, else within
  * depth * eps * (sum of |x| so far) + eps * |prefix|, with the reference in long double. */
-template <class T> static int check_scan(const instance *in, const void *xv, const void *gv, size_t n, int inclusive, int exact)
+template <class T>
+static int check_scan(const instance *in, const void *xv, const void *gv, size_t n, int inclusive, int exact,
+                      const void *init)
 {
     const T *x = (const T *)xv, *got = (const T *)gv;
     const char op = in->op;
     T acc = ref_identity<T>(op);
-    long double facc = 0, fabs_acc = 0;
+    if (init) memcpy(&acc, init, sizeof(T));
+    long double facc = init ? (long double)acc : 0, fabs_acc = init ? fabsl((long double)acc) : 0;
     const double eps = sizeof(T) == 4 ? FLT_EPSILON : DBL_EPSILON, depth = scan_depth(n, sizeof(T));
     for (size_t i = 0; i < n; i++) {
         if (inclusive) { acc = ref_apply<T>(op, acc, x[i]); facc += x[i]; fabs_acc += fabsl((long double)x[i]); }
@@ -219,8 +227,8 @@ template <class T> static int check_scan(const instance *in, const void *xv, con
             ok = memcmp(&got[i], &acc, sizeof(T)) == 0;
         }
         if (!ok) {
-            EXPECT(0, "%s %s n=%zu: element %zu differs (got %.17g, want %.17g)", in->name,
-                   inclusive ? "inclusive" : "exclusive", n, i, (double)got[i],
+            EXPECT(0, "%s %s%s n=%zu: element %zu differs (got %.17g, want %.17g)", in->name,
+                   inclusive ? "inclusive" : "exclusive", init ? " from a carry-in" : "", n, i, (double)got[i],
                    (double)(std::is_floating_point<T>::value && op == 's' ? (T)facc : acc));
             return 0;
         }
@@ -235,7 +243,7 @@ GP__OP_INSTANCES(TEST_WRAPPER)
 #define TEST_OP(op) (GP_T_STREQ(op, "sum") ? 's' : GP_T_STREQ(op, "min") ? 'n' : GP_T_STREQ(op, "max") ? 'x' : '?')
 #define TEST_KIND(kind) (GP_T_STREQ(kind, "int") ? 'i' : GP_T_STREQ(kind, "uint") ? 'u' : GP_T_STREQ(kind, "float") ? 'f' : '?')
 #define TEST_ROW(name, T, op, kind, OP, ID) \
-    {#name, sizeof(T), TEST_OP(#op), TEST_KIND(#kind), ex_##name, in_##name, check_scan<T>},
+    {#name, sizeof(T), TEST_OP(#op), TEST_KIND(#kind), ex_##name, in_##name, exi_##name, ini_##name, check_scan<T>},
 static const instance instances[] = {GP__OP_INSTANCES(TEST_ROW)};
 #define N_INSTANCES (sizeof instances / sizeof *instances)
 
@@ -264,6 +272,7 @@ enum { GUARD = 16 }; /* poisoned elements on each side of every output */
 
 typedef struct {
     unsigned char *d_in, *d_out; /* GUARD + max_n + GUARD + 1 elements of 8 bytes each */
+    unsigned char *d_init;       /* one element: the carry-in */
     unsigned char *h_x, *h_got;
 } fixture;
 
@@ -275,19 +284,26 @@ static int guards_intact(const unsigned char *g, size_t bytes)
 }
 
 /* One call, checked. in_off/out_off: element offsets from the guard; in place when
- * in_place (the input is copied to the output buffer, which is also the input). */
+ * in_place (the input is copied to the output buffer, which is also the input). h_init:
+ * the carry-in (the _init scans), or NULL (the plain ones). */
 static int run_case(fixture *f, const instance *in, size_t n, int inclusive, int in_place, size_t in_off,
-                    size_t out_off, int exact)
+                    size_t out_off, int exact, const void *h_init = NULL)
 {
     const size_t e = in->elem, span = (2 * GUARD + n + 1) * e;
     unsigned char *d_out = f->d_out + (GUARD + out_off) * e;
     const unsigned char *d_in = in_place ? d_out : f->d_in + (GUARD + in_off) * e;
     CUDA_CHK(cudaMemset(f->d_out, POISON, span));
     CUDA_CHK(cudaMemcpy(in_place ? d_out : (unsigned char *)d_in, f->h_x, n * e, cudaMemcpyHostToDevice));
-    const cudaError_t err = (inclusive ? in->in : in->ex)(d_out, d_in, n, 0);
+    cudaError_t err;
+    if (h_init) {
+        CUDA_CHK(cudaMemcpy(f->d_init, h_init, e, cudaMemcpyHostToDevice));
+        err = (inclusive ? in->ini : in->exi)(d_out, d_in, n, f->d_init, 0);
+    } else {
+        err = (inclusive ? in->in : in->ex)(d_out, d_in, n, 0);
+    }
     CUDA_CHK(cudaDeviceSynchronize());
     CUDA_CHK(cudaMemcpy(f->h_got, f->d_out, span, cudaMemcpyDeviceToHost));
-    const char *how = in_place ? "in place" : "out of place";
+    const char *how = in_place ? (h_init ? "in place, carry-in" : "in place") : (h_init ? "out of place, carry-in" : "out of place");
     if (err != cudaSuccess) {
         EXPECT(0, "%s n=%zu %s: returned %s", in->name, n, how, cudaGetErrorName(err));
         return 0;
@@ -297,18 +313,20 @@ static int run_case(fixture *f, const instance *in, size_t n, int inclusive, int
                        guards_intact(got + n * e, span - (GUARD + out_off + n) * e);
     EXPECT(guards, "%s n=%zu %s offsets %zu/%zu: wrote outside [0, n)", in->name, n, how, in_off, out_off);
     if (n == 0) return guards;
-    const int ok = in->check(in, f->h_x, got, n, inclusive, exact);
+    const int ok = in->check(in, f->h_x, got, n, inclusive, exact, h_init);
     if (!ok) fprintf(stderr, "  (%s, %s, offsets in %zu out %zu)\n", how, inclusive ? "inclusive" : "exclusive", in_off, out_off);
     return ok && guards;
 }
 
-static void check_instances(fixture *f, size_t max_n)
+/* Every instance at the edge sizes, exclusive and inclusive, in every placement. carry:
+ * the _init scans from a random carry-in (a fresh one per size), else the plain ones. */
+static void check_instances(fixture *f, size_t max_n, int carry)
 {
     const size_t sizes[] = {0, 1, 31, 32, 33, 1023, 1025, 65536, 65537, 300007, 1048573, (1u << 24) + 7};
     /* (in offset, out offset, in place): aligned; both one element in (vectors, pad 1);
      * in one element off out (element by element); in place at offset 1 */
     const size_t placements[][3] = {{0, 0, 0}, {1, 1, 0}, {1, 0, 0}, {0, 0, 1}, {1, 1, 1}};
-    uint64_t st = gp_t_state(21);
+    uint64_t st = gp_t_state(carry ? 24 : 21);
     for (size_t k = 0; k < N_INSTANCES; k++) {
         const instance *in = &instances[k];
         int fails = 0, cases = 0;
@@ -316,6 +334,8 @@ static void check_instances(fixture *f, size_t max_n)
             for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++) {
                 const size_t n = sizes[s];
                 if (n > max_n) continue;
+                unsigned char init[8];
+                fill(in, init, 1, &st, exact);
                 fill(in, f->h_x, n, &st, exact);
                 for (int inclusive = 0; inclusive <= 1; inclusive++)
                     for (size_t pl = 0; pl < 5; pl++) {
@@ -323,11 +343,11 @@ static void check_instances(fixture *f, size_t max_n)
                         /* the largest size of the run (2^24+7, or 300007 under GP_TEST_SMALL): two cases */
                         if (n > (gp_t_small() ? 65537u : 1048573u) && pl != (size_t)(inclusive ? 4 : 0)) continue;
                         fails += !run_case(f, in, n, inclusive, (int)placements[pl][2], placements[pl][0],
-                                           placements[pl][1], exact);
+                                           placements[pl][1], exact, carry ? init : NULL);
                         cases++;
                     }
             }
-        printf("  %-8s %d cases, %d failed\n", in->name, cases, fails);
+        printf("  %-8s %s%d cases, %d failed\n", in->name, carry ? "from a carry-in: " : "", cases, fails);
     }
 }
 
@@ -344,6 +364,19 @@ static void check_bad_input(fixture *f)
     EXPECT(gp_exclusive_scan_sum_f32(out + 1, out, 20, 0) == cudaErrorInvalidValue, "partial overlap (out = in + 1)");
     EXPECT(gp_inclusive_scan_sum_f32(out, out + 3, 20, 0) == cudaErrorInvalidValue, "partial overlap (in = out + 3)");
     EXPECT(gp_exclusive_scan_sum_f32(NULL, NULL, 0, 0) == cudaSuccess, "n = 0 with NULL pointers: a no-op");
+    const float *init = (const float *)f->d_init;
+    EXPECT(gp_exclusive_scan_init_sum_f32(out, x, 5, NULL, 0) == cudaErrorInvalidValue, "carry-in: NULL d_init, n=5");
+    EXPECT(gp_inclusive_scan_init_sum_f32(out, x, 5, NULL, 0) == cudaErrorInvalidValue, "carry-in: NULL d_init (inclusive)");
+    EXPECT(gp_inclusive_scan_init_sum_f32(out, x, 20, out + 19, 0) == cudaErrorInvalidValue,
+           "carry-in: d_init inside the output");
+    EXPECT(gp_exclusive_scan_init_sum_f32(out, out, 20, out, 0) == cudaErrorInvalidValue,
+           "carry-in: d_init inside the output (in place)");
+    EXPECT(gp_exclusive_scan_init_sum_f32(NULL, x, 5, init, 0) == cudaErrorInvalidValue, "carry-in: NULL d_out");
+    EXPECT(gp_exclusive_scan_init_sum_f32(out + 1, out, 20, init, 0) == cudaErrorInvalidValue,
+           "carry-in: partial overlap");
+    EXPECT(gp_inclusive_scan_init_max_u64(NULL, NULL, (size_t)1 << 40, (const uint64_t *)init, 0) == cudaErrorInvalidValue,
+           "carry-in: NULL pointers, huge n");
+    EXPECT(gp_exclusive_scan_init_sum_f32(NULL, NULL, 0, NULL, 0) == cudaSuccess, "carry-in: n = 0, all NULL: a no-op");
     EXPECT(cudaGetLastError() == cudaSuccess, "bad input leaves no launch error behind");
     CUDA_CHK(cudaDeviceSynchronize());
     unsigned char got[64 * 4];
@@ -369,7 +402,7 @@ static void check_determinism_and_streams(fixture *f, size_t n)
     float *want = (float *)malloc(n * 4), *got = (float *)malloc(n * 4);
     CUDA_CHK(gp_inclusive_scan_sum_f32(d_outs, d_x, n, 0));
     CUDA_CHK(cudaMemcpy(want, d_outs, n * 4, cudaMemcpyDeviceToHost));
-    EXPECT(check_scan<float>(in, f->h_x, want, n, 1, 0), "sum_f32 n=%zu: the run determinism is checked against", n);
+    EXPECT(check_scan<float>(in, f->h_x, want, n, 1, 0, NULL), "sum_f32 n=%zu: the run determinism is checked against", n);
     int same = 1;
     for (int rep = 0; rep < 3; rep++) {
         cudaStream_t streams[STREAMS];
@@ -400,31 +433,39 @@ __global__ void fill_index(uint32_t *x, size_t n)
     for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
         x[i] = (uint32_t)i;
 }
-__global__ void count_wrong(const uint32_t *y, size_t n, int inclusive, unsigned long long *wrong, unsigned long long *first)
+__global__ void count_wrong(const uint32_t *y, size_t n, int inclusive, unsigned long long *wrong, unsigned long long *first,
+                            uint32_t init = 0)
 {
     for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
         const uint64_t want = inclusive ? (uint64_t)i * (i + 1) / 2 : (uint64_t)i * (i - (i > 0)) / 2;
-        if (y[i] != (uint32_t)want) {
+        if (y[i] != (uint32_t)want + init) {
             atomicAdd(wrong, 1ull);
             atomicMin(first, (unsigned long long)i);
         }
     }
 }
 
-static void check_huge_case(uint32_t *y, const uint32_t *x, size_t n, int inclusive, const char *what)
+/* init != 0: the _init scan from a carry-in of init (the closed forms plus init). */
+static void check_huge_case(uint32_t *y, const uint32_t *x, size_t n, int inclusive, const char *what, uint32_t init = 0)
 {
     unsigned long long *d_c, c[2] = {0, ~0ull};
+    uint32_t *d_init;
     CUDA_CHK(cudaMalloc(&d_c, sizeof c));
+    CUDA_CHK(cudaMalloc(&d_init, sizeof init));
     CUDA_CHK(cudaMemcpy(d_c, c, sizeof c, cudaMemcpyHostToDevice));
+    CUDA_CHK(cudaMemcpy(d_init, &init, sizeof init, cudaMemcpyHostToDevice));
     fill_index<<<2048, 256>>>((uint32_t *)x, n);
     CUDA_CHK_LAUNCH();
-    CUDA_CHK(inclusive ? gp_inclusive_scan_sum_u32(y, x, n, 0) : gp_exclusive_scan_sum_u32(y, x, n, 0));
-    count_wrong<<<2048, 256>>>(y, n, inclusive, d_c, d_c + 1);
+    if (init) CUDA_CHK(inclusive ? gp_inclusive_scan_init_sum_u32(y, x, n, d_init, 0)
+                                 : gp_exclusive_scan_init_sum_u32(y, x, n, d_init, 0));
+    else CUDA_CHK(inclusive ? gp_inclusive_scan_sum_u32(y, x, n, 0) : gp_exclusive_scan_sum_u32(y, x, n, 0));
+    count_wrong<<<2048, 256>>>(y, n, inclusive, d_c, d_c + 1, init);
     CUDA_CHK_LAUNCH();
     CUDA_CHK(cudaMemcpy(c, d_c, sizeof c, cudaMemcpyDeviceToHost));
-    EXPECT(c[0] == 0, "sum_u32 %s n=%zu (%s): %llu wrong, first at %llu", inclusive ? "inclusive" : "exclusive", n,
-           what, c[0], c[1]);
+    EXPECT(c[0] == 0, "sum_u32 %s%s n=%zu (%s): %llu wrong, first at %llu", inclusive ? "inclusive" : "exclusive",
+           init ? " from a carry-in" : "", n, what, c[0], c[1]);
     CUDA_CHK(cudaFree(d_c));
+    CUDA_CHK(cudaFree(d_init));
 }
 
 static void check_huge(void)
@@ -439,9 +480,11 @@ static void check_huge(void)
     }
     check_huge_case(a, a, n, 1, "in place, aligned");
     check_huge_case(b + 1, a + 1, n, 0, "out of place, both one element past a 16-byte boundary");
+    check_huge_case(b, a, n, 1, "out of place", 0x9E3779B9u);
+    check_huge_case(a + 1, a + 1, n, 0, "in place, one element past a 16-byte boundary", 12345u);
     CUDA_CHK(cudaFree(a));
     CUDA_CHK(cudaFree(b));
-    printf("  n = 2^31 + 1001: sum_u32 inclusive in place and exclusive offset checked\n");
+    printf("  n = 2^31 + 1001: sum_u32 inclusive in place and exclusive offset checked, plain and from a carry-in\n");
 }
 
 /* Every knob of the GRID kernel (ring depth, bulk copies or plain loads, blocks per SM)
@@ -541,6 +584,7 @@ extern "C" void test_scan_gpu(void)
 {
     if (!gp_t_have_gpu()) {
         gp_t_skip("scan: every default instance on the GPU (18 instances x sizes x exclusive/inclusive x placements)");
+        gp_t_skip("scan: every default instance from a carry-in on the device");
         gp_t_skip("scan: bad input, determinism, concurrent streams, kernel configurations");
         gp_t_skip("scan: the persistent grid beside kernels that hold most SMs");
         gp_t_skip("scan: n = 2^31 + 1001");
@@ -551,9 +595,12 @@ extern "C" void test_scan_gpu(void)
     const size_t max_n = gp_t_small() ? 300007 : (1u << 24) + 7, cap = (2 * GUARD + max_n + 1) * 8;
     CUDA_CHK(cudaMalloc(&f.d_in, cap));
     CUDA_CHK(cudaMalloc(&f.d_out, cap));
+    CUDA_CHK(cudaMalloc(&f.d_init, 16));
     f.h_x = (unsigned char *)malloc(cap);
     f.h_got = (unsigned char *)malloc(cap);
-    check_instances(&f, max_n);
+    check_instances(&f, max_n, 0);
+    gp_t_section("scan: default instances from a carry-in (gp_*_scan_init_<name>)");
+    check_instances(&f, max_n, 1);
     gp_t_section("scan: bad input, determinism, concurrent streams");
     check_bad_input(&f);
     check_determinism_and_streams(&f, gp_t_small() ? 65537 : (1u << 22) + 3);
@@ -564,6 +611,7 @@ extern "C" void test_scan_gpu(void)
     free(f.h_got);
     CUDA_CHK(cudaFree(f.d_in));
     CUDA_CHK(cudaFree(f.d_out));
+    CUDA_CHK(cudaFree(f.d_init));
     if (gp_t_small()) gp_t_skip("scan: n = 2^31 + 1001 (small sizes)");
     else {
         gp_t_section("scan: a count above 2^31");

@@ -236,8 +236,9 @@ static void check_device_type(const char *name, user_scan ex, user_scan in, R ra
     free(got);
 }
 
-/* A carry-in value on the device (gp__scan's d_init): the scan starts from init instead
- * of the identity, in every mode (one block, cluster, grid), exclusive and inclusive. */
+/* A carry-in value on the device (gp_{ex,in}clusive_scan_init_<name> of a user instance):
+ * the scan starts from init instead of the identity, in every mode (one block, cluster,
+ * grid), exclusive and inclusive, out of place and in place, outputs poisoned first. */
 static void check_carry_in(size_t max_n)
 {
     const size_t sizes[] = {1, 33, 20000, 65537, 300007, (1u << 22) + 3};
@@ -255,9 +256,11 @@ static void check_carry_in(size_t max_n)
         const mat2 init = mat2_random(&st);
         CUDA_CHK(cudaMemcpy(d_x, h, n * sizeof(mat2), cudaMemcpyHostToDevice));
         CUDA_CHK(cudaMemcpy(d_init, &init, sizeof init, cudaMemcpyHostToDevice));
-        for (int inclusive = 0; inclusive <= 1; inclusive++) {
+        for (int inclusive = 0; inclusive <= 1; inclusive++)
+        for (int in_place = 0; in_place <= 1; in_place++) {
             CUDA_CHK(cudaMemset(d_y, 0xA7, n * sizeof(mat2)));
-            CUDA_CHK(gp__scan<gp__op_scan_mat2>(d_y, d_x, n, 0, inclusive, d_init));
+            if (in_place) CUDA_CHK(cudaMemcpy(d_y, d_x, n * sizeof(mat2), cudaMemcpyDeviceToDevice));
+            CUDA_CHK((inclusive ? ini_mat2 : exi_mat2)(d_y, in_place ? d_y : d_x, n, d_init, 0));
             CUDA_CHK(cudaMemcpy(got, d_y, n * sizeof(mat2), cudaMemcpyDeviceToHost));
             mat2 acc = init;
             size_t bad = n;
@@ -267,8 +270,8 @@ static void check_carry_in(size_t max_n)
                 if (memcmp(&want, &got[i], sizeof want) != 0) bad = i;
                 acc = next;
             }
-            EXPECT(bad == n, "mat2 %s scan from a device carry-in, n=%zu: first wrong element %zu",
-                   inclusive ? "inclusive" : "exclusive", n, bad);
+            EXPECT(bad == n, "gp_%s_scan_init_mat2 n=%zu %s: first wrong element %zu",
+                   inclusive ? "inclusive" : "exclusive", n, in_place ? "in place" : "out of place", bad);
             cases++;
             fails += bad != n;
         }

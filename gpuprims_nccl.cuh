@@ -1,0 +1,391 @@
+/* gpuprims_nccl.cuh -- reduce, scan and transpose of data sharded over the GPUs of an NCCL
+ * communicator. Optional: the core header (gpuprims.cuh) never needs NCCL; this one
+ * includes it and <nccl.h>.
+ *
+ * WHAT IT IS
+ *   NCCL gives all-reduce, all-gather and send/recv, but no prefix scan, no distributed
+ *   transpose, and an all-reduce whose order of combination is NCCL's, not the caller's.
+ *   These functions fill that gap, built on the single-GPU primitives:
+ *     cudaError_t gp_nccl_reduce_<name>(T *d_out, const T *d_in_shard, size_t n_local,
+ *                                       ncclComm_t comm, cudaStream_t s);
+ *         every rank gets d_in(rank 0) OP d_in(rank 1) OP ... in rank order and index
+ *         order: the local reduce of each shard, an all-gather of the totals, and the
+ *         totals folded in rank order on the device (gp_reduce_<name> of the gathered
+ *         totals). Deterministic, and exact for operators that do not commute.
+ *     cudaError_t gp_nccl_exclusive_scan_<name>(T *d_out, const T *d_in_shard, size_t n_local,
+ *                                               ncclComm_t comm, cudaStream_t s);   (and _inclusive_)
+ *         the scan of the concatenation of the shards in rank order: the local reduce, an
+ *         all-gather of the totals, their exclusive scan (the carry of each rank), and the
+ *         local scan from that carry (gp_*_scan_init_<name>). In place allowed. Shards may
+ *         differ in size; an empty shard (n_local == 0) still takes part.
+ *     cudaError_t gp_nccl_transpose_<name>(T *d_out, const T *d_in, size_t rows, size_t cols,
+ *                                          ncclComm_t comm, cudaStream_t s);
+ *         the global matrix is rows x cols, row-major, distributed by row blocks: rank i
+ *         holds rows [i*rows/P, (i+1)*rows/P) (rows/P x cols) and gets rows
+ *         [i*cols/P, (i+1)*cols/P) of the transpose (cols/P x rows). P must divide rows
+ *         and cols. Each rank transposes the tile it keeps straight into place, transposes
+ *         the tiles for the other ranks into contiguous staging (in pieces of 1 GiB),
+ *         exchanges them with ncclSend/ncclRecv (all to all), and copies each received
+ *         piece into its columns; the local work overlaps the exchange (a second stream,
+ *         made per call). Staging: 2 (P-1)/P of the shard, stream-ordered (cudaMallocAsync
+ *         on the device's current pool): a program that transposes repeatedly should let
+ *         that pool keep its memory (cudaMemPoolAttrReleaseThreshold), else every call
+ *         maps it afresh (on two H200s, 32 GB shards: 165 ms a call, against 90 ms).
+ *   <name>: the default instances (sum/min/max over i32 u32 i64 u64 f32 f64; transposes
+ *   u8 u16 f32 f64 v16), compiled once: link libgpuprims_nccl.a (make nccl), or define
+ *   GPUPRIMS_NCCL_IMPLEMENTATION before including this header in one .cu file.
+ *
+ * YOUR OWN INSTANCES (file scope of a .cu file, after the single-GPU instance they build on)
+ *     GP_DEFINE_REDUCE(argmax, pair_t, PAIR_MAX, ID)   GP_DEFINE_NCCL_REDUCE(argmax, pair_t)
+ *     GP_DEFINE_SCAN(aff, aff_t, AFF_THEN, ID)         GP_DEFINE_NCCL_SCAN(aff, aff_t)
+ *     GP_DEFINE_TRANSPOSE(rgb, rgb_t)                  GP_DEFINE_NCCL_TRANSPOSE(rgb, rgb_t)
+ *   (TU-local, as GP_DEFINE_* are; GP_DECLARE_NCCL_{REDUCE,SCAN,TRANSPOSE}(name, T) declare.)
+ *
+ * RUNNING IT
+ *   One rank per GPU: one process per GPU (MPI: rank 0 calls ncclGetUniqueId, MPI_Bcast
+ *   sends it to every process, each calls ncclCommInitRank(&comm, nranks, id, rank) on its
+ *   own GPU), or one thread per GPU of one process (ncclCommInitAll). The calls are
+ *   collective: every rank of comm makes the same calls in the same order, with the same
+ *   instance, on a stream of the communicator's GPU. Asynchronous on s like NCCL's own
+ *   calls, except the transpose, which waits for a 32-byte shape check (below).
+ *   Communicators must be blocking (the default config).
+ *
+ * ERRORS (cudaError_t, as the rest of the library, so CUDA_CHK and callers' checks work
+ * unchanged; the NCCL reason stays readable with ncclGetLastError(comm))
+ *   - bad input on a rank (NULL pointer with data, a partial overlap, a stream on another
+ *     GPU than the communicator's: cudaErrorInvalidDevice) returns before that rank
+ *     communicates; as with NCCL's own calls, the other ranks then wait for it (end them
+ *     with ncclCommAbort). The transpose instead checks every rank's arguments together:
+ *     an all-gather of each rank's (rows, cols, element size, arguments valid) first, so
+ *     a mismatch of shapes or bad input on any rank returns cudaErrorInvalidValue on every
+ *     rank, and nothing hangs. Reduce and scan have no sizes that must agree.
+ *   - a failed NCCL call: ncclInvalidArgument, ncclInvalidUsage -> cudaErrorInvalidValue;
+ *     ncclInProgress (a non-blocking communicator) -> cudaErrorNotReady; any other failure
+ *     (system, internal, remote, unhandled CUDA error) -> cudaErrorUnknown.
+ *   A one-rank communicator works (nothing to exchange), and n_local == 0 is a valid shard. */
+#ifndef GPUPRIMS_NCCL_CUH
+#define GPUPRIMS_NCCL_CUH
+
+#include "gpuprims.cuh"
+#include <nccl.h>
+
+#define GP_DECLARE_NCCL_REDUCE(name, T)                                                                       \
+    GP__EXTERN_C cudaError_t gp_nccl_reduce_##name(T *d_out, const T *d_in_shard, size_t n_local, ncclComm_t comm, \
+                                                   cudaStream_t s);
+#define GP_DECLARE_NCCL_SCAN(name, T)                                                                         \
+    GP__EXTERN_C cudaError_t gp_nccl_exclusive_scan_##name(T *d_out, const T *d_in_shard, size_t n_local,     \
+                                                           ncclComm_t comm, cudaStream_t s);                  \
+    GP__EXTERN_C cudaError_t gp_nccl_inclusive_scan_##name(T *d_out, const T *d_in_shard, size_t n_local,     \
+                                                           ncclComm_t comm, cudaStream_t s);
+#define GP_DECLARE_NCCL_TRANSPOSE(name, T)                                                                    \
+    GP__EXTERN_C cudaError_t gp_nccl_transpose_##name(T *d_out, const T *d_in, size_t rows, size_t cols,      \
+                                                      ncclComm_t comm, cudaStream_t s);
+
+#define GP__DECLARE_NCCL_OP_ROW(name, T, op, kind, OP, IDENTITY) GP_DECLARE_NCCL_REDUCE(name, T) GP_DECLARE_NCCL_SCAN(name, T)
+GP__OP_INSTANCES(GP__DECLARE_NCCL_OP_ROW)
+GP__TRANSPOSE_INSTANCES(GP_DECLARE_NCCL_TRANSPOSE)
+
+#ifdef __CUDACC__
+
+/* Pieces of the transpose's exchange, in bytes (the pipeline's grain: the local work of
+ * one piece overlaps the exchange of the previous one). The bench's ladder on two H200s
+ * (32 GB shards): 16 MiB 108 ms, 64 MiB 90, 256 MiB 85, 1 GiB 76, one piece 83: smaller
+ * pieces lose more to per-piece launches and to the exchange's kernel competing with the
+ * local transposes than they gain in overlap. */
+#ifndef GP__NCCL_PIECE_BYTES
+#define GP__NCCL_PIECE_BYTES ((size_t)1 << 30)
+#endif
+
+/* ncclResult_t -> cudaError_t (the table at the top of this file). */
+static inline cudaError_t gp__nccl_err(ncclResult_t r)
+{
+    switch (r) {
+    case ncclSuccess: return cudaSuccess;
+    case ncclInvalidArgument:
+    case ncclInvalidUsage: return cudaErrorInvalidValue;
+    case ncclInProgress: return cudaErrorNotReady;
+    default: return cudaErrorUnknown;
+    }
+}
+#define GP__NCCL_TRY(call) GP__TRY(gp__nccl_err(call))
+
+/* The communicator's size and this rank; the call's stream must be on its GPU. */
+typedef struct gp__nccl_where {
+    int ranks, rank;
+} gp__nccl_where;
+static inline cudaError_t gp__nccl_locate(ncclComm_t comm, int dev, gp__nccl_where *w)
+{
+    if (comm == NULL) return cudaErrorInvalidValue;
+    int cu = -1;
+    GP__NCCL_TRY(ncclCommCount(comm, &w->ranks));
+    GP__NCCL_TRY(ncclCommUserRank(comm, &w->rank));
+    GP__NCCL_TRY(ncclCommCuDevice(comm, &cu));
+    return cu == dev ? cudaSuccess : cudaErrorInvalidDevice;
+}
+
+/* The single-GPU calls a distributed one is made of (an instance's host functions). */
+template <class T> struct gp__nccl_calls {
+    cudaError_t (*reduce)(T *, const T *, size_t, cudaStream_t);
+    cudaError_t (*exclusive)(T *, const T *, size_t, cudaStream_t);
+    cudaError_t (*scan_init)(T *, const T *, size_t, const T *, cudaStream_t);
+};
+
+template <class Op> __global__ void gp__nccl_identity_kernel(typename Op::type *p) { *p = Op::identity(); }
+
+/* Frees stream-ordered memory whatever err is; returns the first error. */
+static inline cudaError_t gp__nccl_free(void *p, cudaStream_t s, cudaError_t err)
+{
+    const cudaError_t freed = p ? cudaFreeAsync(p, s) : cudaSuccess;
+    return err != cudaSuccess ? err : freed;
+}
+
+/* Every rank's total, in rank order, into all[0 .. ranks): the local reduce into *mine
+ * (the identity for an empty shard), then an all-gather. */
+template <class Op>
+static cudaError_t gp__nccl_totals(typename Op::type *all, typename Op::type *mine, const typename Op::type *d_in,
+                                   size_t n, const gp__nccl_calls<typename Op::type> &f, ncclComm_t comm,
+                                   cudaStream_t s)
+{
+    typedef typename Op::type T;
+    if (n > 0) {
+        GP__TRY(f.reduce(mine, d_in, n, s));
+    } else {
+        void *args[] = {&mine};
+        GP__TRY(cudaLaunchKernel((const void *)gp__nccl_identity_kernel<Op>, dim3(1), dim3(1), args, 0, s));
+    }
+    return gp__nccl_err(ncclAllGather(mine, all, sizeof(T), ncclUint8, comm, s));
+}
+
+/* The host side of every gp_nccl_reduce_<name>. */
+template <class Op>
+static cudaError_t gp__nccl_reduce(typename Op::type *d_out, const typename Op::type *d_in, size_t n, ncclComm_t comm,
+                                   cudaStream_t s, const gp__nccl_calls<typename Op::type> &f)
+{
+    typedef typename Op::type T;
+    if (d_out == NULL || (n > 0 && d_in == NULL)) return cudaErrorInvalidValue;
+    const gp__stream_device on(s);
+    GP__TRY(on.err);
+    gp__nccl_where w;
+    GP__TRY(gp__nccl_locate(comm, on.dev, &w));
+    T *scratch = NULL; /* [0, ranks): the gathered totals; [ranks]: this rank's */
+    GP__TRY(gp__scratch_alloc((void **)&scratch, (w.ranks + 1) * sizeof(T), on.dev, s));
+    cudaError_t err = gp__nccl_totals<Op>(scratch, scratch + w.ranks, d_in, n, f, comm, s);
+    if (err == cudaSuccess) err = f.reduce(d_out, scratch, (size_t)w.ranks, s); /* rank order */
+    return gp__nccl_free(scratch, s, err);
+}
+
+/* The host side of every gp_nccl_{exclusive,inclusive}_scan_<name> (f.scan_init is the
+ * exclusive or the inclusive one). */
+template <class Op>
+static cudaError_t gp__nccl_scan(typename Op::type *d_out, const typename Op::type *d_in, size_t n, ncclComm_t comm,
+                                 cudaStream_t s, const gp__nccl_calls<typename Op::type> &f)
+{
+    typedef typename Op::type T;
+    if (n > 0 && (d_out == NULL || d_in == NULL || n > SIZE_MAX / 2 / sizeof(T))) return cudaErrorInvalidValue;
+    if (n > 0 && d_out != d_in && gp__ranges_overlap(d_in, n * sizeof(T), d_out, n * sizeof(T)))
+        return cudaErrorInvalidValue;
+    const gp__stream_device on(s);
+    GP__TRY(on.err);
+    gp__nccl_where w;
+    GP__TRY(gp__nccl_locate(comm, on.dev, &w));
+    T *scratch = NULL; /* [0, P): the gathered totals; [P, 2P): their exclusive scan; [2P]: this rank's */
+    GP__TRY(gp__scratch_alloc((void **)&scratch, (2 * (size_t)w.ranks + 1) * sizeof(T), on.dev, s));
+    T *carries = scratch + w.ranks;
+    cudaError_t err = gp__nccl_totals<Op>(scratch, scratch + 2 * w.ranks, d_in, n, f, comm, s);
+    if (err == cudaSuccess) err = f.exclusive(carries, scratch, (size_t)w.ranks, s);
+    if (err == cudaSuccess && n > 0) err = f.scan_init(d_out, d_in, n, carries + w.rank, s);
+    return gp__nccl_free(scratch, s, err);
+}
+
+/* ---- transpose ---------------------------------------------------------------------------- */
+
+/* What every rank says before the transpose moves anything. */
+typedef struct gp__nccl_shape {
+    uint64_t rows, cols, elem, ok;
+} gp__nccl_shape;
+
+/* All ranks' shapes, gathered and compared on the host: cudaSuccess on every rank if all
+ * agree and are valid, else cudaErrorInvalidValue on every rank. */
+static inline cudaError_t gp__nccl_agree(const gp__nccl_shape *mine, int ranks, int dev, ncclComm_t comm,
+                                         cudaStream_t s)
+{
+    gp__nccl_shape *d = NULL;
+    GP__TRY(gp__scratch_alloc((void **)&d, (ranks + 1) * sizeof *d, dev, s));
+    gp__nccl_shape *all = (gp__nccl_shape *)malloc(ranks * sizeof *all);
+    cudaError_t err = all ? cudaSuccess : cudaErrorMemoryAllocation;
+    if (err == cudaSuccess) err = cudaMemcpyAsync(d + ranks, mine, sizeof *mine, cudaMemcpyHostToDevice, s);
+    if (err == cudaSuccess) err = gp__nccl_err(ncclAllGather(d + ranks, d, sizeof *d, ncclUint8, comm, s));
+    if (err == cudaSuccess) err = cudaMemcpyAsync(all, d, ranks * sizeof *all, cudaMemcpyDeviceToHost, s);
+    if (err == cudaSuccess) err = cudaStreamSynchronize(s);
+    for (int r = 0; err == cudaSuccess && r < ranks; r++)
+        if (!all[r].ok || all[r].rows != mine->rows || all[r].cols != mine->cols || all[r].elem != mine->elem)
+            err = cudaErrorInvalidValue;
+    free(all);
+    return gp__nccl_free(d, s, err);
+}
+
+/* Piece k of K of a tile's c columns: columns [c*k/K, c*(k+1)/K). */
+static inline size_t gp__nccl_cut(size_t c, size_t k, size_t pieces) { return c * k / pieces; }
+
+/* Strided transpose: out (cols x rows, ld_out) = in (rows x cols, ld_in)^T. */
+template <class T>
+using gp__nccl_strided_fn = cudaError_t (*)(T *, size_t, const T *, size_t, size_t, size_t, cudaStream_t);
+
+/* The exchange, with the validated shape: r = rows/P rows of the input per rank, c =
+ * cols/P rows of the output per rank; the tile (this rank -> rank j) is the input's
+ * columns [j*c, (j+1)*c), transposed (c x r). Staging: send and recv, (P-1) tiles each,
+ * peer q at q*c*r (peers in rank order, this rank left out). Piece k of every tile on s:
+ * transposed into send; then on the second stream x: sent and received (one NCCL group);
+ * then back on s, copied from recv into the output's columns [i*r, (i+1)*r). Stream s
+ * runs pack 0, the tile that stays, pack 1, unpack 0, pack 2, unpack 1, ...: the exchange
+ * of piece k overlaps pack k+1 and unpack k-1. */
+template <class T>
+static cudaError_t gp__nccl_exchange(T *d_out, const T *d_in, size_t rows, size_t cols, const gp__nccl_where &w,
+                                     ncclComm_t comm, cudaStream_t s, gp__nccl_strided_fn<T> tr, T *send, T *recv,
+                                     cudaStream_t x, cudaEvent_t packed, cudaEvent_t moved[2], size_t piece_bytes)
+{
+    const size_t P = (size_t)w.ranks, me = (size_t)w.rank, r = rows / P, c = cols / P;
+    const size_t tile_bytes = r * c * sizeof(T), want = gp__ceil_div(tile_bytes, piece_bytes ? piece_bytes : 1);
+    const size_t pieces = gp__min_size(c, want > 0 ? want : 1);
+    for (size_t k = 0; k <= pieces; k++) {
+        if (k < pieces) { /* pack piece k for every peer; hand it to the exchange */
+            const size_t c0 = gp__nccl_cut(c, k, pieces), c1 = gp__nccl_cut(c, k + 1, pieces);
+            for (size_t j = 0, q = 0; j < P; j++) {
+                if (j == me) continue;
+                GP__TRY(tr(send + q * c * r + c0 * r, r, d_in + j * c + c0, cols, r, c1 - c0, s));
+                q++;
+            }
+            GP__TRY(cudaEventRecord(packed, s));
+            GP__TRY(cudaStreamWaitEvent(x, packed, 0));
+            GP__NCCL_TRY(ncclGroupStart());
+            ncclResult_t nr = ncclSuccess;
+            for (size_t j = 0, q = 0; j < P && nr == ncclSuccess; j++) {
+                if (j == me) continue;
+                const size_t off = q * c * r + c0 * r, bytes = (c1 - c0) * r * sizeof(T);
+                nr = ncclSend(send + off, bytes, ncclUint8, (int)j, comm, x);
+                if (nr == ncclSuccess) nr = ncclRecv(recv + off, bytes, ncclUint8, (int)j, comm, x);
+                q++;
+            }
+            const ncclResult_t ended = ncclGroupEnd();
+            GP__NCCL_TRY(nr != ncclSuccess ? nr : ended);
+            GP__TRY(cudaEventRecord(moved[k % 2], x));
+            if (k == 0) /* the tile that stays: straight into place, while piece 0 moves */
+                GP__TRY(tr(d_out + me * r, rows, d_in + me * c, cols, r, c, s));
+        }
+        if (k > 0) { /* unpack piece k-1 from every peer */
+            const size_t c0 = gp__nccl_cut(c, k - 1, pieces), c1 = gp__nccl_cut(c, k, pieces);
+            GP__TRY(cudaStreamWaitEvent(s, moved[(k - 1) % 2], 0));
+            for (size_t i = 0, q = 0; i < P; i++) {
+                if (i == me) continue;
+                GP__TRY(cudaMemcpy2DAsync(d_out + c0 * rows + i * r, rows * sizeof(T), recv + q * c * r + c0 * r,
+                                          r * sizeof(T), r * sizeof(T), c1 - c0, cudaMemcpyDeviceToDevice, s));
+                q++;
+            }
+        }
+    }
+    return cudaSuccess;
+}
+
+/* The host side of every gp_nccl_transpose_<name> (piece_bytes: GP__NCCL_PIECE_BYTES; the
+ * bench tries others). */
+template <class T>
+static cudaError_t gp__nccl_transpose(T *d_out, const T *d_in, size_t rows, size_t cols, ncclComm_t comm,
+                                      cudaStream_t s, gp__nccl_strided_fn<T> tr,
+                                      size_t piece_bytes = GP__NCCL_PIECE_BYTES)
+{
+    const gp__stream_device on(s);
+    GP__TRY(on.err);
+    gp__nccl_where w;
+    GP__TRY(gp__nccl_locate(comm, on.dev, &w));
+    const size_t P = (size_t)w.ranks, r = rows / P, c = cols / P;
+    /* this rank's arguments: P divides both sides, sizes fit, pointers where there is data,
+     * input and output apart */
+    const int fits = rows % P == 0 && cols % P == 0 && (rows == 0 || r <= SIZE_MAX / sizeof(T) / cols) &&
+                     (cols == 0 || c <= SIZE_MAX / sizeof(T) / rows);
+    const size_t in_bytes = fits ? r * cols * sizeof(T) : 0, out_bytes = fits ? c * rows * sizeof(T) : 0;
+    const int ok = fits && (in_bytes == 0 || (d_in != NULL && d_out != NULL &&
+                                              !gp__ranges_overlap(d_in, in_bytes, d_out, out_bytes)));
+    const gp__nccl_shape mine = {rows, cols, sizeof(T), (uint64_t)ok};
+    GP__TRY(gp__nccl_agree(&mine, w.ranks, on.dev, comm, s));
+    if (in_bytes == 0) return cudaSuccess;
+    if (P == 1) return tr(d_out, rows, d_in, cols, rows, cols, s);
+
+    const size_t staged = (P - 1) * r * c;
+    T *send = NULL;
+    GP__TRY(cudaMallocAsync((void **)&send, 2 * staged * sizeof(T), s));
+    cudaStream_t x = NULL;
+    cudaEvent_t packed = NULL, moved[2] = {NULL, NULL};
+    cudaError_t err = cudaStreamCreateWithFlags(&x, cudaStreamNonBlocking);
+    if (err == cudaSuccess) err = cudaEventCreateWithFlags(&packed, cudaEventDisableTiming);
+    for (int k = 0; k < 2 && err == cudaSuccess; k++) err = cudaEventCreateWithFlags(&moved[k], cudaEventDisableTiming);
+    if (err == cudaSuccess) err = gp__nccl_exchange<T>(d_out, d_in, rows, cols, w, comm, s, tr, send, send + staged, x,
+                                                       packed, moved, piece_bytes);
+    /* s waits for all of x's work (also after an error part-way), then frees the staging;
+     * the stream and events can go now (their destruction waits for pending work) */
+    if (x && packed && cudaEventRecord(packed, x) == cudaSuccess) cudaStreamWaitEvent(s, packed, 0);
+    err = gp__nccl_free(send, s, err);
+    if (x) cudaStreamDestroy(x);
+    if (packed) cudaEventDestroy(packed);
+    for (int k = 0; k < 2; k++)
+        if (moved[k]) cudaEventDestroy(moved[k]);
+    return err;
+}
+
+/* ---- instantiation (the shape of the core families: see the end of detail/reduce.cuh) ---- */
+#define GP__DEFINE_NCCL_REDUCE_HOST(SCOPE, name, T, OPS, REDUCE)                                          \
+    SCOPE cudaError_t gp_nccl_reduce_##name(T *d_out, const T *d_in_shard, size_t n_local, ncclComm_t comm, \
+                                            cudaStream_t s)                                              \
+    {                                                                                                    \
+        const gp__nccl_calls<T> f = {REDUCE, NULL, NULL};                                                \
+        return gp__nccl_reduce<OPS>(d_out, d_in_shard, n_local, comm, s, f);                             \
+    }
+#define GP__DEFINE_NCCL_SCAN_HOST(SCOPE, name, T, OPS, REDUCE, EXCLUSIVE, EX_INIT, IN_INIT)                   \
+    SCOPE cudaError_t gp_nccl_exclusive_scan_##name(T *d_out, const T *d_in_shard, size_t n_local,           \
+                                                    ncclComm_t comm, cudaStream_t s)                         \
+    {                                                                                                        \
+        const gp__nccl_calls<T> f = {REDUCE, EXCLUSIVE, EX_INIT};                                            \
+        return gp__nccl_scan<OPS>(d_out, d_in_shard, n_local, comm, s, f);                                   \
+    }                                                                                                        \
+    SCOPE cudaError_t gp_nccl_inclusive_scan_##name(T *d_out, const T *d_in_shard, size_t n_local,           \
+                                                    ncclComm_t comm, cudaStream_t s)                         \
+    {                                                                                                        \
+        const gp__nccl_calls<T> f = {REDUCE, EXCLUSIVE, IN_INIT};                                            \
+        return gp__nccl_scan<OPS>(d_out, d_in_shard, n_local, comm, s, f);                                   \
+    }
+#define GP__DEFINE_NCCL_TRANSPOSE_HOST(SCOPE, name, T)                                                        \
+    SCOPE cudaError_t gp_nccl_transpose_##name(T *d_out, const T *d_in, size_t rows, size_t cols,             \
+                                               ncclComm_t comm, cudaStream_t s)                              \
+    {                                                                                                        \
+        return gp__nccl_transpose<T>(d_out, d_in, rows, cols, comm, s, gp_transpose_strided_##name);         \
+    }
+
+/* GP_DEFINE_NCCL_REDUCE(name, T): gp_nccl_reduce_<name>, built on GP_DEFINE_REDUCE(name, ...)
+ * GP_DEFINE_NCCL_SCAN(name, T): gp_nccl_{exclusive,inclusive}_scan_<name>, built on
+ *   GP_DEFINE_SCAN(name, ...) (its operator also makes the local totals)
+ * GP_DEFINE_NCCL_TRANSPOSE(name, T): gp_nccl_transpose_<name>, built on GP_DEFINE_TRANSPOSE(name, T)
+ * At file scope of a .cu file, after the instance they build on; TU-local (static). */
+#define GP_DEFINE_NCCL_REDUCE(name, T) \
+    GP__DEFINE_NCCL_REDUCE_HOST([[maybe_unused]] static, name, T, gp__op_reduce_##name, gp_reduce_##name)
+#define GP_DEFINE_NCCL_SCAN(name, T)                                                                       \
+    GP__DEFINE_NCCL_SCAN_HOST([[maybe_unused]] static, name, T, gp__op_scan_##name,                         \
+                              gp__reduce<gp__op_scan_##name>, gp_exclusive_scan_##name,                     \
+                              gp_exclusive_scan_init_##name, gp_inclusive_scan_init_##name)
+#define GP_DEFINE_NCCL_TRANSPOSE(name, T) GP__DEFINE_NCCL_TRANSPOSE_HOST([[maybe_unused]] static, name, T)
+
+/* The default instances, compiled where GPUPRIMS_NCCL_IMPLEMENTATION is (lib/nccl/nccl.cu). */
+#ifdef GPUPRIMS_NCCL_IMPLEMENTATION
+#define GP__NCCL_OP_ROW(name, T, op, kind, OP, IDENTITY)                                                   \
+    GP__DEFINE_NCCL_REDUCE_HOST(extern "C", name, T, gp__op_##name, gp_reduce_##name)                       \
+    GP__DEFINE_NCCL_SCAN_HOST(extern "C", name, T, gp__op_##name, gp_reduce_##name, gp_exclusive_scan_##name, \
+                              gp_exclusive_scan_init_##name, gp_inclusive_scan_init_##name)
+GP__OP_INSTANCES(GP__NCCL_OP_ROW)
+#define GP__NCCL_TRANSPOSE_ROW(name, T) GP__DEFINE_NCCL_TRANSPOSE_HOST(extern "C", name, T)
+GP__TRANSPOSE_INSTANCES(GP__NCCL_TRANSPOSE_ROW)
+#endif
+
+#else /* not CUDA */
+#define GP_DEFINE_NCCL_REDUCE(name, T) GP__NEEDS_CUDA(GP_DEFINE_NCCL_REDUCE)
+#define GP_DEFINE_NCCL_SCAN(name, T) GP__NEEDS_CUDA(GP_DEFINE_NCCL_SCAN)
+#define GP_DEFINE_NCCL_TRANSPOSE(name, T) GP__NEEDS_CUDA(GP_DEFINE_NCCL_TRANSPOSE)
+#endif /* __CUDACC__ */
+#endif /* GPUPRIMS_NCCL_CUH */
