@@ -376,7 +376,12 @@ static __device__ __forceinline__ void gp__tile_load_async(T *s, int s_pitch, co
         if (bytes == 8) return gp__tile_load_async_as<NT, 8>(s, s_pitch, g, ld, rows, cols, tile_rows, tile_cols, fill, row_map);
     if constexpr (sizeof(T) <= 4 && 4 % sizeof(T) == 0)
         if (bytes == 4) return gp__tile_load_async_as<NT, 4>(s, s_pitch, g, ld, rows, cols, tile_rows, tile_cols, fill, row_map);
-    gp__tile_load<NT>(s, s_pitch, g, ld, rows_left, cols_left, tile_rows, tile_cols, fill, row_map);
+    /* A naturally aligned 4-, 8- or 16-byte T always goes whole (bytes >= sizeof(T) above):
+     * no synchronous copy to compile, whose registers would crowd the caller's. */
+    if constexpr (sizeof(T) >= 4 && sizeof(T) <= 16 && (sizeof(T) & (sizeof(T) - 1)) == 0 && alignof(T) >= sizeof(T))
+        gp__tile_load_async_as<NT, (int)sizeof(T)>(s, s_pitch, g, ld, rows, cols, tile_rows, tile_cols, fill, row_map);
+    else
+        gp__tile_load<NT>(s, s_pitch, g, ld, rows_left, cols_left, tile_rows, tile_cols, fill, row_map);
 }
 
 /* gp_tile_load_wait(): after gp_tile_load_async_<name>, before the __syncthreads() that

@@ -16,13 +16,17 @@
  *     warp still moves 128 contiguous bytes per access. Rows k, k + K, k + 2K, ... of the
  *     tile are stored together in shared memory, so the K reads of a cell are still
  *     conflict-free column reads.
- * When the pointers, leading dimensions or dimensions do not allow words (a 1-byte matrix
- * with an odd number of columns, a 16-byte struct aligned to 4), the same kernel moves
- * elements one at a time: correct, slower.
+ * When the pointers, leading dimensions or dimensions do not allow words for 1- and
+ * 2-byte elements (a u8 matrix with an odd number of columns, an odd pointer), the
+ * ragged-byte kernel still moves aligned 4-byte words on both sides, with bytes only at
+ * the ends of each row segment (see below). Other elements that do not fit words (a
+ * 12-byte struct, a 16-byte struct aligned to 4) go one element at a time through the
+ * word kernel: correct, slower.
  * Tiles are numbered in one dimension (tile rows fastest, then tile columns, then the
- * batch) and blocks loop over them, so no shape reaches a grid limit. Three tile shapes:
- * square, and two for matrices of few rows or few columns, where a square tile would be
- * mostly empty. */
+ * batch) and blocks loop over them, so no shape reaches a grid limit. The tile's shape
+ * follows the matrix (gp__transpose_shape): square, small for matrices of fewer square
+ * tiles than SMs, and short or narrow ones for matrices of few rows or few columns, where
+ * a square tile would be mostly empty. */
 #ifndef GPUPRIMS_DETAIL_TRANSPOSE_CUH
 #define GPUPRIMS_DETAIL_TRANSPOSE_CUH
 
@@ -53,10 +57,7 @@
 #define GP__TRANSPOSE_THREADS 256
 #endif
 #ifndef GP__TRANSPOSE_TILE_BYTES
-#define GP__TRANSPOSE_TILE_BYTES 16384 /* shared memory per tile, before padding */
-#endif
-#ifndef GP__TRANSPOSE_ROW_BYTES
-#define GP__TRANSPOSE_ROW_BYTES 256    /* bytes of an input row in one tile */
+#define GP__TRANSPOSE_TILE_BYTES 16384 /* bytes of a tile (most shapes), before padding */
 #endif
 
 /* One transpose call, in elements: batch matrices of rows x cols (leading dimension ld_in,
@@ -99,7 +100,8 @@ static inline cudaError_t gp__transpose_validate(const gp__transpose_desc *d)
     return cudaSuccess;
 }
 
-/* The word the kernel moves, in bytes (4, 8 or 16), or 0: one element at a time. */
+/* The word the kernel moves, in bytes (4, 8 or 16), or 0: the ragged-byte kernel (1- and
+ * 2-byte elements) or one element at a time (other types). */
 static inline int gp__transpose_word_bytes(const gp__transpose_desc *d)
 {
     const size_t e = d->elem;
@@ -112,30 +114,91 @@ static inline int gp__transpose_word_bytes(const gp__transpose_desc *d)
     return (int)word;
 }
 
-/* Tile shapes: one for most matrices, two for skinny ones, where a square tile would be
- * mostly empty. */
-enum { GP__TILE_SQUARE = 0, GP__TILE_SHORT = 1 /* few rows */, GP__TILE_NARROW = 2 /* few columns */ };
+/* ---- tile shapes (host and device) ---------------------------------------------------------
+ * A tile of the word kernel is COLS words of Q * K input rows: Q cells of K rows down, so
+ * Q words of each of the K * COLS output rows it writes. The shape follows the matrix:
+ *   SQUARE   128 input bytes a row for bytes (4x4 cells), 256 for the rest; 16 KB a tile.
+ *   SMALL    64-byte rows, 4 KB: a matrix of fewer square tiles than the GPU has SMs
+ *            would leave SMs idle.
+ *   SHORT8, SHORT16, SHORT32   at most 8, 16 or 32 words an output row (a u8 matrix of 32
+ *            rows: 8): Q that many, long input rows, 16 KB. With Q < 32 a warp's lanes
+ *            spread over 32 / Q output rows, so none idles.
+ *   NARROW32, NARROW64, NARROW128   input rows of at most 32, 64 or 128 bytes: COLS that
+ *            wide, many rows, 16 KB. */
+enum {
+    GP__TILE_SQUARE, GP__TILE_SMALL,
+    GP__TILE_SHORT8, GP__TILE_SHORT16, GP__TILE_SHORT32,
+    GP__TILE_NARROW32, GP__TILE_NARROW64, GP__TILE_NARROW128,
+    GP__TILE_SHAPES
+};
 
-/* Tile of the kernel moving words W with K x K cells: SR input rows (K groups of Q rows)
- * by COLS words, padded to PITCH words. Q is a multiple of 32, so a warp's lanes read Q
- * consecutive rows of one column and write consecutive words of one output row. */
-template <class W, int K, int SHAPE>
+/* The cell rows Q of a SHORT shape (0 for the others), the input row bytes of a NARROW one. */
+static inline GP__HD constexpr int gp__short_q(int shape) { return shape >= GP__TILE_SHORT8 && shape <= GP__TILE_SHORT32 ? 8 << (shape - GP__TILE_SHORT8) : 0; }
+static inline GP__HD constexpr int gp__narrow_bytes(int shape) { return shape >= GP__TILE_NARROW32 ? 32 << (shape - GP__TILE_NARROW32) : 0; }
+
+/* COLS: words of a tile row, for words of `wbytes` bytes holding K elements. */
+static inline GP__HD constexpr int gp__transpose_cols(int shape, int wbytes, int k)
+{
+    const int row_bytes = shape == GP__TILE_SMALL ? 64
+                          : gp__short_q(shape)    ? GP__TRANSPOSE_TILE_BYTES / (gp__short_q(shape) * k)
+                          : gp__narrow_bytes(shape) ? gp__narrow_bytes(shape)
+                          : k == 4                ? 128
+                                                  : 256;
+    return row_bytes >= wbytes ? row_bytes / wbytes : 1;
+}
+
+/* Q: cell rows of a tile, a power of two (at least 8). */
+static inline GP__HD constexpr int gp__transpose_q(int shape, int wbytes, int k)
+{
+    if (gp__short_q(shape)) return gp__short_q(shape);
+    const int bytes = shape == GP__TILE_SMALL ? GP__TRANSPOSE_TILE_BYTES / 4 : GP__TRANSPOSE_TILE_BYTES;
+    const int q = bytes / (gp__transpose_cols(shape, wbytes, k) * k * wbytes);
+    int p = 8; /* the power of two at or below q (elements of odd sizes give odd quotients) */
+    while (2 * p <= q) p *= 2;
+    return p;
+}
+
+/* The row pitch (words) of a tile read as the kernel reads it: lane l of a warp takes cell
+ * row l % Q of column l / Q (Q >= 32: 32 consecutive rows of one column). The smallest
+ * pitch >= cols whose reads take the ideal number of wavefronts (the bank model of
+ * tile.cuh): odd for Q >= 32 and 4-byte words, 4 more than a multiple of 32 for Q = 8. */
+static inline GP__HD constexpr int gp__transpose_pitch(int cols, int q, int wbytes)
+{
+    if (wbytes > 16) return cols + 1;
+    for (int p = cols; p < cols + 64; p++) {
+        uint64_t addr[32] = {};
+        for (int l = 0; l < 32; l++) addr[l] = ((uint64_t)(l % q) * p + (uint64_t)(l / q)) * wbytes;
+        if (gp__bank_wavefronts(addr, 32, wbytes) == gp__bank_wavefronts_ideal(addr, 32, wbytes)) return p;
+    }
+    return cols + 1;
+}
+
+/* Which shape the word kernel uses for a matrix of `cells` cell rows (rows / K) by
+ * `cols_w` words, `batch` times, on a GPU of `sms` multiprocessors. */
+static inline int gp__transpose_shape(size_t cells, size_t cols_w, size_t batch, int wbytes, int k, unsigned sms)
+{
+    const size_t row_bytes = cols_w * (size_t)wbytes;
+    if (row_bytes > 128 && cells <= 32) return cells <= 8 ? GP__TILE_SHORT8 : cells <= 16 ? GP__TILE_SHORT16 : GP__TILE_SHORT32;
+    if (cells > 32 && row_bytes <= 128) return row_bytes <= 32 ? GP__TILE_NARROW32 : row_bytes <= 64 ? GP__TILE_NARROW64 : GP__TILE_NARROW128;
+    const size_t tiles = gp__ceil_div(cols_w, (size_t)gp__transpose_cols(GP__TILE_SQUARE, wbytes, k)) *
+                         gp__ceil_div(cells, (size_t)gp__transpose_q(GP__TILE_SQUARE, wbytes, k)) * batch;
+    return tiles < sms ? GP__TILE_SMALL : GP__TILE_SQUARE;
+}
+
+/* Tile of the kernel moving words W with K x K cells: SR = K * Q input rows (K groups of
+ * Q rows) by COLS words, padded to PITCH words. */
+template <class W, int K, int COLS_, int Q_>
 struct gp__transpose_tile {
-    static constexpr int BYTES = GP__TRANSPOSE_TILE_BYTES, NT = GP__TRANSPOSE_THREADS;
-    static constexpr int ROW_BYTES = SHAPE == GP__TILE_SHORT    ? BYTES / (K * 32)
-                                     : SHAPE == GP__TILE_NARROW ? 128
-                                                                : GP__TRANSPOSE_ROW_BYTES;
-    static constexpr int COLS = ROW_BYTES >= (int)sizeof(W) ? ROW_BYTES / (int)sizeof(W) : 1;
-    static constexpr int Q_RAW = (int)(BYTES / (K * COLS * sizeof(W)));
-    static constexpr int Q = Q_RAW < 32 ? 32 : Q_RAW > NT ? NT : Q_RAW / 32 * 32;
-    static constexpr int SR = K * Q;
-    static constexpr int PITCH = gp_tile_pitch(COLS, (int)sizeof(W));
+    static constexpr int NT = GP__TRANSPOSE_THREADS, COLS = COLS_, Q = Q_, SR = K * Q;
+    static constexpr int PITCH = gp__transpose_pitch(COLS, Q, (int)sizeof(W));
     static constexpr size_t SMEM = (size_t)SR * PITCH * sizeof(W);
-    /* Occupancy: 8 blocks per SM for 4- to 16-byte words (32 registers); the byte-permute
-     * cells and elements of odd sizes need a few more registers (6 blocks). */
-    static constexpr int MIN_BLOCKS = K == 1 && sizeof(W) >= 4 && sizeof(W) <= 16 ? 8 : 6;
+    /* Occupancy: 8 blocks per SM (32 registers) for 4- to 16-byte words read by lanes on
+     * consecutive rows; the byte-permute cells and elements of odd sizes need a few more
+     * registers (6 blocks, 40); lanes spread over columns (Q < 32) more again (4, 64:
+     * with fewer they spill). */
+    static constexpr int MIN_BLOCKS = Q < 32 ? 4 : K == 1 && sizeof(W) >= 4 && sizeof(W) <= 16 ? 8 : 6;
     static_assert(SMEM <= GP__STATIC_SMEM_MAX, "gp_transpose: element type too large for a shared-memory tile");
-    static_assert(NT % Q == 0, "a whole number of threads per cell row");
+    static_assert((Q & (Q - 1)) == 0, "cell rows a power of two (lanes split evenly over columns)");
 };
 
 /* A byte permute: bytes of (b:a) picked by the four selector nibbles (PRMT). */
@@ -170,7 +233,6 @@ static inline GP__HD void gp__transpose_cell(W *v)
     }
 }
 
-
 /* The call in words: the input is rows x cols_w words (rows in elements), the output
  * cols_w * K rows of rows / K words. */
 struct gp__transpose_words {
@@ -187,63 +249,77 @@ struct gp__rows_interleaved {
     __device__ __forceinline__ int operator()(int r) const { return r % K * Q + r / K; }
 };
 
-template <class W, int K, int SHAPE>
-__global__ void __launch_bounds__(GP__TRANSPOSE_THREADS, GP__MIN_BLOCKS(GP__TRANSPOSE_THREADS, (gp__transpose_tile<W, K, SHAPE>::MIN_BLOCKS)))
+/* Where tile t of a call starts: tile rows fastest, then tile columns, then the batch.
+ * Consecutive blocks take consecutive tile rows: their writes continue one another along
+ * the output's rows (tile columns first measured 10-20% slower). */
+struct gp__tile_at {
+    size_t b, row0, col0;
+};
+static __device__ __forceinline__ gp__tile_at gp__tile_locate(size_t t, size_t tiles_y, size_t per_matrix, int sr,
+                                                             int cols)
+{
+    return {t / per_matrix, t % tiles_y * sr, t % per_matrix / tiles_y * cols};
+}
+
+template <class W, int K, int COLS, int Q>
+__global__ void __launch_bounds__(GP__TRANSPOSE_THREADS, GP__MIN_BLOCKS(GP__TRANSPOSE_THREADS, (gp__transpose_tile<W, K, COLS, Q>::MIN_BLOCKS)))
     gp__transpose_kernel(gp__transpose_words a)
 {
-    typedef gp__transpose_tile<W, K, SHAPE> Tile;
-    constexpr int NT = GP__TRANSPOSE_THREADS, Q = Tile::Q, COLS = Tile::COLS, P = Tile::PITCH;
+    typedef gp__transpose_tile<W, K, COLS, Q> Tile;
+    constexpr int NT = Tile::NT, P = Tile::PITCH, SR = Tile::SR;
     __shared__ __align__(16) unsigned char raw[Tile::SMEM]; /* raw bytes: W may have constructors */
     W *s = reinterpret_cast<W *>(raw);
 
-    const size_t tiles_x = gp__ceil_div(a.cols_w, COLS), tiles_y = gp__ceil_div(a.rows, Tile::SR);
-    const size_t per_matrix = tiles_x * tiles_y;
+    const size_t tiles_y = gp__ceil_div(a.rows, SR), per_matrix = gp__ceil_div(a.cols_w, COLS) * tiles_y;
     for (size_t t = blockIdx.x; t < per_matrix * a.batch; t += gridDim.x) {
-        /* Consecutive blocks take consecutive tile rows: their writes continue one another
-         * along the output's rows (tile columns first measured 10-20% slower). */
-        const size_t b = t / per_matrix, tx = t % per_matrix / tiles_y, ty = t % tiles_y;
-        const size_t row0 = ty * Tile::SR, cw0 = tx * COLS;
-        const W *in = static_cast<const W *>(a.in) + b * a.stride_in + row0 * a.ld_in + cw0;
-        W *out = static_cast<W *>(a.out) + b * a.stride_out + cw0 * K * a.ld_out + row0 / K;
-        const size_t rows_left = a.rows - row0, cols_left = a.cols_w - cw0;
+        const gp__tile_at at = gp__tile_locate(t, tiles_y, per_matrix, SR, COLS);
+        const W *in = static_cast<const W *>(a.in) + at.b * a.stride_in + at.row0 * a.ld_in + at.col0;
+        W *out = static_cast<W *>(a.out) + at.b * a.stride_out + at.col0 * K * a.ld_out + at.row0 / K;
+        const size_t rows_left = a.rows - at.row0, cols_left = a.cols_w - at.col0;
 
-        gp__tile_load_async<NT>(s, P, in, a.ld_in, rows_left, cols_left, Tile::SR, COLS, W(), gp__rows_interleaved<K, Q>());
+        gp__tile_load_async<NT>(s, P, in, a.ld_in, rows_left, cols_left, SR, COLS, W(), gp__rows_interleaved<K, Q>());
         gp__tile_load_wait();
         __syncthreads();
 
-        /* Thread t owns cell row q = t % Q of columns t / Q, t / Q + NT / Q, ...: for each,
-         * K reads from shared memory (lanes on consecutive q: conflict-free), a cell
-         * transpose in registers, K writes (lanes on consecutive words of an output row). */
-        const int q = threadIdx.x % Q, c0 = threadIdx.x / Q, c_here = gp__tile_clip(cols_left, COLS);
-        if (q < gp__tile_clip(rows_left / K, Q)) {
-            W *o = out + q + (size_t)c0 * K * a.ld_out;
-#pragma unroll 4
-            for (int c = c0; c < COLS; c += NT / Q, o += (size_t)NT / Q * K * a.ld_out) {
-                if (c >= c_here) break;
-                W v[K];
+        /* Work item i is cell row q = i % Q of column i / Q: K reads from shared memory
+         * (lanes on consecutive q, or with Q < 32 on 32 / Q columns: conflict-free by the
+         * pitch), a cell transpose in registers, K writes (lanes on consecutive words of
+         * an output row). */
+        const int q_here = gp__tile_clip(rows_left / K, Q), c_here = gp__tile_clip(cols_left, COLS);
+#pragma unroll(K == 1 ? 4 : 2) /* K words an item: fewer items for cells keep registers */
+        for (int i = threadIdx.x; i < Q * COLS; i += NT) {
+            const int q = i % Q, c = i / Q;
+            if (q >= q_here || c >= c_here) continue;
+            W v[K];
 #pragma unroll
-                for (int k = 0; k < K; k++) v[k] = s[(k * Q + q) * P + c];
-                gp__transpose_cell<K>(v);
+            for (int k = 0; k < K; k++) v[k] = s[(k * Q + q) * P + c];
+            gp__transpose_cell<K>(v);
+            W *o = out + q + (size_t)c * K * a.ld_out;
 #pragma unroll
-                for (int k = 0; k < K; k++) o[k * a.ld_out] = v[k];
-            }
+            for (int k = 0; k < K; k++) o[k * a.ld_out] = v[k];
         }
         __syncthreads(); /* the next tile overwrites s */
     }
 }
 
-template <class W, int K, int SHAPE>
-static cudaError_t gp__transpose_launch_shape(const gp__transpose_words &a, cudaStream_t s)
+template <class W, int K, int COLS, int Q>
+static cudaError_t gp__transpose_run(const gp__transpose_words &a, cudaStream_t s)
 {
-    typedef gp__transpose_tile<W, K, SHAPE> Tile;
-    const size_t tiles = gp__ceil_div(a.cols_w, Tile::COLS) * gp__ceil_div(a.rows, Tile::SR) * a.batch;
-    const unsigned grid = (unsigned)gp__min_size(tiles, GP__GRID_MAX);
-    gp__transpose_kernel<W, K, SHAPE><<<grid, GP__TRANSPOSE_THREADS, 0, s>>>(a);
+    const size_t tiles = gp__ceil_div(a.cols_w, COLS) * gp__ceil_div(a.rows, (size_t)K * Q) * a.batch;
+    gp__transpose_kernel<W, K, COLS, Q><<<(unsigned)gp__min_size(tiles, GP__GRID_MAX), GP__TRANSPOSE_THREADS, 0, s>>>(a);
     return cudaGetLastError();
 }
 
+template <class W, int K, int SHAPE>
+static cudaError_t gp__transpose_run_shape(const gp__transpose_words &a, cudaStream_t s)
+{
+    constexpr int WB = (int)sizeof(W);
+    return gp__transpose_run<W, K, gp__transpose_cols(SHAPE, WB, K), gp__transpose_q(SHAPE, WB, K)>(a, s);
+}
+
+/* The call in words (K elements a word, or one element of any size a "word"). */
 template <class W, int K>
-static cudaError_t gp__transpose_launch(const gp__transpose_desc *d, cudaStream_t s)
+static gp__transpose_words gp__transpose_in_words(const gp__transpose_desc *d)
 {
     const size_t per_word = sizeof(W) / d->elem; /* K elements per word, or 1 */
     gp__transpose_words a;
@@ -256,9 +332,143 @@ static cudaError_t gp__transpose_launch(const gp__transpose_desc *d, cudaStream_
     a.rows = d->rows;
     a.cols_w = d->cols / per_word;
     a.batch = d->batch;
-    if (a.rows <= (size_t)32 * K && a.cols_w * sizeof(W) > 128) return gp__transpose_launch_shape<W, K, GP__TILE_SHORT>(a, s);
-    if (a.cols_w * sizeof(W) <= 128 && a.rows > (size_t)32 * K) return gp__transpose_launch_shape<W, K, GP__TILE_NARROW>(a, s);
-    return gp__transpose_launch_shape<W, K, GP__TILE_SQUARE>(a, s);
+    return a;
+}
+
+template <class W, int K>
+static cudaError_t gp__transpose_launch(const gp__transpose_desc *d, unsigned sms, cudaStream_t s)
+{
+    const gp__transpose_words a = gp__transpose_in_words<W, K>(d);
+    switch (gp__transpose_shape(a.rows / K, a.cols_w, a.batch, (int)sizeof(W), K, sms)) {
+    case GP__TILE_SMALL: return gp__transpose_run_shape<W, K, GP__TILE_SMALL>(a, s);
+    case GP__TILE_SHORT8: return gp__transpose_run_shape<W, K, GP__TILE_SHORT8>(a, s);
+    case GP__TILE_SHORT16: return gp__transpose_run_shape<W, K, GP__TILE_SHORT16>(a, s);
+    case GP__TILE_SHORT32: return gp__transpose_run_shape<W, K, GP__TILE_SHORT32>(a, s);
+    case GP__TILE_NARROW32: return gp__transpose_run_shape<W, K, GP__TILE_NARROW32>(a, s);
+    case GP__TILE_NARROW64: return gp__transpose_run_shape<W, K, GP__TILE_NARROW64>(a, s);
+    case GP__TILE_NARROW128: return gp__transpose_run_shape<W, K, GP__TILE_NARROW128>(a, s);
+    default: return gp__transpose_run_shape<W, K, GP__TILE_SQUARE>(a, s);
+    }
+}
+
+/* ---- the ragged-byte kernel -------------------------------------------------------------------
+ * 1- and 2-byte elements whose rows do not start on 4-byte boundaries (a u8 matrix of
+ * 3001 columns, an odd pointer): still moved as aligned 4-byte words on both sides.
+ *   Load: each tile row segment is copied as the aligned words it touches, to shared
+ *   memory at the same offset within a word (the row's shift, its address % 4); words
+ *   wholly inside the segment go by cp.async, the one or two at its ends byte by byte.
+ *   Write: each aligned word of an output row segment is gathered from its K tile rows
+ *   (K shared reads of one element each, at their rows' shifts) and stored whole; the
+ *   words at the segment's ends, partly outside it, element by element.
+ * Rows are interleaved by K (gp__rows_interleaved), so the K rows a lane gathers from sit
+ * one pitch apart for consecutive lanes: conflict-free with an odd pitch in words. A row's
+ * shift depends only on the row modulo K (K elements are 4 bytes), so the kernel keeps
+ * the K shifts, not one per row. Tiles are 8 KB of u8, 4 KB of u16 (input rows of 64
+ * bytes, output rows of 128). Measured on the H100 (u8 4097 x 3001): 37% of the copy
+ * rate; a first version with 16 KB tiles (128 x 128 bytes) and each row's shift computed
+ * per gather reached 43%, so the tile size, not the gathers' arithmetic, is what to tune
+ * next. Element by element, the same matrix ran at 26-29%. */
+#ifndef GP__TRANSPOSE_RAGGED_ROW_BYTES
+#define GP__TRANSPOSE_RAGGED_ROW_BYTES 64  /* input bytes of a tile row */
+#endif
+#ifndef GP__TRANSPOSE_RAGGED_OUT_BYTES
+#define GP__TRANSPOSE_RAGGED_OUT_BYTES 128 /* output bytes of a tile's output row */
+#endif
+
+template <class T>
+struct gp__ragged_tile {
+    static constexpr int E = (int)sizeof(T), K = 4 / E, NT = GP__TRANSPOSE_THREADS;
+    static constexpr int TC = GP__TRANSPOSE_RAGGED_ROW_BYTES / E, TR = GP__TRANSPOSE_RAGGED_OUT_BYTES / E;
+    static constexpr int ROW_WORDS = TC * E / 4 + 1; /* aligned words a row segment can touch */
+    static constexpr int OUT_WORDS = TR * E / 4 + 1; /* and an output row segment */
+    static constexpr int PITCH = ROW_WORDS | 1;      /* odd: consecutive rows in distinct banks */
+    static constexpr size_t SMEM = (size_t)TR * PITCH * 4;
+    static_assert(E == 1 || E == 2, "the ragged kernel moves 1- and 2-byte elements");
+    static_assert(TR % K == 0 && SMEM <= GP__STATIC_SMEM_MAX, "ragged tile shape");
+};
+
+template <class T>
+__global__ void __launch_bounds__(GP__TRANSPOSE_THREADS)
+    gp__transpose_ragged_kernel(gp__transpose_words a) /* in elements: cols_w is cols */
+{
+    typedef gp__ragged_tile<T> Tile;
+    constexpr int E = Tile::E, K = Tile::K, NT = Tile::NT, TR = Tile::TR, TC = Tile::TC, P4 = Tile::PITCH * 4;
+    __shared__ __align__(16) uint32_t s[Tile::SMEM / 4];
+    unsigned char *const sb = reinterpret_cast<unsigned char *>(s);
+    const gp__rows_interleaved<K, TR / K> row_map;
+
+    const size_t tiles_y = gp__ceil_div(a.rows, TR), per_matrix = gp__ceil_div(a.cols_w, TC) * tiles_y;
+    for (size_t t = blockIdx.x; t < per_matrix * a.batch; t += gridDim.x) {
+        const gp__tile_at at = gp__tile_locate(t, tiles_y, per_matrix, TR, TC);
+        const T *in = static_cast<const T *>(a.in) + at.b * a.stride_in + at.row0 * a.ld_in + at.col0;
+        T *out = static_cast<T *>(a.out) + at.b * a.stride_out + at.col0 * a.ld_out + at.row0;
+        const int rows = gp__tile_clip(a.rows - at.row0, TR), cols = gp__tile_clip(a.cols_w - at.col0, TC);
+        const size_t ld_in_b = a.ld_in * E, ld_out_b = a.ld_out * E;
+
+        /* Load: slot i is aligned word i % ROW_WORDS of row i / ROW_WORDS. */
+        for (int i = threadIdx.x; i < rows * Tile::ROW_WORDS; i += NT) {
+            const int r = i / Tile::ROW_WORDS, w = i % Tile::ROW_WORDS;
+            const uintptr_t g = (uintptr_t)in + r * ld_in_b, end = g + (size_t)cols * E;
+            const uintptr_t word = (g & ~(uintptr_t)3) + 4 * w;
+            if (word >= end) continue;
+            unsigned char *dst = sb + row_map(r) * P4 + 4 * w;
+            if (word >= g && word + 4 <= end) {
+                gp__cp_async<4>(dst, (const void *)word, true);
+            } else {
+                for (int j = 0; j < 4; j++)
+                    if (word + j >= g && word + j < end) dst[j] = *(const unsigned char *)(word + j);
+            }
+        }
+        gp__tile_load_wait();
+        __syncthreads();
+
+        /* Where tile row r, column 0 sits in shared memory: rows of one class m = r % K are
+         * consecutive shared rows from m * (TR / K), shifted by the class's shift. */
+        int base[K];
+#pragma unroll
+        for (int m = 0; m < K; m++) base[m] = m * (TR / K) * P4 + (int)(((uintptr_t)in + m * ld_in_b) & 3);
+
+        /* Write: slot i is aligned word i % OUT_WORDS of output row c = i / OUT_WORDS; its
+         * element j is tile row r0 + j, with r0 = (word - segment start) / E (negative
+         * rows, before the segment, are not ours). */
+        for (int i = threadIdx.x; i < cols * Tile::OUT_WORDS; i += NT) {
+            const int c = i / Tile::OUT_WORDS, w = i % Tile::OUT_WORDS;
+            const uintptr_t o = (uintptr_t)out + c * ld_out_b;
+            const int d = 4 * w - (int)(o & 3), r0 = d / E; /* exact: o is E-aligned */
+            if (d >= rows * E) continue;
+            T v[K];
+#pragma unroll
+            for (int j = 0; j < K; j++) {
+                const int r = r0 + j, m = r & (K - 1); /* r % K, also for r < 0 */
+                int at_m = base[0];
+#pragma unroll
+                for (int n = 1; n < K; n++) at_m = m == n ? base[n] : at_m; /* base[m] in registers */
+                v[j] = r >= 0 && r < rows ? *reinterpret_cast<const T *>(sb + at_m + (int)((unsigned)r / K) * P4 + c * E) : T();
+            }
+            T *dst = reinterpret_cast<T *>((o & ~(uintptr_t)3) + 4 * w);
+            if (d >= 0 && d + 4 <= rows * E) {
+                uint32_t x = 0;
+#pragma unroll
+                for (int j = 0; j < K; j++) x |= (uint32_t)v[j] << (8 * E * j);
+                *reinterpret_cast<uint32_t *>(dst) = x;
+            } else {
+#pragma unroll
+                for (int j = 0; j < K; j++)
+                    if (r0 + j >= 0 && r0 + j < rows) dst[j] = v[j];
+            }
+        }
+        __syncthreads(); /* the next tile overwrites s */
+    }
+}
+
+template <class T>
+static cudaError_t gp__transpose_ragged(const gp__transpose_desc *d, cudaStream_t s)
+{
+    typedef gp__ragged_tile<T> Tile;
+    const gp__transpose_words a = gp__transpose_in_words<T, 1>(d);
+    const size_t tiles = gp__ceil_div(a.cols_w, Tile::TC) * gp__ceil_div(a.rows, Tile::TR) * a.batch;
+    gp__transpose_ragged_kernel<T><<<(unsigned)gp__min_size(tiles, GP__GRID_MAX), GP__TRANSPOSE_THREADS, 0, s>>>(a);
+    return cudaGetLastError();
 }
 
 /* An element of N bytes (8 or 16) that sits on 4 bytes only: moved as N / 4 words of 4. */
@@ -277,27 +487,37 @@ static cudaError_t gp__transpose(T *d_out, size_t ld_out, size_t stride_out, con
     if (rows == 0 || cols == 0 || batch == 0) return cudaSuccess;
     const gp__stream_device on(s);
     GP__TRY(on.err);
+    gp__device dev;
+    GP__TRY(gp__device_query(&dev, on.dev));
     switch (gp__transpose_word_bytes(&d)) {
     case 4:
-        if constexpr (sizeof(T) == 1) return gp__transpose_launch<uint32_t, 4>(&d, s);
-        if constexpr (sizeof(T) == 2) return gp__transpose_launch<uint32_t, 2>(&d, s);
-        if constexpr (sizeof(T) == 4) return gp__transpose_launch<uint32_t, 1>(&d, s);
+        if constexpr (sizeof(T) == 1) return gp__transpose_launch<uint32_t, 4>(&d, dev.sms, s);
+        if constexpr (sizeof(T) == 2) return gp__transpose_launch<uint32_t, 2>(&d, dev.sms, s);
+        if constexpr (sizeof(T) == 4) return gp__transpose_launch<uint32_t, 1>(&d, dev.sms, s);
         break;
     case 8:
-        if constexpr (sizeof(T) == 8) return gp__transpose_launch<uint2, 1>(&d, s);
+        if constexpr (sizeof(T) == 8) return gp__transpose_launch<uint2, 1>(&d, dev.sms, s);
         break;
     case 16:
-        if constexpr (sizeof(T) == 16) return gp__transpose_launch<uint4, 1>(&d, s);
+        if constexpr (sizeof(T) == 16) return gp__transpose_launch<uint4, 1>(&d, dev.sms, s);
         break;
     }
+    /* 1- and 2-byte elements off the word grid: aligned words all the same. */
+    if constexpr (sizeof(T) == 1) return gp__transpose_ragged<uint8_t>(&d, s);
+    if constexpr (sizeof(T) == 2) {
+        if (((d.in | d.out) & 1) == 0) return gp__transpose_ragged<uint16_t>(&d, s);
+        if constexpr (alignof(T) == 1) return gp__transpose_launch<T, 1>(&d, dev.sms, s); /* a pair of bytes */
+        return cudaErrorInvalidValue; /* below the type's own alignment */
+    }
     /* Element by element: T's own alignment or the shape rules words out. */
-    if constexpr (sizeof(T) < 4 || alignof(T) < sizeof(T) || (sizeof(T) != 8 && sizeof(T) != 16 && sizeof(T) != 4))
-        return gp__transpose_launch<T, 1>(&d, s);
+    if constexpr (sizeof(T) != 1 && sizeof(T) != 2 &&
+                  (alignof(T) < sizeof(T) || (sizeof(T) != 8 && sizeof(T) != 16 && sizeof(T) != 4)))
+        return gp__transpose_launch<T, 1>(&d, dev.sms, s);
     /* An 8- or 16-byte element at an address aligned to 4 but not to its size (a double at
      * 4, a gp_v16_t standing for float4 or double2 data at 4 or 8): element by element too,
      * each element moved as 4-byte pieces. Correct, slower. */
     if constexpr (sizeof(T) == 8 || sizeof(T) == 16)
-        if ((d.in | d.out) % 4 == 0) return gp__transpose_launch<gp__words4<sizeof(T)>, 1>(&d, s);
+        if ((d.in | d.out) % 4 == 0) return gp__transpose_launch<gp__words4<sizeof(T)>, 1>(&d, dev.sms, s);
     return cudaErrorInvalidValue; /* addresses not even aligned to 4 */
 }
 

@@ -1,11 +1,12 @@
 /* tests/test_transpose.cu -- gp_transpose_<name> (the tile level: tests/test_tile.cu).
- * Host: the in-register cell transpose, argument validation and the word each call moves.
+ * Host: the in-register cell transpose, argument validation, the word each call moves,
+ * the tile shape each matrix gets and the pitches that keep the tile reads conflict-free.
  * GPU: every default transpose instance and two user types (a 12-byte
- * struct, an 8-byte struct aligned to 4) on edge, skinny, odd and random shapes, plain,
- * strided and batched, bitwise against a host transpose, with poisoned outputs whose
- * untouched gaps must stay poisoned; doubles at 4-byte and gp_v16_t at 4- and 8-byte
- * boundaries; bad input; counts above 2^32 elements, generated
- * and checked on the device. */
+ * struct, an 8-byte struct aligned to 4) on edge, skinny, odd and random shapes that reach
+ * every tile shape and the ragged-byte kernel, plain, strided and batched, at every byte
+ * offset, bitwise against a host transpose, with poisoned outputs whose untouched gaps
+ * must stay poisoned; doubles at 4-byte and gp_v16_t at 4- and 8-byte boundaries; bad
+ * input; counts above 2^32 elements, generated and checked on the device. */
 #include "../gpuprims.cuh"
 #include "harness.h"
 #include "hash.cuh"
@@ -80,9 +81,9 @@ static void check_validate_and_words(void)
     d = desc(0x100000, 0x200000, 128, 256, 1);
     EXPECT(gp__transpose_word_bytes(&d) == 4, "bytes, dimensions multiples of 4: 4x4 cells in words");
     d = desc(0x100000, 0x200000, 128, 255, 1);
-    EXPECT(gp__transpose_word_bytes(&d) == 0, "bytes, 255 columns: element by element");
+    EXPECT(gp__transpose_word_bytes(&d) == 0, "bytes, 255 columns: the ragged-byte kernel");
     d = desc(0x100000, 0x200001, 128, 256, 1);
-    EXPECT(gp__transpose_word_bytes(&d) == 0, "bytes at an odd address: element by element");
+    EXPECT(gp__transpose_word_bytes(&d) == 0, "bytes at an odd address: the ragged-byte kernel");
     d = desc(0x100000, 0x200000, 6, 10, 2);
     EXPECT(gp__transpose_word_bytes(&d) == 4, "shorts, even dimensions: 2x2 cells");
     d = desc(0x100000, 0x200000, 7, 3, 4);
@@ -95,11 +96,47 @@ static void check_validate_and_words(void)
     EXPECT(gp__transpose_word_bytes(&d) == 0, "12-byte elements: element by element");
 }
 
+/* The shape each matrix gets, and the pitches of the tile reads (lane l: cell row l % Q
+ * of column l / Q) against the bank model. */
+static void check_shapes(void)
+{
+    const unsigned sms = 132;
+    EXPECT(gp__transpose_shape(8, 1 << 20, 1, 4, 4, sms) == GP__TILE_SHORT8, "u8 32 x 2^22: 8-word output rows");
+    EXPECT(gp__transpose_shape(16, 1 << 20, 1, 4, 2, sms) == GP__TILE_SHORT16, "u16 32 x 2^21: 16-word output rows");
+    EXPECT(gp__transpose_shape(32, 1 << 20, 1, 4, 1, sms) == GP__TILE_SHORT32, "f32 32 x 2^20: 32-word output rows");
+    EXPECT(gp__transpose_shape(1 << 20, 8, 1, 4, 4, sms) == GP__TILE_NARROW32, "u8 2^22 x 32: 32-byte input rows");
+    EXPECT(gp__transpose_shape(1 << 20, 16, 1, 4, 2, sms) == GP__TILE_NARROW64, "u16 2^21 x 32: 64-byte input rows");
+    EXPECT(gp__transpose_shape(1 << 20, 32, 1, 4, 1, sms) == GP__TILE_NARROW128, "f32 2^20 x 32: 128-byte input rows");
+    EXPECT(gp__transpose_shape(8192, 8192, 1, 4, 1, sms) == GP__TILE_SQUARE, "f32 8192^2: square");
+    EXPECT(gp__transpose_shape(1000, 1000, 1, 4, 1, sms) == GP__TILE_SQUARE, "f32 1000^2: 256 square tiles, square");
+    EXPECT(gp__transpose_shape(250, 250, 1, 4, 4, sms) == GP__TILE_SMALL, "u8 1000^2 on 132 SMs: 64 square tiles, small");
+    EXPECT(gp__transpose_shape(250, 250, 1, 4, 4, 16) == GP__TILE_SQUARE, "u8 1000^2 on 16 SMs: square");
+    EXPECT(gp__transpose_shape(250, 250, 4, 4, 4, sms) == GP__TILE_SQUARE, "u8 1000^2 x 4: square");
+    EXPECT(gp__transpose_pitch(64, 64, 4) == 65 && gp__transpose_pitch(128, 8, 4) == 132 &&
+               gp__transpose_pitch(16, 16, 4) == 18,
+           "pitches: 65 words for Q = 64, 132 for Q = 8 (4 more than a multiple of 32), 18 for Q = 16");
+    int ok = 1;
+    const int wbytes[] = {4, 8, 16}, ks[] = {1, 2, 4};
+    for (int w = 0; w < 3; w++)
+        for (int k = 0; k < 3; k++)
+            for (int sh = GP__TILE_SQUARE; sh <= GP__TILE_NARROW128; sh++) {
+                if (ks[k] > 1 && wbytes[w] != 4) continue;
+                const int cols = gp__transpose_cols(sh, wbytes[w], ks[k]), q = gp__transpose_q(sh, wbytes[w], ks[k]);
+                const int p = gp__transpose_pitch(cols, q, wbytes[w]);
+                uint64_t addr[32];
+                for (int l = 0; l < 32; l++) addr[l] = ((uint64_t)(l % q) * p + (uint64_t)(l / q)) * wbytes[w];
+                ok &= (q & (q - 1)) == 0 && p >= cols &&
+                      gp__bank_wavefronts(addr, 32, wbytes[w]) == gp__bank_wavefronts_ideal(addr, 32, wbytes[w]);
+            }
+    EXPECT(ok, "every tile shape: Q a power of two, reads at the ideal wavefront count");
+}
+
 extern "C" void test_transpose_host(void)
 {
-    gp_t_section("transpose: cells, validation, word choice (host)");
+    gp_t_section("transpose: cells, validation, word choice, tile shapes (host)");
     check_cell();
     check_validate_and_words();
+    check_shapes();
 }
 
 /* ---- GPU: transpose ---------------------------------------------------------------------- */
@@ -201,9 +238,11 @@ static void check_transposes(tr_fixture *f)
         /* 2^22 x 32 and 32 x 2^22 for elements up to 4 bytes (2^16 for wider ones and
          * under GP_TEST_SMALL, to keep the host reference quick) */
         const size_t big = gp_t_small() || ty->elem > 4 ? (size_t)1 << 16 : (size_t)1 << 22;
+        const size_t sq = gp_t_small() ? 2048 : 4096; /* u8: square tiles (more tiles than SMs) */
         const size_t shapes[][2] = {{1, 1},      {1, 1000},    {1000, 1},   {31, 33},  {32, 32},
                                     {33, 31},    {4, 128},     {128, 4},    {129, 131}, {1000, 1000},
-                                    {4097, 3001}, {big, 32},   {32, big},   {3, 777777}, {777777, 3}};
+                                    {4097, 3001}, {big, 32},   {32, big},   {3, 777777}, {777777, 3},
+                                    {8, 4096},   {64, 5000},   {5000, 64},  {sq, sq},     {36, 20000}};
         int cases = 0, fails = 0;
         for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++) {
             tr_case c = plain_case(shapes[s][0], shapes[s][1]);
@@ -224,6 +263,26 @@ static void check_transposes(tr_fixture *f)
             c.stride_out = cols * c.ld_out + gp_t_next(&st) % 5;
             fails += !tr_run(f, ty, &c, &st), cases++;
         }
+        for (int k = 0; k < 6; k++) { /* on the word grid: strided and batched through the word kernel */
+            const size_t rows = 4 * (1 + gp_t_next(&st) % 300), cols = 4 * (1 + gp_t_next(&st) % 300);
+            tr_case c = plain_case(rows, cols);
+            c.api = 2;
+            c.ld_in = cols + 4 * (gp_t_next(&st) % 3);
+            c.ld_out = rows + 4 * (gp_t_next(&st) % 3);
+            c.offset = 16 * (gp_t_next(&st) % 3);
+            c.batch = 1 + gp_t_next(&st) % 4;
+            c.stride_in = rows * c.ld_in + 4 * (gp_t_next(&st) % 3);
+            c.stride_out = cols * c.ld_out + 4 * (gp_t_next(&st) % 3);
+            fails += !tr_run(f, ty, &c, &st), cases++;
+        }
+        if (ty->elem <= 2)
+            for (size_t off = 1; off < 4; off++) { /* off the word grid by the pointers alone */
+                tr_case c = plain_case(256, 260);
+                c.offset = (2 * off - 1) * ty->elem; /* u8: 1, 3, 5; u16: 2, 6, 10 */
+                fails += !tr_run(f, ty, &c, &st), cases++;
+                c.api = 2, c.batch = 3, c.ld_in = 261, c.ld_out = 257, c.stride_in = 256 * 261 + 1, c.stride_out = 260 * 257 + 3;
+                fails += !tr_run(f, ty, &c, &st), cases++;
+            }
         tr_case c = plain_case(40, 48); /* a batch that re-reads one input (stride 0) */
         c.api = 2, c.batch = 3, c.stride_in = 0, c.stride_out = 40 * 48;
         fails += !tr_run(f, ty, &c, &st), cases++;
@@ -289,6 +348,8 @@ static void check_bad_input(tr_fixture *f)
                gp_transpose_batched_f32(out, 4, 16, in, 4, 16, 4, 4, 0, 0) == cudaSuccess &&
                gp_transpose_f32(NULL, NULL, 0, 0, 0) == cudaSuccess,
            "zero rows, columns or batch: success");
+    EXPECT(gp_transpose_u16((uint16_t *)(f->d_out + 1), (const uint16_t *)f->d_in, 4, 4, 0) == cudaErrorInvalidValue,
+           "u16 at an odd address (below its alignment)");
     CUDA_CHK(cudaDeviceSynchronize());
     CUDA_CHK(cudaMemcpy(got, f->d_out, 64, cudaMemcpyDeviceToHost));
     int untouched = 1;
@@ -377,7 +438,7 @@ extern "C" void test_transpose_gpu(void)
     }
     gp_t_section("transpose: more than 2^32 elements");
     check_huge_one<uint8_t>("u8 (4x4 cells)", 65536, 65540, gp_transpose_u8);
-    check_huge_one<uint8_t>("u8 (by element)", 65537, 65537, gp_transpose_u8);
+    check_huge_one<uint8_t>("u8 (ragged-byte kernel)", 65537, 65537, gp_transpose_u8);
     check_huge_one<float>("f32", 65536, 65537, gp_transpose_f32);
     check_huge_one<float>("f32 (2^24 x 3: 2^17 tile rows)", (size_t)1 << 24, 3, gp_transpose_f32);
 }
