@@ -6,7 +6,8 @@
  *
  * The reduce and scan families share their instances and operator structs
  * (gp__op_<name>): one row makes gp_reduce_<name>, gp_exclusive_scan_<name>,
- * gp_inclusive_scan_<name> and the warp and block names of both. */
+ * gp_inclusive_scan_<name> and the warp and block names of both. A map-reduce row makes
+ * gp_<name> (gp_dot_f32, gp_sum_squares_f64, gp_count_nonzero_i32, ...). */
 #ifndef GPUPRIMS_DETAIL_INSTANCES_CUH
 #define GPUPRIMS_DETAIL_INSTANCES_CUH
 
@@ -40,6 +41,24 @@
     X(max_f32, float, max, float, GP_OP_MAX, GP_ID_MAX_f32)    \
     X(max_f64, double, max, float, GP_OP_MAX, GP_ID_MAX_f64)
 
+/* X(name, Tin, T, MAP, OP, IDENTITY): one-input map-reduces, gp_<name>(T *d_out, const Tin
+ * *d_in, size_t n, cudaStream_t s). A count of non-zero elements is a uint64_t. */
+#define GP__MAP_REDUCE_INSTANCES(X)                                                         \
+    X(sum_squares_f32, float, float, GP_MAP_SQUARE, GP_OP_SUM, GP_ID_SUM_f32)               \
+    X(sum_squares_f64, double, double, GP_MAP_SQUARE, GP_OP_SUM, GP_ID_SUM_f64)             \
+    X(count_nonzero_i32, int32_t, uint64_t, GP_MAP_NONZERO, GP_OP_SUM, GP_ID_SUM_u64)       \
+    X(count_nonzero_u32, uint32_t, uint64_t, GP_MAP_NONZERO, GP_OP_SUM, GP_ID_SUM_u64)      \
+    X(count_nonzero_i64, int64_t, uint64_t, GP_MAP_NONZERO, GP_OP_SUM, GP_ID_SUM_u64)       \
+    X(count_nonzero_u64, uint64_t, uint64_t, GP_MAP_NONZERO, GP_OP_SUM, GP_ID_SUM_u64)      \
+    X(count_nonzero_f32, float, uint64_t, GP_MAP_NONZERO, GP_OP_SUM, GP_ID_SUM_u64)         \
+    X(count_nonzero_f64, double, uint64_t, GP_MAP_NONZERO, GP_OP_SUM, GP_ID_SUM_u64)
+
+/* X(name, Tin, T, MAP2, OP, IDENTITY): two-input map-reduces, gp_<name>(T *d_out, const Tin
+ * *d_a, const Tin *d_b, size_t n, cudaStream_t s). */
+#define GP__MAP2_REDUCE_INSTANCES(X)                                  \
+    X(dot_f32, float, float, GP_MAP2_MUL, GP_OP_SUM, GP_ID_SUM_f32)   \
+    X(dot_f64, double, double, GP_MAP2_MUL, GP_OP_SUM, GP_ID_SUM_f64)
+
 /* X(name, T): transposes (and tile functions) for 1, 2, 4, 8 and 16-byte elements. */
 #define GP__TRANSPOSE_INSTANCES(X) \
     X(u8, uint8_t)                 \
@@ -61,11 +80,15 @@
     GP__DEFINE_SCAN_DEVICE(name, T, gp__op_##name)
 #define GP__REDUCE_HOST_ROW(name, T, op, kind, OP, IDENTITY) GP__DEFINE_REDUCE_HOST(extern "C", name, T, gp__op_##name)
 #define GP__SCAN_HOST_ROW(name, T, op, kind, OP, IDENTITY) GP__DEFINE_SCAN_HOST(extern "C", name, T, gp__op_##name)
+#define GP__DECLARE_MAP_ROW(name, Tin, T, MAP, OP, IDENTITY) GP_DECLARE_MAP_REDUCE(name, Tin, T)
+#define GP__DECLARE_MAP2_ROW(name, Tin, T, MAP2, OP, IDENTITY) GP_DECLARE_MAP2_REDUCE(name, Tin, T)
 #define GP__TRANSPOSE_HOST_ROW(name, T) GP__DEFINE_TRANSPOSE_HOST(extern "C", name, T)
 #define GP__MATMUL_HOST_ROW(name, T) GP__DEFINE_MATMUL_HOST(extern "C", name, T)
 
 /* Declarations, C linkage, visible to C and C++ alike. */
 GP__OP_INSTANCES(GP__DECLARE_OP_ROW)
+GP__MAP_REDUCE_INSTANCES(GP__DECLARE_MAP_ROW)
+GP__MAP2_REDUCE_INSTANCES(GP__DECLARE_MAP2_ROW)
 GP__TRANSPOSE_INSTANCES(GP_DECLARE_TRANSPOSE)
 GP__MATMUL_INSTANCES(GP_DECLARE_MATMUL)
 
@@ -87,6 +110,8 @@ GP__TRANSPOSE_INSTANCES(GP_DEFINE_TILE)
 #endif
 #ifdef GPUPRIMS_IMPLEMENTATION_REDUCE
 GP__OP_INSTANCES(GP__REDUCE_HOST_ROW)
+GP__MAP_REDUCE_INSTANCES(GP_DEFINE_MAP_REDUCE_EXTERN)
+GP__MAP2_REDUCE_INSTANCES(GP_DEFINE_MAP2_REDUCE_EXTERN)
 #endif
 #ifdef GPUPRIMS_IMPLEMENTATION_SCAN
 GP__OP_INSTANCES(GP__SCAN_HOST_ROW)

@@ -1,6 +1,6 @@
 /* detail/ops.cuh -- operators: the macros for the default instances (sum, min, max), their
  * identities per type, and GP_DEFINE_OP, which carries an operator into the generic code.
- * Level 0: needs common.cuh. The operator and identity macros are plain C.
+ * Level 0: needs common.cuh. The operator, map and identity macros are plain C.
  *
  * An operator is a function-like macro OP(a, b) that must be associative; it need not be
  * commutative: everything in gpuprims combines in index order, `a` before `b`. It runs on
@@ -18,6 +18,12 @@
 /* Ties keep `a`, the earlier element: min and max are then stable (first of equals). */
 #define GP_OP_MIN(a, b) ((b) < (a) ? (b) : (a))
 #define GP_OP_MAX(a, b) ((a) < (b) ? (b) : (a))
+
+/* Maps for the default map-reduces (reduce.cuh): x^2 (sum of squares), a*b (dot product),
+ * and 1 for an element that is not zero, as a 64-bit count (-0.0 is zero; NaN is not). */
+#define GP_MAP_SQUARE(x) ((x) * (x))
+#define GP_MAP2_MUL(a, b) ((a) * (b))
+#define GP_MAP_NONZERO(x) ((uint64_t)((x) != 0))
 
 /* Identities per type suffix: GP_ID_<op>_<suffix>. */
 #define GP_ID_SUM_i32 ((int32_t)0)

@@ -1,13 +1,18 @@
-/* detail/reduce.cuh -- device-wide reduce: one kernel launch for any n, in index order,
- * deterministic, no static device state. Level 3: needs block_reduce.cuh, warp.cuh,
- * launch.cuh (the device-wide skeleton), ops.cuh and common.cuh. The plan arithmetic is
- * plain host/device code, tested on the host.
+/* detail/reduce.cuh -- device-wide reduce and map-reduce: one kernel launch for any n, in
+ * index order, deterministic, no static device state. Level 3: needs block_reduce.cuh,
+ * warp.cuh, launch.cuh (the device-wide skeleton), ops.cuh and common.cuh. The plan
+ * arithmetic is plain host/device code, tested on the host.
+ *
+ * One kernel serves both: it reduces MAP(a[i]) or MAP2(a[i], b[i]) over i, and a plain
+ * reduce is the identity map. A two-input map (a dot product) streams both arrays in step,
+ * so each is read once.
  *
  * How it works. The input splits into a head (the elements before the first 16-byte
  * boundary), a body of whole 16-byte vectors, and a tail (what is left after the last
  * whole vector). Each block streams one contiguous run of the body, one tile at a time:
  * a tile is 32 KB, and warp w reads its w-th 2 KB of it (32 lanes x UNROLL vectors, all
- * loads issued before any is used), so the whole grid sweeps memory in large contiguous
+ * loads issued before any is used; a two-input map takes half as many rows of each input,
+ * so the bytes in flight, the tile's bytes and the registers stay the same), so the whole grid sweeps memory in large contiguous
  * pieces, as a bandwidth-bound kernel wants. Order is kept at every level: a lane reduces
  * its own vector in order; a warp combines its lanes in lane order (shuffles) and its
  * UNROLL vectors in order; the warps' results for GROUP tiles go to shared memory, and
@@ -17,8 +22,10 @@
  *   - GP__CLUSTER (sm_90+): up to 8 blocks launched as one thread-block cluster; block 0
  *     reads the others' totals through distributed shared memory. No scratch.
  *   - GP__GRID: large n, a full grid; each block writes its total to stream-ordered
- *     scratch, and the last block to finish (an atomic ticket) combines them in block
- *     order.
+ *     scratch, and a second kernel of one block combines them in block order. On sm_90
+ *     it is a programmatic dependent launch: it is placed on the GPU while the grid runs
+ *     and waits (griddepcontrol.wait) for the grid's results, so the second launch costs
+ *     little, and there is no ticket to clear before the call (a memset) nor atomics.
  * (launch.cuh runs the three modes; it is shared with the scan.)
  * The head and tail (a few elements) are combined by whoever writes the result. Every
  * split depends only on n, the pointer's alignment and the device's SM count: the same
@@ -39,6 +46,15 @@
 #define GP_DECLARE_REDUCE(name, T) \
     GP__EXTERN_C cudaError_t gp_reduce_##name(T *d_out, const T *d_in, size_t n, cudaStream_t s);
 
+/* GP_DECLARE_MAP_REDUCE(name, Tin, T) and GP_DECLARE_MAP2_REDUCE(name, Tin, T): the same for
+ * a map-reduce (the definitions: GP_DEFINE_MAP_REDUCE_EXTERN, GP_DEFINE_MAP2_REDUCE_EXTERN):
+ *   cudaError_t gp_<name>(T *d_out, const Tin *d_in, size_t n, cudaStream_t s);
+ *   cudaError_t gp_<name>(T *d_out, const Tin *d_a, const Tin *d_b, size_t n, cudaStream_t s); */
+#define GP_DECLARE_MAP_REDUCE(name, Tin, T) \
+    GP__EXTERN_C cudaError_t gp_##name(T *d_out, const Tin *d_in, size_t n, cudaStream_t s);
+#define GP_DECLARE_MAP2_REDUCE(name, Tin, T) \
+    GP__EXTERN_C cudaError_t gp_##name(T *d_out, const Tin *d_a, const Tin *d_b, size_t n, cudaStream_t s);
+
 #ifdef __CUDACC__
 #include "warp.cuh"
 #include "block_reduce.cuh"
@@ -52,50 +68,55 @@
 #define GP__REDUCE_UNROLL 4         /* 16-byte vectors in flight per lane per step */
 #endif
 #ifndef GP__REDUCE_BLOCKS_PER_SM
-#define GP__REDUCE_BLOCKS_PER_SM 4  /* GRID mode: 2048 threads per SM */
+#define GP__REDUCE_BLOCKS_PER_SM 3  /* GRID mode: 1536 threads, 40 registers each */
 #endif
 #ifndef GP__REDUCE_GROUP
 #define GP__REDUCE_GROUP 8          /* tiles per barrier */
 #endif
 #define GP__REDUCE_WARPS (GP__REDUCE_BLOCK / 32)
-#define GP__REDUCE_TILE ((size_t)GP__REDUCE_BLOCK * GP__REDUCE_UNROLL) /* vectors per tile */
+/* Rows of vectors a lane loads per step from each input: a two-input map loads half as
+ * many rows of each, so every kernel has the same bytes in flight and data registers. */
+#define GP__REDUCE_ROWS(arity) ((GP__REDUCE_UNROLL + (arity) - 1) / (arity))
 
 typedef struct gp__reduce_plan {
     size_t head;         /* leading elements before the first 16-byte boundary */
     size_t nvec;         /* whole vectors (vec elements each) in the body */
     size_t tail;         /* trailing elements after the last whole vector */
     size_t vec_per_block; /* body vectors each block streams (a multiple of 32) */
-    unsigned vec;        /* elements per vector: 16 / sizeof(T), or 1 */
+    unsigned vec;        /* elements per vector: 16 / sizeof(Tin), or 1 */
     unsigned blocks;     /* grid size */
     int aligned16;       /* body vectors may be loaded as 16-byte words */
     int mode;            /* GP__ONE_BLOCK, GP__CLUSTER or GP__GRID (launch.cuh) */
 } gp__reduce_plan;
 
-/* How a reduce of n elements of `elem` bytes at address `addr` is split (see the top of
- * this file). sm_count and cluster_ok describe the device. */
-static inline GP__HD gp__reduce_plan gp__reduce_make_plan(uintptr_t addr, size_t n, size_t elem,
-                                                                       unsigned sm_count, int cluster_ok)
+/* How a reduce of n input elements of `elem` bytes each, at addresses a and b (b == a for
+ * a one-input map), is split (see the top of this file). `arity` is the map's number of
+ * inputs (1 or 2); sm_count and cluster_ok describe the device. */
+static inline GP__HD gp__reduce_plan gp__reduce_make_plan(uintptr_t a, uintptr_t b, size_t n, size_t elem,
+                                                          unsigned arity, unsigned sm_count, int cluster_ok)
 {
     gp__reduce_plan p;
-    const size_t to_boundary = (16 - addr % 16) % 16;
+    const size_t to_boundary = (16 - a % 16) % 16;
+    const size_t tile = (size_t)GP__REDUCE_BLOCK * GP__REDUCE_ROWS(arity); /* vectors per tile */
     const int vectorisable = elem <= 16 && 16 % elem == 0;
     /* A type that divides 16 but sits off its size (a 16-byte struct at a 4-byte
-     * boundary) can never reach a 16-byte boundary: it is read element by element. */
-    p.aligned16 = vectorisable && to_boundary % elem == 0;
+     * boundary) can never reach a 16-byte boundary, nor can two inputs at different
+     * offsets from one: they are read element by element. */
+    p.aligned16 = vectorisable && to_boundary % elem == 0 && (a - b) % 16 == 0;
     p.vec = vectorisable ? (unsigned)(16 / elem) : 1u;
     p.head = p.aligned16 ? gp__min_size(n, to_boundary / elem) : 0;
     const size_t body = n - p.head;
     p.nvec = body / p.vec;
     p.tail = body % p.vec;
 
-    size_t blocks = gp__ceil_div(p.nvec, GP__REDUCE_TILE); /* one tile per block */
+    size_t blocks = gp__ceil_div(p.nvec, tile); /* one tile per block */
     if (blocks <= 1) {
         p.mode = GP__ONE_BLOCK;
         blocks = 1;
-        p.vec_per_block = GP__REDUCE_TILE;
+        p.vec_per_block = tile;
     } else if (cluster_ok && blocks <= GP__CLUSTER_MAX) {
         p.mode = GP__CLUSTER;
-        p.vec_per_block = GP__REDUCE_TILE;
+        p.vec_per_block = tile;
     } else {
         p.mode = GP__GRID;
         const size_t max_blocks = (size_t)sm_count * GP__REDUCE_BLOCKS_PER_SM;
@@ -109,13 +130,8 @@ static inline GP__HD gp__reduce_plan gp__reduce_make_plan(uintptr_t addr, size_t
     return p;
 }
 
-/* GRID-mode scratch: the ticket counter, then one partial per block. */
-static inline GP__HD size_t gp__reduce_scratch_bytes(unsigned blocks, size_t elem)
-{
-    return GP__SCRATCH_ALIGN + (size_t)blocks * elem;
-}
-
-/* The launch of a plan: the ticket (the first 4 bytes of the scratch) starts at zero. */
+/* The launch of a plan (elem: the size of the reduced type). GRID-mode scratch holds one
+ * partial per block, written before it is read: nothing to clear. */
 static inline GP__HD gp__launch_shape gp__reduce_shape(const gp__reduce_plan &p, size_t elem)
 {
     gp__launch_shape sh;
@@ -123,55 +139,104 @@ static inline GP__HD gp__launch_shape gp__reduce_shape(const gp__reduce_plan &p,
     sh.blocks = p.blocks;
     sh.threads = GP__REDUCE_BLOCK;
     sh.smem_bytes = 0;
-    sh.scratch_bytes = p.mode == GP__GRID ? gp__reduce_scratch_bytes(p.blocks, elem) : 0;
-    sh.scratch_zeroed = p.mode == GP__GRID ? sizeof(unsigned) : 0;
-    sh.scratch_wait = 0; /* gp__reduce sets it where the kernel's sm_90 code runs */
+    sh.scratch_bytes = p.mode == GP__GRID ? (size_t)p.blocks * elem : 0;
+    sh.scratch_zeroed = 0;
+    sh.scratch_wait = 0;
     return sh;
 }
 
-/* Reduces the `vec` contiguous elements at p, in order. */
-template <class Op>
-static __device__ __forceinline__ typename Op::type gp__reduce_vector(const typename Op::type *p, bool aligned16)
+/* ---- maps ---------------------------------------------------------------------------------
+ * What the kernel reduces at index i: Map::apply(a[i]) (ARITY 1) or Map::apply(a[i], b[i])
+ * (ARITY 2), a Map::type, from arrays of Map::in_type. GP_DEFINE_MAP_REDUCE and
+ * GP_DEFINE_MAP2_REDUCE make one from the user's macro; a plain reduce is the identity. */
+template <class T>
+struct gp__map_identity {
+    typedef T in_type;
+    typedef T type;
+    enum { ARITY = 1 };
+    static __device__ __forceinline__ T apply(T x) { return x; }
+};
+
+/* The input arrays of one reduce; b == a for a one-input map (and never read). */
+template <class Tin>
+struct gp__reduce_src {
+    const Tin *a, *b;
+};
+
+/* The VEC contiguous elements at p: one 16-byte load where the plan allows it. */
+template <class Tin, int VEC>
+static __device__ __forceinline__ void gp__reduce_load(const Tin *p, bool aligned16, Tin (&x)[VEC])
 {
-    typedef typename Op::type T;
-    enum { VEC = (sizeof(T) <= 16 && 16 % sizeof(T) == 0) ? 16 / sizeof(T) : 1 };
-    T x[VEC];
-    if (VEC * sizeof(T) == 16 && aligned16) {
+    if (VEC * sizeof(Tin) == 16 && aligned16) {
         const uint4 w = __ldg(reinterpret_cast<const uint4 *>(p));
         memcpy(x, &w, sizeof x);
     } else {
 #pragma unroll
         for (int k = 0; k < VEC; k++) x[k] = gp__load_elem(p + k);
     }
-    T acc = x[0];
+}
+
+/* The map of element k of the loaded x (and y, the second input's, for ARITY 2). */
+template <class Map, int VEC>
+static __device__ __forceinline__ typename Map::type gp__map_at(const typename Map::in_type (&x)[VEC],
+                                                               const typename Map::in_type (&y)[VEC], int k)
+{
+    if constexpr (Map::ARITY == 2) return Map::apply(x[k], y[k]);
+    else return Map::apply(x[k]);
+}
+
+/* The mapped value at index i, read element by element (head and tail). */
+template <class Map>
+static __device__ __forceinline__ typename Map::type gp__map_elem(const gp__reduce_src<typename Map::in_type> &src,
+                                                                 size_t i)
+{
+    typename Map::in_type x[1] = {gp__load_elem(src.a + i)}, y[1];
+    if constexpr (Map::ARITY == 2) y[0] = gp__load_elem(src.b + i);
+    return gp__map_at<Map>(x, y, 0);
+}
+
+/* Reduces the mapped values of the `vec` contiguous elements from index e, in order. */
+template <class Op, class Map>
+static __device__ __forceinline__ typename Op::type gp__reduce_vector(const gp__reduce_src<typename Map::in_type> &src,
+                                                                     size_t e, bool aligned16)
+{
+    typedef typename Map::in_type Tin;
+    typedef typename Op::type T;
+    enum { VEC = (sizeof(Tin) <= 16 && 16 % sizeof(Tin) == 0) ? 16 / sizeof(Tin) : 1 };
+    Tin x[VEC], y[VEC];
+    gp__reduce_load(src.a + e, aligned16, x);
+    if constexpr (Map::ARITY == 2) gp__reduce_load(src.b + e, aligned16, y);
+    T acc = gp__map_at<Map>(x, y, 0);
 #pragma unroll
-    for (int k = 1; k < VEC; k++) acc = Op::apply(acc, x[k]);
+    for (int k = 1; k < VEC; k++) acc = Op::apply(acc, gp__map_at<Map>(x, y, k));
     return acc;
 }
 
-/* One warp, one step: body vectors [first, first + 32 * UNROLL) that lie below `end`, in
- * order (lane-major within each of the UNROLL rows). The total is valid in lane 0. */
-template <class Op>
-static __device__ __forceinline__ typename Op::type gp__reduce_step(const typename Op::type *body, size_t first,
-                                                                   size_t end, unsigned vec, bool aligned16)
+/* One warp, one step: body vectors [first, first + 32 * ROWS) that lie below `end`, in
+ * order (lane-major within each of the ROWS rows). The total is valid in lane 0. */
+template <class Op, class Map>
+static __device__ __forceinline__ typename Op::type gp__reduce_step(const gp__reduce_src<typename Map::in_type> &body,
+                                                                   size_t first, size_t end, unsigned vec,
+                                                                   bool aligned16)
 {
     typedef typename Op::type T;
+    enum { ROWS = GP__REDUCE_ROWS(Map::ARITY) };
     const unsigned lane = gp__lane_id();
-    T part[GP__REDUCE_UNROLL];
-    if (first + 32 * GP__REDUCE_UNROLL <= end) { /* whole step: all loads issued first */
+    T part[ROWS];
+    if (first + 32 * ROWS <= end) { /* whole step: all loads issued first */
 #pragma unroll
-        for (int j = 0; j < GP__REDUCE_UNROLL; j++)
-            part[j] = gp__reduce_vector<Op>(body + (first + 32 * j + lane) * vec, aligned16);
+        for (int j = 0; j < ROWS; j++)
+            part[j] = gp__reduce_vector<Op, Map>(body, (first + 32 * j + lane) * vec, aligned16);
     } else {
 #pragma unroll
-        for (int j = 0; j < GP__REDUCE_UNROLL; j++) {
+        for (int j = 0; j < ROWS; j++) {
             const size_t i = first + 32 * j + lane;
-            part[j] = i < end ? gp__reduce_vector<Op>(body + i * vec, aligned16) : Op::identity();
+            part[j] = i < end ? gp__reduce_vector<Op, Map>(body, i * vec, aligned16) : Op::identity();
         }
     }
     T acc = gp__warp_reduce_lane0<Op>(part[0]);
 #pragma unroll
-    for (int j = 1; j < GP__REDUCE_UNROLL; j++) acc = Op::apply(acc, gp__warp_reduce_lane0<Op>(part[j]));
+    for (int j = 1; j < ROWS; j++) acc = Op::apply(acc, gp__warp_reduce_lane0<Op>(part[j]));
     return acc;
 }
 
@@ -179,23 +244,24 @@ static __device__ __forceinline__ typename Op::type gp__reduce_step(const typena
  * of this file). The total is valid in thread 0. One barrier per GROUP tiles: the slots
  * are double-buffered, and warp 0 folds group g between the barriers of groups g and g+1,
  * before any warp can write group g+2 into the same buffer. */
-template <class Op>
-static __device__ __forceinline__ typename Op::type gp__reduce_block_run(const typename Op::type *body, size_t begin,
-                                                                        size_t end, unsigned vec, bool aligned16)
+template <class Op, class Map>
+static __device__ __forceinline__ typename Op::type gp__reduce_block_run(
+    const gp__reduce_src<typename Map::in_type> &body, size_t begin, size_t end, unsigned vec, bool aligned16)
 {
     typedef typename Op::type T;
-    enum { SLOTS = GP__REDUCE_GROUP * GP__REDUCE_WARPS, PER_LANE = SLOTS / 32 };
+    enum { SLOTS = GP__REDUCE_GROUP * GP__REDUCE_WARPS, PER_LANE = SLOTS / 32, ROWS = GP__REDUCE_ROWS(Map::ARITY) };
     static_assert(SLOTS % 32 == 0, "GP__REDUCE_GROUP * warps per block must be a multiple of 32");
+    const size_t tile = (size_t)GP__REDUCE_BLOCK * ROWS;
     __shared__ T slots[2][SLOTS]; /* [buffer][tile-in-group * WARPS + warp] */
     const unsigned warp = threadIdx.x >> 5, lane = gp__lane_id();
     T acc = Op::identity();
     unsigned buf = 0;
-    for (size_t group = begin; group < end; group += GP__REDUCE_GROUP * GP__REDUCE_TILE, buf ^= 1) {
+    for (size_t group = begin; group < end; group += GP__REDUCE_GROUP * tile, buf ^= 1) {
 #pragma unroll 1
         for (int k = 0; k < GP__REDUCE_GROUP; k++) {
-            const size_t tile = group + k * GP__REDUCE_TILE; /* the same in every warp */
+            const size_t first = group + k * tile; /* the tile's first vector: the same in every warp */
             T t = Op::identity();
-            if (tile < end) t = gp__reduce_step<Op>(body, tile + warp * 32 * GP__REDUCE_UNROLL, end, vec, aligned16);
+            if (first < end) t = gp__reduce_step<Op, Map>(body, first + warp * 32 * ROWS, end, vec, aligned16);
             if (lane == 0) slots[buf][k * GP__REDUCE_WARPS + warp] = t;
         }
         __syncthreads();
@@ -210,39 +276,48 @@ static __device__ __forceinline__ typename Op::type gp__reduce_block_run(const t
 }
 
 /* head, then the body's total, then tail: the final value. One thread. */
-template <class Op>
-static __device__ __forceinline__ typename Op::type gp__reduce_with_edges(const typename Op::type *in,
+template <class Op, class Map>
+static __device__ __forceinline__ typename Op::type gp__reduce_with_edges(const gp__reduce_src<typename Map::in_type> &src,
                                                                          const gp__reduce_plan &p,
                                                                          typename Op::type body_total)
 {
     typedef typename Op::type T;
     T acc = Op::identity();
-    for (size_t i = 0; i < p.head; i++) acc = Op::apply(acc, gp__load_elem(in + i));
+    for (size_t i = 0; i < p.head; i++) acc = Op::apply(acc, gp__map_elem<Map>(src, i));
     acc = Op::apply(acc, body_total);
-    const T *tail = in + p.head + p.nvec * p.vec;
-    for (size_t i = 0; i < p.tail; i++) acc = Op::apply(acc, gp__load_elem(tail + i));
+    const size_t tail = p.head + p.nvec * p.vec;
+    for (size_t i = 0; i < p.tail; i++) acc = Op::apply(acc, gp__map_elem<Map>(src, tail + i));
     return acc;
 }
 
-template <class Op>
+/* The body of the input: ONE_BLOCK and CLUSTER write the result; GRID writes one partial
+ * per block, which gp__reduce_finish_kernel combines. */
+template <class Op, class Map>
 __global__ void __launch_bounds__(GP__REDUCE_BLOCK, GP__MIN_BLOCKS(GP__REDUCE_BLOCK, GP__REDUCE_BLOCKS_PER_SM))
-    gp__reduce_kernel(typename Op::type *out, const typename Op::type *in, gp__reduce_plan p, void *scratch)
+    gp__reduce_kernel(typename Op::type *out, gp__reduce_src<typename Map::in_type> src, gp__reduce_plan p,
+                      typename Op::type *partials)
 {
     typedef typename Op::type T;
+    enum { ROWS = GP__REDUCE_ROWS(Map::ARITY) };
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    /* GRID: the finish kernel may be placed on the GPU now; it waits for our results. */
+    asm volatile("griddepcontrol.launch_dependents;");
+#endif
     const size_t vec_per_block = p.vec_per_block;
     const int mode = p.mode;
     const size_t first = (size_t)blockIdx.x * vec_per_block;
     const size_t begin = gp__min_size(first, p.nvec), end = gp__min_size(first + vec_per_block, p.nvec);
+    const gp__reduce_src<typename Map::in_type> body = {src.a + p.head, src.b + p.head};
     /* A block with one tile (ONE_BLOCK, CLUSTER) takes one step per warp and skips the
      * grouped fold: measured 0.4-1 us faster per call at n <= 2^16. Valid in thread 0. */
     const T block_total =
-        end - begin <= GP__REDUCE_TILE
-            ? gp__block_combine_warps<Op>(gp__reduce_step<Op>(in + p.head, begin + (threadIdx.x >> 5) * 32 * GP__REDUCE_UNROLL,
-                                                              end, p.vec, p.aligned16 != 0))
-            : gp__reduce_block_run<Op>(in + p.head, begin, end, p.vec, p.aligned16 != 0);
+        end - begin <= (size_t)GP__REDUCE_BLOCK * ROWS
+            ? gp__block_combine_warps<Op>(gp__reduce_step<Op, Map>(body, begin + (threadIdx.x >> 5) * 32 * ROWS, end,
+                                                                   p.vec, p.aligned16 != 0))
+            : gp__reduce_block_run<Op, Map>(body, begin, end, p.vec, p.aligned16 != 0);
 
     if (mode == GP__ONE_BLOCK) {
-        if (threadIdx.x == 0) *out = gp__reduce_with_edges<Op>(in, p, block_total);
+        if (threadIdx.x == 0) *out = gp__reduce_with_edges<Op, Map>(src, p, block_total);
         return;
     }
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
@@ -255,51 +330,72 @@ __global__ void __launch_bounds__(GP__REDUCE_BLOCK, GP__MIN_BLOCKS(GP__REDUCE_BL
             T acc = Op::identity();
             for (unsigned r = 0; r < gridDim.x; r++)
                 acc = Op::apply(acc, *static_cast<T *>(__cluster_map_shared_rank(&cluster_slot, r)));
-            *out = gp__reduce_with_edges<Op>(in, p, acc);
+            *out = gp__reduce_with_edges<Op, Map>(src, p, acc);
         }
         __cluster_barrier_arrive(); /* no block exits while block 0 may still read its slot */
         __cluster_barrier_wait();
         return;
     }
 #endif
-    /* GRID: publish this block's total; the last block to take a ticket combines all. */
-    unsigned *ticket = static_cast<unsigned *>(scratch);
-    T *partials = reinterpret_cast<T *>(static_cast<char *>(scratch) + GP__SCRATCH_ALIGN);
-    __shared__ bool is_last;
-    if (threadIdx.x == 0) {
-        partials[blockIdx.x] = block_total;
-        __threadfence();
-        gp__scratch_wait(); /* the ticket is cleared (launch.cuh) */
-        is_last = atomicAdd(ticket, 1u) == gridDim.x - 1;
-    }
-    __syncthreads();
-    if (!is_last) return;
-    __threadfence();
-    const size_t per = gp__ceil_div(gridDim.x, blockDim.x); /* thread t: partials [t*per, t*per+per) */
-    const size_t lo = gp__min_size((size_t)threadIdx.x * per, gridDim.x), hi = gp__min_size(lo + per, gridDim.x);
+    if (threadIdx.x == 0) partials[blockIdx.x] = block_total; /* GRID */
+}
+
+/* GRID mode's second kernel, one block: the partials of the p.blocks blocks in block
+ * order, then head and tail. Launched behind gp__reduce_kernel (as its programmatic
+ * dependent on sm_90). */
+template <class Op, class Map>
+__global__ void __launch_bounds__(GP__REDUCE_BLOCK)
+    gp__reduce_finish_kernel(typename Op::type *out, gp__reduce_src<typename Map::in_type> src, gp__reduce_plan p,
+                             const typename Op::type *partials)
+{
+    typedef typename Op::type T;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.wait;" ::: "memory"); /* the grid has finished; its writes are visible */
+#endif
+    const size_t per = gp__ceil_div(p.blocks, blockDim.x); /* thread t: partials [t*per, t*per+per) */
+    const size_t lo = gp__min_size((size_t)threadIdx.x * per, p.blocks), hi = gp__min_size(lo + per, p.blocks);
     T acc = Op::identity();
     for (size_t i = lo; i < hi; i++) acc = Op::apply(acc, gp__load_cg(partials + i));
     const T total = gp__block_reduce<Op>(acc);
-    if (threadIdx.x == 0) *out = gp__reduce_with_edges<Op>(in, p, total);
+    if (threadIdx.x == 0) *out = gp__reduce_with_edges<Op, Map>(src, p, total);
 }
 
-/* The host side of every gp_reduce_<name>. */
-template <class Op>
-static cudaError_t gp__reduce(typename Op::type *d_out, const typename Op::type *d_in, size_t n, cudaStream_t s)
+/* The host side of every gp_reduce_<name> (the identity map, d_b == d_a) and of every
+ * map-reduce (d_b: the second input of a two-input map; d_a again for one input). */
+template <class Op, class Map>
+static cudaError_t gp__reduce(typename Op::type *d_out, const typename Map::in_type *d_a,
+                              const typename Map::in_type *d_b, size_t n, cudaStream_t s)
 {
     typedef typename Op::type T;
+    typedef typename Map::in_type Tin;
     if (n == 0) return cudaSuccess;
-    if (d_out == NULL || d_in == NULL) return cudaErrorInvalidValue;
+    if (d_out == NULL || d_a == NULL || d_b == NULL) return cudaErrorInvalidValue;
     const gp__stream_device on(s);
     GP__TRY(on.err);
     gp__device dev;
     GP__TRY(gp__device_query(&dev, on.dev));
-    const gp__reduce_plan p = gp__reduce_make_plan((uintptr_t)d_in, n, sizeof(T), dev.sms, dev.cluster_ok);
-    gp__launch_shape shape = gp__reduce_shape(p, sizeof(T));
-    shape.scratch_wait = dev.cluster_ok; /* sm_90 code on an sm_90+ device: the clearing overlaps the launch */
-    return gp__launch_device_wide(shape, dev.id, s,
+    const gp__reduce_plan p =
+        gp__reduce_make_plan((uintptr_t)d_a, (uintptr_t)d_b, n, sizeof(Tin), Map::ARITY, dev.sms, dev.cluster_ok);
+    const gp__reduce_src<Tin> src = {d_a, d_b};
+    return gp__launch_device_wide(gp__reduce_shape(p, sizeof(T)), dev.id, s,
                                   [&](const cudaLaunchConfig_t &cfg, void *scratch) {
-                                      return cudaLaunchKernelEx(&cfg, gp__reduce_kernel<Op>, d_out, d_in, p, scratch);
+                                      T *partials = static_cast<T *>(scratch);
+                                      GP__TRY(cudaLaunchKernelEx(&cfg, gp__reduce_kernel<Op, Map>, d_out, src, p, partials));
+                                      if (p.mode != GP__GRID) return cudaSuccess;
+                                      /* programmatic dependent launch where the kernels
+                                       * wait for it: sm_90 code on an sm_90 device, the
+                                       * same condition as for clusters */
+                                      cudaLaunchAttribute pdl;
+                                      pdl.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+                                      pdl.val.programmaticStreamSerializationAllowed = 1;
+                                      cudaLaunchConfig_t fin = {};
+                                      fin.gridDim = dim3(1);
+                                      fin.blockDim = dim3(GP__REDUCE_BLOCK);
+                                      fin.stream = s;
+                                      fin.attrs = &pdl;
+                                      fin.numAttrs = dev.cluster_ok ? 1 : 0;
+                                      return cudaLaunchKernelEx(&fin, gp__reduce_finish_kernel<Op, Map>, d_out, src, p,
+                                                                (const T *)partials);
                                   });
 }
 
@@ -320,7 +416,7 @@ static cudaError_t gp__reduce(typename Op::type *d_out, const typename Op::type 
 #define GP__DEFINE_REDUCE_HOST(SCOPE, name, T, OPS)                                         \
     SCOPE cudaError_t gp_reduce_##name(T *d_out, const T *d_in, size_t n, cudaStream_t s)  \
     {                                                                                      \
-        return gp__reduce<OPS>(d_out, d_in, n, s);                                         \
+        return gp__reduce<OPS, gp__map_identity<T>>(d_out, d_in, d_in, n, s);              \
     }
 
 /* GP_DEFINE_REDUCE(name, T, OP, IDENTITY): the reduce family for a user's type and
@@ -345,8 +441,75 @@ static cudaError_t gp__reduce(typename Op::type *d_out, const typename Op::type 
 #define GP_DEFINE_REDUCE_EXTERN(name, T, OP, IDENTITY) \
     GP__DEFINE_REDUCE_AS(extern "C", name, T, OP, IDENTITY)
 
+/* ---- map-reduce ---------------------------------------------------------------------------
+ * GP_DEFINE_MAP_REDUCE(name, Tin, T, MAP, OP, IDENTITY), at file scope of a .cu file:
+ *   cudaError_t gp_<name>(T *d_out, const Tin *d_in, size_t n, cudaStream_t s)
+ *       *d_out = MAP(d_in[0]) OP MAP(d_in[1]) OP ... OP MAP(d_in[n-1]), in one pass over
+ *       d_in (the mapped values are never stored).
+ * GP_DEFINE_MAP2_REDUCE(name, Tin, T, MAP2, OP, IDENTITY):
+ *   cudaError_t gp_<name>(T *d_out, const Tin *d_a, const Tin *d_b, size_t n, cudaStream_t s)
+ *       *d_out = MAP2(d_a[0], d_b[0]) OP ... OP MAP2(d_a[n-1], d_b[n-1]), reading each
+ *       array once (a dot product: MAP2(a, b) = a * b, OP = sum).
+ * MAP(x) and MAP2(a, b) are function-like macros that run on the device and give a T; OP
+ * and IDENTITY are as for GP_DEFINE_REDUCE (associative, not necessarily commutative:
+ * the mapped values combine in index order). Everything gp_reduce_<name> promises holds:
+ * one launch, deterministic, size_t counts, any alignment the type allows (two inputs at
+ * different offsets from a 16-byte boundary are read element by element), n == 0 a no-op,
+ * a NULL pointer with n > 0 cudaErrorInvalidValue with nothing launched. The output may be
+ * one of the inputs. Only the host function is made: for the warp and block names of
+ * (T, OP), use GP_DEFINE_REDUCE. The operator struct is gp__op_map_reduce_<name>, the
+ * map gp__map_<name>. GP_DEFINE_MAP_REDUCE and GP_DEFINE_MAP2_REDUCE give a TU-local
+ * (static) gp_<name>; the _EXTERN forms give it external C linkage (use one in a single
+ * .cu file, and GP_DECLARE_MAP_REDUCE / GP_DECLARE_MAP2_REDUCE(name, Tin, T) elsewhere).
+ * A MAP that calls a host-only function fails to compile, as an OP does (ops.cuh). */
+#define GP__DEFINE_MAP(name, Tin, T, ARITY_, PARAMS, CALL)                                   \
+    GP__DIAG_PUSH_OP_ERRORS                                                                \
+    struct gp__map_##name {                                                                \
+        typedef Tin in_type;                                                               \
+        typedef T type;                                                                    \
+        enum { ARITY = ARITY_ };                                                           \
+        static __device__ __forceinline__ T apply PARAMS { return CALL; }                  \
+    };                                                                                     \
+    GP__DIAG_POP
+
+#define GP__DEFINE_MAP_REDUCE_HOST(SCOPE, name, Tin, T, OPS, MAPS)                           \
+    SCOPE cudaError_t gp_##name(T *d_out, const Tin *d_in, size_t n, cudaStream_t s)       \
+    {                                                                                      \
+        return gp__reduce<OPS, MAPS>(d_out, d_in, d_in, n, s);                             \
+    }
+#define GP__DEFINE_MAP2_REDUCE_HOST(SCOPE, name, Tin, T, OPS, MAPS)                          \
+    SCOPE cudaError_t gp_##name(T *d_out, const Tin *d_a, const Tin *d_b, size_t n, cudaStream_t s) \
+    {                                                                                      \
+        return gp__reduce<OPS, MAPS>(d_out, d_a, d_b, n, s);                               \
+    }
+
+#define GP__DEFINE_MAP_REDUCE_AS(SCOPE, name, Tin, T, MAP, OP, IDENTITY)                    \
+    namespace {                                                                            \
+    GP_DEFINE_OP(map_reduce_##name, T, OP, IDENTITY)                                       \
+    GP__DEFINE_MAP(name, Tin, T, 1, (Tin x), MAP(x))                                       \
+    }                                                                                      \
+    GP__DEFINE_MAP_REDUCE_HOST(SCOPE, name, Tin, T, gp__op_map_reduce_##name, gp__map_##name)
+#define GP__DEFINE_MAP2_REDUCE_AS(SCOPE, name, Tin, T, MAP2, OP, IDENTITY)                  \
+    namespace {                                                                            \
+    GP_DEFINE_OP(map_reduce_##name, T, OP, IDENTITY)                                       \
+    GP__DEFINE_MAP(name, Tin, T, 2, (Tin a, Tin b), MAP2(a, b))                            \
+    }                                                                                      \
+    GP__DEFINE_MAP2_REDUCE_HOST(SCOPE, name, Tin, T, gp__op_map_reduce_##name, gp__map_##name)
+#define GP_DEFINE_MAP_REDUCE(name, Tin, T, MAP, OP, IDENTITY) \
+    GP__DEFINE_MAP_REDUCE_AS([[maybe_unused]] static, name, Tin, T, MAP, OP, IDENTITY)
+#define GP_DEFINE_MAP_REDUCE_EXTERN(name, Tin, T, MAP, OP, IDENTITY) \
+    GP__DEFINE_MAP_REDUCE_AS(extern "C", name, Tin, T, MAP, OP, IDENTITY)
+#define GP_DEFINE_MAP2_REDUCE(name, Tin, T, MAP2, OP, IDENTITY) \
+    GP__DEFINE_MAP2_REDUCE_AS([[maybe_unused]] static, name, Tin, T, MAP2, OP, IDENTITY)
+#define GP_DEFINE_MAP2_REDUCE_EXTERN(name, Tin, T, MAP2, OP, IDENTITY) \
+    GP__DEFINE_MAP2_REDUCE_AS(extern "C", name, Tin, T, MAP2, OP, IDENTITY)
+
 #else /* not CUDA: the definitions need nvcc */
 #define GP_DEFINE_REDUCE(name, T, OP, IDENTITY) GP__NEEDS_CUDA(GP_DEFINE_REDUCE)
 #define GP_DEFINE_REDUCE_EXTERN(name, T, OP, IDENTITY) GP__NEEDS_CUDA(GP_DEFINE_REDUCE_EXTERN)
+#define GP_DEFINE_MAP_REDUCE(name, Tin, T, MAP, OP, IDENTITY) GP__NEEDS_CUDA(GP_DEFINE_MAP_REDUCE)
+#define GP_DEFINE_MAP_REDUCE_EXTERN(name, Tin, T, MAP, OP, IDENTITY) GP__NEEDS_CUDA(GP_DEFINE_MAP_REDUCE_EXTERN)
+#define GP_DEFINE_MAP2_REDUCE(name, Tin, T, MAP2, OP, IDENTITY) GP__NEEDS_CUDA(GP_DEFINE_MAP2_REDUCE)
+#define GP_DEFINE_MAP2_REDUCE_EXTERN(name, Tin, T, MAP2, OP, IDENTITY) GP__NEEDS_CUDA(GP_DEFINE_MAP2_REDUCE_EXTERN)
 #endif /* __CUDACC__ */
 #endif /* GPUPRIMS_DETAIL_REDUCE_CUH */

@@ -54,6 +54,8 @@ void test_reduce_host(void);
 void test_reduce_host_rows(void);
 void test_reduce_gpu(void);
 void test_reduce_user(void);
+void test_map_reduce_host_rows(void);
+void test_map_reduce_gpu(void);
 void test_scan_host(void);
 void test_scan_host_rows(void);
 void test_scan_gpu(void);

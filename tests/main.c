@@ -27,6 +27,7 @@ int main(int argc, char **argv)
     static const struct { const char *name; void (*run)(void); } tests[] = {
 #define T(f) {#f, f}
         T(test_check), T(test_compile_errors), T(test_reduce_host), T(test_reduce_host_rows), T(test_reduce_gpu),   T(test_reduce_user),
+        T(test_map_reduce_host_rows), T(test_map_reduce_gpu),
         T(test_scan_host), T(test_scan_host_rows), T(test_scan_gpu),       T(test_scan_user),    T(test_tile_host), T(test_tile_gpu), T(test_transpose_host),
         T(test_transpose_gpu),  T(test_c_api),          T(test_examples_ptx), T(test_examples_errors),
         T(test_matmul_host),    T(test_matmul_gpu),

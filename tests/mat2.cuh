@@ -15,8 +15,9 @@ static __host__ __device__ mat2 mat2_mul(mat2 x, mat2 y)
 }
 #define MAT2_MUL(x, y) mat2_mul((x), (y))
 static const mat2 MAT2_ID = {1, 0, 0, 1};
+static inline int mat2_eq(mat2 x, mat2 y) { return x.a == y.a && x.b == y.b && x.c == y.c && x.d == y.d; }
 
-static mat2 mat2_random(uint64_t *st)
+static inline mat2 mat2_random(uint64_t *st)
 {
     const uint64_t r = gp_t_next(st), s = gp_t_next(st);
     mat2 m = {(uint32_t)r, (uint32_t)(r >> 32), (uint32_t)s, (uint32_t)(s >> 32)};

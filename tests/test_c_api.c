@@ -5,6 +5,7 @@
 #include "harness.h"
 #include "user_pair.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,7 +16,7 @@ void test_c_api(void)
         gp_t_skip("C API: default instances and a user's GP_DEFINE_*_EXTERN instance from a .c file (linked, not run)");
         return;
     }
-    gp_t_section("C API: gp_reduce_sum_f32 and gp_inclusive_scan_max_i32 called from C");
+    gp_t_section("C API: gp_reduce_sum_f32, gp_dot_f32 and gp_inclusive_scan_max_i32 called from C");
     enum { N = 100003 };
     float *h = malloc(N * sizeof(float)), *d_x, *d_sum, got = -1.0f;
     double want = 0;
@@ -27,6 +28,20 @@ void test_c_api(void)
     CUDA_CHK(cudaMemcpy(&got, d_sum, sizeof got, cudaMemcpyDeviceToHost));
     EXPECT(got == (float)want, "C: gp_reduce_sum_f32 got %g want %g", got, want);
     EXPECT(gp_reduce_sum_f32(d_sum, NULL, N, 0) == cudaErrorInvalidValue, "C: NULL input is cudaErrorInvalidValue");
+    /* the dot product of x with itself (values -3..3: exact), and the L1 distance of x and
+     * x shifted by one (a user's map-reduce, float in, double out) */
+    double want_dot = 0, want_l1 = 0, got_l1 = -1;
+    for (int i = 0; i < N; i++) want_dot += (double)h[i] * h[i];
+    for (int i = 0; i + 1 < N; i++) want_l1 += fabs((double)h[i] - h[i + 1]);
+    CUDA_CHK(gp_dot_f32(d_sum, d_x, d_x, N, 0));
+    CUDA_CHK(cudaMemcpy(&got, d_sum, sizeof got, cudaMemcpyDeviceToHost));
+    EXPECT(got == (float)want_dot, "C: gp_dot_f32 got %g want %g", got, want_dot);
+    double *d_l1;
+    CUDA_CHK(cudaMalloc((void **)&d_l1, sizeof(double)));
+    CUDA_CHK(gp_l1_distance_f32(d_l1, d_x, d_x + 1, N - 1, 0));
+    CUDA_CHK(cudaMemcpy(&got_l1, d_l1, sizeof got_l1, cudaMemcpyDeviceToHost));
+    CUDA_CHK(cudaFree(d_l1));
+    EXPECT(got_l1 == want_l1, "C: gp_l1_distance_f32 (GP_DEFINE_MAP2_REDUCE_EXTERN) got %g want %g", got_l1, want_l1);
     /* the scan, in place, from C: the inclusive max of values that end in the largest */
     int32_t last = -1;
     CUDA_CHK(gp_inclusive_scan_max_i32((int32_t *)d_x, (const int32_t *)d_x, N, 0));

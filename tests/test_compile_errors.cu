@@ -40,7 +40,7 @@ extern "C" void test_compile_errors(void)
     gp_t_section("compile errors: bad operators, types and placements fail on the user's line (host)");
     static const char *const cases[] = {"op_host_function.cu", "op_std_plus.cu",        "op_not_function_like.cu",
                                         "elem_too_large.cu",   "transpose_too_large.cu", "define_in_function.cu",
-                                        "define_in_c.c"};
+                                        "define_in_c.c",       "map_host_function.cu"};
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         char path[1024], want[256] = "", cmd[2048], out[16384], at_nvcc[600], at_cc[600];
         snprintf(path, sizeof path, "%s/tests/compile_errors/%s", GP_T_ROOT, cases[i]);

@@ -15,23 +15,27 @@
 
 /* ---- host: the plan ---------------------------------------------------------------- */
 
-static void check_plan(uintptr_t addr, size_t n, size_t elem, unsigned sms, int cluster_ok)
+static void check_plan(uintptr_t addr, uintptr_t addr_b, size_t n, size_t elem, unsigned arity, unsigned sms,
+                       int cluster_ok)
 {
-    const gp__reduce_plan p = gp__reduce_make_plan(addr, n, elem, sms, cluster_ok);
+    const gp__reduce_plan p = gp__reduce_make_plan(addr, addr_b, n, elem, arity, sms, cluster_ok);
+    const size_t tile = (size_t)GP__REDUCE_BLOCK * GP__REDUCE_ROWS(arity);
     const size_t covered = (size_t)p.blocks * p.vec_per_block;
     int ok = p.head + p.nvec * p.vec + p.tail == n          /* every element, once */
              && p.tail < p.vec && p.head < (p.vec > 1 ? p.vec : 1) && p.blocks >= 1
              && p.vec_per_block % 32 == 0 && covered >= p.nvec     /* every vector has a block */
              && (p.blocks == 1 || covered - p.vec_per_block < p.nvec) /* no idle block */
-             && (p.mode == GP__GRID || p.vec_per_block == GP__REDUCE_TILE)
-             && (!p.aligned16 || p.head == n || (addr + p.head * elem) % 16 == 0);
+             && (p.mode == GP__GRID || p.vec_per_block == tile)
+             && (!p.aligned16 || p.head == n || (addr + p.head * elem) % 16 == 0)
+             && (!p.aligned16 || (addr - addr_b) % 16 == 0) /* two inputs: vectors only in step */
+             && (p.aligned16 || p.head == 0);
     if (p.mode == GP__CLUSTER) ok = ok && cluster_ok && p.blocks <= GP__CLUSTER_MAX && p.blocks > 1;
     if (p.mode == GP__GRID) ok = ok && p.blocks <= sms * GP__REDUCE_BLOCKS_PER_SM;
     if (p.mode == GP__ONE_BLOCK) ok = ok && p.blocks == 1;
-    EXPECT(ok, "plan(addr%%16=%zu, n=%zu, elem=%zu, sms=%u, cluster=%d): head %zu nvec %zu tail %zu vec %u "
-               "vpb %zu blocks %u mode %d",
-           (size_t)(addr % 16), n, elem, sms, cluster_ok, p.head, p.nvec, p.tail, p.vec, p.vec_per_block, p.blocks,
-           p.mode);
+    EXPECT(ok, "plan(addr%%16=%zu, b%%16=%zu, n=%zu, elem=%zu, arity=%u, sms=%u, cluster=%d): head %zu nvec %zu "
+               "tail %zu vec %u vpb %zu blocks %u mode %d",
+           (size_t)(addr % 16), (size_t)(addr_b % 16), n, elem, arity, sms, cluster_ok, p.head, p.nvec, p.tail, p.vec,
+           p.vec_per_block, p.blocks, p.mode);
 }
 
 extern "C" void test_reduce_host(void)
@@ -40,24 +44,39 @@ extern "C" void test_reduce_host(void)
     const size_t ns[] = {0, 1, 2, 3, 4, 5, 15, 16, 17, 31, 32, 33, 1023, 1024, 1025, 65536, 65537, 1048573,
                          (1u << 24) + 7, ((size_t)1 << 31) + 1001, (size_t)1 << 33, ((size_t)1 << 34) + 3};
     const size_t elems[] = {1, 2, 4, 8, 12, 16, 32};
+    /* one input (b == a), and two inputs at every pair of offsets the type allows */
     for (size_t a = 0; a < 16; a++)
-        for (size_t e = 0; e < sizeof elems / sizeof *elems; e++)
-            for (size_t k = 0; k < sizeof ns / sizeof *ns; k++)
-                if ((0x1000 + a) % (elems[e] < 16 ? elems[e] : 4) == 0) /* the type's own alignment */
-                    for (int c = 0; c < 2; c++) check_plan(0x1000 + a, ns[k], elems[e], 132, c);
+        for (size_t b = 0; b < 16; b++)
+            for (size_t e = 0; e < sizeof elems / sizeof *elems; e++)
+                for (size_t k = 0; k < sizeof ns / sizeof *ns; k++) {
+                    const size_t align = elems[e] < 16 ? elems[e] : 4; /* the type's own alignment */
+                    if ((0x1000 + a) % align || (0x1000 + b) % align) continue;
+                    if (b % 4 && b != a && b != (a + 1) % 16) continue; /* a sample of the pairs */
+                    for (int c = 0; c < 2; c++) {
+                        if (b == a) check_plan(0x1000 + a, 0x1000 + a, ns[k], elems[e], 1, 132, c);
+                        check_plan(0x1000 + a, 0x5000 + b, ns[k], elems[e], 2, 132, c);
+                    }
+                }
     /* the choices the bench relies on, on a 132-SM H100 */
-    gp__reduce_plan p = gp__reduce_make_plan(0x1000, 1u << 16, 4, 132, 1);
+    gp__reduce_plan p = gp__reduce_make_plan(0x1000, 0x1000, 1u << 16, 4, 1, 132, 1);
     EXPECT(p.mode == GP__CLUSTER && p.blocks == 8, "2^16 ints: one cluster of 8 (got mode %d, %u blocks)",
            p.mode, p.blocks);
-    p = gp__reduce_make_plan(0x1000, 1u << 10, 4, 132, 1);
+    p = gp__reduce_make_plan(0x1000, 0x1000, 1u << 10, 4, 1, 132, 1);
     EXPECT(p.mode == GP__ONE_BLOCK, "2^10 ints: one block");
-    p = gp__reduce_make_plan(0x1000, (size_t)1 << 28, 4, 132, 1);
+    p = gp__reduce_make_plan(0x1000, 0x1000, (size_t)1 << 28, 4, 1, 132, 1);
     EXPECT(p.mode == GP__GRID && p.blocks >= 132 * GP__REDUCE_BLOCKS_PER_SM * 99 / 100, "2^28 ints: a full grid (%u)",
            p.blocks);
-    p = gp__reduce_make_plan(0x1004, 100, 4, 132, 1);
+    p = gp__reduce_make_plan(0x1004, 0x1004, 100, 4, 1, 132, 1);
     EXPECT(p.head == 3 && p.aligned16 && p.nvec == 24 && p.tail == 1, "offset pointer: head 3, 24 vectors, tail 1");
-    p = gp__reduce_make_plan(0x1004, 100, 16, 132, 1);
+    p = gp__reduce_make_plan(0x1004, 0x1004, 100, 16, 1, 132, 1);
     EXPECT(!p.aligned16 && p.head == 0 && p.vec == 1 && p.nvec == 100, "16-byte type off a 16-byte boundary");
+    p = gp__reduce_make_plan(0x1004, 0x2014, 100, 4, 2, 132, 1);
+    EXPECT(p.aligned16 && p.head == 3 && p.nvec == 24, "two inputs at the same offset from 16: vectors");
+    p = gp__reduce_make_plan(0x1004, 0x2008, 100, 4, 2, 132, 1);
+    EXPECT(!p.aligned16 && p.head == 0 && p.nvec == 25 && p.tail == 0, "two inputs out of step: element by element");
+    p = gp__reduce_make_plan(0x1000, 0x2000, (size_t)1 << 15, 4, 2, 132, 1);
+    EXPECT(p.mode == GP__CLUSTER && p.blocks == 8 && p.vec_per_block == GP__REDUCE_BLOCK * GP__REDUCE_ROWS(2),
+           "two inputs of 2^15 ints: a tile holds half as many vectors of each (mode %d, %u blocks)", p.mode, p.blocks);
 }
 
 /* ---- GPU: the default instances ------------------------------------------------------ */
@@ -155,14 +174,15 @@ static void reference(const instance *in, const void *x, size_t n, unsigned char
     memcpy(bytes, &acc_u, in->elem); /* the low bytes: the wrapped value */
 }
 
-/* How many operations deep any element can sit in the GPU's combining tree, from the plan:
+/* How many operations deep any element can sit in the GPU's combining tree, from the plan
+ * (shared with test_map_reduce.cu):
  * its vector, the warp tree, the unrolled rows, the fold of one group's slots, the warp
  * tree again, the block's run of groups, the combine across blocks, head and tail. */
-static double tree_depth(const gp__reduce_plan *p)
+double gp_t_reduce_tree_depth(const gp__reduce_plan *p, unsigned arity)
 {
-    return (double)p->head + p->tail + p->vec + 5 + GP__REDUCE_UNROLL + 32 + 5 +
-           (double)p->vec_per_block / (GP__REDUCE_GROUP * GP__REDUCE_TILE) + 1 + (double)p->blocks / GP__REDUCE_BLOCK +
-           10 + GP__CLUSTER_MAX + 2;
+    const double rows = GP__REDUCE_ROWS(arity), tile = (double)GP__REDUCE_BLOCK * rows;
+    return (double)p->head + p->tail + p->vec + 5 + rows + 32 + 5 + (double)p->vec_per_block / (GP__REDUCE_GROUP * tile) +
+           1 + (double)p->blocks / GP__REDUCE_BLOCK + 10 + GP__CLUSTER_MAX + 2;
 }
 
 typedef struct {
@@ -201,9 +221,9 @@ static int run_case(const fixture *f, const instance *in, size_t n, size_t offse
             EXPECT(g == w, "%s n=%zu offset=%zu exact: got %.17Lg want %.17Lg", in->name, n, offset, g, w);
             return g == w;
         }
-        gp__reduce_plan p = gp__reduce_make_plan((uintptr_t)d_in, n, in->elem, f->sms, f->cluster_ok);
+        gp__reduce_plan p = gp__reduce_make_plan((uintptr_t)d_in, (uintptr_t)d_in, n, in->elem, 1, f->sms, f->cluster_ok);
         const double eps = in->elem == 4 ? FLT_EPSILON : DBL_EPSILON;
-        const long double bound = tree_depth(&p) * eps * fabs_sum + eps * fabsl(fsum);
+        const long double bound = gp_t_reduce_tree_depth(&p, 1) * eps * fabs_sum + eps * fabsl(fsum);
         const int ok = fabsl(g - fsum) <= bound;
         EXPECT(ok, "%s n=%zu offset=%zu: got %.17Lg want %.17Lg (bound %.3Lg)", in->name, n, offset, g, fsum, bound);
         return ok;

@@ -18,7 +18,6 @@ GP_DEFINE_REDUCE(argmax, pair_t, PAIR_MAX, ((pair_t){-INFINITY, -1}))
 
 GP_DEFINE_REDUCE(mat2, mat2, MAT2_MUL, ((mat2){1, 0, 0, 1}))
 
-static int mat2_eq(mat2 x, mat2 y) { return x.a == y.a && x.b == y.b && x.c == y.c && x.d == y.d; }
 static mat2 mat2_ref(const mat2 *x, size_t n)
 {
     mat2 acc = MAT2_ID;

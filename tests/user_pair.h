@@ -12,6 +12,10 @@ typedef struct { float v; int32_t i; } gp_t_pair;
 GP_DECLARE_REDUCE(argmax_pair, gp_t_pair)
 GP_DECLARE_SCAN(argmax_pair, gp_t_pair)
 
+/* the L1 distance of two float arrays, summed in double: a two-input map-reduce whose
+ * result type is not its input type */
+GP_DECLARE_MAP2_REDUCE(l1_distance_f32, float, double)
+
 /* a 3-byte pixel, transposed element by element */
 typedef struct { uint8_t r, g, b; } gp_t_rgb8;
 GP_DECLARE_TRANSPOSE(rgb8, gp_t_rgb8)

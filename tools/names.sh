@@ -23,6 +23,8 @@ cd "$(dirname "$0")/.."
   @device (detail/block_reduce.cuh, detail/block_scan.cuh)@ T gp_block_reduce_##name(T v); \
   T gp_block_inclusive_scan_##name(T v, T *aggregate); T gp_block_exclusive_scan_##name(T v, T *aggregate); \
   T gp_block_scan_blelloch_##name(T *s, unsigned n);
+#define HOST_MAP(name, Tin, T, MAP, OP, ID) @host (detail/reduce.cuh)@ GP_DECLARE_MAP_REDUCE(name, Tin, T)
+#define HOST_MAP2(name, Tin, T, MAP2, OP, ID) @host (detail/reduce.cuh)@ GP_DECLARE_MAP2_REDUCE(name, Tin, T)
 #define HOST_TR(name, T) @host (detail/transpose.cuh)@ GP_DECLARE_TRANSPOSE(name, T)
 #define DEV_TILE(name, T) @device (detail/tile.cuh)@ \
   void gp_tile_load_##name(T *s_tile, int s_pitch, const T *g, size_t ld, size_t rows_left, size_t cols_left, int tile_rows, int tile_cols, T fill); \
@@ -32,6 +34,8 @@ cd "$(dirname "$0")/.."
 GP__NAMES_START
 GP__OP_INSTANCES(HOST_OP)
 GP__OP_INSTANCES(DEV_OP)
+GP__MAP_REDUCE_INSTANCES(HOST_MAP)
+GP__MAP2_REDUCE_INSTANCES(HOST_MAP2)
 GP__TRANSPOSE_INSTANCES(HOST_TR)
 GP__TRANSPOSE_INSTANCES(DEV_TILE)
 GP__MATMUL_INSTANCES(HOST_MM)
