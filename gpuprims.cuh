@@ -2,7 +2,8 @@
  *
  * WHAT IT IS
  *   Error checks; warp and block reductions and scans; a device-wide reduce at the
- *   memory-bandwidth limit in one launch; a single-pass, deterministic device scan;
+ *   memory-bandwidth limit in one pass, and fused map-reduces (dot products, sums of
+ *   squares, counts) on the same kernel; a single-pass, deterministic device scan;
  *   cooperative 2-D tile loads and stores between global and shared memory (padded,
  *   vectorised, asynchronous); a transpose of any shape and element size; a tiled
  *   FP32/FP64 matrix multiply. Plain C names.
@@ -43,7 +44,8 @@
  *      gp_tile_pitch, gp_tile_load_<name>,               detail/tile.cuh
  *        gp_tile_load_async_<name>, gp_tile_load_wait, gp_tile_store_<name>, GP_DEFINE_TILE
  *   3  gp_reduce_<name>, GP_DEFINE_REDUCE[_EXTERN],      detail/reduce.cuh
- *        GP_DECLARE_REDUCE
+ *        GP_DECLARE_REDUCE; gp_dot_*, gp_sum_squares_*, gp_count_nonzero_*,
+ *        GP_DEFINE_MAP[2]_REDUCE[_EXTERN], GP_DECLARE_MAP[2]_REDUCE
  *      gp_{ex,in}clusive_scan[_init]_<name>, GP_DEFINE_SCAN[_EXTERN], GP_DECLARE_SCAN   detail/scan.cuh
  *      gp_transpose[_strided|_batched]_<name>,           detail/transpose.cuh
  *        GP_DEFINE_TRANSPOSE[_EXTERN], GP_DECLARE_TRANSPOSE
@@ -58,6 +60,14 @@
  *     cudaError_t gp_reduce_sum_f32(float *d_out, const float *d_in, size_t n, cudaStream_t s);
  *     cudaError_t gp_exclusive_scan_sum_f32(float *d_out, const float *d_in, size_t n, cudaStream_t s);
  *     cudaError_t gp_inclusive_scan_sum_f32(float *d_out, const float *d_in, size_t n, cudaStream_t s);
+ *   Fused map-reduces (one pass over the input; the mapped values are never stored):
+ *     cudaError_t gp_dot_f32(float *d_out, const float *d_a, const float *d_b, size_t n, cudaStream_t s);
+ *     cudaError_t gp_sum_squares_f32(float *d_out, const float *d_in, size_t n, cudaStream_t s);
+ *     cudaError_t gp_count_nonzero_i32(uint64_t *d_out, const int32_t *d_in, size_t n, cudaStream_t s);
+ *   dot and sum_squares (the square of BLAS's nrm2) for f32 and f64; count_nonzero for
+ *   every type above, always into a uint64_t (for floats -0.0 is zero, NaN is not). Same
+ *   contract as the reduce; two inputs at different offsets from a 16-byte boundary
+ *   are read element by element (slower, still one pass).
  *   The exclusive scan starts from the operator's identity (out[0] = 0 for sum). Scans
  *   may run in place (d_out == d_in); a partial overlap returns cudaErrorInvalidValue.
  *   From a carry-in: one element on the device, before d_in[0] (chunked or multi-GPU scans):
@@ -94,6 +104,13 @@
  *     // now: gp_warp_reduce_argmax, gp_block_reduce_argmax, gp_reduce_argmax(...)
  *   Every family has the same shape: GP_DEFINE_REDUCE, GP_DEFINE_SCAN (name, T, OP,
  *   IDENTITY); GP_DEFINE_TRANSPOSE, GP_DEFINE_TILE (name, T).
+ *   A map-reduce reduces MAP(x) (or MAP2(a, b) over two arrays) in one pass, from inputs
+ *   of type Tin to a result of type T; it makes gp_<name>, the host function only:
+ *     #define ABS_DIFF(a, b) fabs((double)(a) - (double)(b))
+ *     GP_DEFINE_MAP2_REDUCE(l1_f32, float, double, ABS_DIFF, GP_OP_SUM, 0.0)
+ *     // cudaError_t gp_l1_f32(double *d_out, const float *d_a, const float *d_b, size_t n, cudaStream_t s)
+ *     GP_DEFINE_MAP_REDUCE(name, Tin, T, MAP, OP, IDENTITY)  // gp_<name>(T *d_out, const Tin *d_in, n, s)
+ *   MAP and MAP2 are function-like macros that run on the device, as OP is.
  *   - OP is a function-like macro OP(a, b), associative; it need not be commutative:
  *     everything combines in index order, so the answer is the sequential one (up to
  *     floating-point re-association). It runs on the device only: a host-only function, a

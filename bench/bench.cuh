@@ -88,6 +88,18 @@ static inline float gp_bench_copy_ms(void *dst, const void *src, size_t bytes)
 }
 static inline double gp_bench_gbps(double bytes, float ms) { return bytes / (ms * 1e6); }
 
+/* A cuBLAS call that must succeed (in benches that include cublas_v2.h first). */
+#ifdef CUBLAS_V2_H_
+#define CUBLAS_CHK(call)                                                                   \
+    do {                                                                                   \
+        cublasStatus_t st_ = (call);                                                       \
+        if (st_ != CUBLAS_STATUS_SUCCESS) {                                                \
+            fprintf(stderr, "%s:%d: %s: cuBLAS status %d\n", __FILE__, __LINE__, #call, (int)st_); \
+            exit(1);                                                                       \
+        }                                                                                  \
+    } while (0)
+#endif
+
 /* ---- tables --------------------------------------------------------------------------- */
 typedef struct {
     FILE *md, *csv;

@@ -39,14 +39,6 @@
 #define LADDER_N 4096
 #define SAMPLES 256
 
-#define CUBLAS_CHK(call)                                                                   \
-    do {                                                                                   \
-        cublasStatus_t st_ = (call);                                                       \
-        if (st_ != CUBLAS_STATUS_SUCCESS) {                                                \
-            fprintf(stderr, "%s:%d: %s: cuBLAS status %d\n", __FILE__, __LINE__, #call, (int)st_); \
-            exit(1);                                                                       \
-        }                                                                                  \
-    } while (0)
 
 /* ---- inputs: a hash of (matrix, index), uniform in [-1, 1), same on host and device ---- */
 static __host__ __device__ inline double input_value(uint64_t i, uint32_t which)

@@ -1,5 +1,6 @@
-/* detail/reduce.cuh -- device-wide reduce and map-reduce: one kernel launch for any n, in
- * index order, deterministic, no static device state. Level 3: needs block_reduce.cuh,
+/* detail/reduce.cuh -- device-wide reduce and map-reduce: one pass over the input for any n
+ * (one launch up to 8 tiles, a grid and a one-block finish beyond), in index order,
+ * deterministic, no static device state. Level 3: needs block_reduce.cuh,
  * warp.cuh, launch.cuh (the device-wide skeleton), ops.cuh and common.cuh. The plan
  * arithmetic is plain host/device code, tested on the host.
  *

@@ -110,3 +110,32 @@ void gp_t_expect_chk_failure(const char *what, const char *cmd, const char *wher
            what, error, or_error ? " or " : "", or_error ? or_error : "", out);
     printf("  %s: %s", what, out);
 }
+
+void gp_t_check_streams(const char *what, size_t out_bytes, gp_t_stream_launch launch, void *ctx)
+{
+    enum { STREAMS = 4 };
+    unsigned char *d_out = NULL, want[STREAMS * 16], got[STREAMS * 16];
+    const size_t total = STREAMS * out_bytes;
+    if (out_bytes > 16 || cudaMalloc((void **)&d_out, total) != cudaSuccess) {
+        gp_t_check(0, __FILE__, __LINE__, "%s: no room for the outputs", what);
+        return;
+    }
+    for (int k = 0; k < STREAMS; k++) launch(ctx, k, d_out + k * out_bytes, 0);
+    int ok = cudaMemcpy(want, d_out, total, cudaMemcpyDeviceToHost) == cudaSuccess;
+    for (int rep = 0; rep < 3 && ok; rep++) {
+        cudaStream_t streams[STREAMS];
+        ok = cudaMemset(d_out, 0xA7, total) == cudaSuccess;
+        /* cudaMemset is asynchronous and non-blocking streams do not wait for the legacy
+         * default stream: without this the poison could land on top of the results. */
+        ok = ok && cudaDeviceSynchronize() == cudaSuccess;
+        for (int k = 0; k < STREAMS; k++) ok = ok && cudaStreamCreateWithFlags(&streams[k], cudaStreamNonBlocking) == cudaSuccess;
+        for (int k = 0; k < STREAMS && ok; k++) launch(ctx, k, d_out + k * out_bytes, streams[k]);
+        for (int k = 0; k < STREAMS && ok; k++) ok = cudaStreamSynchronize(streams[k]) == cudaSuccess;
+        ok = ok && cudaMemcpy(got, d_out, total, cudaMemcpyDeviceToHost) == cudaSuccess;
+        gp_t_check(ok && memcmp(got, want, total) == 0, __FILE__, __LINE__,
+                   "%s: four concurrent streams, repeat %d: bitwise equal", what, rep);
+        for (int k = 0; k < STREAMS; k++) cudaStreamDestroy(streams[k]);
+    }
+    gp_t_check(ok, __FILE__, __LINE__, "%s: CUDA calls succeeded (%s)", what, cudaGetErrorName(cudaGetLastError()));
+    cudaFree(d_out);
+}

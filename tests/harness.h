@@ -13,6 +13,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <cuda_runtime_api.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -30,6 +31,13 @@ uint64_t gp_t_next(uint64_t *state); /* splitmix64 */
 uint64_t gp_t_state(uint64_t stream); /* a fresh state derived from the run's seed */
 
 #define EXPECT(cond, ...) gp_t_check((cond) ? 1 : 0, __FILE__, __LINE__, __VA_ARGS__)
+
+/* Determinism across streams: launch(ctx, k, d_out_k, stream) must queue call k (k = 0..3)
+ * writing out_bytes at d_out_k. It runs first all on the default stream, then three times
+ * on four non-blocking streams at once (outputs poisoned before each round); each round
+ * must give bitwise the first's outputs. `what` names the check in messages. */
+typedef void (*gp_t_stream_launch)(void *ctx, int k, void *d_out_k, cudaStream_t s);
+void gp_t_check_streams(const char *what, size_t out_bytes, gp_t_stream_launch launch, void *ctx);
 
 /* String equality usable in constant initialisers (the instance lists' columns). */
 #ifdef __cplusplus

@@ -189,6 +189,7 @@ typedef struct {
     unsigned char *d_base, *d_out;
     void *h_x;
     int sms, cluster_ok;
+    size_t det_n; /* the determinism check's n */
 } fixture;
 
 static const unsigned char POISON = 0xA7;
@@ -271,39 +272,28 @@ static void check_bad_input(fixture *f)
     EXPECT(got[0] == POISON && got[3] == POISON, "bad input wrote nothing");
 }
 
-/* Same input, same result bit for bit; and four streams at once agree with one stream. */
+/* Same input, same result bit for bit; and four streams at once agree with one stream:
+ * call k sums its own input, the k-th n floats of the fixture's buffer. */
+static void sum_k(void *ctx, int k, void *d_out, cudaStream_t s)
+{
+    const fixture *f = (const fixture *)ctx;
+    CUDA_CHK(gp_reduce_sum_f32((float *)d_out, (const float *)f->d_base + (size_t)k * f->det_n, f->det_n, s));
+}
+
 static void check_determinism_and_streams(fixture *f, size_t n)
 {
     const instance *in = NULL;
     for (size_t k = 0; k < N_INSTANCES; k++)
         if (strcmp(instances[k].name, "sum_f32") == 0) in = &instances[k];
     uint64_t st = gp_t_state(2);
-    enum { STREAMS = 4 };
-    float *d_outs, want[STREAMS], got[STREAMS];
-    CUDA_CHK(cudaMalloc(&d_outs, sizeof(float) * STREAMS));
-    for (int s = 0; s < STREAMS; s++) {
+    for (int k = 0; k < 4; k++) {
         fill(in, f->h_x, n, &st, 1);
-        CUDA_CHK(cudaMemcpy(f->d_base + (size_t)s * n * 4, f->h_x, n * 4, cudaMemcpyHostToDevice));
+        CUDA_CHK(cudaMemcpy(f->d_base + (size_t)k * n * 4, f->h_x, n * 4, cudaMemcpyHostToDevice));
     }
-    for (int s = 0; s < STREAMS; s++) {
-        CUDA_CHK(gp_reduce_sum_f32(d_outs + s, (const float *)(f->d_base + (size_t)s * n * 4), n, 0));
-    }
-    CUDA_CHK(cudaMemcpy(want, d_outs, sizeof want, cudaMemcpyDeviceToHost));
-    for (int rep = 0; rep < 3; rep++) {
-        cudaStream_t streams[STREAMS];
-        CUDA_CHK(cudaMemset(d_outs, POISON, sizeof(float) * STREAMS));
-        /* cudaMemset is asynchronous and non-blocking streams do not wait for the legacy
-         * default stream: without this the poison could land on top of the results. */
-        CUDA_CHK(cudaDeviceSynchronize());
-        for (int s = 0; s < STREAMS; s++) CUDA_CHK(cudaStreamCreateWithFlags(&streams[s], cudaStreamNonBlocking));
-        for (int s = 0; s < STREAMS; s++)
-            CUDA_CHK(gp_reduce_sum_f32(d_outs + s, (const float *)(f->d_base + (size_t)s * n * 4), n, streams[s]));
-        for (int s = 0; s < STREAMS; s++) CUDA_CHK(cudaStreamSynchronize(streams[s]));
-        CUDA_CHK(cudaMemcpy(got, d_outs, sizeof got, cudaMemcpyDeviceToHost));
-        EXPECT(memcmp(got, want, sizeof got) == 0, "n=%zu: four concurrent streams, repeat %d: bitwise equal", n, rep);
-        for (int s = 0; s < STREAMS; s++) CUDA_CHK(cudaStreamDestroy(streams[s]));
-    }
-    CUDA_CHK(cudaFree(d_outs));
+    f->det_n = n;
+    char what[64];
+    snprintf(what, sizeof what, "sum_f32 n=%zu", n);
+    gp_t_check_streams(what, sizeof(float), sum_k, f);
 }
 
 /* Above 2^31 elements: inputs from a counter hash on the device, reference on the host. */
