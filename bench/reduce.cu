@@ -27,6 +27,8 @@
  * Inputs smaller than twice the L2 are rotated among enough copies that one timed call
  * never finds its input in L2: the figures are DRAM figures.
  *
+ * `reduce table` runs the floors and part 2 only (bench/variants.sh uses it).
+ *
  * Build and run:  make bench
  *   or by hand:   make lib && nvcc -O3 -arch=sm_90 -std=c++17 -I. bench/reduce.cu build/lib/libgpuprims.a \
  *                   -o build/bench/reduce
@@ -1039,8 +1041,10 @@ static void bench_types(void *pool, void *host)
     CUDA_CHK(cudaFree(d_out));
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    /* `reduce table`: the floors and part 2 only (a quick look at a tuning variant) */
+    const int table_only = argc > 1 && strcmp(argv[1], "table") == 0;
     need_gpu(__FILE__);
     gp_bench_begin("reduce", "Reduction");
 
@@ -1074,13 +1078,15 @@ int main(void)
     gp_table_row("device-to-device copy, 1 GiB|%.2f|%.1f (read + write: %.1f)", copy_ms * 1e3,
                  gp_bench_gbps((double)COPY_BYTES, copy_ms), copy_gbps);
 
-    bench_ladder(copy_gbps);
+    if (!table_only) bench_ladder(copy_gbps);
     bench_table(pool, pool_elems, copy_gbps, empty_ms);
-    void *host = malloc(pool_elems * 4);
-    if (!host) fail("host malloc");
-    bench_blas(pool, pool_elems * 4, host);
-    bench_types(pool, host);
-    free(host);
+    if (!table_only) {
+        void *host = malloc(pool_elems * 4);
+        if (!host) fail("host malloc");
+        bench_blas(pool, pool_elems * 4, host);
+        bench_types(pool, host);
+        free(host);
+    }
 
     CUDA_CHK(cudaFree(g_sink));
     CUDA_CHK(cudaFree(pool));

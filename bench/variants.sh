@@ -9,7 +9,7 @@ set -u
 ARCH=${ARCH:-sm_90}
 for flags in "$@"; do
   dir=$(mktemp -d)
-  nvcc -O3 -std=c++17 -arch=$ARCH -I. -DGPUPRIMS_IMPLEMENTATION_REDUCE $flags bench/reduce.cu -o "$dir/reduce" || exit 1
+  nvcc -O3 -std=c++17 -arch=$ARCH -I. -DGPUPRIMS_IMPLEMENTATION_REDUCE $flags bench/reduce.cu -o "$dir/reduce" -lcublas || exit 1
   echo "=== variant: $flags"
-  GP_BENCH_RESULTS=$dir "$dir/reduce" | sed -n '/gp_reduce vs CUB/,$p' | grep '^|'
+  GP_BENCH_RESULTS=$dir "$dir/reduce" table | sed -n '/gp_reduce vs CUB/,$p' | grep '^|'
 done
