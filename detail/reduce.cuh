@@ -26,7 +26,7 @@
  *     scratch, and a second kernel of one block combines them in block order. On sm_90
  *     it is a programmatic dependent launch: it is placed on the GPU while the grid runs
  *     and waits (griddepcontrol.wait) for the grid's results, so the second launch costs
- *     little, and there is no ticket to clear before the call (a memset) nor atomics.
+ *     little; there is no ticket to clear before the call, nor atomics.
  * (launch.cuh runs the three modes; it is shared with the scan.)
  * The head and tail (a few elements) are combined by whoever writes the result. Every
  * split depends only on n, the pointer's alignment and the device's SM count: the same
