@@ -27,6 +27,10 @@
  *     it is a programmatic dependent launch: it is placed on the GPU while the grid runs
  *     and waits (griddepcontrol.wait) for the grid's results, so the second launch costs
  *     little; there is no ticket to clear before the call, nor atomics.
+ * With GP__REDUCE_CHAIN, the first kernel is a programmatic dependent of whatever the
+ * stream ran before (sm_90): it waits for that work at its first instruction, so nothing
+ * changes for a user's kernel before it, but a reduce after a reduce is placed on the GPU
+ * while the earlier one finishes, and back-to-back calls do not pay a launch each.
  * (launch.cuh runs the three modes; it is shared with the scan.)
  * The head and tail (a few elements) are combined by whoever writes the result. Every
  * split depends only on n, the pointer's alignment and the device's SM count: the same
@@ -73,6 +77,9 @@
 #endif
 #ifndef GP__REDUCE_GROUP
 #define GP__REDUCE_GROUP 8          /* tiles per barrier */
+#endif
+#ifndef GP__REDUCE_CHAIN
+#define GP__REDUCE_CHAIN 1          /* sm_90: launch the first kernel early too (see below) */
 #endif
 #define GP__REDUCE_WARPS (GP__REDUCE_BLOCK / 32)
 /* Rows of vectors a lane loads per step from each input: a two-input map loads half as
@@ -301,7 +308,10 @@ __global__ void __launch_bounds__(GP__REDUCE_BLOCK, GP__MIN_BLOCKS(GP__REDUCE_BL
     typedef typename Op::type T;
     enum { ROWS = GP__REDUCE_ROWS(Map::ARITY) };
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    /* GRID: the finish kernel may be placed on the GPU now; it waits for our results. */
+    /* Launched early (GP__REDUCE_CHAIN): the stream's earlier work is complete and visible
+     * past this point; nothing is read or written before it. Then a dependent (the finish
+     * kernel, the next call) may be placed on the GPU; it waits for our results itself. */
+    asm volatile("griddepcontrol.wait;" ::: "memory");
     asm volatile("griddepcontrol.launch_dependents;");
 #endif
     const size_t vec_per_block = p.vec_per_block;
@@ -352,6 +362,7 @@ __global__ void __launch_bounds__(GP__REDUCE_BLOCK)
     typedef typename Op::type T;
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     asm volatile("griddepcontrol.wait;" ::: "memory"); /* the grid has finished; its writes are visible */
+    asm volatile("griddepcontrol.launch_dependents;"); /* the next call may be placed now */
 #endif
     const size_t per = gp__ceil_div(p.blocks, blockDim.x); /* thread t: partials [t*per, t*per+per) */
     const size_t lo = gp__min_size((size_t)threadIdx.x * per, p.blocks), hi = gp__min_size(lo + per, p.blocks);
@@ -380,21 +391,26 @@ static cudaError_t gp__reduce(typename Op::type *d_out, const typename Map::in_t
     const gp__reduce_src<Tin> src = {d_a, d_b};
     return gp__launch_device_wide(gp__reduce_shape(p, sizeof(T)), dev.id, s,
                                   [&](const cudaLaunchConfig_t &cfg, void *scratch) {
-                                      T *partials = static_cast<T *>(scratch);
-                                      GP__TRY(cudaLaunchKernelEx(&cfg, gp__reduce_kernel<Op, Map>, d_out, src, p, partials));
-                                      if (p.mode != GP__GRID) return cudaSuccess;
-                                      /* programmatic dependent launch where the kernels
-                                       * wait for it: sm_90 code on an sm_90 device, the
+                                      /* programmatic dependent launches where the kernels
+                                       * wait for them: sm_90 code on an sm_90 device, the
                                        * same condition as for clusters */
-                                      cudaLaunchAttribute pdl;
+                                      const int pdl_ok = dev.cluster_ok;
+                                      cudaLaunchAttribute attrs[2], pdl;
                                       pdl.id = cudaLaunchAttributeProgrammaticStreamSerialization;
                                       pdl.val.programmaticStreamSerializationAllowed = 1;
+                                      cudaLaunchConfig_t first = cfg; /* its cluster attribute, and PDL */
+                                      for (unsigned i = 0; i < cfg.numAttrs; i++) attrs[i] = cfg.attrs[i];
+                                      if (GP__REDUCE_CHAIN && pdl_ok) attrs[first.numAttrs++] = pdl;
+                                      first.attrs = attrs;
+                                      T *partials = static_cast<T *>(scratch);
+                                      GP__TRY(cudaLaunchKernelEx(&first, gp__reduce_kernel<Op, Map>, d_out, src, p, partials));
+                                      if (p.mode != GP__GRID) return cudaSuccess;
                                       cudaLaunchConfig_t fin = {};
                                       fin.gridDim = dim3(1);
                                       fin.blockDim = dim3(GP__REDUCE_BLOCK);
                                       fin.stream = s;
                                       fin.attrs = &pdl;
-                                      fin.numAttrs = dev.cluster_ok ? 1 : 0;
+                                      fin.numAttrs = pdl_ok ? 1 : 0;
                                       return cudaLaunchKernelEx(&fin, gp__reduce_finish_kernel<Op, Map>, d_out, src, p,
                                                                 (const T *)partials);
                                   });
