@@ -372,11 +372,11 @@ __global__ void __launch_bounds__(GP__REDUCE_BLOCK)
     if (threadIdx.x == 0) *out = gp__reduce_with_edges<Op, Map>(src, p, total);
 }
 
-/* The host side of every gp_reduce_<name> (the identity map, d_b == d_a) and of every
- * map-reduce (d_b: the second input of a two-input map; d_a again for one input). */
+/* The host side of every map-reduce (d_b: the second input of a two-input map; d_a again
+ * for one input) and, with the identity map, of every gp_reduce_<name> (gp__reduce below). */
 template <class Op, class Map>
-static cudaError_t gp__reduce(typename Op::type *d_out, const typename Map::in_type *d_a,
-                              const typename Map::in_type *d_b, size_t n, cudaStream_t s)
+static cudaError_t gp__map_reduce(typename Op::type *d_out, const typename Map::in_type *d_a,
+                                  const typename Map::in_type *d_b, size_t n, cudaStream_t s)
 {
     typedef typename Op::type T;
     typedef typename Map::in_type Tin;
@@ -416,6 +416,13 @@ static cudaError_t gp__reduce(typename Op::type *d_out, const typename Map::in_t
                                   });
 }
 
+/* The plain reduce: the identity map. */
+template <class Op>
+static cudaError_t gp__reduce(typename Op::type *d_out, const typename Op::type *d_in, size_t n, cudaStream_t s)
+{
+    return gp__map_reduce<Op, gp__map_identity<typename Op::type>>(d_out, d_in, d_in, n, s);
+}
+
 /* ---- instantiation ----------------------------------------------------------------------
  * Every family has the same macros (klib's KHASH_DECLARE / KHASH_INIT2 are the model):
  *   GP__DEFINE_<F>_DEVICE(name, T, OPS)          the warp- and block-level names
@@ -433,7 +440,7 @@ static cudaError_t gp__reduce(typename Op::type *d_out, const typename Map::in_t
 #define GP__DEFINE_REDUCE_HOST(SCOPE, name, T, OPS)                                         \
     SCOPE cudaError_t gp_reduce_##name(T *d_out, const T *d_in, size_t n, cudaStream_t s)  \
     {                                                                                      \
-        return gp__reduce<OPS, gp__map_identity<T>>(d_out, d_in, d_in, n, s);              \
+        return gp__reduce<OPS>(d_out, d_in, n, s);                                         \
     }
 
 /* GP_DEFINE_REDUCE(name, T, OP, IDENTITY): the reduce family for a user's type and
@@ -492,12 +499,12 @@ static cudaError_t gp__reduce(typename Op::type *d_out, const typename Map::in_t
 #define GP__DEFINE_MAP_REDUCE_HOST(SCOPE, name, Tin, T, OPS, MAPS)                           \
     SCOPE cudaError_t gp_##name(T *d_out, const Tin *d_in, size_t n, cudaStream_t s)       \
     {                                                                                      \
-        return gp__reduce<OPS, MAPS>(d_out, d_in, d_in, n, s);                             \
+        return gp__map_reduce<OPS, MAPS>(d_out, d_in, d_in, n, s);                         \
     }
 #define GP__DEFINE_MAP2_REDUCE_HOST(SCOPE, name, Tin, T, OPS, MAPS)                          \
     SCOPE cudaError_t gp_##name(T *d_out, const Tin *d_a, const Tin *d_b, size_t n, cudaStream_t s) \
     {                                                                                      \
-        return gp__reduce<OPS, MAPS>(d_out, d_a, d_b, n, s);                               \
+        return gp__map_reduce<OPS, MAPS>(d_out, d_a, d_b, n, s);                           \
     }
 
 #define GP__DEFINE_MAP_REDUCE_AS(SCOPE, name, Tin, T, MAP, OP, IDENTITY)                    \
