@@ -164,9 +164,9 @@
 #define GPUPRIMS_CUH
 
 #define GPUPRIMS_VERSION_MAJOR 0
-#define GPUPRIMS_VERSION_MINOR 3
+#define GPUPRIMS_VERSION_MINOR 4
 #define GPUPRIMS_VERSION_PATCH 0
-#define GPUPRIMS_VERSION_STRING "0.3.0"
+#define GPUPRIMS_VERSION_STRING "0.4.0"
 
 #include <stddef.h>
 #include <stdint.h>
