@@ -1,5 +1,5 @@
 /* detail/reduce.cuh -- device-wide reduce and map-reduce: one pass over the input for any n
- * (one launch up to 8 tiles, a grid and a one-block finish beyond), in index order,
+ * (one launch up to 4 MB, a grid and a one-block finish beyond), in index order,
  * deterministic, no static device state. Level 3: needs block_reduce.cuh,
  * warp.cuh, launch.cuh (the device-wide skeleton), ops.cuh and common.cuh. The plan
  * arithmetic is plain host/device code, tested on the host.
@@ -11,17 +11,21 @@
  * How it works. The input splits into a head (the elements before the first 16-byte
  * boundary), a body of whole 16-byte vectors, and a tail (what is left after the last
  * whole vector). Each block streams one contiguous run of the body, one tile at a time:
- * a tile is 32 KB, and warp w reads its w-th 2 KB of it (32 lanes x UNROLL vectors, all
+ * a tile is 64 KB, and warp w reads its w-th 4 KB of it (32 lanes x UNROLL vectors, all
  * loads issued before any is used; a two-input map takes half as many rows of each input,
- * so the bytes in flight, the tile's bytes and the registers stay the same), so the whole grid sweeps memory in large contiguous
- * pieces, as a bandwidth-bound kernel wants. Order is kept at every level: a lane reduces
- * its own vector in order; a warp combines its lanes in lane order (shuffles) and its
- * UNROLL vectors in order; the warps' results for GROUP tiles go to shared memory, and
+ * so the bytes in flight, the tile's bytes and the registers stay the same; elements wider
+ * than 8 bytes take half as many rows), so the whole grid sweeps memory in large
+ * contiguous pieces, as a bandwidth-bound kernel wants. Order is kept at every level: a
+ * lane reduces its own vector in order; a warp combines its lanes in lane order (shuffles)
+ * and its rows in order; the warps' results for GROUP tiles go to shared memory, and
  * after one barrier warp 0 folds them in (tile, warp) order into the block's total.
  * Blocks then combine in block order:
- *   - GP__ONE_BLOCK: small n, one block, writes the result itself.
- *   - GP__CLUSTER (sm_90+): up to 8 blocks launched as one thread-block cluster; block 0
- *     reads the others' totals through distributed shared memory. No scratch.
+ *   - GP__ONE_BLOCK: one tile or less, one block, writes the result itself.
+ *   - GP__CLUSTER (sm_90+): up to GP__REDUCE_CLUSTER_TILES tiles (4 MB), up to 8 blocks
+ *     launched as one thread-block cluster, spread over 8 SMs, each block a contiguous run
+ *     of tiles; block 0 reads the others' totals through distributed shared memory. One
+ *     launch and no scratch: below 4 MB the second launch and the scratch allocation of
+ *     GRID mode cost the host more than 8 SMs need to read the input (see the tuning).
  *   - GP__GRID: large n, a full grid; each block writes its total to stream-ordered
  *     scratch, and a second kernel of one block combines them in block order. On sm_90
  *     it is a programmatic dependent launch: it is placed on the GPU while the grid runs
@@ -65,15 +69,26 @@
 #include "block_reduce.cuh"
 #include "launch.cuh"
 
-/* Tuning (overridable for experiments; the defaults are what bench/results measured). */
+/* Tuning (overridable for experiments; the defaults are what bench/results measured).
+ * Eight 16-byte loads in flight per lane at two blocks of 512 per SM: 128 KB in flight per
+ * SM, as the read kernel of the bench has (four loads at 2048 threads), with 64 registers a
+ * thread, so no instance spills (at four blocks and four loads, 32 registers, the 8-byte
+ * sums, the counts and the dot products did). 2^22 floats then take one round trip per
+ * block, where three blocks of four loads per SM took two. */
 #ifndef GP__REDUCE_BLOCK
 #define GP__REDUCE_BLOCK 512        /* threads per block */
 #endif
 #ifndef GP__REDUCE_UNROLL
-#define GP__REDUCE_UNROLL 4         /* 16-byte vectors in flight per lane per step */
+#define GP__REDUCE_UNROLL 8         /* 16-byte vectors in flight per lane per step */
+#endif
+#ifndef GP__REDUCE_UNROLL_WIDE
+#define GP__REDUCE_UNROLL_WIDE 4    /* the same for elements wider than 8 bytes (see below) */
 #endif
 #ifndef GP__REDUCE_BLOCKS_PER_SM
-#define GP__REDUCE_BLOCKS_PER_SM 3  /* GRID mode: 1536 threads, 40 registers each */
+#define GP__REDUCE_BLOCKS_PER_SM 2  /* GRID mode: 1024 threads, 64 registers each */
+#endif
+#ifndef GP__REDUCE_CLUSTER_TILES
+#define GP__REDUCE_CLUSTER_TILES 64 /* CLUSTER mode up to this many tiles (4 MB) */
 #endif
 #ifndef GP__REDUCE_GROUP
 #define GP__REDUCE_GROUP 8          /* tiles per barrier */
@@ -82,9 +97,13 @@
 #define GP__REDUCE_CHAIN 1          /* sm_90: launch the first kernel early too (see below) */
 #endif
 #define GP__REDUCE_WARPS (GP__REDUCE_BLOCK / 32)
-/* Rows of vectors a lane loads per step from each input: a two-input map loads half as
- * many rows of each, so every kernel has the same bytes in flight and data registers. */
-#define GP__REDUCE_ROWS(arity) ((GP__REDUCE_UNROLL + (arity) - 1) / (arity))
+/* Rows of vectors a lane loads per step from each input of `elem`-byte elements: a
+ * two-input map loads half as many rows of each, so every kernel has the same bytes in
+ * flight and data registers. Elements wider than 8 bytes (a user's 16-byte pair, a 2x2
+ * matrix) are reduced as whole values of 4 or more registers each, and eight rows of them
+ * spilled at 64 registers; they take half as many rows. */
+#define GP__REDUCE_ROWS(arity, elem) \
+    ((((elem) > 8 ? GP__REDUCE_UNROLL_WIDE : GP__REDUCE_UNROLL) + (arity) - 1) / (arity))
 
 typedef struct gp__reduce_plan {
     size_t head;         /* leading elements before the first 16-byte boundary */
@@ -99,13 +118,14 @@ typedef struct gp__reduce_plan {
 
 /* How a reduce of n input elements of `elem` bytes each, at addresses a and b (b == a for
  * a one-input map), is split (see the top of this file). `arity` is the map's number of
- * inputs (1 or 2); sm_count and cluster_ok describe the device. */
+ * inputs (1 or 2); sm_count and cluster_ok describe the device. CLUSTER and GRID blocks
+ * get runs of equal length (multiples of 32 vectors, the last one shorter). */
 static inline GP__HD gp__reduce_plan gp__reduce_make_plan(uintptr_t a, uintptr_t b, size_t n, size_t elem,
                                                           unsigned arity, unsigned sm_count, int cluster_ok)
 {
     gp__reduce_plan p;
     const size_t to_boundary = (16 - a % 16) % 16;
-    const size_t tile = (size_t)GP__REDUCE_BLOCK * GP__REDUCE_ROWS(arity); /* vectors per tile */
+    const size_t tile = (size_t)GP__REDUCE_BLOCK * GP__REDUCE_ROWS(arity, elem); /* vectors per tile */
     const int vectorisable = elem <= 16 && 16 % elem == 0;
     /* A type that divides 16 but sits off its size (a 16-byte struct at a 4-byte
      * boundary) can never reach a 16-byte boundary, nor can two inputs at different
@@ -117,20 +137,21 @@ static inline GP__HD gp__reduce_plan gp__reduce_make_plan(uintptr_t a, uintptr_t
     p.nvec = body / p.vec;
     p.tail = body % p.vec;
 
-    size_t blocks = gp__ceil_div(p.nvec, tile); /* one tile per block */
-    if (blocks <= 1) {
+    const size_t tiles = gp__ceil_div(p.nvec, tile);
+    size_t blocks = 1;
+    if (tiles <= 1) {
         p.mode = GP__ONE_BLOCK;
-        blocks = 1;
-        p.vec_per_block = tile;
-    } else if (cluster_ok && blocks <= GP__CLUSTER_MAX) {
-        p.mode = GP__CLUSTER;
         p.vec_per_block = tile;
     } else {
-        p.mode = GP__GRID;
-        const size_t max_blocks = (size_t)sm_count * GP__REDUCE_BLOCKS_PER_SM;
-        if (blocks > max_blocks) blocks = max_blocks;
+        if (cluster_ok && tiles <= GP__REDUCE_CLUSTER_TILES) {
+            p.mode = GP__CLUSTER;
+            blocks = gp__min_size(tiles, GP__CLUSTER_MAX);
+        } else {
+            p.mode = GP__GRID;
+            blocks = gp__min_size(tiles, (size_t)sm_count * GP__REDUCE_BLOCKS_PER_SM);
+        }
         /* a multiple of 32 vectors, not of a whole tile: a block's last tile is partial,
-         * and the grid stays balanced to within 32 vectors per block */
+         * and the blocks stay balanced to within 32 vectors */
         p.vec_per_block = gp__ceil_div(gp__ceil_div(p.nvec, blocks), 32) * 32;
         blocks = gp__ceil_div(p.nvec, p.vec_per_block); /* drop blocks left empty */
     }
@@ -228,7 +249,7 @@ static __device__ __forceinline__ typename Op::type gp__reduce_step(const gp__re
                                                                    bool aligned16)
 {
     typedef typename Op::type T;
-    enum { ROWS = GP__REDUCE_ROWS(Map::ARITY) };
+    enum { ROWS = GP__REDUCE_ROWS(Map::ARITY, sizeof(typename Map::in_type)) };
     const unsigned lane = gp__lane_id();
     T part[ROWS];
     if (first + 32 * ROWS <= end) { /* whole step: all loads issued first */
@@ -257,7 +278,11 @@ static __device__ __forceinline__ typename Op::type gp__reduce_block_run(
     const gp__reduce_src<typename Map::in_type> &body, size_t begin, size_t end, unsigned vec, bool aligned16)
 {
     typedef typename Op::type T;
-    enum { SLOTS = GP__REDUCE_GROUP * GP__REDUCE_WARPS, PER_LANE = SLOTS / 32, ROWS = GP__REDUCE_ROWS(Map::ARITY) };
+    enum {
+        SLOTS = GP__REDUCE_GROUP * GP__REDUCE_WARPS,
+        PER_LANE = SLOTS / 32,
+        ROWS = GP__REDUCE_ROWS(Map::ARITY, sizeof(typename Map::in_type))
+    };
     static_assert(SLOTS % 32 == 0, "GP__REDUCE_GROUP * warps per block must be a multiple of 32");
     const size_t tile = (size_t)GP__REDUCE_BLOCK * ROWS;
     __shared__ T slots[2][SLOTS]; /* [buffer][tile-in-group * WARPS + warp] */
@@ -306,7 +331,7 @@ __global__ void __launch_bounds__(GP__REDUCE_BLOCK, GP__MIN_BLOCKS(GP__REDUCE_BL
                       typename Op::type *partials)
 {
     typedef typename Op::type T;
-    enum { ROWS = GP__REDUCE_ROWS(Map::ARITY) };
+    enum { ROWS = GP__REDUCE_ROWS(Map::ARITY, sizeof(typename Map::in_type)) };
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     /* Launched early (GP__REDUCE_CHAIN): the stream's earlier work is complete and visible
      * past this point; nothing is read or written before it. Then a dependent (the finish
@@ -319,8 +344,8 @@ __global__ void __launch_bounds__(GP__REDUCE_BLOCK, GP__MIN_BLOCKS(GP__REDUCE_BL
     const size_t first = (size_t)blockIdx.x * vec_per_block;
     const size_t begin = gp__min_size(first, p.nvec), end = gp__min_size(first + vec_per_block, p.nvec);
     const gp__reduce_src<typename Map::in_type> body = {src.a + p.head, src.b + p.head};
-    /* A block with one tile (ONE_BLOCK, CLUSTER) takes one step per warp and skips the
-     * grouped fold: measured 0.4-1 us faster per call at n <= 2^16. Valid in thread 0. */
+    /* A block with one tile or less takes one step per warp and skips the grouped fold:
+     * measured 0.4-1 us faster per call at n <= 2^16. Valid in thread 0. */
     const T block_total =
         end - begin <= (size_t)GP__REDUCE_BLOCK * ROWS
             ? gp__block_combine_warps<Op>(gp__reduce_step<Op, Map>(body, begin + (threadIdx.x >> 5) * 32 * ROWS, end,
@@ -395,12 +420,17 @@ static cudaError_t gp__map_reduce(typename Op::type *d_out, const typename Map::
                                        * wait for them: sm_90 code on an sm_90 device, the
                                        * same condition as for clusters */
                                       const int pdl_ok = dev.cluster_ok;
-                                      cudaLaunchAttribute attrs[2], pdl;
+                                      cudaLaunchAttribute attrs[3], pdl;
                                       pdl.id = cudaLaunchAttributeProgrammaticStreamSerialization;
                                       pdl.val.programmaticStreamSerializationAllowed = 1;
                                       cudaLaunchConfig_t first = cfg; /* its cluster attribute, and PDL */
                                       for (unsigned i = 0; i < cfg.numAttrs; i++) attrs[i] = cfg.attrs[i];
                                       if (GP__REDUCE_CHAIN && pdl_ok) attrs[first.numAttrs++] = pdl;
+                                      if (p.mode == GP__CLUSTER) { /* one block per SM: each SM adds its bandwidth */
+                                          attrs[first.numAttrs].id = cudaLaunchAttributeClusterSchedulingPolicyPreference;
+                                          attrs[first.numAttrs++].val.clusterSchedulingPolicyPreference =
+                                              cudaClusterSchedulingPolicySpread;
+                                      }
                                       first.attrs = attrs;
                                       T *partials = static_cast<T *>(scratch);
                                       GP__TRY(cudaLaunchKernelEx(&first, gp__reduce_kernel<Op, Map>, d_out, src, p, partials));

@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-double gp_t_reduce_tree_depth(const gp__reduce_plan *p, unsigned arity); /* tests/test_reduce.cu */
+double gp_t_reduce_tree_depth(const gp__reduce_plan *p, unsigned arity, size_t elem); /* tests/test_reduce.cu */
 
 /* ---- the default instances, as rows the test walks ------------------------------------- */
 
@@ -179,7 +179,7 @@ static int run_case(const fixture *f, const map_instance *in, size_t n, size_t o
     }
     const gp__reduce_plan p =
         gp__reduce_make_plan((uintptr_t)d_a, (uintptr_t)d_b, n, in->elem, in->arity, f->sms, f->cluster_ok);
-    const long double bound = (gp_t_reduce_tree_depth(&p, in->arity) + 1) * eps * abs_sum + eps * fabsl(sum);
+    const long double bound = (gp_t_reduce_tree_depth(&p, in->arity, in->elem) + 1) * eps * abs_sum + eps * fabsl(sum);
     const int ok = fabsl(g - sum) <= bound;
     EXPECT(ok, "%s n=%zu offsets %zu,%zu: got %.17Lg want %.17Lg (bound %.3Lg)", in->name, n, off_a, off_b, g, sum,
            bound);
@@ -399,7 +399,8 @@ static void check_huge(int sms)
     for (int c = 0; c < 3; c++) {
         const unsigned arity = c < 2 ? 2 : 1;
         const gp__reduce_plan p = gp__reduce_make_plan((uintptr_t)ptr[c][0], (uintptr_t)ptr[c][1], n, 4, arity, sms, 1);
-        const double bound = (gp_t_reduce_tree_depth(&p, arity) + 1) * FLT_EPSILON * mag[c] + FLT_EPSILON * fabs(want[c]);
+        const double bound =
+            (gp_t_reduce_tree_depth(&p, arity, 4) + 1) * FLT_EPSILON * mag[c] + FLT_EPSILON * fabs(want[c]);
         EXPECT(fabs(got[c] - want[c]) <= bound, "%s n=2^31+1001: %.9g want %.17g (bound %.3g)", what[c], got[c], want[c],
                bound);
     }
@@ -419,7 +420,8 @@ extern "C" void test_map_reduce_gpu(void)
     }
     gp_t_section("map-reduce: default instances against the host reference");
     fixture f;
-    /* GP_TEST_SMALL=2 (racecheck): up to 65537, which still takes every launch mode */
+    /* GP_TEST_SMALL=2 (racecheck): up to 65537, one block and clusters (test_reduce's sizes
+     * take the grid and the grouped fold under racecheck) */
     const size_t max_n = gp_t_small() > 1 ? 65537 : gp_t_small() ? 1048573 : (1u << 24) + 7;
     CUDA_CHK(cudaDeviceGetAttribute(&f.sms, cudaDevAttrMultiProcessorCount, 0));
     CUDA_CHK(cudaDeviceGetAttribute(&f.cluster_ok, cudaDevAttrClusterLaunch, 0));

@@ -19,18 +19,22 @@ static void check_plan(uintptr_t addr, uintptr_t addr_b, size_t n, size_t elem, 
                        int cluster_ok)
 {
     const gp__reduce_plan p = gp__reduce_make_plan(addr, addr_b, n, elem, arity, sms, cluster_ok);
-    const size_t tile = (size_t)GP__REDUCE_BLOCK * GP__REDUCE_ROWS(arity);
-    const size_t covered = (size_t)p.blocks * p.vec_per_block;
+    const size_t tile = (size_t)GP__REDUCE_BLOCK * GP__REDUCE_ROWS(arity, elem);
+    const size_t covered = (size_t)p.blocks * p.vec_per_block, tiles = (p.nvec + tile - 1) / tile;
     int ok = p.head + p.nvec * p.vec + p.tail == n          /* every element, once */
              && p.tail < p.vec && p.head < (p.vec > 1 ? p.vec : 1) && p.blocks >= 1
              && p.vec_per_block % 32 == 0 && covered >= p.nvec     /* every vector has a block */
              && (p.blocks == 1 || covered - p.vec_per_block < p.nvec) /* no idle block */
-             && (p.mode == GP__GRID || p.vec_per_block == tile)
+             && (p.blocks == 1 || p.vec_per_block < p.nvec / p.blocks + 64) /* runs of equal length */
+             && (p.mode == GP__ONE_BLOCK) == (tiles <= 1)              /* one block for one tile */
+             && (p.mode != GP__ONE_BLOCK || p.vec_per_block == tile)
              && (!p.aligned16 || p.head == n || (addr + p.head * elem) % 16 == 0)
              && (!p.aligned16 || (addr - addr_b) % 16 == 0) /* two inputs: vectors only in step */
              && (p.aligned16 || p.head == 0);
-    if (p.mode == GP__CLUSTER) ok = ok && cluster_ok && p.blocks <= GP__CLUSTER_MAX && p.blocks > 1;
-    if (p.mode == GP__GRID) ok = ok && p.blocks <= sms * GP__REDUCE_BLOCKS_PER_SM;
+    if (p.mode == GP__CLUSTER)
+        ok = ok && cluster_ok && tiles <= GP__REDUCE_CLUSTER_TILES && p.blocks <= GP__CLUSTER_MAX && p.blocks > 1;
+    if (p.mode == GP__GRID)
+        ok = ok && (!cluster_ok || tiles > GP__REDUCE_CLUSTER_TILES) && p.blocks <= sms * GP__REDUCE_BLOCKS_PER_SM;
     if (p.mode == GP__ONE_BLOCK) ok = ok && p.blocks == 1;
     EXPECT(ok, "plan(addr%%16=%zu, b%%16=%zu, n=%zu, elem=%zu, arity=%u, sms=%u, cluster=%d): head %zu nvec %zu "
                "tail %zu vec %u vpb %zu blocks %u mode %d",
@@ -58,9 +62,18 @@ extern "C" void test_reduce_host(void)
                     }
                 }
     /* the choices the bench relies on, on a 132-SM H100 */
+    const size_t tile = (size_t)GP__REDUCE_BLOCK * GP__REDUCE_ROWS(1, 4), tile_bytes = tile * 16;
     gp__reduce_plan p = gp__reduce_make_plan(0x1000, 0x1000, 1u << 16, 4, 1, 132, 1);
-    EXPECT(p.mode == GP__CLUSTER && p.blocks == 8, "2^16 ints: one cluster of 8 (got mode %d, %u blocks)",
-           p.mode, p.blocks);
+    EXPECT(p.mode == GP__CLUSTER && p.blocks == (1u << 18) / tile_bytes && p.vec_per_block == tile,
+           "2^16 ints: one cluster, a tile per block (got mode %d, %u blocks)", p.mode, p.blocks);
+    p = gp__reduce_make_plan(0x1000, 0x1000, GP__REDUCE_CLUSTER_TILES * tile_bytes / 4, 4, 1, 132, 1);
+    EXPECT(p.mode == GP__CLUSTER && p.blocks == GP__CLUSTER_MAX && p.vec_per_block * GP__CLUSTER_MAX == p.nvec,
+           "the largest cluster: %d blocks of equal runs (got mode %d, %u blocks)", GP__CLUSTER_MAX, p.mode,
+           p.blocks);
+    p = gp__reduce_make_plan(0x1000, 0x1000, GP__REDUCE_CLUSTER_TILES * tile_bytes / 4 + 4, 4, 1, 132, 1);
+    EXPECT(p.mode == GP__GRID, "one vector past the largest cluster: a grid (got mode %d)", p.mode);
+    p = gp__reduce_make_plan(0x1000, 0x1000, 1u << 16, 4, 1, 132, 0);
+    EXPECT(p.mode == GP__GRID, "2^16 ints without clusters: a grid (got mode %d)", p.mode);
     p = gp__reduce_make_plan(0x1000, 0x1000, 1u << 10, 4, 1, 132, 1);
     EXPECT(p.mode == GP__ONE_BLOCK, "2^10 ints: one block");
     p = gp__reduce_make_plan(0x1000, 0x1000, (size_t)1 << 28, 4, 1, 132, 1);
@@ -75,7 +88,8 @@ extern "C" void test_reduce_host(void)
     p = gp__reduce_make_plan(0x1004, 0x2008, 100, 4, 2, 132, 1);
     EXPECT(!p.aligned16 && p.head == 0 && p.nvec == 25 && p.tail == 0, "two inputs out of step: element by element");
     p = gp__reduce_make_plan(0x1000, 0x2000, (size_t)1 << 15, 4, 2, 132, 1);
-    EXPECT(p.mode == GP__CLUSTER && p.blocks == 8 && p.vec_per_block == GP__REDUCE_BLOCK * GP__REDUCE_ROWS(2),
+    EXPECT(p.mode == GP__CLUSTER && p.blocks == (1u << 13) / (GP__REDUCE_BLOCK * GP__REDUCE_ROWS(2, 4)) &&
+               p.vec_per_block == GP__REDUCE_BLOCK * GP__REDUCE_ROWS(2, 4),
            "two inputs of 2^15 ints: a tile holds half as many vectors of each (mode %d, %u blocks)", p.mode, p.blocks);
 }
 
@@ -178,9 +192,9 @@ static void reference(const instance *in, const void *x, size_t n, unsigned char
  * (shared with test_map_reduce.cu):
  * its vector, the warp tree, the unrolled rows, the fold of one group's slots, the warp
  * tree again, the block's run of groups, the combine across blocks, head and tail. */
-double gp_t_reduce_tree_depth(const gp__reduce_plan *p, unsigned arity)
+double gp_t_reduce_tree_depth(const gp__reduce_plan *p, unsigned arity, size_t elem)
 {
-    const double rows = GP__REDUCE_ROWS(arity), tile = (double)GP__REDUCE_BLOCK * rows;
+    const double rows = GP__REDUCE_ROWS(arity, elem), tile = (double)GP__REDUCE_BLOCK * rows;
     return (double)p->head + p->tail + p->vec + 5 + rows + 32 + 5 + (double)p->vec_per_block / (GP__REDUCE_GROUP * tile) +
            1 + (double)p->blocks / GP__REDUCE_BLOCK + 10 + GP__CLUSTER_MAX + 2;
 }
@@ -224,7 +238,7 @@ static int run_case(const fixture *f, const instance *in, size_t n, size_t offse
         }
         gp__reduce_plan p = gp__reduce_make_plan((uintptr_t)d_in, (uintptr_t)d_in, n, in->elem, 1, f->sms, f->cluster_ok);
         const double eps = in->elem == 4 ? FLT_EPSILON : DBL_EPSILON;
-        const long double bound = gp_t_reduce_tree_depth(&p, 1) * eps * fabs_sum + eps * fabsl(fsum);
+        const long double bound = gp_t_reduce_tree_depth(&p, 1, in->elem) * eps * fabs_sum + eps * fabsl(fsum);
         const int ok = fabsl(g - fsum) <= bound;
         EXPECT(ok, "%s n=%zu offset=%zu: got %.17Lg want %.17Lg (bound %.3Lg)", in->name, n, offset, g, fsum, bound);
         return ok;
