@@ -1,5 +1,5 @@
 /* detail/reduce.cuh -- device-wide reduce and map-reduce: one pass over the input for any n
- * (one launch up to 4 MB, a grid and a one-block finish beyond), in index order,
+ * (one launch up to 1 MB, a grid and a one-block finish beyond), in index order,
  * deterministic, no static device state. Level 3: needs block_reduce.cuh,
  * warp.cuh, launch.cuh (the device-wide skeleton), ops.cuh and common.cuh. The plan
  * arithmetic is plain host/device code, tested on the host.
@@ -21,11 +21,11 @@
  * after one barrier warp 0 folds them in (tile, warp) order into the block's total.
  * Blocks then combine in block order:
  *   - GP__ONE_BLOCK: one tile or less, one block, writes the result itself.
- *   - GP__CLUSTER (sm_90+): up to GP__REDUCE_CLUSTER_TILES tiles (4 MB), up to 8 blocks
- *     launched as one thread-block cluster, spread over 8 SMs, each block a contiguous run
- *     of tiles; block 0 reads the others' totals through distributed shared memory. One
- *     launch and no scratch: below 4 MB the second launch and the scratch allocation of
- *     GRID mode cost the host more than 8 SMs need to read the input (see the tuning).
+ *   - GP__CLUSTER (sm_90+): up to GP__REDUCE_CLUSTER_TILES tiles (1 MB), up to 8 blocks
+ *     launched as one thread-block cluster, each block a contiguous run of tiles; block 0
+ *     reads the others' totals through distributed shared memory. One launch and no
+ *     scratch: up to 1 MB, 8 blocks read the input in less time than the host takes for
+ *     GRID mode's second launch and scratch allocation (see the tuning).
  *   - GP__GRID: large n, a full grid; each block writes its total to stream-ordered
  *     scratch, and a second kernel of one block combines them in block order. On sm_90
  *     it is a programmatic dependent launch: it is placed on the GPU while the grid runs
@@ -87,8 +87,12 @@
 #ifndef GP__REDUCE_BLOCKS_PER_SM
 #define GP__REDUCE_BLOCKS_PER_SM 2  /* GRID mode: 1024 threads, 64 registers each */
 #endif
+/* CLUSTER mode's limit. Measured on the H100 (floats, calls back to back): a block with
+ * its 64 KB in flight reads about 40 GB/s, 8 blocks 340 GB/s, so one cluster launch beats
+ * GRID mode's two launches and scratch (about 10 us of host time a call) up to 1-2 MB:
+ * 1 MB 6.6-8.0 us a call against 12.6, 2 MB 9.0 against 8.7-9.1, 4 MB 13.7 against 9.5. */
 #ifndef GP__REDUCE_CLUSTER_TILES
-#define GP__REDUCE_CLUSTER_TILES 64 /* CLUSTER mode up to this many tiles (4 MB) */
+#define GP__REDUCE_CLUSTER_TILES 16 /* CLUSTER mode up to this many tiles (1 MB) */
 #endif
 #ifndef GP__REDUCE_GROUP
 #define GP__REDUCE_GROUP 8          /* tiles per barrier */
@@ -420,17 +424,12 @@ static cudaError_t gp__map_reduce(typename Op::type *d_out, const typename Map::
                                        * wait for them: sm_90 code on an sm_90 device, the
                                        * same condition as for clusters */
                                       const int pdl_ok = dev.cluster_ok;
-                                      cudaLaunchAttribute attrs[3], pdl;
+                                      cudaLaunchAttribute attrs[2], pdl;
                                       pdl.id = cudaLaunchAttributeProgrammaticStreamSerialization;
                                       pdl.val.programmaticStreamSerializationAllowed = 1;
                                       cudaLaunchConfig_t first = cfg; /* its cluster attribute, and PDL */
                                       for (unsigned i = 0; i < cfg.numAttrs; i++) attrs[i] = cfg.attrs[i];
                                       if (GP__REDUCE_CHAIN && pdl_ok) attrs[first.numAttrs++] = pdl;
-                                      if (p.mode == GP__CLUSTER) { /* one block per SM: each SM adds its bandwidth */
-                                          attrs[first.numAttrs].id = cudaLaunchAttributeClusterSchedulingPolicyPreference;
-                                          attrs[first.numAttrs++].val.clusterSchedulingPolicyPreference =
-                                              cudaClusterSchedulingPolicySpread;
-                                      }
                                       first.attrs = attrs;
                                       T *partials = static_cast<T *>(scratch);
                                       GP__TRY(cudaLaunchKernelEx(&first, gp__reduce_kernel<Op, Map>, d_out, src, p, partials));

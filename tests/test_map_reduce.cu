@@ -188,7 +188,7 @@ static int run_case(const fixture *f, const map_instance *in, size_t n, size_t o
 
 static void check_instances(fixture *f, size_t max_n)
 {
-    const size_t sizes[] = {0, 1, 31, 32, 33, 1023, 1025, 65537, 1048573, (1u << 24) + 7};
+    const size_t sizes[] = {0, 1, 31, 32, 33, 1023, 1025, 65537, 200003, 1048573, (1u << 24) + 7};
     uint64_t st = gp_t_state(20);
     for (size_t k = 0; k < N_INSTANCES; k++) {
         const map_instance *in = &instances[k];

@@ -250,7 +250,10 @@ static int run_case(const fixture *f, const instance *in, size_t n, size_t offse
 
 static void check_instances(fixture *f, size_t max_n)
 {
-    const size_t sizes[] = {0, 1, 31, 32, 33, 1023, 1025, 1048573, (1u << 24) + 7};
+    /* 100003 and 200003: 400 and 800 KB of 4-byte elements, 800 KB and 1.6 MB of 8-byte ones,
+     * so each width takes a cluster of blocks with a run of several tiles each (the grouped
+     * fold) and the grid, also at the sanitizers' sizes */
+    const size_t sizes[] = {0, 1, 31, 32, 33, 1023, 1025, 100003, 200003, 1048573, (1u << 24) + 7};
     uint64_t st = gp_t_state(1);
     for (size_t k = 0; k < N_INSTANCES; k++) {
         const instance *in = &instances[k];
@@ -353,7 +356,7 @@ static void check_huge(void)
 extern "C" void test_reduce_gpu(void)
 {
     if (!gp_t_have_gpu()) {
-        gp_t_skip("reduce: every default instance on the GPU (18 instances x 9 sizes x 2 offsets)");
+        gp_t_skip("reduce: every default instance on the GPU (18 instances x 11 sizes x 2 offsets)");
         gp_t_skip("reduce: bad input, determinism, concurrent streams");
         gp_t_skip("reduce: n = 2^31 + 1001");
         return;
