@@ -393,23 +393,31 @@ static cudaError_t gp__nccl_transpose(T *d_out, const T *d_in, size_t rows, size
     if (in_bytes == 0) return cudaSuccess;
     if (P == 1) return tr(d_out, rows, d_in, cols, rows, cols, s);
 
-    const size_t staged = (P - 1) * r * c;
-    T *send = NULL;
-    GP__TRY(cudaMallocAsync((void **)&send, 2 * staged * sizeof(T), s));
+    /* Staging: send, then recv from recv_at bytes on. NCCL's LL protocol (its small
+     * messages) loads 1-byte data (ncclUint8, as here) as the aligned 4-byte words that
+     * cover it, up to 3 bytes past a message's end: compute-sanitizer caught such a read
+     * past a 2-byte staging (a 1 x 1 u8 tile each way). So send is followed by at least
+     * GP__VECTOR_BYTES of zeroed padding, recv starting aligned after it. */
+    const size_t staged = (P - 1) * r * c, staged_bytes = staged * sizeof(T);
+    const size_t recv_at = gp__round_up(staged_bytes + GP__VECTOR_BYTES, GP__SCRATCH_ALIGN);
+    char *stage = NULL;
+    GP__TRY(cudaMallocAsync((void **)&stage, recv_at + staged_bytes, s));
     cudaStream_t x = NULL;
     cudaEvent_t packed = NULL, moved[2] = {NULL, NULL};
     int least = 0, greatest = 0;
-    cudaError_t err = cudaDeviceGetStreamPriorityRange(&least, &greatest);
+    cudaError_t err = cudaMemsetAsync(stage + staged_bytes, 0, recv_at - staged_bytes, s);
+    if (err == cudaSuccess) err = cudaDeviceGetStreamPriorityRange(&least, &greatest);
     if (err == cudaSuccess)
         err = cudaStreamCreateWithPriority(&x, cudaStreamNonBlocking, kn.default_priority ? 0 : greatest);
     if (err == cudaSuccess) err = cudaEventCreateWithFlags(&packed, cudaEventDisableTiming);
     for (int k = 0; k < 2 && err == cudaSuccess; k++) err = cudaEventCreateWithFlags(&moved[k], cudaEventDisableTiming);
-    if (err == cudaSuccess) err = gp__nccl_exchange<T>(d_out, d_in, rows, cols, w, comm, s, tr, send, send + staged, x,
-                                                       packed, moved, kn);
+    if (err == cudaSuccess)
+        err = gp__nccl_exchange<T>(d_out, d_in, rows, cols, w, comm, s, tr, (T *)stage, (T *)(stage + recv_at), x,
+                                   packed, moved, kn);
     /* s waits for all of x's work (also after an error part-way), then frees the staging;
      * the stream and events can go now (their destruction waits for pending work) */
     if (x && packed && cudaEventRecord(packed, x) == cudaSuccess) cudaStreamWaitEvent(s, packed, 0);
-    err = gp__nccl_free(send, s, err);
+    err = gp__nccl_free(stage, s, err);
     if (x) cudaStreamDestroy(x);
     if (packed) cudaEventDestroy(packed);
     for (int k = 0; k < 2; k++)
