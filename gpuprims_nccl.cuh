@@ -31,7 +31,7 @@
  *         2 (P-1)/P of the shard, stream-ordered (cudaMallocAsync on the device's current
  *         pool): a program that transposes repeatedly should let that pool keep its
  *         memory (cudaMemPoolAttrReleaseThreshold), else every call maps it afresh (on
- *         two H200s, 32 GB shards: 165 ms a call, against 90 ms, in the first version).
+ *         two H200s, 32 GB shards: 161 ms a call, against 53 ms).
  *   <name>: the default instances (sum/min/max over i32 u32 i64 u64 f32 f64; transposes
  *   u8 u16 f32 f64 v16), compiled once: link libgpuprims_nccl.a (make nccl), or define
  *   GPUPRIMS_NCCL_IMPLEMENTATION before including this header in one .cu file.
@@ -90,7 +90,9 @@ GP__TRANSPOSE_INSTANCES(GP_DECLARE_NCCL_TRANSPOSE)
 
 /* Pieces of the transpose's exchange, in bytes of a tile (the pipeline's grain: the local
  * work of one piece overlaps the exchange of the previous one). The bench's ladder on two
- * H200s (32 GB shards) names the alternatives. */
+ * H200s (32 GB shards; the all-to-all alone 43.7 ms): 16 MiB 89.5 ms, 64 MiB 74.2, 256 MiB
+ * 68.0, 1 GiB 53.0, 4 GiB 52.9, one piece 64.5: smaller pieces lose more to each piece's
+ * launches and exchange start than they gain in overlap. */
 #ifndef GP__NCCL_PIECE_BYTES
 #define GP__NCCL_PIECE_BYTES ((size_t)1 << 30)
 #endif
@@ -232,10 +234,11 @@ using gp__nccl_strided_fn = cudaError_t (*)(T *, size_t, const T *, size_t, size
 
 /* ---- the unpack: rows of bytes from contiguous staging into strided columns -----------------
  * cudaMemcpy2DAsync did it first, at 1.7 TB/s (read + write) on an H200 for 16 GB tiles,
- * under half the rate of the transpose that packs them (3.9 TB/s). A copy needs no element
- * boundaries, so the kernel moves the widest vector (16, 8 or 4 bytes) that both addresses,
- * both pitches and the width allow, else single bytes; each thread has UNROLL vectors in
- * flight. Blocks take a row (y) and a run of its vectors (x), so no index is divided. */
+ * 0.40 of the device's copy rate (cudaMemcpyAsync, 4.2 TB/s); this kernel reaches 0.95. A
+ * copy needs no element boundaries, so the kernel moves the widest vector (16, 8 or 4
+ * bytes) that both addresses, both pitches and the width allow, else single bytes; each
+ * thread has UNROLL vectors in flight. Blocks take a row (y) and a run of its vectors (x),
+ * so no index is divided. */
 #define GP__NCCL_COPY_THREADS 256
 #define GP__NCCL_COPY_UNROLL 4
 #define GP__NCCL_GRID_Y_MAX 65535u /* blocks in gridDim.y */
@@ -310,8 +313,14 @@ typedef struct gp__nccl_transpose_knobs {
  * time than its exchange.
  * Why x has the greatest priority: a kernel's blocks are dispatched as SMs free up, and
  * at equal priority the blocks of a grid that started first go first, so NCCL's kernel,
- * launched while a transpose of millions of blocks fills every SM, waited for that grid's
- * last wave; at a greater priority its blocks take the first SMs that free up. */
+ * launched while a transpose of millions of blocks fills every SM, waits for that grid's
+ * last wave; at a greater priority its blocks take the first SMs that free up. On two
+ * H200s (32 GB shards, the all-to-all alone 43.7 ms) the first version took 76.8 ms, 58.7
+ * with x at the greatest priority alone; this form takes 53.0 ms, 58.4 without it. The
+ * tile that stays, whole at the first piece, held pack 1 back by its whole time: in
+ * pieces, 6.8 ms less. The copy kernel (7.9 ms for the unpack alone, against 18.9 by
+ * cudaMemcpy2DAsync) takes 10.2 ms off the first version, but in this form the unpack
+ * hides under the exchange either way (52.8 ms with cudaMemcpy2DAsync). */
 template <class T>
 static cudaError_t gp__nccl_exchange(T *d_out, const T *d_in, size_t rows, size_t cols, const gp__nccl_where &w,
                                      ncclComm_t comm, cudaStream_t s, gp__nccl_strided_fn<T> tr, T *send, T *recv,
