@@ -23,14 +23,15 @@
  *         the global matrix is rows x cols, row-major, distributed by row blocks: rank i
  *         holds rows [i*rows/P, (i+1)*rows/P) (rows/P x cols) and gets rows
  *         [i*cols/P, (i+1)*cols/P) of the transpose (cols/P x rows). P must divide rows
- *         and cols. Each rank transposes the tile it keeps straight into place, transposes
- *         the tiles for the other ranks into contiguous staging (in pieces of 1 GiB),
- *         exchanges them with ncclSend/ncclRecv (all to all), and copies each received
- *         piece into its columns; the local work overlaps the exchange (a second stream,
- *         made per call). Staging: 2 (P-1)/P of the shard, stream-ordered (cudaMallocAsync
- *         on the device's current pool): a program that transposes repeatedly should let
- *         that pool keep its memory (cudaMemPoolAttrReleaseThreshold), else every call
- *         maps it afresh (on two H200s, 32 GB shards: 165 ms a call, against 90 ms).
+ *         and cols. In pieces of 1 GiB of each tile, each rank transposes the tiles for
+ *         the other ranks into contiguous staging, exchanges them with ncclSend/ncclRecv
+ *         (all to all) on a second stream of the greatest priority (made per call),
+ *         transposes its piece of the tile it keeps straight into place, and copies each
+ *         received piece into its columns: the local work overlaps the exchange. Staging:
+ *         2 (P-1)/P of the shard, stream-ordered (cudaMallocAsync on the device's current
+ *         pool): a program that transposes repeatedly should let that pool keep its
+ *         memory (cudaMemPoolAttrReleaseThreshold), else every call maps it afresh (on
+ *         two H200s, 32 GB shards: 161 ms a call, against 53 ms).
  *   <name>: the default instances (sum/min/max over i32 u32 i64 u64 f32 f64; transposes
  *   u8 u16 f32 f64 v16), compiled once: link libgpuprims_nccl.a (make nccl), or define
  *   GPUPRIMS_NCCL_IMPLEMENTATION before including this header in one .cu file.
@@ -87,11 +88,11 @@ GP__TRANSPOSE_INSTANCES(GP_DECLARE_NCCL_TRANSPOSE)
 
 #ifdef __CUDACC__
 
-/* Pieces of the transpose's exchange, in bytes (the pipeline's grain: the local work of
- * one piece overlaps the exchange of the previous one). The bench's ladder on two H200s
- * (32 GB shards): 16 MiB 108 ms, 64 MiB 90, 256 MiB 85, 1 GiB 76, one piece 83: smaller
- * pieces lose more to per-piece launches and to the exchange's kernel competing with the
- * local transposes than they gain in overlap. */
+/* Pieces of the transpose's exchange, in bytes of a tile (the pipeline's grain: the local
+ * work of one piece overlaps the exchange of the previous one). The bench's ladder on two
+ * H200s (32 GB shards; the all-to-all alone 43.7 ms): 16 MiB 89.5 ms, 64 MiB 74.2, 256 MiB
+ * 68.0, 1 GiB 53.0, 4 GiB 52.9, one piece 64.5: smaller pieces lose more to each piece's
+ * launches and exchange start than they gain in overlap. */
 #ifndef GP__NCCL_PIECE_BYTES
 #define GP__NCCL_PIECE_BYTES ((size_t)1 << 30)
 #endif
@@ -231,21 +232,104 @@ static inline size_t gp__nccl_cut(size_t c, size_t k, size_t pieces) { return c 
 template <class T>
 using gp__nccl_strided_fn = cudaError_t (*)(T *, size_t, const T *, size_t, size_t, size_t, cudaStream_t);
 
+/* ---- the unpack: rows of bytes from contiguous staging into strided columns -----------------
+ * cudaMemcpy2DAsync did it first, at 1.7 TB/s (read + write) on an H200 for 16 GB tiles,
+ * 0.40 of the device's copy rate (cudaMemcpyAsync, 4.2 TB/s); this kernel reaches 0.95. A
+ * copy needs no element boundaries, so the kernel moves the widest vector (16, 8 or 4
+ * bytes) that both addresses, both pitches and the width allow, else single bytes; each
+ * thread has UNROLL vectors in flight. Blocks take a row (y) and a run of its vectors (x),
+ * so no index is divided. */
+#define GP__NCCL_COPY_THREADS 256
+#define GP__NCCL_COPY_UNROLL 4
+#define GP__NCCL_GRID_Y_MAX 65535u /* blocks in gridDim.y */
+
+template <class V>
+__global__ void __launch_bounds__(GP__NCCL_COPY_THREADS)
+    gp__nccl_copy_rows_kernel(char *dst, size_t dpitch, const char *src, size_t spitch, size_t units, size_t rows)
+{
+    constexpr int U = GP__NCCL_COPY_UNROLL, NT = GP__NCCL_COPY_THREADS;
+    const size_t step = (size_t)gridDim.x * NT * U;
+    for (size_t y = blockIdx.y; y < rows; y += gridDim.y) {
+        const V *in = reinterpret_cast<const V *>(src + y * spitch);
+        V *out = reinterpret_cast<V *>(dst + y * dpitch);
+        for (size_t x = (size_t)blockIdx.x * NT * U + threadIdx.x; x < units; x += step) {
+            V v[U];
+#pragma unroll
+            for (int u = 0; u < U; u++)
+                if (x + (size_t)u * NT < units) v[u] = in[x + (size_t)u * NT];
+#pragma unroll
+            for (int u = 0; u < U; u++)
+                if (x + (size_t)u * NT < units) out[x + (size_t)u * NT] = v[u];
+        }
+    }
+}
+
+template <class V>
+static cudaError_t gp__nccl_copy_rows_as(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
+                                         size_t rows, cudaStream_t s)
+{
+    const size_t units = width / sizeof(V), per_block = (size_t)GP__NCCL_COPY_THREADS * GP__NCCL_COPY_UNROLL;
+    const dim3 grid((unsigned)gp__min_size(gp__ceil_div(units, per_block), GP__GRID_MAX),
+                    (unsigned)gp__min_size(rows, GP__NCCL_GRID_Y_MAX));
+    gp__nccl_copy_rows_kernel<V><<<grid, GP__NCCL_COPY_THREADS, 0, s>>>((char *)dst, dpitch, (const char *)src,
+                                                                        spitch, units, rows);
+    return cudaGetLastError();
+}
+
+/* rows rows of width bytes: dst (row pitch dpitch bytes) = src (row pitch spitch), as
+ * cudaMemcpy2DAsync(dst, dpitch, src, spitch, width, rows, cudaMemcpyDeviceToDevice, s). */
+static inline cudaError_t gp__nccl_copy_rows(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
+                                             size_t rows, cudaStream_t s)
+{
+    if (width == 0 || rows == 0) return cudaSuccess;
+    switch (gp__tile_chunk_bytes((uintptr_t)dst | (uintptr_t)src, dpitch | spitch, width, 1)) {
+    case 16: return gp__nccl_copy_rows_as<uint4>(dst, dpitch, src, spitch, width, rows, s);
+    case 8: return gp__nccl_copy_rows_as<uint2>(dst, dpitch, src, spitch, width, rows, s);
+    case 4: return gp__nccl_copy_rows_as<unsigned>(dst, dpitch, src, spitch, width, rows, s);
+    default: return gp__nccl_copy_rows_as<unsigned char>(dst, dpitch, src, spitch, width, rows, s);
+    }
+}
+
+/* Knobs for the bench's ladder (NULL: the defaults). piece_bytes: the pieces' size (0:
+ * GP__NCCL_PIECE_BYTES); each of the others, set, brings back one thing the first version
+ * did: default_priority, the exchange's stream at the default priority; memcpy2d_unpack,
+ * the unpack by cudaMemcpy2DAsync; whole_stay, the tile that stays transposed in one call,
+ * at the first piece. */
+typedef struct gp__nccl_transpose_knobs {
+    size_t piece_bytes;
+    int default_priority, memcpy2d_unpack, whole_stay;
+} gp__nccl_transpose_knobs;
+
 /* The exchange, with the validated shape: r = rows/P rows of the input per rank, c =
  * cols/P rows of the output per rank; the tile (this rank -> rank j) is the input's
  * columns [j*c, (j+1)*c), transposed (c x r). Staging: send and recv, (P-1) tiles each,
  * peer q at q*c*r (peers in rank order, this rank left out). Piece k of every tile on s:
  * transposed into send; then on the second stream x: sent and received (one NCCL group);
- * then back on s, copied from recv into the output's columns [i*r, (i+1)*r). Stream s
- * runs pack 0, the tile that stays, pack 1, unpack 0, pack 2, unpack 1, ...: the exchange
- * of piece k overlaps pack k+1 and unpack k-1. */
+ * then back on s, this rank's own piece transposed into place, and, once the exchange of
+ * piece k-1 is done, that piece copied from recv into the output's columns [i*r, (i+1)*r).
+ * Stream s runs pack 0, own 0, pack 1, own 1, unpack 0, pack 2, own 2, unpack 1, ...: the
+ * exchange of piece k overlaps own k, unpack k-1 and pack k+1, and pack k+1 is ready
+ * before the exchange of piece k ends as long as the local work of a piece takes less
+ * time than its exchange.
+ * Why x has the greatest priority: a kernel's blocks are dispatched as SMs free up, and
+ * at equal priority the blocks of a grid that started first go first, so NCCL's kernel,
+ * launched while a transpose of millions of blocks fills every SM, waits for that grid's
+ * last wave; at a greater priority its blocks take the first SMs that free up. On two
+ * H200s (32 GB shards, the all-to-all alone 43.7 ms) the first version took 76.8 ms, 58.7
+ * with x at the greatest priority alone; this form takes 53.0 ms, 58.4 without it. The
+ * tile that stays, whole at the first piece, held pack 1 back by its whole time: in
+ * pieces, 6.8 ms less. The copy kernel (7.9 ms for the unpack alone, against 18.9 by
+ * cudaMemcpy2DAsync) takes 10.2 ms off the first version, but in this form the unpack
+ * hides under the exchange either way (52.8 ms with cudaMemcpy2DAsync). */
 template <class T>
 static cudaError_t gp__nccl_exchange(T *d_out, const T *d_in, size_t rows, size_t cols, const gp__nccl_where &w,
                                      ncclComm_t comm, cudaStream_t s, gp__nccl_strided_fn<T> tr, T *send, T *recv,
-                                     cudaStream_t x, cudaEvent_t packed, cudaEvent_t moved[2], size_t piece_bytes)
+                                     cudaStream_t x, cudaEvent_t packed, cudaEvent_t moved[2],
+                                     const gp__nccl_transpose_knobs &kn)
 {
     const size_t P = (size_t)w.ranks, me = (size_t)w.rank, r = rows / P, c = cols / P;
-    const size_t tile_bytes = r * c * sizeof(T), want = gp__ceil_div(tile_bytes, piece_bytes ? piece_bytes : 1);
+    const size_t grain = kn.piece_bytes ? kn.piece_bytes : GP__NCCL_PIECE_BYTES;
+    const size_t want = gp__ceil_div(r * c * sizeof(T), grain);
     const size_t pieces = gp__min_size(c, want > 0 ? want : 1);
     for (size_t k = 0; k <= pieces; k++) {
         if (k < pieces) { /* pack piece k for every peer; hand it to the exchange */
@@ -269,16 +353,23 @@ static cudaError_t gp__nccl_exchange(T *d_out, const T *d_in, size_t rows, size_
             const ncclResult_t ended = ncclGroupEnd();
             GP__NCCL_TRY(nr != ncclSuccess ? nr : ended);
             GP__TRY(cudaEventRecord(moved[k % 2], x));
-            if (k == 0) /* the tile that stays: straight into place, while piece 0 moves */
-                GP__TRY(tr(d_out + me * r, rows, d_in + me * c, cols, r, c, s));
+            /* this rank's own piece, straight into place while piece k moves (whole_stay:
+             * the whole tile at k == 0, which held pack 1 back by its whole time) */
+            const size_t o0 = kn.whole_stay ? 0 : c0, o1 = kn.whole_stay ? c : c1;
+            if (!kn.whole_stay || k == 0)
+                GP__TRY(tr(d_out + o0 * rows + me * r, rows, d_in + me * c + o0, cols, r, o1 - o0, s));
         }
         if (k > 0) { /* unpack piece k-1 from every peer */
             const size_t c0 = gp__nccl_cut(c, k - 1, pieces), c1 = gp__nccl_cut(c, k, pieces);
             GP__TRY(cudaStreamWaitEvent(s, moved[(k - 1) % 2], 0));
             for (size_t i = 0, q = 0; i < P; i++) {
                 if (i == me) continue;
-                GP__TRY(cudaMemcpy2DAsync(d_out + c0 * rows + i * r, rows * sizeof(T), recv + q * c * r + c0 * r,
-                                          r * sizeof(T), r * sizeof(T), c1 - c0, cudaMemcpyDeviceToDevice, s));
+                T *dst = d_out + c0 * rows + i * r;
+                const T *src = recv + q * c * r + c0 * r;
+                const size_t width = r * sizeof(T);
+                GP__TRY(kn.memcpy2d_unpack ? cudaMemcpy2DAsync(dst, rows * sizeof(T), src, width, width, c1 - c0,
+                                                               cudaMemcpyDeviceToDevice, s)
+                                           : gp__nccl_copy_rows(dst, rows * sizeof(T), src, width, width, c1 - c0, s));
                 q++;
             }
         }
@@ -286,13 +377,14 @@ static cudaError_t gp__nccl_exchange(T *d_out, const T *d_in, size_t rows, size_
     return cudaSuccess;
 }
 
-/* The host side of every gp_nccl_transpose_<name> (piece_bytes: GP__NCCL_PIECE_BYTES; the
- * bench tries others). */
+/* The host side of every gp_nccl_transpose_<name> (knobs: the bench's ladder). */
 template <class T>
 static cudaError_t gp__nccl_transpose(T *d_out, const T *d_in, size_t rows, size_t cols, ncclComm_t comm,
                                       cudaStream_t s, gp__nccl_strided_fn<T> tr,
-                                      size_t piece_bytes = GP__NCCL_PIECE_BYTES)
+                                      const gp__nccl_transpose_knobs *knobs = NULL)
 {
+    static const gp__nccl_transpose_knobs defaults = {0, 0, 0, 0};
+    const gp__nccl_transpose_knobs &kn = knobs ? *knobs : defaults;
     const gp__stream_device on(s);
     GP__TRY(on.err);
     gp__nccl_where w;
@@ -310,20 +402,31 @@ static cudaError_t gp__nccl_transpose(T *d_out, const T *d_in, size_t rows, size
     if (in_bytes == 0) return cudaSuccess;
     if (P == 1) return tr(d_out, rows, d_in, cols, rows, cols, s);
 
-    const size_t staged = (P - 1) * r * c;
-    T *send = NULL;
-    GP__TRY(cudaMallocAsync((void **)&send, 2 * staged * sizeof(T), s));
+    /* Staging: send, then recv from recv_at bytes on. NCCL's LL protocol (its small
+     * messages) loads 1-byte data (ncclUint8, as here) as the aligned 4-byte words that
+     * cover it, up to 3 bytes past a message's end: compute-sanitizer caught such a read
+     * past a 2-byte staging (a 1 x 1 u8 tile each way). So send is followed by at least
+     * GP__VECTOR_BYTES of zeroed padding, recv starting aligned after it. */
+    const size_t staged = (P - 1) * r * c, staged_bytes = staged * sizeof(T);
+    const size_t recv_at = gp__round_up(staged_bytes + GP__VECTOR_BYTES, GP__SCRATCH_ALIGN);
+    char *stage = NULL;
+    GP__TRY(cudaMallocAsync((void **)&stage, recv_at + staged_bytes, s));
     cudaStream_t x = NULL;
     cudaEvent_t packed = NULL, moved[2] = {NULL, NULL};
-    cudaError_t err = cudaStreamCreateWithFlags(&x, cudaStreamNonBlocking);
+    int least = 0, greatest = 0;
+    cudaError_t err = cudaMemsetAsync(stage + staged_bytes, 0, recv_at - staged_bytes, s);
+    if (err == cudaSuccess) err = cudaDeviceGetStreamPriorityRange(&least, &greatest);
+    if (err == cudaSuccess)
+        err = cudaStreamCreateWithPriority(&x, cudaStreamNonBlocking, kn.default_priority ? 0 : greatest);
     if (err == cudaSuccess) err = cudaEventCreateWithFlags(&packed, cudaEventDisableTiming);
     for (int k = 0; k < 2 && err == cudaSuccess; k++) err = cudaEventCreateWithFlags(&moved[k], cudaEventDisableTiming);
-    if (err == cudaSuccess) err = gp__nccl_exchange<T>(d_out, d_in, rows, cols, w, comm, s, tr, send, send + staged, x,
-                                                       packed, moved, piece_bytes);
+    if (err == cudaSuccess)
+        err = gp__nccl_exchange<T>(d_out, d_in, rows, cols, w, comm, s, tr, (T *)stage, (T *)(stage + recv_at), x,
+                                   packed, moved, kn);
     /* s waits for all of x's work (also after an error part-way), then frees the staging;
      * the stream and events can go now (their destruction waits for pending work) */
     if (x && packed && cudaEventRecord(packed, x) == cudaSuccess) cudaStreamWaitEvent(s, packed, 0);
-    err = gp__nccl_free(send, s, err);
+    err = gp__nccl_free(stage, s, err);
     if (x) cudaStreamDestroy(x);
     if (packed) cudaEventDestroy(packed);
     for (int k = 0; k < 2; k++)

@@ -8,8 +8,11 @@
  *   GPU without NCCL.
  *   transpose of a square float matrix, GP_NCCL_BENCH_TRANSPOSE_GB (default 32) GB per GPU
  *   (input, output and the exchange's staging, 3x that, must fit), against NCCL's
- *   all-to-all alone (ncclSend/ncclRecv of the same tiles, same bytes) and the local
- *   gp_transpose_f32 of a shard.
+ *   all-to-all alone (ncclSend/ncclRecv of the same tiles, same bytes), with a ladder of
+ *   what the exchange does (the first version's ways, one at a time, and piece sizes),
+ *   its local steps alone, the device's copy rate and the local gp_transpose_f32 of a
+ *   shard. Every transpose row's output is checked on the device against the input's
+ *   closed form (outputs poisoned first).
  * Timing: per rank, CUDA events around each call on its stream, all ranks released
  * together (a barrier) each time; median of 21 calls after 3 warm-ups; the slowest rank.
  * Run: make bench-nccl (sets NCCL_NVLS_ENABLE=0); writes bench/results/<gpu>.nccl.md/.csv. */
@@ -91,10 +94,14 @@ static float time_ranks(const group *g, op_fn fn, void *ctx)
 
 /* ---- reduce and scan ------------------------------------------------------------------------ */
 
+static __device__ __forceinline__ float unit_at(size_t i, uint32_t key)
+{
+    return (float)(hash32(i, key) >> 8) * (1.0f / 16777216.0f);
+}
 __global__ void fill_unit(float *x, size_t n, uint32_t key)
 {
     for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
-        x[i] = (float)(hash32(i, key) >> 8) * (1.0f / 16777216.0f);
+        x[i] = unit_at(i, key);
 }
 
 typedef struct {
@@ -200,8 +207,8 @@ static void bench_reduce_scan(const group *one, const group *all)
 
 typedef struct {
     float *in[MAX_RANKS], *out[MAX_RANKS];
-    size_t rows, cols; /* global */
-    size_t piece;      /* op_transpose_pieces: the exchange's grain, bytes */
+    size_t rows, cols;              /* global */
+    gp__nccl_transpose_knobs knobs; /* op_transpose_knobs: the ladder's row */
 } matrix;
 
 static void op_transpose_nccl(const group *g, int r, void *p)
@@ -209,14 +216,16 @@ static void op_transpose_nccl(const group *g, int r, void *p)
     matrix *m = (matrix *)p;
     CUDA_CHK(gp_nccl_transpose_f32(m->out[r], m->in[r], m->rows, m->cols, g->comm[r], g->st[r]));
 }
-static void op_transpose_pieces(const group *g, int r, void *p)
+static void op_transpose_knobs(const group *g, int r, void *p)
 {
     matrix *m = (matrix *)p;
     CUDA_CHK(gp__nccl_transpose<float>(m->out[r], m->in[r], m->rows, m->cols, g->comm[r], g->st[r],
-                                       gp_transpose_strided_f32, m->piece));
+                                       gp_transpose_strided_f32, &m->knobs));
 }
 /* The exchange's local steps alone, on every peer tile: its transpose into contiguous
- * staging (pack), and the strided copy of a received tile into its columns (unpack). */
+ * staging (pack), and the strided copy of a received tile into its columns (unpack), by
+ * cudaMemcpy2DAsync (the first version) and by the copy kernel; and a plain copy of as
+ * many bytes (the device's copy rate). */
 static void op_pack(const group *g, int r, void *p)
 {
     matrix *m = (matrix *)p;
@@ -224,14 +233,25 @@ static void op_pack(const group *g, int r, void *p)
     for (size_t j = 0, q = 0; j < P; j++)
         if (j != (size_t)r) CUDA_CHK(gp_transpose_strided_f32(m->out[r] + q++ * rr * c, rr, m->in[r] + j * c, m->cols, rr, c, g->st[r]));
 }
-static void op_unpack(const group *g, int r, void *p)
+static void unpack(const group *g, int r, matrix *m, int kernel)
+{
+    const size_t P = (size_t)g->ranks, rr = m->rows / P, c = m->cols / P, width = rr * sizeof(float);
+    for (size_t i = 0, q = 0; i < P; i++) {
+        if (i == (size_t)r) continue;
+        float *dst = m->out[r] + i * rr;
+        const float *src = m->in[r] + q++ * rr * c;
+        CUDA_CHK(kernel ? gp__nccl_copy_rows(dst, m->rows * sizeof(float), src, width, width, c, g->st[r])
+                        : cudaMemcpy2DAsync(dst, m->rows * sizeof(float), src, width, width, c,
+                                            cudaMemcpyDeviceToDevice, g->st[r]));
+    }
+}
+static void op_unpack_memcpy2d(const group *g, int r, void *p) { unpack(g, r, (matrix *)p, 0); }
+static void op_unpack_kernel(const group *g, int r, void *p) { unpack(g, r, (matrix *)p, 1); }
+static void op_copy(const group *g, int r, void *p)
 {
     matrix *m = (matrix *)p;
-    const size_t P = (size_t)g->ranks, rr = m->rows / P, c = m->cols / P;
-    for (size_t i = 0, q = 0; i < P; i++)
-        if (i != (size_t)r)
-            CUDA_CHK(cudaMemcpy2DAsync(m->out[r] + i * rr, m->rows * sizeof(float), m->in[r] + q++ * rr * c,
-                                       rr * sizeof(float), rr * sizeof(float), c, cudaMemcpyDeviceToDevice, g->st[r]));
+    const size_t P = (size_t)g->ranks, bytes = (P - 1) * (m->rows / P) * (m->cols / P) * sizeof(float);
+    CUDA_CHK(cudaMemcpyAsync(m->out[r], m->in[r], bytes, cudaMemcpyDeviceToDevice, g->st[r]));
 }
 /* The device's default pool (where the transpose's staging comes from) keeps its memory
  * between calls instead of returning it at every synchronisation. */
@@ -264,6 +284,46 @@ static void op_transpose_local(const group *g, int r, void *p)
     CUDA_CHK(gp_transpose_f32(m->out[r], m->in[r], m->rows / g->ranks, m->cols, g->st[r]));
 }
 
+/* Elements of rank `rank`'s output (c = cols/P rows of `rows`) that are not the input's
+ * closed form: input rank k holds unit_at(local index, 11 + k). */
+__global__ void count_wrong_transpose(const float *out, size_t rows, size_t cols, int ranks, int rank,
+                                      unsigned long long *wrong)
+{
+    const size_t r = rows / ranks, c = cols / ranks;
+    unsigned long long mine = 0;
+    for (size_t x = blockIdx.x; x < c; x += gridDim.x)
+        for (size_t y = threadIdx.x; y < rows; y += blockDim.x)
+            mine += out[x * rows + y] != unit_at(y % r * cols + (size_t)rank * c + x, 11u + (uint32_t)(y / r));
+    if (mine) atomicAdd(wrong, mine);
+}
+
+/* time_ranks of a transpose, its outputs poisoned (NaN) first and checked after; a wrong
+ * output ends the bench. */
+static float time_checked(const group *all, op_fn fn, matrix *m, const char *what)
+{
+    const size_t shard = m->rows / all->ranks * m->cols;
+    for (int r = 0; r < all->ranks; r++) {
+        CUDA_CHK(cudaSetDevice(r));
+        CUDA_CHK(cudaMemset(m->out[r], 0xff, shard * sizeof(float)));
+    }
+    const float ms = time_ranks(all, fn, m);
+    for (int r = 0; r < all->ranks; r++) {
+        unsigned long long *d_wrong, wrong = 0;
+        CUDA_CHK(cudaSetDevice(r));
+        CUDA_CHK(cudaMalloc(&d_wrong, sizeof *d_wrong));
+        CUDA_CHK(cudaMemset(d_wrong, 0, sizeof *d_wrong));
+        count_wrong_transpose<<<4096, 256>>>(m->out[r], m->rows, m->cols, all->ranks, r, d_wrong);
+        CUDA_CHK_LAUNCH();
+        CUDA_CHK(cudaMemcpy(&wrong, d_wrong, sizeof wrong, cudaMemcpyDeviceToHost));
+        CUDA_CHK(cudaFree(d_wrong));
+        if (wrong) {
+            fprintf(stderr, "%s: rank %d: %llu wrong elements\n", what, r, wrong);
+            exit(1);
+        }
+    }
+    return ms;
+}
+
 static void bench_transpose(const group *all)
 {
     const size_t P = (size_t)all->ranks;
@@ -276,6 +336,7 @@ static void bench_transpose(const group *all)
     const size_t unit = 32 * P;
     const size_t side = (size_t)sqrt((double)bytes * P / sizeof(float)) / unit * unit;
     matrix m;
+    memset(&m, 0, sizeof m);
     m.rows = m.cols = side;
     const size_t shard = side / P * side;
     for (int r = 0; r < all->ranks; r++) {
@@ -294,30 +355,60 @@ static void bench_transpose(const group *all)
     gp_table_begin(title, "call|ranks|ms|GB/s per GPU exchanged|vs the all-to-all alone");
     const float a2a = time_ranks(all, op_alltoall, &m);
     gp_table_row("ncclSend/ncclRecv all-to-all alone (same tiles)|%d|%.2f|%.0f|1.00", all->ranks, a2a, moved / a2a * 1e3);
-    const float tr = time_ranks(all, op_transpose_nccl, &m);
+    const float tr = time_checked(all, op_transpose_nccl, &m, "gp_nccl_transpose_f32");
     gp_table_row("gp_nccl_transpose_f32 (default pool returns the staging at each sync)|%d|%.2f|%.0f|%.2f",
                  all->ranks, tr, moved / tr * 1e3, a2a / tr);
     keep_pool_memory(all->ranks);
-    const float trk = time_ranks(all, op_transpose_nccl, &m);
+    const float trk = time_checked(all, op_transpose_nccl, &m, "gp_nccl_transpose_f32");
     gp_table_row("gp_nccl_transpose_f32 (default pool keeps its memory)|%d|%.2f|%.0f|%.2f", all->ranks, trk,
                  moved / trk * 1e3, a2a / trk);
-    const size_t pieces[] = {(size_t)16 << 20, (size_t)256 << 20, (size_t)1 << 30, SIZE_MAX / 2};
-    for (size_t k = 0; k < sizeof pieces / sizeof *pieces; k++) {
-        m.piece = pieces[k];
-        const float t = time_ranks(all, op_transpose_pieces, &m);
-        char what[64];
-        if (pieces[k] == SIZE_MAX / 2) snprintf(what, sizeof what, "one piece: no overlap");
-        else snprintf(what, sizeof what, "pieces of %zu MiB", pieces[k] >> 20);
-        gp_table_row("the same, %s|%d|%.2f|%.0f|%.2f", what, all->ranks, t, moved / t * 1e3, a2a / t);
+    /* the ladder: knobs {piece bytes, default priority, cudaMemcpy2DAsync unpack, whole tile that stays} */
+    static const struct {
+        const char *what;
+        gp__nccl_transpose_knobs knobs;
+    } ladder[] = {
+        {"the first version: exchange at the default priority, cudaMemcpy2DAsync unpack, the tile that stays "
+         "whole at piece 0", {0, 1, 1, 1}},
+        {"the first version + the exchange at the greatest priority", {0, 0, 1, 1}},
+        {"the first version + the unpack by the copy kernel", {0, 1, 0, 1}},
+        {"the first version + the tile that stays in pieces", {0, 1, 1, 0}},
+        {"all but the exchange at the greatest priority", {0, 1, 0, 0}},
+        {"all but the unpack by the copy kernel", {0, 0, 1, 0}},
+        {"all but the tile that stays in pieces", {0, 0, 0, 1}},
+        {"pieces of 16 MiB", {(size_t)16 << 20, 0, 0, 0}},
+        {"pieces of 64 MiB", {(size_t)64 << 20, 0, 0, 0}},
+        {"pieces of 256 MiB", {(size_t)256 << 20, 0, 0, 0}},
+        {"pieces of 4 GiB", {(size_t)4 << 30, 0, 0, 0}},
+        {"one piece: no overlap", {SIZE_MAX / 2, 0, 0, 0}},
+    };
+    for (size_t k = 0; k < sizeof ladder / sizeof *ladder; k++) {
+        m.knobs = ladder[k].knobs;
+        const float t = time_checked(all, op_transpose_knobs, &m, ladder[k].what);
+        gp_table_row("the same, %s|%d|%.2f|%.0f|%.2f", ladder[k].what, all->ranks, t, moved / t * 1e3, a2a / t);
     }
-    const float pk = time_ranks(all, op_pack, &m), up = time_ranks(all, op_unpack, &m);
-    gp_table_row("pack alone: gp_transpose_strided_f32 of the peer tiles into staging|%d|%.2f|%.0f|-", all->ranks, pk,
-                 moved / pk * 1e3);
-    gp_table_row("unpack alone: cudaMemcpy2DAsync of the received tiles into their columns|%d|%.2f|%.0f|-", all->ranks,
-                 up, moved / up * 1e3);
+    const float cp = time_ranks(all, op_copy, &m);
+    gp_table_row("copy alone: cudaMemcpyAsync of as many bytes (the device's copy rate)|%d|%.2f|%.0f (read + write: "
+                 "%.0f)|-", all->ranks, cp, moved / cp * 1e3, 2 * moved / cp * 1e3);
+    const struct {
+        const char *what;
+        op_fn fn;
+    } local[] = {
+        {"pack alone: gp_transpose_strided_f32 of the peer tiles into staging", op_pack},
+        {"unpack alone: cudaMemcpy2DAsync of the received tiles into their columns (the first version)",
+         op_unpack_memcpy2d},
+        {"unpack alone: the copy kernel (gp__nccl_copy_rows)", op_unpack_kernel},
+    };
+    for (size_t k = 0; k < sizeof local / sizeof *local; k++) {
+        const float t = time_ranks(all, local[k].fn, &m);
+        gp_table_row("%s|%d|%.2f|%.0f (read + write: %.0f, %.2f of the copy)|-", local[k].what, all->ranks, t,
+                     moved / t * 1e3, 2 * moved / t * 1e3, cp / t);
+    }
     const float loc = time_ranks(all, op_transpose_local, &m);
     gp_table_row("gp_transpose_f32 of each shard (local, no exchange)|%d|%.2f|%.0f (read + write: %.0f)|-", all->ranks,
                  loc, moved / loc * 1e3, 2 * gb / loc * 1e3);
+    gp_bench_note("Every gp_nccl_transpose row's output was checked against the input. The ladder starts from the "
+                  "first version and adds, then leaves out, one change at a time; the piece sizes are tried with "
+                  "every change in.");
     for (int r = 0; r < all->ranks; r++) {
         CUDA_CHK(cudaSetDevice(r));
         CUDA_CHK(cudaFree(m.in[r]));

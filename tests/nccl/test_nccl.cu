@@ -7,8 +7,11 @@
  *   - deterministic: float sums bitwise equal on every rank and every run;
  *   - large shards (2^31 + 1001 elements per rank, inputs made on the device) against
  *     closed forms, checked on the device;
- *   - transposes of several shapes and element sizes (1, 4 and 12 bytes), the exchange in
- *     many pieces (the user instance here uses small pieces);
+ *   - transposes of several shapes and element sizes (1, 4 and 12 bytes), rows of every
+ *     vector width the unpack's copy picks (16, 8, 4 and 1 bytes), at aligned and offset
+ *     addresses, the exchange in one piece and in many (the user instance here uses small
+ *     pieces), and the bench's ladder paths (the first version's unpack, priority and
+ *     whole tile that stays);
  *   - bad input: errors, nothing launched; mismatched transpose shapes across ranks return
  *     an error on every rank instead of hanging.
  * Run: make test-nccl (NCCL_NVLS_ENABLE=0 is set there). GP_NCCL_RANKS=<k> uses k GPUs at
@@ -340,61 +343,83 @@ static void check_large(const group *g)
 
 /* ---- transpose --------------------------------------------------------------------------- */
 
+/* The ways a test calls the transpose. */
+enum { TR_U8, TR_F32, TR_RGB, TR_F32_PIECES, TR_F32_FIRST, TR_KINDS };
+static const char *tr_kind_name[TR_KINDS] = {"u8", "f32", "rgb (user, 4 KiB pieces)", "f32 in 4 KiB pieces",
+                                               "f32 as the first version (4 KiB pieces)"};
+static const size_t tr_kind_elem[TR_KINDS] = {1, 4, 12, 4, 4};
+/* The bench's ladder paths: the default ones in many pieces, and all that the first
+ * version did (cudaMemcpy2DAsync unpack, default priority, the whole tile that stays). */
+static const gp__nccl_transpose_knobs tr_knobs[TR_KINDS] = {
+    {0, 0, 0, 0}, {0, 0, 0, 0}, {0, 0, 0, 0}, {4096, 0, 0, 0}, {4096, 1, 1, 1}};
+
 typedef struct {
+    int kind;
     size_t elem, rows, cols;    /* global shape */
     size_t rows_of[MAX_RANKS];  /* the rows each rank passes (a mismatch test changes one) */
     int null_rank;              /* this rank passes NULL (or -1) */
-    int user;                   /* the rgb instance, else by size: u8 or f32 */
+    size_t off;                 /* input and output start this many elements into their buffers */
     unsigned char *d_in[MAX_RANKS], *d_out[MAX_RANKS];
     cudaError_t err[MAX_RANKS];
 } tr_case;
 static void tr_call(const group *g, int r, void *p)
 {
     tr_case *c = (tr_case *)p;
-    void *out = r == c->null_rank ? NULL : c->d_out[r];
+    void *out = r == c->null_rank ? NULL : c->d_out[r] + c->off * c->elem;
+    const void *in = c->d_in[r] + c->off * c->elem;
     const size_t rows = c->rows_of[r], cols = c->cols;
     cudaStream_t s = g->st[r];
-    if (c->user) c->err[r] = gp_nccl_transpose_rgb((rgb *)out, (const rgb *)c->d_in[r], rows, cols, g->comm[r], s);
-    else if (c->elem == 1) c->err[r] = gp_nccl_transpose_u8((uint8_t *)out, c->d_in[r], rows, cols, g->comm[r], s);
-    else c->err[r] = gp_nccl_transpose_f32((float *)out, (const float *)c->d_in[r], rows, cols, g->comm[r], s);
+    switch (c->kind) {
+    case TR_U8: c->err[r] = gp_nccl_transpose_u8((uint8_t *)out, (const uint8_t *)in, rows, cols, g->comm[r], s); break;
+    case TR_RGB: c->err[r] = gp_nccl_transpose_rgb((rgb *)out, (const rgb *)in, rows, cols, g->comm[r], s); break;
+    case TR_F32: c->err[r] = gp_nccl_transpose_f32((float *)out, (const float *)in, rows, cols, g->comm[r], s); break;
+    default:
+        c->err[r] = gp__nccl_transpose<float>((float *)out, (const float *)in, rows, cols, g->comm[r], s,
+                                              gp_transpose_strided_f32, &tr_knobs[c->kind]);
+    }
 }
 
-/* rows x cols global, random bytes; every rank's output block against the host transpose. */
-static int check_transpose_shape(const group *g, size_t elem, size_t rows, size_t cols, int user, uint64_t *st)
+/* rows x cols global, random bytes, input and output `off` elements into their buffers;
+ * every rank's output block against the host transpose, and the bytes around it intact. */
+static int check_transpose_shape(const group *g, int kind, size_t rows, size_t cols, size_t off, uint64_t *st)
 {
     const int P = g->ranks;
-    const size_t r = rows / P, c = cols / P, e = elem;
-    unsigned char *a = (unsigned char *)malloc(rows * cols * e + 1), *got = (unsigned char *)malloc(c * rows * e + e);
+    const size_t e = tr_kind_elem[kind], r = rows / P, c = cols / P, lead = off * e;
+    const size_t out_bytes = lead + c * rows * e + e;
+    unsigned char *a = (unsigned char *)malloc(rows * cols * e + 1), *got = (unsigned char *)malloc(out_bytes);
     for (size_t i = 0; i < rows * cols * e; i++) a[i] = (unsigned char)gp_t_next(st);
     tr_case tc;
     memset(&tc, 0, sizeof tc);
-    tc.elem = e, tc.rows = rows, tc.cols = cols, tc.null_rank = -1, tc.user = user;
+    tc.kind = kind, tc.elem = e, tc.rows = rows, tc.cols = cols, tc.null_rank = -1, tc.off = off;
     for (int k = 0; k < P; k++) {
         tc.rows_of[k] = rows;
         CUDA_CHK(cudaSetDevice(k));
-        CUDA_CHK(cudaMalloc(&tc.d_in[k], r * cols * e + 1));
-        CUDA_CHK(cudaMalloc(&tc.d_out[k], c * rows * e + e));
-        CUDA_CHK(cudaMemcpy(tc.d_in[k], a + k * r * cols * e, r * cols * e, cudaMemcpyHostToDevice));
-        CUDA_CHK(cudaMemset(tc.d_out[k], POISON, c * rows * e + e));
+        CUDA_CHK(cudaMalloc(&tc.d_in[k], lead + r * cols * e + 1));
+        CUDA_CHK(cudaMalloc(&tc.d_out[k], out_bytes));
+        CUDA_CHK(cudaMemcpy(tc.d_in[k] + lead, a + k * r * cols * e, r * cols * e, cudaMemcpyHostToDevice));
+        CUDA_CHK(cudaMemset(tc.d_out[k], POISON, out_bytes));
     }
     on_ranks(g, tr_call, &tc);
     int ok = 1;
     for (int k = 0; k < P; k++) {
         CUDA_CHK(cudaSetDevice(k));
-        CUDA_CHK(cudaMemcpy(got, tc.d_out[k], c * rows * e + e, cudaMemcpyDeviceToHost));
+        CUDA_CHK(cudaMemcpy(got, tc.d_out[k], out_bytes, cudaMemcpyDeviceToHost));
+        const unsigned char *mat = got + lead;
         size_t bad = SIZE_MAX;
         for (size_t x = 0; x < c && bad == SIZE_MAX; x++) /* output row x of rank k: global row k*c + x */
             for (size_t y = 0; y < rows; y++)
-                if (memcmp(got + (x * rows + y) * e, a + (y * cols + k * c + x) * e, e) != 0) {
+                if (memcmp(mat + (x * rows + y) * e, a + (y * cols + k * c + x) * e, e) != 0) {
                     bad = x * rows + y;
                     break;
                 }
-        int guard = 1;
-        for (size_t q = 0; q < e; q++) guard &= got[c * rows * e + q] == POISON;
+        int guard = 1; /* the bytes before the output and the element after it */
+        for (size_t q = 0; q < lead; q++) guard &= got[q] == POISON;
+        for (size_t q = 0; q < e; q++) guard &= mat[c * rows * e + q] == POISON;
         EXPECT(tc.err[k] == cudaSuccess && bad == SIZE_MAX && guard,
-               "gp_nccl_transpose_%s %zu x %zu, %d ranks, rank %d: %s, first wrong element %lld%s",
-               user ? "rgb" : e == 1 ? "u8" : "f32", rows, cols, P, k, cudaGetErrorName(tc.err[k]),
-               bad == SIZE_MAX ? -1ll : (long long)bad, guard ? "" : ", wrote past its output");
+               "gp_nccl_transpose, %s, %zu x %zu at element offset %zu, %d ranks, rank %d: %s, first wrong element "
+               "%lld%s",
+               tr_kind_name[kind], rows, cols, off, P, k, cudaGetErrorName(tc.err[k]),
+               bad == SIZE_MAX ? -1ll : (long long)bad, guard ? "" : ", wrote outside its output");
         ok &= tc.err[k] == cudaSuccess && bad == SIZE_MAX && guard;
         CUDA_CHK(cudaFree(tc.d_in[k]));
         CUDA_CHK(cudaFree(tc.d_out[k]));
@@ -407,16 +432,23 @@ static int check_transpose_shape(const group *g, size_t elem, size_t rows, size_
 static void check_transpose(const group *g)
 {
     const size_t P = (size_t)g->ranks;
-    const size_t shapes[][2] = {{0, 0}, {1, 1}, {3, 5}, {37, 64}, {256, 300}, {1000, 1500}, {2048, 33}};
+    /* rows / P of 1, 3, 37 (f32: 4-byte vectors in the unpack; u8: bytes), 6 (f32: 8-byte),
+     * 4, 256, 2048 (16-byte), 1000 (u8: 8-byte); at offset 1 every f32 row is 4-byte */
+    const size_t shapes[][2] = {{0, 0},     {1, 1},     {3, 5},       {6, 10},   {4, 7},
+                                {37, 64},   {256, 300}, {1000, 1500}, {2048, 33}};
     uint64_t st = gp_t_state(62);
-    int cases = 0, fails = 0;
-    for (int kind = 0; kind < 3; kind++) /* u8, f32, rgb (user, many pieces) */
-        for (size_t k = 0; k < sizeof shapes / sizeof *shapes; k++) {
-            fails += !check_transpose_shape(g, kind == 0 ? 1 : kind == 1 ? 4 : 12, shapes[k][0] * P, shapes[k][1] * P,
-                                            kind == 2, &st);
-            cases++;
-        }
-    printf("  transposes (u8, f32, 12-byte rgb), %d ranks: %d shapes, %d failed\n", g->ranks, cases, fails);
+    for (int kind = 0; kind < TR_KINDS; kind++) {
+        int cases = 0, fails = 0;
+        /* small sizes (the sanitizers): no 1000 x 1500 tiles in 4 KiB pieces, thousands of launches */
+        const int many_pieces = kind == TR_RGB || tr_knobs[kind].piece_bytes != 0;
+        for (size_t off = 0; off < 2; off++)
+            for (size_t k = 0; k < sizeof shapes / sizeof *shapes; k++) {
+                if (gp_t_small() && many_pieces && shapes[k][0] * shapes[k][1] > (1u << 20)) continue;
+                fails += !check_transpose_shape(g, kind, shapes[k][0] * P, shapes[k][1] * P, off, &st);
+                cases++;
+            }
+        printf("  transposes, %s, %d ranks: %d shapes, %d failed\n", tr_kind_name[kind], g->ranks, cases, fails);
+    }
 }
 
 /* ---- bad input ------------------------------------------------------------------------------ */
@@ -485,7 +517,7 @@ static void check_mismatch(const group *g)
         if (which == 0 && P == 1) continue; /* one rank: nobody to disagree with */
         tr_case tc;
         memset(&tc, 0, sizeof tc);
-        tc.elem = 4, tc.rows = 4 * P, tc.cols = 2 * P, tc.null_rank = which == 1 ? P - 1 : -1;
+        tc.kind = TR_F32, tc.elem = 4, tc.rows = 4 * P, tc.cols = 2 * P, tc.null_rank = which == 1 ? P - 1 : -1;
         for (int k = 0; k < P; k++) {
             tc.rows_of[k] = tc.rows + (which == 0 && k == P - 1 ? (size_t)P : 0); /* the last rank: more rows */
             CUDA_CHK(cudaSetDevice(k));
