@@ -17,11 +17,14 @@
  *     tile are stored together in shared memory, so the K reads of a cell are still
  *     conflict-free column reads.
  * When the pointers, leading dimensions or dimensions do not allow words for 1- and
- * 2-byte elements (a u8 matrix with an odd number of columns, an odd pointer), the
- * ragged-byte kernel still moves aligned 4-byte words on both sides, with bytes only at
- * the ends of each row segment (see below). Other elements that do not fit words (a
- * 12-byte struct, a 16-byte struct aligned to 4) go one element at a time through the
- * word kernel: correct, slower.
+ * 2-byte elements (a u8 matrix with an odd number of columns, an odd pointer), the same
+ * kernel runs "ragged": it realigns each row segment of the tile to a word boundary as it
+ * reads it from shared memory and realigns each output row segment to its own offset
+ * before it stores it (funnel shifts, one shuffle), so it still moves aligned 4-byte
+ * words on both sides with the same cells, and single elements only at the two ends of
+ * each output row segment (see "the ragged kernel's two ends"). Other elements that do
+ * not fit words (a 12-byte struct, a 16-byte struct aligned to 4) go one element at a
+ * time through the word kernel: correct, slower.
  * Tiles are numbered in one dimension (tile rows fastest, then tile columns, then the
  * batch) and blocks loop over them, so no shape reaches a grid limit. The tile's shape
  * follows the matrix (gp__transpose_shape): square, small for matrices of fewer square
@@ -100,7 +103,7 @@ static inline cudaError_t gp__transpose_validate(const gp__transpose_desc *d)
     return cudaSuccess;
 }
 
-/* The word the kernel moves, in bytes (4, 8 or 16), or 0: the ragged-byte kernel (1- and
+/* The word the kernel moves, in bytes (4, 8 or 16), or 0: the ragged kernel (1- and
  * 2-byte elements) or one element at a time (other types). */
 static inline int gp__transpose_word_bytes(const gp__transpose_desc *d)
 {
@@ -186,11 +189,14 @@ static inline int gp__transpose_shape(size_t cells, size_t cols_w, size_t batch,
 }
 
 /* Tile of the kernel moving words W with K x K cells: SR = K * Q input rows (K groups of
- * Q rows) by COLS words, padded to PITCH words. */
-template <class W, int K, int COLS_, int Q_>
+ * Q rows) by COLS words, padded to PITCH words. RAGGED (1- and 2-byte elements off the word
+ * grid, see below): a row segment that starts inside a word touches COLS + 1 aligned words,
+ * and a lane needs its neighbour's cell, so Q <= 32 (a warp holds whole columns). */
+template <class W, int K, int COLS_, int Q_, bool RAGGED = false>
 struct gp__transpose_tile {
     static constexpr int NT = GP__TRANSPOSE_THREADS, COLS = COLS_, Q = Q_, SR = K * Q;
-    static constexpr int PITCH = gp__transpose_pitch(COLS, Q, (int)sizeof(W));
+    static constexpr int ROW_WORDS = COLS + (RAGGED ? 1 : 0);
+    static constexpr int PITCH = gp__transpose_pitch(ROW_WORDS, Q, (int)sizeof(W));
     static constexpr size_t SMEM = (size_t)SR * PITCH * sizeof(W);
     /* Occupancy: 8 blocks per SM (32 registers) for 4- to 16-byte words read by lanes on
      * consecutive rows; the byte-permute cells and elements of odd sizes need a few more
@@ -199,6 +205,8 @@ struct gp__transpose_tile {
     static constexpr int MIN_BLOCKS = Q < 32 ? 4 : K == 1 && sizeof(W) >= 4 && sizeof(W) <= 16 ? 8 : 6;
     static_assert(SMEM <= GP__STATIC_SMEM_MAX, "gp_transpose: element type too large for a shared-memory tile");
     static_assert((Q & (Q - 1)) == 0, "cell rows a power of two (lanes split evenly over columns)");
+    static_assert(!RAGGED || (sizeof(W) == 4 && K > 1 && Q <= 32 && Q * COLS % 32 == 0),
+                  "ragged tiles: 4-byte words of 1- or 2-byte elements, whole columns in a warp");
 };
 
 /* A byte permute: bytes of (b:a) picked by the four selector nibbles (PRMT). */
@@ -233,12 +241,13 @@ static inline GP__HD void gp__transpose_cell(W *v)
     }
 }
 
-/* The call in words: the input is rows x cols_w words (rows in elements), the output
- * cols_w * K rows of rows / K words. */
+/* The call in the kernel's units: words of K elements (or one element of any size a
+ * "word"), or for the ragged kernel elements. The input is rows x cols_w units (rows in
+ * elements), the output cols_w * K rows of rows / K words (ragged: cols_w rows of rows). */
 struct gp__transpose_words {
     void *out;
     const void *in;
-    size_t ld_out, stride_out, ld_in, stride_in; /* in words */
+    size_t ld_out, stride_out, ld_in, stride_in; /* in units */
     size_t rows, cols_w, batch;
 };
 
@@ -261,214 +270,203 @@ static __device__ __forceinline__ gp__tile_at gp__tile_locate(size_t t, size_t t
     return {t / per_matrix, t % tiles_y * sr, t % per_matrix / tiles_y * cols};
 }
 
-template <class W, int K, int COLS, int Q>
-__global__ void __launch_bounds__(GP__TRANSPOSE_THREADS, GP__MIN_BLOCKS(GP__TRANSPOSE_THREADS, (gp__transpose_tile<W, K, COLS, Q>::MIN_BLOCKS)))
+/* ---- the ragged kernel's two ends ---------------------------------------------------------
+ * 1- and 2-byte elements whose rows do not start on 4-byte boundaries (a u8 matrix of 3001
+ * columns, an odd pointer) go through the word kernel's tile and cells all the same, with
+ * the rows realigned at both ends:
+ *   Load: tile row r's segment starts `s` bytes into an aligned word; the aligned words it
+ *   touches (COLS + 1) are copied as they are (cp.async, 4 bytes; byte by byte where a
+ *   word reaches outside the matrix row). Word w of the segment is then the funnel shift
+ *   of shared words w and w + 1 by s bytes.
+ *   Store: an output row segment starts `t` bytes into an aligned word; aligned word q of
+ *   it holds the segment's words q - 1 and q shifted by t: lane q takes word q - 1 from
+ *   lane q - 1 (a shuffle). The first and last aligned words of a segment, which the
+ *   neighbouring tiles share, are stored element by element.
+ * A row's shift depends only on the row modulo K (K elements are 4 bytes), as does an
+ * output row's, so each tile has K shifts of each kind, one per shared row group. */
+template <int NT, int K, int Q, int COLS, int P>
+static __device__ __forceinline__ void gp__ragged_load(uint32_t *s, uintptr_t in, size_t ld_b, int rows,
+                                                       size_t tile_bytes, size_t col0_bytes, size_t row_left_bytes)
+{
+    constexpr int RW = COLS + 1;
+    const gp__rows_interleaved<K, Q> row_map;
+#pragma unroll 4
+    for (int i = threadIdx.x; i < K * Q * RW; i += NT) {
+        const int r = i / RW, w = i % RW;
+        if (r >= rows) break; /* i only grows */
+        const uintptr_t g = in + r * ld_b, word = (g & ~(uintptr_t)3) + 4 * w;
+        if (word >= g + tile_bytes) continue; /* no byte of the tile's segment */
+        uint32_t *dst = s + row_map(r) * P + w;
+        const uintptr_t row_lo = g - col0_bytes, row_hi = g + row_left_bytes; /* the matrix row */
+        if (word >= row_lo && word + 4 <= row_hi) {
+            gp__cp_async<4>(dst, (const void *)word, true);
+        } else {
+            for (int j = 0; j < 4; j++)
+                if (word + j >= row_lo && word + j < row_hi)
+                    reinterpret_cast<unsigned char *>(dst)[j] = *(const unsigned char *)(word + j);
+        }
+    }
+}
+
+/* Stores the elements of word x (4 bytes at dst, the first at segment byte `lo`) that lie
+ * in the segment's bytes [0, len). */
+template <int E>
+static __device__ __forceinline__ void gp__ragged_store_part(uint32_t *dst, uint32_t x, int lo, int len)
+{
+#pragma unroll
+    for (int j = 0; j < 4; j += E)
+        if (lo + j >= 0 && lo + j < len) {
+            if constexpr (E == 1) reinterpret_cast<uint8_t *>(dst)[j] = (uint8_t)(x >> (8 * j));
+            else reinterpret_cast<uint16_t *>(dst)[j / 2] = (uint16_t)(x >> (8 * j));
+        }
+}
+
+/* Lane q of a group of Q lanes holds word q (bytes 4q..4q+3) of an output row segment of
+ * len bytes that starts t bytes into the aligned word at `aligned`; every lane of the warp
+ * calls (the shuffle), `mine` says whether the row is this tile's to write. */
+template <int E, int Q>
+static __device__ __forceinline__ void gp__ragged_store(uint32_t *aligned, uint32_t v, int q, int t, int len, bool mine)
+{
+    const uint32_t prev = __shfl_up_sync(0xffffffffu, v, 1, Q); /* word q - 1 (lane 0: its own, unused) */
+    if (!mine) return;
+    const int lo = 4 * q - t;
+    const uint32_t x = __funnelshift_l(prev, v, 8 * t);
+    if (lo >= 0 && lo + 4 <= len) aligned[q] = x;
+    else gp__ragged_store_part<E>(aligned + q, x, lo, len);
+    if (q == Q - 1 && 4 * Q - t < len) /* the segment's last bytes, in the aligned word after */
+        gp__ragged_store_part<E>(aligned + Q, __funnelshift_l(v, 0u, 8 * t), 4 * Q - t, len);
+}
+
+/* What a unit of gp__transpose_words is: a word, or a 1- or 2-byte element (RAGGED). */
+template <class W, int K, bool RAGGED> struct gp__transpose_unit { typedef W type; };
+template <> struct gp__transpose_unit<uint32_t, 4, true> { typedef uint8_t type; };
+template <> struct gp__transpose_unit<uint32_t, 2, true> { typedef uint16_t type; };
+
+/* The word kernel (RAGGED false): W words of K elements, K x K cells; RAGGED: 4-byte words
+ * of 1- or 2-byte elements at any alignment, the units of `a` being elements. */
+template <class W, int K, int COLS, int Q, bool RAGGED>
+__global__ void __launch_bounds__(GP__TRANSPOSE_THREADS, GP__MIN_BLOCKS(GP__TRANSPOSE_THREADS, (gp__transpose_tile<W, K, COLS, Q, RAGGED>::MIN_BLOCKS)))
     gp__transpose_kernel(gp__transpose_words a)
 {
-    typedef gp__transpose_tile<W, K, COLS, Q> Tile;
+    typedef gp__transpose_tile<W, K, COLS, Q, RAGGED> Tile;
     constexpr int NT = Tile::NT, P = Tile::PITCH, SR = Tile::SR;
+    /* RAGGED: units are elements of E bytes, a tile is COLS * K of them wide. */
+    constexpr int WIDE = RAGGED ? COLS * K : COLS, KO = RAGGED ? 1 : K;
     __shared__ __align__(16) unsigned char raw[Tile::SMEM]; /* raw bytes: W may have constructors */
     W *s = reinterpret_cast<W *>(raw);
 
-    const size_t tiles_y = gp__ceil_div(a.rows, SR), per_matrix = gp__ceil_div(a.cols_w, COLS) * tiles_y;
+    const size_t tiles_y = gp__ceil_div(a.rows, SR), per_matrix = gp__ceil_div(a.cols_w, WIDE) * tiles_y;
     for (size_t t = blockIdx.x; t < per_matrix * a.batch; t += gridDim.x) {
-        const gp__tile_at at = gp__tile_locate(t, tiles_y, per_matrix, SR, COLS);
-        const W *in = static_cast<const W *>(a.in) + at.b * a.stride_in + at.row0 * a.ld_in + at.col0;
-        W *out = static_cast<W *>(a.out) + at.b * a.stride_out + at.col0 * K * a.ld_out + at.row0 / K;
+        const gp__tile_at at = gp__tile_locate(t, tiles_y, per_matrix, SR, WIDE);
+        /* RAGGED: byte addresses of elements of E bytes; else W pointers */
+        typedef typename gp__transpose_unit<W, K, RAGGED>::type U;
+        const U *in = static_cast<const U *>(a.in) + at.b * a.stride_in + at.row0 * a.ld_in + at.col0;
+        U *out = static_cast<U *>(a.out) + at.b * a.stride_out + at.col0 * KO * a.ld_out + at.row0 / KO;
         const size_t rows_left = a.rows - at.row0, cols_left = a.cols_w - at.col0;
 
-        gp__tile_load_async<NT>(s, P, in, a.ld_in, rows_left, cols_left, SR, COLS, W(), gp__rows_interleaved<K, Q>());
+        constexpr int E = (int)sizeof(U);
+        if constexpr (RAGGED)
+            gp__ragged_load<NT, K, Q, COLS, P>(s, (uintptr_t)in, a.ld_in * E, gp__tile_clip(rows_left, SR),
+                                               (size_t)gp__tile_clip(cols_left, WIDE) * E, at.col0 * E, cols_left * E);
+        else
+            gp__tile_load_async<NT>(s, P, in, a.ld_in, rows_left, cols_left, SR, COLS, W(),
+                                    gp__rows_interleaved<K, Q>());
         gp__tile_load_wait();
         __syncthreads();
 
         /* Work item i is cell row q = i % Q of column i / Q: K reads from shared memory
          * (lanes on consecutive q, or with Q < 32 on 32 / Q columns: conflict-free by the
          * pitch), a cell transpose in registers, K writes (lanes on consecutive words of
-         * an output row). */
+         * an output row). RAGGED: rows_here and cols_here count elements, and each row
+         * class k has its input and output shifts. */
         const int q_here = gp__tile_clip(rows_left / K, Q), c_here = gp__tile_clip(cols_left, COLS);
+        const int rows_here = gp__tile_clip(rows_left, SR), cols_here = gp__tile_clip(cols_left, WIDE);
 #pragma unroll(K == 1 ? 4 : 2) /* K words an item: fewer items for cells keep registers */
         for (int i = threadIdx.x; i < Q * COLS; i += NT) {
             const int q = i % Q, c = i / Q;
-            if (q >= q_here || c >= c_here) continue;
+            if (RAGGED ? (i & ~31) / Q * K >= cols_here /* the whole warp: it shuffles */ : q >= q_here || c >= c_here)
+                continue;
             W v[K];
 #pragma unroll
-            for (int k = 0; k < K; k++) v[k] = s[(k * Q + q) * P + c];
+            for (int k = 0; k < K; k++) {
+                const W *at_row = s + (k * Q + q) * P + c;
+                if constexpr (RAGGED) v[k] = __funnelshift_r(at_row[0], at_row[1], 8 * (int)((uintptr_t)(in + k * a.ld_in) & 3));
+                else v[k] = at_row[0];
+            }
             gp__transpose_cell<K>(v);
-            W *o = out + q + (size_t)c * K * a.ld_out;
+            if constexpr (RAGGED) {
 #pragma unroll
-            for (int k = 0; k < K; k++) o[k * a.ld_out] = v[k];
+                for (int k = 0; k < K; k++) {
+                    const int row = K * c + k;
+                    const uintptr_t o = (uintptr_t)(out + row * a.ld_out);
+                    gp__ragged_store<E, Q>(reinterpret_cast<uint32_t *>(o & ~(uintptr_t)3), v[k], q, (int)(o & 3), rows_here * E,
+                                           row < cols_here);
+                }
+            } else {
+                W *o = out + q + (size_t)c * K * a.ld_out;
+#pragma unroll
+                for (int k = 0; k < K; k++) o[k * a.ld_out] = v[k];
+            }
         }
         __syncthreads(); /* the next tile overwrites s */
     }
 }
 
-template <class W, int K, int COLS, int Q>
+template <class W, int K, int COLS, int Q, bool RAGGED = false>
 static cudaError_t gp__transpose_run(const gp__transpose_words &a, cudaStream_t s)
 {
-    const size_t tiles = gp__ceil_div(a.cols_w, COLS) * gp__ceil_div(a.rows, (size_t)K * Q) * a.batch;
-    gp__transpose_kernel<W, K, COLS, Q><<<(unsigned)gp__min_size(tiles, GP__GRID_MAX), GP__TRANSPOSE_THREADS, 0, s>>>(a);
+    const size_t wide = RAGGED ? (size_t)COLS * K : COLS;
+    const size_t tiles = gp__ceil_div(a.cols_w, wide) * gp__ceil_div(a.rows, (size_t)K * Q) * a.batch;
+    gp__transpose_kernel<W, K, COLS, Q, RAGGED><<<(unsigned)gp__min_size(tiles, GP__GRID_MAX), GP__TRANSPOSE_THREADS, 0, s>>>(a);
     return cudaGetLastError();
 }
 
-template <class W, int K, int SHAPE>
+/* RAGGED: at most 32 cell rows (a NARROW shape's tile gets fewer rows). */
+template <class W, int K, int SHAPE, bool RAGGED = false>
 static cudaError_t gp__transpose_run_shape(const gp__transpose_words &a, cudaStream_t s)
 {
-    constexpr int WB = (int)sizeof(W);
-    return gp__transpose_run<W, K, gp__transpose_cols(SHAPE, WB, K), gp__transpose_q(SHAPE, WB, K)>(a, s);
+    constexpr int WB = (int)sizeof(W), Q = gp__transpose_q(SHAPE, WB, K);
+    return gp__transpose_run<W, K, gp__transpose_cols(SHAPE, WB, K), (RAGGED && Q > 32 ? 32 : Q), RAGGED>(a, s);
 }
 
-/* The call in words (K elements a word, or one element of any size a "word"). */
-template <class W, int K>
-static gp__transpose_words gp__transpose_in_words(const gp__transpose_desc *d)
+/* The call in the kernel's units: per_unit elements each (K a word, or 1). */
+static inline gp__transpose_words gp__transpose_in_units(const gp__transpose_desc *d, size_t per_unit)
 {
-    const size_t per_word = sizeof(W) / d->elem; /* K elements per word, or 1 */
     gp__transpose_words a;
     a.out = (void *)d->out;
     a.in = (const void *)d->in;
-    a.ld_out = d->ld_out / per_word;
-    a.stride_out = d->stride_out / per_word;
-    a.ld_in = d->ld_in / per_word;
-    a.stride_in = d->stride_in / per_word;
+    a.ld_out = d->ld_out / per_unit;
+    a.stride_out = d->stride_out / per_unit;
+    a.ld_in = d->ld_in / per_unit;
+    a.stride_in = d->stride_in / per_unit;
     a.rows = d->rows;
-    a.cols_w = d->cols / per_word;
+    a.cols_w = d->cols / per_unit;
     a.batch = d->batch;
     return a;
 }
-
 template <class W, int K>
+static gp__transpose_words gp__transpose_in_words(const gp__transpose_desc *d)
+{
+    return gp__transpose_in_units(d, sizeof(W) / d->elem);
+}
+
+/* RAGGED: K elements of 1 or 2 bytes to a 4-byte word, at any alignment (see above). */
+template <class W, int K, bool RAGGED = false>
 static cudaError_t gp__transpose_launch(const gp__transpose_desc *d, unsigned sms, cudaStream_t s)
 {
-    const gp__transpose_words a = gp__transpose_in_words<W, K>(d);
-    switch (gp__transpose_shape(a.rows / K, a.cols_w, a.batch, (int)sizeof(W), K, sms)) {
-    case GP__TILE_SMALL: return gp__transpose_run_shape<W, K, GP__TILE_SMALL>(a, s);
-    case GP__TILE_SHORT8: return gp__transpose_run_shape<W, K, GP__TILE_SHORT8>(a, s);
-    case GP__TILE_SHORT16: return gp__transpose_run_shape<W, K, GP__TILE_SHORT16>(a, s);
-    case GP__TILE_SHORT32: return gp__transpose_run_shape<W, K, GP__TILE_SHORT32>(a, s);
-    case GP__TILE_NARROW32: return gp__transpose_run_shape<W, K, GP__TILE_NARROW32>(a, s);
-    case GP__TILE_NARROW64: return gp__transpose_run_shape<W, K, GP__TILE_NARROW64>(a, s);
-    case GP__TILE_NARROW128: return gp__transpose_run_shape<W, K, GP__TILE_NARROW128>(a, s);
-    default: return gp__transpose_run_shape<W, K, GP__TILE_SQUARE>(a, s);
+    const gp__transpose_words a = RAGGED ? gp__transpose_in_units(d, 1) : gp__transpose_in_words<W, K>(d);
+    const size_t cells = RAGGED ? gp__ceil_div(a.rows, (size_t)K) : a.rows / K;
+    const size_t cols_w = RAGGED ? gp__ceil_div(a.cols_w, (size_t)K) : a.cols_w;
+    switch (gp__transpose_shape(cells, cols_w, a.batch, (int)sizeof(W), K, sms)) {
+    case GP__TILE_SMALL: return gp__transpose_run_shape<W, K, GP__TILE_SMALL, RAGGED>(a, s);
+    case GP__TILE_SHORT8: return gp__transpose_run_shape<W, K, GP__TILE_SHORT8, RAGGED>(a, s);
+    case GP__TILE_SHORT16: return gp__transpose_run_shape<W, K, GP__TILE_SHORT16, RAGGED>(a, s);
+    case GP__TILE_SHORT32: return gp__transpose_run_shape<W, K, GP__TILE_SHORT32, RAGGED>(a, s);
+    case GP__TILE_NARROW32: return gp__transpose_run_shape<W, K, GP__TILE_NARROW32, RAGGED>(a, s);
+    case GP__TILE_NARROW64: return gp__transpose_run_shape<W, K, GP__TILE_NARROW64, RAGGED>(a, s);
+    case GP__TILE_NARROW128: return gp__transpose_run_shape<W, K, GP__TILE_NARROW128, RAGGED>(a, s);
+    default: return gp__transpose_run_shape<W, K, GP__TILE_SQUARE, RAGGED>(a, s);
     }
-}
-
-/* ---- the ragged-byte kernel -------------------------------------------------------------------
- * 1- and 2-byte elements whose rows do not start on 4-byte boundaries (a u8 matrix of
- * 3001 columns, an odd pointer): still moved as aligned 4-byte words on both sides.
- *   Load: each tile row segment is copied as the aligned words it touches, to shared
- *   memory at the same offset within a word (the row's shift, its address % 4); words
- *   wholly inside the segment go by cp.async, the one or two at its ends byte by byte.
- *   Write: each aligned word of an output row segment is gathered from its K tile rows
- *   (K shared reads of one element each, at their rows' shifts) and stored whole; the
- *   words at the segment's ends, partly outside it, element by element.
- * Rows are interleaved by K (gp__rows_interleaved), so the K rows a lane gathers from sit
- * one pitch apart for consecutive lanes: conflict-free with an odd pitch in words. A row's
- * shift depends only on the row modulo K (K elements are 4 bytes), so the kernel keeps
- * the K shifts, not one per row. Tiles are 8 KB of u8, 4 KB of u16 (input rows of 64
- * bytes, output rows of 128). Measured on the H100 (u8 4097 x 3001): 37% of the copy
- * rate; a first version with 16 KB tiles (128 x 128 bytes) and each row's shift computed
- * per gather reached 43%, so the tile size, not the gathers' arithmetic, is what to tune
- * next. Element by element, the same matrix ran at 26-29%. */
-#ifndef GP__TRANSPOSE_RAGGED_ROW_BYTES
-#define GP__TRANSPOSE_RAGGED_ROW_BYTES 64  /* input bytes of a tile row */
-#endif
-#ifndef GP__TRANSPOSE_RAGGED_OUT_BYTES
-#define GP__TRANSPOSE_RAGGED_OUT_BYTES 128 /* output bytes of a tile's output row */
-#endif
-
-template <class T>
-struct gp__ragged_tile {
-    static constexpr int E = (int)sizeof(T), K = 4 / E, NT = GP__TRANSPOSE_THREADS;
-    static constexpr int TC = GP__TRANSPOSE_RAGGED_ROW_BYTES / E, TR = GP__TRANSPOSE_RAGGED_OUT_BYTES / E;
-    static constexpr int ROW_WORDS = TC * E / 4 + 1; /* aligned words a row segment can touch */
-    static constexpr int OUT_WORDS = TR * E / 4 + 1; /* and an output row segment */
-    static constexpr int PITCH = ROW_WORDS | 1;      /* odd: consecutive rows in distinct banks */
-    static constexpr size_t SMEM = (size_t)TR * PITCH * 4;
-    static_assert(E == 1 || E == 2, "the ragged kernel moves 1- and 2-byte elements");
-    static_assert(TR % K == 0 && SMEM <= GP__STATIC_SMEM_MAX, "ragged tile shape");
-};
-
-template <class T>
-__global__ void __launch_bounds__(GP__TRANSPOSE_THREADS)
-    gp__transpose_ragged_kernel(gp__transpose_words a) /* in elements: cols_w is cols */
-{
-    typedef gp__ragged_tile<T> Tile;
-    constexpr int E = Tile::E, K = Tile::K, NT = Tile::NT, TR = Tile::TR, TC = Tile::TC, P4 = Tile::PITCH * 4;
-    __shared__ __align__(16) uint32_t s[Tile::SMEM / 4];
-    unsigned char *const sb = reinterpret_cast<unsigned char *>(s);
-    const gp__rows_interleaved<K, TR / K> row_map;
-
-    const size_t tiles_y = gp__ceil_div(a.rows, TR), per_matrix = gp__ceil_div(a.cols_w, TC) * tiles_y;
-    for (size_t t = blockIdx.x; t < per_matrix * a.batch; t += gridDim.x) {
-        const gp__tile_at at = gp__tile_locate(t, tiles_y, per_matrix, TR, TC);
-        const T *in = static_cast<const T *>(a.in) + at.b * a.stride_in + at.row0 * a.ld_in + at.col0;
-        T *out = static_cast<T *>(a.out) + at.b * a.stride_out + at.col0 * a.ld_out + at.row0;
-        const int rows = gp__tile_clip(a.rows - at.row0, TR), cols = gp__tile_clip(a.cols_w - at.col0, TC);
-        const size_t ld_in_b = a.ld_in * E, ld_out_b = a.ld_out * E;
-
-        /* Load: slot i is aligned word i % ROW_WORDS of row i / ROW_WORDS. */
-        for (int i = threadIdx.x; i < rows * Tile::ROW_WORDS; i += NT) {
-            const int r = i / Tile::ROW_WORDS, w = i % Tile::ROW_WORDS;
-            const uintptr_t g = (uintptr_t)in + r * ld_in_b, end = g + (size_t)cols * E;
-            const uintptr_t word = (g & ~(uintptr_t)3) + 4 * w;
-            if (word >= end) continue;
-            unsigned char *dst = sb + row_map(r) * P4 + 4 * w;
-            if (word >= g && word + 4 <= end) {
-                gp__cp_async<4>(dst, (const void *)word, true);
-            } else {
-                for (int j = 0; j < 4; j++)
-                    if (word + j >= g && word + j < end) dst[j] = *(const unsigned char *)(word + j);
-            }
-        }
-        gp__tile_load_wait();
-        __syncthreads();
-
-        /* Where tile row r, column 0 sits in shared memory: rows of one class m = r % K are
-         * consecutive shared rows from m * (TR / K), shifted by the class's shift. */
-        int base[K];
-#pragma unroll
-        for (int m = 0; m < K; m++) base[m] = m * (TR / K) * P4 + (int)(((uintptr_t)in + m * ld_in_b) & 3);
-
-        /* Write: slot i is aligned word i % OUT_WORDS of output row c = i / OUT_WORDS; its
-         * element j is tile row r0 + j, with r0 = (word - segment start) / E (negative
-         * rows, before the segment, are not ours). */
-        for (int i = threadIdx.x; i < cols * Tile::OUT_WORDS; i += NT) {
-            const int c = i / Tile::OUT_WORDS, w = i % Tile::OUT_WORDS;
-            const uintptr_t o = (uintptr_t)out + c * ld_out_b;
-            const int d = 4 * w - (int)(o & 3), r0 = d / E; /* exact: o is E-aligned */
-            if (d >= rows * E) continue;
-            T v[K];
-#pragma unroll
-            for (int j = 0; j < K; j++) {
-                const int r = r0 + j, m = r & (K - 1); /* r % K, also for r < 0 */
-                int at_m = base[0];
-#pragma unroll
-                for (int n = 1; n < K; n++) at_m = m == n ? base[n] : at_m; /* base[m] in registers */
-                v[j] = r >= 0 && r < rows ? *reinterpret_cast<const T *>(sb + at_m + (int)((unsigned)r / K) * P4 + c * E) : T();
-            }
-            T *dst = reinterpret_cast<T *>((o & ~(uintptr_t)3) + 4 * w);
-            if (d >= 0 && d + 4 <= rows * E) {
-                uint32_t x = 0;
-#pragma unroll
-                for (int j = 0; j < K; j++) x |= (uint32_t)v[j] << (8 * E * j);
-                *reinterpret_cast<uint32_t *>(dst) = x;
-            } else {
-#pragma unroll
-                for (int j = 0; j < K; j++)
-                    if (r0 + j >= 0 && r0 + j < rows) dst[j] = v[j];
-            }
-        }
-        __syncthreads(); /* the next tile overwrites s */
-    }
-}
-
-template <class T>
-static cudaError_t gp__transpose_ragged(const gp__transpose_desc *d, cudaStream_t s)
-{
-    typedef gp__ragged_tile<T> Tile;
-    const gp__transpose_words a = gp__transpose_in_words<T, 1>(d);
-    const size_t tiles = gp__ceil_div(a.cols_w, Tile::TC) * gp__ceil_div(a.rows, Tile::TR) * a.batch;
-    gp__transpose_ragged_kernel<T><<<(unsigned)gp__min_size(tiles, GP__GRID_MAX), GP__TRANSPOSE_THREADS, 0, s>>>(a);
-    return cudaGetLastError();
 }
 
 /* An element of N bytes (8 or 16) that sits on 4 bytes only: moved as N / 4 words of 4. */
@@ -503,9 +501,9 @@ static cudaError_t gp__transpose(T *d_out, size_t ld_out, size_t stride_out, con
         break;
     }
     /* 1- and 2-byte elements off the word grid: aligned words all the same. */
-    if constexpr (sizeof(T) == 1) return gp__transpose_ragged<uint8_t>(&d, s);
+    if constexpr (sizeof(T) == 1) return gp__transpose_launch<uint32_t, 4, true>(&d, dev.sms, s);
     if constexpr (sizeof(T) == 2) {
-        if (((d.in | d.out) & 1) == 0) return gp__transpose_ragged<uint16_t>(&d, s);
+        if (((d.in | d.out) & 1) == 0) return gp__transpose_launch<uint32_t, 2, true>(&d, dev.sms, s);
         if constexpr (alignof(T) == 1) return gp__transpose_launch<T, 1>(&d, dev.sms, s); /* a pair of bytes */
         return cudaErrorInvalidValue; /* below the type's own alignment */
     }

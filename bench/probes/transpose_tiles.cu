@@ -1,0 +1,267 @@
+/* bench/probes/transpose_tiles.cu -- a one-off probe, not part of `make bench`: which tile
+ * shape of gp_transpose's kernel is fastest for each matrix of the bench table, and does a
+ * 4-byte-element tile loaded in 16-byte pieces (unpadded, chunks XOR-swizzled by row, read
+ * back 16 bytes a lane) beat the padded tile loaded 4 bytes at a time?
+ *
+ * Every variant is the library's kernel (gp__transpose_run) with another COLS x Q, except
+ * "vec4" (below). Each is checked byte for byte against a one-thread-per-element reference
+ * first, then timed as bench/transpose.cu times (rotation through copies beyond the L2,
+ * calls back to back, median of 31), with the copy (and geam for f32 and f64) in the same
+ * run. Prints "% of copy" per variant.
+ *
+ * Build and run (on the GPU machine, from the repository root):
+ *   nvcc -O3 -std=c++17 -arch=sm_90 -I. bench/probes/transpose_tiles.cu -o probe -lcublas && ./probe */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cublas_v2.h>
+
+#include "../../gpuprims.cuh"
+#include "../bench.cuh"
+
+/* ---- vec4: 4-byte elements, 16-byte chunks ----------------------------------------------
+ * Tile SR rows x COLS words, unpadded; chunk j of row r sits at chunk j ^ (r % 8) of its
+ * row, so 8 consecutive rows reading the same chunk (a quarter warp's LDS.128) hit 32
+ * distinct banks, and 8 chunks of one row written by cp.async do too. A lane reads one
+ * chunk (4 columns of one row) and stores 4 output rows; a warp's lanes take 32
+ * consecutive rows, so each store is 128 contiguous bytes. Needs rows starting on 16 bytes. */
+template <int COLS, int SR>
+__global__ void __launch_bounds__(256, 8) vec4_kernel(gp__transpose_words a)
+{
+    constexpr int CH = COLS / 4, NT = 256;
+    __shared__ __align__(16) uint4 s[SR * CH];
+    const size_t tiles_y = gp__ceil_div(a.rows, SR), per_matrix = gp__ceil_div(a.cols_w, COLS) * tiles_y;
+    for (size_t t = blockIdx.x; t < per_matrix * a.batch; t += gridDim.x) {
+        const gp__tile_at at = gp__tile_locate(t, tiles_y, per_matrix, SR, COLS);
+        const uint32_t *in = static_cast<const uint32_t *>(a.in) + at.b * a.stride_in + at.row0 * a.ld_in + at.col0;
+        uint32_t *out = static_cast<uint32_t *>(a.out) + at.b * a.stride_out + at.col0 * a.ld_out + at.row0;
+        const int rows = gp__tile_clip(a.rows - at.row0, SR), cols = gp__tile_clip(a.cols_w - at.col0, COLS);
+#pragma unroll 4
+        for (int i = threadIdx.x; i < SR * CH; i += NT) {
+            const int r = i / CH, j = i % CH;
+            uint4 *dst = &s[r * CH + (j ^ (r & 7))];
+            if (r < rows && 4 * j + 4 <= cols) gp__cp_async<16>(dst, in + (size_t)r * a.ld_in + 4 * j, true);
+            else if (r < rows) {
+                uint32_t *d = reinterpret_cast<uint32_t *>(dst);
+                for (int m = 0; m < 4; m++) d[m] = 4 * j + m < cols ? in[(size_t)r * a.ld_in + 4 * j + m] : 0u;
+            }
+        }
+        gp__tile_load_wait();
+        __syncthreads();
+#pragma unroll 2
+        for (int i = threadIdx.x; i < SR * CH; i += NT) {
+            const int r = i % SR, j = i / SR;
+            if (r >= rows || 4 * j >= cols) continue;
+            const uint4 v = s[r * CH + (j ^ (r & 7))];
+            uint32_t *o = out + (size_t)4 * j * a.ld_out + r;
+            const uint32_t e[4] = {v.x, v.y, v.z, v.w};
+            if (4 * j + 4 <= cols) {
+#pragma unroll
+                for (int m = 0; m < 4; m++) o[m * a.ld_out] = e[m];
+            } else {
+                for (int m = 0; m < 4 && 4 * j + m < cols; m++) o[m * a.ld_out] = e[m];
+            }
+        }
+        __syncthreads();
+    }
+}
+
+/* ---- variants ------------------------------------------------------------------------------ */
+typedef cudaError_t (*variant_fn)(const gp__transpose_desc *d, unsigned grid_cap);
+
+template <class W, int K, int COLS, int Q, bool R>
+static cudaError_t run_tile(const gp__transpose_desc *d, unsigned grid_cap)
+{
+    if (!R && !gp__transpose_word_bytes(d)) return cudaErrorInvalidValue; /* off the word grid */
+    const gp__transpose_words a = R ? gp__transpose_in_units(d, 1) : gp__transpose_in_words<W, K>(d);
+    if (!grid_cap) return gp__transpose_run<W, K, COLS, Q, R>(a, 0);
+    const size_t wide = R ? (size_t)COLS * K : COLS;
+    const size_t tiles = gp__ceil_div(a.cols_w, wide) * gp__ceil_div(a.rows, (size_t)K * Q) * a.batch;
+    gp__transpose_kernel<W, K, COLS, Q, R><<<(unsigned)gp__min_size(tiles, grid_cap), GP__TRANSPOSE_THREADS>>>(a);
+    return cudaGetLastError();
+}
+
+template <int COLS, int SR>
+static cudaError_t run_vec4(const gp__transpose_desc *d, unsigned grid_cap)
+{
+    const gp__transpose_words a = gp__transpose_in_words<uint32_t, 1>(d);
+    if (((d->in | d->out) % 16) || (d->ld_in % 4)) return cudaErrorInvalidValue;
+    const size_t tiles = gp__ceil_div(a.cols_w, (size_t)COLS) * gp__ceil_div(a.rows, (size_t)SR) * a.batch;
+    vec4_kernel<COLS, SR><<<(unsigned)gp__min_size(tiles, grid_cap ? grid_cap : GP__GRID_MAX), 256>>>(a);
+    return cudaGetLastError();
+}
+
+template <class T>
+static cudaError_t run_lib(const gp__transpose_desc *d, unsigned)
+{
+    return gp__transpose((T *)d->out, d->rows, 0, (const T *)d->in, d->cols, 0, d->rows, d->cols, 1, 0);
+}
+
+typedef struct { const char *name; variant_fn fn; unsigned cap_blocks_per_sm; } variant;
+
+#define V(name, ...) {name, __VA_ARGS__, 0}
+static const variant v_u8[] = {
+    V("lib", run_lib<uint8_t>),
+    V("ragged 32w x 32q (16K)", run_tile<uint32_t, 4, 32, 32, true>),
+    V("ragged 16w x 32q (8K)", run_tile<uint32_t, 4, 16, 32, true>),
+    V("ragged 64w x 32q (32K)", run_tile<uint32_t, 4, 64, 32, true>),
+    V("ragged 32w x 16q (8K)", run_tile<uint32_t, 4, 32, 16, true>),
+    V("words 32w x 32q (16K)", run_tile<uint32_t, 4, 32, 32, false>),
+    V("words 16w x 32q (8K)", run_tile<uint32_t, 4, 16, 32, false>),
+    V("words 16w x 16q (4K)", run_tile<uint32_t, 4, 16, 16, false>),
+};
+static const variant v_u16[] = {
+    V("lib", run_lib<uint16_t>),
+    V("ragged 64w x 32q (16K)", run_tile<uint32_t, 2, 64, 32, true>),
+    V("ragged 32w x 32q (8K)", run_tile<uint32_t, 2, 32, 32, true>),
+    V("ragged 128w x 32q (32K)", run_tile<uint32_t, 2, 128, 32, true>),
+    V("words 64w x 32q (16K)", run_tile<uint32_t, 2, 64, 32, false>),
+    V("words 32w x 32q (8K)", run_tile<uint32_t, 2, 32, 32, false>),
+    V("words 16w x 32q (4K)", run_tile<uint32_t, 2, 16, 32, false>),
+    V("words 32w x 64q (16K)", run_tile<uint32_t, 2, 32, 64, false>),
+};
+static const variant v_f32[] = {
+    V("lib", run_lib<float>),
+    V("64w x 64q (16K)", run_tile<uint32_t, 1, 64, 64, false>),
+    {"64w x 64q grid 8/SM", run_tile<uint32_t, 1, 64, 64, false>, 8},
+    V("32w x 128q (16K)", run_tile<uint32_t, 1, 32, 128, false>),
+    V("128w x 32q (16K)", run_tile<uint32_t, 1, 128, 32, false>),
+    V("32w x 64q (8K)", run_tile<uint32_t, 1, 32, 64, false>),
+    V("64w x 32q (8K)", run_tile<uint32_t, 1, 64, 32, false>),
+    V("32w x 32q (4K)", run_tile<uint32_t, 1, 32, 32, false>),
+    V("16w x 64q (4K)", run_tile<uint32_t, 1, 16, 64, false>),
+    V("vec4 64 x 64 (16K)", run_vec4<64, 64>),
+    V("vec4 32 x 128 (16K)", run_vec4<32, 128>),
+    V("vec4 32 x 64 (8K)", run_vec4<32, 64>),
+    V("vec4 64 x 32 (8K)", run_vec4<64, 32>),
+};
+static const variant v_f64[] = {
+    V("lib", run_lib<double>),
+    V("32w x 64q (16K)", run_tile<uint2, 1, 32, 64, false>),
+    {"32w x 64q grid 8/SM", run_tile<uint2, 1, 32, 64, false>, 8},
+    V("16w x 128q (16K)", run_tile<uint2, 1, 16, 128, false>),
+    V("64w x 32q (16K)", run_tile<uint2, 1, 64, 32, false>),
+    V("16w x 64q (8K)", run_tile<uint2, 1, 16, 64, false>),
+    V("32w x 32q (8K)", run_tile<uint2, 1, 32, 32, false>),
+    V("16w x 32q (4K)", run_tile<uint2, 1, 16, 32, false>),
+    V("8w x 64q (4K)", run_tile<uint2, 1, 8, 64, false>),
+};
+#define N_OF(x) (int)(sizeof x / sizeof *x)
+
+/* ---- harness ------------------------------------------------------------------------------- */
+__global__ void fill_bits(uint32_t *p, size_t n, uint32_t seed)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
+        uint64_t z = i * 0x9E3779B97F4A7C15ull + seed;
+        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+        z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+        uint32_t h = (uint32_t)((z ^ (z >> 31)) >> 32);
+        p[i] = (h & 0x807FFFFFu) | 0x3F800000u; /* normal floats; fine as bits for any type */
+    }
+}
+template <typename E>
+__global__ void ref_transpose(E *out, const E *in, size_t rows, size_t cols)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < rows * cols; i += (size_t)gridDim.x * blockDim.x)
+        out[i % cols * rows + i / cols] = in[i];
+}
+__global__ void count_diff(const uint8_t *a, const uint8_t *b, size_t n, unsigned long long *d)
+{
+    unsigned long long k = 0;
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) k += a[i] != b[i];
+    if (k) atomicAdd(d, k);
+}
+
+typedef struct {
+    variant_fn fn; unsigned cap; int who; /* 0 variant, 1 copy, 2 geam */
+    cublasHandle_t h; size_t elem, rows, cols, bytes; char *in, *out; int slots, next;
+} ctx_t;
+
+static void timed(void *p)
+{
+    ctx_t *c = (ctx_t *)p;
+    char *in = c->in + (size_t)c->next * c->bytes, *out = c->out + (size_t)c->next * c->bytes;
+    c->next = (c->next + 1) % c->slots;
+    if (c->who == 1) { CUDA_CHK(cudaMemcpyAsync(out, in, c->bytes, cudaMemcpyDeviceToDevice, 0)); return; }
+    if (c->who == 2) {
+        if (c->elem == 4) {
+            const float one = 1, zero = 0;
+            cublasSgeam(c->h, CUBLAS_OP_T, CUBLAS_OP_T, (int)c->rows, (int)c->cols, &one, (const float *)in, (int)c->cols,
+                        &zero, (const float *)in, (int)c->cols, (float *)out, (int)c->rows);
+        } else {
+            const double one = 1, zero = 0;
+            cublasDgeam(c->h, CUBLAS_OP_T, CUBLAS_OP_T, (int)c->rows, (int)c->cols, &one, (const double *)in, (int)c->cols,
+                        &zero, (const double *)in, (int)c->cols, (double *)out, (int)c->rows);
+        }
+        return;
+    }
+    const gp__transpose_desc d = {(uintptr_t)out, (uintptr_t)in, c->rows, 0, c->cols, 0, c->rows, c->cols, 1, c->elem};
+    CUDA_CHK(c->fn(&d, c->cap));
+}
+
+static void probe(const char *type, size_t elem, size_t rows, size_t cols, const variant *v, int nv, cublasHandle_t h,
+                  int sms, int l2)
+{
+    ctx_t c = {NULL, 0, 0, h, elem, rows, cols, rows * cols * elem, NULL, NULL, 0, 0};
+    c.slots = (int)(2 * (size_t)l2 / c.bytes + 1);
+    CUDA_CHK(cudaMalloc(&c.in, c.bytes * c.slots));
+    CUDA_CHK(cudaMalloc(&c.out, c.bytes * c.slots));
+    char *ref;
+    unsigned long long *dd, diff;
+    CUDA_CHK(cudaMalloc(&ref, c.bytes));
+    CUDA_CHK(cudaMalloc(&dd, sizeof *dd));
+    fill_bits<<<sms * 8, 256>>>((uint32_t *)c.in, c.bytes * c.slots / 4, (uint32_t)(rows * 31 + cols));
+    switch (elem) {
+    case 1: ref_transpose<<<sms * 8, 256>>>((uint8_t *)ref, (const uint8_t *)c.in, rows, cols); break;
+    case 2: ref_transpose<<<sms * 8, 256>>>((uint16_t *)ref, (const uint16_t *)c.in, rows, cols); break;
+    case 4: ref_transpose<<<sms * 8, 256>>>((uint32_t *)ref, (const uint32_t *)c.in, rows, cols); break;
+    default: ref_transpose<<<sms * 8, 256>>>((uint2 *)ref, (const uint2 *)c.in, rows, cols); break;
+    }
+    CUDA_CHK_LAUNCH();
+    size_t b = ((size_t)256 << 20) / (2 * c.bytes);
+    const int batch = b < 1 ? 1 : b > 64 ? 64 : (int)b;
+    c.who = 1;
+    const double copy_ms = gp_bench_median_ms_batch(timed, &c, batch);
+    printf("%s %zu x %zu: copy %.1f us (%.0f GB/s)", type, rows, cols, copy_ms * 1e3, 2e-6 * c.bytes / copy_ms);
+    if (elem >= 4) {
+        c.who = 2, c.next = 0;
+        const double g = gp_bench_median_ms_batch(timed, &c, batch);
+        printf(", geam %.1f us = %.1f%% of copy", g * 1e3, 100 * copy_ms / g);
+    }
+    printf("\n");
+    for (int i = 0; i < nv; i++) {
+        c.who = 0, c.fn = v[i].fn, c.cap = v[i].cap_blocks_per_sm * sms, c.next = 0;
+        CUDA_CHK(cudaMemset(c.out, 0xA5, c.bytes));
+        const gp__transpose_desc d = {(uintptr_t)c.out, (uintptr_t)c.in, rows, 0, cols, 0, rows, cols, 1, elem};
+        if (c.fn(&d, c.cap) != cudaSuccess) { cudaGetLastError(); printf("  %-26s n/a\n", v[i].name); continue; }
+        CUDA_CHK(cudaMemset(dd, 0, sizeof *dd));
+        count_diff<<<sms * 8, 256>>>((const uint8_t *)c.out, (const uint8_t *)ref, c.bytes, dd);
+        CUDA_CHK(cudaMemcpy(&diff, dd, sizeof diff, cudaMemcpyDeviceToHost));
+        if (diff) { printf("  %-26s WRONG (%llu bytes differ)\n", v[i].name, diff); continue; }
+        const double ms = gp_bench_median_ms_batch(timed, &c, batch);
+        printf("  %-26s %8.1f us  %6.1f%% of copy\n", v[i].name, ms * 1e3, 100 * copy_ms / ms);
+    }
+    CUDA_CHK(cudaFree(c.in));
+    CUDA_CHK(cudaFree(c.out));
+    CUDA_CHK(cudaFree(ref));
+    CUDA_CHK(cudaFree(dd));
+}
+
+int main(void)
+{
+    cudaDeviceProp p;
+    CUDA_CHK(cudaGetDeviceProperties(&p, 0));
+    cublasHandle_t h;
+    if (cublasCreate(&h) != CUBLAS_STATUS_SUCCESS) return 1;
+    printf("%s, %d SMs\n", p.name, p.multiProcessorCount);
+    static const struct { size_t r, c; } shapes[] = {{2048, 2048}, {8192, 8192}, {1000, 1000}, {4097, 3001}};
+    for (int s = 0; s < 4; s++) {
+        const size_t r = shapes[s].r, c = shapes[s].c;
+        probe("u8", 1, r, c, v_u8, N_OF(v_u8), h, p.multiProcessorCount, p.l2CacheSize);
+        probe("u16", 2, r, c, v_u16, N_OF(v_u16), h, p.multiProcessorCount, p.l2CacheSize);
+        probe("f32", 4, r, c, v_f32, N_OF(v_f32), h, p.multiProcessorCount, p.l2CacheSize);
+        probe("f64", 8, r, c, v_f64, N_OF(v_f64), h, p.multiProcessorCount, p.l2CacheSize);
+    }
+    cublasDestroy(h);
+    return 0;
+}
