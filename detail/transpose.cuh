@@ -188,15 +188,23 @@ static inline int gp__transpose_shape(size_t cells, size_t cols_w, size_t batch,
     return tiles < sms ? GP__TILE_SMALL : GP__TILE_SQUARE;
 }
 
+/* How the kernel moves a tile (the MODE of gp__transpose_tile and gp__transpose_kernel):
+ *   CELLS   words by cp.async into a padded tile, read back one word a lane (the default);
+ *   RAGGED  1- and 2-byte elements off the word grid, rows realigned at both ends (below);
+ *   CHUNKS  rows that start on 16 bytes, 4- and 8-byte words: 16-byte cp.async into an
+ *           unpadded, swizzled tile, read back 16 bytes a lane (below). */
+enum { GP__TR_CELLS, GP__TR_RAGGED, GP__TR_CHUNKS };
+
 /* Tile of the kernel moving words W with K x K cells: SR = K * Q input rows (K groups of
- * Q rows) by COLS words, padded to PITCH words. RAGGED (1- and 2-byte elements off the word
- * grid, see below): a row segment that starts inside a word touches COLS + 1 aligned words,
- * and a lane needs its neighbour's cell, so Q <= 32 (a warp holds whole columns). */
-template <class W, int K, int COLS_, int Q_, bool RAGGED = false>
+ * Q rows) by COLS words, padded to PITCH words. RAGGED: a row segment that starts inside a
+ * word touches COLS + 1 aligned words, and a lane needs its neighbour's cell, so Q <= 32
+ * (a warp holds whole columns). CHUNKS: unpadded, at least 8 chunks a row, Q >= 32. */
+template <class W, int K, int COLS_, int Q_, int MODE = GP__TR_CELLS>
 struct gp__transpose_tile {
     static constexpr int NT = GP__TRANSPOSE_THREADS, COLS = COLS_, Q = Q_, SR = K * Q;
-    static constexpr int ROW_WORDS = COLS + (RAGGED ? 1 : 0);
-    static constexpr int PITCH = gp__transpose_pitch(ROW_WORDS, Q, (int)sizeof(W));
+    static constexpr int ROW_WORDS = COLS + (MODE == GP__TR_RAGGED ? 1 : 0);
+    static constexpr int PITCH = MODE == GP__TR_CHUNKS ? COLS : gp__transpose_pitch(ROW_WORDS, Q, (int)sizeof(W));
+    static constexpr int V = 16 / (int)sizeof(W); /* CHUNKS: words a chunk */
     static constexpr size_t SMEM = (size_t)SR * PITCH * sizeof(W);
     /* Occupancy: 8 blocks per SM (32 registers) for 4- to 16-byte words read by lanes on
      * consecutive rows; the byte-permute cells and elements of odd sizes need a few more
@@ -205,8 +213,11 @@ struct gp__transpose_tile {
     static constexpr int MIN_BLOCKS = Q < 32 ? 4 : K == 1 && sizeof(W) >= 4 && sizeof(W) <= 16 ? 8 : 6;
     static_assert(SMEM <= GP__STATIC_SMEM_MAX, "gp_transpose: element type too large for a shared-memory tile");
     static_assert((Q & (Q - 1)) == 0, "cell rows a power of two (lanes split evenly over columns)");
-    static_assert(!RAGGED || (sizeof(W) == 4 && K > 1 && Q <= 32 && Q * COLS % 32 == 0),
+    static_assert(MODE != GP__TR_RAGGED || (sizeof(W) == 4 && K > 1 && Q <= 32 && Q * COLS % 32 == 0 &&
+                                            (COLS & (COLS - 1)) == 0),
                   "ragged tiles: 4-byte words of 1- or 2-byte elements, whole columns in a warp");
+    static_assert(MODE != GP__TR_CHUNKS || ((sizeof(W) == 4 || sizeof(W) == 8) && Q >= 32 && COLS % (8 * V) == 0),
+                  "chunked tiles: 4- or 8-byte words, 8 chunks a row or more, whole warps down a column");
 };
 
 /* A byte permute: bytes of (b:a) picked by the four selector nibbles (PRMT). */
@@ -284,28 +295,39 @@ static __device__ __forceinline__ gp__tile_at gp__tile_locate(size_t t, size_t t
  *   neighbouring tiles share, are stored element by element.
  * A row's shift depends only on the row modulo K (K elements are 4 bytes), as does an
  * output row's, so each tile has K shifts of each kind, one per shared row group. */
+
+/* Aligned word w of the row segment at g (tile_bytes long; the matrix row spans
+ * [g - col0_bytes, g + row_left_bytes)) into dst. `inside`: every aligned word of the
+ * tile's rows lies in the matrix rows (a tile off the matrix's left and right edges). */
+static __device__ __forceinline__ void gp__ragged_load_word(uint32_t *dst, uintptr_t g, int w, bool inside,
+                                                            size_t tile_bytes, size_t col0_bytes, size_t row_left_bytes)
+{
+    const uintptr_t word = (g & ~(uintptr_t)3) + 4 * w;
+    if (inside) return gp__cp_async<4>(dst, (const void *)word, true);
+    if (word >= g + tile_bytes) return; /* no byte of the tile's segment */
+    const uintptr_t row_lo = g - col0_bytes, row_hi = g + row_left_bytes;
+    if (word >= row_lo && word + 4 <= row_hi) return gp__cp_async<4>(dst, (const void *)word, true);
+    for (int j = 0; j < 4; j++)
+        if (word + j >= row_lo && word + j < row_hi)
+            reinterpret_cast<unsigned char *>(dst)[j] = *(const unsigned char *)(word + j);
+}
+
+/* The tile's `rows` row segments (at in + r * ld_b) as their aligned words: first the
+ * COLS words from each row's aligned start, then the one more word of each row. */
 template <int NT, int K, int Q, int COLS, int P>
 static __device__ __forceinline__ void gp__ragged_load(uint32_t *s, uintptr_t in, size_t ld_b, int rows,
                                                        size_t tile_bytes, size_t col0_bytes, size_t row_left_bytes)
 {
-    constexpr int RW = COLS + 1;
     const gp__rows_interleaved<K, Q> row_map;
+    const bool inside = col0_bytes >= 4 && row_left_bytes >= tile_bytes + 4;
 #pragma unroll 4
-    for (int i = threadIdx.x; i < K * Q * RW; i += NT) {
-        const int r = i / RW, w = i % RW;
-        if (r >= rows) break; /* i only grows */
-        const uintptr_t g = in + r * ld_b, word = (g & ~(uintptr_t)3) + 4 * w;
-        if (word >= g + tile_bytes) continue; /* no byte of the tile's segment */
-        uint32_t *dst = s + row_map(r) * P + w;
-        const uintptr_t row_lo = g - col0_bytes, row_hi = g + row_left_bytes; /* the matrix row */
-        if (word >= row_lo && word + 4 <= row_hi) {
-            gp__cp_async<4>(dst, (const void *)word, true);
-        } else {
-            for (int j = 0; j < 4; j++)
-                if (word + j >= row_lo && word + j < row_hi)
-                    reinterpret_cast<unsigned char *>(dst)[j] = *(const unsigned char *)(word + j);
-        }
-    }
+    for (int i = threadIdx.x; i < K * Q * COLS; i += NT)
+        if (i / COLS < rows)
+            gp__ragged_load_word(s + row_map(i / COLS) * P + i % COLS, in + i / COLS * ld_b, i % COLS, inside,
+                                 tile_bytes, col0_bytes, row_left_bytes);
+    for (int r = threadIdx.x; r < rows; r += NT)
+        gp__ragged_load_word(s + row_map(r) * P + COLS, in + r * ld_b, COLS, inside, tile_bytes, col0_bytes,
+                             row_left_bytes);
 }
 
 /* Stores the elements of word x (4 bytes at dst, the first at segment byte `lo`) that lie
@@ -337,20 +359,84 @@ static __device__ __forceinline__ void gp__ragged_store(uint32_t *aligned, uint3
         gp__ragged_store_part<E>(aligned + Q, __funnelshift_l(v, 0u, 8 * t), 4 * Q - t, len);
 }
 
-/* What a unit of gp__transpose_words is: a word, or a 1- or 2-byte element (RAGGED). */
-template <class W, int K, bool RAGGED> struct gp__transpose_unit { typedef W type; };
-template <> struct gp__transpose_unit<uint32_t, 4, true> { typedef uint8_t type; };
-template <> struct gp__transpose_unit<uint32_t, 2, true> { typedef uint16_t type; };
+/* ---- 16-byte chunks ---------------------------------------------------------------------------
+ * 4- and 8-byte words (uint32_t, uint2) on rows that start on 16 bytes. The padded tile's odd pitch leaves
+ * its rows off 16 bytes, so its loads are 4- or 8-byte cp.async and its reads one word a
+ * lane; the chunked tile is not padded: chunk j (V = 16 / sizeof(W) words) of shared row
+ * h sits at chunk j ^ (h % 8) of its row. The 8 rows a quarter warp reads (one chunk each,
+ * lanes on consecutive cell rows) then fall in 32 distinct banks, as do the 8 chunks of a
+ * row that a quarter warp writes. A lane reads the chunk of each of its cell's K rows: V
+ * cells, each transposed and stored as K output words, lanes on consecutive words of an
+ * output row as in the padded tile. A quarter of the load and read instructions. */
+template <int COLS, int V>
+static __device__ __forceinline__ int gp__chunk_at(int h, int j)
+{
+    return h * COLS + V * (j ^ (h & 7));
+}
 
-/* The word kernel (RAGGED false): W words of K elements, K x K cells; RAGGED: 4-byte words
- * of 1- or 2-byte elements at any alignment, the units of `a` being elements. */
-template <class W, int K, int COLS, int Q, bool RAGGED>
-__global__ void __launch_bounds__(GP__TRANSPOSE_THREADS, GP__MIN_BLOCKS(GP__TRANSPOSE_THREADS, (gp__transpose_tile<W, K, COLS, Q, RAGGED>::MIN_BLOCKS)))
+template <int NT, int K, int Q, int COLS, class W>
+static __device__ __forceinline__ void gp__chunks_load(W *s, const W *in, size_t ld, int rows, int cols)
+{
+    constexpr int V = 16 / (int)sizeof(W), CH = COLS / V;
+    const gp__rows_interleaved<K, Q> row_map;
+#pragma unroll 4
+    for (int i = threadIdx.x; i < K * Q * CH; i += NT) {
+        const int r = i / CH, j = i % CH;
+        W *dst = s + gp__chunk_at<COLS, V>(row_map(r), j);
+        const W *src = in + (size_t)r * ld + V * j;
+        if (r < rows && V * j + V <= cols) gp__cp_async<16>(dst, src, true);
+        else if (r < rows)
+            for (int m = 0; m < V && V * j + m < cols; m++) dst[m] = src[m]; /* the matrix's right edge */
+    }
+}
+
+/* Item i: cell row q = i % Q of chunk column j = i / Q; q_here cell rows and c_here word
+ * columns are the matrix's. */
+template <int NT, int K, int Q, int COLS, class W>
+static __device__ __forceinline__ void gp__chunks_store(W *out, size_t ld, const W *s, int q_here, int c_here)
+{
+    constexpr int V = 16 / (int)sizeof(W), CH = COLS / V;
+#pragma unroll(K == 1 ? 2 : 1) /* K x V words an item */
+    for (int i = threadIdx.x; i < Q * CH; i += NT) {
+        const int q = i % Q, j = i / Q;
+        if (q >= q_here || V * j >= c_here) continue;
+        W v[V][K];
+#pragma unroll
+        for (int k = 0; k < K; k++) {
+            const uint4 chunk = *reinterpret_cast<const uint4 *>(s + gp__chunk_at<COLS, V>(k * Q + q, j));
+            if constexpr (V == 4) {
+                v[0][k] = chunk.x, v[1][k] = chunk.y, v[2][k] = chunk.z, v[3][k] = chunk.w;
+            } else {
+                v[0][k] = make_uint2(chunk.x, chunk.y), v[1][k] = make_uint2(chunk.z, chunk.w);
+            }
+        }
+        W *o = out + q + (size_t)V * j * K * ld;
+        const int m_here = c_here - V * j; /* V or fewer at the matrix's right edge */
+#pragma unroll
+        for (int m = 0; m < V; m++) {
+            gp__transpose_cell<K>(v[m]);
+            if (m < m_here)
+#pragma unroll
+                for (int k = 0; k < K; k++) o[(m * K + k) * ld] = v[m][k];
+        }
+    }
+}
+
+/* What a unit of gp__transpose_words is: a word, or a 1- or 2-byte element (RAGGED). */
+template <class W, int K, int MODE> struct gp__transpose_unit { typedef W type; };
+template <> struct gp__transpose_unit<uint32_t, 4, GP__TR_RAGGED> { typedef uint8_t type; };
+template <> struct gp__transpose_unit<uint32_t, 2, GP__TR_RAGGED> { typedef uint16_t type; };
+
+/* The kernel: W words of K elements, K x K cells, moved as MODE says; RAGGED: the units
+ * of `a` are elements. */
+template <class W, int K, int COLS, int Q, int MODE>
+__global__ void __launch_bounds__(GP__TRANSPOSE_THREADS, GP__MIN_BLOCKS(GP__TRANSPOSE_THREADS, (gp__transpose_tile<W, K, COLS, Q, MODE>::MIN_BLOCKS)))
     gp__transpose_kernel(gp__transpose_words a)
 {
-    typedef gp__transpose_tile<W, K, COLS, Q, RAGGED> Tile;
+    typedef gp__transpose_tile<W, K, COLS, Q, MODE> Tile;
     constexpr int NT = Tile::NT, P = Tile::PITCH, SR = Tile::SR;
-    /* RAGGED: units are elements of E bytes, a tile is COLS * K of them wide. */
+    constexpr bool RAGGED = MODE == GP__TR_RAGGED;
+    /* RAGGED: units are elements, a tile is COLS * K of them wide. */
     constexpr int WIDE = RAGGED ? COLS * K : COLS, KO = RAGGED ? 1 : K;
     __shared__ __align__(16) unsigned char raw[Tile::SMEM]; /* raw bytes: W may have constructors */
     W *s = reinterpret_cast<W *>(raw);
@@ -358,16 +444,17 @@ __global__ void __launch_bounds__(GP__TRANSPOSE_THREADS, GP__MIN_BLOCKS(GP__TRAN
     const size_t tiles_y = gp__ceil_div(a.rows, SR), per_matrix = gp__ceil_div(a.cols_w, WIDE) * tiles_y;
     for (size_t t = blockIdx.x; t < per_matrix * a.batch; t += gridDim.x) {
         const gp__tile_at at = gp__tile_locate(t, tiles_y, per_matrix, SR, WIDE);
-        /* RAGGED: byte addresses of elements of E bytes; else W pointers */
-        typedef typename gp__transpose_unit<W, K, RAGGED>::type U;
+        typedef typename gp__transpose_unit<W, K, MODE>::type U;
+        constexpr int E = (int)sizeof(U);
         const U *in = static_cast<const U *>(a.in) + at.b * a.stride_in + at.row0 * a.ld_in + at.col0;
         U *out = static_cast<U *>(a.out) + at.b * a.stride_out + at.col0 * KO * a.ld_out + at.row0 / KO;
         const size_t rows_left = a.rows - at.row0, cols_left = a.cols_w - at.col0;
 
-        constexpr int E = (int)sizeof(U);
         if constexpr (RAGGED)
             gp__ragged_load<NT, K, Q, COLS, P>(s, (uintptr_t)in, a.ld_in * E, gp__tile_clip(rows_left, SR),
                                                (size_t)gp__tile_clip(cols_left, WIDE) * E, at.col0 * E, cols_left * E);
+        else if constexpr (MODE == GP__TR_CHUNKS)
+            gp__chunks_load<NT, K, Q, COLS>(s, in, a.ld_in, gp__tile_clip(rows_left, SR), gp__tile_clip(cols_left, COLS));
         else
             gp__tile_load_async<NT>(s, P, in, a.ld_in, rows_left, cols_left, SR, COLS, W(),
                                     gp__rows_interleaved<K, Q>());
@@ -377,56 +464,67 @@ __global__ void __launch_bounds__(GP__TRANSPOSE_THREADS, GP__MIN_BLOCKS(GP__TRAN
         /* Work item i is cell row q = i % Q of column i / Q: K reads from shared memory
          * (lanes on consecutive q, or with Q < 32 on 32 / Q columns: conflict-free by the
          * pitch), a cell transpose in registers, K writes (lanes on consecutive words of
-         * an output row). RAGGED: rows_here and cols_here count elements, and each row
-         * class k has its input and output shifts. */
+         * an output row). RAGGED: rows_here and cols_here count elements; the shifts of
+         * the input and output rows of class k are byte k of in_shifts and out_shifts. */
         const int q_here = gp__tile_clip(rows_left / K, Q), c_here = gp__tile_clip(cols_left, COLS);
         const int rows_here = gp__tile_clip(rows_left, SR), cols_here = gp__tile_clip(cols_left, WIDE);
-#pragma unroll(K == 1 ? 4 : 2) /* K words an item: fewer items for cells keep registers */
-        for (int i = threadIdx.x; i < Q * COLS; i += NT) {
-            const int q = i % Q, c = i / Q;
-            if (RAGGED ? (i & ~31) / Q * K >= cols_here /* the whole warp: it shuffles */ : q >= q_here || c >= c_here)
-                continue;
-            W v[K];
+        unsigned in_shifts = 0, out_shifts = 0; /* bits; bytes */
+        if constexpr (RAGGED)
 #pragma unroll
             for (int k = 0; k < K; k++) {
-                const W *at_row = s + (k * Q + q) * P + c;
-                if constexpr (RAGGED) v[k] = __funnelshift_r(at_row[0], at_row[1], 8 * (int)((uintptr_t)(in + k * a.ld_in) & 3));
-                else v[k] = at_row[0];
+                in_shifts |= (8u * (unsigned)((uintptr_t)(in + k * a.ld_in) & 3)) << (8 * k);
+                out_shifts |= (unsigned)((uintptr_t)(out + k * a.ld_out) & 3) << (8 * k);
             }
-            gp__transpose_cell<K>(v);
-            if constexpr (RAGGED) {
+        if constexpr (MODE == GP__TR_CHUNKS) {
+            gp__chunks_store<NT, K, Q, COLS>(out, a.ld_out, s, q_here, c_here);
+        } else {
+#pragma unroll(K == 1 ? 4 : 2) /* K words an item: fewer items for cells keep registers */
+            for (int i = threadIdx.x; i < Q * COLS; i += NT) {
+                const int q = i % Q, c = i / Q;
+                if (RAGGED ? (i & ~31) / Q * K >= cols_here /* the whole warp: it shuffles */ : q >= q_here || c >= c_here)
+                    continue;
+                W v[K];
 #pragma unroll
                 for (int k = 0; k < K; k++) {
-                    const int row = K * c + k;
-                    const uintptr_t o = (uintptr_t)(out + row * a.ld_out);
-                    gp__ragged_store<E, Q>(reinterpret_cast<uint32_t *>(o & ~(uintptr_t)3), v[k], q, (int)(o & 3), rows_here * E,
-                                           row < cols_here);
+                    const W *at_row = s + (k * Q + q) * P + c;
+                    if constexpr (RAGGED) v[k] = __funnelshift_r(at_row[0], at_row[1], in_shifts >> (8 * k));
+                    else v[k] = at_row[0];
                 }
-            } else {
-                W *o = out + q + (size_t)c * K * a.ld_out;
+                gp__transpose_cell<K>(v);
+                if constexpr (RAGGED) {
+                    const U *o_c = out + (size_t)K * c * a.ld_out;
 #pragma unroll
-                for (int k = 0; k < K; k++) o[k * a.ld_out] = v[k];
+                    for (int k = 0; k < K; k++) {
+                        const int t = (out_shifts >> (8 * k)) & 3;
+                        gp__ragged_store<E, Q>(reinterpret_cast<uint32_t *>((uintptr_t)(o_c + k * a.ld_out) - t), v[k],
+                                               q, t, rows_here * E, K * c + k < cols_here);
+                    }
+                } else {
+                    W *o = out + q + (size_t)c * K * a.ld_out;
+#pragma unroll
+                    for (int k = 0; k < K; k++) o[k * a.ld_out] = v[k];
+                }
             }
         }
         __syncthreads(); /* the next tile overwrites s */
     }
 }
 
-template <class W, int K, int COLS, int Q, bool RAGGED = false>
+template <class W, int K, int COLS, int Q, int MODE = GP__TR_CELLS>
 static cudaError_t gp__transpose_run(const gp__transpose_words &a, cudaStream_t s)
 {
-    const size_t wide = RAGGED ? (size_t)COLS * K : COLS;
+    const size_t wide = MODE == GP__TR_RAGGED ? (size_t)COLS * K : COLS;
     const size_t tiles = gp__ceil_div(a.cols_w, wide) * gp__ceil_div(a.rows, (size_t)K * Q) * a.batch;
-    gp__transpose_kernel<W, K, COLS, Q, RAGGED><<<(unsigned)gp__min_size(tiles, GP__GRID_MAX), GP__TRANSPOSE_THREADS, 0, s>>>(a);
+    gp__transpose_kernel<W, K, COLS, Q, MODE><<<(unsigned)gp__min_size(tiles, GP__GRID_MAX), GP__TRANSPOSE_THREADS, 0, s>>>(a);
     return cudaGetLastError();
 }
 
 /* RAGGED: at most 32 cell rows (a NARROW shape's tile gets fewer rows). */
-template <class W, int K, int SHAPE, bool RAGGED = false>
+template <class W, int K, int SHAPE, int MODE = GP__TR_CELLS>
 static cudaError_t gp__transpose_run_shape(const gp__transpose_words &a, cudaStream_t s)
 {
     constexpr int WB = (int)sizeof(W), Q = gp__transpose_q(SHAPE, WB, K);
-    return gp__transpose_run<W, K, gp__transpose_cols(SHAPE, WB, K), (RAGGED && Q > 32 ? 32 : Q), RAGGED>(a, s);
+    return gp__transpose_run<W, K, gp__transpose_cols(SHAPE, WB, K), (MODE == GP__TR_RAGGED && Q > 32 ? 32 : Q), MODE>(a, s);
 }
 
 /* The call in the kernel's units: per_unit elements each (K a word, or 1). */
@@ -450,22 +548,34 @@ static gp__transpose_words gp__transpose_in_words(const gp__transpose_desc *d)
     return gp__transpose_in_units(d, sizeof(W) / d->elem);
 }
 
-/* RAGGED: K elements of 1 or 2 bytes to a 4-byte word, at any alignment (see above). */
-template <class W, int K, bool RAGGED = false>
+/* Whether the input's rows all start on 16 bytes (the chunked tile). */
+static inline bool gp__transpose_rows16(const gp__transpose_desc *d)
+{
+    const size_t strides = d->batch > 1 ? d->stride_in : 0;
+    return d->in % 16 == 0 && (d->ld_in * d->elem) % 16 == 0 && (strides * d->elem) % 16 == 0;
+}
+
+/* RAGGED: K elements of 1 or 2 bytes to a 4-byte word, at any alignment (see above). The
+ * square shape of 4- and 8-byte words goes in 16-byte chunks when the input rows allow. */
+template <class W, int K, int MODE = GP__TR_CELLS>
 static cudaError_t gp__transpose_launch(const gp__transpose_desc *d, unsigned sms, cudaStream_t s)
 {
+    constexpr bool RAGGED = MODE == GP__TR_RAGGED;
     const gp__transpose_words a = RAGGED ? gp__transpose_in_units(d, 1) : gp__transpose_in_words<W, K>(d);
     const size_t cells = RAGGED ? gp__ceil_div(a.rows, (size_t)K) : a.rows / K;
     const size_t cols_w = RAGGED ? gp__ceil_div(a.cols_w, (size_t)K) : a.cols_w;
     switch (gp__transpose_shape(cells, cols_w, a.batch, (int)sizeof(W), K, sms)) {
-    case GP__TILE_SMALL: return gp__transpose_run_shape<W, K, GP__TILE_SMALL, RAGGED>(a, s);
-    case GP__TILE_SHORT8: return gp__transpose_run_shape<W, K, GP__TILE_SHORT8, RAGGED>(a, s);
-    case GP__TILE_SHORT16: return gp__transpose_run_shape<W, K, GP__TILE_SHORT16, RAGGED>(a, s);
-    case GP__TILE_SHORT32: return gp__transpose_run_shape<W, K, GP__TILE_SHORT32, RAGGED>(a, s);
-    case GP__TILE_NARROW32: return gp__transpose_run_shape<W, K, GP__TILE_NARROW32, RAGGED>(a, s);
-    case GP__TILE_NARROW64: return gp__transpose_run_shape<W, K, GP__TILE_NARROW64, RAGGED>(a, s);
-    case GP__TILE_NARROW128: return gp__transpose_run_shape<W, K, GP__TILE_NARROW128, RAGGED>(a, s);
-    default: return gp__transpose_run_shape<W, K, GP__TILE_SQUARE, RAGGED>(a, s);
+    case GP__TILE_SMALL: return gp__transpose_run_shape<W, K, GP__TILE_SMALL, MODE>(a, s);
+    case GP__TILE_SHORT8: return gp__transpose_run_shape<W, K, GP__TILE_SHORT8, MODE>(a, s);
+    case GP__TILE_SHORT16: return gp__transpose_run_shape<W, K, GP__TILE_SHORT16, MODE>(a, s);
+    case GP__TILE_SHORT32: return gp__transpose_run_shape<W, K, GP__TILE_SHORT32, MODE>(a, s);
+    case GP__TILE_NARROW32: return gp__transpose_run_shape<W, K, GP__TILE_NARROW32, MODE>(a, s);
+    case GP__TILE_NARROW64: return gp__transpose_run_shape<W, K, GP__TILE_NARROW64, MODE>(a, s);
+    case GP__TILE_NARROW128: return gp__transpose_run_shape<W, K, GP__TILE_NARROW128, MODE>(a, s);
+    default:
+        if constexpr (!RAGGED && (sizeof(W) == 4 || sizeof(W) == 8) && alignof(W) == sizeof(W))
+            if (gp__transpose_rows16(d)) return gp__transpose_run_shape<W, K, GP__TILE_SQUARE, GP__TR_CHUNKS>(a, s);
+        return gp__transpose_run_shape<W, K, GP__TILE_SQUARE, MODE>(a, s);
     }
 }
 
@@ -501,9 +611,9 @@ static cudaError_t gp__transpose(T *d_out, size_t ld_out, size_t stride_out, con
         break;
     }
     /* 1- and 2-byte elements off the word grid: aligned words all the same. */
-    if constexpr (sizeof(T) == 1) return gp__transpose_launch<uint32_t, 4, true>(&d, dev.sms, s);
+    if constexpr (sizeof(T) == 1) return gp__transpose_launch<uint32_t, 4, GP__TR_RAGGED>(&d, dev.sms, s);
     if constexpr (sizeof(T) == 2) {
-        if (((d.in | d.out) & 1) == 0) return gp__transpose_launch<uint32_t, 2, true>(&d, dev.sms, s);
+        if (((d.in | d.out) & 1) == 0) return gp__transpose_launch<uint32_t, 2, GP__TR_RAGGED>(&d, dev.sms, s);
         if constexpr (alignof(T) == 1) return gp__transpose_launch<T, 1>(&d, dev.sms, s); /* a pair of bytes */
         return cudaErrorInvalidValue; /* below the type's own alignment */
     }

@@ -1,10 +1,10 @@
 /* tests/test_transpose.cu -- gp_transpose_<name> (the tile level: tests/test_tile.cu).
  * Host: the in-register cell transpose, argument validation, the word each call moves,
  * the tile shape each matrix gets and the pitches that keep the tile reads conflict-free.
- * GPU: every default transpose instance and two user types (a 12-byte
- * struct, an 8-byte struct aligned to 4) on edge, skinny, odd and random shapes that reach
- * every tile shape, word-aligned and ragged, plain, strided and batched, at every byte
- * offset, bitwise against a host transpose, with poisoned outputs whose untouched gaps
+ * GPU: every default transpose instance and two user types (a 12-byte struct, an 8-byte
+ * struct aligned to 4) on edge, skinny, odd and random shapes that reach every tile shape,
+ * word-aligned (padded or chunked tiles) and ragged, plain, strided and batched, at every
+ * byte offset, bitwise against a host transpose, with poisoned outputs whose untouched gaps
  * must stay poisoned; doubles at 4-byte and gp_v16_t at 4- and 8-byte boundaries; bad
  * input; counts above 2^32 elements, generated and checked on the device. */
 #include "../gpuprims.cuh"
@@ -94,6 +94,16 @@ static void check_validate_and_words(void)
     EXPECT(gp__transpose_word_bytes(&d) == 16, "16-byte elements: 16-byte words");
     d = desc(0x100000, 0x200000, 7, 3, 12);
     EXPECT(gp__transpose_word_bytes(&d) == 0, "12-byte elements: element by element");
+
+    d = desc(0x100004, 0x200000, 64, 1024, 4);
+    EXPECT(gp__transpose_rows16(&d), "floats, 4 KB rows from a 16-byte boundary: chunks (the output may sit anywhere)");
+    d = desc(0x100000, 0x200008, 64, 1024, 4);
+    EXPECT(!gp__transpose_rows16(&d), "input 8 bytes off 16: no chunks");
+    d = desc(0x100000, 0x200000, 64, 1022, 4);
+    EXPECT(!gp__transpose_rows16(&d), "rows of 4088 bytes: no chunks");
+    d = desc(0x100000, 0x200000, 64, 1024, 8);
+    d.batch = 2, d.stride_in = 64 * 1024 + 1, d.stride_out = 64 * 1024;
+    EXPECT(!gp__transpose_rows16(&d), "batched, matrices 8 bytes off 16: no chunks");
 }
 
 /* The shape each matrix gets, and the pitches of the tile reads (lane l: cell row l % Q
@@ -285,6 +295,14 @@ static void check_transposes(tr_fixture *f)
             c.batch = 1 + gp_t_next(&st) % 4;
             c.stride_in = rows * c.ld_in + 4 * (gp_t_next(&st) % 3);
             c.stride_out = cols * c.ld_out + 4 * (gp_t_next(&st) % 3);
+            fails += !tr_run(f, ty, &c, &st), cases++;
+        }
+        if (ty->elem <= 8 && ty->elem == ty->align) { /* rows on 16 bytes: the chunked tile, clipped on both sides */
+            tr_case c = plain_case(1604, 1536);
+            fails += !tr_run(f, ty, &c, &st), cases++;
+            c = plain_case(1604, 1540);
+            c.api = 2, c.ld_in = 1552, c.ld_out = 1612, c.offset = 32, c.batch = ty->elem <= 4 ? 2 : 1;
+            c.stride_in = 1604 * 1552 + 16, c.stride_out = 1540 * 1612 + 8;
             fails += !tr_run(f, ty, &c, &st), cases++;
         }
         if (ty->elem <= 2)

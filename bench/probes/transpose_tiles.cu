@@ -1,10 +1,10 @@
 /* bench/probes/transpose_tiles.cu -- a one-off probe, not part of `make bench`: which tile
- * shape of gp_transpose's kernel is fastest for each matrix of the bench table, and does a
- * 4-byte-element tile loaded in 16-byte pieces (unpadded, chunks XOR-swizzled by row, read
- * back 16 bytes a lane) beat the padded tile loaded 4 bytes at a time?
+ * shape and mode of gp_transpose's kernel (cells: padded tile, 4- or 8-byte loads; chunks:
+ * 16-byte chunks in a swizzled tile; ragged: rows realigned) is fastest for the matrices of
+ * the bench table and a few more with rows off 16 bytes?
  *
- * Every variant is the library's kernel (gp__transpose_run) with another COLS x Q, except
- * "vec4" (below). Each is checked byte for byte against a one-thread-per-element reference
+ * Every variant is the library's kernel (gp__transpose_run) with another COLS x Q and mode.
+ * Each is checked byte for byte against a one-thread-per-element reference
  * first, then timed as bench/transpose.cu times (rotation through copies beyond the L2,
  * calls back to back, median of 31), with the copy (and geam for f32 and f64) in the same
  * run. Prints "% of copy" per variant.
@@ -19,75 +19,21 @@
 #include "../../gpuprims.cuh"
 #include "../bench.cuh"
 
-/* ---- vec4: 4-byte elements, 16-byte chunks ----------------------------------------------
- * Tile SR rows x COLS words, unpadded; chunk j of row r sits at chunk j ^ (r % 8) of its
- * row, so 8 consecutive rows reading the same chunk (a quarter warp's LDS.128) hit 32
- * distinct banks, and 8 chunks of one row written by cp.async do too. A lane reads one
- * chunk (4 columns of one row) and stores 4 output rows; a warp's lanes take 32
- * consecutive rows, so each store is 128 contiguous bytes. Needs rows starting on 16 bytes. */
-template <int COLS, int SR>
-__global__ void __launch_bounds__(256, 8) vec4_kernel(gp__transpose_words a)
-{
-    constexpr int CH = COLS / 4, NT = 256;
-    __shared__ __align__(16) uint4 s[SR * CH];
-    const size_t tiles_y = gp__ceil_div(a.rows, SR), per_matrix = gp__ceil_div(a.cols_w, COLS) * tiles_y;
-    for (size_t t = blockIdx.x; t < per_matrix * a.batch; t += gridDim.x) {
-        const gp__tile_at at = gp__tile_locate(t, tiles_y, per_matrix, SR, COLS);
-        const uint32_t *in = static_cast<const uint32_t *>(a.in) + at.b * a.stride_in + at.row0 * a.ld_in + at.col0;
-        uint32_t *out = static_cast<uint32_t *>(a.out) + at.b * a.stride_out + at.col0 * a.ld_out + at.row0;
-        const int rows = gp__tile_clip(a.rows - at.row0, SR), cols = gp__tile_clip(a.cols_w - at.col0, COLS);
-#pragma unroll 4
-        for (int i = threadIdx.x; i < SR * CH; i += NT) {
-            const int r = i / CH, j = i % CH;
-            uint4 *dst = &s[r * CH + (j ^ (r & 7))];
-            if (r < rows && 4 * j + 4 <= cols) gp__cp_async<16>(dst, in + (size_t)r * a.ld_in + 4 * j, true);
-            else if (r < rows) {
-                uint32_t *d = reinterpret_cast<uint32_t *>(dst);
-                for (int m = 0; m < 4; m++) d[m] = 4 * j + m < cols ? in[(size_t)r * a.ld_in + 4 * j + m] : 0u;
-            }
-        }
-        gp__tile_load_wait();
-        __syncthreads();
-#pragma unroll 2
-        for (int i = threadIdx.x; i < SR * CH; i += NT) {
-            const int r = i % SR, j = i / SR;
-            if (r >= rows || 4 * j >= cols) continue;
-            const uint4 v = s[r * CH + (j ^ (r & 7))];
-            uint32_t *o = out + (size_t)4 * j * a.ld_out + r;
-            const uint32_t e[4] = {v.x, v.y, v.z, v.w};
-            if (4 * j + 4 <= cols) {
-#pragma unroll
-                for (int m = 0; m < 4; m++) o[m * a.ld_out] = e[m];
-            } else {
-                for (int m = 0; m < 4 && 4 * j + m < cols; m++) o[m * a.ld_out] = e[m];
-            }
-        }
-        __syncthreads();
-    }
-}
-
 /* ---- variants ------------------------------------------------------------------------------ */
 typedef cudaError_t (*variant_fn)(const gp__transpose_desc *d, unsigned grid_cap);
 
-template <class W, int K, int COLS, int Q, bool R>
+enum { C = GP__TR_CELLS, R = GP__TR_RAGGED, X = GP__TR_CHUNKS };
+template <class W, int K, int COLS, int Q, int MODE>
 static cudaError_t run_tile(const gp__transpose_desc *d, unsigned grid_cap)
 {
+    constexpr bool R = MODE == GP__TR_RAGGED;
     if (!R && !gp__transpose_word_bytes(d)) return cudaErrorInvalidValue; /* off the word grid */
+    if (MODE == GP__TR_CHUNKS && !gp__transpose_rows16(d)) return cudaErrorInvalidValue;
     const gp__transpose_words a = R ? gp__transpose_in_units(d, 1) : gp__transpose_in_words<W, K>(d);
-    if (!grid_cap) return gp__transpose_run<W, K, COLS, Q, R>(a, 0);
+    if (!grid_cap) return gp__transpose_run<W, K, COLS, Q, MODE>(a, 0);
     const size_t wide = R ? (size_t)COLS * K : COLS;
     const size_t tiles = gp__ceil_div(a.cols_w, wide) * gp__ceil_div(a.rows, (size_t)K * Q) * a.batch;
-    gp__transpose_kernel<W, K, COLS, Q, R><<<(unsigned)gp__min_size(tiles, grid_cap), GP__TRANSPOSE_THREADS>>>(a);
-    return cudaGetLastError();
-}
-
-template <int COLS, int SR>
-static cudaError_t run_vec4(const gp__transpose_desc *d, unsigned grid_cap)
-{
-    const gp__transpose_words a = gp__transpose_in_words<uint32_t, 1>(d);
-    if (((d->in | d->out) % 16) || (d->ld_in % 4)) return cudaErrorInvalidValue;
-    const size_t tiles = gp__ceil_div(a.cols_w, (size_t)COLS) * gp__ceil_div(a.rows, (size_t)SR) * a.batch;
-    vec4_kernel<COLS, SR><<<(unsigned)gp__min_size(tiles, grid_cap ? grid_cap : GP__GRID_MAX), 256>>>(a);
+    gp__transpose_kernel<W, K, COLS, Q, MODE><<<(unsigned)gp__min_size(tiles, grid_cap), GP__TRANSPOSE_THREADS>>>(a);
     return cudaGetLastError();
 }
 
@@ -102,49 +48,47 @@ typedef struct { const char *name; variant_fn fn; unsigned cap_blocks_per_sm; } 
 #define V(name, ...) {name, __VA_ARGS__, 0}
 static const variant v_u8[] = {
     V("lib", run_lib<uint8_t>),
-    V("ragged 32w x 32q (16K)", run_tile<uint32_t, 4, 32, 32, true>),
-    V("ragged 16w x 32q (8K)", run_tile<uint32_t, 4, 16, 32, true>),
-    V("ragged 64w x 32q (32K)", run_tile<uint32_t, 4, 64, 32, true>),
-    V("ragged 32w x 16q (8K)", run_tile<uint32_t, 4, 32, 16, true>),
-    V("words 32w x 32q (16K)", run_tile<uint32_t, 4, 32, 32, false>),
-    V("words 16w x 32q (8K)", run_tile<uint32_t, 4, 16, 32, false>),
-    V("words 16w x 16q (4K)", run_tile<uint32_t, 4, 16, 16, false>),
+    V("ragged 32w x 32q (16K)", run_tile<uint32_t, 4, 32, 32, R>),
+    V("ragged 16w x 32q (8K)", run_tile<uint32_t, 4, 16, 32, R>),
+    V("ragged 64w x 32q (32K)", run_tile<uint32_t, 4, 64, 32, R>),
+    V("cells 32w x 32q (16K)", run_tile<uint32_t, 4, 32, 32, C>),
+    V("chunks 32w x 32q (16K)", run_tile<uint32_t, 4, 32, 32, X>),
+    V("chunks 64w x 32q (32K)", run_tile<uint32_t, 4, 64, 32, X>),
 };
 static const variant v_u16[] = {
     V("lib", run_lib<uint16_t>),
-    V("ragged 64w x 32q (16K)", run_tile<uint32_t, 2, 64, 32, true>),
-    V("ragged 32w x 32q (8K)", run_tile<uint32_t, 2, 32, 32, true>),
-    V("ragged 128w x 32q (32K)", run_tile<uint32_t, 2, 128, 32, true>),
-    V("words 64w x 32q (16K)", run_tile<uint32_t, 2, 64, 32, false>),
-    V("words 32w x 32q (8K)", run_tile<uint32_t, 2, 32, 32, false>),
-    V("words 16w x 32q (4K)", run_tile<uint32_t, 2, 16, 32, false>),
-    V("words 32w x 64q (16K)", run_tile<uint32_t, 2, 32, 64, false>),
+    V("ragged 64w x 32q (16K)", run_tile<uint32_t, 2, 64, 32, R>),
+    V("ragged 32w x 32q (8K)", run_tile<uint32_t, 2, 32, 32, R>),
+    V("ragged 128w x 32q (32K)", run_tile<uint32_t, 2, 128, 32, R>),
+    V("cells 64w x 32q (16K)", run_tile<uint32_t, 2, 64, 32, C>),
+    V("cells 32w x 64q (16K)", run_tile<uint32_t, 2, 32, 64, C>),
+    V("chunks 64w x 32q (16K)", run_tile<uint32_t, 2, 64, 32, X>),
+    V("chunks 32w x 64q (16K)", run_tile<uint32_t, 2, 32, 64, X>),
+    V("chunks 32w x 32q (8K)", run_tile<uint32_t, 2, 32, 32, X>),
 };
 static const variant v_f32[] = {
     V("lib", run_lib<float>),
-    V("64w x 64q (16K)", run_tile<uint32_t, 1, 64, 64, false>),
-    {"64w x 64q grid 8/SM", run_tile<uint32_t, 1, 64, 64, false>, 8},
-    V("32w x 128q (16K)", run_tile<uint32_t, 1, 32, 128, false>),
-    V("128w x 32q (16K)", run_tile<uint32_t, 1, 128, 32, false>),
-    V("32w x 64q (8K)", run_tile<uint32_t, 1, 32, 64, false>),
-    V("64w x 32q (8K)", run_tile<uint32_t, 1, 64, 32, false>),
-    V("32w x 32q (4K)", run_tile<uint32_t, 1, 32, 32, false>),
-    V("16w x 64q (4K)", run_tile<uint32_t, 1, 16, 64, false>),
-    V("vec4 64 x 64 (16K)", run_vec4<64, 64>),
-    V("vec4 32 x 128 (16K)", run_vec4<32, 128>),
-    V("vec4 32 x 64 (8K)", run_vec4<32, 64>),
-    V("vec4 64 x 32 (8K)", run_vec4<64, 32>),
+    V("cells 64w x 64q (16K)", run_tile<uint32_t, 1, 64, 64, C>),
+    V("cells 32w x 128q (16K)", run_tile<uint32_t, 1, 32, 128, C>),
+    V("cells 32w x 64q (8K)", run_tile<uint32_t, 1, 32, 64, C>),
+    V("cells 32w x 32q (4K)", run_tile<uint32_t, 1, 32, 32, C>),
+    V("chunks 64w x 64q (16K)", run_tile<uint32_t, 1, 64, 64, X>),
+    V("chunks 64w x 32q (8K)", run_tile<uint32_t, 1, 64, 32, X>),
+    V("chunks 32w x 128q (16K)", run_tile<uint32_t, 1, 32, 128, X>),
+    V("chunks 128w x 32q (16K)", run_tile<uint32_t, 1, 128, 32, X>),
+    V("chunks 32w x 64q (8K)", run_tile<uint32_t, 1, 32, 64, X>),
 };
 static const variant v_f64[] = {
     V("lib", run_lib<double>),
-    V("32w x 64q (16K)", run_tile<uint2, 1, 32, 64, false>),
-    {"32w x 64q grid 8/SM", run_tile<uint2, 1, 32, 64, false>, 8},
-    V("16w x 128q (16K)", run_tile<uint2, 1, 16, 128, false>),
-    V("64w x 32q (16K)", run_tile<uint2, 1, 64, 32, false>),
-    V("16w x 64q (8K)", run_tile<uint2, 1, 16, 64, false>),
-    V("32w x 32q (8K)", run_tile<uint2, 1, 32, 32, false>),
-    V("16w x 32q (4K)", run_tile<uint2, 1, 16, 32, false>),
-    V("8w x 64q (4K)", run_tile<uint2, 1, 8, 64, false>),
+    V("cells 32w x 64q (16K)", run_tile<uint2, 1, 32, 64, C>),
+    V("cells 16w x 64q (8K)", run_tile<uint2, 1, 16, 64, C>),
+    V("cells 16w x 128q (16K)", run_tile<uint2, 1, 16, 128, C>),
+    V("cells 16w x 32q (4K)", run_tile<uint2, 1, 16, 32, C>),
+    V("chunks 32w x 64q (16K)", run_tile<uint2, 1, 32, 64, X>),
+    V("chunks 32w x 32q (8K)", run_tile<uint2, 1, 32, 32, X>),
+    V("chunks 16w x 64q (8K)", run_tile<uint2, 1, 16, 64, X>),
+    V("chunks 16w x 128q (16K)", run_tile<uint2, 1, 16, 128, X>),
+    V("chunks 64w x 32q (16K)", run_tile<uint2, 1, 64, 32, X>),
 };
 #define N_OF(x) (int)(sizeof x / sizeof *x)
 
@@ -254,8 +198,9 @@ int main(void)
     cublasHandle_t h;
     if (cublasCreate(&h) != CUBLAS_STATUS_SUCCESS) return 1;
     printf("%s, %d SMs\n", p.name, p.multiProcessorCount);
-    static const struct { size_t r, c; } shapes[] = {{2048, 2048}, {8192, 8192}, {1000, 1000}, {4097, 3001}};
-    for (int s = 0; s < 4; s++) {
+    static const struct { size_t r, c; } shapes[] = {{2048, 2048}, {8192, 8192}, {1000, 1000}, {4097, 3001},
+                                                     {3001, 4097}, {8191, 8191}, {2049, 2047}};
+    for (int s = 0; s < (int)(sizeof shapes / sizeof *shapes); s++) {
         const size_t r = shapes[s].r, c = shapes[s].c;
         probe("u8", 1, r, c, v_u8, N_OF(v_u8), h, p.multiProcessorCount, p.l2CacheSize);
         probe("u16", 2, r, c, v_u16, N_OF(v_u16), h, p.multiProcessorCount, p.l2CacheSize);
