@@ -653,14 +653,18 @@ static void bench_table(void)
  *      writes four of them), 32- to 128-byte input rows for few columns, 4 KB tiles for
  *      matrices of fewer square tiles than SMs
  *   3  + matrices off the word grid go through the word kernel's tiles and cells, each row
- *      segment realigned by funnel shifts at both ends (the library today)
+ *      segment realigned by funnel shifts at both ends
+ *   4  + the square tile of 4- and 8-byte words moves 16-byte chunks (unpadded, swizzled)
+ *      when the input rows start on 16 bytes, and floats on rows off 16 bytes get tiles of
+ *      128-byte rows (the library today)
  * ==================================================================================== */
-#define STEPS 4
+#define STEPS 5
 static const char *const step_names[STEPS] = {
     "0 square or 128-byte-wide tiles; odd u8 shapes element by element",
     "1 + ragged-byte kernel (aligned words at any alignment)",
     "2 + tile shapes by matrix: short, narrow, small",
-    "3 + ragged rows realigned by funnel shifts into the word kernel's cells (the library)",
+    "3 + ragged rows realigned by funnel shifts into the word kernel's cells",
+    "4 + square tiles: 16-byte chunks for rows on 16 bytes, 128-byte rows for floats off 16 bytes (the library)",
 };
 
 /* Steps 1 and 2 on u8 matrices off the word grid: the first ragged-byte kernel, as the
@@ -785,9 +789,17 @@ static cudaError_t step_call(int step, int elem, void *out, const void *in, size
 {
     const gp__transpose_desc d = {(uintptr_t)out, (uintptr_t)in, rows, 0, cols, 0, rows, cols, 1, (size_t)elem};
     const bool ragged = elem == 1 && !gp__transpose_word_bytes(&d);
-    if (step == 3 || (step == 2 && !ragged))
+    if (step == 4 || (step >= 2 && !ragged)) {
+        /* steps 2 and 3: the square tile was the padded one, 256 bytes wide for floats */
+        const int k = elem == 4 ? 1 : 4;
+        const gp__transpose_words a = gp__transpose_in_units(&d, (size_t)k);
+        if (step < 4 && gp__transpose_shape(rows / k, cols / k, 1, 4, k, (unsigned)gp__bench.sms) == GP__TILE_SQUARE)
+            return elem == 4 ? gp__transpose_run_shape<uint32_t, 1, GP__TILE_SQUARE>(a, 0)
+                             : gp__transpose_run_shape<uint32_t, 4, GP__TILE_SQUARE>(a, 0);
         return elem == 4 ? gp_transpose_f32((float *)out, (const float *)in, rows, cols, 0)
                          : gp_transpose_u8((uint8_t *)out, (const uint8_t *)in, rows, cols, 0);
+    }
+    if (ragged && step == 3) return gp_transpose_u8((uint8_t *)out, (const uint8_t *)in, rows, cols, 0);
     if (ragged) {
         if (step == 0) return gp__transpose_run<uint8_t, 1, 256, 64>(gp__transpose_in_words<uint8_t, 1>(&d), 0);
         return step1_ragged<uint8_t>(&d, 0);

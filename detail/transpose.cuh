@@ -292,7 +292,7 @@ static __device__ __forceinline__ gp__tile_at gp__tile_locate(size_t t, size_t t
  *   Store: an output row segment starts `t` bytes into an aligned word; aligned word q of
  *   it holds the segment's words q - 1 and q shifted by t: lane q takes word q - 1 from
  *   lane q - 1 (a shuffle). The first and last aligned words of a segment, which the
- *   neighbouring tiles share, are stored element by element.
+ *   neighbouring tiles share, are stored element by element, in a pass of their own.
  * A row's shift depends only on the row modulo K (K elements are 4 bytes), as does an
  * output row's, so each tile has K shifts of each kind, one per shared row group. */
 
@@ -330,33 +330,44 @@ static __device__ __forceinline__ void gp__ragged_load(uint32_t *s, uintptr_t in
                              row_left_bytes);
 }
 
-/* Stores the elements of word x (4 bytes at dst, the first at segment byte `lo`) that lie
- * in the segment's bytes [0, len). */
-template <int E>
-static __device__ __forceinline__ void gp__ragged_store_part(uint32_t *dst, uint32_t x, int lo, int len)
-{
-#pragma unroll
-    for (int j = 0; j < 4; j += E)
-        if (lo + j >= 0 && lo + j < len) {
-            if constexpr (E == 1) reinterpret_cast<uint8_t *>(dst)[j] = (uint8_t)(x >> (8 * j));
-            else reinterpret_cast<uint16_t *>(dst)[j / 2] = (uint16_t)(x >> (8 * j));
-        }
-}
-
 /* Lane q of a group of Q lanes holds word q (bytes 4q..4q+3) of an output row segment of
- * len bytes that starts t bytes into the aligned word at `aligned`; every lane of the warp
- * calls (the shuffle), `mine` says whether the row is this tile's to write. */
-template <int E, int Q>
+ * len bytes that starts t bytes into the aligned word at `aligned`, and stores aligned
+ * word q if the segment holds all of it; every lane of the warp calls (the shuffle),
+ * `mine` says whether the row is this tile's to write. The words the segment holds in
+ * part are gp__ragged_store_ends' work. */
+template <int Q>
 static __device__ __forceinline__ void gp__ragged_store(uint32_t *aligned, uint32_t v, int q, int t, int len, bool mine)
 {
     const uint32_t prev = __shfl_up_sync(0xffffffffu, v, 1, Q); /* word q - 1 (lane 0: its own, unused) */
-    if (!mine) return;
     const int lo = 4 * q - t;
-    const uint32_t x = __funnelshift_l(prev, v, 8 * t);
-    if (lo >= 0 && lo + 4 <= len) aligned[q] = x;
-    else gp__ragged_store_part<E>(aligned + q, x, lo, len);
-    if (q == Q - 1 && 4 * Q - t < len) /* the segment's last bytes, in the aligned word after */
-        gp__ragged_store_part<E>(aligned + Q, __funnelshift_l(v, 0u, 8 * t), 4 * Q - t, len);
+    if (mine && lo >= 0 && lo + 4 <= len) aligned[q] = __funnelshift_l(prev, v, 8 * t);
+}
+
+/* The aligned words that output row segments hold in part, element by element from the
+ * tile: each segment's first word when it starts inside one (t > 0), and its last when it
+ * ends inside one. In their own pass, one thread a word: in the store loop they would
+ * serialise a warp on its first and last lanes. Output row c of the tile (cols rows) has
+ * its elements in tile column c: tile row r at shared row row_map(r), byte
+ * in_shifts[r % K] / 8 + c * E. */
+template <int NT, int K, int Q, int P, class U>
+static __device__ __forceinline__ void gp__ragged_store_ends(U *out, size_t ld_out, const uint32_t *s, int cols, int len,
+                                                             unsigned in_shifts, unsigned out_shifts)
+{
+    constexpr int E = (int)sizeof(U);
+    const gp__rows_interleaved<K, Q> row_map;
+    for (int i = threadIdx.x; i < 2 * cols; i += NT) {
+        const int c = i >> 1, t = (out_shifts >> (8 * (c % K))) & 3;
+        const int last = (len - 1 + t) / 4, m = i & 1 ? last : 0, lo = 4 * m - t;
+        if ((i & 1 && last == 0) || (lo >= 0 && lo + 4 <= len)) continue; /* the same word twice, or a whole word */
+        unsigned char *dst = reinterpret_cast<unsigned char *>((uintptr_t)(out + c * ld_out) - t + 4 * m);
+        for (int j = 0; j < 4; j += E) {
+            const int b = lo + j, r = b / E;
+            if (b < 0 || b >= len) continue;
+            const unsigned char *src = reinterpret_cast<const unsigned char *>(s + row_map(r) * P) +
+                                       ((in_shifts >> (8 * (r % K))) & 31) / 8 + c * E;
+            *reinterpret_cast<U *>(dst + j) = *reinterpret_cast<const U *>(src);
+        }
+    }
 }
 
 /* ---- 16-byte chunks ---------------------------------------------------------------------------
@@ -496,8 +507,8 @@ __global__ void __launch_bounds__(GP__TRANSPOSE_THREADS, GP__MIN_BLOCKS(GP__TRAN
 #pragma unroll
                     for (int k = 0; k < K; k++) {
                         const int t = (out_shifts >> (8 * k)) & 3;
-                        gp__ragged_store<E, Q>(reinterpret_cast<uint32_t *>((uintptr_t)(o_c + k * a.ld_out) - t), v[k],
-                                               q, t, rows_here * E, K * c + k < cols_here);
+                        gp__ragged_store<Q>(reinterpret_cast<uint32_t *>((uintptr_t)(o_c + k * a.ld_out) - t), v[k], q,
+                                            t, rows_here * E, K * c + k < cols_here);
                     }
                 } else {
                     W *o = out + q + (size_t)c * K * a.ld_out;
@@ -505,6 +516,8 @@ __global__ void __launch_bounds__(GP__TRANSPOSE_THREADS, GP__MIN_BLOCKS(GP__TRAN
                     for (int k = 0; k < K; k++) o[k * a.ld_out] = v[k];
                 }
             }
+            if constexpr (RAGGED)
+                gp__ragged_store_ends<NT, K, Q, P>(out, a.ld_out, s, cols_here, rows_here * E, in_shifts, out_shifts);
         }
         __syncthreads(); /* the next tile overwrites s */
     }
@@ -573,8 +586,13 @@ static cudaError_t gp__transpose_launch(const gp__transpose_desc *d, unsigned sm
     case GP__TILE_NARROW64: return gp__transpose_run_shape<W, K, GP__TILE_NARROW64, MODE>(a, s);
     case GP__TILE_NARROW128: return gp__transpose_run_shape<W, K, GP__TILE_NARROW128, MODE>(a, s);
     default:
-        if constexpr (!RAGGED && (sizeof(W) == 4 || sizeof(W) == 8) && alignof(W) == sizeof(W))
+        if constexpr (!RAGGED && (sizeof(W) == 4 || sizeof(W) == 8) && alignof(W) == sizeof(W)) {
             if (gp__transpose_rows16(d)) return gp__transpose_run_shape<W, K, GP__TILE_SQUARE, GP__TR_CHUNKS>(a, s);
+            /* Floats on rows off 16 bytes: tiles of 128-byte rows (64 of them) read 1-4% (f32
+             * 4097 x 3001, 3001 x 4097, 2049 x 2047) to 15% (8191^2) more of the copy rate
+             * than 256-byte ones on the H100, which win on rows on 16 bytes. */
+            if constexpr (sizeof(W) == 4 && K == 1) return gp__transpose_run<W, 1, 32, 64>(a, s);
+        }
         return gp__transpose_run_shape<W, K, GP__TILE_SQUARE, MODE>(a, s);
     }
 }

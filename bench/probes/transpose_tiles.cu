@@ -50,45 +50,29 @@ static const variant v_u8[] = {
     V("lib", run_lib<uint8_t>),
     V("ragged 32w x 32q (16K)", run_tile<uint32_t, 4, 32, 32, R>),
     V("ragged 16w x 32q (8K)", run_tile<uint32_t, 4, 16, 32, R>),
+    V("ragged 32w x 16q (8K)", run_tile<uint32_t, 4, 32, 16, R>),
     V("ragged 64w x 32q (32K)", run_tile<uint32_t, 4, 64, 32, R>),
     V("cells 32w x 32q (16K)", run_tile<uint32_t, 4, 32, 32, C>),
-    V("chunks 32w x 32q (16K)", run_tile<uint32_t, 4, 32, 32, X>),
-    V("chunks 64w x 32q (32K)", run_tile<uint32_t, 4, 64, 32, X>),
 };
 static const variant v_u16[] = {
     V("lib", run_lib<uint16_t>),
     V("ragged 64w x 32q (16K)", run_tile<uint32_t, 2, 64, 32, R>),
     V("ragged 32w x 32q (8K)", run_tile<uint32_t, 2, 32, 32, R>),
+    V("ragged 64w x 16q (8K)", run_tile<uint32_t, 2, 64, 16, R>),
     V("ragged 128w x 32q (32K)", run_tile<uint32_t, 2, 128, 32, R>),
     V("cells 64w x 32q (16K)", run_tile<uint32_t, 2, 64, 32, C>),
-    V("cells 32w x 64q (16K)", run_tile<uint32_t, 2, 32, 64, C>),
-    V("chunks 64w x 32q (16K)", run_tile<uint32_t, 2, 64, 32, X>),
-    V("chunks 32w x 64q (16K)", run_tile<uint32_t, 2, 32, 64, X>),
-    V("chunks 32w x 32q (8K)", run_tile<uint32_t, 2, 32, 32, X>),
 };
 static const variant v_f32[] = {
     V("lib", run_lib<float>),
     V("cells 64w x 64q (16K)", run_tile<uint32_t, 1, 64, 64, C>),
-    V("cells 32w x 128q (16K)", run_tile<uint32_t, 1, 32, 128, C>),
     V("cells 32w x 64q (8K)", run_tile<uint32_t, 1, 32, 64, C>),
-    V("cells 32w x 32q (4K)", run_tile<uint32_t, 1, 32, 32, C>),
-    V("chunks 64w x 64q (16K)", run_tile<uint32_t, 1, 64, 64, X>),
-    V("chunks 64w x 32q (8K)", run_tile<uint32_t, 1, 64, 32, X>),
-    V("chunks 32w x 128q (16K)", run_tile<uint32_t, 1, 32, 128, X>),
-    V("chunks 128w x 32q (16K)", run_tile<uint32_t, 1, 128, 32, X>),
-    V("chunks 32w x 64q (8K)", run_tile<uint32_t, 1, 32, 64, X>),
+    V("cells 32w x 128q (16K)", run_tile<uint32_t, 1, 32, 128, C>),
+    V("cells 16w x 128q (8K)", run_tile<uint32_t, 1, 16, 128, C>),
 };
 static const variant v_f64[] = {
     V("lib", run_lib<double>),
-    V("cells 32w x 64q (16K)", run_tile<uint2, 1, 32, 64, C>),
-    V("cells 16w x 64q (8K)", run_tile<uint2, 1, 16, 64, C>),
-    V("cells 16w x 128q (16K)", run_tile<uint2, 1, 16, 128, C>),
-    V("cells 16w x 32q (4K)", run_tile<uint2, 1, 16, 32, C>),
-    V("chunks 32w x 64q (16K)", run_tile<uint2, 1, 32, 64, X>),
-    V("chunks 32w x 32q (8K)", run_tile<uint2, 1, 32, 32, X>),
-    V("chunks 16w x 64q (8K)", run_tile<uint2, 1, 16, 64, X>),
-    V("chunks 16w x 128q (16K)", run_tile<uint2, 1, 16, 128, X>),
     V("chunks 64w x 32q (16K)", run_tile<uint2, 1, 64, 32, X>),
+    V("chunks 16w x 64q (8K)", run_tile<uint2, 1, 16, 64, X>),
 };
 #define N_OF(x) (int)(sizeof x / sizeof *x)
 
@@ -191,22 +175,47 @@ static void probe(const char *type, size_t elem, size_t rows, size_t cols, const
     CUDA_CHK(cudaFree(dd));
 }
 
-int main(void)
+/* One variant, five calls, for a profiler: probe_tiles one <u8|u16|f32|f64> <rows> <cols> <variant name> */
+static int one(char **argv, cublasHandle_t h, int sms, int l2)
+{
+    static const struct { const char *name; size_t elem; const variant *v; int n; } types[] = {
+        {"u8", 1, v_u8, N_OF(v_u8)}, {"u16", 2, v_u16, N_OF(v_u16)}, {"f32", 4, v_f32, N_OF(v_f32)}, {"f64", 8, v_f64, N_OF(v_f64)}};
+    for (int t = 0; t < 4; t++)
+        if (strcmp(argv[2], types[t].name) == 0)
+            for (int i = 0; i < types[t].n; i++)
+                if (strcmp(argv[5], types[t].v[i].name) == 0) {
+                    const size_t rows = strtoull(argv[3], NULL, 10), cols = strtoull(argv[4], NULL, 10), e = types[t].elem;
+                    char *in, *out;
+                    CUDA_CHK(cudaMalloc(&in, rows * cols * e));
+                    CUDA_CHK(cudaMalloc(&out, rows * cols * e));
+                    fill_bits<<<sms * 8, 256>>>((uint32_t *)in, rows * cols * e / 4, 1);
+                    const gp__transpose_desc d = {(uintptr_t)out, (uintptr_t)in, rows, 0, cols, 0, rows, cols, 1, e};
+                    for (int k = 0; k < 5; k++) CUDA_CHK(types[t].v[i].fn(&d, 0));
+                    CUDA_CHK(cudaDeviceSynchronize());
+                    printf("ran %s %s %zu x %zu five times\n", argv[2], argv[5], rows, cols);
+                    return 0;
+                }
+    (void)h, (void)l2;
+    fprintf(stderr, "no such variant\n");
+    return 1;
+}
+
+int main(int argc, char **argv)
 {
     cudaDeviceProp p;
     CUDA_CHK(cudaGetDeviceProperties(&p, 0));
     cublasHandle_t h;
     if (cublasCreate(&h) != CUBLAS_STATUS_SUCCESS) return 1;
+    if (argc == 6 && strcmp(argv[1], "one") == 0) return one(argv, h, p.multiProcessorCount, p.l2CacheSize);
     printf("%s, %d SMs\n", p.name, p.multiProcessorCount);
-    static const struct { size_t r, c; } shapes[] = {{2048, 2048}, {8192, 8192}, {1000, 1000}, {4097, 3001},
-                                                     {3001, 4097}, {8191, 8191}, {2049, 2047}};
+    static const struct { size_t r, c; } shapes[] = {{8192, 8192}, {4097, 3001}, {3001, 4097}, {8191, 8191}, {2049, 2047}};
     for (int s = 0; s < (int)(sizeof shapes / sizeof *shapes); s++) {
         const size_t r = shapes[s].r, c = shapes[s].c;
         probe("u8", 1, r, c, v_u8, N_OF(v_u8), h, p.multiProcessorCount, p.l2CacheSize);
         probe("u16", 2, r, c, v_u16, N_OF(v_u16), h, p.multiProcessorCount, p.l2CacheSize);
-        probe("f32", 4, r, c, v_f32, N_OF(v_f32), h, p.multiProcessorCount, p.l2CacheSize);
-        probe("f64", 8, r, c, v_f64, N_OF(v_f64), h, p.multiProcessorCount, p.l2CacheSize);
+        if (s > 0) probe("f32", 4, r, c, v_f32, N_OF(v_f32), h, p.multiProcessorCount, p.l2CacheSize);
     }
+    probe("f64", 8, 1000, 1000, v_f64, N_OF(v_f64), h, p.multiProcessorCount, p.l2CacheSize);
     cublasDestroy(h);
     return 0;
 }
