@@ -294,7 +294,17 @@ static __device__ __forceinline__ gp__tile_at gp__tile_locate(size_t t, size_t t
  *   lane q - 1 (a shuffle). The first and last aligned words of a segment, which the
  *   neighbouring tiles share, are stored element by element, in a pass of their own.
  * A row's shift depends only on the row modulo K (K elements are 4 bytes), as does an
- * output row's, so each tile has K shifts of each kind, one per shared row group. */
+ * output row's, so each tile has K shifts of each kind, one per shared row group.
+ * Measured on the H100 (bench/transpose.cu, % of the copy rate): u8 4097 x 3001 60-64%,
+ * u16 61-64%, where the first ragged kernel (each output word gathered element by element
+ * from shared memory, in tiles of 64 x 128 bytes) ran at 37% and 42%. Forced through this
+ * path, a u8 8192^2 matrix on the word grid runs at 75% against the word kernel's 93%:
+ * the realignment (two shared reads and a funnel shift a tile word, a shuffle and a
+ * funnel shift an output word) is what costs. Nsight Compute on both: 84% and 81% of the
+ * issue slots busy, the ragged kernel 1.5 times as long: it is bound by instructions, not
+ * by memory (47% of DRAM throughput against 69%). Storing the ends of each segment in the
+ * store loop (its first and last lanes) or in a pass of their own measured the same;
+ * tiles of 64 input bytes or 32 KB tiles measured 2-20% slower. */
 
 /* Aligned word w of the row segment at g (tile_bytes long; the matrix row spans
  * [g - col0_bytes, g + row_left_bytes)) into dst. `inside`: every aligned word of the
@@ -331,16 +341,16 @@ static __device__ __forceinline__ void gp__ragged_load(uint32_t *s, uintptr_t in
 }
 
 /* Lane q of a group of Q lanes holds word q (bytes 4q..4q+3) of an output row segment of
- * len bytes that starts t bytes into the aligned word at `aligned`, and stores aligned
- * word q if the segment holds all of it; every lane of the warp calls (the shuffle),
+ * len bytes that starts t bytes into an aligned word, and stores aligned word q (at
+ * `dst`) if the segment holds all of it; every lane of the warp calls (the shuffle),
  * `mine` says whether the row is this tile's to write. The words the segment holds in
  * part are gp__ragged_store_ends' work. */
 template <int Q>
-static __device__ __forceinline__ void gp__ragged_store(uint32_t *aligned, uint32_t v, int q, int t, int len, bool mine)
+static __device__ __forceinline__ void gp__ragged_store(uintptr_t dst, uint32_t v, int q, int t, int len, bool mine)
 {
     const uint32_t prev = __shfl_up_sync(0xffffffffu, v, 1, Q); /* word q - 1 (lane 0: its own, unused) */
     const int lo = 4 * q - t;
-    if (mine && lo >= 0 && lo + 4 <= len) aligned[q] = __funnelshift_l(prev, v, 8 * t);
+    if (mine && lo >= 0 && lo + 4 <= len) *reinterpret_cast<uint32_t *>(dst) = __funnelshift_l(prev, v, 8 * t);
 }
 
 /* The aligned words that output row segments hold in part, element by element from the
@@ -371,14 +381,18 @@ static __device__ __forceinline__ void gp__ragged_store_ends(U *out, size_t ld_o
 }
 
 /* ---- 16-byte chunks ---------------------------------------------------------------------------
- * 4- and 8-byte words (uint32_t, uint2) on rows that start on 16 bytes. The padded tile's odd pitch leaves
- * its rows off 16 bytes, so its loads are 4- or 8-byte cp.async and its reads one word a
- * lane; the chunked tile is not padded: chunk j (V = 16 / sizeof(W) words) of shared row
- * h sits at chunk j ^ (h % 8) of its row. The 8 rows a quarter warp reads (one chunk each,
- * lanes on consecutive cell rows) then fall in 32 distinct banks, as do the 8 chunks of a
- * row that a quarter warp writes. A lane reads the chunk of each of its cell's K rows: V
- * cells, each transposed and stored as K output words, lanes on consecutive words of an
- * output row as in the padded tile. A quarter of the load and read instructions. */
+ * 4- and 8-byte words (uint32_t, uint2) on rows that start on 16 bytes. The padded
+ * tile's odd pitch leaves its rows off 16 bytes, so its loads are 4- or 8-byte cp.async
+ * and its reads one word a lane; the chunked tile is not padded: chunk j (V = 16 /
+ * sizeof(W) words) of shared row h sits at chunk j ^ (h % 8) of its row. The 8 rows a
+ * quarter warp reads (one chunk each, lanes on consecutive cell rows) then fall in 32
+ * distinct banks, as do the 8 chunks of a row that a quarter warp writes. A lane reads the
+ * chunk of each of its cell's K rows: V cells, each transposed and stored as K output
+ * words, lanes on consecutive words of an output row as in the padded tile. A quarter of
+ * the load and read instructions. Measured on the H100 (% of the copy rate, padded ->
+ * chunked): f32 2048^2 87 -> 97-98%, f32 1000^2 118 -> 135-139%, f32 8192^2 95.3 -> 95.3%
+ * (cuBLAS geam 95.0-95.7%), f64 2048^2 94.5 -> 95.4-96.4%, u16 2048^2 87 -> 92-93.5%; the
+ * large squares stay where they were, bound by memory. */
 template <int COLS, int V>
 static __device__ __forceinline__ int gp__chunk_at(int h, int j)
 {
@@ -503,12 +517,11 @@ __global__ void __launch_bounds__(GP__TRANSPOSE_THREADS, GP__MIN_BLOCKS(GP__TRAN
                 }
                 gp__transpose_cell<K>(v);
                 if constexpr (RAGGED) {
-                    const U *o_c = out + (size_t)K * c * a.ld_out;
+                    const uintptr_t o = (uintptr_t)(out + (size_t)K * c * a.ld_out) + 4 * q; /* word q of row K c */
 #pragma unroll
                     for (int k = 0; k < K; k++) {
                         const int t = (out_shifts >> (8 * k)) & 3;
-                        gp__ragged_store<Q>(reinterpret_cast<uint32_t *>((uintptr_t)(o_c + k * a.ld_out) - t), v[k], q,
-                                            t, rows_here * E, K * c + k < cols_here);
+                        gp__ragged_store<Q>(o + k * a.ld_out * E - t, v[k], q, t, rows_here * E, K * c + k < cols_here);
                     }
                 } else {
                     W *o = out + q + (size_t)c * K * a.ld_out;
