@@ -16,6 +16,9 @@
  *     warp still moves 128 contiguous bytes per access. Rows k, k + K, k + 2K, ... of the
  *     tile are stored together in shared memory, so the K reads of a cell are still
  *     conflict-free column reads.
+ * Where the input rows start on 16 bytes, the square tile of 4- and 8-byte words moves
+ * 16-byte chunks instead, through an unpadded tile whose chunks are swizzled so that the
+ * column reads stay conflict-free (see "16-byte chunks").
  * When the pointers, leading dimensions or dimensions do not allow words for 1- and
  * 2-byte elements (a u8 matrix with an odd number of columns, an odd pointer), the same
  * kernel runs "ragged": it realigns each row segment of the tile to a word boundary as it
@@ -390,9 +393,9 @@ static __device__ __forceinline__ void gp__ragged_store_ends(U *out, size_t ld_o
  * chunk of each of its cell's K rows: V cells, each transposed and stored as K output
  * words, lanes on consecutive words of an output row as in the padded tile. A quarter of
  * the load and read instructions. Measured on the H100 (% of the copy rate, padded ->
- * chunked): f32 2048^2 87 -> 97-98%, f32 1000^2 118 -> 135-139%, f32 8192^2 95.3 -> 95.3%
- * (cuBLAS geam 95.0-95.7%), f64 2048^2 94.5 -> 95.4-96.4%, u16 2048^2 87 -> 92-93.5%; the
- * large squares stay where they were, bound by memory. */
+ * chunked, over four runs): f32 2048^2 87-88 -> 97-98% (cuBLAS geam 98-99%), f32 1000^2
+ * 115-118 -> 126-139% (geam 110-120%), u16 2048^2 87 -> 92-93.5%; f32 8192^2 95.3-95.5%
+ * and f64 squares move by less than a point: bound by memory, as geam is. */
 template <int COLS, int V>
 static __device__ __forceinline__ int gp__chunk_at(int h, int j)
 {
@@ -601,9 +604,10 @@ static cudaError_t gp__transpose_launch(const gp__transpose_desc *d, unsigned sm
     default:
         if constexpr (!RAGGED && (sizeof(W) == 4 || sizeof(W) == 8) && alignof(W) == sizeof(W)) {
             if (gp__transpose_rows16(d)) return gp__transpose_run_shape<W, K, GP__TILE_SQUARE, GP__TR_CHUNKS>(a, s);
-            /* Floats on rows off 16 bytes: tiles of 128-byte rows (64 of them) read 1-4% (f32
-             * 4097 x 3001, 3001 x 4097, 2049 x 2047) to 15% (8191^2) more of the copy rate
-             * than 256-byte ones on the H100, which win on rows on 16 bytes. */
+            /* Floats on rows off 16 bytes: tiles of 128-byte rows (64 of them) reach 2.5 to 15
+             * points more of the copy rate than 256-byte ones on the H100 (f32 2049 x 2047
+             * 100.0 -> 102.5%, 4097 x 3001 85.9 -> 93.9%, 3001 x 4097 86.3 -> 95.9%, 8191^2
+             * 75.2 -> 89.8%), which win on rows on 16 bytes (8192^2: 95.4 against 91.4%). */
             if constexpr (sizeof(W) == 4 && K == 1) return gp__transpose_run<W, 1, 32, 64>(a, s);
         }
         return gp__transpose_run_shape<W, K, GP__TILE_SQUARE, MODE>(a, s);
