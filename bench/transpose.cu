@@ -651,14 +651,123 @@ static void bench_table(void)
  *   1  + the ragged-byte kernel: such matrices still move as aligned 4-byte words
  *   2  + tile shapes by matrix: 8- to 32-word output rows for few rows (with 8, a warp
  *      writes four of them), 32- to 128-byte input rows for few columns, 4 KB tiles for
- *      matrices of fewer square tiles than SMs (the library today)
+ *      matrices of fewer square tiles than SMs
+ *   3  + matrices off the word grid go through the word kernel's tiles and cells, each row
+ *      segment realigned by funnel shifts at both ends
+ *   4  + the square tile of 4- and 8-byte words moves 16-byte chunks (unpadded, swizzled)
+ *      when the input rows start on 16 bytes, and floats on rows off 16 bytes get tiles of
+ *      128-byte rows (the library today)
  * ==================================================================================== */
-#define STEPS 3
+#define STEPS 5
 static const char *const step_names[STEPS] = {
     "0 square or 128-byte-wide tiles; odd u8 shapes element by element",
     "1 + ragged-byte kernel (aligned words at any alignment)",
-    "2 + tile shapes by matrix: short, narrow, small (the library)",
+    "2 + tile shapes by matrix: short, narrow, small",
+    "3 + ragged rows realigned by funnel shifts into the word kernel's cells",
+    "4 + square tiles: 16-byte chunks for rows on 16 bytes, 128-byte rows for floats off 16 bytes (the library)",
 };
+
+/* Steps 1 and 2 on u8 matrices off the word grid: the first ragged-byte kernel, as the
+ * library had it then. Each tile row segment (64 bytes) is copied as the aligned words it
+ * touches, at its own offset within a word; each aligned word of an output row segment
+ * (128 bytes) is gathered element by element from its K tile rows and stored whole, the
+ * words at the segment's ends element by element. The library now runs such matrices
+ * through the word kernel's cells, realigning rows with funnel shifts (step 3). */
+template <class T>
+struct step1_ragged_tile {
+    static constexpr int E = (int)sizeof(T), K = 4 / E, NT = GP__TRANSPOSE_THREADS;
+    static constexpr int TC = 64 / E, TR = 128 / E;
+    static constexpr int ROW_WORDS = TC * E / 4 + 1; /* aligned words a row segment can touch */
+    static constexpr int OUT_WORDS = TR * E / 4 + 1; /* and an output row segment */
+    static constexpr int PITCH = ROW_WORDS | 1;      /* odd: consecutive rows in distinct banks */
+    static constexpr size_t SMEM = (size_t)TR * PITCH * 4;
+    static_assert(E == 1 || E == 2, "the ragged kernel moves 1- and 2-byte elements");
+    static_assert(TR % K == 0 && SMEM <= GP__STATIC_SMEM_MAX, "ragged tile shape");
+};
+
+template <class T>
+__global__ void __launch_bounds__(GP__TRANSPOSE_THREADS)
+    step1_ragged_kernel(gp__transpose_words a) /* in elements: cols_w is cols */
+{
+    typedef step1_ragged_tile<T> Tile;
+    constexpr int E = Tile::E, K = Tile::K, NT = Tile::NT, TR = Tile::TR, TC = Tile::TC, P4 = Tile::PITCH * 4;
+    __shared__ __align__(16) uint32_t s[Tile::SMEM / 4];
+    unsigned char *const sb = reinterpret_cast<unsigned char *>(s);
+    const gp__rows_interleaved<K, TR / K> row_map;
+
+    const size_t tiles_y = gp__ceil_div(a.rows, TR), per_matrix = gp__ceil_div(a.cols_w, TC) * tiles_y;
+    for (size_t t = blockIdx.x; t < per_matrix * a.batch; t += gridDim.x) {
+        const gp__tile_at at = gp__tile_locate(t, tiles_y, per_matrix, TR, TC);
+        const T *in = static_cast<const T *>(a.in) + at.b * a.stride_in + at.row0 * a.ld_in + at.col0;
+        T *out = static_cast<T *>(a.out) + at.b * a.stride_out + at.col0 * a.ld_out + at.row0;
+        const int rows = gp__tile_clip(a.rows - at.row0, TR), cols = gp__tile_clip(a.cols_w - at.col0, TC);
+        const size_t ld_in_b = a.ld_in * E, ld_out_b = a.ld_out * E;
+
+        /* Load: slot i is aligned word i % ROW_WORDS of row i / ROW_WORDS. */
+        for (int i = threadIdx.x; i < rows * Tile::ROW_WORDS; i += NT) {
+            const int r = i / Tile::ROW_WORDS, w = i % Tile::ROW_WORDS;
+            const uintptr_t g = (uintptr_t)in + r * ld_in_b, end = g + (size_t)cols * E;
+            const uintptr_t word = (g & ~(uintptr_t)3) + 4 * w;
+            if (word >= end) continue;
+            unsigned char *dst = sb + row_map(r) * P4 + 4 * w;
+            if (word >= g && word + 4 <= end) {
+                gp__cp_async<4>(dst, (const void *)word, true);
+            } else {
+                for (int j = 0; j < 4; j++)
+                    if (word + j >= g && word + j < end) dst[j] = *(const unsigned char *)(word + j);
+            }
+        }
+        gp__tile_load_wait();
+        __syncthreads();
+
+        /* Where tile row r, column 0 sits in shared memory: rows of one class m = r % K are
+         * consecutive shared rows from m * (TR / K), shifted by the class's shift. */
+        int base[K];
+#pragma unroll
+        for (int m = 0; m < K; m++) base[m] = m * (TR / K) * P4 + (int)(((uintptr_t)in + m * ld_in_b) & 3);
+
+        /* Write: slot i is aligned word i % OUT_WORDS of output row c = i / OUT_WORDS; its
+         * element j is tile row r0 + j, with r0 = (word - segment start) / E (negative
+         * rows, before the segment, are not ours). */
+        for (int i = threadIdx.x; i < cols * Tile::OUT_WORDS; i += NT) {
+            const int c = i / Tile::OUT_WORDS, w = i % Tile::OUT_WORDS;
+            const uintptr_t o = (uintptr_t)out + c * ld_out_b;
+            const int d = 4 * w - (int)(o & 3), r0 = d / E; /* exact: o is E-aligned */
+            if (d >= rows * E) continue;
+            T v[K];
+#pragma unroll
+            for (int j = 0; j < K; j++) {
+                const int r = r0 + j, m = r & (K - 1); /* r % K, also for r < 0 */
+                int at_m = base[0];
+#pragma unroll
+                for (int n = 1; n < K; n++) at_m = m == n ? base[n] : at_m; /* base[m] in registers */
+                v[j] = r >= 0 && r < rows ? *reinterpret_cast<const T *>(sb + at_m + (int)((unsigned)r / K) * P4 + c * E) : T();
+            }
+            T *dst = reinterpret_cast<T *>((o & ~(uintptr_t)3) + 4 * w);
+            if (d >= 0 && d + 4 <= rows * E) {
+                uint32_t x = 0;
+#pragma unroll
+                for (int j = 0; j < K; j++) x |= (uint32_t)v[j] << (8 * E * j);
+                *reinterpret_cast<uint32_t *>(dst) = x;
+            } else {
+#pragma unroll
+                for (int j = 0; j < K; j++)
+                    if (r0 + j >= 0 && r0 + j < rows) dst[j] = v[j];
+            }
+        }
+        __syncthreads(); /* the next tile overwrites s */
+    }
+}
+
+template <class T>
+static cudaError_t step1_ragged(const gp__transpose_desc *d, cudaStream_t s)
+{
+    typedef step1_ragged_tile<T> Tile;
+    const gp__transpose_words a = gp__transpose_in_units(d, 1);
+    const size_t tiles = gp__ceil_div(a.cols_w, Tile::TC) * gp__ceil_div(a.rows, Tile::TR) * a.batch;
+    step1_ragged_kernel<T><<<(unsigned)gp__min_size(tiles, GP__GRID_MAX), GP__TRANSPOSE_THREADS, 0, s>>>(a);
+    return cudaGetLastError();
+}
 
 /* The tile shapes of step 0 (before shapes followed the matrix): square, or for skinny
  * matrices a tile 128 bytes wide (few columns) or 32 * K rows tall (few rows). */
@@ -679,11 +788,21 @@ static cudaError_t step0_words(const gp__transpose_desc *d)
 static cudaError_t step_call(int step, int elem, void *out, const void *in, size_t rows, size_t cols)
 {
     const gp__transpose_desc d = {(uintptr_t)out, (uintptr_t)in, rows, 0, cols, 0, rows, cols, 1, (size_t)elem};
-    if (step == 2) return elem == 4 ? gp_transpose_f32((float *)out, (const float *)in, rows, cols, 0)
-                                    : gp_transpose_u8((uint8_t *)out, (const uint8_t *)in, rows, cols, 0);
-    if (elem == 1 && !gp__transpose_word_bytes(&d)) {
+    const bool ragged = elem == 1 && !gp__transpose_word_bytes(&d);
+    if (step == 4 || (step >= 2 && !ragged)) {
+        /* steps 2 and 3: the square tile was the padded one, 256 bytes wide for floats */
+        const int k = elem == 4 ? 1 : 4;
+        const gp__transpose_words a = gp__transpose_in_units(&d, (size_t)k);
+        if (step < 4 && gp__transpose_shape(rows / k, cols / k, 1, 4, k, (unsigned)gp__bench.sms) == GP__TILE_SQUARE)
+            return elem == 4 ? gp__transpose_run_shape<uint32_t, 1, GP__TILE_SQUARE>(a, 0)
+                             : gp__transpose_run_shape<uint32_t, 4, GP__TILE_SQUARE>(a, 0);
+        return elem == 4 ? gp_transpose_f32((float *)out, (const float *)in, rows, cols, 0)
+                         : gp_transpose_u8((uint8_t *)out, (const uint8_t *)in, rows, cols, 0);
+    }
+    if (ragged && step == 3) return gp_transpose_u8((uint8_t *)out, (const uint8_t *)in, rows, cols, 0);
+    if (ragged) {
         if (step == 0) return gp__transpose_run<uint8_t, 1, 256, 64>(gp__transpose_in_words<uint8_t, 1>(&d), 0);
-        return gp__transpose_ragged<uint8_t>(&d, 0);
+        return step1_ragged<uint8_t>(&d, 0);
     }
     return elem == 4 ? step0_words<uint32_t, 1>(&d) : step0_words<uint32_t, 4>(&d);
 }
@@ -772,7 +891,10 @@ static void bench_steps(void)
         "shared-memory stages, each block looping over tiles with the next tile's loads in flight "
         "while it writes the current one, lost 6-10%% of copy on every square (f32 8192^2 110.8%% -> "
         "100.5%%, u8 8192^2 94.4%% -> 85.3%%, f32 4097 x 3001 86.1%% -> 80.2%%) and 3-6%% on the "
-        "skinny u8 shapes; square f32 tiles of 128 by 512 bytes instead of 256 by 256 lost 1-2%% more.");
+        "skinny u8 shapes; square f32 tiles of 128 by 512 bytes instead of 256 by 256 lost 1-2%% more. "
+        "Later (bench/probes/transpose_tiles.cu, %% of copy): as many blocks as fit on the GPU at once, "
+        "each looping over tiles, lost 6-11%% on f32 and f64 squares; 4 KB tiles lost 5-25%% everywhere; "
+        "ragged tiles of 64 input bytes or of 32 KB lost 2-20%% (u8 4097 x 3001: 61%% and 43%% against 64%%).");
 }
 
 int main(void)

@@ -16,12 +16,18 @@
  *     warp still moves 128 contiguous bytes per access. Rows k, k + K, k + 2K, ... of the
  *     tile are stored together in shared memory, so the K reads of a cell are still
  *     conflict-free column reads.
+ * Where the input rows start on 16 bytes, the square tile of 4- and 8-byte words moves
+ * 16-byte chunks instead, through an unpadded tile whose chunks are swizzled so that the
+ * column reads stay conflict-free (see "16-byte chunks").
  * When the pointers, leading dimensions or dimensions do not allow words for 1- and
- * 2-byte elements (a u8 matrix with an odd number of columns, an odd pointer), the
- * ragged-byte kernel still moves aligned 4-byte words on both sides, with bytes only at
- * the ends of each row segment (see below). Other elements that do not fit words (a
- * 12-byte struct, a 16-byte struct aligned to 4) go one element at a time through the
- * word kernel: correct, slower.
+ * 2-byte elements (a u8 matrix with an odd number of columns, an odd pointer), the same
+ * kernel runs "ragged": it realigns each row segment of the tile to a word boundary as it
+ * reads it from shared memory and realigns each output row segment to its own offset
+ * before it stores it (funnel shifts, one shuffle), so it still moves aligned 4-byte
+ * words on both sides with the same cells, and single elements only at the two ends of
+ * each output row segment (see "the ragged kernel's two ends"). Other elements that do
+ * not fit words (a 12-byte struct, a 16-byte struct aligned to 4) go one element at a
+ * time through the word kernel: correct, slower.
  * Tiles are numbered in one dimension (tile rows fastest, then tile columns, then the
  * batch) and blocks loop over them, so no shape reaches a grid limit. The tile's shape
  * follows the matrix (gp__transpose_shape): square, small for matrices of fewer square
@@ -100,7 +106,7 @@ static inline cudaError_t gp__transpose_validate(const gp__transpose_desc *d)
     return cudaSuccess;
 }
 
-/* The word the kernel moves, in bytes (4, 8 or 16), or 0: the ragged-byte kernel (1- and
+/* The word the kernel moves, in bytes (4, 8 or 16), or 0: the ragged kernel (1- and
  * 2-byte elements) or one element at a time (other types). */
 static inline int gp__transpose_word_bytes(const gp__transpose_desc *d)
 {
@@ -185,12 +191,23 @@ static inline int gp__transpose_shape(size_t cells, size_t cols_w, size_t batch,
     return tiles < sms ? GP__TILE_SMALL : GP__TILE_SQUARE;
 }
 
+/* How the kernel moves a tile (the MODE of gp__transpose_tile and gp__transpose_kernel):
+ *   CELLS   words by cp.async into a padded tile, read back one word a lane (the default);
+ *   RAGGED  1- and 2-byte elements off the word grid, rows realigned at both ends (below);
+ *   CHUNKS  rows that start on 16 bytes, 4- and 8-byte words: 16-byte cp.async into an
+ *           unpadded, swizzled tile, read back 16 bytes a lane (below). */
+enum { GP__TR_CELLS, GP__TR_RAGGED, GP__TR_CHUNKS };
+
 /* Tile of the kernel moving words W with K x K cells: SR = K * Q input rows (K groups of
- * Q rows) by COLS words, padded to PITCH words. */
-template <class W, int K, int COLS_, int Q_>
+ * Q rows) by COLS words, padded to PITCH words. RAGGED: a row segment that starts inside a
+ * word touches COLS + 1 aligned words, and a lane needs its neighbour's cell, so Q <= 32
+ * (a warp holds whole columns). CHUNKS: unpadded, at least 8 chunks a row, Q >= 32. */
+template <class W, int K, int COLS_, int Q_, int MODE = GP__TR_CELLS>
 struct gp__transpose_tile {
     static constexpr int NT = GP__TRANSPOSE_THREADS, COLS = COLS_, Q = Q_, SR = K * Q;
-    static constexpr int PITCH = gp__transpose_pitch(COLS, Q, (int)sizeof(W));
+    static constexpr int ROW_WORDS = COLS + (MODE == GP__TR_RAGGED ? 1 : 0);
+    static constexpr int PITCH = MODE == GP__TR_CHUNKS ? COLS : gp__transpose_pitch(ROW_WORDS, Q, (int)sizeof(W));
+    static constexpr int V = 16 / (int)sizeof(W); /* CHUNKS: words a chunk */
     static constexpr size_t SMEM = (size_t)SR * PITCH * sizeof(W);
     /* Occupancy: 8 blocks per SM (32 registers) for 4- to 16-byte words read by lanes on
      * consecutive rows; the byte-permute cells and elements of odd sizes need a few more
@@ -199,6 +216,11 @@ struct gp__transpose_tile {
     static constexpr int MIN_BLOCKS = Q < 32 ? 4 : K == 1 && sizeof(W) >= 4 && sizeof(W) <= 16 ? 8 : 6;
     static_assert(SMEM <= GP__STATIC_SMEM_MAX, "gp_transpose: element type too large for a shared-memory tile");
     static_assert((Q & (Q - 1)) == 0, "cell rows a power of two (lanes split evenly over columns)");
+    static_assert(MODE != GP__TR_RAGGED || (sizeof(W) == 4 && K > 1 && Q <= 32 && Q * COLS % 32 == 0 &&
+                                            (COLS & (COLS - 1)) == 0),
+                  "ragged tiles: 4-byte words of 1- or 2-byte elements, whole columns in a warp");
+    static_assert(MODE != GP__TR_CHUNKS || ((sizeof(W) == 4 || sizeof(W) == 8) && Q >= 32 && COLS % (8 * V) == 0),
+                  "chunked tiles: 4- or 8-byte words, 8 chunks a row or more, whole warps down a column");
 };
 
 /* A byte permute: bytes of (b:a) picked by the four selector nibbles (PRMT). */
@@ -233,12 +255,13 @@ static inline GP__HD void gp__transpose_cell(W *v)
     }
 }
 
-/* The call in words: the input is rows x cols_w words (rows in elements), the output
- * cols_w * K rows of rows / K words. */
+/* The call in the kernel's units: words of K elements (or one element of any size a
+ * "word"), or for the ragged kernel elements. The input is rows x cols_w units (rows in
+ * elements), the output cols_w * K rows of rows / K words (ragged: cols_w rows of rows). */
 struct gp__transpose_words {
     void *out;
     const void *in;
-    size_t ld_out, stride_out, ld_in, stride_in; /* in words */
+    size_t ld_out, stride_out, ld_in, stride_in; /* in units */
     size_t rows, cols_w, batch;
 };
 
@@ -261,214 +284,334 @@ static __device__ __forceinline__ gp__tile_at gp__tile_locate(size_t t, size_t t
     return {t / per_matrix, t % tiles_y * sr, t % per_matrix / tiles_y * cols};
 }
 
-template <class W, int K, int COLS, int Q>
-__global__ void __launch_bounds__(GP__TRANSPOSE_THREADS, GP__MIN_BLOCKS(GP__TRANSPOSE_THREADS, (gp__transpose_tile<W, K, COLS, Q>::MIN_BLOCKS)))
+/* ---- the ragged kernel's two ends ---------------------------------------------------------
+ * 1- and 2-byte elements whose rows do not start on 4-byte boundaries (a u8 matrix of 3001
+ * columns, an odd pointer) go through the word kernel's tile and cells all the same, with
+ * the rows realigned at both ends:
+ *   Load: tile row r's segment starts `s` bytes into an aligned word; the aligned words it
+ *   touches (COLS + 1) are copied as they are (cp.async, 4 bytes; byte by byte where a
+ *   word reaches outside the matrix row). Word w of the segment is then the funnel shift
+ *   of shared words w and w + 1 by s bytes.
+ *   Store: an output row segment starts `t` bytes into an aligned word; aligned word q of
+ *   it holds the segment's words q - 1 and q shifted by t: lane q takes word q - 1 from
+ *   lane q - 1 (a shuffle). The first and last aligned words of a segment, which the
+ *   neighbouring tiles share, are stored element by element, in a pass of their own.
+ * A row's shift depends only on the row modulo K (K elements are 4 bytes), as does an
+ * output row's, so each tile has K shifts of each kind, one per shared row group.
+ * Measured on the H100 (bench/transpose.cu, % of the copy rate): u8 4097 x 3001 60-64%,
+ * u16 61-64%, where the first ragged kernel (each output word gathered element by element
+ * from shared memory, in tiles of 64 x 128 bytes) ran at 37% and 42%. Forced through this
+ * path, a u8 8192^2 matrix on the word grid runs at 75% against the word kernel's 93%:
+ * the realignment (two shared reads and a funnel shift a tile word, a shuffle and a
+ * funnel shift an output word) is what costs. Nsight Compute on both: 84% and 81% of the
+ * issue slots busy, the ragged kernel 1.5 times as long: it is bound by instructions, not
+ * by memory (47% of DRAM throughput against 69%). Storing the ends of each segment in the
+ * store loop (its first and last lanes) or in a pass of their own measured the same;
+ * tiles of 64 input bytes or 32 KB tiles measured 2-20% slower. */
+
+/* Aligned word w of the row segment at g (tile_bytes long; the matrix row spans
+ * [g - col0_bytes, g + row_left_bytes)) into dst. `inside`: every aligned word of the
+ * tile's rows lies in the matrix rows (a tile off the matrix's left and right edges). */
+static __device__ __forceinline__ void gp__ragged_load_word(uint32_t *dst, uintptr_t g, int w, bool inside,
+                                                            size_t tile_bytes, size_t col0_bytes, size_t row_left_bytes)
+{
+    const uintptr_t word = (g & ~(uintptr_t)3) + 4 * w;
+    if (inside) return gp__cp_async<4>(dst, (const void *)word, true);
+    if (word >= g + tile_bytes) return; /* no byte of the tile's segment */
+    const uintptr_t row_lo = g - col0_bytes, row_hi = g + row_left_bytes;
+    if (word >= row_lo && word + 4 <= row_hi) return gp__cp_async<4>(dst, (const void *)word, true);
+    for (int j = 0; j < 4; j++)
+        if (word + j >= row_lo && word + j < row_hi)
+            reinterpret_cast<unsigned char *>(dst)[j] = *(const unsigned char *)(word + j);
+}
+
+/* The tile's `rows` row segments (at in + r * ld_b) as their aligned words: first the
+ * COLS words from each row's aligned start, then the one more word of each row. */
+template <int NT, int K, int Q, int COLS, int P>
+static __device__ __forceinline__ void gp__ragged_load(uint32_t *s, uintptr_t in, size_t ld_b, int rows,
+                                                       size_t tile_bytes, size_t col0_bytes, size_t row_left_bytes)
+{
+    const gp__rows_interleaved<K, Q> row_map;
+    const bool inside = col0_bytes >= 4 && row_left_bytes >= tile_bytes + 4;
+#pragma unroll 4
+    for (int i = threadIdx.x; i < K * Q * COLS; i += NT)
+        if (i / COLS < rows)
+            gp__ragged_load_word(s + row_map(i / COLS) * P + i % COLS, in + i / COLS * ld_b, i % COLS, inside,
+                                 tile_bytes, col0_bytes, row_left_bytes);
+    for (int r = threadIdx.x; r < rows; r += NT)
+        gp__ragged_load_word(s + row_map(r) * P + COLS, in + r * ld_b, COLS, inside, tile_bytes, col0_bytes,
+                             row_left_bytes);
+}
+
+/* Lane q of a group of Q lanes holds word q (bytes 4q..4q+3) of an output row segment of
+ * len bytes that starts t bytes into an aligned word, and stores aligned word q (at
+ * `dst`) if the segment holds all of it; every lane of the warp calls (the shuffle),
+ * `mine` says whether the row is this tile's to write. The words the segment holds in
+ * part are gp__ragged_store_ends' work. */
+template <int Q>
+static __device__ __forceinline__ void gp__ragged_store(uintptr_t dst, uint32_t v, int q, int t, int len, bool mine)
+{
+    const uint32_t prev = __shfl_up_sync(0xffffffffu, v, 1, Q); /* word q - 1 (lane 0: its own, unused) */
+    const int lo = 4 * q - t;
+    if (mine && lo >= 0 && lo + 4 <= len) *reinterpret_cast<uint32_t *>(dst) = __funnelshift_l(prev, v, 8 * t);
+}
+
+/* The aligned words that output row segments hold in part, element by element from the
+ * tile: each segment's first word when it starts inside one (t > 0), and its last when it
+ * ends inside one. In their own pass, one thread a word: in the store loop they would
+ * serialise a warp on its first and last lanes. Output row c of the tile (cols rows) has
+ * its elements in tile column c: tile row r at shared row row_map(r), byte
+ * in_shifts[r % K] / 8 + c * E. */
+template <int NT, int K, int Q, int P, class U>
+static __device__ __forceinline__ void gp__ragged_store_ends(U *out, size_t ld_out, const uint32_t *s, int cols, int len,
+                                                             unsigned in_shifts, unsigned out_shifts)
+{
+    constexpr int E = (int)sizeof(U);
+    const gp__rows_interleaved<K, Q> row_map;
+    for (int i = threadIdx.x; i < 2 * cols; i += NT) {
+        const int c = i >> 1, t = (out_shifts >> (8 * (c % K))) & 3;
+        const int last = (len - 1 + t) / 4, m = i & 1 ? last : 0, lo = 4 * m - t;
+        if ((i & 1 && last == 0) || (lo >= 0 && lo + 4 <= len)) continue; /* the same word twice, or a whole word */
+        unsigned char *dst = reinterpret_cast<unsigned char *>((uintptr_t)(out + c * ld_out) - t + 4 * m);
+        for (int j = 0; j < 4; j += E) {
+            const int b = lo + j, r = b / E;
+            if (b < 0 || b >= len) continue;
+            const unsigned char *src = reinterpret_cast<const unsigned char *>(s + row_map(r) * P) +
+                                       ((in_shifts >> (8 * (r % K))) & 31) / 8 + c * E;
+            *reinterpret_cast<U *>(dst + j) = *reinterpret_cast<const U *>(src);
+        }
+    }
+}
+
+/* ---- 16-byte chunks ---------------------------------------------------------------------------
+ * 4- and 8-byte words (uint32_t, uint2) on rows that start on 16 bytes. The padded
+ * tile's odd pitch leaves its rows off 16 bytes, so its loads are 4- or 8-byte cp.async
+ * and its reads one word a lane; the chunked tile is not padded: chunk j (V = 16 /
+ * sizeof(W) words) of shared row h sits at chunk j ^ (h % 8) of its row. The 8 rows a
+ * quarter warp reads (one chunk each, lanes on consecutive cell rows) then fall in 32
+ * distinct banks, as do the 8 chunks of a row that a quarter warp writes. A lane reads the
+ * chunk of each of its cell's K rows: V cells, each transposed and stored as K output
+ * words, lanes on consecutive words of an output row as in the padded tile. A quarter of
+ * the load and read instructions. Measured on the H100 (% of the copy rate, padded ->
+ * chunked, over four runs): f32 2048^2 87-88 -> 97-98% (cuBLAS geam 98-99%), f32 1000^2
+ * 115-118 -> 126-139% (geam 110-120%), u16 2048^2 87 -> 92-93.5%; f32 8192^2 95.3-95.5%
+ * and f64 squares move by less than a point: bound by memory, as geam is. */
+template <int COLS, int V>
+static __device__ __forceinline__ int gp__chunk_at(int h, int j)
+{
+    return h * COLS + V * (j ^ (h & 7));
+}
+
+template <int NT, int K, int Q, int COLS, class W>
+static __device__ __forceinline__ void gp__chunks_load(W *s, const W *in, size_t ld, int rows, int cols)
+{
+    constexpr int V = 16 / (int)sizeof(W), CH = COLS / V;
+    const gp__rows_interleaved<K, Q> row_map;
+#pragma unroll 4
+    for (int i = threadIdx.x; i < K * Q * CH; i += NT) {
+        const int r = i / CH, j = i % CH;
+        W *dst = s + gp__chunk_at<COLS, V>(row_map(r), j);
+        const W *src = in + (size_t)r * ld + V * j;
+        if (r < rows && V * j + V <= cols) gp__cp_async<16>(dst, src, true);
+        else if (r < rows)
+            for (int m = 0; m < V && V * j + m < cols; m++) dst[m] = src[m]; /* the matrix's right edge */
+    }
+}
+
+/* Item i: cell row q = i % Q of chunk column j = i / Q; q_here cell rows and c_here word
+ * columns are the matrix's. */
+template <int NT, int K, int Q, int COLS, class W>
+static __device__ __forceinline__ void gp__chunks_store(W *out, size_t ld, const W *s, int q_here, int c_here)
+{
+    constexpr int V = 16 / (int)sizeof(W), CH = COLS / V;
+#pragma unroll(K == 1 ? 2 : 1) /* K x V words an item */
+    for (int i = threadIdx.x; i < Q * CH; i += NT) {
+        const int q = i % Q, j = i / Q;
+        if (q >= q_here || V * j >= c_here) continue;
+        W v[V][K];
+#pragma unroll
+        for (int k = 0; k < K; k++) {
+            const uint4 chunk = *reinterpret_cast<const uint4 *>(s + gp__chunk_at<COLS, V>(k * Q + q, j));
+            if constexpr (V == 4) {
+                v[0][k] = chunk.x, v[1][k] = chunk.y, v[2][k] = chunk.z, v[3][k] = chunk.w;
+            } else {
+                v[0][k] = make_uint2(chunk.x, chunk.y), v[1][k] = make_uint2(chunk.z, chunk.w);
+            }
+        }
+        W *o = out + q + (size_t)V * j * K * ld;
+        const int m_here = c_here - V * j; /* V or fewer at the matrix's right edge */
+#pragma unroll
+        for (int m = 0; m < V; m++) {
+            gp__transpose_cell<K>(v[m]);
+            if (m < m_here)
+#pragma unroll
+                for (int k = 0; k < K; k++) o[(m * K + k) * ld] = v[m][k];
+        }
+    }
+}
+
+/* What a unit of gp__transpose_words is: a word, or a 1- or 2-byte element (RAGGED). */
+template <class W, int K, int MODE> struct gp__transpose_unit { typedef W type; };
+template <> struct gp__transpose_unit<uint32_t, 4, GP__TR_RAGGED> { typedef uint8_t type; };
+template <> struct gp__transpose_unit<uint32_t, 2, GP__TR_RAGGED> { typedef uint16_t type; };
+
+/* The kernel: W words of K elements, K x K cells, moved as MODE says; RAGGED: the units
+ * of `a` are elements. */
+template <class W, int K, int COLS, int Q, int MODE>
+__global__ void __launch_bounds__(GP__TRANSPOSE_THREADS, GP__MIN_BLOCKS(GP__TRANSPOSE_THREADS, (gp__transpose_tile<W, K, COLS, Q, MODE>::MIN_BLOCKS)))
     gp__transpose_kernel(gp__transpose_words a)
 {
-    typedef gp__transpose_tile<W, K, COLS, Q> Tile;
+    typedef gp__transpose_tile<W, K, COLS, Q, MODE> Tile;
     constexpr int NT = Tile::NT, P = Tile::PITCH, SR = Tile::SR;
+    constexpr bool RAGGED = MODE == GP__TR_RAGGED;
+    /* RAGGED: units are elements, a tile is COLS * K of them wide. */
+    constexpr int WIDE = RAGGED ? COLS * K : COLS, KO = RAGGED ? 1 : K;
     __shared__ __align__(16) unsigned char raw[Tile::SMEM]; /* raw bytes: W may have constructors */
     W *s = reinterpret_cast<W *>(raw);
 
-    const size_t tiles_y = gp__ceil_div(a.rows, SR), per_matrix = gp__ceil_div(a.cols_w, COLS) * tiles_y;
+    const size_t tiles_y = gp__ceil_div(a.rows, SR), per_matrix = gp__ceil_div(a.cols_w, WIDE) * tiles_y;
     for (size_t t = blockIdx.x; t < per_matrix * a.batch; t += gridDim.x) {
-        const gp__tile_at at = gp__tile_locate(t, tiles_y, per_matrix, SR, COLS);
-        const W *in = static_cast<const W *>(a.in) + at.b * a.stride_in + at.row0 * a.ld_in + at.col0;
-        W *out = static_cast<W *>(a.out) + at.b * a.stride_out + at.col0 * K * a.ld_out + at.row0 / K;
+        const gp__tile_at at = gp__tile_locate(t, tiles_y, per_matrix, SR, WIDE);
+        typedef typename gp__transpose_unit<W, K, MODE>::type U;
+        constexpr int E = (int)sizeof(U);
+        const U *in = static_cast<const U *>(a.in) + at.b * a.stride_in + at.row0 * a.ld_in + at.col0;
+        U *out = static_cast<U *>(a.out) + at.b * a.stride_out + at.col0 * KO * a.ld_out + at.row0 / KO;
         const size_t rows_left = a.rows - at.row0, cols_left = a.cols_w - at.col0;
 
-        gp__tile_load_async<NT>(s, P, in, a.ld_in, rows_left, cols_left, SR, COLS, W(), gp__rows_interleaved<K, Q>());
+        if constexpr (RAGGED)
+            gp__ragged_load<NT, K, Q, COLS, P>(s, (uintptr_t)in, a.ld_in * E, gp__tile_clip(rows_left, SR),
+                                               (size_t)gp__tile_clip(cols_left, WIDE) * E, at.col0 * E, cols_left * E);
+        else if constexpr (MODE == GP__TR_CHUNKS)
+            gp__chunks_load<NT, K, Q, COLS>(s, in, a.ld_in, gp__tile_clip(rows_left, SR), gp__tile_clip(cols_left, COLS));
+        else
+            gp__tile_load_async<NT>(s, P, in, a.ld_in, rows_left, cols_left, SR, COLS, W(),
+                                    gp__rows_interleaved<K, Q>());
         gp__tile_load_wait();
         __syncthreads();
 
         /* Work item i is cell row q = i % Q of column i / Q: K reads from shared memory
          * (lanes on consecutive q, or with Q < 32 on 32 / Q columns: conflict-free by the
          * pitch), a cell transpose in registers, K writes (lanes on consecutive words of
-         * an output row). */
+         * an output row). RAGGED: rows_here and cols_here count elements; the shifts of
+         * the input and output rows of class k are byte k of in_shifts and out_shifts. */
         const int q_here = gp__tile_clip(rows_left / K, Q), c_here = gp__tile_clip(cols_left, COLS);
+        const int rows_here = gp__tile_clip(rows_left, SR), cols_here = gp__tile_clip(cols_left, WIDE);
+        unsigned in_shifts = 0, out_shifts = 0; /* bits; bytes */
+        if constexpr (RAGGED)
+#pragma unroll
+            for (int k = 0; k < K; k++) {
+                in_shifts |= (8u * (unsigned)((uintptr_t)(in + k * a.ld_in) & 3)) << (8 * k);
+                out_shifts |= (unsigned)((uintptr_t)(out + k * a.ld_out) & 3) << (8 * k);
+            }
+        if constexpr (MODE == GP__TR_CHUNKS) {
+            gp__chunks_store<NT, K, Q, COLS>(out, a.ld_out, s, q_here, c_here);
+        } else {
 #pragma unroll(K == 1 ? 4 : 2) /* K words an item: fewer items for cells keep registers */
-        for (int i = threadIdx.x; i < Q * COLS; i += NT) {
-            const int q = i % Q, c = i / Q;
-            if (q >= q_here || c >= c_here) continue;
-            W v[K];
+            for (int i = threadIdx.x; i < Q * COLS; i += NT) {
+                const int q = i % Q, c = i / Q;
+                if (RAGGED ? (i & ~31) / Q * K >= cols_here /* the whole warp: it shuffles */ : q >= q_here || c >= c_here)
+                    continue;
+                W v[K];
 #pragma unroll
-            for (int k = 0; k < K; k++) v[k] = s[(k * Q + q) * P + c];
-            gp__transpose_cell<K>(v);
-            W *o = out + q + (size_t)c * K * a.ld_out;
+                for (int k = 0; k < K; k++) {
+                    const W *at_row = s + (k * Q + q) * P + c;
+                    if constexpr (RAGGED) v[k] = __funnelshift_r(at_row[0], at_row[1], in_shifts >> (8 * k));
+                    else v[k] = at_row[0];
+                }
+                gp__transpose_cell<K>(v);
+                if constexpr (RAGGED) {
+                    const uintptr_t o = (uintptr_t)(out + (size_t)K * c * a.ld_out) + 4 * q; /* word q of row K c */
 #pragma unroll
-            for (int k = 0; k < K; k++) o[k * a.ld_out] = v[k];
+                    for (int k = 0; k < K; k++) {
+                        const int t = (out_shifts >> (8 * k)) & 3;
+                        gp__ragged_store<Q>(o + k * a.ld_out * E - t, v[k], q, t, rows_here * E, K * c + k < cols_here);
+                    }
+                } else {
+                    W *o = out + q + (size_t)c * K * a.ld_out;
+#pragma unroll
+                    for (int k = 0; k < K; k++) o[k * a.ld_out] = v[k];
+                }
+            }
+            if constexpr (RAGGED)
+                gp__ragged_store_ends<NT, K, Q, P>(out, a.ld_out, s, cols_here, rows_here * E, in_shifts, out_shifts);
         }
         __syncthreads(); /* the next tile overwrites s */
     }
 }
 
-template <class W, int K, int COLS, int Q>
+template <class W, int K, int COLS, int Q, int MODE = GP__TR_CELLS>
 static cudaError_t gp__transpose_run(const gp__transpose_words &a, cudaStream_t s)
 {
-    const size_t tiles = gp__ceil_div(a.cols_w, COLS) * gp__ceil_div(a.rows, (size_t)K * Q) * a.batch;
-    gp__transpose_kernel<W, K, COLS, Q><<<(unsigned)gp__min_size(tiles, GP__GRID_MAX), GP__TRANSPOSE_THREADS, 0, s>>>(a);
+    const size_t wide = MODE == GP__TR_RAGGED ? (size_t)COLS * K : COLS;
+    const size_t tiles = gp__ceil_div(a.cols_w, wide) * gp__ceil_div(a.rows, (size_t)K * Q) * a.batch;
+    gp__transpose_kernel<W, K, COLS, Q, MODE><<<(unsigned)gp__min_size(tiles, GP__GRID_MAX), GP__TRANSPOSE_THREADS, 0, s>>>(a);
     return cudaGetLastError();
 }
 
-template <class W, int K, int SHAPE>
+/* RAGGED: at most 32 cell rows (a NARROW shape's tile gets fewer rows). */
+template <class W, int K, int SHAPE, int MODE = GP__TR_CELLS>
 static cudaError_t gp__transpose_run_shape(const gp__transpose_words &a, cudaStream_t s)
 {
-    constexpr int WB = (int)sizeof(W);
-    return gp__transpose_run<W, K, gp__transpose_cols(SHAPE, WB, K), gp__transpose_q(SHAPE, WB, K)>(a, s);
+    constexpr int WB = (int)sizeof(W), Q = gp__transpose_q(SHAPE, WB, K);
+    return gp__transpose_run<W, K, gp__transpose_cols(SHAPE, WB, K), (MODE == GP__TR_RAGGED && Q > 32 ? 32 : Q), MODE>(a, s);
 }
 
-/* The call in words (K elements a word, or one element of any size a "word"). */
-template <class W, int K>
-static gp__transpose_words gp__transpose_in_words(const gp__transpose_desc *d)
+/* The call in the kernel's units: per_unit elements each (K a word, or 1). */
+static inline gp__transpose_words gp__transpose_in_units(const gp__transpose_desc *d, size_t per_unit)
 {
-    const size_t per_word = sizeof(W) / d->elem; /* K elements per word, or 1 */
     gp__transpose_words a;
     a.out = (void *)d->out;
     a.in = (const void *)d->in;
-    a.ld_out = d->ld_out / per_word;
-    a.stride_out = d->stride_out / per_word;
-    a.ld_in = d->ld_in / per_word;
-    a.stride_in = d->stride_in / per_word;
+    a.ld_out = d->ld_out / per_unit;
+    a.stride_out = d->stride_out / per_unit;
+    a.ld_in = d->ld_in / per_unit;
+    a.stride_in = d->stride_in / per_unit;
     a.rows = d->rows;
-    a.cols_w = d->cols / per_word;
+    a.cols_w = d->cols / per_unit;
     a.batch = d->batch;
     return a;
 }
-
 template <class W, int K>
+static gp__transpose_words gp__transpose_in_words(const gp__transpose_desc *d)
+{
+    return gp__transpose_in_units(d, sizeof(W) / d->elem);
+}
+
+/* Whether the input's rows all start on 16 bytes (the chunked tile). */
+static inline bool gp__transpose_rows16(const gp__transpose_desc *d)
+{
+    const size_t strides = d->batch > 1 ? d->stride_in : 0;
+    return d->in % 16 == 0 && (d->ld_in * d->elem) % 16 == 0 && (strides * d->elem) % 16 == 0;
+}
+
+/* RAGGED: K elements of 1 or 2 bytes to a 4-byte word, at any alignment (see above). The
+ * square shape of 4- and 8-byte words goes in 16-byte chunks when the input rows allow. */
+template <class W, int K, int MODE = GP__TR_CELLS>
 static cudaError_t gp__transpose_launch(const gp__transpose_desc *d, unsigned sms, cudaStream_t s)
 {
-    const gp__transpose_words a = gp__transpose_in_words<W, K>(d);
-    switch (gp__transpose_shape(a.rows / K, a.cols_w, a.batch, (int)sizeof(W), K, sms)) {
-    case GP__TILE_SMALL: return gp__transpose_run_shape<W, K, GP__TILE_SMALL>(a, s);
-    case GP__TILE_SHORT8: return gp__transpose_run_shape<W, K, GP__TILE_SHORT8>(a, s);
-    case GP__TILE_SHORT16: return gp__transpose_run_shape<W, K, GP__TILE_SHORT16>(a, s);
-    case GP__TILE_SHORT32: return gp__transpose_run_shape<W, K, GP__TILE_SHORT32>(a, s);
-    case GP__TILE_NARROW32: return gp__transpose_run_shape<W, K, GP__TILE_NARROW32>(a, s);
-    case GP__TILE_NARROW64: return gp__transpose_run_shape<W, K, GP__TILE_NARROW64>(a, s);
-    case GP__TILE_NARROW128: return gp__transpose_run_shape<W, K, GP__TILE_NARROW128>(a, s);
-    default: return gp__transpose_run_shape<W, K, GP__TILE_SQUARE>(a, s);
-    }
-}
-
-/* ---- the ragged-byte kernel -------------------------------------------------------------------
- * 1- and 2-byte elements whose rows do not start on 4-byte boundaries (a u8 matrix of
- * 3001 columns, an odd pointer): still moved as aligned 4-byte words on both sides.
- *   Load: each tile row segment is copied as the aligned words it touches, to shared
- *   memory at the same offset within a word (the row's shift, its address % 4); words
- *   wholly inside the segment go by cp.async, the one or two at its ends byte by byte.
- *   Write: each aligned word of an output row segment is gathered from its K tile rows
- *   (K shared reads of one element each, at their rows' shifts) and stored whole; the
- *   words at the segment's ends, partly outside it, element by element.
- * Rows are interleaved by K (gp__rows_interleaved), so the K rows a lane gathers from sit
- * one pitch apart for consecutive lanes: conflict-free with an odd pitch in words. A row's
- * shift depends only on the row modulo K (K elements are 4 bytes), so the kernel keeps
- * the K shifts, not one per row. Tiles are 8 KB of u8, 4 KB of u16 (input rows of 64
- * bytes, output rows of 128). Measured on the H100 (u8 4097 x 3001): 37% of the copy
- * rate; a first version with 16 KB tiles (128 x 128 bytes) and each row's shift computed
- * per gather reached 43%, so the tile size, not the gathers' arithmetic, is what to tune
- * next. Element by element, the same matrix ran at 26-29%. */
-#ifndef GP__TRANSPOSE_RAGGED_ROW_BYTES
-#define GP__TRANSPOSE_RAGGED_ROW_BYTES 64  /* input bytes of a tile row */
-#endif
-#ifndef GP__TRANSPOSE_RAGGED_OUT_BYTES
-#define GP__TRANSPOSE_RAGGED_OUT_BYTES 128 /* output bytes of a tile's output row */
-#endif
-
-template <class T>
-struct gp__ragged_tile {
-    static constexpr int E = (int)sizeof(T), K = 4 / E, NT = GP__TRANSPOSE_THREADS;
-    static constexpr int TC = GP__TRANSPOSE_RAGGED_ROW_BYTES / E, TR = GP__TRANSPOSE_RAGGED_OUT_BYTES / E;
-    static constexpr int ROW_WORDS = TC * E / 4 + 1; /* aligned words a row segment can touch */
-    static constexpr int OUT_WORDS = TR * E / 4 + 1; /* and an output row segment */
-    static constexpr int PITCH = ROW_WORDS | 1;      /* odd: consecutive rows in distinct banks */
-    static constexpr size_t SMEM = (size_t)TR * PITCH * 4;
-    static_assert(E == 1 || E == 2, "the ragged kernel moves 1- and 2-byte elements");
-    static_assert(TR % K == 0 && SMEM <= GP__STATIC_SMEM_MAX, "ragged tile shape");
-};
-
-template <class T>
-__global__ void __launch_bounds__(GP__TRANSPOSE_THREADS)
-    gp__transpose_ragged_kernel(gp__transpose_words a) /* in elements: cols_w is cols */
-{
-    typedef gp__ragged_tile<T> Tile;
-    constexpr int E = Tile::E, K = Tile::K, NT = Tile::NT, TR = Tile::TR, TC = Tile::TC, P4 = Tile::PITCH * 4;
-    __shared__ __align__(16) uint32_t s[Tile::SMEM / 4];
-    unsigned char *const sb = reinterpret_cast<unsigned char *>(s);
-    const gp__rows_interleaved<K, TR / K> row_map;
-
-    const size_t tiles_y = gp__ceil_div(a.rows, TR), per_matrix = gp__ceil_div(a.cols_w, TC) * tiles_y;
-    for (size_t t = blockIdx.x; t < per_matrix * a.batch; t += gridDim.x) {
-        const gp__tile_at at = gp__tile_locate(t, tiles_y, per_matrix, TR, TC);
-        const T *in = static_cast<const T *>(a.in) + at.b * a.stride_in + at.row0 * a.ld_in + at.col0;
-        T *out = static_cast<T *>(a.out) + at.b * a.stride_out + at.col0 * a.ld_out + at.row0;
-        const int rows = gp__tile_clip(a.rows - at.row0, TR), cols = gp__tile_clip(a.cols_w - at.col0, TC);
-        const size_t ld_in_b = a.ld_in * E, ld_out_b = a.ld_out * E;
-
-        /* Load: slot i is aligned word i % ROW_WORDS of row i / ROW_WORDS. */
-        for (int i = threadIdx.x; i < rows * Tile::ROW_WORDS; i += NT) {
-            const int r = i / Tile::ROW_WORDS, w = i % Tile::ROW_WORDS;
-            const uintptr_t g = (uintptr_t)in + r * ld_in_b, end = g + (size_t)cols * E;
-            const uintptr_t word = (g & ~(uintptr_t)3) + 4 * w;
-            if (word >= end) continue;
-            unsigned char *dst = sb + row_map(r) * P4 + 4 * w;
-            if (word >= g && word + 4 <= end) {
-                gp__cp_async<4>(dst, (const void *)word, true);
-            } else {
-                for (int j = 0; j < 4; j++)
-                    if (word + j >= g && word + j < end) dst[j] = *(const unsigned char *)(word + j);
-            }
+    constexpr bool RAGGED = MODE == GP__TR_RAGGED;
+    const gp__transpose_words a = RAGGED ? gp__transpose_in_units(d, 1) : gp__transpose_in_words<W, K>(d);
+    const size_t cells = RAGGED ? gp__ceil_div(a.rows, (size_t)K) : a.rows / K;
+    const size_t cols_w = RAGGED ? gp__ceil_div(a.cols_w, (size_t)K) : a.cols_w;
+    switch (gp__transpose_shape(cells, cols_w, a.batch, (int)sizeof(W), K, sms)) {
+    case GP__TILE_SMALL: return gp__transpose_run_shape<W, K, GP__TILE_SMALL, MODE>(a, s);
+    case GP__TILE_SHORT8: return gp__transpose_run_shape<W, K, GP__TILE_SHORT8, MODE>(a, s);
+    case GP__TILE_SHORT16: return gp__transpose_run_shape<W, K, GP__TILE_SHORT16, MODE>(a, s);
+    case GP__TILE_SHORT32: return gp__transpose_run_shape<W, K, GP__TILE_SHORT32, MODE>(a, s);
+    case GP__TILE_NARROW32: return gp__transpose_run_shape<W, K, GP__TILE_NARROW32, MODE>(a, s);
+    case GP__TILE_NARROW64: return gp__transpose_run_shape<W, K, GP__TILE_NARROW64, MODE>(a, s);
+    case GP__TILE_NARROW128: return gp__transpose_run_shape<W, K, GP__TILE_NARROW128, MODE>(a, s);
+    default:
+        if constexpr (!RAGGED && (sizeof(W) == 4 || sizeof(W) == 8) && alignof(W) == sizeof(W)) {
+            if (gp__transpose_rows16(d)) return gp__transpose_run_shape<W, K, GP__TILE_SQUARE, GP__TR_CHUNKS>(a, s);
+            /* Floats on rows off 16 bytes: tiles of 128-byte rows (64 of them) reach 2.5 to 15
+             * points more of the copy rate than 256-byte ones on the H100 (f32 2049 x 2047
+             * 100.0 -> 102.5%, 4097 x 3001 85.9 -> 93.9%, 3001 x 4097 86.3 -> 95.9%, 8191^2
+             * 75.2 -> 89.8%), which win on rows on 16 bytes (8192^2: 95.4 against 91.4%). */
+            if constexpr (sizeof(W) == 4 && K == 1) return gp__transpose_run<W, 1, 32, 64>(a, s);
         }
-        gp__tile_load_wait();
-        __syncthreads();
-
-        /* Where tile row r, column 0 sits in shared memory: rows of one class m = r % K are
-         * consecutive shared rows from m * (TR / K), shifted by the class's shift. */
-        int base[K];
-#pragma unroll
-        for (int m = 0; m < K; m++) base[m] = m * (TR / K) * P4 + (int)(((uintptr_t)in + m * ld_in_b) & 3);
-
-        /* Write: slot i is aligned word i % OUT_WORDS of output row c = i / OUT_WORDS; its
-         * element j is tile row r0 + j, with r0 = (word - segment start) / E (negative
-         * rows, before the segment, are not ours). */
-        for (int i = threadIdx.x; i < cols * Tile::OUT_WORDS; i += NT) {
-            const int c = i / Tile::OUT_WORDS, w = i % Tile::OUT_WORDS;
-            const uintptr_t o = (uintptr_t)out + c * ld_out_b;
-            const int d = 4 * w - (int)(o & 3), r0 = d / E; /* exact: o is E-aligned */
-            if (d >= rows * E) continue;
-            T v[K];
-#pragma unroll
-            for (int j = 0; j < K; j++) {
-                const int r = r0 + j, m = r & (K - 1); /* r % K, also for r < 0 */
-                int at_m = base[0];
-#pragma unroll
-                for (int n = 1; n < K; n++) at_m = m == n ? base[n] : at_m; /* base[m] in registers */
-                v[j] = r >= 0 && r < rows ? *reinterpret_cast<const T *>(sb + at_m + (int)((unsigned)r / K) * P4 + c * E) : T();
-            }
-            T *dst = reinterpret_cast<T *>((o & ~(uintptr_t)3) + 4 * w);
-            if (d >= 0 && d + 4 <= rows * E) {
-                uint32_t x = 0;
-#pragma unroll
-                for (int j = 0; j < K; j++) x |= (uint32_t)v[j] << (8 * E * j);
-                *reinterpret_cast<uint32_t *>(dst) = x;
-            } else {
-#pragma unroll
-                for (int j = 0; j < K; j++)
-                    if (r0 + j >= 0 && r0 + j < rows) dst[j] = v[j];
-            }
-        }
-        __syncthreads(); /* the next tile overwrites s */
+        return gp__transpose_run_shape<W, K, GP__TILE_SQUARE, MODE>(a, s);
     }
-}
-
-template <class T>
-static cudaError_t gp__transpose_ragged(const gp__transpose_desc *d, cudaStream_t s)
-{
-    typedef gp__ragged_tile<T> Tile;
-    const gp__transpose_words a = gp__transpose_in_words<T, 1>(d);
-    const size_t tiles = gp__ceil_div(a.cols_w, Tile::TC) * gp__ceil_div(a.rows, Tile::TR) * a.batch;
-    gp__transpose_ragged_kernel<T><<<(unsigned)gp__min_size(tiles, GP__GRID_MAX), GP__TRANSPOSE_THREADS, 0, s>>>(a);
-    return cudaGetLastError();
 }
 
 /* An element of N bytes (8 or 16) that sits on 4 bytes only: moved as N / 4 words of 4. */
@@ -503,9 +646,9 @@ static cudaError_t gp__transpose(T *d_out, size_t ld_out, size_t stride_out, con
         break;
     }
     /* 1- and 2-byte elements off the word grid: aligned words all the same. */
-    if constexpr (sizeof(T) == 1) return gp__transpose_ragged<uint8_t>(&d, s);
+    if constexpr (sizeof(T) == 1) return gp__transpose_launch<uint32_t, 4, GP__TR_RAGGED>(&d, dev.sms, s);
     if constexpr (sizeof(T) == 2) {
-        if (((d.in | d.out) & 1) == 0) return gp__transpose_ragged<uint16_t>(&d, s);
+        if (((d.in | d.out) & 1) == 0) return gp__transpose_launch<uint32_t, 2, GP__TR_RAGGED>(&d, dev.sms, s);
         if constexpr (alignof(T) == 1) return gp__transpose_launch<T, 1>(&d, dev.sms, s); /* a pair of bytes */
         return cudaErrorInvalidValue; /* below the type's own alignment */
     }

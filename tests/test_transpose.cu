@@ -1,10 +1,10 @@
 /* tests/test_transpose.cu -- gp_transpose_<name> (the tile level: tests/test_tile.cu).
  * Host: the in-register cell transpose, argument validation, the word each call moves,
  * the tile shape each matrix gets and the pitches that keep the tile reads conflict-free.
- * GPU: every default transpose instance and two user types (a 12-byte
- * struct, an 8-byte struct aligned to 4) on edge, skinny, odd and random shapes that reach
- * every tile shape and the ragged-byte kernel, plain, strided and batched, at every byte
- * offset, bitwise against a host transpose, with poisoned outputs whose untouched gaps
+ * GPU: every default transpose instance and two user types (a 12-byte struct, an 8-byte
+ * struct aligned to 4) on edge, skinny, odd and random shapes that reach every tile shape,
+ * word-aligned (padded or chunked tiles) and ragged, plain, strided and batched, at every
+ * byte offset, bitwise against a host transpose, with poisoned outputs whose untouched gaps
  * must stay poisoned; doubles at 4-byte and gp_v16_t at 4- and 8-byte boundaries; bad
  * input; counts above 2^32 elements, generated and checked on the device. */
 #include "../gpuprims.cuh"
@@ -81,9 +81,9 @@ static void check_validate_and_words(void)
     d = desc(0x100000, 0x200000, 128, 256, 1);
     EXPECT(gp__transpose_word_bytes(&d) == 4, "bytes, dimensions multiples of 4: 4x4 cells in words");
     d = desc(0x100000, 0x200000, 128, 255, 1);
-    EXPECT(gp__transpose_word_bytes(&d) == 0, "bytes, 255 columns: the ragged-byte kernel");
+    EXPECT(gp__transpose_word_bytes(&d) == 0, "bytes, 255 columns: ragged");
     d = desc(0x100000, 0x200001, 128, 256, 1);
-    EXPECT(gp__transpose_word_bytes(&d) == 0, "bytes at an odd address: the ragged-byte kernel");
+    EXPECT(gp__transpose_word_bytes(&d) == 0, "bytes at an odd address: ragged");
     d = desc(0x100000, 0x200000, 6, 10, 2);
     EXPECT(gp__transpose_word_bytes(&d) == 4, "shorts, even dimensions: 2x2 cells");
     d = desc(0x100000, 0x200000, 7, 3, 4);
@@ -94,6 +94,16 @@ static void check_validate_and_words(void)
     EXPECT(gp__transpose_word_bytes(&d) == 16, "16-byte elements: 16-byte words");
     d = desc(0x100000, 0x200000, 7, 3, 12);
     EXPECT(gp__transpose_word_bytes(&d) == 0, "12-byte elements: element by element");
+
+    d = desc(0x100004, 0x200000, 64, 1024, 4);
+    EXPECT(gp__transpose_rows16(&d), "floats, 4 KB rows from a 16-byte boundary: chunks (the output may sit anywhere)");
+    d = desc(0x100000, 0x200008, 64, 1024, 4);
+    EXPECT(!gp__transpose_rows16(&d), "input 8 bytes off 16: no chunks");
+    d = desc(0x100000, 0x200000, 64, 1022, 4);
+    EXPECT(!gp__transpose_rows16(&d), "rows of 4088 bytes: no chunks");
+    d = desc(0x100000, 0x200000, 64, 1024, 8);
+    d.batch = 2, d.stride_in = 64 * 1024 + 1, d.stride_out = 64 * 1024;
+    EXPECT(!gp__transpose_rows16(&d), "batched, matrices 8 bytes off 16: no chunks");
 }
 
 /* The shape each matrix gets, and the pitches of the tile reads (lane l: cell row l % Q
@@ -129,6 +139,18 @@ static void check_shapes(void)
                       gp__bank_wavefronts(addr, 32, wbytes[w]) == gp__bank_wavefronts_ideal(addr, 32, wbytes[w]);
             }
     EXPECT(ok, "every tile shape: Q a power of two, reads at the ideal wavefront count");
+    ok = 1; /* ragged tiles: rows of cols + 1 words, at most 32 cell rows, read at columns c and c + 1 */
+    for (int k = 2; k <= 4; k += 2)
+        for (int sh = GP__TILE_SQUARE; sh <= GP__TILE_NARROW128; sh++) {
+            const int cols = gp__transpose_cols(sh, 4, k), q0 = gp__transpose_q(sh, 4, k), q = q0 > 32 ? 32 : q0;
+            const int p = gp__transpose_pitch(cols + 1, q, 4);
+            for (int c = 0; c < 2; c++) {
+                uint64_t addr[32];
+                for (int l = 0; l < 32; l++) addr[l] = ((uint64_t)(l % q) * p + (uint64_t)(l / q + c)) * 4;
+                ok &= p >= cols + 1 && gp__bank_wavefronts(addr, 32, 4) == gp__bank_wavefronts_ideal(addr, 32, 4);
+            }
+        }
+    EXPECT(ok, "ragged tiles (a word more a row): conflict-free reads of both words of a cell row");
 }
 
 extern "C" void test_transpose_host(void)
@@ -275,6 +297,14 @@ static void check_transposes(tr_fixture *f)
             c.stride_out = cols * c.ld_out + 4 * (gp_t_next(&st) % 3);
             fails += !tr_run(f, ty, &c, &st), cases++;
         }
+        if (ty->elem <= 8 && ty->elem == ty->align) { /* rows on 16 bytes: the chunked tile, clipped on both sides */
+            tr_case c = plain_case(1604, 1536);
+            fails += !tr_run(f, ty, &c, &st), cases++;
+            c = plain_case(1604, 1540);
+            c.api = 2, c.ld_in = 1552, c.ld_out = 1612, c.offset = 32, c.batch = ty->elem <= 4 ? 2 : 1;
+            c.stride_in = 1604 * 1552 + 16, c.stride_out = 1540 * 1612 + 8;
+            fails += !tr_run(f, ty, &c, &st), cases++;
+        }
         if (ty->elem <= 2)
             for (size_t off = 1; off < 4; off++) { /* off the word grid by the pointers alone */
                 tr_case c = plain_case(256, 260);
@@ -283,6 +313,20 @@ static void check_transposes(tr_fixture *f)
                 c.api = 2, c.batch = 3, c.ld_in = 261, c.ld_out = 257, c.stride_in = 256 * 261 + 1, c.stride_out = 260 * 257 + 3;
                 fails += !tr_run(f, ty, &c, &st), cases++;
             }
+        if (ty->elem <= 2) { /* ragged: every tile shape, tiles clipped on both sides, odd everything */
+            const size_t ragged[][2] = {{1601, 1537}, {61, 5003}, {127, 3001}, {29, 4099}, {3, 70001},
+                                        {5003, 61},   {2001, 127}, {3001, 29},  {7001, 13}};
+            for (size_t s = 0; s < sizeof ragged / sizeof *ragged; s++) {
+                const size_t rows = ragged[s][0], cols = ragged[s][1];
+                tr_case c = plain_case(rows, cols);
+                c.offset = ty->elem; /* u8: an odd pointer */
+                fails += !tr_run(f, ty, &c, &st), cases++;
+                c.api = 1, c.ld_in = cols + 3, c.ld_out = rows + 5, c.offset = 3 * ty->elem;
+                fails += !tr_run(f, ty, &c, &st), cases++;
+                c.api = 2, c.batch = 3, c.stride_in = rows * c.ld_in + 7, c.stride_out = cols * c.ld_out + 1;
+                fails += !tr_run(f, ty, &c, &st), cases++;
+            }
+        }
         tr_case c = plain_case(40, 48); /* a batch that re-reads one input (stride 0) */
         c.api = 2, c.batch = 3, c.stride_in = 0, c.stride_out = 40 * 48;
         fails += !tr_run(f, ty, &c, &st), cases++;
@@ -438,7 +482,7 @@ extern "C" void test_transpose_gpu(void)
     }
     gp_t_section("transpose: more than 2^32 elements");
     check_huge_one<uint8_t>("u8 (4x4 cells)", 65536, 65540, gp_transpose_u8);
-    check_huge_one<uint8_t>("u8 (ragged-byte kernel)", 65537, 65537, gp_transpose_u8);
+    check_huge_one<uint8_t>("u8 (ragged)", 65537, 65537, gp_transpose_u8);
     check_huge_one<float>("f32", 65536, 65537, gp_transpose_f32);
     check_huge_one<float>("f32 (2^24 x 3: 2^17 tile rows)", (size_t)1 << 24, 3, gp_transpose_f32);
 }

@@ -1,0 +1,235 @@
+/* bench/probes/transpose_tiles.cu -- a one-off probe, not part of `make bench`: which tile
+ * shape and mode of gp_transpose's kernel (cells: padded tile, 4- or 8-byte loads; chunks:
+ * 16-byte chunks in a swizzled tile; ragged: rows realigned) is fastest for the matrices of
+ * the bench table and a few more with rows off 16 bytes?
+ *
+ * Every variant is the library's kernel (gp__transpose_run) with another COLS x Q and mode.
+ * Each is checked byte for byte against a one-thread-per-element reference
+ * first, then timed as bench/transpose.cu times (rotation through copies beyond the L2,
+ * calls back to back, median of 31), with the copy (and geam for f32 and f64) in the same
+ * run. Prints "% of copy" per variant.
+ *
+ * Build and run (on the GPU machine, from the repository root):
+ *   nvcc -O3 -std=c++17 -arch=sm_90 -I. bench/probes/transpose_tiles.cu -o probe -lcublas && ./probe
+ *   ./probe one u8 4097 3001 lib     (one variant, five calls: for ncu)
+ * Results on the H100 (2026-11-22, % of copy; the variant lists changed between runs, the
+ * figures below come from the runs that had them):
+ *   - chunked tiles (16-byte cp.async, swizzled, 16-byte reads) against padded ones, rows
+ *     on 16 bytes: f32 2048^2 98.2 / 88.2, 1000^2 138 / 131, 8192^2 95.7 / 95.4; f64 2048^2
+ *     96.4 / 94.5, 8192^2 97.3 / 97.3; u16 2048^2 92.6 / 87.8; u8 8192^2 94.1 / 93.2.
+ *   - floats on rows off 16 bytes, 128- against 256-byte tile rows: 4097 x 3001 93.9 / 85.9,
+ *     3001 x 4097 95.9 / 86.3, 8191^2 89.8 / 75.2 (geam 76.8), 2049 x 2047 102.5 / 100.0.
+ *     Doubles: no difference beyond 1%.
+ *   - ragged u8 (rows off 4 bytes): 4097 x 3001 64.5, 3001 x 4097 68.7, 8191^2 58.6,
+ *     2049 x 2047 55.2 (70.0 with tiles of 64 input bytes, which lose on the others);
+ *     on 8192^2 data on the word grid 75.4 against the word kernel's 93-94.
+ *   - as many blocks as fit at once, looping over tiles: f32 8192^2 89.3 against 95.5,
+ *     f64 8192^2 88.9 against 97.5. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cublas_v2.h>
+
+#include "../../gpuprims.cuh"
+#include "../bench.cuh"
+
+/* ---- variants ------------------------------------------------------------------------------ */
+typedef cudaError_t (*variant_fn)(const gp__transpose_desc *d, unsigned grid_cap);
+
+enum { C = GP__TR_CELLS, R = GP__TR_RAGGED, X = GP__TR_CHUNKS };
+template <class W, int K, int COLS, int Q, int MODE>
+static cudaError_t run_tile(const gp__transpose_desc *d, unsigned grid_cap)
+{
+    constexpr bool R = MODE == GP__TR_RAGGED;
+    if (!R && !gp__transpose_word_bytes(d)) return cudaErrorInvalidValue; /* off the word grid */
+    if (MODE == GP__TR_CHUNKS && !gp__transpose_rows16(d)) return cudaErrorInvalidValue;
+    const gp__transpose_words a = R ? gp__transpose_in_units(d, 1) : gp__transpose_in_words<W, K>(d);
+    if (!grid_cap) return gp__transpose_run<W, K, COLS, Q, MODE>(a, 0);
+    const size_t wide = R ? (size_t)COLS * K : COLS;
+    const size_t tiles = gp__ceil_div(a.cols_w, wide) * gp__ceil_div(a.rows, (size_t)K * Q) * a.batch;
+    gp__transpose_kernel<W, K, COLS, Q, MODE><<<(unsigned)gp__min_size(tiles, grid_cap), GP__TRANSPOSE_THREADS>>>(a);
+    return cudaGetLastError();
+}
+
+template <class T>
+static cudaError_t run_lib(const gp__transpose_desc *d, unsigned)
+{
+    return gp__transpose((T *)d->out, d->rows, 0, (const T *)d->in, d->cols, 0, d->rows, d->cols, 1, 0);
+}
+
+typedef struct { const char *name; variant_fn fn; unsigned cap_blocks_per_sm; } variant;
+
+#define V(name, ...) {name, __VA_ARGS__, 0}
+static const variant v_u8[] = {
+    V("lib", run_lib<uint8_t>),
+    V("ragged 32w x 32q (16K)", run_tile<uint32_t, 4, 32, 32, R>),
+    V("ragged 16w x 32q (8K)", run_tile<uint32_t, 4, 16, 32, R>),
+    V("ragged 32w x 16q (8K)", run_tile<uint32_t, 4, 32, 16, R>),
+    V("ragged 64w x 32q (32K)", run_tile<uint32_t, 4, 64, 32, R>),
+    V("cells 32w x 32q (16K)", run_tile<uint32_t, 4, 32, 32, C>),
+};
+static const variant v_u16[] = {
+    V("lib", run_lib<uint16_t>),
+    V("ragged 64w x 32q (16K)", run_tile<uint32_t, 2, 64, 32, R>),
+    V("ragged 32w x 32q (8K)", run_tile<uint32_t, 2, 32, 32, R>),
+    V("ragged 64w x 16q (8K)", run_tile<uint32_t, 2, 64, 16, R>),
+    V("ragged 128w x 32q (32K)", run_tile<uint32_t, 2, 128, 32, R>),
+    V("cells 64w x 32q (16K)", run_tile<uint32_t, 2, 64, 32, C>),
+};
+static const variant v_f32[] = {
+    V("lib", run_lib<float>),
+    V("cells 64w x 64q (16K)", run_tile<uint32_t, 1, 64, 64, C>),
+    V("cells 32w x 64q (8K)", run_tile<uint32_t, 1, 32, 64, C>),
+    V("cells 32w x 128q (16K)", run_tile<uint32_t, 1, 32, 128, C>),
+    V("cells 16w x 128q (8K)", run_tile<uint32_t, 1, 16, 128, C>),
+};
+static const variant v_f64[] = {
+    V("lib", run_lib<double>),
+    V("chunks 64w x 32q (16K)", run_tile<uint2, 1, 64, 32, X>),
+    V("chunks 16w x 64q (8K)", run_tile<uint2, 1, 16, 64, X>),
+};
+#define N_OF(x) (int)(sizeof x / sizeof *x)
+
+/* ---- harness ------------------------------------------------------------------------------- */
+__global__ void fill_bits(uint32_t *p, size_t n, uint32_t seed)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
+        uint64_t z = i * 0x9E3779B97F4A7C15ull + seed;
+        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+        z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+        uint32_t h = (uint32_t)((z ^ (z >> 31)) >> 32);
+        p[i] = (h & 0x807FFFFFu) | 0x3F800000u; /* normal floats; fine as bits for any type */
+    }
+}
+template <typename E>
+__global__ void ref_transpose(E *out, const E *in, size_t rows, size_t cols)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < rows * cols; i += (size_t)gridDim.x * blockDim.x)
+        out[i % cols * rows + i / cols] = in[i];
+}
+__global__ void count_diff(const uint8_t *a, const uint8_t *b, size_t n, unsigned long long *d)
+{
+    unsigned long long k = 0;
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) k += a[i] != b[i];
+    if (k) atomicAdd(d, k);
+}
+
+typedef struct {
+    variant_fn fn; unsigned cap; int who; /* 0 variant, 1 copy, 2 geam */
+    cublasHandle_t h; size_t elem, rows, cols, bytes; char *in, *out; int slots, next;
+} ctx_t;
+
+static void timed(void *p)
+{
+    ctx_t *c = (ctx_t *)p;
+    char *in = c->in + (size_t)c->next * c->bytes, *out = c->out + (size_t)c->next * c->bytes;
+    c->next = (c->next + 1) % c->slots;
+    if (c->who == 1) { CUDA_CHK(cudaMemcpyAsync(out, in, c->bytes, cudaMemcpyDeviceToDevice, 0)); return; }
+    if (c->who == 2) {
+        if (c->elem == 4) {
+            const float one = 1, zero = 0;
+            cublasSgeam(c->h, CUBLAS_OP_T, CUBLAS_OP_T, (int)c->rows, (int)c->cols, &one, (const float *)in, (int)c->cols,
+                        &zero, (const float *)in, (int)c->cols, (float *)out, (int)c->rows);
+        } else {
+            const double one = 1, zero = 0;
+            cublasDgeam(c->h, CUBLAS_OP_T, CUBLAS_OP_T, (int)c->rows, (int)c->cols, &one, (const double *)in, (int)c->cols,
+                        &zero, (const double *)in, (int)c->cols, (double *)out, (int)c->rows);
+        }
+        return;
+    }
+    const gp__transpose_desc d = {(uintptr_t)out, (uintptr_t)in, c->rows, 0, c->cols, 0, c->rows, c->cols, 1, c->elem};
+    CUDA_CHK(c->fn(&d, c->cap));
+}
+
+static void probe(const char *type, size_t elem, size_t rows, size_t cols, const variant *v, int nv, cublasHandle_t h,
+                  int sms, int l2)
+{
+    ctx_t c = {NULL, 0, 0, h, elem, rows, cols, rows * cols * elem, NULL, NULL, 0, 0};
+    c.slots = (int)(2 * (size_t)l2 / c.bytes + 1);
+    CUDA_CHK(cudaMalloc(&c.in, c.bytes * c.slots));
+    CUDA_CHK(cudaMalloc(&c.out, c.bytes * c.slots));
+    char *ref;
+    unsigned long long *dd, diff;
+    CUDA_CHK(cudaMalloc(&ref, c.bytes));
+    CUDA_CHK(cudaMalloc(&dd, sizeof *dd));
+    fill_bits<<<sms * 8, 256>>>((uint32_t *)c.in, c.bytes * c.slots / 4, (uint32_t)(rows * 31 + cols));
+    switch (elem) {
+    case 1: ref_transpose<<<sms * 8, 256>>>((uint8_t *)ref, (const uint8_t *)c.in, rows, cols); break;
+    case 2: ref_transpose<<<sms * 8, 256>>>((uint16_t *)ref, (const uint16_t *)c.in, rows, cols); break;
+    case 4: ref_transpose<<<sms * 8, 256>>>((uint32_t *)ref, (const uint32_t *)c.in, rows, cols); break;
+    default: ref_transpose<<<sms * 8, 256>>>((uint2 *)ref, (const uint2 *)c.in, rows, cols); break;
+    }
+    CUDA_CHK_LAUNCH();
+    size_t b = ((size_t)256 << 20) / (2 * c.bytes);
+    const int batch = b < 1 ? 1 : b > 64 ? 64 : (int)b;
+    c.who = 1;
+    const double copy_ms = gp_bench_median_ms_batch(timed, &c, batch);
+    printf("%s %zu x %zu: copy %.1f us (%.0f GB/s)", type, rows, cols, copy_ms * 1e3, 2e-6 * c.bytes / copy_ms);
+    if (elem >= 4) {
+        c.who = 2, c.next = 0;
+        const double g = gp_bench_median_ms_batch(timed, &c, batch);
+        printf(", geam %.1f us = %.1f%% of copy", g * 1e3, 100 * copy_ms / g);
+    }
+    printf("\n");
+    for (int i = 0; i < nv; i++) {
+        c.who = 0, c.fn = v[i].fn, c.cap = v[i].cap_blocks_per_sm * sms, c.next = 0;
+        CUDA_CHK(cudaMemset(c.out, 0xA5, c.bytes));
+        const gp__transpose_desc d = {(uintptr_t)c.out, (uintptr_t)c.in, rows, 0, cols, 0, rows, cols, 1, elem};
+        if (c.fn(&d, c.cap) != cudaSuccess) { cudaGetLastError(); printf("  %-26s n/a\n", v[i].name); continue; }
+        CUDA_CHK(cudaMemset(dd, 0, sizeof *dd));
+        count_diff<<<sms * 8, 256>>>((const uint8_t *)c.out, (const uint8_t *)ref, c.bytes, dd);
+        CUDA_CHK(cudaMemcpy(&diff, dd, sizeof diff, cudaMemcpyDeviceToHost));
+        if (diff) { printf("  %-26s WRONG (%llu bytes differ)\n", v[i].name, diff); continue; }
+        const double ms = gp_bench_median_ms_batch(timed, &c, batch);
+        printf("  %-26s %8.1f us  %6.1f%% of copy\n", v[i].name, ms * 1e3, 100 * copy_ms / ms);
+    }
+    CUDA_CHK(cudaFree(c.in));
+    CUDA_CHK(cudaFree(c.out));
+    CUDA_CHK(cudaFree(ref));
+    CUDA_CHK(cudaFree(dd));
+}
+
+/* One variant, five calls, for a profiler: probe_tiles one <u8|u16|f32|f64> <rows> <cols> <variant name> */
+static int one(char **argv, cublasHandle_t h, int sms, int l2)
+{
+    static const struct { const char *name; size_t elem; const variant *v; int n; } types[] = {
+        {"u8", 1, v_u8, N_OF(v_u8)}, {"u16", 2, v_u16, N_OF(v_u16)}, {"f32", 4, v_f32, N_OF(v_f32)}, {"f64", 8, v_f64, N_OF(v_f64)}};
+    for (int t = 0; t < 4; t++)
+        if (strcmp(argv[2], types[t].name) == 0)
+            for (int i = 0; i < types[t].n; i++)
+                if (strcmp(argv[5], types[t].v[i].name) == 0) {
+                    const size_t rows = strtoull(argv[3], NULL, 10), cols = strtoull(argv[4], NULL, 10), e = types[t].elem;
+                    char *in, *out;
+                    CUDA_CHK(cudaMalloc(&in, rows * cols * e));
+                    CUDA_CHK(cudaMalloc(&out, rows * cols * e));
+                    fill_bits<<<sms * 8, 256>>>((uint32_t *)in, rows * cols * e / 4, 1);
+                    const gp__transpose_desc d = {(uintptr_t)out, (uintptr_t)in, rows, 0, cols, 0, rows, cols, 1, e};
+                    for (int k = 0; k < 5; k++) CUDA_CHK(types[t].v[i].fn(&d, 0));
+                    CUDA_CHK(cudaDeviceSynchronize());
+                    printf("ran %s %s %zu x %zu five times\n", argv[2], argv[5], rows, cols);
+                    return 0;
+                }
+    (void)h, (void)l2;
+    fprintf(stderr, "no such variant\n");
+    return 1;
+}
+
+int main(int argc, char **argv)
+{
+    cudaDeviceProp p;
+    CUDA_CHK(cudaGetDeviceProperties(&p, 0));
+    cublasHandle_t h;
+    if (cublasCreate(&h) != CUBLAS_STATUS_SUCCESS) return 1;
+    if (argc == 6 && strcmp(argv[1], "one") == 0) return one(argv, h, p.multiProcessorCount, p.l2CacheSize);
+    printf("%s, %d SMs\n", p.name, p.multiProcessorCount);
+    static const struct { size_t r, c; } shapes[] = {{8192, 8192}, {4097, 3001}, {3001, 4097}, {8191, 8191}, {2049, 2047}};
+    for (int s = 0; s < (int)(sizeof shapes / sizeof *shapes); s++) {
+        const size_t r = shapes[s].r, c = shapes[s].c;
+        probe("u8", 1, r, c, v_u8, N_OF(v_u8), h, p.multiProcessorCount, p.l2CacheSize);
+        probe("u16", 2, r, c, v_u16, N_OF(v_u16), h, p.multiProcessorCount, p.l2CacheSize);
+        if (s > 0) probe("f32", 4, r, c, v_f32, N_OF(v_f32), h, p.multiProcessorCount, p.l2CacheSize);
+    }
+    probe("f64", 8, 1000, 1000, v_f64, N_OF(v_f64), h, p.multiProcessorCount, p.l2CacheSize);
+    cublasDestroy(h);
+    return 0;
+}
