@@ -136,7 +136,7 @@ __global__ void __launch_bounds__(256) mm_regtile(float *c, const float *a, cons
 struct step5 {
     typedef float type;
     static constexpr int BM = 128, BN = 128, BK = 8, WM = 64, WN = 32, TM = 8, TN = 8;
-    static constexpr int STAGES = 1, GROUP_M = 1, MIN_BLOCKS = 2;
+    static constexpr int STAGES = 1, GROUP_M = 1, MIN_BLOCKS = 2, A_BY_ROWS = 0;
     static constexpr float EFF = 1.0f;
 };
 /* 6. + double buffering: tile k+1 is copied while tile k is multiplied (2 stages). */
@@ -161,8 +161,17 @@ typedef gp__mm_cfg<step10> step10_cfg;
 typedef gp__mm_cfg<step11> step11_cfg;
 
 /* Candidates beside the library's configs (gp__mm_f32_*), for the sweep. */
-struct sweep_warp32x64 : gp__mm_f32_128x128 { static constexpr int WM = 32, WN = 64, STAGES = 4; };
-struct sweep_128x64x8 : gp__mm_f32_128x64 { static constexpr int BK = 8; };
+struct sweep_4stages : gp__mm_f32_128x128 { static constexpr int STAGES = 4; };
+struct sweep_warp32x64 : gp__mm_f32_128x128 { static constexpr int WM = 32, WN = 64; };
+struct sweep_warp32x64_4st : gp__mm_f32_128x128 { static constexpr int WM = 32, WN = 64, STAGES = 4; };
+struct sweep_bk32 : gp__mm_f32_128x128 { static constexpr int BK = 32, STAGES = 2; };
+struct sweep_bk8 : gp__mm_f32_128x128 { static constexpr int BK = 8, STAGES = 4; };
+struct sweep_transposed : gp__mm_f32_128x128 { static constexpr int A_BY_ROWS = 0; };
+struct sweep_t8x16 : gp__mm_f32_128x128 { static constexpr int WN = 64, TN = 16; };
+struct sweep_t8x16_4st : gp__mm_f32_128x128 { static constexpr int WN = 64, TN = 16, STAGES = 4; };
+struct sweep_t8x16_bk32 : gp__mm_f32_128x128 { static constexpr int WN = 64, TN = 16, BK = 32, STAGES = 2; };
+struct sweep_128x64_w32x64 : gp__mm_f32_128x64 { static constexpr int WM = 32, WN = 64; };
+struct sweep_64x64x16 : gp__mm_f32_64x64 { static constexpr int BK = 16, STAGES = 3; };
 
 /* FP64: the ladder from the CUDA cores to the tensor cores (f64 rows 1-3), and candidates
  * beside the library's configs (gp__mm_f64_*), for the f64 sweep.
@@ -182,13 +191,20 @@ struct sweep64_128x64 : gp__mm_f64_tc_128x128 { static constexpr int BN = 64, WM
 typedef cudaError_t (*launch_f32)(float *, const float *, const float *, size_t, size_t, size_t, cudaStream_t);
 static const struct { const char *name; launch_f32 fn; } sweep[] = {
     {"128x128x16, 3 stages (gp)", gp__matmul_launch<gp__mm_cfg<gp__mm_f32_128x128> >},
-    {"128x128x16, 4 stages (step 9)", gp__matmul_launch<step9_cfg>},
-    {"128x128x16, warp tile 32x64", gp__matmul_launch<gp__mm_cfg<sweep_warp32x64> >},
-    {"128x128x8 (step 8)", gp__matmul_launch<step8_cfg>},
-    {"256x128x16 (step 11)", gp__matmul_launch<step11_cfg>},
+    {"4 stages", gp__matmul_launch<gp__mm_cfg<sweep_4stages> >},
+    {"warp tile 32x64", gp__matmul_launch<gp__mm_cfg<sweep_warp32x64> >},
+    {"warp 32x64, 4 stages", gp__matmul_launch<gp__mm_cfg<sweep_warp32x64_4st> >},
+    {"BK = 32, 2 stages", gp__matmul_launch<gp__mm_cfg<sweep_bk32> >},
+    {"BK = 8, 4 stages", gp__matmul_launch<gp__mm_cfg<sweep_bk8> >},
+    {"A transposed", gp__matmul_launch<gp__mm_cfg<sweep_transposed> >},
+    {"128 threads of 8x16", gp__matmul_launch<gp__mm_cfg<sweep_t8x16> >},
+    {"128 threads of 8x16, 4 stages", gp__matmul_launch<gp__mm_cfg<sweep_t8x16_4st> >},
+    {"128 threads of 8x16, BK = 32, 2 stages", gp__matmul_launch<gp__mm_cfg<sweep_t8x16_bk32> >},
+    {"128x128x16 A transposed, 4 stages (step 9)", gp__matmul_launch<step9_cfg>},
     {"128x64x16 (gp)", gp__matmul_launch<gp__mm_cfg<gp__mm_f32_128x64> >},
-    {"128x64x8", gp__matmul_launch<gp__mm_cfg<sweep_128x64x8> >},
+    {"128x64, warp 32x64", gp__matmul_launch<gp__mm_cfg<sweep_128x64_w32x64> >},
     {"64x64x8 (gp)", gp__matmul_launch<gp__mm_cfg<gp__mm_f32_64x64> >},
+    {"64x64x16", gp__matmul_launch<gp__mm_cfg<sweep_64x64x16> >},
 };
 #define SWEEP ((int)(sizeof sweep / sizeof *sweep))
 typedef cudaError_t (*launch_f64)(double *, const double *, const double *, size_t, size_t, size_t, cudaStream_t);
@@ -346,7 +362,14 @@ static void bench_ladder(cublasHandle_t h, int profile)
         }
         ms[r] = measure(&x, rows[r].name);
     }
-    if (profile) return;
+    if (profile) { /* and each sweep candidate */
+        for (int i = 0; i < SWEEP; i++) {
+            call_ctx x = {K_SWEEP, 0, c, a, b, n, n, n, h, sweep[i].fn, NULL};
+            call(&x);
+        }
+        CUDA_CHK(cudaDeviceSynchronize());
+        return;
+    }
     const float cublas_ms = ms[nrows - 1];
     gp_table_begin("Matmul ladder (4096^3, f32)",
                    "Kernel|ms|TFLOP/s|% of cuBLAS|% of FP32 peak|Step speedup|Cumulative speedup|"

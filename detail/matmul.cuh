@@ -113,32 +113,39 @@ static inline GP__HD int gp__matmul_choose(size_t m, size_t n, unsigned sms, con
  * while the block computes on tile k. Parts of a tile outside the matrix are zero-filled.
  * The caller waits and calls __syncthreads() before reading a tile. */
 
-/* gp__tile_async<T, ROWS, COLS, NT, VEC, TRANSPOSE>: one thread's share of copying a
- * ROWS x COLS tile, with its place in the tile worked out once (the constructor). Thread t copies COPIES pieces at
- * (r0 + p * RSTEP, c0), p = 0 .. COPIES-1:
+/* gp__tile_async<T, ROWS, COLS, NT, VEC, TRANSPOSE, CPR>: one thread's share of copying a
+ * ROWS x COLS tile, with its place in the tile worked out once (the constructor). Thread t
+ * copies RPT x CPR pieces, at rows r0 + q * RSTEP (q < RPT) and columns c0 + p * CSTEP
+ * (p < CPR): the CPR pieces of a row lie at fixed offsets from one address, so a kernel
+ * that keeps a running pointer per row pays no address arithmetic for them.
  *  - TRANSPOSE == false: VEC elements per copy (VEC * sizeof(T) = 4, 8 or 16 bytes; for
  *    VEC > 1 the caller guarantees whole, 16-byte aligned vectors), s[r][c] = g[r][c]; a
- *    warp copies consecutive vectors of a row.
- *  - TRANSPOSE == true: one element per copy, s[c][r] = g[r][c]; a warp copies an 8 (c) x 4
- *    (r) patch: four rows of 8 consecutive elements (whole 32-byte sectors when aligned),
+ *    warp copies consecutive vectors of a row (COLS / VEC / CPR threads to a row).
+ *  - TRANSPOSE == true: one element per copy, s[c][r] = g[r][c]; a warp copies 8 (c) x 4
+ *    (r) patches: four rows of 8 consecutive elements (whole 32-byte sectors when aligned),
  *    written to distinct banks when s_pitch * sizeof(T) % 128 == 16 (4-byte T: rows
- *    ROWS + 4 elements long, ROWS a multiple of 32).
- * load<CHECK>(s, s_pitch, g, ld, rows_left, cols_left): g is the tile's top-left element
- * (a real one: it is also the source of the zero-filled copies). With CHECK, the tile is
- * clipped to rows_left x cols_left and the rest zero-filled; without, all of it must exist. */
-template <class T, int ROWS, int COLS, int NT, int VEC, bool TRANSPOSE>
+ *    ROWS + 4 elements long, ROWS a multiple of 32); CPR patches side by side.
+ * copy<CHECK>(dst, s_pitch, src, ld, fallback, rows_left, cols_left): dst is the shared
+ * address (gp__smem_u32) of the thread's first piece, src its global address (the
+ * tile's top-left element + r0 * ld + c0). With CHECK, the tile is clipped to rows_left x
+ * cols_left and the rest zero-filled, read from `fallback` (any real element); without,
+ * all of it must exist. load<CHECK>(s, s_pitch, g, ld, rows_left, cols_left) is the same
+ * from the tile's top-left element g (a real one) and the tile's place s in shared memory. */
+template <class T, int ROWS, int COLS, int NT, int VEC, bool TRANSPOSE, int CPR = 1>
 struct gp__tile_async {
     enum {
-        PER_ROW = COLS / VEC,                          /* copies per row (TRANSPOSE: 8-wide patches) */
+        PER_ROW = COLS / VEC,                          /* copies per row (TRANSPOSE: of 8-wide patches) */
         COPIES = ROWS * COLS / VEC / NT,               /* per thread */
-        KG = COLS / 8,                                 /* TRANSPOSE: patches across a row */
-        RSTEP = TRANSPOSE ? NT / 32 / KG * 4 : NT / PER_ROW, /* rows between a thread's copies */
+        KG = TRANSPOSE ? COLS / 8 / CPR : PER_ROW / CPR, /* threads (TRANSPOSE: warps) to a row */
+        RPT = COPIES / CPR,                            /* rows per thread */
+        RSTEP = TRANSPOSE ? NT / 32 / KG * 4 : NT / KG, /* rows between a thread's rows */
+        CSTEP = TRANSPOSE ? KG * 8 : KG * VEC,         /* columns between a thread's pieces of a row */
     };
     static_assert(!TRANSPOSE || VEC == 1, "the transposing copy moves one element at a time");
-    static_assert(TRANSPOSE ? COLS % 8 == 0 && (NT / 32) % KG == 0 && ROWS % RSTEP == 0
-                            : COLS % VEC == 0 && NT % PER_ROW == 0,
-                  "every thread's copies lie in one column, RSTEP rows apart");
-    static_assert((ROWS * COLS / VEC) % NT == 0 && NT % 32 == 0, "whole passes of whole warps");
+    static_assert(TRANSPOSE ? COLS % (8 * CPR) == 0 && (NT / 32) % KG == 0 && ROWS % RSTEP == 0
+                            : COLS % VEC == 0 && PER_ROW % CPR == 0 && NT % KG == 0,
+                  "every thread's copies lie in RPT rows, RSTEP rows apart");
+    static_assert((ROWS * COLS / VEC) % NT == 0 && NT % 32 == 0 && COPIES % CPR == 0, "whole passes of whole warps");
     int r0, c0;
     __device__ __forceinline__ gp__tile_async()
     {
@@ -147,22 +154,41 @@ struct gp__tile_async {
             c0 = (t >> 5) % KG * 8 + (lane & 7);
             r0 = (t >> 5) / KG * 4 + (lane >> 3);
         } else {
-            c0 = t % PER_ROW * VEC;
-            r0 = t / PER_ROW;
+            c0 = t % KG * VEC;
+            r0 = t / KG;
         }
     }
+    /* the thread's first piece in a tile stored at s_pitch elements a row */
+    __device__ __forceinline__ int s_offset(int s_pitch) const { return TRANSPOSE ? c0 * s_pitch + r0 : r0 * s_pitch + c0; }
+    template <bool CHECK>
+    __device__ __forceinline__ void copy(unsigned dst, int s_pitch, const T *src, size_t ld, const T *fallback,
+                                         size_t rows_left, size_t cols_left) const
+    {
+#pragma unroll
+        for (int p = 0; p < CPR; p++) {
+            const bool col_ok = !CHECK || (size_t)(c0 + p * CSTEP) < cols_left;
+#pragma unroll
+            for (int q = 0; q < RPT; q++) {
+                const bool ok = col_ok && (!CHECK || (size_t)(r0 + q * RSTEP) < rows_left);
+                const int s_off = TRANSPOSE ? p * CSTEP * s_pitch + q * RSTEP : q * RSTEP * s_pitch + p * CSTEP;
+                gp__cp_async<VEC * sizeof(T)>(dst + s_off * (unsigned)sizeof(T), ok ? src + q * RSTEP * ld + p * CSTEP : fallback,
+                                              ok);
+            }
+        }
+    }
+    /* (one piece per row: CPR == 1) */
     template <bool CHECK>
     __device__ __forceinline__ void load(T *s, int s_pitch, const T *g, size_t ld, size_t rows_left,
                                          size_t cols_left) const
     {
+        static_assert(CPR == 1, "load: one piece per row");
         const T *const src = g + r0 * ld + c0;
         T *const dst = TRANSPOSE ? s + c0 * s_pitch + r0 : s + r0 * s_pitch + c0;
         const bool col_ok = !CHECK || (size_t)c0 < cols_left;
 #pragma unroll
-        for (int p = 0; p < COPIES; p++) {
-            const bool ok = col_ok && (!CHECK || (size_t)(r0 + p * RSTEP) < rows_left);
-            gp__cp_async<VEC * sizeof(T)>(dst + p * RSTEP * (TRANSPOSE ? 1 : s_pitch),
-                                          ok ? src + p * RSTEP * ld : g, ok);
+        for (int q = 0; q < RPT; q++) {
+            const bool ok = col_ok && (!CHECK || (size_t)(r0 + q * RSTEP) < rows_left);
+            gp__cp_async<VEC * sizeof(T)>(dst + q * RSTEP * (TRANSPOSE ? 1 : s_pitch), ok ? src + q * RSTEP * ld : g, ok);
         }
     }
 };
@@ -191,14 +217,20 @@ struct gp__mm_cfg : S {
         WARPS_N = S::BN / S::WN, WARPS = (S::BM / S::WM) * (S::BN / S::WN), THREADS = WARPS * 32,
         LANES_M = S::WM / S::TM, LANES_N = S::WN / S::TN,         /* a warp's lanes, as LANES_M x LANES_N */
         SUB_M = S::WM / (S::TM / 4), SUB_N = S::WN / (S::TN / 4), /* a warp's piece per 4 x 4 sub-tile */
-        PAD = 16 / (int)sizeof(T),                                /* As row padding: 16 bytes */
-        PITCH_A = S::BM + PAD, PITCH_B = S::BN,
-        STAGE_ELEMS = S::BK * (PITCH_A + PITCH_B),
+        PAD = 16 / (int)sizeof(T),                                /* A's row padding: 16 bytes */
+        /* A's tile in shared memory: BM rows of BK (A_BY_ROWS) or BK rows of BM (transposed) */
+        PITCH_A = S::A_BY_ROWS ? S::BK + PAD : S::BM + PAD, PITCH_B = S::BN,
+        STAGE_A = (S::A_BY_ROWS ? S::BM : S::BK) * PITCH_A,
+        STAGE_ELEMS = STAGE_A + S::BK * PITCH_B,
         SMEM_BYTES = S::STAGES * STAGE_ELEMS * (int)sizeof(T),
     };
     static_assert(S::BM % S::WM == 0 && S::BN % S::WN == 0 && S::TM % 4 == 0 && S::TN % 4 == 0, "tile shapes");
     static_assert(LANES_M * LANES_N == 32 && S::WM % S::TM == 0 && S::WN % S::TN == 0, "a warp is 32 lanes of TM x TN");
     static_assert(S::STAGES >= 1, "stages");
+    /* A by rows: a warp's fragment load reads LANES_M (<= 8) consecutive rows at one k,
+     * 16 bytes each: distinct banks when a row is an odd number of 16-byte units long */
+    static_assert(!S::A_BY_ROWS || (S::BK % 4 == 0 && LANES_M <= 8 && PITCH_A * sizeof(T) % 32 == 16),
+                  "conflict-free fragment loads of A by rows");
 };
 
 /* 16-byte shared loads of 4 consecutive T (one float4, or two double2). */
@@ -217,7 +249,7 @@ static __device__ __forceinline__ void gp__mm_lds4(T *r, const T *s)
  * used, which every thread has left once it passes tile kt's barrier: one barrier per tile,
  * one cp.async group per tile (empty ones too, so that the count stays exact). STAGES == 1:
  * load, wait, compute, with a second barrier before the next tile overwrites the stage. */
-template <int STAGES, class Load, class Compute>
+template <int STAGES, bool UNROLL = false, class Load, class Compute>
 static __device__ __forceinline__ void gp__mm_pipeline(size_t ktiles, Load load, Compute compute)
 {
     static_assert(STAGES >= 1, "stages");
@@ -236,6 +268,21 @@ static __device__ __forceinline__ void gp__mm_pipeline(size_t ktiles, Load load,
             if ((size_t)s < ktiles) load(s, s);
             gp__cp_async_commit();
         }
+        if constexpr (UNROLL) {
+            /* STAGES tiles per trip, so that every stage index is a constant */
+            for (size_t kt0 = 0; kt0 < ktiles; kt0 += STAGES) {
+#pragma unroll
+                for (int read = 0; read < STAGES; read++) {
+                    const size_t kt = kt0 + read;
+                    if (kt >= ktiles) break;
+                    gp__cp_async_wait<STAGES - 2>();
+                    __syncthreads();
+                    if (kt + STAGES - 1 < ktiles) load(kt + STAGES - 1, (read + STAGES - 1) % STAGES);
+                    gp__cp_async_commit();
+                    compute(read);
+                }
+            }
+        } else {
         int read = 0, write = STAGES - 1; /* the stage computed on, the stage copied into */
         for (size_t kt = 0; kt < ktiles; kt++) {
             gp__cp_async_wait<STAGES - 2>(); /* this thread's copies of tile kt have landed */
@@ -245,6 +292,7 @@ static __device__ __forceinline__ void gp__mm_pipeline(size_t ktiles, Load load,
             compute(read);
             read = read + 1 == STAGES ? 0 : read + 1;
             write = write + 1 == STAGES ? 0 : write + 1;
+        }
         }
         gp__cp_async_wait<0>(); /* no copy outlives the block (empty groups) */
     }
@@ -287,27 +335,92 @@ static __device__ __forceinline__ void gp__mm_store(T *dst, const T *v, size_t c
     }
 }
 
-template <class C, bool VEC_B>
+/* The row of the block tile that holds a thread's row i of C (i < TM), for the lane at
+ * (lm, ln) of warp row wr. Transposed A: (TM/4) sub-tiles of 4 consecutive rows, SUB_M
+ * apart, so that a lane's 4 values of one k are one 16-byte load. A by rows: rows LANES_M
+ * apart, so that a warp's lanes read LANES_M consecutive rows at each load. */
+template <class C>
+static __device__ __forceinline__ int gp__mm_row(int wr, int lm, int i)
+{
+    if constexpr (C::A_BY_ROWS) return wr * C::WM + i * C::LANES_M + lm;
+    else return wr * C::WM + lm * 4 + (i / 4) * C::SUB_M + i % 4;
+}
+
+/* acc += the product of one stage's tiles: as points at the thread's first row of A in the
+ * stage (A by rows) or its first column (transposed), bs at its first column of B. */
+template <class C, class T>
+static __device__ __forceinline__ void gp__mm_compute(T (&acc)[C::TM][C::TN], const T *as, const T *bs)
+{
+    if constexpr (C::A_BY_ROWS) {
+        /* 4 k at a time: one 16-byte load gives a row's 4 values of A */
+#pragma unroll
+        for (int kc = 0; kc < C::BK; kc += 4) {
+            T af[C::TM][4];
+#pragma unroll
+            for (int i = 0; i < C::TM; i++) gp__mm_lds4(af[i], as + i * C::LANES_M * C::PITCH_A + kc);
+#pragma unroll
+            for (int q = 0; q < 4; q++) {
+                T bf[C::TN];
+#pragma unroll
+                for (int j = 0; j < C::TN / 4; j++) gp__mm_lds4(bf + 4 * j, bs + (kc + q) * C::PITCH_B + j * C::SUB_N);
+#pragma unroll
+                for (int i = 0; i < C::TM; i++)
+#pragma unroll
+                    for (int j = 0; j < C::TN; j++) acc[i][j] = fma(af[i][q], bf[j], acc[i][j]);
+            }
+        }
+    } else {
+#pragma unroll
+        for (int kk = 0; kk < C::BK; kk++) {
+            T af[C::TM], bf[C::TN];
+#pragma unroll
+            for (int i = 0; i < C::TM / 4; i++) gp__mm_lds4(af + 4 * i, as + kk * C::PITCH_A + i * C::SUB_M);
+#pragma unroll
+            for (int j = 0; j < C::TN / 4; j++) gp__mm_lds4(bf + 4 * j, bs + kk * C::PITCH_B + j * C::SUB_N);
+#pragma unroll
+            for (int i = 0; i < C::TM; i++)
+#pragma unroll
+                for (int j = 0; j < C::TN; j++) acc[i][j] = fma(af[i], bf[j], acc[i][j]);
+        }
+    }
+}
+
+/* How many of a thread's COPIES pieces of a tile row (per_row pieces of piece_bytes each)
+ * it takes from one row: as many as leave a row's consecutive lanes at least 32 bytes
+ * (whole sectors) of it, so that the others are fixed offsets from one address. */
+static constexpr GP__HD int gp__mm_pieces_per_row(int per_row, int copies, int piece_bytes)
+{
+    int best = 1;
+    for (int c = 2; c <= copies; c++)
+        if (copies % c == 0 && per_row % c == 0 && per_row / c * piece_bytes >= 32) best = c;
+    return best;
+}
+
+/* VEC_A (A by rows only), VEC_B: elements per copy of A's and B's rows (16 bytes where the
+ * rows allow, else 1). */
+template <class C, int VEC_A, int VEC_B>
 __global__ void __launch_bounds__(C::THREADS, GP__MIN_BLOCKS(C::THREADS, C::MIN_BLOCKS))
     gp__matmul_kernel(typename C::type *c, const typename C::type *a, const typename C::type *b, size_t m, size_t n,
                       size_t k, size_t tiles_m, size_t tiles_n, bool vec_c)
 {
     typedef typename C::type T;
+    enum { VA = C::A_BY_ROWS ? VEC_A : 1, STAGE_BYTES = C::STAGE_ELEMS * (int)sizeof(T) };
+    /* stage s: A's tile at s * STAGE_ELEMS, B's ([BK][PITCH_B]) after it, so that one
+     * offset per stage serves both */
     extern __shared__ __align__(16) unsigned char gp__mm_smem[];
-    T *const As = reinterpret_cast<T *>(gp__mm_smem);     /* [STAGES][BK][PITCH_A] */
-    T *const Bs = As + C::STAGES * C::BK * C::PITCH_A;     /* [STAGES][BK][PITCH_B] */
+    T *const As = reinterpret_cast<T *>(gp__mm_smem), *const Bs = As + C::STAGE_A;
 
     size_t bm, bn;
     gp__matmul_tile_of(blockIdx.x, tiles_m, tiles_n, C::GROUP_M, &bm, &bn);
     const size_t row0 = bm * C::BM, col0 = bn * C::BN;
-    const T *const a_blk = a + row0 * k, *const b_blk = b + col0;
     const size_t m_left = m - row0, n_left = n - col0;
 
     /* this lane's place: warp (wr, wc) of the block, lane (lm, ln) of the warp */
     const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
     const int wr = warp / C::WARPS_N, wc = warp % C::WARPS_N;
     const int lm = lane / C::LANES_N, ln = lane % C::LANES_N;
-    const int a_off = wr * C::WM + lm * 4, b_off = wc * C::WN + ln * 4;
+    const int b_off = wc * C::WN + ln * 4;
+    const int a_off = C::A_BY_ROWS ? gp__mm_row<C>(wr, lm, 0) * C::PITCH_A : gp__mm_row<C>(wr, lm, 0);
 
     T acc[C::TM][C::TN];
 #pragma unroll
@@ -315,38 +428,45 @@ __global__ void __launch_bounds__(C::THREADS, GP__MIN_BLOCKS(C::THREADS, C::MIN_
 #pragma unroll
         for (int j = 0; j < C::TN; j++) acc[i][j] = T(0);
 
-    /* this thread's copies of A's tile (transposed) and B's */
-    const gp__tile_async<T, C::BM, C::BK, C::THREADS, 1, true> a_copy;
-    const gp__tile_async<T, C::BK, C::BN, C::THREADS, VEC_B ? 16 / (int)sizeof(T) : 1, false> b_copy;
-    const bool interior = m_left >= (size_t)C::BM && n_left >= (size_t)C::BN;
+    /* this thread's copies of A's tile (by rows, or transposed) and B's: the shared address
+     * of its first piece in stage 0, and a running pointer to its first element of the
+     * next tile to copy (one add per tile) */
+    const gp__tile_async<T, C::BM, C::BK, C::THREADS, VA, !C::A_BY_ROWS,
+                         C::A_BY_ROWS ? gp__mm_pieces_per_row(C::BK / VA, C::BM * C::BK / VA / C::THREADS, VA * sizeof(T))
+                                      : C::BK / 8>
+        a_copy;
+    const gp__tile_async<T, C::BK, C::BN, C::THREADS, VEC_B, false,
+                         gp__mm_pieces_per_row(C::BN / VEC_B, C::BK * C::BN / VEC_B / C::THREADS, VEC_B * sizeof(T))>
+        b_copy;
+    const unsigned a_dst = gp__smem_u32(As + a_copy.s_offset(C::PITCH_A));
+    const unsigned b_dst = gp__smem_u32(Bs + b_copy.s_offset(C::PITCH_B));
+    const T *a_src = a + (row0 + a_copy.r0) * k + a_copy.c0, *b_src = b + (size_t)b_copy.r0 * n + col0 + b_copy.c0;
+    /* tiles 0 .. full-1 lie wholly inside the matrices: no bounds checks */
+    const size_t full = m_left >= (size_t)C::BM && n_left >= (size_t)C::BN ? k / C::BK : 0;
+    const T *const a_frag = As + a_off, *const b_frag = Bs + b_off;
     gp__mm_pipeline<C::STAGES>(
         gp__ceil_div(k, C::BK),
         [&](size_t kt, int stage) {
-            gp__mm_load_tile<C::BK>(a_copy, As + stage * (C::BK * C::PITCH_A), C::PITCH_A, b_copy,
-                                    Bs + stage * (C::BK * C::PITCH_B), C::PITCH_B, a_blk, b_blk, kt * C::BK, k, n,
-                                    m_left, n_left, interior);
+            const unsigned sa = a_dst + stage * STAGE_BYTES, sb = b_dst + stage * STAGE_BYTES;
+            const size_t k0 = kt * C::BK;
+            if (kt < full) {
+                a_copy.template copy<false>(sa, C::PITCH_A, a_src, k, a, 0, 0);
+                b_copy.template copy<false>(sb, C::PITCH_B, b_src, n, b, 0, 0);
+            } else {
+                a_copy.template copy<true>(sa, C::PITCH_A, a_src, k, a, m_left, k - k0);
+                b_copy.template copy<true>(sb, C::PITCH_B, b_src, n, b, k - k0, n_left);
+            }
+            a_src += C::BK;
+            b_src += C::BK * n;
         },
         [&](int stage) {
-            const T *const as = As + stage * (C::BK * C::PITCH_A) + a_off;
-            const T *const bs = Bs + stage * (C::BK * C::PITCH_B) + b_off;
-#pragma unroll
-            for (int kk = 0; kk < C::BK; kk++) {
-                T af[C::TM], bf[C::TN];
-#pragma unroll
-                for (int i = 0; i < C::TM / 4; i++) gp__mm_lds4(af + 4 * i, as + kk * C::PITCH_A + i * C::SUB_M);
-#pragma unroll
-                for (int j = 0; j < C::TN / 4; j++) gp__mm_lds4(bf + 4 * j, bs + kk * C::PITCH_B + j * C::SUB_N);
-#pragma unroll
-                for (int i = 0; i < C::TM; i++)
-#pragma unroll
-                    for (int j = 0; j < C::TN; j++) acc[i][j] = fma(af[i], bf[j], acc[i][j]);
-            }
+            gp__mm_compute<C>(acc, a_frag + stage * C::STAGE_ELEMS, b_frag + stage * C::STAGE_ELEMS);
         });
 
     /* store: 4 consecutive values per row of a sub-tile */
 #pragma unroll
     for (int i = 0; i < C::TM; i++) {
-        const size_t row = (size_t)(a_off + (i / 4) * C::SUB_M + i % 4);
+        const size_t row = (size_t)gp__mm_row<C>(wr, lm, i);
         if (row >= m_left) continue;
         T *const c_row = c + (row0 + row) * n + col0;
 #pragma unroll
@@ -371,12 +491,17 @@ static cudaError_t gp__matmul_launch(typename C::type *c, const typename C::type
                                      size_t m, size_t n, size_t k, cudaStream_t s)
 {
     typedef typename C::type T;
-    /* 16-byte copies of B and stores of C need every row to start on a 16-byte boundary */
+    enum { V = 16 / (int)sizeof(T) }; /* elements per 16-byte copy */
+    /* 16-byte copies of A (by rows) and B, and stores of C, need every row to start on a
+     * 16-byte boundary */
+    const bool vec_a = C::A_BY_ROWS && gp__tile_chunk_bytes((uintptr_t)a, k * sizeof(T), C::BK * sizeof(T), sizeof(T)) == 16;
     const bool vec_b = gp__tile_chunk_bytes((uintptr_t)b, n * sizeof(T), C::BN * sizeof(T), sizeof(T)) == 16;
     const bool vec_c = gp__tile_chunk_bytes((uintptr_t)c, n * sizeof(T), C::BN * sizeof(T), sizeof(T)) == 16;
     const size_t tiles_m = gp__ceil_div(m, C::BM), tiles_n = gp__ceil_div(n, C::BN);
     void (*kernel)(T *, const T *, const T *, size_t, size_t, size_t, size_t, size_t, bool) =
-        vec_b ? gp__matmul_kernel<C, true> : gp__matmul_kernel<C, false>;
+        vec_b ? gp__matmul_kernel<C, 1, V> : gp__matmul_kernel<C, 1, 1>;
+    if constexpr (C::A_BY_ROWS)
+        if (vec_a) kernel = vec_b ? gp__matmul_kernel<C, V, V> : gp__matmul_kernel<C, V, 1>;
     GP__TRY(gp__mm_smem_opt_in(kernel, C::SMEM_BYTES));
     kernel<<<(unsigned)(tiles_m * tiles_n), C::THREADS, C::SMEM_BYTES, s>>>(c, a, b, m, n, k, tiles_m, tiles_n, vec_c);
     return cudaGetLastError();
@@ -575,7 +700,7 @@ static cudaError_t gp__mm_launcher(typename S::type *c, const typename S::type *
 struct gp__mm_f32_128x128 {
     typedef float type;
     static constexpr int BM = 128, BN = 128, BK = 16, WM = 64, WN = 32, TM = 8, TN = 8;
-    static constexpr int STAGES = 3, GROUP_M = 8, MIN_BLOCKS = 2, TC = 0;
+    static constexpr int STAGES = 3, GROUP_M = 8, MIN_BLOCKS = 2, TC = 0, A_BY_ROWS = 1;
     static constexpr float EFF = 1.00f;
 };
 struct gp__mm_f32_128x64 : gp__mm_f32_128x128 {
@@ -607,7 +732,7 @@ struct gp__mm_f64_tc_64x64 : gp__mm_f64_tc_128x128 {
 struct gp__mm_f64_64x64 {
     typedef double type;
     static constexpr int BM = 64, BN = 64, BK = 8, WM = 32, WN = 32, TM = 4, TN = 8;
-    static constexpr int STAGES = 4, GROUP_M = 8, MIN_BLOCKS = 3, TC = 0;
+    static constexpr int STAGES = 4, GROUP_M = 8, MIN_BLOCKS = 3, TC = 0, A_BY_ROWS = 0;
     static constexpr float EFF = 0.40f;
 };
 struct gp__mm_f64_64x32 : gp__mm_f64_64x64 {
