@@ -128,7 +128,7 @@ __global__ void __launch_bounds__(256) mm_regtile(float *c, const float *a, cons
             c[((size_t)blockIdx.y * BM + ty * TM + i) * n + blockIdx.x * BN + tx * TN + j] = acc[i][j];
 }
 
-/* 5-11: the library's kernel template (detail/matmul.cuh) with the later steps switched
+/* 5-13: the library's kernel template (detail/matmul.cuh) with the later steps switched
  * on one at a time; each step's spec derives from the one before and names what it changes.
  * 5. A transposed in shared memory (16-byte loads of both operands' fragments), the
  *    thread tile spread as 4 x 4 pieces over a warp tile (conflict-free broadcasts),
@@ -152,6 +152,13 @@ struct step9 : step8 { static constexpr int BK = 16; };
 struct step10 : step8 { static constexpr int BM = 256, WN = 64, TM = 16, MIN_BLOCKS = 1; };
 /* 11. the same with BK = 16 (3 stages). */
 struct step11 : step10 { static constexpr int BK = 16, STAGES = 3; };
+/* 12. 128 x 128 block tile in 4 warps of 64 x 64, 16 x 8 per thread (half the threads of
+ * step 9, two blocks per SM): 6 instead of 8 shared loads per 128 FMAs, and the copy and
+ * loop instructions spread over twice the FMAs. */
+struct step12 : step9 { static constexpr int WN = 64, TM = 16, STAGES = 3; };
+/* 13. A by rows in shared memory: 16-byte copies of A too, and a lane's fragment of A is 4
+ * k of one row per 16-byte load (rows LANES_M apart, so a warp's loads hit distinct banks). */
+struct step13 : step9 { static constexpr int A_BY_ROWS = 1, STAGES = 3; };
 typedef gp__mm_cfg<step5> step5_cfg;
 typedef gp__mm_cfg<step6> step6_cfg;
 typedef gp__mm_cfg<step7> step7_cfg;
@@ -159,19 +166,20 @@ typedef gp__mm_cfg<step8> step8_cfg;
 typedef gp__mm_cfg<step9> step9_cfg;
 typedef gp__mm_cfg<step10> step10_cfg;
 typedef gp__mm_cfg<step11> step11_cfg;
+typedef gp__mm_cfg<step12> step12_cfg;
+typedef gp__mm_cfg<step13> step13_cfg;
 
 /* Candidates beside the library's configs (gp__mm_f32_*), for the sweep. */
 struct sweep_4stages : gp__mm_f32_128x128 { static constexpr int STAGES = 4; };
 struct sweep_warp32x64 : gp__mm_f32_128x128 { static constexpr int WM = 32, WN = 64; };
-struct sweep_warp32x64_4st : gp__mm_f32_128x128 { static constexpr int WM = 32, WN = 64, STAGES = 4; };
 struct sweep_bk32 : gp__mm_f32_128x128 { static constexpr int BK = 32, STAGES = 2; };
-struct sweep_bk8 : gp__mm_f32_128x128 { static constexpr int BK = 8, STAGES = 4; };
-struct sweep_transposed : gp__mm_f32_128x128 { static constexpr int A_BY_ROWS = 0; };
+struct sweep_t16x8 : gp__mm_f32_128x128 { static constexpr int WN = 64, TM = 16; };
+struct sweep_t16x8_4st : sweep_t16x8 { static constexpr int STAGES = 4; };
 struct sweep_t8x16 : gp__mm_f32_128x128 { static constexpr int WN = 64, TN = 16; };
-struct sweep_t8x16_4st : gp__mm_f32_128x128 { static constexpr int WN = 64, TN = 16, STAGES = 4; };
-struct sweep_t8x16_bk32 : gp__mm_f32_128x128 { static constexpr int WN = 64, TN = 16, BK = 32, STAGES = 2; };
-struct sweep_128x64_w32x64 : gp__mm_f32_128x64 { static constexpr int WM = 32, WN = 64; };
-struct sweep_64x64x16 : gp__mm_f32_64x64 { static constexpr int BK = 16, STAGES = 3; };
+struct sweep_rows : gp__mm_f32_128x128 { static constexpr int A_BY_ROWS = 1; };
+struct sweep_rows_t8x16 : sweep_t8x16 { static constexpr int A_BY_ROWS = 1; };
+struct sweep_rows_bk32 : sweep_bk32 { static constexpr int A_BY_ROWS = 1; };
+template <class S> struct other_layout : S { static constexpr int A_BY_ROWS = !S::A_BY_ROWS; }; /* of A in shared memory */
 
 /* FP64: the ladder from the CUDA cores to the tensor cores (f64 rows 1-3), and candidates
  * beside the library's configs (gp__mm_f64_*), for the f64 sweep.
@@ -193,18 +201,17 @@ static const struct { const char *name; launch_f32 fn; } sweep[] = {
     {"128x128x16, 3 stages (gp)", gp__matmul_launch<gp__mm_cfg<gp__mm_f32_128x128> >},
     {"4 stages", gp__matmul_launch<gp__mm_cfg<sweep_4stages> >},
     {"warp tile 32x64", gp__matmul_launch<gp__mm_cfg<sweep_warp32x64> >},
-    {"warp 32x64, 4 stages", gp__matmul_launch<gp__mm_cfg<sweep_warp32x64_4st> >},
     {"BK = 32, 2 stages", gp__matmul_launch<gp__mm_cfg<sweep_bk32> >},
-    {"BK = 8, 4 stages", gp__matmul_launch<gp__mm_cfg<sweep_bk8> >},
-    {"A transposed", gp__matmul_launch<gp__mm_cfg<sweep_transposed> >},
+    {"128 threads of 16x8", gp__matmul_launch<gp__mm_cfg<sweep_t16x8> >},
+    {"128 threads of 16x8, 4 stages", gp__matmul_launch<gp__mm_cfg<sweep_t16x8_4st> >},
     {"128 threads of 8x16", gp__matmul_launch<gp__mm_cfg<sweep_t8x16> >},
-    {"128 threads of 8x16, 4 stages", gp__matmul_launch<gp__mm_cfg<sweep_t8x16_4st> >},
-    {"128 threads of 8x16, BK = 32, 2 stages", gp__matmul_launch<gp__mm_cfg<sweep_t8x16_bk32> >},
-    {"128x128x16 A transposed, 4 stages (step 9)", gp__matmul_launch<step9_cfg>},
+    {"A by rows", gp__matmul_launch<gp__mm_cfg<sweep_rows> >},
+    {"A by rows, 128 threads of 8x16", gp__matmul_launch<gp__mm_cfg<sweep_rows_t8x16> >},
+    {"A by rows, BK = 32, 2 stages", gp__matmul_launch<gp__mm_cfg<sweep_rows_bk32> >},
     {"128x64x16 (gp)", gp__matmul_launch<gp__mm_cfg<gp__mm_f32_128x64> >},
-    {"128x64, warp 32x64", gp__matmul_launch<gp__mm_cfg<sweep_128x64_w32x64> >},
+    {"128x64x16, the other A layout", gp__matmul_launch<gp__mm_cfg<other_layout<gp__mm_f32_128x64> > >},
     {"64x64x8 (gp)", gp__matmul_launch<gp__mm_cfg<gp__mm_f32_64x64> >},
-    {"64x64x16", gp__matmul_launch<gp__mm_cfg<sweep_64x64x16> >},
+    {"64x64x8, the other A layout", gp__matmul_launch<gp__mm_cfg<other_layout<gp__mm_f32_64x64> > >},
 };
 #define SWEEP ((int)(sizeof sweep / sizeof *sweep))
 typedef cudaError_t (*launch_f64)(double *, const double *, const double *, size_t, size_t, size_t, cudaStream_t);
@@ -224,7 +231,7 @@ static_assert(SWEEP <= 16 && SWEEP64 <= 16, "the sweep tables' name arrays");
 
 /* ---- what a timed call is --------------------------------------------------------------- */
 enum kind {
-    K_NAIVE, K_TILED16, K_TILED32, K_REGTILE, K_STEP5, K_STEP6, K_STEP7, K_STEP8, K_STEP9, K_STEP10, K_STEP11, K_GP, K_CUBLAS, K_SWEEP
+    K_NAIVE, K_TILED16, K_TILED32, K_REGTILE, K_STEP5, K_STEP6, K_STEP7, K_STEP8, K_STEP9, K_STEP10, K_STEP11, K_STEP12, K_STEP13, K_GP, K_CUBLAS, K_SWEEP
 };
 typedef struct {
     int kind, f64;
@@ -254,6 +261,8 @@ static void call(void *p)
     case K_STEP9: CUDA_CHK(gp__matmul_launch<step9_cfg>(c, a, b, x->m, x->n, x->k, 0)); break;
     case K_STEP10: CUDA_CHK(gp__matmul_launch<step10_cfg>(c, a, b, x->m, x->n, x->k, 0)); break;
     case K_STEP11: CUDA_CHK(gp__matmul_launch<step11_cfg>(c, a, b, x->m, x->n, x->k, 0)); break;
+    case K_STEP12: CUDA_CHK(gp__matmul_launch<step12_cfg>(c, a, b, x->m, x->n, x->k, 0)); break;
+    case K_STEP13: CUDA_CHK(gp__matmul_launch<step13_cfg>(c, a, b, x->m, x->n, x->k, 0)); break;
     case K_SWEEP:
         if (x->f64) CUDA_CHK(x->fn64((double *)x->c, (const double *)x->a, (const double *)x->b, x->m, x->n, x->k, 0));
         else CUDA_CHK(x->fn(c, a, b, x->m, x->n, x->k, 0));
@@ -349,6 +358,8 @@ static void bench_ladder(cublasHandle_t h, int profile)
         {K_STEP9, "9. + BK = 16", 0},
         {K_STEP10, "10. 256x128 block tile, 16x8 per thread, BK = 8", 0},
         {K_STEP11, "11. 256x128 block tile, 16x8 per thread, BK = 16", 0},
+        {K_STEP12, "12. step 9 as 2 blocks of 4 warps per SM, 16x8 per thread", 0},
+        {K_STEP13, "13. step 9 with A by rows in shared memory (16-byte copies, 4 k per load)", 0},
         {K_GP, "gp_matmul_f32", 0},
         {K_CUBLAS, "cublasSgemm (pedantic)", 0},
     };

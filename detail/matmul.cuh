@@ -700,11 +700,11 @@ static cudaError_t gp__mm_launcher(typename S::type *c, const typename S::type *
 struct gp__mm_f32_128x128 {
     typedef float type;
     static constexpr int BM = 128, BN = 128, BK = 16, WM = 64, WN = 32, TM = 8, TN = 8;
-    static constexpr int STAGES = 3, GROUP_M = 8, MIN_BLOCKS = 2, TC = 0, A_BY_ROWS = 1;
+    static constexpr int STAGES = 3, GROUP_M = 8, MIN_BLOCKS = 2, TC = 0, A_BY_ROWS = 0;
     static constexpr float EFF = 1.00f;
 };
 struct gp__mm_f32_128x64 : gp__mm_f32_128x128 {
-    static constexpr int BN = 64, STAGES = 4, MIN_BLOCKS = 3;
+    static constexpr int BN = 64, STAGES = 4, MIN_BLOCKS = 3, A_BY_ROWS = 1;
     static constexpr float EFF = 0.97f;
 };
 struct gp__mm_f32_64x64 : gp__mm_f32_128x128 {
