@@ -85,17 +85,20 @@ static inline GP__HD int gp__matmul_shape_ok(size_t m, size_t n, size_t k, size_
  * evenly, so the busiest SM computes ceil(tiles / sms) tiles of bm x bn at its rate eff;
  * ties go to the earlier (larger) config. Big tiles win on large products; small ones
  * when big tiles would leave SMs idle (1024^2: 64 tiles of 128 x 128 on 132 SMs).
- * Skipped: configs with tc[i] set (tensor cores) unless have_tc, and configs that need
- * more than smem_max bytes of shared memory per block (smem[i]; 99 KB on sm_86 and sm_89).
- * -1 if none is left (the lists hold a small CUDA-core config, which always runs). */
+ * Skipped: configs that need what the call lacks (needs[i] & ~have: GP__MM_NEED_TC, the
+ * tensor-core kernel's code; GP__MM_NEED_B16, rows of B that allow 16-byte copies), and
+ * configs that need more than smem_max bytes of shared memory per block (smem[i]; 99 KB on
+ * sm_86 and sm_89). -1 if none is left (the lists hold a small CUDA-core config, which
+ * always runs). */
+enum { GP__MM_NEED_TC = 1, GP__MM_NEED_B16 = 2 };
 static inline GP__HD int gp__matmul_choose(size_t m, size_t n, unsigned sms, const int *bm, const int *bn,
-                                                        const float *eff, const int *tc, int have_tc, const int *smem,
+                                                        const float *eff, const int *needs, int have, const int *smem,
                                                         int smem_max, int ncfg)
 {
     int best = -1;
     double best_t = 0;
     for (int i = 0; i < ncfg; i++) {
-        if ((tc[i] && !have_tc) || smem[i] > smem_max) continue;
+        if ((needs[i] & ~have) || smem[i] > smem_max) continue;
         const size_t tiles = gp__ceil_div(m, (size_t)bm[i]) * gp__ceil_div(n, (size_t)bn[i]);
         const double t = (double)gp__ceil_div(tiles, sms) * bm[i] * bn[i] / eff[i];
         if (best < 0 || t < best_t) { best = i; best_t = t; }
@@ -198,13 +201,14 @@ struct gp__tile_async {
 /* A configuration is a struct of named sizes (a "spec"), for example
  *     struct gp__mm_f32_128x128 {
  *         typedef float type;
- *         static constexpr int BM = 128, BN = 128, BK = 16;  block tile of C, k step
+ *         static constexpr int BM = 128, BN = 128, BK = 32;  block tile of C, k step
  *         static constexpr int WM = 64, WN = 32;             warp tile
  *         static constexpr int TM = 8, TN = 8;               values of C per thread (multiples of 4)
- *         static constexpr int STAGES = 3;                   tiles in flight (1: load, wait, compute)
+ *         static constexpr int STAGES = 2;                   tiles in flight (1: load, wait, compute)
  *         static constexpr int GROUP_M = 8;                  block-rows per L2 group
  *         static constexpr int MIN_BLOCKS = 2;               resident blocks per SM (launch bounds)
  *         static constexpr int TC = 0;                       1: tensor cores (FP64 DMMA, no TM, TN)
+ *         static constexpr int VEC_B_ONLY = 1;               1: only where B's rows allow 16-byte copies
  *         static constexpr float EFF = 1.00f;                relative throughput (gp__matmul_choose)
  *     };
  * A variant derives from another spec and overrides one name (the bench's ladder does).
@@ -217,20 +221,14 @@ struct gp__mm_cfg : S {
         WARPS_N = S::BN / S::WN, WARPS = (S::BM / S::WM) * (S::BN / S::WN), THREADS = WARPS * 32,
         LANES_M = S::WM / S::TM, LANES_N = S::WN / S::TN,         /* a warp's lanes, as LANES_M x LANES_N */
         SUB_M = S::WM / (S::TM / 4), SUB_N = S::WN / (S::TN / 4), /* a warp's piece per 4 x 4 sub-tile */
-        PAD = 16 / (int)sizeof(T),                                /* A's row padding: 16 bytes */
-        /* A's tile in shared memory: BM rows of BK (A_BY_ROWS) or BK rows of BM (transposed) */
-        PITCH_A = S::A_BY_ROWS ? S::BK + PAD : S::BM + PAD, PITCH_B = S::BN,
-        STAGE_A = (S::A_BY_ROWS ? S::BM : S::BK) * PITCH_A,
-        STAGE_ELEMS = STAGE_A + S::BK * PITCH_B,
+        PAD = 16 / (int)sizeof(T),                                /* As row padding: 16 bytes */
+        PITCH_A = S::BM + PAD, PITCH_B = S::BN,
+        STAGE_A = S::BK * PITCH_A, STAGE_ELEMS = STAGE_A + S::BK * PITCH_B, /* a stage: As, then Bs */
         SMEM_BYTES = S::STAGES * STAGE_ELEMS * (int)sizeof(T),
     };
     static_assert(S::BM % S::WM == 0 && S::BN % S::WN == 0 && S::TM % 4 == 0 && S::TN % 4 == 0, "tile shapes");
     static_assert(LANES_M * LANES_N == 32 && S::WM % S::TM == 0 && S::WN % S::TN == 0, "a warp is 32 lanes of TM x TN");
     static_assert(S::STAGES >= 1, "stages");
-    /* A by rows: a warp's fragment load reads LANES_M (<= 8) consecutive rows at one k,
-     * 16 bytes each: distinct banks when a row is an odd number of 16-byte units long */
-    static_assert(!S::A_BY_ROWS || (S::BK % 4 == 0 && LANES_M <= 8 && PITCH_A * sizeof(T) % 32 == 16),
-                  "conflict-free fragment loads of A by rows");
 };
 
 /* 16-byte shared loads of 4 consecutive T (one float4, or two double2). */
@@ -335,53 +333,22 @@ static __device__ __forceinline__ void gp__mm_store(T *dst, const T *v, size_t c
     }
 }
 
-/* The row of the block tile that holds a thread's row i of C (i < TM), for the lane at
- * (lm, ln) of warp row wr. Transposed A: (TM/4) sub-tiles of 4 consecutive rows, SUB_M
- * apart, so that a lane's 4 values of one k are one 16-byte load. A by rows: rows LANES_M
- * apart, so that a warp's lanes read LANES_M consecutive rows at each load. */
-template <class C>
-static __device__ __forceinline__ int gp__mm_row(int wr, int lm, int i)
-{
-    if constexpr (C::A_BY_ROWS) return wr * C::WM + i * C::LANES_M + lm;
-    else return wr * C::WM + lm * 4 + (i / 4) * C::SUB_M + i % 4;
-}
-
-/* acc += the product of one stage's tiles: as points at the thread's first row of A in the
- * stage (A by rows) or its first column (transposed), bs at its first column of B. */
+/* acc += the product of one stage's tiles: as points at the thread's first column of As
+ * (A transposed: As[k][m]), bs at its first column of Bs. */
 template <class C, class T>
 static __device__ __forceinline__ void gp__mm_compute(T (&acc)[C::TM][C::TN], const T *as, const T *bs)
 {
-    if constexpr (C::A_BY_ROWS) {
-        /* 4 k at a time: one 16-byte load gives a row's 4 values of A */
 #pragma unroll
-        for (int kc = 0; kc < C::BK; kc += 4) {
-            T af[C::TM][4];
+    for (int kk = 0; kk < C::BK; kk++) {
+        T af[C::TM], bf[C::TN];
 #pragma unroll
-            for (int i = 0; i < C::TM; i++) gp__mm_lds4(af[i], as + i * C::LANES_M * C::PITCH_A + kc);
+        for (int i = 0; i < C::TM / 4; i++) gp__mm_lds4(af + 4 * i, as + kk * C::PITCH_A + i * C::SUB_M);
 #pragma unroll
-            for (int q = 0; q < 4; q++) {
-                T bf[C::TN];
+        for (int j = 0; j < C::TN / 4; j++) gp__mm_lds4(bf + 4 * j, bs + kk * C::PITCH_B + j * C::SUB_N);
 #pragma unroll
-                for (int j = 0; j < C::TN / 4; j++) gp__mm_lds4(bf + 4 * j, bs + (kc + q) * C::PITCH_B + j * C::SUB_N);
+        for (int i = 0; i < C::TM; i++)
 #pragma unroll
-                for (int i = 0; i < C::TM; i++)
-#pragma unroll
-                    for (int j = 0; j < C::TN; j++) acc[i][j] = fma(af[i][q], bf[j], acc[i][j]);
-            }
-        }
-    } else {
-#pragma unroll
-        for (int kk = 0; kk < C::BK; kk++) {
-            T af[C::TM], bf[C::TN];
-#pragma unroll
-            for (int i = 0; i < C::TM / 4; i++) gp__mm_lds4(af + 4 * i, as + kk * C::PITCH_A + i * C::SUB_M);
-#pragma unroll
-            for (int j = 0; j < C::TN / 4; j++) gp__mm_lds4(bf + 4 * j, bs + kk * C::PITCH_B + j * C::SUB_N);
-#pragma unroll
-            for (int i = 0; i < C::TM; i++)
-#pragma unroll
-                for (int j = 0; j < C::TN; j++) acc[i][j] = fma(af[i], bf[j], acc[i][j]);
-        }
+            for (int j = 0; j < C::TN; j++) acc[i][j] = fma(af[i], bf[j], acc[i][j]);
     }
 }
 
@@ -396,17 +363,16 @@ static constexpr GP__HD int gp__mm_pieces_per_row(int per_row, int copies, int p
     return best;
 }
 
-/* VEC_A (A by rows only), VEC_B: elements per copy of A's and B's rows (16 bytes where the
- * rows allow, else 1). */
-template <class C, int VEC_A, int VEC_B>
+/* VEC_B: elements per copy of B's rows (16 bytes where the rows allow, else 1). */
+template <class C, int VEC_B>
 __global__ void __launch_bounds__(C::THREADS, GP__MIN_BLOCKS(C::THREADS, C::MIN_BLOCKS))
     gp__matmul_kernel(typename C::type *c, const typename C::type *a, const typename C::type *b, size_t m, size_t n,
                       size_t k, size_t tiles_m, size_t tiles_n, bool vec_c)
 {
     typedef typename C::type T;
-    enum { VA = C::A_BY_ROWS ? VEC_A : 1, STAGE_BYTES = C::STAGE_ELEMS * (int)sizeof(T) };
-    /* stage s: A's tile at s * STAGE_ELEMS, B's ([BK][PITCH_B]) after it, so that one
-     * offset per stage serves both */
+    enum { STAGE_BYTES = C::STAGE_ELEMS * (int)sizeof(T) };
+    /* stage s: As ([BK][PITCH_A]) at s * STAGE_ELEMS, Bs ([BK][PITCH_B]) after it, so that
+     * one offset per stage serves both */
     extern __shared__ __align__(16) unsigned char gp__mm_smem[];
     T *const As = reinterpret_cast<T *>(gp__mm_smem), *const Bs = As + C::STAGE_A;
 
@@ -419,8 +385,7 @@ __global__ void __launch_bounds__(C::THREADS, GP__MIN_BLOCKS(C::THREADS, C::MIN_
     const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
     const int wr = warp / C::WARPS_N, wc = warp % C::WARPS_N;
     const int lm = lane / C::LANES_N, ln = lane % C::LANES_N;
-    const int b_off = wc * C::WN + ln * 4;
-    const int a_off = C::A_BY_ROWS ? gp__mm_row<C>(wr, lm, 0) * C::PITCH_A : gp__mm_row<C>(wr, lm, 0);
+    const int a_off = wr * C::WM + lm * 4, b_off = wc * C::WN + ln * 4;
 
     T acc[C::TM][C::TN];
 #pragma unroll
@@ -428,13 +393,10 @@ __global__ void __launch_bounds__(C::THREADS, GP__MIN_BLOCKS(C::THREADS, C::MIN_
 #pragma unroll
         for (int j = 0; j < C::TN; j++) acc[i][j] = T(0);
 
-    /* this thread's copies of A's tile (by rows, or transposed) and B's: the shared address
-     * of its first piece in stage 0, and a running pointer to its first element of the
-     * next tile to copy (one add per tile) */
-    const gp__tile_async<T, C::BM, C::BK, C::THREADS, VA, !C::A_BY_ROWS,
-                         C::A_BY_ROWS ? gp__mm_pieces_per_row(C::BK / VA, C::BM * C::BK / VA / C::THREADS, VA * sizeof(T))
-                                      : C::BK / 8>
-        a_copy;
+    /* this thread's copies of A's tile (transposed) and B's: the shared address of its first
+     * piece in stage 0, and a running pointer to its first element of the next tile to copy
+     * (one add per tile); a warp copies all BK / 8 patches of its rows of A */
+    const gp__tile_async<T, C::BM, C::BK, C::THREADS, 1, true, C::BK / 8> a_copy;
     const gp__tile_async<T, C::BK, C::BN, C::THREADS, VEC_B, false,
                          gp__mm_pieces_per_row(C::BN / VEC_B, C::BK * C::BN / VEC_B / C::THREADS, VEC_B * sizeof(T))>
         b_copy;
@@ -466,7 +428,7 @@ __global__ void __launch_bounds__(C::THREADS, GP__MIN_BLOCKS(C::THREADS, C::MIN_
     /* store: 4 consecutive values per row of a sub-tile */
 #pragma unroll
     for (int i = 0; i < C::TM; i++) {
-        const size_t row = (size_t)gp__mm_row<C>(wr, lm, i);
+        const size_t row = (size_t)(a_off + (i / 4) * C::SUB_M + i % 4);
         if (row >= m_left) continue;
         T *const c_row = c + (row0 + row) * n + col0;
 #pragma unroll
@@ -492,16 +454,12 @@ static cudaError_t gp__matmul_launch(typename C::type *c, const typename C::type
 {
     typedef typename C::type T;
     enum { V = 16 / (int)sizeof(T) }; /* elements per 16-byte copy */
-    /* 16-byte copies of A (by rows) and B, and stores of C, need every row to start on a
-     * 16-byte boundary */
-    const bool vec_a = C::A_BY_ROWS && gp__tile_chunk_bytes((uintptr_t)a, k * sizeof(T), C::BK * sizeof(T), sizeof(T)) == 16;
+    /* 16-byte copies of B and stores of C need every row to start on a 16-byte boundary */
     const bool vec_b = gp__tile_chunk_bytes((uintptr_t)b, n * sizeof(T), C::BN * sizeof(T), sizeof(T)) == 16;
     const bool vec_c = gp__tile_chunk_bytes((uintptr_t)c, n * sizeof(T), C::BN * sizeof(T), sizeof(T)) == 16;
     const size_t tiles_m = gp__ceil_div(m, C::BM), tiles_n = gp__ceil_div(n, C::BN);
     void (*kernel)(T *, const T *, const T *, size_t, size_t, size_t, size_t, size_t, bool) =
-        vec_b ? gp__matmul_kernel<C, 1, V> : gp__matmul_kernel<C, 1, 1>;
-    if constexpr (C::A_BY_ROWS)
-        if (vec_a) kernel = vec_b ? gp__matmul_kernel<C, V, V> : gp__matmul_kernel<C, V, 1>;
+        vec_b ? gp__matmul_kernel<C, V> : gp__matmul_kernel<C, 1>;
     GP__TRY(gp__mm_smem_opt_in(kernel, C::SMEM_BYTES));
     kernel<<<(unsigned)(tiles_m * tiles_n), C::THREADS, C::SMEM_BYTES, s>>>(c, a, b, m, n, k, tiles_m, tiles_n, vec_c);
     return cudaGetLastError();
@@ -693,23 +651,31 @@ static cudaError_t gp__mm_launcher(typename S::type *c, const typename S::type *
 }
 
 /* The configs gp_matmul chooses from, per type, largest first. EFF is a config's
- * throughput on a busy GPU relative to the first (f32: TFLOP/s at 8192^3 on an H200, from
- * bench/matmul.cu's tile sweep), for gp__matmul_choose. The sweep's other candidates
- * (BK = 8, 4 stages, a 32 x 64 warp tile, a 256 x 128 block tile with 16 x 8 per thread)
- * measured as fast or slower; BK = 32 spills at 128 registers. See bench/results. */
+ * throughput on a busy GPU relative to the first (f32: TFLOP/s at 8192^3 on the H100, from
+ * bench/matmul.cu's tile sweep), for gp__matmul_choose. VEC_B_ONLY: the config runs only
+ * where B's rows allow 16-byte copies (gp__matmul_choose skips it elsewhere).
+ * f32: the 128 x 128 tile with BK = 32 (two stages of 33 KB, two blocks per SM) where B's
+ * rows are 16-byte aligned; with one-element copies of B the same tile with BK = 16 (at BK
+ * = 32 ptxas leaves many FFMAs with both register operands in one bank there). The sweep's
+ * other candidates (BK = 24, 3 stages at BK = 32, a 32 x 64 warp tile, 128 threads of 16 x
+ * 8 or 8 x 16, a 256 x 128 tile, A by rows in shared memory) measured as fast or slower. */
 struct gp__mm_f32_128x128 {
     typedef float type;
-    static constexpr int BM = 128, BN = 128, BK = 16, WM = 64, WN = 32, TM = 8, TN = 8;
-    static constexpr int STAGES = 3, GROUP_M = 8, MIN_BLOCKS = 2, TC = 0, A_BY_ROWS = 0;
+    static constexpr int BM = 128, BN = 128, BK = 32, WM = 64, WN = 32, TM = 8, TN = 8;
+    static constexpr int STAGES = 2, GROUP_M = 8, MIN_BLOCKS = 2, TC = 0, VEC_B_ONLY = 1;
     static constexpr float EFF = 1.00f;
 };
-struct gp__mm_f32_128x64 : gp__mm_f32_128x128 {
-    static constexpr int BN = 64, STAGES = 4, MIN_BLOCKS = 3, A_BY_ROWS = 1;
+struct gp__mm_f32_128x128x16 : gp__mm_f32_128x128 {
+    static constexpr int BK = 16, STAGES = 3, VEC_B_ONLY = 0;
     static constexpr float EFF = 0.97f;
 };
-struct gp__mm_f32_64x64 : gp__mm_f32_128x128 {
+struct gp__mm_f32_128x64 : gp__mm_f32_128x128x16 {
+    static constexpr int BN = 64, STAGES = 4, MIN_BLOCKS = 3;
+    static constexpr float EFF = 0.86f;
+};
+struct gp__mm_f32_64x64 : gp__mm_f32_128x128x16 {
     static constexpr int BM = 64, BN = 64, BK = 8, WM = 32, TM = 4, STAGES = 4, MIN_BLOCKS = 4;
-    static constexpr float EFF = 0.76f;
+    static constexpr float EFF = 0.75f;
 };
 /* FP64 on the tensor cores (sm_80 and later). EFF relative to the first, from the H100's
  * f64 tile sweep at 8192^3. 64 x 32 of C per warp is 64 doubles per lane (210 registers),
@@ -719,7 +685,7 @@ struct gp__mm_f32_64x64 : gp__mm_f32_128x128 {
 struct gp__mm_f64_tc_128x128 {
     typedef double type;
     static constexpr int BM = 128, BN = 128, BK = 16, WM = 64, WN = 32;
-    static constexpr int STAGES = 4, GROUP_M = 8, MIN_BLOCKS = 1, TC = 1, M16 = 1;
+    static constexpr int STAGES = 4, GROUP_M = 8, MIN_BLOCKS = 1, TC = 1, M16 = 1, VEC_B_ONLY = 0;
     static constexpr float EFF = 1.00f;
 };
 /* for products too small to give every SM 128 x 128 tiles (1000^3: 64 of them on 132 SMs) */
@@ -732,22 +698,25 @@ struct gp__mm_f64_tc_64x64 : gp__mm_f64_tc_128x128 {
 struct gp__mm_f64_64x64 {
     typedef double type;
     static constexpr int BM = 64, BN = 64, BK = 8, WM = 32, WN = 32, TM = 4, TN = 8;
-    static constexpr int STAGES = 4, GROUP_M = 8, MIN_BLOCKS = 3, TC = 0, A_BY_ROWS = 0;
+    static constexpr int STAGES = 4, GROUP_M = 8, MIN_BLOCKS = 3, TC = 0, VEC_B_ONLY = 0;
     static constexpr float EFF = 0.40f;
 };
 struct gp__mm_f64_64x32 : gp__mm_f64_64x64 {
     static constexpr int BN = 32, WN = 16, TN = 4, MIN_BLOCKS = 5;
     static constexpr float EFF = 0.28f;
 };
-#define GP__MATMUL_CONFIGS_f32(X) X(gp__mm_f32_128x128) X(gp__mm_f32_128x64) X(gp__mm_f32_64x64)
+#define GP__MATMUL_CONFIGS_f32(X) \
+    X(gp__mm_f32_128x128) X(gp__mm_f32_128x128x16) X(gp__mm_f32_128x64) X(gp__mm_f32_64x64)
 #define GP__MATMUL_CONFIGS_f64(X) \
     X(gp__mm_f64_tc_128x128) X(gp__mm_f64_tc_64x64) X(gp__mm_f64_64x64) X(gp__mm_f64_64x32)
 
 /* Columns of a config list, for the host tables. */
 #define GP__MM_BM(S) S::BM,
 #define GP__MM_BN(S) S::BN,
+#define GP__MM_BK(S) S::BK,
 #define GP__MM_EFF(S) S::EFF,
 #define GP__MM_TC(S) S::TC,
+#define GP__MM_NEEDS(S) ((S::TC ? GP__MM_NEED_TC : 0) | (S::VEC_B_ONLY ? GP__MM_NEED_B16 : 0)),
 #define GP__MM_SMEM(S) gp__mm_smem_bytes<S>(),
 #define GP__MM_LAUNCHER(S) gp__mm_launcher<S>,
 
@@ -778,7 +747,7 @@ static cudaError_t gp__matmul_staged(T *d_c, const T *d_a, const T *d_b, size_t 
 /* The host side of gp_matmul_<name>: checks, tile choice, one launch. */
 template <class T, int N>
 static cudaError_t gp__matmul(T *d_c, const T *d_a, const T *d_b, size_t m, size_t n, size_t k, cudaStream_t s,
-                              const int (&bm)[N], const int (&bn)[N], const float (&eff)[N], const int (&tc)[N],
+                              const int (&bm)[N], const int (&bn)[N], const float (&eff)[N], const int (&needs)[N],
                               const int (&smem)[N],
                               cudaError_t (*const (&launch)[N])(T *, const T *, const T *, size_t, size_t, size_t,
                                                                 cudaStream_t))
@@ -794,15 +763,18 @@ static cudaError_t gp__matmul(T *d_c, const T *d_a, const T *d_b, size_t m, size
     GP__TRY(on.err);
     gp__device dev;
     GP__TRY(gp__device_query(&dev, on.dev));
-    int have_tc = 0; /* the tensor-core configs run where this code was built for sm_80+ */
+    int have = 0; /* the tensor-core configs run where this code was built for sm_80+ */
     for (int i = 0; i < N; i++)
-        if (tc[i]) {
-            GP__TRY(gp__mm_tc_built(&have_tc));
+        if (needs[i] & GP__MM_NEED_TC) {
+            int built = 0;
+            GP__TRY(gp__mm_tc_built(&built));
+            have |= built ? GP__MM_NEED_TC : 0;
             break;
         }
+    if (gp__tile_chunk_bytes((uintptr_t)d_b, n * sizeof(T), 16, sizeof(T)) == 16) have |= GP__MM_NEED_B16;
     int smem_max = 0;
     GP__TRY(cudaDeviceGetAttribute(&smem_max, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev.id));
-    const int i = gp__matmul_choose(m, n, dev.sms, bm, bn, eff, tc, have_tc, smem, smem_max, N);
+    const int i = gp__matmul_choose(m, n, dev.sms, bm, bn, eff, needs, have, smem, smem_max, N);
     if (i < 0) return cudaErrorNotSupported;
     if (((uintptr_t)d_a | (uintptr_t)d_b | (uintptr_t)d_c) % alignof(T) == 0) return launch[i](d_c, d_a, d_b, m, n, k, s);
     return gp__matmul_staged(d_c, d_a, d_b, m, n, k, s, dev.id, launch[i]);
@@ -819,11 +791,11 @@ static cudaError_t gp__matmul(T *d_c, const T *d_a, const T *d_b, size_t m, size
         static const int bm[] = {GP__MATMUL_CONFIGS_##name(GP__MM_BM)};                                     \
         static const int bn[] = {GP__MATMUL_CONFIGS_##name(GP__MM_BN)};                                     \
         static const float eff[] = {GP__MATMUL_CONFIGS_##name(GP__MM_EFF)};                                 \
-        static const int tc[] = {GP__MATMUL_CONFIGS_##name(GP__MM_TC)};                                     \
+        static const int needs[] = {GP__MATMUL_CONFIGS_##name(GP__MM_NEEDS)};                               \
         static const int smem[] = {GP__MATMUL_CONFIGS_##name(GP__MM_SMEM)};                                 \
         static cudaError_t (*const launch[])(T *, const T *, const T *, size_t, size_t, size_t, cudaStream_t) = { \
             GP__MATMUL_CONFIGS_##name(GP__MM_LAUNCHER)};                                                    \
-        return gp__matmul<T>(d_c, d_a, d_b, m, n, k, s, bm, bn, eff, tc, smem, launch);                    \
+        return gp__matmul<T>(d_c, d_a, d_b, m, n, k, s, bm, bn, eff, needs, smem, launch);                 \
     }
 
 #endif /* __CUDACC__ */
