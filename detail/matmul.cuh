@@ -11,9 +11,12 @@
  *    copy of tile kt+STAGES-1 overlaps the arithmetic on tile kt (one barrier per tile).
  *  - A is stored transposed in shared memory (As[k][m]), so a thread's TM values of one k
  *    are contiguous and come in with 16-byte shared loads, as B's TN values do. The
- *    transposing copy moves one element per cp.async; a warp copies an 8 (k) x 4 (m)
- *    patch, which reads four full 32-byte sectors and writes 32 distinct banks (the rows
- *    of As are padded by 16 bytes). B is copied 16 bytes at a time when its rows allow.
+ *    transposing copy moves one element per cp.async; a warp copies 8 (k) x 4 (m)
+ *    patches, each four full 32-byte sectors written to 32 distinct banks (the rows of As
+ *    are padded by 16 bytes). B is copied 16 bytes at a time when its rows allow.
+ *  - Few instructions besides the FFMAs and shared loads: each thread copies from running
+ *    pointers (one add per tile) at fixed offsets, a stage's As and Bs sit side by side
+ *    (one offset per stage), and whole tiles of interior blocks skip the bounds checks.
  *  - Warp tiling: warp w owns a WM x WN piece of the block tile; inside it each lane owns
  *    TM x TN values of C in registers, as (TM/4) x (TN/4) sub-tiles of 4 x 4 spread over
  *    the warp's piece, so that the lanes' 16-byte shared loads are broadcasts over 128
@@ -247,7 +250,7 @@ static __device__ __forceinline__ void gp__mm_lds4(T *r, const T *s)
  * used, which every thread has left once it passes tile kt's barrier: one barrier per tile,
  * one cp.async group per tile (empty ones too, so that the count stays exact). STAGES == 1:
  * load, wait, compute, with a second barrier before the next tile overwrites the stage. */
-template <int STAGES, bool UNROLL = false, class Load, class Compute>
+template <int STAGES, class Load, class Compute>
 static __device__ __forceinline__ void gp__mm_pipeline(size_t ktiles, Load load, Compute compute)
 {
     static_assert(STAGES >= 1, "stages");
@@ -266,21 +269,6 @@ static __device__ __forceinline__ void gp__mm_pipeline(size_t ktiles, Load load,
             if ((size_t)s < ktiles) load(s, s);
             gp__cp_async_commit();
         }
-        if constexpr (UNROLL) {
-            /* STAGES tiles per trip, so that every stage index is a constant */
-            for (size_t kt0 = 0; kt0 < ktiles; kt0 += STAGES) {
-#pragma unroll
-                for (int read = 0; read < STAGES; read++) {
-                    const size_t kt = kt0 + read;
-                    if (kt >= ktiles) break;
-                    gp__cp_async_wait<STAGES - 2>();
-                    __syncthreads();
-                    if (kt + STAGES - 1 < ktiles) load(kt + STAGES - 1, (read + STAGES - 1) % STAGES);
-                    gp__cp_async_commit();
-                    compute(read);
-                }
-            }
-        } else {
         int read = 0, write = STAGES - 1; /* the stage computed on, the stage copied into */
         for (size_t kt = 0; kt < ktiles; kt++) {
             gp__cp_async_wait<STAGES - 2>(); /* this thread's copies of tile kt have landed */
@@ -290,7 +278,6 @@ static __device__ __forceinline__ void gp__mm_pipeline(size_t ktiles, Load load,
             compute(read);
             read = read + 1 == STAGES ? 0 : read + 1;
             write = write + 1 == STAGES ? 0 : write + 1;
-        }
         }
         gp__cp_async_wait<0>(); /* no copy outlives the block (empty groups) */
     }
@@ -655,10 +642,11 @@ static cudaError_t gp__mm_launcher(typename S::type *c, const typename S::type *
  * bench/matmul.cu's tile sweep), for gp__matmul_choose. VEC_B_ONLY: the config runs only
  * where B's rows allow 16-byte copies (gp__matmul_choose skips it elsewhere).
  * f32: the 128 x 128 tile with BK = 32 (two stages of 33 KB, two blocks per SM) where B's
- * rows are 16-byte aligned; with one-element copies of B the same tile with BK = 16 (at BK
- * = 32 ptxas leaves many FFMAs with both register operands in one bank there). The sweep's
- * other candidates (BK = 24, 3 stages at BK = 32, a 32 x 64 warp tile, 128 threads of 16 x
- * 8 or 8 x 16, a 256 x 128 tile, A by rows in shared memory) measured as fast or slower. */
+ * rows are 16-byte aligned; with one-element copies of B the same tile with BK = 16, which
+ * measured 1.09x of BK = 32 there (4097 x 3001 x 2049). Beside these the sweeps measured
+ * BK = 24, 3 stages at BK = 32, 128 threads of 16 x 8 or 8 x 16 and A by rows in shared
+ * memory (as fast or slower everywhere), and a 32 x 64 warp tile: 1.03x at 2048^3 and, at
+ * BK = 16, 1.03x at 4097 x 3001 x 2049, but 0.97x at 8192^3. */
 struct gp__mm_f32_128x128 {
     typedef float type;
     static constexpr int BM = 128, BN = 128, BK = 32, WM = 64, WN = 32, TM = 8, TN = 8;
