@@ -128,7 +128,7 @@ __global__ void __launch_bounds__(256) mm_regtile(float *c, const float *a, cons
             c[((size_t)blockIdx.y * BM + ty * TM + i) * n + blockIdx.x * BN + tx * TN + j] = acc[i][j];
 }
 
-/* 5-11: the library's kernel template (detail/matmul.cuh) with the later steps switched
+/* 5-12: the library's kernel template (detail/matmul.cuh) with the later steps switched
  * on one at a time; each step's spec derives from the one before and names what it changes.
  * 5. A transposed in shared memory (16-byte loads of both operands' fragments), the
  *    thread tile spread as 4 x 4 pieces over a warp tile (conflict-free broadcasts),
@@ -152,6 +152,9 @@ struct step9 : step8 { static constexpr int BK = 16; };
 struct step10 : step8 { static constexpr int BM = 256, WN = 64, TM = 16, MIN_BLOCKS = 1; };
 /* 11. the same with BK = 16 (3 stages). */
 struct step11 : step10 { static constexpr int BK = 16, STAGES = 3; };
+/* 12. + BK = 32 (2 stages): half the barriers, copy set-ups and loop instructions per FMA
+ * of step 9; 2 x 33 KB of shared memory per block, so two blocks still fit on an SM. */
+struct step12 : step9 { static constexpr int BK = 32, STAGES = 2; };
 typedef gp__mm_cfg<step5> step5_cfg;
 typedef gp__mm_cfg<step6> step6_cfg;
 typedef gp__mm_cfg<step7> step7_cfg;
@@ -159,10 +162,20 @@ typedef gp__mm_cfg<step8> step8_cfg;
 typedef gp__mm_cfg<step9> step9_cfg;
 typedef gp__mm_cfg<step10> step10_cfg;
 typedef gp__mm_cfg<step11> step11_cfg;
+typedef gp__mm_cfg<step12> step12_cfg;
 
 /* Candidates beside the library's configs (gp__mm_f32_*), for the sweep. */
-struct sweep_warp32x64 : gp__mm_f32_128x128 { static constexpr int WM = 32, WN = 64, STAGES = 4; };
-struct sweep_128x64x8 : gp__mm_f32_128x64 { static constexpr int BK = 8; };
+struct sweep_bk16 : gp__mm_f32_128x128 { static constexpr int BK = 16; };
+struct sweep_bk16_4st : sweep_bk16 { static constexpr int STAGES = 4; };
+struct sweep_bk16_w32x64 : sweep_bk16 { static constexpr int WM = 32, WN = 64, STAGES = 4; };
+struct sweep_bk24 : gp__mm_f32_128x128 { static constexpr int BK = 24; };
+struct sweep_bk32_2st : gp__mm_f32_128x128 { static constexpr int BK = 32, STAGES = 2; };
+struct sweep_bk32_3st : gp__mm_f32_128x128 { static constexpr int BK = 32, STAGES = 3; };
+struct sweep_bk32_2st_w32x64 : sweep_bk32_2st { static constexpr int WM = 32, WN = 64; };
+struct sweep_bk32_3st_w32x64 : sweep_bk32_3st { static constexpr int WM = 32, WN = 64; };
+struct sweep_128x64_3st : gp__mm_f32_128x64 { static constexpr int STAGES = 3; };
+struct sweep_128x64_bk32 : gp__mm_f32_128x64 { static constexpr int BK = 32, STAGES = 2; };
+struct sweep_64x64x16 : gp__mm_f32_64x64 { static constexpr int BK = 16, STAGES = 3; };
 
 /* FP64: the ladder from the CUDA cores to the tensor cores (f64 rows 1-3), and candidates
  * beside the library's configs (gp__mm_f64_*), for the f64 sweep.
@@ -181,14 +194,20 @@ struct sweep64_128x64 : gp__mm_f64_tc_128x128 { static constexpr int BN = 64, WM
  * of part 2 ("Tile sweep"), to set the choice. */
 typedef cudaError_t (*launch_f32)(float *, const float *, const float *, size_t, size_t, size_t, cudaStream_t);
 static const struct { const char *name; launch_f32 fn; } sweep[] = {
-    {"128x128x16, 3 stages (gp)", gp__matmul_launch<gp__mm_cfg<gp__mm_f32_128x128> >},
-    {"128x128x16, 4 stages (step 9)", gp__matmul_launch<step9_cfg>},
-    {"128x128x16, warp tile 32x64", gp__matmul_launch<gp__mm_cfg<sweep_warp32x64> >},
-    {"128x128x8 (step 8)", gp__matmul_launch<step8_cfg>},
-    {"256x128x16 (step 11)", gp__matmul_launch<step11_cfg>},
-    {"128x64x16 (gp)", gp__matmul_launch<gp__mm_cfg<gp__mm_f32_128x64> >},
-    {"128x64x8", gp__matmul_launch<gp__mm_cfg<sweep_128x64x8> >},
+    {"128x128 (gp)", gp__matmul_launch<gp__mm_cfg<gp__mm_f32_128x128> >},
+    {"BK = 16, 3 stages", gp__matmul_launch<gp__mm_cfg<sweep_bk16> >},
+    {"BK = 16, 4 stages", gp__matmul_launch<gp__mm_cfg<sweep_bk16_4st> >},
+    {"BK = 16, 4 stages, warp 32x64", gp__matmul_launch<gp__mm_cfg<sweep_bk16_w32x64> >},
+    {"BK = 24, 3 stages", gp__matmul_launch<gp__mm_cfg<sweep_bk24> >},
+    {"BK = 32, 2 stages", gp__matmul_launch<gp__mm_cfg<sweep_bk32_2st> >},
+    {"BK = 32, 3 stages", gp__matmul_launch<gp__mm_cfg<sweep_bk32_3st> >},
+    {"BK = 32, 2 stages, warp 32x64", gp__matmul_launch<gp__mm_cfg<sweep_bk32_2st_w32x64> >},
+    {"BK = 32, 3 stages, warp 32x64", gp__matmul_launch<gp__mm_cfg<sweep_bk32_3st_w32x64> >},
+    {"128x64x16, 4 stages (gp)", gp__matmul_launch<gp__mm_cfg<gp__mm_f32_128x64> >},
+    {"128x64x16, 3 stages", gp__matmul_launch<gp__mm_cfg<sweep_128x64_3st> >},
+    {"128x64x32, 2 stages", gp__matmul_launch<gp__mm_cfg<sweep_128x64_bk32> >},
     {"64x64x8 (gp)", gp__matmul_launch<gp__mm_cfg<gp__mm_f32_64x64> >},
+    {"64x64x16, 3 stages", gp__matmul_launch<gp__mm_cfg<sweep_64x64x16> >},
 };
 #define SWEEP ((int)(sizeof sweep / sizeof *sweep))
 typedef cudaError_t (*launch_f64)(double *, const double *, const double *, size_t, size_t, size_t, cudaStream_t);
@@ -208,7 +227,7 @@ static_assert(SWEEP <= 16 && SWEEP64 <= 16, "the sweep tables' name arrays");
 
 /* ---- what a timed call is --------------------------------------------------------------- */
 enum kind {
-    K_NAIVE, K_TILED16, K_TILED32, K_REGTILE, K_STEP5, K_STEP6, K_STEP7, K_STEP8, K_STEP9, K_STEP10, K_STEP11, K_GP, K_CUBLAS, K_SWEEP
+    K_NAIVE, K_TILED16, K_TILED32, K_REGTILE, K_STEP5, K_STEP6, K_STEP7, K_STEP8, K_STEP9, K_STEP10, K_STEP11, K_STEP12, K_GP, K_CUBLAS, K_SWEEP
 };
 typedef struct {
     int kind, f64;
@@ -238,6 +257,7 @@ static void call(void *p)
     case K_STEP9: CUDA_CHK(gp__matmul_launch<step9_cfg>(c, a, b, x->m, x->n, x->k, 0)); break;
     case K_STEP10: CUDA_CHK(gp__matmul_launch<step10_cfg>(c, a, b, x->m, x->n, x->k, 0)); break;
     case K_STEP11: CUDA_CHK(gp__matmul_launch<step11_cfg>(c, a, b, x->m, x->n, x->k, 0)); break;
+    case K_STEP12: CUDA_CHK(gp__matmul_launch<step12_cfg>(c, a, b, x->m, x->n, x->k, 0)); break;
     case K_SWEEP:
         if (x->f64) CUDA_CHK(x->fn64((double *)x->c, (const double *)x->a, (const double *)x->b, x->m, x->n, x->k, 0));
         else CUDA_CHK(x->fn(c, a, b, x->m, x->n, x->k, 0));
@@ -333,6 +353,7 @@ static void bench_ladder(cublasHandle_t h, int profile)
         {K_STEP9, "9. + BK = 16", 0},
         {K_STEP10, "10. 256x128 block tile, 16x8 per thread, BK = 8", 0},
         {K_STEP11, "11. 256x128 block tile, 16x8 per thread, BK = 16", 0},
+        {K_STEP12, "12. + BK = 32, 2 stages", 0},
         {K_GP, "gp_matmul_f32", 0},
         {K_CUBLAS, "cublasSgemm (pedantic)", 0},
     };
@@ -346,7 +367,14 @@ static void bench_ladder(cublasHandle_t h, int profile)
         }
         ms[r] = measure(&x, rows[r].name);
     }
-    if (profile) return;
+    if (profile) { /* and each sweep candidate */
+        for (int i = 0; i < SWEEP; i++) {
+            call_ctx x = {K_SWEEP, 0, c, a, b, n, n, n, h, sweep[i].fn, NULL};
+            call(&x);
+        }
+        CUDA_CHK(cudaDeviceSynchronize());
+        return;
+    }
     const float cublas_ms = ms[nrows - 1];
     gp_table_begin("Matmul ladder (4096^3, f32)",
                    "Kernel|ms|TFLOP/s|% of cuBLAS|% of FP32 peak|Step speedup|Cumulative speedup|"
@@ -389,18 +417,24 @@ static const size_t shapes[][3] = {{1024, 1024, 1024}, {2048, 2048, 2048}, {4096
 static float g_sweep_ms[NSHAPES][SWEEP], g_sweep64_ms[NSHAPES][SWEEP64];
 static float g_gp_ms[2][NSHAPES], g_cublas_ms[2][NSHAPES]; /* [f64][shape] */
 
-/* The block tile gp_matmul_<type> chooses for m x n on this GPU, as bm * 1000 + bn. */
+/* The block tile gp_matmul_<type> chooses for m x n (B's rows 16-byte aligned where n
+ * allows) on this GPU, as "BMxBNxBK". */
 #define GP_TILE(name)                                                                                             \
     do {                                                                                                          \
         static const int bm[] = {GP__MATMUL_CONFIGS_##name(GP__MM_BM)}, bn[] = {GP__MATMUL_CONFIGS_##name(GP__MM_BN)}; \
-        static const int tc[] = {GP__MATMUL_CONFIGS_##name(GP__MM_TC)};                                           \
+        static const int bk[] = {GP__MATMUL_CONFIGS_##name(GP__MM_BK)};                                           \
+        static const int needs[] = {GP__MATMUL_CONFIGS_##name(GP__MM_NEEDS)};                                     \
         static const int smem[] = {GP__MATMUL_CONFIGS_##name(GP__MM_SMEM)};                                       \
         static const float eff[] = {GP__MATMUL_CONFIGS_##name(GP__MM_EFF)};                                       \
-        const int i = gp__matmul_choose(m, n, gp__bench.sms, bm, bn, eff, tc, built, smem, smem_max,              \
+        const int have = (built ? GP__MM_NEED_TC : 0) | (n * sizeof(name##_t) % 16 == 0 ? GP__MM_NEED_B16 : 0);  \
+        const int i = gp__matmul_choose(m, n, gp__bench.sms, bm, bn, eff, needs, have, smem, smem_max,             \
                                         (int)(sizeof bm / sizeof *bm));                                           \
-        return bm[i] * 1000 + bn[i];                                                                              \
+        snprintf(out, 32, "%dx%dx%d", bm[i], bn[i], bk[i]);                                                       \
+        return out;                                                                                               \
     } while (0)
-static int gp_tile(size_t m, size_t n, int f64)
+typedef float f32_t;
+typedef double f64_t;
+static const char *gp_tile(size_t m, size_t n, int f64, char *out)
 {
     int built = 0, dev = 0, smem_max = 0;
     CUDA_CHK(gp__mm_tc_built(&built));
@@ -477,15 +511,16 @@ static void bench_shapes(cublasHandle_t h, int f64)
                 g_sweep_ms[s][i] = measure(&x, sweep[i].name);
             }
         }
-        const int tile = gp_tile(m, n, f64);
+        char tile[32];
+        gp_tile(m, n, f64, tile);
         const double peak = f64 ? g_peak64 : g_peak32, gt = tflops(m, n, k, gms), ct = tflops(m, n, k, cms);
         if (f64) /* the CUDA-core kernel is the sweep's last candidate */
-            gp_table_row("%zu x %zu x %zu|%dx%d|%.3f|%.2f|%.3f|%.2f|%.3fx|%.3fx|%.1f%%|%.1f%%", m, n, k, tile / 1000,
-                         tile % 1000, gms, gt, cms, ct, cms / gms, cms / g_sweep64_ms[s][SWEEP64 - 1],
+            gp_table_row("%zu x %zu x %zu|%s|%.3f|%.2f|%.3f|%.2f|%.3fx|%.3fx|%.1f%%|%.1f%%", m, n, k, tile, gms, gt, cms,
+                         ct, cms / gms, cms / g_sweep64_ms[s][SWEEP64 - 1],
                          100.0 * gt / peak, 100.0 * ct / peak);
         else
-            gp_table_row("%zu x %zu x %zu|%dx%d|%.3f|%.2f|%.3f|%.2f|%.3fx|%.1f%%|%.1f%%", m, n, k, tile / 1000,
-                         tile % 1000, gms, gt, cms, ct, cms / gms, 100.0 * gt / peak, 100.0 * ct / peak);
+            gp_table_row("%zu x %zu x %zu|%s|%.3f|%.2f|%.3f|%.2f|%.3fx|%.1f%%|%.1f%%", m, n, k, tile, gms, gt, cms, ct,
+                         cms / gms, 100.0 * gt / peak, 100.0 * ct / peak);
     }
     if (f64) {
         gp_bench_note("gp_matmul_f64 runs on the FP64 tensor cores (DMMA, IEEE FP64 FMA) where built for sm_80 and "

@@ -1,6 +1,6 @@
 /* detail/async_copy.cuh -- cp.async, the global -> shared copy that does not pass through
  * registers (sm_80 and later), as the tile loads and the matrix multiply use it. Level 0:
- * needs nothing else. Device code only.
+ * needs common.cuh (gp__smem_u32). Device code only.
  *
  * A copy global -> shared goes on while the thread does other work. Copies are committed
  * in groups and waited for by group. Built for targets before sm_80 the copies are
@@ -9,6 +9,7 @@
 #define GPUPRIMS_DETAIL_ASYNC_COPY_CUH
 
 #include <cuda_runtime_api.h>
+#include "common.cuh"
 
 #ifdef __CUDACC__
 
@@ -17,13 +18,12 @@ template <> struct gp__uint_of_size<4> { typedef unsigned type; };
 template <> struct gp__uint_of_size<8> { typedef uint2 type; };
 template <> struct gp__uint_of_size<16> { typedef uint4 type; };
 
-/* One copy of BYTES (4, 8 or 16) bytes; with ok == false the destination gets zeros and
- * nothing is read. */
+/* One copy of BYTES (4, 8 or 16) bytes to the shared-memory address d (gp__smem_u32);
+ * with ok == false the destination gets zeros and nothing is read. */
 template <int BYTES>
-static __device__ __forceinline__ void gp__cp_async(void *dst, const void *src, bool ok)
+static __device__ __forceinline__ void gp__cp_async(unsigned d, const void *src, bool ok)
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    const unsigned d = (unsigned)__cvta_generic_to_shared(dst);
     if (BYTES == 16) /* .cg: 16-byte copies may skip L1; the tile lives in shared memory */
         asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(d), "l"(src), "r"(ok ? 16 : 0) : "memory");
     else
@@ -32,8 +32,14 @@ static __device__ __forceinline__ void gp__cp_async(void *dst, const void *src, 
                      : "memory");
 #else
     typedef typename gp__uint_of_size<BYTES>::type W;
-    *static_cast<W *>(dst) = ok ? *static_cast<const W *>(src) : W();
+    *static_cast<W *>(__cvta_shared_to_generic(d)) = ok ? *static_cast<const W *>(src) : W();
 #endif
+}
+/* The same to a pointer into shared memory. */
+template <int BYTES>
+static __device__ __forceinline__ void gp__cp_async(void *dst, const void *src, bool ok)
+{
+    gp__cp_async<BYTES>(gp__smem_u32(dst), src, ok);
 }
 
 static __device__ __forceinline__ void gp__cp_async_commit(void)

@@ -116,6 +116,10 @@ static __device__ __forceinline__ unsigned gp__thread_rank(void)
 
 static __device__ __forceinline__ unsigned gp__block_size(void) { return blockDim.x * blockDim.y * blockDim.z; }
 
+/* The shared-memory address of p (a pointer into shared memory), as the instructions that
+ * take one (cp.async, mbarriers, bulk copies) want it. */
+static __device__ __forceinline__ unsigned gp__smem_u32(const void *p) { return (unsigned)__cvta_generic_to_shared(p); }
+
 /* 32-bit words of a T moved one at a time by shuffles and L2 loads. */
 #define GP__WORDS(T) ((sizeof(T) + 3) / 4)
 

@@ -11,9 +11,12 @@
  *    copy of tile kt+STAGES-1 overlaps the arithmetic on tile kt (one barrier per tile).
  *  - A is stored transposed in shared memory (As[k][m]), so a thread's TM values of one k
  *    are contiguous and come in with 16-byte shared loads, as B's TN values do. The
- *    transposing copy moves one element per cp.async; a warp copies an 8 (k) x 4 (m)
- *    patch, which reads four full 32-byte sectors and writes 32 distinct banks (the rows
- *    of As are padded by 16 bytes). B is copied 16 bytes at a time when its rows allow.
+ *    transposing copy moves one element per cp.async; a warp copies 8 (k) x 4 (m)
+ *    patches, each four full 32-byte sectors written to 32 distinct banks (the rows of As
+ *    are padded by 16 bytes). B is copied 16 bytes at a time when its rows allow.
+ *  - Few instructions besides the FFMAs and shared loads: each thread copies from running
+ *    pointers (one add per tile) at fixed offsets, a stage's As and Bs sit side by side
+ *    (one offset per stage), and whole tiles of interior blocks skip the bounds checks.
  *  - Warp tiling: warp w owns a WM x WN piece of the block tile; inside it each lane owns
  *    TM x TN values of C in registers, as (TM/4) x (TN/4) sub-tiles of 4 x 4 spread over
  *    the warp's piece, so that the lanes' 16-byte shared loads are broadcasts over 128
@@ -85,17 +88,20 @@ static inline GP__HD int gp__matmul_shape_ok(size_t m, size_t n, size_t k, size_
  * evenly, so the busiest SM computes ceil(tiles / sms) tiles of bm x bn at its rate eff;
  * ties go to the earlier (larger) config. Big tiles win on large products; small ones
  * when big tiles would leave SMs idle (1024^2: 64 tiles of 128 x 128 on 132 SMs).
- * Skipped: configs with tc[i] set (tensor cores) unless have_tc, and configs that need
- * more than smem_max bytes of shared memory per block (smem[i]; 99 KB on sm_86 and sm_89).
- * -1 if none is left (the lists hold a small CUDA-core config, which always runs). */
+ * Skipped: configs that need what the call lacks (needs[i] & ~have: GP__MM_NEED_TC, the
+ * tensor-core kernel's code; GP__MM_NEED_B16, rows of B that allow 16-byte copies), and
+ * configs that need more than smem_max bytes of shared memory per block (smem[i]; 99 KB on
+ * sm_86 and sm_89). -1 if none is left (the lists hold a small CUDA-core config, which
+ * always runs). */
+enum { GP__MM_NEED_TC = 1, GP__MM_NEED_B16 = 2 };
 static inline GP__HD int gp__matmul_choose(size_t m, size_t n, unsigned sms, const int *bm, const int *bn,
-                                                        const float *eff, const int *tc, int have_tc, const int *smem,
+                                                        const float *eff, const int *needs, int have, const int *smem,
                                                         int smem_max, int ncfg)
 {
     int best = -1;
     double best_t = 0;
     for (int i = 0; i < ncfg; i++) {
-        if ((tc[i] && !have_tc) || smem[i] > smem_max) continue;
+        if ((needs[i] & ~have) || smem[i] > smem_max) continue;
         const size_t tiles = gp__ceil_div(m, (size_t)bm[i]) * gp__ceil_div(n, (size_t)bn[i]);
         const double t = (double)gp__ceil_div(tiles, sms) * bm[i] * bn[i] / eff[i];
         if (best < 0 || t < best_t) { best = i; best_t = t; }
@@ -113,32 +119,39 @@ static inline GP__HD int gp__matmul_choose(size_t m, size_t n, unsigned sms, con
  * while the block computes on tile k. Parts of a tile outside the matrix are zero-filled.
  * The caller waits and calls __syncthreads() before reading a tile. */
 
-/* gp__tile_async<T, ROWS, COLS, NT, VEC, TRANSPOSE>: one thread's share of copying a
- * ROWS x COLS tile, with its place in the tile worked out once (the constructor). Thread t copies COPIES pieces at
- * (r0 + p * RSTEP, c0), p = 0 .. COPIES-1:
+/* gp__tile_async<T, ROWS, COLS, NT, VEC, TRANSPOSE, CPR>: one thread's share of copying a
+ * ROWS x COLS tile, with its place in the tile worked out once (the constructor). Thread t
+ * copies RPT x CPR pieces, at rows r0 + q * RSTEP (q < RPT) and columns c0 + p * CSTEP
+ * (p < CPR): the CPR pieces of a row lie at fixed offsets from one address, so a kernel
+ * that keeps a running pointer per row pays no address arithmetic for them.
  *  - TRANSPOSE == false: VEC elements per copy (VEC * sizeof(T) = 4, 8 or 16 bytes; for
  *    VEC > 1 the caller guarantees whole, 16-byte aligned vectors), s[r][c] = g[r][c]; a
- *    warp copies consecutive vectors of a row.
- *  - TRANSPOSE == true: one element per copy, s[c][r] = g[r][c]; a warp copies an 8 (c) x 4
- *    (r) patch: four rows of 8 consecutive elements (whole 32-byte sectors when aligned),
+ *    warp copies consecutive vectors of a row (COLS / VEC / CPR threads to a row).
+ *  - TRANSPOSE == true: one element per copy, s[c][r] = g[r][c]; a warp copies 8 (c) x 4
+ *    (r) patches: four rows of 8 consecutive elements (whole 32-byte sectors when aligned),
  *    written to distinct banks when s_pitch * sizeof(T) % 128 == 16 (4-byte T: rows
- *    ROWS + 4 elements long, ROWS a multiple of 32).
- * load<CHECK>(s, s_pitch, g, ld, rows_left, cols_left): g is the tile's top-left element
- * (a real one: it is also the source of the zero-filled copies). With CHECK, the tile is
- * clipped to rows_left x cols_left and the rest zero-filled; without, all of it must exist. */
-template <class T, int ROWS, int COLS, int NT, int VEC, bool TRANSPOSE>
+ *    ROWS + 4 elements long, ROWS a multiple of 32); CPR patches side by side.
+ * copy<CHECK>(dst, s_pitch, src, ld, fallback, rows_left, cols_left): dst is the shared
+ * address (gp__smem_u32) of the thread's first piece, src its global address (the
+ * tile's top-left element + r0 * ld + c0). With CHECK, the tile is clipped to rows_left x
+ * cols_left and the rest zero-filled, read from `fallback` (any real element); without,
+ * all of it must exist. load<CHECK>(s, s_pitch, g, ld, rows_left, cols_left) is the same
+ * from the tile's top-left element g (a real one) and the tile's place s in shared memory. */
+template <class T, int ROWS, int COLS, int NT, int VEC, bool TRANSPOSE, int CPR = 1>
 struct gp__tile_async {
     enum {
-        PER_ROW = COLS / VEC,                          /* copies per row (TRANSPOSE: 8-wide patches) */
+        PER_ROW = COLS / VEC,                          /* copies per row (TRANSPOSE: of 8-wide patches) */
         COPIES = ROWS * COLS / VEC / NT,               /* per thread */
-        KG = COLS / 8,                                 /* TRANSPOSE: patches across a row */
-        RSTEP = TRANSPOSE ? NT / 32 / KG * 4 : NT / PER_ROW, /* rows between a thread's copies */
+        KG = TRANSPOSE ? COLS / 8 / CPR : PER_ROW / CPR, /* threads (TRANSPOSE: warps) to a row */
+        RPT = COPIES / CPR,                            /* rows per thread */
+        RSTEP = TRANSPOSE ? NT / 32 / KG * 4 : NT / KG, /* rows between a thread's rows */
+        CSTEP = TRANSPOSE ? KG * 8 : KG * VEC,         /* columns between a thread's pieces of a row */
     };
     static_assert(!TRANSPOSE || VEC == 1, "the transposing copy moves one element at a time");
-    static_assert(TRANSPOSE ? COLS % 8 == 0 && (NT / 32) % KG == 0 && ROWS % RSTEP == 0
-                            : COLS % VEC == 0 && NT % PER_ROW == 0,
-                  "every thread's copies lie in one column, RSTEP rows apart");
-    static_assert((ROWS * COLS / VEC) % NT == 0 && NT % 32 == 0, "whole passes of whole warps");
+    static_assert(TRANSPOSE ? COLS % (8 * CPR) == 0 && (NT / 32) % KG == 0 && ROWS % RSTEP == 0
+                            : COLS % VEC == 0 && PER_ROW % CPR == 0 && NT % KG == 0,
+                  "every thread's copies lie in RPT rows, RSTEP rows apart");
+    static_assert((ROWS * COLS / VEC) % NT == 0 && NT % 32 == 0 && COPIES % CPR == 0, "whole passes of whole warps");
     int r0, c0;
     __device__ __forceinline__ gp__tile_async()
     {
@@ -147,22 +160,41 @@ struct gp__tile_async {
             c0 = (t >> 5) % KG * 8 + (lane & 7);
             r0 = (t >> 5) / KG * 4 + (lane >> 3);
         } else {
-            c0 = t % PER_ROW * VEC;
-            r0 = t / PER_ROW;
+            c0 = t % KG * VEC;
+            r0 = t / KG;
         }
     }
+    /* the thread's first piece in a tile stored at s_pitch elements a row */
+    __device__ __forceinline__ int s_offset(int s_pitch) const { return TRANSPOSE ? c0 * s_pitch + r0 : r0 * s_pitch + c0; }
+    template <bool CHECK>
+    __device__ __forceinline__ void copy(unsigned dst, int s_pitch, const T *src, size_t ld, const T *fallback,
+                                         size_t rows_left, size_t cols_left) const
+    {
+#pragma unroll
+        for (int p = 0; p < CPR; p++) {
+            const bool col_ok = !CHECK || (size_t)(c0 + p * CSTEP) < cols_left;
+#pragma unroll
+            for (int q = 0; q < RPT; q++) {
+                const bool ok = col_ok && (!CHECK || (size_t)(r0 + q * RSTEP) < rows_left);
+                const int s_off = TRANSPOSE ? p * CSTEP * s_pitch + q * RSTEP : q * RSTEP * s_pitch + p * CSTEP;
+                gp__cp_async<VEC * sizeof(T)>(dst + s_off * (unsigned)sizeof(T), ok ? src + q * RSTEP * ld + p * CSTEP : fallback,
+                                              ok);
+            }
+        }
+    }
+    /* (one piece per row: CPR == 1) */
     template <bool CHECK>
     __device__ __forceinline__ void load(T *s, int s_pitch, const T *g, size_t ld, size_t rows_left,
                                          size_t cols_left) const
     {
+        static_assert(CPR == 1, "load: one piece per row");
         const T *const src = g + r0 * ld + c0;
         T *const dst = TRANSPOSE ? s + c0 * s_pitch + r0 : s + r0 * s_pitch + c0;
         const bool col_ok = !CHECK || (size_t)c0 < cols_left;
 #pragma unroll
-        for (int p = 0; p < COPIES; p++) {
-            const bool ok = col_ok && (!CHECK || (size_t)(r0 + p * RSTEP) < rows_left);
-            gp__cp_async<VEC * sizeof(T)>(dst + p * RSTEP * (TRANSPOSE ? 1 : s_pitch),
-                                          ok ? src + p * RSTEP * ld : g, ok);
+        for (int q = 0; q < RPT; q++) {
+            const bool ok = col_ok && (!CHECK || (size_t)(r0 + q * RSTEP) < rows_left);
+            gp__cp_async<VEC * sizeof(T)>(dst + q * RSTEP * (TRANSPOSE ? 1 : s_pitch), ok ? src + q * RSTEP * ld : g, ok);
         }
     }
 };
@@ -172,13 +204,14 @@ struct gp__tile_async {
 /* A configuration is a struct of named sizes (a "spec"), for example
  *     struct gp__mm_f32_128x128 {
  *         typedef float type;
- *         static constexpr int BM = 128, BN = 128, BK = 16;  block tile of C, k step
+ *         static constexpr int BM = 128, BN = 128, BK = 32;  block tile of C, k step
  *         static constexpr int WM = 64, WN = 32;             warp tile
  *         static constexpr int TM = 8, TN = 8;               values of C per thread (multiples of 4)
- *         static constexpr int STAGES = 3;                   tiles in flight (1: load, wait, compute)
+ *         static constexpr int STAGES = 2;                   tiles in flight (1: load, wait, compute)
  *         static constexpr int GROUP_M = 8;                  block-rows per L2 group
  *         static constexpr int MIN_BLOCKS = 2;               resident blocks per SM (launch bounds)
  *         static constexpr int TC = 0;                       1: tensor cores (FP64 DMMA, no TM, TN)
+ *         static constexpr int VEC_B_ONLY = 1;               1: only where B's rows allow 16-byte copies
  *         static constexpr float EFF = 1.00f;                relative throughput (gp__matmul_choose)
  *     };
  * A variant derives from another spec and overrides one name (the bench's ladder does).
@@ -193,7 +226,7 @@ struct gp__mm_cfg : S {
         SUB_M = S::WM / (S::TM / 4), SUB_N = S::WN / (S::TN / 4), /* a warp's piece per 4 x 4 sub-tile */
         PAD = 16 / (int)sizeof(T),                                /* As row padding: 16 bytes */
         PITCH_A = S::BM + PAD, PITCH_B = S::BN,
-        STAGE_ELEMS = S::BK * (PITCH_A + PITCH_B),
+        STAGE_A = S::BK * PITCH_A, STAGE_ELEMS = STAGE_A + S::BK * PITCH_B, /* a stage: As, then Bs */
         SMEM_BYTES = S::STAGES * STAGE_ELEMS * (int)sizeof(T),
     };
     static_assert(S::BM % S::WM == 0 && S::BN % S::WN == 0 && S::TM % 4 == 0 && S::TN % 4 == 0, "tile shapes");
@@ -287,20 +320,52 @@ static __device__ __forceinline__ void gp__mm_store(T *dst, const T *v, size_t c
     }
 }
 
-template <class C, bool VEC_B>
+/* acc += the product of one stage's tiles: as points at the thread's first column of As
+ * (A transposed: As[k][m]), bs at its first column of Bs. */
+template <class C, class T>
+static __device__ __forceinline__ void gp__mm_compute(T (&acc)[C::TM][C::TN], const T *as, const T *bs)
+{
+#pragma unroll
+    for (int kk = 0; kk < C::BK; kk++) {
+        T af[C::TM], bf[C::TN];
+#pragma unroll
+        for (int i = 0; i < C::TM / 4; i++) gp__mm_lds4(af + 4 * i, as + kk * C::PITCH_A + i * C::SUB_M);
+#pragma unroll
+        for (int j = 0; j < C::TN / 4; j++) gp__mm_lds4(bf + 4 * j, bs + kk * C::PITCH_B + j * C::SUB_N);
+#pragma unroll
+        for (int i = 0; i < C::TM; i++)
+#pragma unroll
+            for (int j = 0; j < C::TN; j++) acc[i][j] = fma(af[i], bf[j], acc[i][j]);
+    }
+}
+
+/* How many of a thread's COPIES pieces of a tile row (per_row pieces of piece_bytes each)
+ * it takes from one row: as many as leave a row's consecutive lanes at least 32 bytes
+ * (whole sectors) of it, so that the others are fixed offsets from one address. */
+static constexpr GP__HD int gp__mm_pieces_per_row(int per_row, int copies, int piece_bytes)
+{
+    int best = 1;
+    for (int c = 2; c <= copies; c++)
+        if (copies % c == 0 && per_row % c == 0 && per_row / c * piece_bytes >= 32) best = c;
+    return best;
+}
+
+/* VEC_B: elements per copy of B's rows (16 bytes where the rows allow, else 1). */
+template <class C, int VEC_B>
 __global__ void __launch_bounds__(C::THREADS, GP__MIN_BLOCKS(C::THREADS, C::MIN_BLOCKS))
     gp__matmul_kernel(typename C::type *c, const typename C::type *a, const typename C::type *b, size_t m, size_t n,
                       size_t k, size_t tiles_m, size_t tiles_n, bool vec_c)
 {
     typedef typename C::type T;
+    enum { STAGE_BYTES = C::STAGE_ELEMS * (int)sizeof(T) };
+    /* stage s: As ([BK][PITCH_A]) at s * STAGE_ELEMS, Bs ([BK][PITCH_B]) after it, so that
+     * one offset per stage serves both */
     extern __shared__ __align__(16) unsigned char gp__mm_smem[];
-    T *const As = reinterpret_cast<T *>(gp__mm_smem);     /* [STAGES][BK][PITCH_A] */
-    T *const Bs = As + C::STAGES * C::BK * C::PITCH_A;     /* [STAGES][BK][PITCH_B] */
+    T *const As = reinterpret_cast<T *>(gp__mm_smem), *const Bs = As + C::STAGE_A;
 
     size_t bm, bn;
     gp__matmul_tile_of(blockIdx.x, tiles_m, tiles_n, C::GROUP_M, &bm, &bn);
     const size_t row0 = bm * C::BM, col0 = bn * C::BN;
-    const T *const a_blk = a + row0 * k, *const b_blk = b + col0;
     const size_t m_left = m - row0, n_left = n - col0;
 
     /* this lane's place: warp (wr, wc) of the block, lane (lm, ln) of the warp */
@@ -315,32 +380,36 @@ __global__ void __launch_bounds__(C::THREADS, GP__MIN_BLOCKS(C::THREADS, C::MIN_
 #pragma unroll
         for (int j = 0; j < C::TN; j++) acc[i][j] = T(0);
 
-    /* this thread's copies of A's tile (transposed) and B's */
-    const gp__tile_async<T, C::BM, C::BK, C::THREADS, 1, true> a_copy;
-    const gp__tile_async<T, C::BK, C::BN, C::THREADS, VEC_B ? 16 / (int)sizeof(T) : 1, false> b_copy;
-    const bool interior = m_left >= (size_t)C::BM && n_left >= (size_t)C::BN;
+    /* this thread's copies of A's tile (transposed) and B's: the shared address of its first
+     * piece in stage 0, and a running pointer to its first element of the next tile to copy
+     * (one add per tile); a warp copies all BK / 8 patches of its rows of A */
+    const gp__tile_async<T, C::BM, C::BK, C::THREADS, 1, true, C::BK / 8> a_copy;
+    const gp__tile_async<T, C::BK, C::BN, C::THREADS, VEC_B, false,
+                         gp__mm_pieces_per_row(C::BN / VEC_B, C::BK * C::BN / VEC_B / C::THREADS, VEC_B * sizeof(T))>
+        b_copy;
+    const unsigned a_dst = gp__smem_u32(As + a_copy.s_offset(C::PITCH_A));
+    const unsigned b_dst = gp__smem_u32(Bs + b_copy.s_offset(C::PITCH_B));
+    const T *a_src = a + (row0 + a_copy.r0) * k + a_copy.c0, *b_src = b + (size_t)b_copy.r0 * n + col0 + b_copy.c0;
+    /* tiles 0 .. full-1 lie wholly inside the matrices: no bounds checks */
+    const size_t full = m_left >= (size_t)C::BM && n_left >= (size_t)C::BN ? k / C::BK : 0;
+    const T *const a_frag = As + a_off, *const b_frag = Bs + b_off;
     gp__mm_pipeline<C::STAGES>(
         gp__ceil_div(k, C::BK),
         [&](size_t kt, int stage) {
-            gp__mm_load_tile<C::BK>(a_copy, As + stage * (C::BK * C::PITCH_A), C::PITCH_A, b_copy,
-                                    Bs + stage * (C::BK * C::PITCH_B), C::PITCH_B, a_blk, b_blk, kt * C::BK, k, n,
-                                    m_left, n_left, interior);
+            const unsigned sa = a_dst + stage * STAGE_BYTES, sb = b_dst + stage * STAGE_BYTES;
+            const size_t k0 = kt * C::BK;
+            if (kt < full) {
+                a_copy.template copy<false>(sa, C::PITCH_A, a_src, k, a, 0, 0);
+                b_copy.template copy<false>(sb, C::PITCH_B, b_src, n, b, 0, 0);
+            } else {
+                a_copy.template copy<true>(sa, C::PITCH_A, a_src, k, a, m_left, k - k0);
+                b_copy.template copy<true>(sb, C::PITCH_B, b_src, n, b, k - k0, n_left);
+            }
+            a_src += C::BK;
+            b_src += C::BK * n;
         },
         [&](int stage) {
-            const T *const as = As + stage * (C::BK * C::PITCH_A) + a_off;
-            const T *const bs = Bs + stage * (C::BK * C::PITCH_B) + b_off;
-#pragma unroll
-            for (int kk = 0; kk < C::BK; kk++) {
-                T af[C::TM], bf[C::TN];
-#pragma unroll
-                for (int i = 0; i < C::TM / 4; i++) gp__mm_lds4(af + 4 * i, as + kk * C::PITCH_A + i * C::SUB_M);
-#pragma unroll
-                for (int j = 0; j < C::TN / 4; j++) gp__mm_lds4(bf + 4 * j, bs + kk * C::PITCH_B + j * C::SUB_N);
-#pragma unroll
-                for (int i = 0; i < C::TM; i++)
-#pragma unroll
-                    for (int j = 0; j < C::TN; j++) acc[i][j] = fma(af[i], bf[j], acc[i][j]);
-            }
+            gp__mm_compute<C>(acc, a_frag + stage * C::STAGE_ELEMS, b_frag + stage * C::STAGE_ELEMS);
         });
 
     /* store: 4 consecutive values per row of a sub-tile */
@@ -371,12 +440,13 @@ static cudaError_t gp__matmul_launch(typename C::type *c, const typename C::type
                                      size_t m, size_t n, size_t k, cudaStream_t s)
 {
     typedef typename C::type T;
+    enum { V = 16 / (int)sizeof(T) }; /* elements per 16-byte copy */
     /* 16-byte copies of B and stores of C need every row to start on a 16-byte boundary */
     const bool vec_b = gp__tile_chunk_bytes((uintptr_t)b, n * sizeof(T), C::BN * sizeof(T), sizeof(T)) == 16;
     const bool vec_c = gp__tile_chunk_bytes((uintptr_t)c, n * sizeof(T), C::BN * sizeof(T), sizeof(T)) == 16;
     const size_t tiles_m = gp__ceil_div(m, C::BM), tiles_n = gp__ceil_div(n, C::BN);
     void (*kernel)(T *, const T *, const T *, size_t, size_t, size_t, size_t, size_t, bool) =
-        vec_b ? gp__matmul_kernel<C, true> : gp__matmul_kernel<C, false>;
+        vec_b ? gp__matmul_kernel<C, V> : gp__matmul_kernel<C, 1>;
     GP__TRY(gp__mm_smem_opt_in(kernel, C::SMEM_BYTES));
     kernel<<<(unsigned)(tiles_m * tiles_n), C::THREADS, C::SMEM_BYTES, s>>>(c, a, b, m, n, k, tiles_m, tiles_n, vec_c);
     return cudaGetLastError();
@@ -568,23 +638,32 @@ static cudaError_t gp__mm_launcher(typename S::type *c, const typename S::type *
 }
 
 /* The configs gp_matmul chooses from, per type, largest first. EFF is a config's
- * throughput on a busy GPU relative to the first (f32: TFLOP/s at 8192^3 on an H200, from
- * bench/matmul.cu's tile sweep), for gp__matmul_choose. The sweep's other candidates
- * (BK = 8, 4 stages, a 32 x 64 warp tile, a 256 x 128 block tile with 16 x 8 per thread)
- * measured as fast or slower; BK = 32 spills at 128 registers. See bench/results. */
+ * throughput on a busy GPU relative to the first (f32: TFLOP/s at 8192^3 on the H100, from
+ * bench/matmul.cu's tile sweep), for gp__matmul_choose. VEC_B_ONLY: the config runs only
+ * where B's rows allow 16-byte copies (gp__matmul_choose skips it elsewhere).
+ * f32: the 128 x 128 tile with BK = 32 (two stages of 33 KB, two blocks per SM) where B's
+ * rows are 16-byte aligned; with one-element copies of B the same tile with BK = 16, which
+ * measured 1.09x of BK = 32 there (4097 x 3001 x 2049). Beside these the sweeps measured
+ * BK = 24, 3 stages at BK = 32, 128 threads of 16 x 8 or 8 x 16 and A by rows in shared
+ * memory (as fast or slower everywhere), and a 32 x 64 warp tile: 1.03x at 2048^3 and, at
+ * BK = 16, 1.03x at 4097 x 3001 x 2049, but 0.97x at 8192^3. */
 struct gp__mm_f32_128x128 {
     typedef float type;
-    static constexpr int BM = 128, BN = 128, BK = 16, WM = 64, WN = 32, TM = 8, TN = 8;
-    static constexpr int STAGES = 3, GROUP_M = 8, MIN_BLOCKS = 2, TC = 0;
+    static constexpr int BM = 128, BN = 128, BK = 32, WM = 64, WN = 32, TM = 8, TN = 8;
+    static constexpr int STAGES = 2, GROUP_M = 8, MIN_BLOCKS = 2, TC = 0, VEC_B_ONLY = 1;
     static constexpr float EFF = 1.00f;
 };
-struct gp__mm_f32_128x64 : gp__mm_f32_128x128 {
-    static constexpr int BN = 64, STAGES = 4, MIN_BLOCKS = 3;
+struct gp__mm_f32_128x128x16 : gp__mm_f32_128x128 {
+    static constexpr int BK = 16, STAGES = 3, VEC_B_ONLY = 0;
     static constexpr float EFF = 0.97f;
 };
-struct gp__mm_f32_64x64 : gp__mm_f32_128x128 {
+struct gp__mm_f32_128x64 : gp__mm_f32_128x128x16 {
+    static constexpr int BN = 64, STAGES = 4, MIN_BLOCKS = 3;
+    static constexpr float EFF = 0.86f;
+};
+struct gp__mm_f32_64x64 : gp__mm_f32_128x128x16 {
     static constexpr int BM = 64, BN = 64, BK = 8, WM = 32, TM = 4, STAGES = 4, MIN_BLOCKS = 4;
-    static constexpr float EFF = 0.76f;
+    static constexpr float EFF = 0.75f;
 };
 /* FP64 on the tensor cores (sm_80 and later). EFF relative to the first, from the H100's
  * f64 tile sweep at 8192^3. 64 x 32 of C per warp is 64 doubles per lane (210 registers),
@@ -594,7 +673,7 @@ struct gp__mm_f32_64x64 : gp__mm_f32_128x128 {
 struct gp__mm_f64_tc_128x128 {
     typedef double type;
     static constexpr int BM = 128, BN = 128, BK = 16, WM = 64, WN = 32;
-    static constexpr int STAGES = 4, GROUP_M = 8, MIN_BLOCKS = 1, TC = 1, M16 = 1;
+    static constexpr int STAGES = 4, GROUP_M = 8, MIN_BLOCKS = 1, TC = 1, M16 = 1, VEC_B_ONLY = 0;
     static constexpr float EFF = 1.00f;
 };
 /* for products too small to give every SM 128 x 128 tiles (1000^3: 64 of them on 132 SMs) */
@@ -607,22 +686,25 @@ struct gp__mm_f64_tc_64x64 : gp__mm_f64_tc_128x128 {
 struct gp__mm_f64_64x64 {
     typedef double type;
     static constexpr int BM = 64, BN = 64, BK = 8, WM = 32, WN = 32, TM = 4, TN = 8;
-    static constexpr int STAGES = 4, GROUP_M = 8, MIN_BLOCKS = 3, TC = 0;
+    static constexpr int STAGES = 4, GROUP_M = 8, MIN_BLOCKS = 3, TC = 0, VEC_B_ONLY = 0;
     static constexpr float EFF = 0.40f;
 };
 struct gp__mm_f64_64x32 : gp__mm_f64_64x64 {
     static constexpr int BN = 32, WN = 16, TN = 4, MIN_BLOCKS = 5;
     static constexpr float EFF = 0.28f;
 };
-#define GP__MATMUL_CONFIGS_f32(X) X(gp__mm_f32_128x128) X(gp__mm_f32_128x64) X(gp__mm_f32_64x64)
+#define GP__MATMUL_CONFIGS_f32(X) \
+    X(gp__mm_f32_128x128) X(gp__mm_f32_128x128x16) X(gp__mm_f32_128x64) X(gp__mm_f32_64x64)
 #define GP__MATMUL_CONFIGS_f64(X) \
     X(gp__mm_f64_tc_128x128) X(gp__mm_f64_tc_64x64) X(gp__mm_f64_64x64) X(gp__mm_f64_64x32)
 
 /* Columns of a config list, for the host tables. */
 #define GP__MM_BM(S) S::BM,
 #define GP__MM_BN(S) S::BN,
+#define GP__MM_BK(S) S::BK,
 #define GP__MM_EFF(S) S::EFF,
 #define GP__MM_TC(S) S::TC,
+#define GP__MM_NEEDS(S) ((S::TC ? GP__MM_NEED_TC : 0) | (S::VEC_B_ONLY ? GP__MM_NEED_B16 : 0)),
 #define GP__MM_SMEM(S) gp__mm_smem_bytes<S>(),
 #define GP__MM_LAUNCHER(S) gp__mm_launcher<S>,
 
@@ -653,7 +735,7 @@ static cudaError_t gp__matmul_staged(T *d_c, const T *d_a, const T *d_b, size_t 
 /* The host side of gp_matmul_<name>: checks, tile choice, one launch. */
 template <class T, int N>
 static cudaError_t gp__matmul(T *d_c, const T *d_a, const T *d_b, size_t m, size_t n, size_t k, cudaStream_t s,
-                              const int (&bm)[N], const int (&bn)[N], const float (&eff)[N], const int (&tc)[N],
+                              const int (&bm)[N], const int (&bn)[N], const float (&eff)[N], const int (&needs)[N],
                               const int (&smem)[N],
                               cudaError_t (*const (&launch)[N])(T *, const T *, const T *, size_t, size_t, size_t,
                                                                 cudaStream_t))
@@ -669,15 +751,18 @@ static cudaError_t gp__matmul(T *d_c, const T *d_a, const T *d_b, size_t m, size
     GP__TRY(on.err);
     gp__device dev;
     GP__TRY(gp__device_query(&dev, on.dev));
-    int have_tc = 0; /* the tensor-core configs run where this code was built for sm_80+ */
+    int have = 0; /* the tensor-core configs run where this code was built for sm_80+ */
     for (int i = 0; i < N; i++)
-        if (tc[i]) {
-            GP__TRY(gp__mm_tc_built(&have_tc));
+        if (needs[i] & GP__MM_NEED_TC) {
+            int built = 0;
+            GP__TRY(gp__mm_tc_built(&built));
+            have |= built ? GP__MM_NEED_TC : 0;
             break;
         }
+    if (gp__tile_chunk_bytes((uintptr_t)d_b, n * sizeof(T), 16, sizeof(T)) == 16) have |= GP__MM_NEED_B16;
     int smem_max = 0;
     GP__TRY(cudaDeviceGetAttribute(&smem_max, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev.id));
-    const int i = gp__matmul_choose(m, n, dev.sms, bm, bn, eff, tc, have_tc, smem, smem_max, N);
+    const int i = gp__matmul_choose(m, n, dev.sms, bm, bn, eff, needs, have, smem, smem_max, N);
     if (i < 0) return cudaErrorNotSupported;
     if (((uintptr_t)d_a | (uintptr_t)d_b | (uintptr_t)d_c) % alignof(T) == 0) return launch[i](d_c, d_a, d_b, m, n, k, s);
     return gp__matmul_staged(d_c, d_a, d_b, m, n, k, s, dev.id, launch[i]);
@@ -694,11 +779,11 @@ static cudaError_t gp__matmul(T *d_c, const T *d_a, const T *d_b, size_t m, size
         static const int bm[] = {GP__MATMUL_CONFIGS_##name(GP__MM_BM)};                                     \
         static const int bn[] = {GP__MATMUL_CONFIGS_##name(GP__MM_BN)};                                     \
         static const float eff[] = {GP__MATMUL_CONFIGS_##name(GP__MM_EFF)};                                 \
-        static const int tc[] = {GP__MATMUL_CONFIGS_##name(GP__MM_TC)};                                     \
+        static const int needs[] = {GP__MATMUL_CONFIGS_##name(GP__MM_NEEDS)};                               \
         static const int smem[] = {GP__MATMUL_CONFIGS_##name(GP__MM_SMEM)};                                 \
         static cudaError_t (*const launch[])(T *, const T *, const T *, size_t, size_t, size_t, cudaStream_t) = { \
             GP__MATMUL_CONFIGS_##name(GP__MM_LAUNCHER)};                                                    \
-        return gp__matmul<T>(d_c, d_a, d_b, m, n, k, s, bm, bn, eff, tc, smem, launch);                    \
+        return gp__matmul<T>(d_c, d_a, d_b, m, n, k, s, bm, bn, eff, needs, smem, launch);                 \
     }
 
 #endif /* __CUDACC__ */

@@ -186,8 +186,6 @@ static __device__ __forceinline__ void gp__scan_publish(uint64_t *status, size_t
     for (int c = 0; c < W; c++) gp__st_relaxed_u64(status + t * W + c, (1ull << 32) | bits[c]);
 }
 
-static __device__ __forceinline__ unsigned gp__smem_u32(const void *p) { return (unsigned)__cvta_generic_to_shared(p); }
-
 /* mbarriers (sm_80+; try_wait and the bulk copy sm_90). Every arrive releases and every
  * completed wait acquires, at CTA scope: ordinary shared-memory writes before an arrive
  * are visible after the matching wait. sm_75 has no mbarrier: there a 64-bit shared word

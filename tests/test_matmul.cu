@@ -25,12 +25,15 @@ static const int f32_bm[] = {GP__MATMUL_CONFIGS_f32(GP__MM_BM)};
 static const int f32_bn[] = {GP__MATMUL_CONFIGS_f32(GP__MM_BN)};
 static const float f32_eff[] = {GP__MATMUL_CONFIGS_f32(GP__MM_EFF)};
 static const int f32_tc[] = {GP__MATMUL_CONFIGS_f32(GP__MM_TC)};
+static const int f32_needs[] = {GP__MATMUL_CONFIGS_f32(GP__MM_NEEDS)};
+static const int f32_bk[] = {GP__MATMUL_CONFIGS_f32(GP__MM_BK)};
 static const int f32_smem[] = {GP__MATMUL_CONFIGS_f32(GP__MM_SMEM)};
 #define F32_CONFIGS ((int)(sizeof f32_bm / sizeof *f32_bm))
 static const int f64_bm[] = {GP__MATMUL_CONFIGS_f64(GP__MM_BM)};
 static const int f64_bn[] = {GP__MATMUL_CONFIGS_f64(GP__MM_BN)};
 static const float f64_eff[] = {GP__MATMUL_CONFIGS_f64(GP__MM_EFF)};
 static const int f64_tc[] = {GP__MATMUL_CONFIGS_f64(GP__MM_TC)};
+static const int f64_needs[] = {GP__MATMUL_CONFIGS_f64(GP__MM_NEEDS)};
 static const int f64_smem[] = {GP__MATMUL_CONFIGS_f64(GP__MM_SMEM)};
 enum { SMEM_H100 = 227 * 1024, SMEM_SM86 = 99 * 1024 }; /* opt-in shared memory per block */
 #define F64_CONFIGS ((int)(sizeof f64_bm / sizeof *f64_bm))
@@ -60,11 +63,21 @@ extern "C" void test_matmul_host(void)
     EXPECT(bm == 0 && bn == 1, "block 8 is (0, 1) in groups of 8 rows (got %zu, %zu)", bm, bn);
 
     /* tile choice on a 132-SM H100 */
-#define CHOOSE32(m, n) gp__matmul_choose(m, n, 132, f32_bm, f32_bn, f32_eff, f32_tc, 1, f32_smem, SMEM_H100, F32_CONFIGS)
-#define CHOOSE64(m, n, have_tc, smem_max) \
-    gp__matmul_choose(m, n, 132, f64_bm, f64_bn, f64_eff, f64_tc, have_tc, f64_smem, smem_max, F64_CONFIGS)
+#define CHOOSE32_B(m, n, b16)                                                                                   \
+    gp__matmul_choose(m, n, 132, f32_bm, f32_bn, f32_eff, f32_needs, GP__MM_NEED_TC | ((b16) ? GP__MM_NEED_B16 : 0), \
+                      f32_smem, SMEM_H100, F32_CONFIGS)
+#define CHOOSE32(m, n) CHOOSE32_B(m, n, 1)
+#define CHOOSE64(m, n, have_tc, smem_max)                                                                       \
+    gp__matmul_choose(m, n, 132, f64_bm, f64_bn, f64_eff, f64_needs, (have_tc) ? GP__MM_NEED_TC : 0, f64_smem, smem_max, \
+                      F64_CONFIGS)
     EXPECT(CHOOSE32(4096, 4096) == 0, "4096^2: the largest tile");
     EXPECT(CHOOSE32(8192, 8192) == 0, "8192^2: the largest tile");
+    {   /* rows of B that do not allow 16-byte copies: the same tile with a BK that suits one-element copies */
+        const int i = CHOOSE32_B(4096, 4095, 0);
+        EXPECT(i > 0 && !(f32_needs[i] & GP__MM_NEED_B16) && f32_bm[i] == f32_bm[0] && f32_bn[i] == f32_bn[0] &&
+                   f32_bk[i] < f32_bk[0],
+               "4096 x 4095 without 16-byte rows of B: the largest tile at a smaller BK (got %d)", i);
+    }
     const int small = CHOOSE32(1024, 1024);
     EXPECT(small != 0, "1024^2: a smaller tile than 128 x 128 (64 tiles would leave 68 SMs idle), got %d", small);
     EXPECT(CHOOSE32(1, 1) == F32_CONFIGS - 1, "1 x 1: the smallest tile");
@@ -114,9 +127,9 @@ template <> struct mm_traits<float> {
     static int bm(int i) { return f32_bm[i]; }
     static int bn(int i) { return f32_bn[i]; }
     static int tc(int i) { return f32_tc[i]; }
-    static int choose(size_t m, size_t n, unsigned sms, int have_tc, int smem_max)
+    static int choose(size_t m, size_t n, unsigned sms, int have, int smem_max)
     {
-        return gp__matmul_choose(m, n, sms, f32_bm, f32_bn, f32_eff, f32_tc, have_tc, f32_smem, smem_max, F32_CONFIGS);
+        return gp__matmul_choose(m, n, sms, f32_bm, f32_bn, f32_eff, f32_needs, have, f32_smem, smem_max, F32_CONFIGS);
     }
     static cudaError_t config(int i, float *c, const float *a, const float *b, size_t m, size_t n, size_t k)
     {
@@ -134,9 +147,9 @@ template <> struct mm_traits<double> {
     static int bm(int i) { return f64_bm[i]; }
     static int bn(int i) { return f64_bn[i]; }
     static int tc(int i) { return f64_tc[i]; }
-    static int choose(size_t m, size_t n, unsigned sms, int have_tc, int smem_max)
+    static int choose(size_t m, size_t n, unsigned sms, int have, int smem_max)
     {
-        return gp__matmul_choose(m, n, sms, f64_bm, f64_bn, f64_eff, f64_tc, have_tc, f64_smem, smem_max, F64_CONFIGS);
+        return gp__matmul_choose(m, n, sms, f64_bm, f64_bn, f64_eff, f64_needs, have, f64_smem, smem_max, F64_CONFIGS);
     }
     static cudaError_t config(int i, double *c, const double *a, const double *b, size_t m, size_t n, size_t k)
     {
@@ -316,7 +329,8 @@ static void test_type(uint64_t *st)
         CUDA_CHK(cudaGetDevice(&dev));
         CUDA_CHK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
         CUDA_CHK(cudaDeviceGetAttribute(&smem_max, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
-        const int cfg = tr::choose(m, n, (unsigned)sms, built, smem_max);
+        /* rows of 520 elements from cudaMalloc: 16-byte aligned */
+        const int cfg = tr::choose(m, n, (unsigned)sms, (built ? GP__MM_NEED_TC : 0) | GP__MM_NEED_B16, smem_max);
         T *r1 = (T *)malloc(sizeof(T) * m * n), *r2 = (T *)malloc(sizeof(T) * m * n);
         uint64_t s1 = gp_t_state(78), s2 = s1;
         if (run_case<T>(m, n, k, 0, 0, &s1, r1) && run_case<T>(m, n, k, 0, 0, &s2, r2, cfg))
