@@ -1,6 +1,6 @@
 # gpuprims -- build, test, bench, package. `make` builds the library, tests, examples and
 # benches; `make test` runs the tests (GPU tests are skipped without a GPU); `make install`.
-# Targets: all lib test test-python sanitize bench plots examples run-examples ptx headers
+# Targets: all lib test test-python sanitize bench results plots examples run-examples ptx headers
 #          compile-cost install uninstall consumers version-check expand clean;
 #          nccl test-nccl sanitize-nccl bench-nccl (the optional NCCL layer: see its section).
 #
@@ -52,7 +52,7 @@ TESTS     := $(BUILD)/tests/run_tests
 EXAMPLES  := $(patsubst examples/%.cu,$(BUILD)/examples/%,$(wildcard examples/*.cu))
 BENCHES   := $(patsubst bench/%.cu,$(BUILD)/bench/%,$(wildcard bench/*.cu))
 
-.PHONY: all lib test test-python sanitize bench plots examples run-examples ptx headers names names-check \
+.PHONY: all lib test test-python sanitize bench results plots examples run-examples ptx headers names names-check \
         compile-cost install uninstall consumers version-check expand clean nccl test-nccl sanitize-nccl bench-nccl
 
 # Longest compiles first (the library, then the benches), so both cores stay busy to the end.
@@ -87,12 +87,15 @@ sanitize: $(TESTS)
 	GP_TEST_SMALL=1 $(SANITIZE) --tool synccheck $(TESTS)
 	GP_TEST_SMALL=1 $(SANITIZE) --tool initcheck $(TESTS)
 
-# Each bench writes bench/results/<gpu>.<bench>.md/.csv; bench/results/<gpu>.md collects them.
+# Each bench writes bench/results/<gpu>.<bench>.md/.csv; bench/results/<gpu>.md collects them
+# (`make results` collects them again after a single bench was run by hand).
 bench: $(BENCHES)
 	@mkdir -p bench/results
 	@for b in $(BENCHES); do GP_COMMIT=$(COMMIT) $$b || exit 1; done
+	@$(MAKE) results
+results:
 	@for gpu in $$(ls bench/results/*.*.md | sed -E 's|bench/results/([^.]*)\..*|\1|' | sort -u); do \
-	  { echo "# gpuprims benchmarks: $$gpu"; echo; echo "Assembled by \`make bench\` (at $(COMMIT)) from the per-bench tables beside this file; each section names the GPU, date and commit of its own run."; \
+	  { echo "# gpuprims benchmarks: $$gpu"; echo; echo "Assembled by \`make results\` (at $(COMMIT)) from the per-bench tables beside this file; each section names the GPU, date and commit of its own run."; \
 	    for f in bench/results/$$gpu.*.md; do echo; cat $$f; done; } > bench/results/$$gpu.md; \
 	  echo "wrote bench/results/$$gpu.md"; done
 
