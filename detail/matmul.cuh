@@ -704,9 +704,11 @@ static cudaError_t gp__mm_launcher(typename S::type *c, const typename S::type *
  * f32: the 128 x 128 tile with BK = 32 (two stages of 33 KB, two blocks per SM) where B's
  * rows are 16-byte aligned; with one-element copies of B the same tile with BK = 16, which
  * measured 1.09x of BK = 32 there (4097 x 3001 x 2049). Beside these the sweeps measured
- * BK = 24, 3 stages at BK = 32, 128 threads of 16 x 8 or 8 x 16, 256 threads of 4 x 8 in
- * a 128 x 64 tile and A by rows in shared memory (as fast or slower everywhere), and a
- * 32 x 64 warp tile (8 lanes across a row of C instead of 4). That warp tile:
+ * 3 stages at BK = 32, 128 threads of 16 x 8 or 8 x 16, 256 threads of 4 x 8 in a
+ * 128 x 64 tile and A by rows in shared memory (as fast or slower everywhere); BK = 24 at
+ * 3 stages (1.02x of the chosen BK = 16 at 4097 x 3001 x 2049 in one run, slower at the
+ * aligned shapes: a candidate for one-element copies of B); and a 32 x 64 warp tile (8
+ * lanes across a row of C instead of 4). That warp tile:
  *  - 128 x 128 at BK = 32: 1.03x at 1024^3 and 2048^3, grids of one wave (2048^3 on the
  *    H100: 256 tiles, 132 SMs x 2 blocks), where every block starts at once and the call
  *    lasts as long as one block; but 0.98x at 4096^3 and 0.97x at 8192^3, where blocks
@@ -715,13 +717,13 @@ static cudaError_t gp__mm_launcher(typename S::type *c, const typename S::type *
  *    per SM of the GPU at hand, not in sizes. Why the warp's shape matters is not settled:
  *    it changes neither the block's copies nor the shared loads per FMA, only which lanes
  *    share a fragment and how a row of C is stored.
- *  - 128 x 128 at BK = 16, 4 stages: 1.03x of 3 stages with the 64 x 32 warp tile at
- *    4097 x 3001 x 2049 (one-element copies of B, three waves) in two sweeps; with
- *    16-byte copies, where the BK = 32 configs run instead, within 1% of it.
- *  - 128 x 64, 3 stages: 1.02-1.04x of the 64 x 32 warp tile at every shape swept (4
- *    warps of 32 x 64 stacked in m). 3 stages of 12 KB: 1.01x of 4 stages at every shape,
- *    and within the 48 KB a block gets without the shared-memory opt-in. This tile is for
- *    products too small to fill the GPU with 128 x 128 tiles (1000^3).
+ *  - 128 x 128 at BK = 16, 4 stages: 1.02-1.03x of the 64 x 32 warp tile (at 2, 3 or 4
+ *    stages) at 4097 x 3001 x 2049 (one-element copies of B, three waves) in three runs;
+ *    with 16-byte copies, where the BK = 32 configs run instead, 0.99-1.07x of it.
+ *  - 128 x 64, 3 stages: 1.01-1.04x of the 64 x 32 warp tile at every shape swept (4
+ *    warps of 32 x 64 stacked in m). 3 stages of 12 KB: as fast as 4 stages or up to
+ *    1.02x faster, and within the 48 KB a block gets without the shared-memory opt-in.
+ *    This tile is for products too small to fill the GPU with 128 x 128 tiles (1000^3).
  * (The bench's sweep table has the figures.) */
 struct gp__mm_f32_128x128 {
     typedef float type;
