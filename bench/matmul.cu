@@ -128,7 +128,7 @@ __global__ void __launch_bounds__(256) mm_regtile(float *c, const float *a, cons
             c[((size_t)blockIdx.y * BM + ty * TM + i) * n + blockIdx.x * BN + tx * TN + j] = acc[i][j];
 }
 
-/* 5-12: the library's kernel template (detail/matmul.cuh) with the later steps switched
+/* 5-13: the library's kernel template (detail/matmul.cuh) with the later steps switched
  * on one at a time; each step's spec derives from the one before and names what it changes.
  * 5. A transposed in shared memory (16-byte loads of both operands' fragments), the
  *    thread tile spread as 4 x 4 pieces over a warp tile (conflict-free broadcasts),
@@ -155,6 +155,10 @@ struct step11 : step10 { static constexpr int BK = 16, STAGES = 3; };
 /* 12. + BK = 32 (2 stages): half the barriers, copy set-ups and loop instructions per FMA
  * of step 9; 2 x 33 KB of shared memory per block, so two blocks still fit on an SM. */
 struct step12 : step9 { static constexpr int BK = 32, STAGES = 2; };
+/* 13. a 32 x 64 warp tile (8 lanes across instead of 4): 1.03x where the grid is one wave
+ * (2048^3), slower where blocks run in several (here, 4 waves), so gp_matmul takes it only
+ * for one-wave grids (gp__mm_f32_128x128_w32x64); the row shows what it costs here. */
+struct step13 : step12 { static constexpr int WM = 32, WN = 64; };
 typedef gp__mm_cfg<step5> step5_cfg;
 typedef gp__mm_cfg<step6> step6_cfg;
 typedef gp__mm_cfg<step7> step7_cfg;
@@ -163,18 +167,18 @@ typedef gp__mm_cfg<step9> step9_cfg;
 typedef gp__mm_cfg<step10> step10_cfg;
 typedef gp__mm_cfg<step11> step11_cfg;
 typedef gp__mm_cfg<step12> step12_cfg;
+typedef gp__mm_cfg<step13> step13_cfg;
 
 /* Candidates beside the library's configs (gp__mm_f32_*), for the sweep. */
-struct sweep_bk16 : gp__mm_f32_128x128 { static constexpr int BK = 16; };
+struct sweep_bk16 : gp__mm_f32_128x128 { static constexpr int BK = 16, STAGES = 3; };
 struct sweep_bk16_4st : sweep_bk16 { static constexpr int STAGES = 4; };
-struct sweep_bk16_w32x64 : sweep_bk16 { static constexpr int WM = 32, WN = 64, STAGES = 4; };
-struct sweep_bk24 : gp__mm_f32_128x128 { static constexpr int BK = 24; };
+struct sweep_bk24 : gp__mm_f32_128x128 { static constexpr int BK = 24, STAGES = 3; };
 struct sweep_bk32_2st : gp__mm_f32_128x128 { static constexpr int BK = 32, STAGES = 2; };
 struct sweep_bk32_3st : gp__mm_f32_128x128 { static constexpr int BK = 32, STAGES = 3; };
-struct sweep_bk32_2st_w32x64 : sweep_bk32_2st { static constexpr int WM = 32, WN = 64; };
 struct sweep_bk32_3st_w32x64 : sweep_bk32_3st { static constexpr int WM = 32, WN = 64; };
-struct sweep_128x64_3st : gp__mm_f32_128x64 { static constexpr int STAGES = 3; };
-struct sweep_128x64_bk32 : gp__mm_f32_128x64 { static constexpr int BK = 32, STAGES = 2; };
+struct sweep_128x64_w64x32 : gp__mm_f32_128x64 { static constexpr int WM = 64, WN = 32; };
+struct sweep_128x64_4st : sweep_128x64_w64x32 { static constexpr int STAGES = 4; };
+struct sweep_128x64_bk32 : sweep_128x64_w64x32 { static constexpr int BK = 32, STAGES = 2; };
 struct sweep_64x64x16 : gp__mm_f32_64x64 { static constexpr int BK = 16, STAGES = 3; };
 
 /* FP64: the ladder from the CUDA cores to the tensor cores (f64 rows 1-3), and candidates
@@ -197,14 +201,15 @@ static const struct { const char *name; launch_f32 fn; } sweep[] = {
     {"128x128 (gp)", gp__matmul_launch<gp__mm_cfg<gp__mm_f32_128x128> >},
     {"BK = 16, 3 stages", gp__matmul_launch<gp__mm_cfg<sweep_bk16> >},
     {"BK = 16, 4 stages", gp__matmul_launch<gp__mm_cfg<sweep_bk16_4st> >},
-    {"BK = 16, 4 stages, warp 32x64", gp__matmul_launch<gp__mm_cfg<sweep_bk16_w32x64> >},
+    {"BK = 16, 4 stages, warp 32x64 (gp, B by elements)", gp__matmul_launch<gp__mm_cfg<gp__mm_f32_128x128x16> >},
     {"BK = 24, 3 stages", gp__matmul_launch<gp__mm_cfg<sweep_bk24> >},
     {"BK = 32, 2 stages", gp__matmul_launch<gp__mm_cfg<sweep_bk32_2st> >},
     {"BK = 32, 3 stages", gp__matmul_launch<gp__mm_cfg<sweep_bk32_3st> >},
-    {"BK = 32, 2 stages, warp 32x64", gp__matmul_launch<gp__mm_cfg<sweep_bk32_2st_w32x64> >},
+    {"BK = 32, 2 stages, warp 32x64 (gp, one wave)", gp__matmul_launch<gp__mm_cfg<gp__mm_f32_128x128_w32x64> >},
     {"BK = 32, 3 stages, warp 32x64", gp__matmul_launch<gp__mm_cfg<sweep_bk32_3st_w32x64> >},
-    {"128x64x16, 4 stages (gp)", gp__matmul_launch<gp__mm_cfg<gp__mm_f32_128x64> >},
-    {"128x64x16, 3 stages", gp__matmul_launch<gp__mm_cfg<sweep_128x64_3st> >},
+    {"128x64x16, 4 stages", gp__matmul_launch<gp__mm_cfg<sweep_128x64_4st> >},
+    {"128x64x16, 3 stages", gp__matmul_launch<gp__mm_cfg<sweep_128x64_w64x32> >},
+    {"128x64x16, 3 stages, warp 32x64 (gp)", gp__matmul_launch<gp__mm_cfg<gp__mm_f32_128x64> >},
     {"128x64x32, 2 stages", gp__matmul_launch<gp__mm_cfg<sweep_128x64_bk32> >},
     {"64x64x8 (gp)", gp__matmul_launch<gp__mm_cfg<gp__mm_f32_64x64> >},
     {"64x64x16, 3 stages", gp__matmul_launch<gp__mm_cfg<sweep_64x64x16> >},
@@ -227,7 +232,7 @@ static_assert(SWEEP <= 16 && SWEEP64 <= 16, "the sweep tables' name arrays");
 
 /* ---- what a timed call is --------------------------------------------------------------- */
 enum kind {
-    K_NAIVE, K_TILED16, K_TILED32, K_REGTILE, K_STEP5, K_STEP6, K_STEP7, K_STEP8, K_STEP9, K_STEP10, K_STEP11, K_STEP12, K_GP, K_CUBLAS, K_SWEEP
+    K_NAIVE, K_TILED16, K_TILED32, K_REGTILE, K_STEP5, K_STEP6, K_STEP7, K_STEP8, K_STEP9, K_STEP10, K_STEP11, K_STEP12, K_STEP13, K_GP, K_CUBLAS, K_SWEEP
 };
 typedef struct {
     int kind, f64;
@@ -258,6 +263,7 @@ static void call(void *p)
     case K_STEP10: CUDA_CHK(gp__matmul_launch<step10_cfg>(c, a, b, x->m, x->n, x->k, 0)); break;
     case K_STEP11: CUDA_CHK(gp__matmul_launch<step11_cfg>(c, a, b, x->m, x->n, x->k, 0)); break;
     case K_STEP12: CUDA_CHK(gp__matmul_launch<step12_cfg>(c, a, b, x->m, x->n, x->k, 0)); break;
+    case K_STEP13: CUDA_CHK(gp__matmul_launch<step13_cfg>(c, a, b, x->m, x->n, x->k, 0)); break;
     case K_SWEEP:
         if (x->f64) CUDA_CHK(x->fn64((double *)x->c, (const double *)x->a, (const double *)x->b, x->m, x->n, x->k, 0));
         else CUDA_CHK(x->fn(c, a, b, x->m, x->n, x->k, 0));
@@ -354,6 +360,7 @@ static void bench_ladder(cublasHandle_t h, int profile)
         {K_STEP10, "10. 256x128 block tile, 16x8 per thread, BK = 8", 0},
         {K_STEP11, "11. 256x128 block tile, 16x8 per thread, BK = 16", 0},
         {K_STEP12, "12. + BK = 32, 2 stages", 0},
+        {K_STEP13, "13. warp tile 32x64: gp_matmul's choice for one-wave grids (2048^3), not for this one", 0},
         {K_GP, "gp_matmul_f32", 0},
         {K_CUBLAS, "cublasSgemm (pedantic)", 0},
     };
@@ -418,30 +425,30 @@ static float g_sweep_ms[NSHAPES][SWEEP], g_sweep64_ms[NSHAPES][SWEEP64];
 static float g_gp_ms[2][NSHAPES], g_cublas_ms[2][NSHAPES]; /* [f64][shape] */
 
 /* The block tile gp_matmul_<type> chooses for m x n (B's rows 16-byte aligned where n
- * allows) on this GPU, as "BMxBNxBK". */
-#define GP_TILE(name)                                                                                             \
-    do {                                                                                                          \
-        static const int bm[] = {GP__MATMUL_CONFIGS_##name(GP__MM_BM)}, bn[] = {GP__MATMUL_CONFIGS_##name(GP__MM_BN)}; \
-        static const int bk[] = {GP__MATMUL_CONFIGS_##name(GP__MM_BK)};                                           \
-        static const int needs[] = {GP__MATMUL_CONFIGS_##name(GP__MM_NEEDS)};                                     \
-        static const int smem[] = {GP__MATMUL_CONFIGS_##name(GP__MM_SMEM)};                                       \
-        static const float eff[] = {GP__MATMUL_CONFIGS_##name(GP__MM_EFF)};                                       \
-        const int have = (built ? GP__MM_NEED_TC : 0) | (n * sizeof(name##_t) % 16 == 0 ? GP__MM_NEED_B16 : 0);  \
-        const int i = gp__matmul_choose(m, n, gp__bench.sms, bm, bn, eff, needs, have, smem, smem_max,             \
-                                        (int)(sizeof bm / sizeof *bm));                                           \
-        snprintf(out, 32, "%dx%dx%d", bm[i], bn[i], bk[i]);                                                       \
-        return out;                                                                                               \
+ * allows) on this GPU, as "BMxBNxBK", and its warp tile where its spec's name gives one
+ * (gp__mm_f32_128x128_w32x64: "128x128x32, warp 32x64"). */
+#define CONFIG_NAME(S) #S,
+#define GP_CONFIG(name)                                                                                        \
+    do {                                                                                                      \
+        static constexpr gp__mm_plan_cfg cfg[] = {GP__MATMUL_CONFIGS_##name(GP__MM_PLAN)};                    \
+        static const char *const names[] = {GP__MATMUL_CONFIGS_##name(CONFIG_NAME)};                          \
+        const int have = (built ? GP__MM_NEED_TC : 0) | (n * sizeof(name##_t) % 16 == 0 ? GP__MM_NEED_B16 : 0); \
+        const int i = gp__matmul_choose(m, n, &gpu, have, cfg, (int)(sizeof cfg / sizeof *cfg));              \
+        const char *const w = strstr(names[i], "_w");                                                         \
+        snprintf(out, 32, "%dx%dx%d%s%s", cfg[i].bm, cfg[i].bn, cfg[i].bk, w ? ", warp " : "", w ? w + 2 : ""); \
+        return out;                                                                                           \
     } while (0)
 typedef float f32_t;
 typedef double f64_t;
 static const char *gp_tile(size_t m, size_t n, int f64, char *out)
 {
-    int built = 0, dev = 0, smem_max = 0;
+    int built = 0, dev = 0;
+    gp__mm_gpu gpu;
     CUDA_CHK(gp__mm_tc_built(&built));
     CUDA_CHK(cudaGetDevice(&dev));
-    CUDA_CHK(cudaDeviceGetAttribute(&smem_max, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
-    if (f64) GP_TILE(f64);
-    GP_TILE(f32);
+    CUDA_CHK(gp__mm_gpu_query(&gpu, dev));
+    if (f64) GP_CONFIG(f64);
+    GP_CONFIG(f32);
 }
 
 /* A table of TFLOP/s: one row per shape, one column per candidate. */
@@ -534,7 +541,7 @@ static void bench_shapes(cublasHandle_t h, int f64)
                     &g_sweep64_ms[0][0], SWEEP64);
     } else {
         gp_bench_note("gp / cuBLAS = cuBLAS ms / gp ms (above 1: gp faster). Inputs of 1024^3 fit in L2 for both. "
-                      "gp tile: the block tile gp_matmul chose for the shape.");
+                      "gp tile: the block tile gp_matmul chose for the shape (and its warp tile, where not 64x32).");
         const char *names[16]; /* at least SWEEP */
         for (int i = 0; i < SWEEP; i++) names[i] = sweep[i].name;
         sweep_table("Tile sweep, f32: TFLOP/s of each candidate block tile (the choice is gp_matmul's)", names, SWEEP,

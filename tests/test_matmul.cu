@@ -21,22 +21,13 @@
 
 /* ---- host: the plan ---------------------------------------------------------------- */
 
-static const int f32_bm[] = {GP__MATMUL_CONFIGS_f32(GP__MM_BM)};
-static const int f32_bn[] = {GP__MATMUL_CONFIGS_f32(GP__MM_BN)};
-static const float f32_eff[] = {GP__MATMUL_CONFIGS_f32(GP__MM_EFF)};
-static const int f32_tc[] = {GP__MATMUL_CONFIGS_f32(GP__MM_TC)};
-static const int f32_needs[] = {GP__MATMUL_CONFIGS_f32(GP__MM_NEEDS)};
-static const int f32_bk[] = {GP__MATMUL_CONFIGS_f32(GP__MM_BK)};
-static const int f32_smem[] = {GP__MATMUL_CONFIGS_f32(GP__MM_SMEM)};
-#define F32_CONFIGS ((int)(sizeof f32_bm / sizeof *f32_bm))
-static const int f64_bm[] = {GP__MATMUL_CONFIGS_f64(GP__MM_BM)};
-static const int f64_bn[] = {GP__MATMUL_CONFIGS_f64(GP__MM_BN)};
-static const float f64_eff[] = {GP__MATMUL_CONFIGS_f64(GP__MM_EFF)};
-static const int f64_tc[] = {GP__MATMUL_CONFIGS_f64(GP__MM_TC)};
-static const int f64_needs[] = {GP__MATMUL_CONFIGS_f64(GP__MM_NEEDS)};
-static const int f64_smem[] = {GP__MATMUL_CONFIGS_f64(GP__MM_SMEM)};
-enum { SMEM_H100 = 227 * 1024, SMEM_SM86 = 99 * 1024 }; /* opt-in shared memory per block */
-#define F64_CONFIGS ((int)(sizeof f64_bm / sizeof *f64_bm))
+static constexpr gp__mm_plan_cfg f32_cfg[] = {GP__MATMUL_CONFIGS_f32(GP__MM_PLAN)};
+static constexpr gp__mm_plan_cfg f64_cfg[] = {GP__MATMUL_CONFIGS_f64(GP__MM_PLAN)};
+#define F32_CONFIGS ((int)(sizeof f32_cfg / sizeof *f32_cfg))
+#define F64_CONFIGS ((int)(sizeof f64_cfg / sizeof *f64_cfg))
+/* SMs, opt-in shared memory per block, shared memory per SM, reserved per block */
+static const gp__mm_gpu H100 = {132, 227 * 1024, 228 * 1024, 1024};
+static const gp__mm_gpu SM86 = {84, 99 * 1024, 100 * 1024, 1024}; /* an RTX 3090's */
 
 extern "C" void test_matmul_host(void)
 {
@@ -63,39 +54,73 @@ extern "C" void test_matmul_host(void)
     EXPECT(bm == 0 && bn == 1, "block 8 is (0, 1) in groups of 8 rows (got %zu, %zu)", bm, bn);
 
     /* tile choice on a 132-SM H100 */
-#define CHOOSE32_B(m, n, b16)                                                                                   \
-    gp__matmul_choose(m, n, 132, f32_bm, f32_bn, f32_eff, f32_needs, GP__MM_NEED_TC | ((b16) ? GP__MM_NEED_B16 : 0), \
-                      f32_smem, SMEM_H100, F32_CONFIGS)
+#define CHOOSE32_ON(m, n, b16, gpu) \
+    gp__matmul_choose(m, n, &(gpu), GP__MM_NEED_TC | ((b16) ? GP__MM_NEED_B16 : 0), f32_cfg, F32_CONFIGS)
+#define CHOOSE32_B(m, n, b16) CHOOSE32_ON(m, n, b16, H100)
 #define CHOOSE32(m, n) CHOOSE32_B(m, n, 1)
-#define CHOOSE64(m, n, have_tc, smem_max)                                                                       \
-    gp__matmul_choose(m, n, 132, f64_bm, f64_bn, f64_eff, f64_needs, (have_tc) ? GP__MM_NEED_TC : 0, f64_smem, smem_max, \
-                      F64_CONFIGS)
+#define CHOOSE64(m, n, have_tc, gpu) \
+    gp__matmul_choose(m, n, &(gpu), (have_tc) ? GP__MM_NEED_TC : 0, f64_cfg, F64_CONFIGS)
     EXPECT(CHOOSE32(4096, 4096) == 0, "4096^2: the largest tile");
     EXPECT(CHOOSE32(8192, 8192) == 0, "8192^2: the largest tile");
     {   /* rows of B that do not allow 16-byte copies: the same tile with a BK that suits one-element copies */
         const int i = CHOOSE32_B(4096, 4095, 0);
-        EXPECT(i > 0 && !(f32_needs[i] & GP__MM_NEED_B16) && f32_bm[i] == f32_bm[0] && f32_bn[i] == f32_bn[0] &&
-                   f32_bk[i] < f32_bk[0],
+        EXPECT(i > 0 && !(f32_cfg[i].needs & GP__MM_NEED_B16) && f32_cfg[i].bm == f32_cfg[0].bm &&
+                   f32_cfg[i].bn == f32_cfg[0].bn && f32_cfg[i].bk < f32_cfg[0].bk,
                "4096 x 4095 without 16-byte rows of B: the largest tile at a smaller BK (got %d)", i);
     }
     const int small = CHOOSE32(1024, 1024);
     EXPECT(small != 0, "1024^2: a smaller tile than 128 x 128 (64 tiles would leave 68 SMs idle), got %d", small);
+    EXPECT(f32_cfg[small].smem <= GP__STATIC_SMEM_MAX,
+           "1024^2: a config that needs no shared-memory opt-in (got %d, %d bytes)", small, f32_cfg[small].smem);
     EXPECT(CHOOSE32(1, 1) == F32_CONFIGS - 1, "1 x 1: the smallest tile");
+    /* the one-wave config: where the SMs hold the whole grid at once, and only there */
+    int one_wave = -1;
+    for (int i = 0; i < F32_CONFIGS; i++)
+        if (f32_cfg[i].needs & GP__MM_NEED_ONE_WAVE) one_wave = i;
+    EXPECT(one_wave > 0 && gp__matmul_resident(&f32_cfg[one_wave], &H100) == 2,
+           "f32 has a one-wave config, two blocks of it per H100 SM");
+    EXPECT(CHOOSE32(2048, 2048) == one_wave, "2048^2: 256 tiles on 132 x 2 blocks, one wave: the one-wave config");
+    EXPECT(CHOOSE32(2000, 2040) == one_wave, "2000 x 2040: 256 partial tiles, one wave: the one-wave config");
+    EXPECT(CHOOSE32(2304, 2816) == 0, "2304 x 2816: 396 tiles, more than one wave: the largest tile");
+    EXPECT(CHOOSE32_B(2048, 2047, 0) != one_wave, "2048 x 2047: no one-wave config without 16-byte rows of B");
+    {   /* the rule is in the GPU's terms: fewer SMs, or room for one 66 KB block per SM */
+        gp__mm_gpu half = H100;
+        half.sms = 66;
+        EXPECT(CHOOSE32_ON(2048, 2048, 1, half) == 0 && CHOOSE32_ON(1408, 1536, 1, half) == one_wave,
+               "66 SMs: 2048^2 is two waves (largest tile), 1408 x 1536 (132 tiles) one (the one-wave config)");
+        EXPECT(gp__matmul_resident(&f32_cfg[one_wave], &SM86) == 1 && CHOOSE32_ON(1280, 1024, 1, SM86) == one_wave &&
+                   CHOOSE32_ON(1408, 1024, 1, SM86) != one_wave,
+               "100 KB per SM, 84 SMs: one block each, so 80 tiles are one wave and 88 are not");
+    }
+    /* blocks per SM: the registers' count (launch bounds), or fewer where shared memory runs out */
+    {
+        const gp__mm_plan_cfg c = {128, 128, 32, 66560, 2, 0, 1.0f};
+        gp__mm_gpu g = H100;
+        int ok = gp__matmul_resident(&c, &g) == 2;
+        g.smem_sm = 2 * (66560 + 1024) - 1;
+        ok &= gp__matmul_resident(&c, &g) == 1;
+        g.smem_block = 66559;
+        ok &= gp__matmul_resident(&c, &g) == 0 && gp__matmul_choose(1, 1, &g, 0, &c, 1) == -1;
+        EXPECT(ok, "blocks per SM: min(launch bounds, what shared memory fits); none past the opt-in limit");
+    }
     /* f64: the tensor-core configs where they run, else only the CUDA-core ones */
     for (int have_tc = 0; have_tc <= 1; have_tc++) {
         const size_t sq[] = {1, 100, 1000, 4096, 8192};
         int ok = 1;
         for (int i = 0; i < 5; i++)
-            ok &= f64_tc[CHOOSE64(sq[i], sq[i], have_tc, SMEM_H100)] == have_tc;
+            ok &= !!(f64_cfg[CHOOSE64(sq[i], sq[i], have_tc, H100)].needs & GP__MM_NEED_TC) == have_tc;
         EXPECT(ok, "f64: every square shape gets a %s config", have_tc ? "tensor-core" : "CUDA-core");
     }
-    EXPECT(CHOOSE64(4096, 4096, 1, SMEM_H100) == 0, "f64 4096^2: the largest tensor-core tile");
+    EXPECT(CHOOSE64(4096, 4096, 1, H100) == 0, "f64 4096^2: the largest tensor-core tile");
     /* a GPU with less shared memory per block gets the configs that fit it */
-    const int fit = CHOOSE64(4096, 4096, 1, SMEM_SM86);
-    EXPECT(f64_tc[fit] && f64_smem[fit] <= SMEM_SM86 && f64_smem[0] > SMEM_SM86,
+    const int fit = CHOOSE64(4096, 4096, 1, SM86);
+    EXPECT((f64_cfg[fit].needs & GP__MM_NEED_TC) && f64_cfg[fit].smem <= SM86.smem_block &&
+               f64_cfg[0].smem > SM86.smem_block,
            "f64 4096^2 with 99 KB of shared memory: a tensor-core config that fits (got %d, %d bytes)", fit,
-           f64_smem[fit]);
-    EXPECT(CHOOSE64(8192, 8192, 1, 0) == -1, "f64: no config fits in 0 bytes of shared memory");
+           f64_cfg[fit].smem);
+    gp__mm_gpu none = H100;
+    none.smem_block = none.smem_sm = 0;
+    EXPECT(CHOOSE64(8192, 8192, 1, none) == -1, "f64: no config fits in 0 bytes of shared memory");
 
     /* shapes whose sizes overflow are refused */
     EXPECT(gp__matmul_shape_ok(4096, 4096, 4096, 4, 32), "4096^3 is a valid shape");
@@ -124,12 +149,13 @@ template <class T> struct mm_traits;
 template <> struct mm_traits<float> {
     static const char *name() { return "f32"; }
     static int configs() { return F32_CONFIGS; }
-    static int bm(int i) { return f32_bm[i]; }
-    static int bn(int i) { return f32_bn[i]; }
-    static int tc(int i) { return f32_tc[i]; }
-    static int choose(size_t m, size_t n, unsigned sms, int have, int smem_max)
+    static int bm(int i) { return f32_cfg[i].bm; }
+    static int bn(int i) { return f32_cfg[i].bn; }
+    static int tc(int i) { return !!(f32_cfg[i].needs & GP__MM_NEED_TC); }
+    static int one_wave(int i) { return !!(f32_cfg[i].needs & GP__MM_NEED_ONE_WAVE); }
+    static int choose(size_t m, size_t n, const gp__mm_gpu *g, int have)
     {
-        return gp__matmul_choose(m, n, sms, f32_bm, f32_bn, f32_eff, f32_needs, have, f32_smem, smem_max, F32_CONFIGS);
+        return gp__matmul_choose(m, n, g, have, f32_cfg, F32_CONFIGS);
     }
     static cudaError_t config(int i, float *c, const float *a, const float *b, size_t m, size_t n, size_t k)
     {
@@ -144,12 +170,13 @@ template <> struct mm_traits<float> {
 template <> struct mm_traits<double> {
     static const char *name() { return "f64"; }
     static int configs() { return F64_CONFIGS; }
-    static int bm(int i) { return f64_bm[i]; }
-    static int bn(int i) { return f64_bn[i]; }
-    static int tc(int i) { return f64_tc[i]; }
-    static int choose(size_t m, size_t n, unsigned sms, int have, int smem_max)
+    static int bm(int i) { return f64_cfg[i].bm; }
+    static int bn(int i) { return f64_cfg[i].bn; }
+    static int tc(int i) { return !!(f64_cfg[i].needs & GP__MM_NEED_TC); }
+    static int one_wave(int i) { return !!(f64_cfg[i].needs & GP__MM_NEED_ONE_WAVE); }
+    static int choose(size_t m, size_t n, const gp__mm_gpu *g, int have)
     {
-        return gp__matmul_choose(m, n, sms, f64_bm, f64_bn, f64_eff, f64_needs, have, f64_smem, smem_max, F64_CONFIGS);
+        return gp__matmul_choose(m, n, g, have, f64_cfg, F64_CONFIGS);
     }
     static cudaError_t config(int i, double *c, const double *a, const double *b, size_t m, size_t n, size_t k)
     {
@@ -323,21 +350,27 @@ static void test_type(uint64_t *st)
         free(r2);
     }
     {   /* gp_matmul runs the config gp__matmul_choose names: for f64, a tensor-core one
-         * where the code was built for sm_80 and later */
-        const size_t m = 300, n = 520, k = 200;
-        int dev = 0, sms = 0, smem_max = 0;
+         * where the code was built for sm_80 and later; for f32 at 2000 x 2040 on an H100,
+         * the one-wave config (256 tiles of 128 x 128 on 132 SMs x 2) */
+        int dev = 0;
+        gp__mm_gpu gpu;
         CUDA_CHK(cudaGetDevice(&dev));
-        CUDA_CHK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-        CUDA_CHK(cudaDeviceGetAttribute(&smem_max, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
-        /* rows of 520 elements from cudaMalloc: 16-byte aligned */
-        const int cfg = tr::choose(m, n, (unsigned)sms, (built ? GP__MM_NEED_TC : 0) | GP__MM_NEED_B16, smem_max);
-        T *r1 = (T *)malloc(sizeof(T) * m * n), *r2 = (T *)malloc(sizeof(T) * m * n);
-        uint64_t s1 = gp_t_state(78), s2 = s1;
-        if (run_case<T>(m, n, k, 0, 0, &s1, r1) && run_case<T>(m, n, k, 0, 0, &s2, r2, cfg))
-            EXPECT(memcmp(r1, r2, sizeof(T) * m * n) == 0, "%s: gp_matmul ran config %dx%d%s, bit for bit", tr::name(),
-                   tr::bm(cfg), tr::bn(cfg), tr::tc(cfg) ? " (DMMA)" : "");
-        free(r1);
-        free(r2);
+        CUDA_CHK(gp__mm_gpu_query(&gpu, dev));
+        static const size_t chosen_shapes[][3] = {{300, 520, 200}, {2000, 2040, 40}};
+        for (int c = 0; c < 2; c++) {
+            const size_t m = chosen_shapes[c][0], n = chosen_shapes[c][1], k = chosen_shapes[c][2];
+            if (gp_t_small() && m * n > 300 * 600) continue; /* sanitizer run */
+            /* rows of 520 and 2040 elements from cudaMalloc: 16-byte aligned */
+            const int cfg = tr::choose(m, n, &gpu, (built ? GP__MM_NEED_TC : 0) | GP__MM_NEED_B16);
+            T *r1 = (T *)malloc(sizeof(T) * m * n), *r2 = (T *)malloc(sizeof(T) * m * n);
+            uint64_t s1 = gp_t_state(78), s2 = s1;
+            if (run_case<T>(m, n, k, 0, 0, &s1, r1) && run_case<T>(m, n, k, 0, 0, &s2, r2, cfg))
+                EXPECT(memcmp(r1, r2, sizeof(T) * m * n) == 0, "%s %zux%zux%zu: gp_matmul ran config %dx%d%s%s, bit for bit",
+                       tr::name(), m, n, k, tr::bm(cfg), tr::bn(cfg), tr::tc(cfg) ? " (DMMA)" : "",
+                       tr::one_wave(cfg) ? " (one wave)" : "");
+            free(r1);
+            free(r2);
+        }
     }
     T *d;
     const size_t cnt = 4096;
