@@ -425,17 +425,19 @@ static float g_sweep_ms[NSHAPES][SWEEP], g_sweep64_ms[NSHAPES][SWEEP64];
 static float g_gp_ms[2][NSHAPES], g_cublas_ms[2][NSHAPES]; /* [f64][shape] */
 
 /* The block tile gp_matmul_<type> chooses for m x n (B's rows 16-byte aligned where n
- * allows) on this GPU, as "BMxBNxBK", and its warp tile where its spec's name gives one
- * (gp__mm_f32_128x128_w32x64: "128x128x32, warp 32x64"). */
-#define CONFIG_NAME(S) #S,
+ * allows) on this GPU, as "BMxBNxBK", and its warp tile where it is not 64 x 32
+ * ("128x128x32, warp 32x64"). */
+#define CONFIG_WARP(S) {S::WM, S::WN},
 #define GP_CONFIG(name)                                                                                        \
     do {                                                                                                      \
         static constexpr gp__mm_plan_cfg cfg[] = {GP__MATMUL_CONFIGS_##name(GP__MM_PLAN)};                    \
-        static const char *const names[] = {GP__MATMUL_CONFIGS_##name(CONFIG_NAME)};                          \
+        static const int warp[][2] = {GP__MATMUL_CONFIGS_##name(CONFIG_WARP)};                                \
         const int have = (built ? GP__MM_NEED_TC : 0) | (n * sizeof(name##_t) % 16 == 0 ? GP__MM_NEED_B16 : 0); \
         const int i = gp__matmul_choose(m, n, &gpu, have, cfg, (int)(sizeof cfg / sizeof *cfg));              \
-        const char *const w = strstr(names[i], "_w");                                                         \
-        snprintf(out, 32, "%dx%dx%d%s%s", cfg[i].bm, cfg[i].bn, cfg[i].bk, w ? ", warp " : "", w ? w + 2 : ""); \
+        if (warp[i][0] == 64 && warp[i][1] == 32)                                                             \
+            snprintf(out, 32, "%dx%dx%d", cfg[i].bm, cfg[i].bn, cfg[i].bk);                                   \
+        else                                                                                                  \
+            snprintf(out, 32, "%dx%dx%d, warp %dx%d", cfg[i].bm, cfg[i].bn, cfg[i].bk, warp[i][0], warp[i][1]); \
         return out;                                                                                           \
     } while (0)
 typedef float f32_t;
