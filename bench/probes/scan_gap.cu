@@ -15,7 +15,6 @@
  * Build and run (on the GPU machine, from the repository root):
  *   nvcc -O3 -std=c++17 -arch=sm_90 -I. bench/probes/scan_gap.cu -o probe && ./probe
  *   ./probe one <log2n> <config>   (five calls of one configuration: for ncu / nsys)
- *   nvcc ... -I../.. -DPROBE_OLD     (from a worktree: the main checkout's scan.cuh)
  *
  * Results on the H100 (2026-11-22, f32; gpu us per call, copy 5.7 / 15.1 / 48.0 / 180.2 us
  * at 2^20 / 2^22 / 2^24 / 2^26, CUB 10.5 / 22.8 / 62.5 / 225.6):
@@ -35,8 +34,17 @@
  *     one round of batch trees after another. Filling the ring with one atomic for four
  *     consecutive tiles starved small scans (2^20: 19.3 us, a quarter of the blocks got
  *     all the tiles) and gained nothing at 2^24 (58.1); not kept.
- *   - after (the look-ahead's batch trees interleaved, the reduce warp's stage loads in
- *     groups): 11.1 / 24.2 / 56.7 / 190.6. */
+ *   - a change tried and backed out: the look-ahead reducing a polling round's batch trees
+ *     interleaved level by level (gp__warp_reduce's butterfly on all 16 slots at once,
+ *     the same trees) and the reduce warp issuing its stage loads 8 units at a time. In a
+ *     build with no other path it measured 11.1 / 24.2 / 56.7 / 190.6 here. With a runtime
+ *     knob added to keep the old order for the bench's ladder (if (knob) trees one by one,
+ *     else interleaved), bench/scan.cu measured the interleaved default at 25% of the copy
+ *     rate at every size from 2^20 to 2^28 (2844 us at 2^28 f32), the knob's old order at
+ *     its usual 93%, results correct: not understood. A likely suspect is the pattern
+ *     detail/scan.cuh warns of at gp__select: nvcc turning the lane-dependent selects
+ *     around the shuffles into branches, which sends every shuffle down a slow path; 80
+ *     shuffles that way per tile would fit the 11 us per tile seen. Untested. */
 #include <algorithm>
 #include <stdio.h>
 #include <stdlib.h>
@@ -61,15 +69,11 @@
 #define PROBE_TAG "default"
 #endif
 
-/* stages, bulk, blocks per SM, memset clear, look-ahead trees apart; name
- * (-DPROBE_OLD: built against a scan.cuh from before the trees_apart knob) */
+/* stages, bulk, blocks per SM, memset clear; name */
 static const struct { gp__scan_knobs k; const char *name; } configs[] = {
     {{0, 1, 0, 0}, "default"},   {{0, 1, 1, 0}, "1 block/SM"}, {{0, 1, 2, 0}, "2 blocks/SM"},
     {{2, 1, 0, 0}, "2 stages"},  {{3, 1, 0, 0}, "3 stages"},   {{6, 1, 0, 0}, "6 stages"},
     {{0, 1, 0, 1}, "memset clear"},
-#ifndef PROBE_OLD
-    {{0, 1, 0, 0, 1}, "trees apart"},
-#endif
 };
 enum { NCONF = sizeof configs / sizeof *configs, CUB_ROW = NCONF, COPY_ROW = NCONF + 1, NROWS = NCONF + 2 };
 
