@@ -41,10 +41,13 @@
  *     knob added to keep the old order for the bench's ladder (if (knob) trees one by one,
  *     else interleaved), bench/scan.cu measured the interleaved default at 25% of the copy
  *     rate at every size from 2^20 to 2^28 (2844 us at 2^28 f32), the knob's old order at
- *     its usual 93%, results correct: not understood. A likely suspect is the pattern
- *     detail/scan.cuh warns of at gp__select: nvcc turning the lane-dependent selects
- *     around the shuffles into branches, which sends every shuffle down a slow path; 80
- *     shuffles that way per tile would fit the 11 us per tile seen. Untested. */
+ *     its usual 93%, results correct. The PTX shows why: with the knob, nvcc turned each
+ *     level's lane-dependent selects (upper ? other : v) into a branch on the lane bit and
+ *     copied the level's 16 shuffles into both sides (in every scan instance of lib/), so
+ *     the warp runs them apart, down the slow path detail/scan.cuh warns of at
+ *     gp__select; the build measured fast has the 80 shuffles in one straight run. With
+ *     gp__select for those selects, the knob build's PTX has the one run again, in every
+ *     instance. That version has not been run. */
 #include <algorithm>
 #include <stdio.h>
 #include <stdlib.h>
