@@ -17,12 +17,13 @@
  *   Blelloch: their work-efficient prescan, 2048 elements per 1024-thread block.
  *   Blelloch padded: the same with gp_blelloch_index (bank-conflict-free).
  *   register block scan: gp_block_exclusive_scan (warp shuffles), 1024 elements per block.
- *   gp 0 .. gp 5: the device scan's redesign ladder. gp 0 is the previous design (a
+ *   gp 0 .. gp 6: the device scan's redesign ladder. gp 0 is the previous design (a
  *     two-level deterministic look-back over one 2048-float tile per block, kept in
- *     scan_lookback.cuh); gp 1 .. gp 5 are the persistent look-ahead kernel under the knobs
+ *     scan_lookback.cuh); gp 1 .. gp 6 are the persistent look-ahead kernel under the knobs
  *     of gp__scan (plain loads, then a bulk-copy ring of 2 and 4 stages, each after a
  *     memset of its scratch; then the scratch cleared by a kernel that the scan's launch
- *     overlaps; then 6 stages); gp 4 is the default, gp_exclusive_scan_<sum>_<type>.
+ *     overlaps; then 6 stages; then the look-ahead's batch trees interleaved); gp 6 is the
+ *     default, gp_exclusive_scan_<sum>_<type>.
  *   CUB: cub::DeviceScan::ExclusiveSum, temp storage allocated outside the timed region.
  *   copy: cudaMemcpyAsync device to device of the same n elements.
  * Time: calls back to back (min(64, 2^22/n) between the events: the GPU's cost per call,
@@ -137,18 +138,21 @@ __global__ void add_block_prefix(T *out, const T *prefix, size_t n, unsigned chu
 
 /* The redesign ladder (rows GP_*): each step's predicted % of copy at 2^28 f32, written
  * before it was measured, is in the table note. */
-enum { HILLIS_STEELE, BLELLOCH, BLELLOCH_PADDED, REGISTER_BLOCK, GP_LOOKBACK, GP_PLAIN, GP_RING2, GP_MEMSET, GP, GP_RING6,
-       CUB, COPY, VARIANTS };
+enum { HILLIS_STEELE, BLELLOCH, BLELLOCH_PADDED, REGISTER_BLOCK, GP_LOOKBACK, GP_PLAIN, GP_RING2, GP_MEMSET, GP_CLEAR,
+       GP_RING6, GP, CUB, COPY, VARIANTS };
 static const char *variant_name[VARIANTS] = {"Hillis-Steele", "Blelloch", "Blelloch padded",
                                              "register block scan", "gp 0: two-level look-back (previous)",
                                              "gp 1: persistent look-ahead + reduce warp, plain loads",
                                              "gp 2: + bulk-copy ring, 2 stages", "gp 3: 4 stages",
-                                             "gp 4: + scratch cleared under the launch = gp_exclusive_scan",
-                                             "gp 5: 6 stages", "CUB ExclusiveSum", "copy (d2d)"};
-/* stages, bulk copies, blocks per SM (0: what fits), scratch cleared by cudaMemsetAsync */
+                                             "gp 4: + scratch cleared under the launch",
+                                             "gp 5: 6 stages",
+                                             "gp 6: + look-ahead's batch trees interleaved = gp_exclusive_scan",
+                                             "CUB ExclusiveSum", "copy (d2d)"};
+/* stages, bulk copies, blocks per SM (0: what fits), scratch cleared by cudaMemsetAsync,
+ * the look-ahead's batch trees one after another */
 static const gp__scan_knobs ladder_knobs[VARIANTS] = {
-    {0, 0, 0, 0}, {0, 0, 0, 0}, {0, 0, 0, 0}, {0, 0, 0, 0}, {0, 0, 0, 0},
-    {4, 0, 0, 1}, {2, 1, 0, 1}, {4, 1, 0, 1}, {4, 1, 0, 0}, {6, 1, 0, 0}};
+    {0, 0, 0, 0, 0}, {0, 0, 0, 0, 0}, {0, 0, 0, 0, 0}, {0, 0, 0, 0, 0}, {0, 0, 0, 0, 0}, {4, 0, 0, 1, 1},
+    {2, 1, 0, 1, 1}, {4, 1, 0, 1, 1}, {4, 1, 0, 0, 1}, {6, 1, 0, 0, 1}, {0, 0, 0, 0, 0}};
 
 /* Per-level scratch for the recursive ladder scans: block totals and their scan. */
 typedef struct { void *sums[4], *scanned[4]; } ladder_levels;
@@ -200,6 +204,7 @@ static void call_once(call_ctx *c, int slot)
     case GP_PLAIN:
     case GP_RING2:
     case GP_MEMSET:
+    case GP_CLEAR:
     case GP_RING6:
         if (c->is_f32)
             CUDA_CHK(gp__scan<gp__op_sum_f32>((float *)out, (const float *)in, c->n, 0, 0, NULL, &ladder_knobs[c->variant]));
@@ -395,10 +400,17 @@ static void bench_ladder(char *in_pool, char *out_pool, size_t pool_bytes)
                   "with a reduce warp that publishes totals on arrival, tiles from an atomic counter, every warp "
                   "loading from global memory itself (predicted 55%%: no ring, the tile is read twice); gp 2 the "
                   "bulk-copy ring, 2 stages (predicted 80%%); gp 3 4 stages (predicted 88%%); gp 1 to gp 3 clear "
-                  "their scratch with cudaMemsetAsync before the launch. gp 4, the default: a small kernel clears the "
+                  "their scratch with cudaMemsetAsync before the launch. gp 4 (the default until gp 6): a small kernel clears the "
                   "tile counter and status words and the scan is launched as its programmatic dependent, so its "
                   "launch overlaps the clearing (predicted: 2-3 us less per call from 2^18 to 2^26, the memset's "
-                  "launch and completion; no change at 2^28). gp 5 6 stages (predicted 90%% at 2^28).",
+                  "launch and completion; no change at 2^28). gp 5 6 stages (predicted 90%% at 2^28). gp 6, the "
+                  "default since: the look-ahead warp reduces the batches of a polling round as interleaved trees "
+                  "(the same trees, so the same sums) instead of one after another; a %%globaltimer trace of every "
+                  "tile had shown each tile's prefix coming 1.3-6 us after the last total it needs was published, "
+                  "and the ends of the scan, where those latencies are not hidden by the ring, costing about 16 us "
+                  "above the copy from 2^22 up (predicted: 0.5 us less at 2^20, 2.5 us at 2^22, 3.5 us at 2^24, "
+                  "5 us at 2^26 and 2^28). From gp 6 on, every gp row's reduce warp also issues its stage loads in "
+                  "groups of 8 units (the trace: a tile's total 1.1-1.3 us from landing to publication, then 0.9-1.2).",
                   (int)(pool_bytes >> 20));
     for (int is_f32 = 1; is_f32 >= 0; is_f32--)
         for (int lg = 10; lg <= MAX_LOG2N; lg++) {

@@ -18,12 +18,13 @@
  *   - GRID: a persistent look-ahead scan (below): a small kernel clears the scratch and the
  *     scan kernel is launched as its programmatic dependent (sm_90+), so that launch overlaps it.
  *
- * GRID, persistent look-ahead. About three blocks per SM (what fits), each looping over
- * tiles of 256 x 64 bytes that it takes from an atomic counter, so tiles are handed out in
- * increasing order, and only to blocks already running: a block waits only on tiles
- * taken before its own, by blocks that hold an SM and publish their totals without
- * waiting on anything. That is what makes a persistent grid safe when other kernels hold
- * most SMs (blocks that never start take no tiles). Each block has four roles:
+ * GRID, persistent look-ahead. As many blocks as fit (two per SM on an H100: registers),
+ * each looping over tiles of 256 x 64 bytes that it takes from an atomic counter, so
+ * tiles are handed out in increasing order, and only to blocks already running: a block
+ * waits only on tiles taken before its own, by blocks that hold an SM and publish their
+ * totals without waiting on anything. That is what makes a persistent grid safe when
+ * other kernels hold most SMs (blocks that never start take no tiles). Each block has
+ * four roles:
  *   - a producer warp (one lane) takes the next tile index and starts a bulk copy
  *     (cp.async.bulk) of the tile into a ring of shared-memory stages, completing on the
  *     stage's mbarrier; the ring keeps several tiles per block in flight whatever the
@@ -44,8 +45,8 @@
  *                                                  lanes the identity)
  * Every block's look-ahead warp computes the same Q for itself (it keeps Q between its
  * tiles and folds only the batches since its last tile: about (blocks / 32) batches,
- * all their loads in flight at once), so the result is bitwise the same on every run,
- * and in index order for operators that do not commute. A status word is 64 bits:
+ * all their loads in flight at once, their trees reduced together), so the result is
+ * bitwise the same on every run, and in index order for operators that do not commute. A status word is 64 bits:
  * a nonzero flag in the high half and 32 bits of the value in the low half; a type of
  * more than 4 bytes uses several words, each flagged, so a reader needs no fence (every
  * word is written once, with a relaxed gpu-scope store, and read the same way). */
@@ -475,13 +476,37 @@ static __device__ __forceinline__ void gp__scan_poll(const uint64_t *status, siz
     __syncwarp(); /* converged for the shuffles that follow */
 }
 
+/* gp__warp_reduce of each of v[0..NB-1] (the same ordered butterfly, so the same result),
+ * the NB trees interleaved level by level so that their shuffles overlap. The selects are
+ * gp__select: with plain ?: nvcc made each level a branch on the lane bit with the NB
+ * shuffles copied into both sides (a slow path for every shuffle: the whole scan ran at a
+ * quarter of the copy rate). */
+template <class Op, int NB>
+static __device__ __forceinline__ void gp__warp_reduce_each(typename Op::type (&v)[NB])
+{
+    typedef typename Op::type T;
+    const unsigned lane = gp__lane_id();
+#pragma unroll
+    for (int o = 1; o < 32; o <<= 1) {
+        const bool upper = (lane & o) != 0;
+#pragma unroll
+        for (int b = 0; b < NB; b++) {
+            const T other = gp__shfl<GP__SHFL_XOR>(v[b], o);
+            const T lo = gp__select<T>(upper, other, v[b]);
+            const T hi = gp__select<T>(upper, v[b], other);
+            v[b] = Op::apply(lo, hi);
+        }
+    }
+}
+
 /* Tile t's exclusive prefix, by the whole look-ahead warp (every lane gets it); s holds Q
  * through the batches this block folded for its earlier tiles. Tile 0: the identity.
  * Rounds of up to NB batches; the partial batch k rides in the last round when there is
  * room, so a tile usually costs one round trip. */
 template <class Op>
 static __device__ __forceinline__ typename Op::type gp__scan_look_ahead(const uint64_t *status, size_t t,
-                                                                       gp__scan_ahead<typename Op::type> &s)
+                                                                       gp__scan_ahead<typename Op::type> &s,
+                                                                       int trees_apart)
 {
     typedef typename Op::type T;
     enum { W = gp__scan_words(sizeof(T)), NB = W == 1 ? 16 : W == 2 ? 8 : W <= 4 ? 4 : W >= 24 ? 1 : 24 / W };
@@ -493,22 +518,31 @@ static __device__ __forceinline__ typename Op::type gp__scan_look_ahead(const ui
         const unsigned nb = left < NB ? (unsigned)left : NB;   /* whole batches this round */
         const bool part = left < NB && r > 0;                   /* and the partial batch */
         if (nb == 0 && !part) return k == 0 ? Op::identity() : s.q;
-        T v[NB];
+        T v[NB]; /* slots not polled (lanes of the partial batch from r on, unused slots): identity */
+#pragma unroll
+        for (int b = 0; b < NB; b++) v[b] = Op::identity();
         const unsigned pending = (nb >= 32 ? ~0u : (1u << nb) - 1) | (part && lane < r ? 1u << nb : 0u);
         gp__scan_poll<Op, NB>(status, s.done * GP__SCAN_BATCH + lane, pending, v);
-#pragma unroll
-        for (int b = 0; b < NB; b++)
-            if (b < (int)nb) {
-                const T batch = gp__warp_reduce<Op>(v[b]);
-                s.q = s.done + b == 0 ? batch : Op::apply(s.q, batch);
-            }
-        s.done += nb;
-        if (part) {
-            T mine = Op::identity();
+        /* every slot's tree at once, their shuffles overlapping: one tree after another
+         * (trees_apart, as the first versions did) is five dependent shuffles a batch, half
+         * a microsecond or so for a round of 8, on each tile's path; the same trees, so the
+         * same result */
+        if (trees_apart) {
 #pragma unroll
             for (int b = 0; b < NB; b++)
-                if (b == (int)nb && lane < r) mine = v[b];
-            const T partial = gp__warp_reduce<Op>(mine);
+                if (b <= (int)nb) v[b] = gp__warp_reduce<Op>(v[b]);
+        } else {
+            gp__warp_reduce_each<Op, NB>(v);
+        }
+#pragma unroll
+        for (int b = 0; b < NB; b++)
+            if (b < (int)nb) s.q = s.done + b == 0 ? v[b] : Op::apply(s.q, v[b]);
+        s.done += nb;
+        if (part) {
+            T partial = Op::identity();
+#pragma unroll
+            for (int b = 0; b < NB; b++)
+                if (b == (int)nb) partial = v[b];
             return k == 0 ? partial : Op::apply(s.q, partial);
         }
     }
@@ -529,32 +563,43 @@ static __device__ __forceinline__ typename Op::type gp__scan_tile_total(const un
     typedef typename Op::type T;
     enum { VEC = gp__scan_vec(sizeof(T)), ROWS = gp__scan_rows(sizeof(T)), ITEMS = VEC * ROWS,
            R = GP__SCAN_BLOCK * ROWS / 32 };
+    /* G units at a time, their loads issued before the serial fold needs the first (one
+     * unit at a time, a traced tile's total took 1.1-1.3 us from its landing to its
+     * publication at 2^20-2^24 floats; in groups, 0.9-1.2) */
+    enum { G = R % 8 == 0 ? 8 : R % 4 == 0 ? 4 : R % 2 == 0 ? 2 : 1 };
     const unsigned lane = gp__lane_id(), start = lane % R;
     const size_t u0 = t * (size_t)(GP__SCAN_BLOCK * ROWS) + (size_t)lane * R; /* first unit of the run */
     T head = Op::identity(), tail = Op::identity();
-#pragma unroll 4
-    for (unsigned r = 0; r < R; r++) {
-        const unsigned k = (r + start) % R;
-        T e[VEC];
-        bool from_stage = false;
-        if constexpr (VEC * sizeof(T) == 16) {
-            if (stage) {
-                const uint4 w = reinterpret_cast<const uint4 *>(stage)[(size_t)lane * R + k];
-                memcpy(e, &w, sizeof w);
-                from_stage = true;
+#pragma unroll 1
+    for (unsigned r0 = 0; r0 < R; r0 += G) {
+        T f[G];
+#pragma unroll
+        for (int g = 0; g < G; g++) {
+            const unsigned k = (r0 + g + start) % R;
+            T e[VEC];
+            bool from_stage = false;
+            if constexpr (VEC * sizeof(T) == 16) {
+                if (stage) {
+                    const uint4 w = reinterpret_cast<const uint4 *>(stage)[(size_t)lane * R + k];
+                    memcpy(e, &w, sizeof w);
+                    from_stage = true;
+                }
             }
+            if (!from_stage)
+#pragma unroll
+                for (int q = 0; q < VEC; q++) {
+                    const size_t v = (u0 + k) * VEC + q;
+                    e[q] = v >= p.pad && v - p.pad < p.n ? gp__load_elem(in + (v - p.pad)) : Op::identity();
+                }
+            f[g] = e[0];
+#pragma unroll
+            for (int q = 1; q < VEC; q++) f[g] = Op::apply(f[g], e[q]);
         }
-        if (!from_stage)
 #pragma unroll
-            for (int q = 0; q < VEC; q++) {
-                const size_t v = (u0 + k) * VEC + q;
-                e[q] = v >= p.pad && v - p.pad < p.n ? gp__load_elem(in + (v - p.pad)) : Op::identity();
-            }
-        T f = e[0];
-#pragma unroll
-        for (int q = 1; q < VEC; q++) f = Op::apply(f, e[q]);
-        if (k >= start) tail = Op::apply(tail, f);
-        else head = Op::apply(head, f);
+        for (int g = 0; g < G; g++) {
+            if ((r0 + g + start) % R >= start) tail = Op::apply(tail, f[g]);
+            else head = Op::apply(head, f[g]);
+        }
     }
     __syncwarp();
     return gp__warp_reduce<Op>(Op::apply(head, tail));
@@ -566,7 +611,7 @@ static __device__ __forceinline__ typename Op::type gp__scan_tile_total(const un
 template <class Op>
 __global__ void __launch_bounds__(GP__SCAN_THREADS, GP__SCAN_MIN_BLOCKS)
     gp__scan_grid_kernel(typename Op::type *out, const typename Op::type *in, gp__scan_plan p, char *scratch,
-                         const typename Op::type *init, int inclusive, unsigned stages, int bulk)
+                         const typename Op::type *init, int inclusive, unsigned stages, int bulk, int trees_apart)
 {
     typedef typename Op::type T;
     enum { VEC = gp__scan_vec(sizeof(T)), ROWS = gp__scan_rows(sizeof(T)), ITEMS = VEC * ROWS,
@@ -630,7 +675,7 @@ __global__ void __launch_bounds__(GP__SCAN_THREADS, GP__SCAN_MIN_BLOCKS)
             }
             t = __shfl_sync(GP__FULL_MASK, t, 0);
             if (t >= p.tiles) break;
-            const T pre = gp__scan_look_ahead<Op>(status, t, ahead);
+            const T pre = gp__scan_look_ahead<Op>(status, t, ahead, trees_apart);
             if (lane == 0) {
                 s_prefix[s] = pre;
                 gp__mbar_arrive(&ready[s]);
@@ -709,12 +754,14 @@ __global__ void __launch_bounds__(GP__SCAN_THREADS, GP__SCAN_MIN_BLOCKS)
 /* Knobs for the bench's ladder (NULL: the defaults). stages: ring depth (1..8); bulk: 0
  * makes the scanning warps load from global memory themselves; blocks_per_sm: caps the
  * persistent grid (0: as many as fit); memset_clear: clear the scratch with
- * cudaMemsetAsync before the launch, as the first versions did. */
+ * cudaMemsetAsync before the launch, as the first versions did; trees_apart: the
+ * look-ahead reduces its batches one tree after another, as the first versions did. */
 typedef struct gp__scan_knobs {
     unsigned stages;
     int bulk;
     int blocks_per_sm;
     int memset_clear;
+    int trees_apart;
 } gp__scan_knobs;
 
 /* The host side of every gp_{exclusive,inclusive}_scan_<name>. d_init (may be NULL): a
@@ -754,7 +801,8 @@ static cudaError_t gp__scan(typename Op::type *d_out, const typename Op::type *d
                                                    : GP__SCAN_STAGES;
     const int bulk = sm90 && p.in_vec && (knobs ? knobs->bulk : 1);
     const size_t ring = bulk ? (size_t)stages * p.tile * sizeof(T) : 0;
-    void (*kernel)(T *, const T *, gp__scan_plan, char *, const T *, int, unsigned, int) = gp__scan_grid_kernel<Op>;
+    const int trees_apart = knobs ? knobs->trees_apart : 0;
+    void (*kernel)(T *, const T *, gp__scan_plan, char *, const T *, int, unsigned, int, int) = gp__scan_grid_kernel<Op>;
     shape.threads = GP__SCAN_THREADS;
     shape.smem_bytes = ring;
     shape.scratch_bytes = shape.scratch_zeroed = gp__scan_scratch_bytes(p.tiles, sizeof(T));
@@ -786,7 +834,7 @@ static cudaError_t gp__scan(typename Op::type *d_out, const typename Op::type *d
         const size_t most = (size_t)fit * dev.sms;
         cudaLaunchConfig_t cfg = base;
         cfg.gridDim = dim3((unsigned)(p.tiles < most ? p.tiles : most));
-        return cudaLaunchKernelEx(&cfg, kernel, d_out, d_in, p, (char *)scratch, d_init, inclusive, stages, bulk);
+        return cudaLaunchKernelEx(&cfg, kernel, d_out, d_in, p, (char *)scratch, d_init, inclusive, stages, bulk, trees_apart);
     });
 }
 
