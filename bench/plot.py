@@ -162,7 +162,9 @@ def plot_scan(tables, title):
         ax.set_ylabel("GB/s (bytes read + written / time)")
         ax.set_title("exclusive scan, %s (grey: the block-scan ladder)" % t)
         ax.grid(alpha=0.3, which="both")
-        ax.legend(fontsize=7, loc="lower right")
+    # one legend under both panels: inside either it would hide the curves it names
+    handles, labels = axes[0][0].get_legend_handles_labels()
+    fig.legend(handles, labels, fontsize=7, ncol=3, loc="upper center", bbox_to_anchor=(0.5, 0.0))
     fig.suptitle(title, fontsize=9)
     return fig
 
@@ -269,7 +271,7 @@ def main():
         if not fig.get_tight_layout():
             fig.tight_layout()
         out = path[:-4] + ".png"
-        fig.savefig(out, dpi=110)
+        fig.savefig(out, dpi=110, bbox_inches="tight")
         plt.close(fig)
         print("wrote %s" % out)
         made += 1
