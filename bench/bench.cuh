@@ -146,9 +146,20 @@ static inline void gp_bench_begin(const char *name, const char *title)
 static inline void gp__bench_put_cells(FILE *f, const char *cells, int markdown)
 {
     if (markdown) fputs("| ", f);
-    for (const char *c = cells; *c; c++) {
-        if (*c == '|') fputs(markdown ? " | " : ",", f);
-        else fputc(*c, f);
+    for (const char *c = cells;;) {
+        const char *end = strchr(c, '|');
+        const size_t len = end ? (size_t)(end - c) : strlen(c);
+        /* a CSV cell holding a comma or a quote is quoted, its quotes doubled (RFC 4180) */
+        const int quote = !markdown && (memchr(c, ',', len) || memchr(c, '"', len));
+        if (quote) fputc('"', f);
+        for (size_t i = 0; i < len; i++) {
+            if (quote && c[i] == '"') fputc('"', f);
+            fputc(c[i], f);
+        }
+        if (quote) fputc('"', f);
+        if (!end) break;
+        fputs(markdown ? " | " : ",", f);
+        c = end + 1;
     }
     fputs(markdown ? " |\n" : "\n", f);
 }
