@@ -37,8 +37,11 @@ enum { GP__ONE_BLOCK = 0, GP__CLUSTER = 1, GP__GRID = 2 };
 /* What a plan needs to know of the current device. */
 typedef struct gp__device {
     int id;
-    unsigned sms;   /* multiprocessors */
-    int cluster_ok; /* clusters can be launched, and this TU has sm_90+ code for them */
+    unsigned sms;      /* multiprocessors */
+    int cluster_ok;    /* clusters can be launched, and this TU has sm_90+ code for them */
+    int smem_block;    /* shared memory a block may opt in to (227 KB on sm_90, 99 KB on sm_86) */
+    int smem_sm;       /* shared memory per SM (228 KB on sm_90) */
+    int smem_reserved; /* shared memory the system keeps per block (1 KB since sm_80) */
 } gp__device;
 
 typedef struct gp__launch_shape {
@@ -105,15 +108,34 @@ __global__ void gp__scratch_zero_kernel(unsigned long long *p, size_t words)
         p[i] = 0;
 }
 
-/* The properties of device `id` (gp__stream_device's dev: the call's device). */
+/* The properties of device `id` (gp__stream_device's dev: the call's device), asked once
+ * per device and translation unit: asked on every call, the queries cost a small product
+ * (gp_matmul_f32 at 1000^3, 70 us on the H100) 3%. The first caller to claim a device's
+ * entry (state 0 -> 1) fills it in and publishes it (-> 2); a caller that finds it being
+ * filled uses its own answers. */
 static inline cudaError_t gp__device_query(gp__device *d, int id)
 {
+    static gp__device known[GP__MAX_DEVICES];
+    static int state[GP__MAX_DEVICES];
+    const bool cacheable = id >= 0 && id < GP__MAX_DEVICES;
+    if (cacheable && __atomic_load_n(&state[id], __ATOMIC_ACQUIRE) == 2) {
+        *d = known[id];
+        return cudaSuccess;
+    }
     int sms, cluster;
     GP__TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, id));
     GP__TRY(cudaDeviceGetAttribute(&cluster, cudaDevAttrClusterLaunch, id));
+    GP__TRY(cudaDeviceGetAttribute(&d->smem_block, cudaDevAttrMaxSharedMemoryPerBlockOptin, id));
+    GP__TRY(cudaDeviceGetAttribute(&d->smem_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, id));
+    GP__TRY(cudaDeviceGetAttribute(&d->smem_reserved, cudaDevAttrReservedSharedMemoryPerBlock, id));
     d->id = id;
     d->sms = (unsigned)sms;
     d->cluster_ok = cluster && gp__built_for_clusters();
+    int unclaimed = 0;
+    if (cacheable && __atomic_compare_exchange_n(&state[id], &unclaimed, 1, false, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) {
+        known[id] = *d;
+        __atomic_store_n(&state[id], 2, __ATOMIC_RELEASE);
+    }
     return cudaSuccess;
 }
 

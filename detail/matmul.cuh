@@ -213,20 +213,11 @@ struct gp__tile_async {
             }
         }
     }
-    /* (one piece per row: CPR == 1) */
     template <bool CHECK>
     __device__ __forceinline__ void load(T *s, int s_pitch, const T *g, size_t ld, size_t rows_left,
                                          size_t cols_left) const
     {
-        static_assert(CPR == 1, "load: one piece per row");
-        const T *const src = g + r0 * ld + c0;
-        T *const dst = TRANSPOSE ? s + c0 * s_pitch + r0 : s + r0 * s_pitch + c0;
-        const bool col_ok = !CHECK || (size_t)c0 < cols_left;
-#pragma unroll
-        for (int q = 0; q < RPT; q++) {
-            const bool ok = col_ok && (!CHECK || (size_t)(r0 + q * RSTEP) < rows_left);
-            gp__cp_async<VEC * sizeof(T)>(dst + q * RSTEP * (TRANSPOSE ? 1 : s_pitch), ok ? src + q * RSTEP * ld : g, ok);
-        }
+        copy<CHECK>(gp__smem_u32(s + s_offset(s_pitch)), s_pitch, g + r0 * ld + c0, ld, g, rows_left, cols_left);
     }
 };
 
@@ -815,31 +806,12 @@ static cudaError_t gp__matmul_staged(T *d_c, const T *d_a, const T *d_b, size_t 
     return err != cudaSuccess ? err : free_err;
 }
 
-/* The properties of device `id` that gp__matmul_choose weighs, asked once per device: with
- * the four queries asked every call, gp_matmul_f32 at 1000^3 (70 us) measured 3% slower on
- * the H100 than the kernel's launcher called alone. The first caller to claim a device's
- * entry (state 0 -> 1) fills it in and publishes it (-> 2); a caller that finds it being
- * filled uses its own answers. */
+/* What gp__matmul_choose weighs of device `id` (gp__device_query asks it once per device). */
 static inline cudaError_t gp__mm_gpu_query(gp__mm_gpu *g, int id)
 {
-    static gp__mm_gpu known[GP__MAX_DEVICES];
-    static int state[GP__MAX_DEVICES];
-    const bool cacheable = id >= 0 && id < GP__MAX_DEVICES;
-    if (cacheable && __atomic_load_n(&state[id], __ATOMIC_ACQUIRE) == 2) {
-        *g = known[id];
-        return cudaSuccess;
-    }
-    int sms = 0;
-    GP__TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, id));
-    GP__TRY(cudaDeviceGetAttribute(&g->smem_block, cudaDevAttrMaxSharedMemoryPerBlockOptin, id));
-    GP__TRY(cudaDeviceGetAttribute(&g->smem_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, id));
-    GP__TRY(cudaDeviceGetAttribute(&g->smem_reserved, cudaDevAttrReservedSharedMemoryPerBlock, id));
-    g->sms = (unsigned)sms;
-    int unclaimed = 0;
-    if (cacheable && __atomic_compare_exchange_n(&state[id], &unclaimed, 1, false, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) {
-        known[id] = *g;
-        __atomic_store_n(&state[id], 2, __ATOMIC_RELEASE);
-    }
+    gp__device d;
+    GP__TRY(gp__device_query(&d, id));
+    *g = {d.sms, d.smem_block, d.smem_sm, d.smem_reserved};
     return cudaSuccess;
 }
 

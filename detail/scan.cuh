@@ -308,23 +308,6 @@ static __device__ __forceinline__ void gp__scan_store(typename Op::type *out, co
         }
 }
 
-/* c ? a : b without a branch. nvcc otherwise may turn a select on "lane == 0" into a
- * branch that duplicates the shuffles around it for lane 0 alone, and shuffles executed
- * apart gave wrong sums (seen with 4-byte integer sums in the one-block kernel). */
-template <class T>
-static __device__ __forceinline__ T gp__select(bool c, T a, T b)
-{
-    uint32_t wa[GP__WORDS(T)] = {}, wb[GP__WORDS(T)] = {};
-    memcpy(wa, &a, sizeof(T));
-    memcpy(wb, &b, sizeof(T));
-#pragma unroll
-    for (int i = 0; i < (int)GP__WORDS(T); i++)
-        asm("{ .reg .pred p; setp.ne.u32 p, %3, 0; selp.b32 %0, %1, %2, p; }"
-            : "=r"(wa[i]) : "r"(wa[i]), "r"(wb[i]), "r"((unsigned)c));
-    memcpy(&a, wa, sizeof(T));
-    return a;
-}
-
 /* The warp's scan of its registers: per row, the lane's vector total, a warp scan and the
  * row's total; rows chain in order. lane_prefix[j]: the warp's elements before vector
  * (j, lane). Returns the warp's total. The lanes must be converged. */
@@ -474,29 +457,6 @@ static __device__ __forceinline__ void gp__scan_poll(const uint64_t *status, siz
 #endif
     }
     __syncwarp(); /* converged for the shuffles that follow */
-}
-
-/* gp__warp_reduce of each of v[0..NB-1] (the same ordered butterfly, so the same result),
- * the NB trees interleaved level by level so that their shuffles overlap. The selects are
- * gp__select: with plain ?: nvcc made each level a branch on the lane bit with the NB
- * shuffles copied into both sides (a slow path for every shuffle: the whole scan ran at a
- * quarter of the copy rate). */
-template <class Op, int NB>
-static __device__ __forceinline__ void gp__warp_reduce_each(typename Op::type (&v)[NB])
-{
-    typedef typename Op::type T;
-    const unsigned lane = gp__lane_id();
-#pragma unroll
-    for (int o = 1; o < 32; o <<= 1) {
-        const bool upper = (lane & o) != 0;
-#pragma unroll
-        for (int b = 0; b < NB; b++) {
-            const T other = gp__shfl<GP__SHFL_XOR>(v[b], o);
-            const T lo = gp__select<T>(upper, other, v[b]);
-            const T hi = gp__select<T>(upper, v[b], other);
-            v[b] = Op::apply(lo, hi);
-        }
-    }
 }
 
 /* Tile t's exclusive prefix, by the whole look-ahead warp (every lane gets it); s holds Q

@@ -35,24 +35,55 @@ static __device__ __forceinline__ T gp__shfl(T v, int arg)
     return v;
 }
 
-/* Warp reduce, butterfly: every lane returns the total of the 32 lanes' v, in lane order.
- * At step o each lane holds the total of its aligned group of o lanes; the partner group
- * is the neighbour, and the lower group goes on the left. Both partners compute the same
- * OP(lo, hi), so all lanes hold bitwise the same result. */
-template <class Op>
-static __device__ __forceinline__ typename Op::type gp__warp_reduce(typename Op::type v)
+/* c ? a : b without a branch. nvcc otherwise may turn a select on the lane into a branch
+ * that duplicates the shuffles around it on both sides: shuffles executed apart gave
+ * wrong sums (4-byte integer sums in the scan's one-block kernel), and a slow path for
+ * every shuffle (the scan's look-ahead at a quarter of the copy rate). */
+template <class T>
+static __device__ __forceinline__ T gp__select(bool c, T a, T b)
+{
+    uint32_t wa[GP__WORDS(T)] = {}, wb[GP__WORDS(T)] = {};
+    memcpy(wa, &a, sizeof(T));
+    memcpy(wb, &b, sizeof(T));
+#pragma unroll
+    for (int i = 0; i < (int)GP__WORDS(T); i++)
+        asm("{ .reg .pred p; setp.ne.u32 p, %3, 0; selp.b32 %0, %1, %2, p; }"
+            : "=r"(wa[i]) : "r"(wa[i]), "r"(wb[i]), "r"((unsigned)c));
+    memcpy(&a, wa, sizeof(T));
+    return a;
+}
+
+/* Warp reduce, butterfly, of each of v[0..NB-1]: every lane gets the total of the 32
+ * lanes' v[b], in lane order. At step o each lane holds the total of its aligned group of
+ * o lanes; the partner group is the neighbour, and the lower group goes on the left. Both
+ * partners compute the same OP(lo, hi), so all lanes hold bitwise the same result. The NB
+ * trees go level by level together, so their shuffles overlap (the scan's look-ahead
+ * reduces up to 16 batches at once). */
+template <class Op, int NB>
+static __device__ __forceinline__ void gp__warp_reduce_each(typename Op::type (&v)[NB])
 {
     typedef typename Op::type T;
     const unsigned lane = gp__lane_id();
 #pragma unroll
     for (int o = 1; o < 32; o <<= 1) {
-        T other = gp__shfl<GP__SHFL_XOR>(v, o);
         const bool upper = (lane & o) != 0;
-        T lo = upper ? other : v;
-        T hi = upper ? v : other;
-        v = Op::apply(lo, hi);
+#pragma unroll
+        for (int b = 0; b < NB; b++) {
+            const T other = gp__shfl<GP__SHFL_XOR>(v[b], o);
+            const T lo = gp__select<T>(upper, other, v[b]);
+            const T hi = gp__select<T>(upper, v[b], other);
+            v[b] = Op::apply(lo, hi);
+        }
     }
-    return v;
+}
+
+/* The same for one value. */
+template <class Op>
+static __device__ __forceinline__ typename Op::type gp__warp_reduce(typename Op::type v)
+{
+    typename Op::type one[1] = {v};
+    gp__warp_reduce_each<Op, 1>(one);
+    return one[0];
 }
 
 /* Warp reduce, tree towards lane 0: the total in lane 0 only (other lanes return partial
