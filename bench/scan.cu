@@ -17,13 +17,14 @@
  *   Blelloch: their work-efficient prescan, 2048 elements per 1024-thread block.
  *   Blelloch padded: the same with gp_blelloch_index (bank-conflict-free).
  *   register block scan: gp_block_exclusive_scan (warp shuffles), 1024 elements per block.
- *   gp 0 .. gp 6: the device scan's redesign ladder. gp 0 is the previous design (a
+ *   gp 0 .. gp 8: the device scan's redesign ladder. gp 0 is the previous design (a
  *     two-level deterministic look-back over one 2048-float tile per block, kept in
- *     scan_lookback.cuh); gp 1 .. gp 6 are the persistent look-ahead kernel under the knobs
+ *     scan_lookback.cuh); gp 1 .. gp 8 are the persistent look-ahead kernel under the knobs
  *     of gp__scan (plain loads, then a bulk-copy ring of 2 and 4 stages, each after a
  *     memset of its scratch; then the scratch cleared by a kernel that the scan's launch
- *     overlaps; then 6 stages; then the look-ahead's batch trees interleaved); gp 6 is the
- *     default, gp_exclusive_scan_<sum>_<type>.
+ *     overlaps; then 6 stages; then the look-ahead's batch trees interleaved; then chained
+ *     launches; then small scans spread over a cluster of 16 SMs); gp 8 is the default,
+ *     gp_exclusive_scan_<sum>_<type>.
  *   CUB: cub::DeviceScan::ExclusiveSum, temp storage allocated outside the timed region.
  *   copy: cudaMemcpyAsync device to device of the same n elements.
  * Time: calls back to back (min(64, 2^22/n) between the events: the GPU's cost per call,
@@ -139,20 +140,26 @@ __global__ void add_block_prefix(T *out, const T *prefix, size_t n, unsigned chu
 /* The redesign ladder (rows GP_*): each step's predicted % of copy at 2^28 f32, written
  * before it was measured, is in the table note. */
 enum { HILLIS_STEELE, BLELLOCH, BLELLOCH_PADDED, REGISTER_BLOCK, GP_LOOKBACK, GP_PLAIN, GP_RING2, GP_MEMSET, GP_CLEAR,
-       GP_RING6, GP, CUB, COPY, VARIANTS };
+       GP_RING6, GP_TREES, GP_CHAIN, GP, CUB, COPY, VARIANTS };
 static const char *variant_name[VARIANTS] = {"Hillis-Steele", "Blelloch", "Blelloch padded",
                                              "register block scan", "gp 0: two-level look-back (previous)",
                                              "gp 1: persistent look-ahead + reduce warp, plain loads",
                                              "gp 2: + bulk-copy ring, 2 stages", "gp 3: 4 stages",
                                              "gp 4: + scratch cleared under the launch",
                                              "gp 5: 6 stages",
-                                             "gp 6: + look-ahead's batch trees interleaved = gp_exclusive_scan",
+                                             "gp 6: + look-ahead's batch trees interleaved",
+                                             "gp 7: + launches chained",
+                                             "gp 8: + small scans spread over a cluster of 16 SMs = gp_exclusive_scan",
                                              "CUB ExclusiveSum", "copy (d2d)"};
 /* stages, bulk copies, blocks per SM (0: what fits), scratch cleared by cudaMemsetAsync,
- * the look-ahead's batch trees one after another */
+ * the look-ahead's batch trees one after another, launches not chained, the small plan's
+ * one-block and cluster-block limits in warps and its largest cluster (32, 32 and 8: a full
+ * 1024-thread block per 16K floats, in clusters of up to 8, as before gp 8) */
 static const gp__scan_knobs ladder_knobs[VARIANTS] = {
-    {0, 0, 0, 0, 0}, {0, 0, 0, 0, 0}, {0, 0, 0, 0, 0}, {0, 0, 0, 0, 0}, {0, 0, 0, 0, 0}, {4, 0, 0, 1, 1},
-    {2, 1, 0, 1, 1}, {4, 1, 0, 1, 1}, {4, 1, 0, 0, 1}, {6, 1, 0, 0, 1}, {0, 0, 0, 0, 0}};
+    {0, 0, 0, 0, 0, 0, 0, 0, 0},    {0, 0, 0, 0, 0, 0, 0, 0, 0},    {0, 0, 0, 0, 0, 0, 0, 0, 0},    {0, 0, 0, 0, 0, 0, 0, 0, 0},
+    {0, 0, 0, 0, 0, 0, 0, 0, 0},    {4, 0, 0, 1, 1, 1, 32, 32, 8},  {2, 1, 0, 1, 1, 1, 32, 32, 8},  {4, 1, 0, 1, 1, 1, 32, 32, 8},
+    {4, 1, 0, 0, 1, 1, 32, 32, 8},  {6, 1, 0, 0, 1, 1, 32, 32, 8},  {4, 1, 0, 0, 0, 1, 32, 32, 8},  {4, 1, 0, 0, 0, 0, 32, 32, 8},
+    {0, 0, 0, 0, 0, 0, 0, 0, 0}};
 
 /* Per-level scratch for the recursive ladder scans: block totals and their scan. */
 typedef struct { void *sums[4], *scanned[4]; } ladder_levels;
@@ -206,6 +213,8 @@ static void call_once(call_ctx *c, int slot)
     case GP_MEMSET:
     case GP_CLEAR:
     case GP_RING6:
+    case GP_TREES:
+    case GP_CHAIN:
         if (c->is_f32)
             CUDA_CHK(gp__scan<gp__op_sum_f32>((float *)out, (const float *)in, c->n, 0, 0, NULL, &ladder_knobs[c->variant]));
         else
@@ -410,7 +419,19 @@ static void bench_ladder(char *in_pool, char *out_pool, size_t pool_bytes)
                   "and the ends of the scan, where those latencies are not hidden by the ring, costing about 16 us "
                   "above the copy from 2^22 up (predicted: 0.5 us less at 2^20, 2.5 us at 2^22, 3.5 us at 2^24, "
                   "5 us at 2^26 and 2^28). From gp 6 on, every gp row's reduce warp also issues its stage loads in "
-                  "groups of 8 units (the trace: a tile's total 1.1-1.3 us from landing to publication, then 0.9-1.2).",
+                  "groups of 8 units (the trace: a tile's total 1.1-1.3 us from landing to publication, then 0.9-1.2). "
+                  "gp 7: every call chained: its first kernel (the small scan, or the kernel that clears the scratch) "
+                  "is a programmatic dependent of the stream's earlier work and waits for it at its first "
+                  "instruction, and the look-ahead kernel lets the next call in as soon as it starts (predicted: "
+                  "0.5-1 us less per call up to 2^16, about 1 us from 2^18 to 2^22, within noise above). gp 8, the "
+                  "default since: scans of up to 2^18 floats are spread over the blocks of one cluster of up to 16 "
+                  "(the H100 takes 16 where the device allows it, at least 4 warps of elements each), where gp 0 to "
+                  "gp 7 used full 1024-thread blocks, one per 16K floats, in clusters of up to 8 (predicted from a "
+                  "probe, bench/probes/scan_small.cu: an SM moving 16 KB in and out takes about 1 us less than one "
+                  "moving 32 KB, and 3 us less than one moving 64 KB: 2-2.5 us less at 2^14 and 2^16, and 2^18 "
+                  "leaves the grid for a cluster, nothing elsewhere). Every gp row's host side keeps its occupancy "
+                  "answer per configuration, as the default always did: before, rows gp 1 to gp 7 asked on "
+                  "every call and paid about 1 us of host time for it from 2^18 to 2^22.",
                   (int)(pool_bytes >> 20));
     for (int is_f32 = 1; is_f32 >= 0; is_f32--)
         for (int lg = 10; lg <= MAX_LOG2N; lg++) {

@@ -60,6 +60,7 @@ typedef struct gp_v16 {
 /* ---- arithmetic (host and device) ------------------------------------------------------ */
 static inline GP__HD size_t gp__ceil_div(size_t a, size_t b) { return (a + b - 1) / b; }
 static inline GP__HD size_t gp__min_size(size_t a, size_t b) { return a < b ? a : b; }
+static inline GP__HD size_t gp__max_size(size_t a, size_t b) { return a > b ? a : b; }
 static inline GP__HD size_t gp__round_up(size_t x, size_t to) { return gp__ceil_div(x, to) * to; }
 
 /* 1 when the byte ranges [p, p+a) and [q, q+b) overlap (an empty range overlaps nothing). */

@@ -7,7 +7,8 @@
  * arithmetic, tested on the host), fills a gp__launch_shape, and hands the skeleton a
  * callable that launches its kernel on a cudaLaunchConfig_t and a scratch pointer. Modes:
  *   GP__ONE_BLOCK  one block does everything; no scratch.
- *   GP__CLUSTER    up to GP__CLUSTER_MAX blocks as one thread-block cluster (sm_90+):
+ *   GP__CLUSTER    up to GP__CLUSTER_MAX blocks (16 where gp__cluster_limit allows) as one
+ *                  thread-block cluster (sm_90+):
  *                  blocks exchange partial results through distributed shared memory;
  *                  no scratch. Planned only when the device can launch clusters and this
  *                  translation unit was built for sm_90 or later (gp__built_for_clusters),
@@ -53,6 +54,10 @@ typedef struct gp__launch_shape {
     size_t scratch_zeroed; /* bytes of it cleared before the launch */
     int scratch_wait;      /* the kernel calls gp__scratch_wait() first: the clearing may overlap
                             * its launch (set only for sm_90 code on an sm_90+ device) */
+    int chain;             /* the kernel (or the zeroing kernel before it) waits for the stream's
+                            * earlier work before it touches memory (griddepcontrol.wait): it is
+                            * launched as that work's programmatic dependent, so that back-to-back
+                            * calls overlap their launches (sm_90 code on an sm_90+ device only) */
 } gp__launch_shape;
 
 #ifdef __CUDACC__
@@ -97,11 +102,14 @@ static __device__ __forceinline__ void gp__scratch_wait(void)
 }
 
 /* Clears `bytes` (a multiple of 8) at `p`, and lets the dependent launch begin at once. A
- * template so that a translation unit that never launches it compiles no copy. */
+ * template so that a translation unit that never launches it compiles no copy. Chained, it
+ * is placed on the GPU while the stream's earlier work runs, so it waits for that first:
+ * the scratch may be memory that work still uses (the pool reuses blocks in stream order). */
 template <int = 0>
 __global__ void gp__scratch_zero_kernel(unsigned long long *p, size_t words)
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.wait;" ::: "memory");
     asm volatile("griddepcontrol.launch_dependents;");
 #endif
     for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < words; i += (size_t)gridDim.x * blockDim.x)
@@ -139,27 +147,66 @@ static inline cudaError_t gp__device_query(gp__device *d, int id)
     return cudaSuccess;
 }
 
+/* The largest thread-block cluster that `Kernel` may be launched with on device `dev`, at up
+ * to `threads` threads a block: 16 where the device takes clusters beyond the portable 8 and
+ * 16 such blocks fit in one GPC (the H100 and H200 do), else 8. Small primitives are bound
+ * by what each SM can have in flight, so twice the SMs is nearly half the time. Asked once
+ * per kernel and device (the kernel is allowed non-portable sizes on the way); a device
+ * that refuses keeps 8. Call it only where clusters can be launched (gp__device.cluster_ok). */
+template <auto Kernel>
+static inline unsigned gp__cluster_limit(int dev, unsigned threads)
+{
+    static int known[GP__MAX_DEVICES];
+    const bool cacheable = dev >= 0 && dev < GP__MAX_DEVICES;
+    if (cacheable) {
+        const int k = __atomic_load_n(&known[dev], __ATOMIC_ACQUIRE);
+        if (k) return (unsigned)k;
+    }
+    cudaLaunchAttribute cluster;
+    cluster.id = cudaLaunchAttributeClusterDimension;
+    cluster.val.clusterDim.x = 16;
+    cluster.val.clusterDim.y = 1;
+    cluster.val.clusterDim.z = 1;
+    cudaLaunchConfig_t cfg = {};
+    cfg.gridDim = dim3(16);
+    cfg.blockDim = dim3(threads);
+    cfg.attrs = &cluster;
+    cfg.numAttrs = 1;
+    int size = 0;
+    if (cudaFuncSetAttribute(Kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1) != cudaSuccess ||
+        cudaOccupancyMaxPotentialClusterSize(&size, Kernel, &cfg) != cudaSuccess)
+        size = 0;
+    const int limit = size >= 16 ? 16 : GP__CLUSTER_MAX;
+    if (cacheable) __atomic_store_n(&known[dev], limit, __ATOMIC_RELEASE);
+    return (unsigned)limit;
+}
+
 /* Launches `launch(cfg, scratch)` (which returns cudaLaunchKernelEx's error) with the
  * grid, block, stream and cluster attribute of `shape`, around the scratch it needs.
  * Returns the first error; the scratch is freed (stream-ordered) whatever happens. */
 template <class Launch>
 static cudaError_t gp__launch_device_wide(const gp__launch_shape &shape, int device, cudaStream_t s, Launch launch)
 {
-    cudaLaunchAttribute attr;
+    cudaLaunchAttribute attrs[2], pdl;
+    pdl.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    pdl.val.programmaticStreamSerializationAllowed = 1;
     cudaLaunchConfig_t cfg = {};
     cfg.gridDim = dim3(shape.blocks);
     cfg.blockDim = dim3(shape.threads);
     cfg.dynamicSmemBytes = shape.smem_bytes;
     cfg.stream = s;
-    cfg.attrs = &attr;
+    cfg.attrs = attrs;
     if (shape.mode == GP__CLUSTER) {
-        attr.id = cudaLaunchAttributeClusterDimension;
-        attr.val.clusterDim.x = shape.blocks;
-        attr.val.clusterDim.y = 1;
-        attr.val.clusterDim.z = 1;
-        cfg.numAttrs = 1;
+        cudaLaunchAttribute &cluster = attrs[cfg.numAttrs++];
+        cluster.id = cudaLaunchAttributeClusterDimension;
+        cluster.val.clusterDim.x = shape.blocks;
+        cluster.val.clusterDim.y = 1;
+        cluster.val.clusterDim.z = 1;
     }
-    if (shape.mode != GP__GRID || shape.scratch_bytes == 0) return launch(cfg, (void *)NULL);
+    if (shape.mode != GP__GRID || shape.scratch_bytes == 0) {
+        if (shape.chain) attrs[cfg.numAttrs++] = pdl;
+        return launch(cfg, (void *)NULL);
+    }
 
     void *scratch = NULL;
     GP__TRY(gp__scratch_alloc(&scratch, shape.scratch_bytes, device, s));
@@ -171,12 +218,13 @@ static cudaError_t gp__launch_device_wide(const gp__launch_shape &shape, int dev
         zero.gridDim = dim3((unsigned)(blocks < 1024 ? blocks : 1024));
         zero.blockDim = dim3(256);
         zero.stream = s;
+        zero.attrs = &pdl;
+        zero.numAttrs = shape.chain ? 1 : 0;
         err = cudaLaunchKernelEx(&zero, gp__scratch_zero_kernel<>, (unsigned long long *)scratch, words);
-        attr.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-        attr.val.programmaticStreamSerializationAllowed = 1;
-        cfg.numAttrs = 1;
-    } else if (shape.scratch_zeroed) {
-        err = cudaMemsetAsync(scratch, 0, shape.scratch_zeroed, s);
+        attrs[cfg.numAttrs++] = pdl; /* the kernel: the zeroing's dependent */
+    } else {
+        if (shape.scratch_zeroed) err = cudaMemsetAsync(scratch, 0, shape.scratch_zeroed, s);
+        else if (shape.chain) attrs[cfg.numAttrs++] = pdl; /* nothing in between: chained to the earlier work */
     }
     if (err == cudaSuccess) err = launch(cfg, scratch);
     const cudaError_t free_err = cudaFreeAsync(scratch, s);

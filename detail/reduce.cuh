@@ -21,8 +21,9 @@
  * after one barrier warp 0 folds them in (tile, warp) order into the block's total.
  * Blocks then combine in block order:
  *   - GP__ONE_BLOCK: one tile or less, one block, writes the result itself.
- *   - GP__CLUSTER (sm_90+): up to GP__REDUCE_CLUSTER_TILES tiles (1 MB), up to 8 blocks
- *     launched as one thread-block cluster, each block a contiguous run of tiles; block 0
+ *   - GP__CLUSTER (sm_90+): up to GP__REDUCE_CLUSTER_TILES tiles (1 MB), up to 8 blocks (16
+ *     where the device allows) launched as one thread-block cluster, spread as thin as one
+ *     warp step (4 KB) a block, each block a contiguous run; block 0
  *     reads the others' totals through distributed shared memory. One launch and no
  *     scratch: up to 1 MB, 8 blocks read the input in less time than the host takes for
  *     GRID mode's second launch and scratch allocation (see the tuning).
@@ -122,10 +123,12 @@ typedef struct gp__reduce_plan {
 
 /* How a reduce of n input elements of `elem` bytes each, at addresses a and b (b == a for
  * a one-input map), is split (see the top of this file). `arity` is the map's number of
- * inputs (1 or 2); sm_count and cluster_ok describe the device. CLUSTER and GRID blocks
+ * inputs (1 or 2); sm_count, cluster_ok and cluster_max (8, or 16 where the device allows:
+ * gp__cluster_limit) describe the device. CLUSTER and GRID blocks
  * get runs of equal length (multiples of 32 vectors, the last one shorter). */
 static inline GP__HD gp__reduce_plan gp__reduce_make_plan(uintptr_t a, uintptr_t b, size_t n, size_t elem,
-                                                          unsigned arity, unsigned sm_count, int cluster_ok)
+                                                          unsigned arity, unsigned sm_count, int cluster_ok,
+                                                          size_t cluster_max = GP__CLUSTER_MAX)
 {
     gp__reduce_plan p;
     const size_t to_boundary = (16 - a % 16) % 16;
@@ -148,8 +151,11 @@ static inline GP__HD gp__reduce_plan gp__reduce_make_plan(uintptr_t a, uintptr_t
         p.vec_per_block = tile;
     } else {
         if (cluster_ok && tiles <= GP__REDUCE_CLUSTER_TILES) {
+            /* as many blocks as the cluster allows, down to one warp step (32 x rows
+             * vectors) each: a few tiles are latency-bound, so more SMs each reading less
+             * finish sooner (2^16 floats: 8 blocks of 32 KB, not 4 of 64 KB) */
             p.mode = GP__CLUSTER;
-            blocks = gp__min_size(tiles, GP__CLUSTER_MAX);
+            blocks = gp__min_size(gp__ceil_div(p.nvec, tile / GP__REDUCE_WARPS), cluster_max);
         } else {
             p.mode = GP__GRID;
             blocks = gp__min_size(tiles, (size_t)sm_count * GP__REDUCE_BLOCKS_PER_SM);
@@ -175,6 +181,7 @@ static inline GP__HD gp__launch_shape gp__reduce_shape(const gp__reduce_plan &p,
     sh.scratch_bytes = p.mode == GP__GRID ? (size_t)p.blocks * elem : 0;
     sh.scratch_zeroed = 0;
     sh.scratch_wait = 0;
+    sh.chain = 0; /* set by the caller, which knows the device */
     return sh;
 }
 
@@ -415,34 +422,31 @@ static cudaError_t gp__map_reduce(typename Op::type *d_out, const typename Map::
     GP__TRY(on.err);
     gp__device dev;
     GP__TRY(gp__device_query(&dev, on.dev));
-    const gp__reduce_plan p =
-        gp__reduce_make_plan((uintptr_t)d_a, (uintptr_t)d_b, n, sizeof(Tin), Map::ARITY, dev.sms, dev.cluster_ok);
+    const unsigned cluster_max = dev.cluster_ok ? gp__cluster_limit<gp__reduce_kernel<Op, Map>>(dev.id, GP__REDUCE_BLOCK)
+                                                : GP__CLUSTER_MAX;
+    const gp__reduce_plan p = gp__reduce_make_plan((uintptr_t)d_a, (uintptr_t)d_b, n, sizeof(Tin), Map::ARITY, dev.sms,
+                                                   dev.cluster_ok, cluster_max);
     const gp__reduce_src<Tin> src = {d_a, d_b};
-    return gp__launch_device_wide(gp__reduce_shape(p, sizeof(T)), dev.id, s,
-                                  [&](const cudaLaunchConfig_t &cfg, void *scratch) {
-                                      /* programmatic dependent launches where the kernels
-                                       * wait for them: sm_90 code on an sm_90 device, the
-                                       * same condition as for clusters */
-                                      const int pdl_ok = dev.cluster_ok;
-                                      cudaLaunchAttribute attrs[2], pdl;
-                                      pdl.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-                                      pdl.val.programmaticStreamSerializationAllowed = 1;
-                                      cudaLaunchConfig_t first = cfg; /* its cluster attribute, and PDL */
-                                      for (unsigned i = 0; i < cfg.numAttrs; i++) attrs[i] = cfg.attrs[i];
-                                      if (GP__REDUCE_CHAIN && pdl_ok) attrs[first.numAttrs++] = pdl;
-                                      first.attrs = attrs;
-                                      T *partials = static_cast<T *>(scratch);
-                                      GP__TRY(cudaLaunchKernelEx(&first, gp__reduce_kernel<Op, Map>, d_out, src, p, partials));
-                                      if (p.mode != GP__GRID) return cudaSuccess;
-                                      cudaLaunchConfig_t fin = {};
-                                      fin.gridDim = dim3(1);
-                                      fin.blockDim = dim3(GP__REDUCE_BLOCK);
-                                      fin.stream = s;
-                                      fin.attrs = &pdl;
-                                      fin.numAttrs = pdl_ok ? 1 : 0;
-                                      return cudaLaunchKernelEx(&fin, gp__reduce_finish_kernel<Op, Map>, d_out, src, p,
-                                                                (const T *)partials);
-                                  });
+    gp__launch_shape shape = gp__reduce_shape(p, sizeof(T));
+    /* programmatic dependent launches where the kernels wait for them: sm_90 code on an
+     * sm_90 device, the same condition as for clusters */
+    const int pdl_ok = dev.cluster_ok;
+    shape.chain = GP__REDUCE_CHAIN && pdl_ok;
+    return gp__launch_device_wide(shape, dev.id, s, [&](const cudaLaunchConfig_t &cfg, void *scratch) {
+        T *partials = static_cast<T *>(scratch);
+        GP__TRY(cudaLaunchKernelEx(&cfg, gp__reduce_kernel<Op, Map>, d_out, src, p, partials));
+        if (p.mode != GP__GRID) return cudaSuccess;
+        cudaLaunchAttribute pdl;
+        pdl.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+        pdl.val.programmaticStreamSerializationAllowed = 1;
+        cudaLaunchConfig_t fin = {};
+        fin.gridDim = dim3(1);
+        fin.blockDim = dim3(GP__REDUCE_BLOCK);
+        fin.stream = s;
+        fin.attrs = &pdl;
+        fin.numAttrs = pdl_ok ? 1 : 0;
+        return cudaLaunchKernelEx(&fin, gp__reduce_finish_kernel<Op, Map>, d_out, src, p, (const T *)partials);
+    });
 }
 
 /* The plain reduce: the identity map. */

@@ -11,12 +11,19 @@
  * by their totals. Tiles are aligned to 16-byte boundaries of the input (the first tile
  * starts `pad` elements before d_in and masks them), so whole tiles move as 16-byte
  * vectors. The tile's exclusive prefix comes from:
- *   - ONE_BLOCK (n <= 16K floats): one tile, as many warps as hold elements: nothing to
- *     wait for.
- *   - CLUSTER (sm_90+, up to 8 such tiles, 2^17 floats): the blocks of one cluster swap
- *     tile totals through distributed shared memory. One launch, no scratch, no memset.
+ *   - ONE_BLOCK (n <= 4K floats on sm_90, 16K before): one tile, as many warps as hold
+ *     elements: nothing to wait for.
+ *   - CLUSTER (sm_90+, up to 16 tiles of up to 1024 threads, 2^18 floats, where the device
+ *     takes clusters of 16, else 8 and 2^17): the blocks of one cluster swap tile totals
+ *     through distributed shared memory. One launch, no scratch, no memset. The elements
+ *     are spread over all the cluster's blocks wherever each still gets a few warps' worth:
+ *     small scans are bound by what each SM has in flight, so more SMs moving less each
+ *     finish sooner.
  *   - GRID: a persistent look-ahead scan (below): a small kernel clears the scratch and the
  *     scan kernel is launched as its programmatic dependent (sm_90+), so that launch overlaps it.
+ * On sm_90 every call is chained (launch.cuh): its first kernel waits for the stream's
+ * earlier work at its first instruction, so it can be placed on the GPU while that work
+ * (the previous call, often) finishes.
  *
  * GRID, persistent look-ahead. As many blocks as fit (two per SM on an H100: registers),
  * each looping over tiles of 256 x 64 bytes that it takes from an atomic counter, so
@@ -91,6 +98,15 @@
 #ifndef GP__SCAN_POLL_NS
 #define GP__SCAN_POLL_NS 64         /* look-ahead: sleep after a polling round that found nothing */
 #endif
+/* Small scans (ONE_BLOCK, CLUSTER) are latency-bound: one SM moving 64 KB in and out takes
+ * about 1.4 us longer than one moving 16 KB (H100), so they are spread over a cluster's 8
+ * SMs as soon as they outgrow one block of a few warps. */
+#ifndef GP__SCAN_ONE_BLOCK_WARPS
+#define GP__SCAN_ONE_BLOCK_WARPS 8  /* ONE_BLOCK up to this many warps of elements (4096 floats) */
+#endif
+#ifndef GP__SCAN_CLUSTER_MIN_WARPS
+#define GP__SCAN_CLUSTER_MIN_WARPS 4 /* CLUSTER: at least this many warps of elements a block */
+#endif
 #ifndef GP__SCAN_MIN_BLOCKS
 #define GP__SCAN_MIN_BLOCKS 2       /* GRID mode: blocks per SM the registers must allow */
 #endif
@@ -119,7 +135,7 @@ typedef struct gp__scan_plan {
     size_t pad;     /* masked elements before d_in in tile 0 (to a 16-byte boundary of d_in) */
     size_t tile;    /* elements per tile: block * items per thread */
     size_t tiles;
-    unsigned block; /* scanning threads per block: GP__SCAN_BLOCK (GRID) or GP__SCAN_BLOCK_BIG */
+    unsigned block; /* scanning threads per block: GP__SCAN_BLOCK (GRID), up to GP__SCAN_BLOCK_BIG (others) */
     int in_vec;     /* whole tiles of the input may move as 16-byte vectors (and bulk copies) */
     int vec_ok;     /* ... and so may the output (equally placed against 16 bytes) */
     int mode;       /* GP__ONE_BLOCK, GP__CLUSTER or GP__GRID (launch.cuh) */
@@ -127,9 +143,14 @@ typedef struct gp__scan_plan {
 
 /* How a scan of n elements of `elem` bytes from address `in` to address `out` is tiled
  * (see the top of this file). cluster_ok: clusters can be launched and the kernel was
- * built for them. */
+ * built for them. one_block_warps and min_warps (the bench's ladder varies them): ONE_BLOCK
+ * up to this many warps of elements, and CLUSTER blocks of at least min_warps warps, at most
+ * cluster_max blocks (8, or 16 where the device allows: gp__cluster_limit). */
 static inline GP__HD gp__scan_plan gp__scan_make_plan(uintptr_t in, uintptr_t out, size_t n, size_t elem,
-                                                                   int cluster_ok)
+                                                      int cluster_ok,
+                                                      size_t one_block_warps = GP__SCAN_ONE_BLOCK_WARPS,
+                                                      size_t min_warps = GP__SCAN_CLUSTER_MIN_WARPS,
+                                                      size_t cluster_max = GP__CLUSTER_MAX)
 {
     gp__scan_plan p;
     const size_t mis = in % 16;
@@ -140,11 +161,20 @@ static inline GP__HD gp__scan_plan gp__scan_make_plan(uintptr_t in, uintptr_t ou
     p.in_vec = gp__scan_vec(elem) * elem == 16 && mis % elem == 0;
     p.vec_ok = p.in_vec && out % 16 == mis;
     p.pad = p.in_vec ? mis / elem : 0;
-    const size_t big = (size_t)GP__SCAN_BLOCK_BIG * gp__scan_items(elem);
-    const size_t big_tiles = gp__ceil_div(n + p.pad, big);
-    if (big_tiles <= 1 || (cluster_ok && big_tiles <= GP__CLUSTER_MAX)) {
-        p.mode = big_tiles <= 1 ? GP__ONE_BLOCK : GP__CLUSTER;
-        p.block = GP__SCAN_BLOCK_BIG;
+    /* ONE_BLOCK and CLUSTER count in warps of 32 * items elements (512 floats). */
+    const size_t per_warp = 32 * (size_t)gp__scan_items(elem), warps = gp__ceil_div(n + p.pad, per_warp);
+    const size_t big_warps = GP__SCAN_BLOCK_BIG / 32;
+    if (warps <= gp__min_size(one_block_warps, big_warps) || (!cluster_ok && warps <= big_warps)) {
+        p.mode = GP__ONE_BLOCK; /* only the warps that hold elements: less to wait for */
+        p.block = (unsigned)warps * 32;
+    } else if (cluster_ok && warps <= cluster_max * big_warps) {
+        /* spread over as many SMs as the cluster allows, at least min_warps warps a block:
+         * a small scan is latency-bound, and each SM then moves fewer bytes (see the tuning) */
+        size_t blocks = gp__min_size(cluster_max, gp__ceil_div(warps, min_warps < 1 ? 1 : min_warps));
+        blocks = gp__max_size(blocks, gp__ceil_div(warps, big_warps));
+        const size_t block_warps = gp__ceil_div(warps, blocks);
+        p.mode = GP__CLUSTER;
+        p.block = (unsigned)block_warps * 32;
     } else {
         p.mode = GP__GRID;
         p.block = GP__SCAN_BLOCK;
@@ -368,8 +398,14 @@ __global__ void __launch_bounds__(BLOCK)
 {
     typedef typename Op::type T;
     enum { VEC = gp__scan_vec(sizeof(T)), ROWS = gp__scan_rows(sizeof(T)), ITEMS = VEC * ROWS };
-    const size_t TILE = (size_t)BLOCK * ITEMS, tile = blockIdx.x;
+    const size_t TILE = p.tile, tile = blockIdx.x; /* p.block (= blockDim.x) threads */
     const unsigned warp = threadIdx.x >> 5, lane = gp__lane_id();
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    /* Launched early (chained, launch.cuh): the stream's earlier work is complete and
+     * visible past this point; nothing is read or written before it. */
+    asm volatile("griddepcontrol.wait;" ::: "memory");
+    asm volatile("griddepcontrol.launch_dependents;");
+#endif
     const size_t v0 = tile * TILE + (size_t)warp * 32 * ITEMS + (size_t)lane * VEC;
     const bool whole = p.vec_ok && tile * TILE >= p.pad && (tile + 1) * TILE - p.pad <= p.n;
     T x[ITEMS];
@@ -602,6 +638,9 @@ __global__ void __launch_bounds__(GP__SCAN_THREADS, GP__SCAN_MIN_BLOCKS)
 #endif
     }
     gp__scratch_wait(); /* the tile counter and status words are cleared (launch.cuh) */
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.launch_dependents;"); /* the next call may be placed (it waits for us) */
+#endif
     __syncthreads();
 
     if (warp == WARPS) { /* producer */
@@ -715,13 +754,21 @@ __global__ void __launch_bounds__(GP__SCAN_THREADS, GP__SCAN_MIN_BLOCKS)
  * makes the scanning warps load from global memory themselves; blocks_per_sm: caps the
  * persistent grid (0: as many as fit); memset_clear: clear the scratch with
  * cudaMemsetAsync before the launch, as the first versions did; trees_apart: the
- * look-ahead reduces its batches one tree after another, as the first versions did. */
+ * look-ahead reduces its batches one tree after another, as the first versions did;
+ * unchained: launch without waiting in the kernel for the stream's earlier work, as the
+ * first versions did; one_block_warps, min_warps, cluster_max: the small plan's limits
+ * (0: the defaults; 32, 32 and 8: one full block per 16K floats, in clusters of up to 8,
+ * as the first versions did). */
 typedef struct gp__scan_knobs {
     unsigned stages;
     int bulk;
     int blocks_per_sm;
     int memset_clear;
     int trees_apart;
+    int unchained;
+    unsigned one_block_warps;
+    unsigned min_warps;
+    unsigned cluster_max;
 } gp__scan_knobs;
 
 /* The host side of every gp_{exclusive,inclusive}_scan_<name>. d_init (may be NULL): a
@@ -742,18 +789,24 @@ static cudaError_t gp__scan(typename Op::type *d_out, const typename Op::type *d
     gp__device dev;
     GP__TRY(gp__device_query(&dev, on.dev));
     const int sm90 = dev.cluster_ok; /* clusters and bulk copies: an sm_90+ device and sm_90 code */
-    const gp__scan_plan p = gp__scan_make_plan(a, b, n, sizeof(T), sm90);
+    void (*small)(T *, const T *, gp__scan_plan, const T *, int) = gp__scan_small_kernel<Op, GP__SCAN_BLOCK_BIG>;
+    const unsigned cluster_max =
+        !sm90 ? 0 : knobs && knobs->cluster_max ? knobs->cluster_max
+                                                : gp__cluster_limit<gp__scan_small_kernel<Op, GP__SCAN_BLOCK_BIG>>(
+                                                      dev.id, GP__SCAN_BLOCK_BIG);
+    const gp__scan_plan p =
+        gp__scan_make_plan(a, b, n, sizeof(T), sm90,
+                           knobs && knobs->one_block_warps ? knobs->one_block_warps : GP__SCAN_ONE_BLOCK_WARPS,
+                           knobs && knobs->min_warps ? knobs->min_warps : GP__SCAN_CLUSTER_MIN_WARPS, cluster_max);
     if (p.tiles > GP__GRID_MAX) return cudaErrorInvalidValue;
 
-    gp__launch_shape shape = {p.mode, (unsigned)p.tiles, GP__SCAN_BLOCK_BIG, 0, 0, 0, 0};
-    if (p.mode == GP__ONE_BLOCK) { /* only the warps that hold elements: less to wait for */
-        const size_t per_warp = 32 * (size_t)gp__scan_items(sizeof(T));
-        shape.threads = (unsigned)gp__ceil_div(n + p.pad, per_warp) * 32;
-    }
+    gp__launch_shape shape = {p.mode, (unsigned)p.tiles, p.block, 0, 0, 0, 0, 0};
+    /* chained (sm_90): each kernel waits for the stream's earlier work at its first
+     * instruction, so a call is placed on the GPU while the one before it finishes */
+    shape.chain = sm90 && !(knobs && knobs->unchained);
     if (p.mode != GP__GRID)
         return gp__launch_device_wide(shape, dev.id, s, [&](const cudaLaunchConfig_t &cfg, void *) {
-            return cudaLaunchKernelEx(&cfg, gp__scan_small_kernel<Op, GP__SCAN_BLOCK_BIG>, d_out, d_in, p, d_init,
-                                      inclusive);
+            return cudaLaunchKernelEx(&cfg, small, d_out, d_in, p, d_init, inclusive);
         });
 
     const unsigned stages = knobs && knobs->stages ? (knobs->stages < GP__SCAN_STAGES_MAX ? knobs->stages
@@ -774,12 +827,11 @@ static cudaError_t gp__scan(typename Op::type *d_out, const typename Op::type *d
     return gp__launch_device_wide(shape, dev.id, s, [&](const cudaLaunchConfig_t &base, void *scratch) {
         int fit = 0;
         /* The shared-memory opt-in and the occupancy query cost several microseconds of
-         * host time, which a stream of mid-sized calls would pay every time: the default
-         * configuration's answer is kept per device (host memory only; a race computes it
-         * twice, harmlessly). */
-        static int fit_cache[GP__MAX_DEVICES];
-        const bool cacheable = knobs == NULL && bulk && dev.id >= 0 && dev.id < GP__MAX_DEVICES; /* the default ring */
-        if (cacheable) fit = __atomic_load_n(&fit_cache[dev.id], __ATOMIC_ACQUIRE);
+         * host time, which a stream of mid-sized calls would pay every time: the answer is
+         * kept per device and ring (host memory only; a race computes it twice, harmlessly). */
+        static int fit_cache[GP__MAX_DEVICES][GP__SCAN_STAGES_MAX + 1][2];
+        const bool cacheable = dev.id >= 0 && dev.id < GP__MAX_DEVICES;
+        if (cacheable) fit = __atomic_load_n(&fit_cache[dev.id][stages][bulk != 0], __ATOMIC_ACQUIRE);
         if (fit == 0) {
             /* the opt-in covers the deepest ring any configuration asks for, so the bench's
              * knobs never leave it below what the cached default needs */
@@ -787,7 +839,7 @@ static cudaError_t gp__scan(typename Op::type *d_out, const typename Op::type *d
                                         ? (size_t)GP__SCAN_STAGES_MAX * p.tile * sizeof(T) : 0;
             GP__TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)ring_max));
             GP__TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&fit, kernel, GP__SCAN_THREADS, ring));
-            if (cacheable && fit > 0) __atomic_store_n(&fit_cache[dev.id], fit, __ATOMIC_RELEASE);
+            if (cacheable && fit > 0) __atomic_store_n(&fit_cache[dev.id][stages][bulk != 0], fit, __ATOMIC_RELEASE);
         }
         if (knobs && knobs->blocks_per_sm > 0 && knobs->blocks_per_sm < fit) fit = knobs->blocks_per_sm;
         if (fit < 1) return cudaErrorInvalidConfiguration;

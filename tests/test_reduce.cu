@@ -15,10 +15,13 @@
 
 /* ---- host: the plan ---------------------------------------------------------------- */
 
+/* cluster: 0 none, 1 clusters of up to 8, 2 of up to 16 */
 static void check_plan(uintptr_t addr, uintptr_t addr_b, size_t n, size_t elem, unsigned arity, unsigned sms,
-                       int cluster_ok)
+                       int cluster)
 {
-    const gp__reduce_plan p = gp__reduce_make_plan(addr, addr_b, n, elem, arity, sms, cluster_ok);
+    const int cluster_ok = cluster > 0;
+    const size_t cluster_max = cluster == 2 ? 16 : GP__CLUSTER_MAX;
+    const gp__reduce_plan p = gp__reduce_make_plan(addr, addr_b, n, elem, arity, sms, cluster_ok, cluster_max);
     const size_t tile = (size_t)GP__REDUCE_BLOCK * GP__REDUCE_ROWS(arity, elem);
     const size_t covered = (size_t)p.blocks * p.vec_per_block, tiles = (p.nvec + tile - 1) / tile;
     int ok = p.head + p.nvec * p.vec + p.tail == n          /* every element, once */
@@ -32,13 +35,13 @@ static void check_plan(uintptr_t addr, uintptr_t addr_b, size_t n, size_t elem, 
              && (!p.aligned16 || (addr - addr_b) % 16 == 0) /* two inputs: vectors only in step */
              && (p.aligned16 || p.head == 0);
     if (p.mode == GP__CLUSTER)
-        ok = ok && cluster_ok && tiles <= GP__REDUCE_CLUSTER_TILES && p.blocks <= GP__CLUSTER_MAX && p.blocks > 1;
+        ok = ok && cluster_ok && tiles <= GP__REDUCE_CLUSTER_TILES && p.blocks <= cluster_max && p.blocks > 1;
     if (p.mode == GP__GRID)
         ok = ok && (!cluster_ok || tiles > GP__REDUCE_CLUSTER_TILES) && p.blocks <= sms * GP__REDUCE_BLOCKS_PER_SM;
     if (p.mode == GP__ONE_BLOCK) ok = ok && p.blocks == 1;
     EXPECT(ok, "plan(addr%%16=%zu, b%%16=%zu, n=%zu, elem=%zu, arity=%u, sms=%u, cluster=%d): head %zu nvec %zu "
                "tail %zu vec %u vpb %zu blocks %u mode %d",
-           (size_t)(addr % 16), (size_t)(addr_b % 16), n, elem, arity, sms, cluster_ok, p.head, p.nvec, p.tail, p.vec,
+           (size_t)(addr % 16), (size_t)(addr_b % 16), n, elem, arity, sms, cluster, p.head, p.nvec, p.tail, p.vec,
            p.vec_per_block, p.blocks, p.mode);
 }
 
@@ -56,7 +59,7 @@ extern "C" void test_reduce_host(void)
                     const size_t align = elems[e] < 16 ? elems[e] : 4; /* the type's own alignment */
                     if ((0x1000 + a) % align || (0x1000 + b) % align) continue;
                     if (b % 4 && b != a && b != (a + 1) % 16) continue; /* a sample of the pairs */
-                    for (int c = 0; c < 2; c++) {
+                    for (int c = 0; c < 3; c++) {
                         if (b == a) check_plan(0x1000 + a, 0x1000 + a, ns[k], elems[e], 1, 132, c);
                         check_plan(0x1000 + a, 0x5000 + b, ns[k], elems[e], 2, 132, c);
                     }
@@ -64,8 +67,13 @@ extern "C" void test_reduce_host(void)
     /* the choices the bench relies on, on a 132-SM H100 */
     const size_t tile = (size_t)GP__REDUCE_BLOCK * GP__REDUCE_ROWS(1, 4), tile_bytes = tile * 16;
     gp__reduce_plan p = gp__reduce_make_plan(0x1000, 0x1000, 1u << 16, 4, 1, 132, 1);
-    EXPECT(p.mode == GP__CLUSTER && p.blocks == (1u << 18) / tile_bytes && p.vec_per_block == tile,
-           "2^16 ints: one cluster, a tile per block (got mode %d, %u blocks)", p.mode, p.blocks);
+    EXPECT(p.mode == GP__CLUSTER && p.blocks == GP__CLUSTER_MAX && p.vec_per_block == (1u << 14) / GP__CLUSTER_MAX &&
+               (1u << 18) / tile_bytes < GP__CLUSTER_MAX,
+           "2^16 ints: one cluster, spread over all its blocks though it is fewer tiles (got mode %d, %u blocks)",
+           p.mode, p.blocks);
+    p = gp__reduce_make_plan(0x1000, 0x1000, 1u << 16, 4, 1, 132, 1, 16);
+    EXPECT(p.mode == GP__CLUSTER && p.blocks == 16 && p.vec_per_block == (1u << 14) / 16,
+           "2^16 ints, clusters of 16: 16 blocks of 4 KB (got mode %d, %u blocks)", p.mode, p.blocks);
     p = gp__reduce_make_plan(0x1000, 0x1000, GP__REDUCE_CLUSTER_TILES * tile_bytes / 4, 4, 1, 132, 1);
     EXPECT(p.mode == GP__CLUSTER && p.blocks == GP__CLUSTER_MAX && p.vec_per_block * GP__CLUSTER_MAX == p.nvec,
            "the largest cluster: %d blocks of equal runs (got mode %d, %u blocks)", GP__CLUSTER_MAX, p.mode,
@@ -88,8 +96,8 @@ extern "C" void test_reduce_host(void)
     p = gp__reduce_make_plan(0x1004, 0x2008, 100, 4, 2, 132, 1);
     EXPECT(!p.aligned16 && p.head == 0 && p.nvec == 25 && p.tail == 0, "two inputs out of step: element by element");
     p = gp__reduce_make_plan(0x1000, 0x2000, (size_t)1 << 15, 4, 2, 132, 1);
-    EXPECT(p.mode == GP__CLUSTER && p.blocks == (1u << 13) / (GP__REDUCE_BLOCK * GP__REDUCE_ROWS(2, 4)) &&
-               p.vec_per_block == GP__REDUCE_BLOCK * GP__REDUCE_ROWS(2, 4),
+    EXPECT(p.mode == GP__CLUSTER && p.blocks == GP__CLUSTER_MAX && p.vec_per_block == (1u << 13) / GP__CLUSTER_MAX &&
+               GP__REDUCE_BLOCK * GP__REDUCE_ROWS(2, 4) == GP__REDUCE_BLOCK * GP__REDUCE_ROWS(1, 4) / 2,
            "two inputs of 2^15 ints: a tile holds half as many vectors of each (mode %d, %u blocks)", p.mode, p.blocks);
 }
 

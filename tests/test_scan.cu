@@ -104,9 +104,13 @@ static void check_blelloch_padding(void)
 
 /* ---- host: plan and scratch layout --------------------------------------------------------- */
 
-static void check_plan(uintptr_t in, uintptr_t out, size_t n, size_t elem, int cluster_ok)
+/* cluster: 0 none, 1 clusters of up to 8, 2 of up to 16 */
+static void check_plan(uintptr_t in, uintptr_t out, size_t n, size_t elem, int cluster)
 {
-    const gp__scan_plan p = gp__scan_make_plan(in, out, n, elem, cluster_ok);
+    const int cluster_ok = cluster > 0;
+    const size_t cluster_max = cluster == 2 ? 16 : GP__CLUSTER_MAX;
+    const gp__scan_plan p = gp__scan_make_plan(in, out, n, elem, cluster_ok, GP__SCAN_ONE_BLOCK_WARPS,
+                                               GP__SCAN_CLUSTER_MIN_WARPS, cluster_max);
     const size_t vec = gp__scan_vec(elem), big = (size_t)GP__SCAN_BLOCK_BIG * gp__scan_items(elem);
     int ok = p.tile == (size_t)p.block * gp__scan_items(elem) && p.tiles * p.tile >= n + p.pad &&
              (p.tiles - 1) * p.tile < n + p.pad && p.pad < vec && gp__scan_items(elem) * elem >= GP__SCAN_THREAD_BYTES / 2;
@@ -114,17 +118,22 @@ static void check_plan(uintptr_t in, uintptr_t out, size_t n, size_t elem, int c
     else ok = ok && p.pad == 0 && !p.vec_ok;
     if (p.vec_ok) ok = ok && p.in_vec && in % 16 == out % 16;
     else ok = ok && (!p.in_vec || in % 16 != out % 16);
-    if (p.mode == GP__ONE_BLOCK) ok = ok && p.tiles == 1 && p.block == GP__SCAN_BLOCK_BIG;
-    if (p.mode == GP__CLUSTER)
-        ok = ok && cluster_ok && p.tiles > 1 && p.tiles <= GP__CLUSTER_MAX && p.block == GP__SCAN_BLOCK_BIG;
+    const size_t per_warp = 32 * (size_t)gp__scan_items(elem), warps = (n + p.pad + per_warp - 1) / per_warp;
+    if (p.mode == GP__ONE_BLOCK)
+        ok = ok && p.tiles == 1 && p.block == warps * 32 && (warps <= GP__SCAN_ONE_BLOCK_WARPS || !cluster_ok) &&
+             p.block <= GP__SCAN_BLOCK_BIG;
+    if (p.mode == GP__CLUSTER) /* spread: blocks as small as 8 of them allow, but not below min warps */
+        ok = ok && cluster_ok && p.tiles > 1 && p.tiles <= cluster_max && p.block <= GP__SCAN_BLOCK_BIG &&
+             warps > GP__SCAN_ONE_BLOCK_WARPS &&
+             p.block / 32 <= gp__max_size(GP__SCAN_CLUSTER_MIN_WARPS, (warps + cluster_max - 1) / cluster_max);
     if (p.mode == GP__GRID)
-        ok = ok && p.block == GP__SCAN_BLOCK && n + p.pad > big && (!cluster_ok || n + p.pad > GP__CLUSTER_MAX * big);
+        ok = ok && p.block == GP__SCAN_BLOCK && n + p.pad > big && (!cluster_ok || n + p.pad > cluster_max * big);
     /* scratch: the counter, then one 64-bit status word per 32 bits of each tile's total */
     ok = ok && gp__scan_status_offset() >= 8 && gp__scan_status_offset() % 8 == 0 &&
          gp__scan_scratch_bytes(p.tiles, elem) == gp__scan_status_offset() + p.tiles * 8 * ((elem + 3) / 4) &&
          gp__scan_words(elem) * 4 >= elem && gp__scan_words(elem) * 4 < elem + 4;
     EXPECT(ok, "scan plan(in%%16=%zu out%%16=%zu n=%zu elem=%zu cluster=%d): pad %zu tile %zu tiles %zu vec_ok %d mode %d",
-           (size_t)(in % 16), (size_t)(out % 16), n, elem, cluster_ok, p.pad, p.tile, p.tiles, p.vec_ok, p.mode);
+           (size_t)(in % 16), (size_t)(out % 16), n, elem, cluster, p.pad, p.tile, p.tiles, p.vec_ok, p.mode);
 }
 
 extern "C" void test_scan_host(void)
@@ -138,14 +147,28 @@ extern "C" void test_scan_host(void)
         for (size_t a = 0; a < 16; a += elems[e] < 16 ? elems[e] : 4)
             for (size_t b = 0; b < 16; b += elems[e] < 16 ? elems[e] : 4)
                 for (size_t k = 0; k < sizeof ns / sizeof *ns; k++)
-                    for (int c = 0; c < 2; c++) check_plan(0x1000 + a, 0x9000 + b, ns[k], elems[e], c);
+                    for (int c = 0; c < 3; c++) check_plan(0x1000 + a, 0x9000 + b, ns[k], elems[e], c);
     gp__scan_plan p = gp__scan_make_plan(0x1000, 0x2000, 1u << 16, 4, 1);
-    EXPECT(p.mode == GP__CLUSTER && p.tiles == 4 && p.vec_ok, "2^16 floats: one cluster of 4 (mode %d, %zu tiles)",
-           p.mode, p.tiles);
+    EXPECT(p.mode == GP__CLUSTER && p.tiles == GP__CLUSTER_MAX && p.block == 512 && p.vec_ok,
+           "2^16 floats: one cluster of 8 blocks of 512 (mode %d, %zu tiles of %u)", p.mode, p.tiles, p.block);
+    p = gp__scan_make_plan(0x1000, 0x2000, 1u << 16, 4, 1, 32, 32);
+    EXPECT(p.mode == GP__CLUSTER && p.tiles == 4 && p.block == 1024,
+           "2^16 floats, full blocks (the ladder's earlier steps): a cluster of 4 (mode %d, %zu tiles)", p.mode, p.tiles);
+    p = gp__scan_make_plan(0x1000, 0x2000, 1u << 17, 4, 1);
+    EXPECT(p.mode == GP__CLUSTER && p.tiles == GP__CLUSTER_MAX && p.block == GP__SCAN_BLOCK_BIG, "2^17 floats: 8 full blocks");
+    /* where the device takes clusters of 16 */
+    p = gp__scan_make_plan(0x1000, 0x2000, 1u << 16, 4, 1, GP__SCAN_ONE_BLOCK_WARPS, GP__SCAN_CLUSTER_MIN_WARPS, 16);
+    EXPECT(p.mode == GP__CLUSTER && p.tiles == 16 && p.block == 256, "2^16 floats, clusters of 16: 16 blocks of 256");
+    p = gp__scan_make_plan(0x1000, 0x2000, 1u << 18, 4, 1, GP__SCAN_ONE_BLOCK_WARPS, GP__SCAN_CLUSTER_MIN_WARPS, 16);
+    EXPECT(p.mode == GP__CLUSTER && p.tiles == 16 && p.block == 1024, "2^18 floats, clusters of 16: 16 full blocks");
+    p = gp__scan_make_plan(0x1000, 0x2000, (1u << 18) + 1, 4, 1, GP__SCAN_ONE_BLOCK_WARPS, GP__SCAN_CLUSTER_MIN_WARPS, 16);
+    EXPECT(p.mode == GP__GRID, "2^18 + 1 floats, clusters of 16: the grid");
     p = gp__scan_make_plan(0x1000, 0x2000, 1u << 16, 4, 0);
     EXPECT(p.mode == GP__GRID && p.tiles == 16, "2^16 floats without clusters: 16 grid tiles");
-    p = gp__scan_make_plan(0x1000, 0x2000, 16384, 4, 1);
-    EXPECT(p.mode == GP__ONE_BLOCK, "16384 floats: one block");
+    p = gp__scan_make_plan(0x1000, 0x2000, 16384, 4, 0);
+    EXPECT(p.mode == GP__ONE_BLOCK && p.block == 1024, "16384 floats without clusters: one block");
+    p = gp__scan_make_plan(0x1000, 0x2000, 4096, 4, 1);
+    EXPECT(p.mode == GP__ONE_BLOCK && p.block == 256, "4096 floats: one block of 8 warps");
     p = gp__scan_make_plan(0x1004, 0x2004, 100, 4, 1);
     EXPECT(p.vec_ok && p.pad == 1, "equally offset pointers: vectors, pad 1");
     p = gp__scan_make_plan(0x1004, 0x2000, 100, 4, 1);
@@ -322,7 +345,9 @@ static int run_case(fixture *f, const instance *in, size_t n, int inclusive, int
  * the _init scans from a random carry-in (a fresh one per size), else the plain ones. */
 static void check_instances(fixture *f, size_t max_n, int carry)
 {
-    const size_t sizes[] = {0, 1, 31, 32, 33, 1023, 1025, 65536, 65537, 300007, 1048573, (1u << 24) + 7};
+    /* 4097, 16385, 131072, 262144: clusters of 3 blocks, then 8 or 16, of floats (the small plan) */
+    const size_t sizes[] = {0, 1, 31, 32, 33, 1023, 1025, 4097, 16385, 65536, 65537, 131072, 262144, 300007, 1048573,
+                            (1u << 24) + 7};
     /* (in offset, out offset, in place): aligned; both one element in (vectors, pad 1);
      * in one element off out (element by element); in place at offset 1 */
     const size_t placements[][3] = {{0, 0, 0}, {1, 1, 0}, {1, 0, 0}, {0, 0, 1}, {1, 1, 1}};
@@ -501,8 +526,9 @@ static void check_knobs(size_t n)
     CUDA_CHK(cudaMemcpy(d_x, h, n * 4, cudaMemcpyHostToDevice));
     CUDA_CHK(gp_exclusive_scan_sum_f32(d_y, d_x, n, 0));
     CUDA_CHK(cudaMemcpy(want, d_y, n * 4, cudaMemcpyDeviceToHost));
-    const gp__scan_knobs knobs[] = {{1, 1, 0, 0, 0}, {2, 1, 1, 0, 0}, {8, 1, 0, 0, 0}, {4, 0, 0, 0, 0},
-                                    {3, 0, 1, 0, 0}, {4, 1, 0, 1, 0}, {3, 1, 1, 0, 1}};
+    const gp__scan_knobs knobs[] = {{1, 1, 0, 0, 0, 0, 0, 0, 0}, {2, 1, 1, 0, 0, 0, 0, 0, 0}, {8, 1, 0, 0, 0, 0, 0, 0, 0},
+                                    {4, 0, 0, 0, 0, 0, 0, 0, 0}, {3, 0, 1, 0, 0, 0, 0, 0, 0}, {4, 1, 0, 1, 0, 0, 0, 0, 0},
+                                    {3, 1, 1, 0, 1, 0, 0, 0, 0}, {4, 1, 0, 0, 0, 1, 0, 0, 0}};
     int same = 1;
     for (size_t k = 0; k < sizeof knobs / sizeof *knobs; k++) {
         CUDA_CHK(cudaMemset(d_y, POISON, n * 4));
