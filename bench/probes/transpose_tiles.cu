@@ -39,7 +39,12 @@
  *     us unchained; chained launches 8.2-8.4 us. The tile loaded in 2 or 4 column groups
  *     (cp.async groups, the first written out while the others arrive): 9.4-9.7 us, and
  *     1-12 points of copy lost on f64 and f32 2048^2. f64 4097 x 3001: 78.0-79.5 us for
- *     every padded tile of 8 or 16 KB, geam 80.1. */
+ *     every padded tile of 8 or 16 KB, geam 80.1.
+ *   - with the halo cell (the library at this commit, chained), two runs: u8 / u16 4097 x
+ *     3001 81.9-82.3 / 78.2-78.4%, 3001 x 4097 82.7-83.0 / 82.7-83.1%, 8191^2 71.7-72.5 /
+ *     75.8-76.0%, 2049 x 2047 79.5-82.2 / 85.5-86.8%; the same tiles unchained 0-10 points
+ *     less, 16 KB tiles 6-24 points less. Blocks of 128 threads (GP__RAGGED_THREADS, 8 per
+ *     SM): u8 4097 x 3001 65.7%, u16 70.7%, 8191^2 65.0 / 64.6%. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
