@@ -23,7 +23,9 @@
  * Build and run:  make bench
  *   or by hand:   make build/bench/transpose && build/bench/transpose
  * Tables go to stdout and to bench/results/<gpu>.transpose.{md,csv} ($GP_BENCH_RESULTS
- * overrides the folder). */
+ * overrides the folder). GP_BENCH_ONLY="u8 4097 x 3001,f64 1000" runs only the table rows
+ * whose "type rows x cols" contains one of the comma-separated texts (no ladder, no
+ * steps): a partial table, so write it elsewhere with GP_BENCH_RESULTS. */
 
 #include <stdint.h>
 #include <stdio.h>
@@ -460,6 +462,22 @@ static const bench_shape bench_shapes[] = {
 };
 #define BENCH_SHAPES ((int)(sizeof bench_shapes / sizeof bench_shapes[0]))
 
+/* Whether GP_BENCH_ONLY is unset, or names "<type> <shape label>" in part. */
+static int bench_selected(const char *type, const char *label)
+{
+    const char *only = getenv("GP_BENCH_ONLY");
+    if (only == NULL || *only == '\0') return 1;
+    char row[64], want[64];
+    snprintf(row, sizeof row, "%s %s", type, label);
+    for (const char *p = only; *p;) {
+        const size_t n = strcspn(p, ",");
+        snprintf(want, sizeof want, "%.*s", (int)(n < sizeof want - 1 ? n : sizeof want - 1), p);
+        if (n > 0 && strstr(row, want)) return 1;
+        p += n + (p[n] == ',');
+    }
+    return 0;
+}
+
 /* Reference for the types without geam: one thread per element, 64-bit indices; too
  * simple to be wrong. E is an unsigned type of the element's size. */
 template <typename E>
@@ -572,6 +590,7 @@ static void bench_table(void)
         const bench_type *t = &bench_types[ti];
         for (int si = 0; si < BENCH_SHAPES; si++) {
             const bench_shape *sh = &bench_shapes[si];
+            if (!bench_selected(t->name, sh->label)) continue;
             bench_ctx c = {t, WHO_GP, cublas, NULL, NULL, sh->rows, sh->cols,
                            sh->rows * sh->cols * t->size, 0, 0};
             c.slots = rotation_slots(c.bytes);
@@ -901,9 +920,11 @@ int main(void)
 {
     need_gpu(__FILE__);
     gp_bench_begin("transpose", "Transpose");
-    bench_ladder();
+    const char *only = getenv("GP_BENCH_ONLY");
+    const int all = only == NULL || *only == '\0';
+    if (all) bench_ladder();
     bench_table();
-    bench_steps();
+    if (all) bench_steps();
     gp_bench_end();
     return 0;
 }

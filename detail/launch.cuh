@@ -101,6 +101,39 @@ static __device__ __forceinline__ void gp__scratch_wait(void)
 #endif
 }
 
+/* First thing in a kernel that is a programmatic dependent of the stream's earlier work
+ * (gp__chained_launch): waits until that work has finished and its writes are visible,
+ * then lets the stream's next programmatic dependent (the next call) be placed on the GPU,
+ * where it waits in turn. Nothing may be read or written before it. Without a
+ * programmatic launch the wait returns at once. */
+static __device__ __forceinline__ void gp__chain_wait(void)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.wait;" ::: "memory");
+    asm volatile("griddepcontrol.launch_dependents;");
+#endif
+}
+
+/* Launches kernel<<<blocks, threads, 0, s>>>(args...), as a programmatic dependent of the
+ * stream's earlier work where `chain` (sm_90 code on an sm_90 device: gp__device's
+ * cluster_ok): the kernel must call gp__chain_wait() first. Back-to-back calls then do not
+ * each wait for a launch: the next grid is placed while this one finishes. */
+template <class... Params, class... Args>
+static cudaError_t gp__chained_launch(void (*kernel)(Params...), unsigned blocks, unsigned threads, cudaStream_t s,
+                                      bool chain, Args... args)
+{
+    cudaLaunchConfig_t cfg = {};
+    cfg.gridDim = dim3(blocks);
+    cfg.blockDim = dim3(threads);
+    cfg.stream = s;
+    cudaLaunchAttribute pdl;
+    pdl.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    pdl.val.programmaticStreamSerializationAllowed = 1;
+    cfg.attrs = &pdl;
+    cfg.numAttrs = chain ? 1 : 0;
+    return cudaLaunchKernelEx(&cfg, kernel, args...);
+}
+
 /* Clears `bytes` (a multiple of 8) at `p`, and lets the dependent launch begin at once. A
  * template so that a translation unit that never launches it compiles no copy. Chained, it
  * is placed on the GPU while the stream's earlier work runs, so it waits for that first:

@@ -24,15 +24,20 @@
  * kernel runs "ragged": it realigns each row segment of the tile to a word boundary as it
  * reads it from shared memory and realigns each output row segment to its own offset
  * before it stores it (funnel shifts, one shuffle), so it still moves aligned 4-byte
- * words on both sides with the same cells, and single elements only at the two ends of
- * each output row segment (see "the ragged kernel's two ends"). Other elements that do
+ * words on both sides with the same cells; its tiles reach K rows above their own, so
+ * that single elements are stored only where the matrix's first and last rows cut a word
+ * (see "the ragged kernel's two ends"). Other elements that do
  * not fit words (a 12-byte struct, a 16-byte struct aligned to 4) go one element at a
  * time through the word kernel: correct, slower.
  * Tiles are numbered in one dimension (tile rows fastest, then tile columns, then the
  * batch) and blocks loop over them, so no shape reaches a grid limit. The tile's shape
  * follows the matrix (gp__transpose_shape): square, small for matrices of fewer square
  * tiles than SMs, and short or narrow ones for matrices of few rows or few columns, where
- * a square tile would be mostly empty. */
+ * a square tile would be mostly empty.
+ * On sm_90 each call is a programmatic dependent launch (gp__chained_launch): it waits for
+ * the stream's earlier work at its first instruction, so back-to-back calls do not each
+ * wait for a launch (H100, probe: f64 1000^2 9.1 -> 8.2 us, f32 1000^2 6.5 -> 5.5 us,
+ * f64 2048^2 27.2 -> 26.3 us; 8192^2 unchanged). */
 #ifndef GPUPRIMS_DETAIL_TRANSPOSE_CUH
 #define GPUPRIMS_DETAIL_TRANSPOSE_CUH
 
@@ -64,6 +69,12 @@
 #endif
 #ifndef GP__TRANSPOSE_TILE_BYTES
 #define GP__TRANSPOSE_TILE_BYTES 16384 /* bytes of a tile (most shapes), before padding */
+#endif
+#ifndef GP__RAGGED_BLOCKS
+#define GP__RAGGED_BLOCKS 4 /* ragged tiles: blocks per SM the registers allow (4: 64, no spills) */
+#endif
+#ifndef GP__RAGGED_NARROWER
+#define GP__RAGGED_NARROWER 2 /* ragged square tiles: that many times narrower than the others */
 #endif
 
 /* One transpose call, in elements: batch matrices of rows x cols (leading dimension ld_in,
@@ -123,7 +134,8 @@ static inline int gp__transpose_word_bytes(const gp__transpose_desc *d)
 /* ---- tile shapes (host and device) ---------------------------------------------------------
  * A tile of the word kernel is COLS words of Q * K input rows: Q cells of K rows down, so
  * Q words of each of the K * COLS output rows it writes. The shape follows the matrix:
- *   SQUARE   128 input bytes a row for bytes (4x4 cells), 256 for the rest; 16 KB a tile.
+ *   SQUARE   128 input bytes a row for bytes (4x4 cells), 256 for the rest; 16 KB a tile
+ *            (ragged: half as wide, see "the ragged kernel's two ends").
  *   SMALL    64-byte rows, 4 KB: a matrix of fewer square tiles than the GPU has SMs
  *            would leave SMs idle.
  *   SHORT8, SHORT16, SHORT32   at most 8, 16 or 32 words an output row (a u8 matrix of 32
@@ -209,11 +221,15 @@ struct gp__transpose_tile {
     static constexpr int PITCH = MODE == GP__TR_CHUNKS ? COLS : gp__transpose_pitch(ROW_WORDS, Q, (int)sizeof(W));
     static constexpr int V = 16 / (int)sizeof(W); /* CHUNKS: words a chunk */
     static constexpr size_t SMEM = (size_t)SR * PITCH * sizeof(W);
+    /* RAGGED with whole warps down a column: the first H of the SR rows are the K rows above
+     * the tile's own (a halo cell), so a tile owns STEP rows (see "the ragged kernel's two
+     * ends"). */
+    static constexpr int H = MODE == GP__TR_RAGGED && Q == 32 ? K : 0, STEP = SR - H;
     /* Occupancy: 8 blocks per SM (32 registers) for 4- to 16-byte words read by lanes on
      * consecutive rows; the byte-permute cells and elements of odd sizes need a few more
      * registers (6 blocks, 40); lanes spread over columns (Q < 32) more again (4, 64:
-     * with fewer they spill). */
-    static constexpr int MIN_BLOCKS = Q < 32 ? 4 : K == 1 && sizeof(W) >= 4 && sizeof(W) <= 16 ? 8 : 6;
+     * with fewer they spill), as do ragged tiles (GP__RAGGED_BLOCKS). */
+    static constexpr int MIN_BLOCKS = Q < 32 ? 4 : MODE == GP__TR_RAGGED ? GP__RAGGED_BLOCKS : K == 1 && sizeof(W) >= 4 && sizeof(W) <= 16 ? 8 : 6;
     static_assert(SMEM <= GP__STATIC_SMEM_MAX, "gp_transpose: element type too large for a shared-memory tile");
     static_assert((Q & (Q - 1)) == 0, "cell rows a power of two (lanes split evenly over columns)");
     static_assert(MODE != GP__TR_RAGGED || (sizeof(W) == 4 && K > 1 && Q <= 32 && Q * COLS % 32 == 0 &&
@@ -294,20 +310,33 @@ static __device__ __forceinline__ gp__tile_at gp__tile_locate(size_t t, size_t t
  *   of shared words w and w + 1 by s bytes.
  *   Store: an output row segment starts `t` bytes into an aligned word; aligned word q of
  *   it holds the segment's words q - 1 and q shifted by t: lane q takes word q - 1 from
- *   lane q - 1 (a shuffle). The first and last aligned words of a segment, which the
- *   neighbouring tiles share, are stored element by element, in a pass of their own.
+ *   lane q - 1 (a shuffle).
+ *   Halo: the aligned word that straddles two tiles' segments needs both tiles' rows. A
+ *   tile of 32 cell rows (H = K) therefore loads the K rows above its own as well and owns
+ *   only STEP = 4 * 31 bytes of each output row: lane q holds cell q - 1, and the aligned
+ *   words from t bytes before its first row to t bytes before the next tile's are whole in
+ *   its lanes. Only the matrix's first and last tile rows store the words that the matrix
+ *   edge cuts, element by element, in a pass of their own (gp__ragged_store_ends); tiles
+ *   of fewer cell rows (Q < 32: a warp spans several columns) have no halo and do that at
+ *   both ends of every segment.
  * A row's shift depends only on the row modulo K (K elements are 4 bytes), as does an
  * output row's, so each tile has K shifts of each kind, one per shared row group.
- * Measured on the H100 (bench/transpose.cu, % of the copy rate): u8 4097 x 3001 60-64%,
- * u16 61-64%, where the first ragged kernel (each output word gathered element by element
- * from shared memory, in tiles of 64 x 128 bytes) ran at 37% and 42%. Forced through this
- * path, a u8 8192^2 matrix on the word grid runs at 75% against the word kernel's 93%:
- * the realignment (two shared reads and a funnel shift a tile word, a shuffle and a
- * funnel shift an output word) is what costs. Nsight Compute on both: 84% and 81% of the
- * issue slots busy, the ragged kernel 1.5 times as long: it is bound by instructions, not
- * by memory (47% of DRAM throughput against 69%). Storing the ends of each segment in the
- * store loop (its first and last lanes) or in a pass of their own measured the same;
- * tiles of 64 input bytes or 32 KB tiles measured 2-20% slower. */
+ * Measured on the H100 (% of the copy rate, probe and bench in one run): the first word
+ * kernel with this realignment ran u8 4097 x 3001 at 60%, u16 at 64%. Its instructions
+ * went 40% down (the per-word index and bounds arithmetic of the load, the per-column set-
+ * up of the stores: Nsight Compute 9.8 -> 6.0 million for u8 4097 x 3001) with no change
+ * in time: the issue slots were 70% busy, then 37%. What the time follows is the tiles:
+ * each block waits for its whole tile, then writes it out, so fewer, larger tiles expose
+ * more of that wait. Square ragged tiles half as wide (8 KB: 64 input bytes by 128 rows
+ * for u8, 128 by 64 for u16; GP__RAGGED_NARROWER) took u8 4097 x 3001 from 55% to 70%,
+ * u16 from 61% to 78%, u8 8191^2 from 50% to 68% (4 KB tiles: 56-65%, and worse again for
+ * u16); 4 blocks per SM (64 registers, no spills) against 5 or 6 (spills) measured 0-3
+ * points better; chained launches (gp__chained_launch) 2-4 points more. The halo then
+ * took u8 4097 x 3001 from 73-75% to 80-82% (3001 x 4097 75 -> 83%, 2049 x 2047 71-72 ->
+ * 80-82%, 8191^2 68-69 -> 72%); u16 stayed at 76-78% (83% for 3001 x 4097, 76% for
+ * 8191^2), its ends being one element each. Not taken: blocks of 128 threads for the
+ * ragged tiles, 8 per SM at the same registers (u8 4097 x 3001 66% against 82%, u16 71%
+ * against 78%, in one run). */
 
 /* Aligned word w of the row segment at g (tile_bytes long; the matrix row spans
  * [g - col0_bytes, g + row_left_bytes)) into dst. `inside`: every aligned word of the
@@ -326,59 +355,137 @@ static __device__ __forceinline__ void gp__ragged_load_word(uint32_t *dst, uintp
 }
 
 /* The tile's `rows` row segments (at in + r * ld_b) as their aligned words: first the
- * COLS words from each row's aligned start, then the one more word of each row. */
+ * COLS words from each row's aligned start, then the one more word of each row. Thread t
+ * copies word t % COLS of rows t / COLS, t / COLS + NT / COLS, ...: inside the matrix that
+ * word is (row start + 4 (t % COLS)) rounded down to 4, one 64-bit add a row, and its
+ * shared row steps by a constant (the per-word bounds and index arithmetic of a plain
+ * loop over the tile's words took three quarters of the ragged kernel's instructions). */
 template <int NT, int K, int Q, int COLS, int P>
-static __device__ __forceinline__ void gp__ragged_load(uint32_t *s, uintptr_t in, size_t ld_b, int rows,
+static __device__ __forceinline__ void gp__ragged_load(uint32_t *s, uintptr_t in, size_t ld_b, int rows, int r_first,
                                                        size_t tile_bytes, size_t col0_bytes, size_t row_left_bytes)
 {
+    static_assert(NT % COLS == 0, "ragged tiles: whole rows a pass");
+    constexpr int RS = NT / COLS; /* rows a pass */
     const gp__rows_interleaved<K, Q> row_map;
     const bool inside = col0_bytes >= 4 && row_left_bytes >= tile_bytes + 4;
+    const int w = (int)threadIdx.x % COLS, r0 = (int)threadIdx.x / COLS;
+    if (inside) {
+        uintptr_t g = in + (size_t)r0 * ld_b + 4 * w;
+        uint32_t *d = s + row_map(r0) * P + w; /* RS a multiple of K: RS / K shared rows a pass */
 #pragma unroll 4
-    for (int i = threadIdx.x; i < K * Q * COLS; i += NT)
-        if (i / COLS < rows)
-            gp__ragged_load_word(s + row_map(i / COLS) * P + i % COLS, in + i / COLS * ld_b, i % COLS, inside,
-                                 tile_bytes, col0_bytes, row_left_bytes);
+        for (int r = r0; r < rows; r += RS, g += RS * ld_b, d += RS % K == 0 ? RS / K * P : 0)
+            if (r >= r_first)
+                gp__cp_async<4>(RS % K == 0 ? d : s + row_map(r) * P + w, (const void *)(g & ~(uintptr_t)3), true);
+    } else {
+        for (int r = r0; r < rows; r += RS)
+            if (r >= r_first)
+                gp__ragged_load_word(s + row_map(r) * P + w, in + r * ld_b, w, false, tile_bytes, col0_bytes,
+                                     row_left_bytes);
+    }
     for (int r = threadIdx.x; r < rows; r += NT)
-        gp__ragged_load_word(s + row_map(r) * P + COLS, in + r * ld_b, COLS, inside, tile_bytes, col0_bytes,
-                             row_left_bytes);
+        if (r >= r_first)
+            gp__ragged_load_word(s + row_map(r) * P + COLS, in + r * ld_b, COLS, inside, tile_bytes, col0_bytes,
+                                 row_left_bytes);
 }
 
-/* Lane q of a group of Q lanes holds word q (bytes 4q..4q+3) of an output row segment of
- * len bytes that starts t bytes into an aligned word, and stores aligned word q (at
- * `dst`) if the segment holds all of it; every lane of the warp calls (the shuffle),
- * `mine` says whether the row is this tile's to write. The words the segment holds in
- * part are gp__ragged_store_ends' work. */
-template <int Q>
-static __device__ __forceinline__ void gp__ragged_store(uintptr_t dst, uint32_t v, int q, int t, int len, bool mine)
+/* *p = v where ok != 0, as a predicated store; gp__opaque(x) is x, computed where it
+ * stands. Without them the compiler moves the per-tile set-up of the ragged cell loop
+ * (destinations, shift amounts, which words are whole) into the loop, next to the stores
+ * it guards: 130 instructions a u8 column instead of 50. */
+static __device__ __forceinline__ void gp__store_if(unsigned ok, uint32_t *p, uint32_t v)
 {
-    const uint32_t prev = __shfl_up_sync(0xffffffffu, v, 1, Q); /* word q - 1 (lane 0: its own, unused) */
-    const int lo = 4 * q - t;
-    if (mine && lo >= 0 && lo + 4 <= len) *reinterpret_cast<uint32_t *>(dst) = __funnelshift_l(prev, v, 8 * t);
+    asm volatile("{ .reg .pred p; setp.ne.b32 p, %0, 0; @p st.global.b32 [%1], %2; }" ::"r"(ok), "l"(p), "r"(v)
+                 : "memory");
+}
+static __device__ __forceinline__ unsigned gp__opaque(unsigned x)
+{
+    asm volatile("" : "+r"(x));
+    return x;
+}
+static __device__ __forceinline__ unsigned long long gp__opaque(unsigned long long x)
+{
+    asm volatile("" : "+l"(x));
+    return x;
+}
+
+/* The cells of a ragged tile. Thread t takes cell row q = t % Q of columns c = t / Q,
+ * t / Q + NT / Q, ...: for each, the K row words (each the funnel shift of two shared words
+ * by its row's in_bits), the cell transpose, then K output words. Lane q then holds word q
+ * (bytes 4q..4q+3) of each of K output row segments of len bytes; segment k starts
+ * out_bits[k] / 8 bytes into an aligned word, so aligned word q of it holds the segment's
+ * words q - 1 and q shifted by that: lane q takes word q - 1 from lane q - 1 (a shuffle)
+ * and stores the aligned word if the segment holds all of it (the others are
+ * gp__ragged_store_ends' work). Everything that does not change from column to column
+ * (the K destinations, which of them are whole) is set up once a tile; a column costs 2K
+ * shared reads, 2K funnel shifts, the cell's byte permutes, K shuffles and K stores. A
+ * warp runs whole (the shuffle) while its first column is in the tile. */
+template <int NT, int K, int Q, int COLS, int P, int H>
+static __device__ __forceinline__ void gp__ragged_cells(uintptr_t out, size_t ld_b, const uint32_t *s, int cols, int len,
+                                                        unsigned in_bits, unsigned out_bits, bool open_top)
+{
+    static_assert(NT % 32 == 0 && 32 % Q == 0, "ragged tiles: a warp holds whole columns");
+    constexpr int CS = NT / Q; /* columns a pass */
+    const int q = (int)threadIdx.x % Q, dc = (int)threadIdx.x % 32 / Q;
+    int cw = ((int)threadIdx.x & ~31) / Q; /* the warp's first column */
+    size_t off[K]; /* from word q of output row K c to aligned word q of output row K c + k */
+    unsigned sh[K], whole = 0; /* its shift (bits); bit k: the segment holds all of that word */
+#pragma unroll
+    for (int k = 0; k < K; k++) {
+        const unsigned t = (out_bits >> (8 * k)) & 31;
+        const int lo = 4 * (q - H / K) - (int)t / 8; /* H: lane q holds the segment's word q - 1 */
+        whole |= (lo >= (open_top ? -(int)t / 8 : 0) && lo + 4 <= len) << k;
+        off[k] = gp__opaque((unsigned long long)(k * ld_b - t / 8));
+        sh[k] = gp__opaque(t);
+    }
+    whole = gp__opaque(whole);
+    const size_t step = (size_t)CS * K * ld_b;
+    uintptr_t o = out + (size_t)K * (cw + dc) * ld_b + 4 * (q - H / K);
+    const uint32_t *row = s + q * P + cw + dc;
+#pragma unroll 1
+    for (; K * cw < cols; cw += CS, row += CS, o += step) {
+        uint32_t v[K];
+#pragma unroll
+        for (int k = 0; k < K; k++) v[k] = __funnelshift_r(row[k * Q * P], row[k * Q * P + 1], in_bits >> (8 * k));
+        gp__transpose_cell<K>(v);
+        const int n = cols - K * (cw + dc); /* output rows of this column in the tile */
+        const unsigned mine = n >= K ? whole : whole & ((1u << (n > 0 ? n : 0)) - 1);
+#pragma unroll
+        for (int k = 0; k < K; k++) {
+            const uint32_t prev = __shfl_up_sync(0xffffffffu, v[k], 1, Q); /* word q - 1 (lane 0: its own, unused) */
+            gp__store_if(mine & (1u << k), reinterpret_cast<uint32_t *>(o + off[k]), __funnelshift_l(prev, v[k], sh[k]));
+        }
+    }
 }
 
 /* The aligned words that output row segments hold in part, element by element from the
- * tile: each segment's first word when it starts inside one (t > 0), and its last when it
- * ends inside one. In their own pass, one thread a word: in the store loop they would
- * serialise a warp on its first and last lanes. Output row c of the tile (cols rows) has
- * its elements in tile column c: tile row r at shared row row_map(r), byte
- * in_shifts[r % K] / 8 + c * E. */
-template <int NT, int K, int Q, int P, class U>
+ * tile, in a pass of their own, one thread a word (in the store loop they would serialise
+ * a warp on its first and last lanes). Output row c of the tile (cols rows) has its
+ * elements in tile column c: tile row r at shared row row_map(r + H), byte
+ * in_bits[r % K] / 8 + c * E. The segment's bytes [lo_min, len) are the tile's to write
+ * (lo_min = -t where the halo holds the t bytes before it: open_top); gp__ragged_cells
+ * stores the aligned words inside them, words m0 .. m1; this stores the head [lo_min, a)
+ * before them where `head`, and the tail after them where `tail`. */
+template <int NT, int K, int Q, int P, int H, class U>
 static __device__ __forceinline__ void gp__ragged_store_ends(U *out, size_t ld_out, const uint32_t *s, int cols, int len,
-                                                             unsigned in_shifts, unsigned out_shifts)
+                                                             unsigned in_bits, unsigned out_bits, bool open_top,
+                                                             bool head, bool tail)
 {
     constexpr int E = (int)sizeof(U);
     const gp__rows_interleaved<K, Q> row_map;
+    const unsigned char *sb = reinterpret_cast<const unsigned char *>(s);
     for (int i = threadIdx.x; i < 2 * cols; i += NT) {
-        const int c = i >> 1, t = (out_shifts >> (8 * (c % K))) & 3;
-        const int last = (len - 1 + t) / 4, m = i & 1 ? last : 0, lo = 4 * m - t;
-        if ((i & 1 && last == 0) || (lo >= 0 && lo + 4 <= len)) continue; /* the same word twice, or a whole word */
-        unsigned char *dst = reinterpret_cast<unsigned char *>((uintptr_t)(out + c * ld_out) - t + 4 * m);
-        for (int j = 0; j < 4; j += E) {
-            const int b = lo + j, r = b / E;
-            if (b < 0 || b >= len) continue;
-            const unsigned char *src = reinterpret_cast<const unsigned char *>(s + row_map(r) * P) +
-                                       ((in_shifts >> (8 * (r % K))) & 31) / 8 + c * E;
-            *reinterpret_cast<U *>(dst + j) = *reinterpret_cast<const U *>(src);
+        if (!(i & 1 ? tail : head)) continue;
+        const int c = i >> 1, t = (int)((out_bits >> (8 * (c % K))) & 31) / 8;
+        const int lo_min = open_top ? -t : 0, a = open_top || t == 0 ? lo_min : 4 - t < len ? 4 - t : len;
+        const int m0 = !open_top && t > 0, m1 = (len + t) / 4 - 1;
+        const int lo = i & 1 ? (m1 >= m0 ? 4 * (m1 + 1) - t : a) : lo_min, hi = i & 1 ? len : a;
+        U *dst = out + c * ld_out;
+#pragma unroll
+        for (int j = 0; j < K - 1; j++) { /* a word held in part holds at most K - 1 elements */
+            const int r = lo / E + j;   /* negative: a halo row (open_top) */
+            if (r * E < hi)
+                dst[r] = *reinterpret_cast<const U *>(sb + row_map(r + H) * P * 4 +
+                                                      ((in_bits >> (8 * ((r + H) % K))) & 31) / 8 + c * E);
         }
     }
 }
@@ -468,18 +575,21 @@ __global__ void __launch_bounds__(GP__TRANSPOSE_THREADS, GP__MIN_BLOCKS(GP__TRAN
     constexpr int WIDE = RAGGED ? COLS * K : COLS, KO = RAGGED ? 1 : K;
     __shared__ __align__(16) unsigned char raw[Tile::SMEM]; /* raw bytes: W may have constructors */
     W *s = reinterpret_cast<W *>(raw);
+    gp__chain_wait(); /* launched chained: the stream's earlier work is done past here */
 
-    const size_t tiles_y = gp__ceil_div(a.rows, SR), per_matrix = gp__ceil_div(a.cols_w, WIDE) * tiles_y;
+    constexpr int H = Tile::H, STEP = Tile::STEP; /* RAGGED: the halo rows above the tile's own STEP */
+    const size_t tiles_y = gp__ceil_div(a.rows, STEP), per_matrix = gp__ceil_div(a.cols_w, WIDE) * tiles_y;
     for (size_t t = blockIdx.x; t < per_matrix * a.batch; t += gridDim.x) {
-        const gp__tile_at at = gp__tile_locate(t, tiles_y, per_matrix, SR, WIDE);
+        const gp__tile_at at = gp__tile_locate(t, tiles_y, per_matrix, STEP, WIDE);
         typedef typename gp__transpose_unit<W, K, MODE>::type U;
         constexpr int E = (int)sizeof(U);
         const U *in = static_cast<const U *>(a.in) + at.b * a.stride_in + at.row0 * a.ld_in + at.col0;
         U *out = static_cast<U *>(a.out) + at.b * a.stride_out + at.col0 * KO * a.ld_out + at.row0 / KO;
         const size_t rows_left = a.rows - at.row0, cols_left = a.cols_w - at.col0;
 
-        if constexpr (RAGGED)
-            gp__ragged_load<NT, K, Q, COLS, P>(s, (uintptr_t)in, a.ld_in * E, gp__tile_clip(rows_left, SR),
+        if constexpr (RAGGED) /* from H rows above the tile (none above the matrix) */
+            gp__ragged_load<NT, K, Q, COLS, P>(s, (uintptr_t)in - (uintptr_t)H * a.ld_in * E, a.ld_in * E,
+                                               H + gp__tile_clip(rows_left, STEP), at.row0 == 0 ? H : 0,
                                                (size_t)gp__tile_clip(cols_left, WIDE) * E, at.col0 * E, cols_left * E);
         else if constexpr (MODE == GP__TR_CHUNKS)
             gp__chunks_load<NT, K, Q, COLS>(s, in, a.ld_in, gp__tile_clip(rows_left, SR), gp__tile_clip(cols_left, COLS));
@@ -492,68 +602,61 @@ __global__ void __launch_bounds__(GP__TRANSPOSE_THREADS, GP__MIN_BLOCKS(GP__TRAN
         /* Work item i is cell row q = i % Q of column i / Q: K reads from shared memory
          * (lanes on consecutive q, or with Q < 32 on 32 / Q columns: conflict-free by the
          * pitch), a cell transpose in registers, K writes (lanes on consecutive words of
-         * an output row). RAGGED: rows_here and cols_here count elements; the shifts of
-         * the input and output rows of class k are byte k of in_shifts and out_shifts. */
+         * an output row). RAGGED: rows_here and cols_here count elements; byte k of
+         * in_bits and out_bits is the shift (bits) of the input and output rows of class k. */
         const int q_here = gp__tile_clip(rows_left / K, Q), c_here = gp__tile_clip(cols_left, COLS);
-        const int rows_here = gp__tile_clip(rows_left, SR), cols_here = gp__tile_clip(cols_left, WIDE);
-        unsigned in_shifts = 0, out_shifts = 0; /* bits; bytes */
-        if constexpr (RAGGED)
+        if constexpr (RAGGED) {
+            const int rows_here = gp__tile_clip(rows_left, STEP), cols_here = gp__tile_clip(cols_left, WIDE);
+            const bool first = at.row0 == 0, last = rows_left <= (size_t)STEP;
+            unsigned in_bits = 0, out_bits = 0;
 #pragma unroll
             for (int k = 0; k < K; k++) {
-                in_shifts |= (8u * (unsigned)((uintptr_t)(in + k * a.ld_in) & 3)) << (8 * k);
-                out_shifts |= (unsigned)((uintptr_t)(out + k * a.ld_out) & 3) << (8 * k);
+                in_bits |= (8u * (unsigned)((uintptr_t)(in + k * a.ld_in) & 3)) << (8 * k);
+                out_bits |= (8u * (unsigned)((uintptr_t)(out + k * a.ld_out) & 3)) << (8 * k);
             }
-        if constexpr (MODE == GP__TR_CHUNKS) {
+            gp__ragged_cells<NT, K, Q, COLS, P, H>((uintptr_t)out, a.ld_out * E, s, cols_here, rows_here * E, in_bits,
+                                                   out_bits, H && !first);
+            if (H == 0 || first || last) /* with the halo, a tile inside the matrix has no ends */
+                gp__ragged_store_ends<NT, K, Q, P, H>(out, a.ld_out, s, cols_here, rows_here * E, in_bits, out_bits,
+                                                      H && !first, H == 0 || first, H == 0 || last);
+        } else if constexpr (MODE == GP__TR_CHUNKS) {
             gp__chunks_store<NT, K, Q, COLS>(out, a.ld_out, s, q_here, c_here);
         } else {
 #pragma unroll(K == 1 ? 4 : 2) /* K words an item: fewer items for cells keep registers */
             for (int i = threadIdx.x; i < Q * COLS; i += NT) {
                 const int q = i % Q, c = i / Q;
-                if (RAGGED ? (i & ~31) / Q * K >= cols_here /* the whole warp: it shuffles */ : q >= q_here || c >= c_here)
-                    continue;
+                if (q >= q_here || c >= c_here) continue;
                 W v[K];
 #pragma unroll
-                for (int k = 0; k < K; k++) {
-                    const W *at_row = s + (k * Q + q) * P + c;
-                    if constexpr (RAGGED) v[k] = __funnelshift_r(at_row[0], at_row[1], in_shifts >> (8 * k));
-                    else v[k] = at_row[0];
-                }
+                for (int k = 0; k < K; k++) v[k] = s[(k * Q + q) * P + c];
                 gp__transpose_cell<K>(v);
-                if constexpr (RAGGED) {
-                    const uintptr_t o = (uintptr_t)(out + (size_t)K * c * a.ld_out) + 4 * q; /* word q of row K c */
+                W *o = out + q + (size_t)c * K * a.ld_out;
 #pragma unroll
-                    for (int k = 0; k < K; k++) {
-                        const int t = (out_shifts >> (8 * k)) & 3;
-                        gp__ragged_store<Q>(o + k * a.ld_out * E - t, v[k], q, t, rows_here * E, K * c + k < cols_here);
-                    }
-                } else {
-                    W *o = out + q + (size_t)c * K * a.ld_out;
-#pragma unroll
-                    for (int k = 0; k < K; k++) o[k * a.ld_out] = v[k];
-                }
+                for (int k = 0; k < K; k++) o[k * a.ld_out] = v[k];
             }
-            if constexpr (RAGGED)
-                gp__ragged_store_ends<NT, K, Q, P>(out, a.ld_out, s, cols_here, rows_here * E, in_shifts, out_shifts);
         }
         __syncthreads(); /* the next tile overwrites s */
     }
 }
 
+/* chain: a programmatic dependent launch (gp__chained_launch). */
 template <class W, int K, int COLS, int Q, int MODE = GP__TR_CELLS>
-static cudaError_t gp__transpose_run(const gp__transpose_words &a, cudaStream_t s)
+static cudaError_t gp__transpose_run(const gp__transpose_words &a, cudaStream_t s, bool chain = false)
 {
     const size_t wide = MODE == GP__TR_RAGGED ? (size_t)COLS * K : COLS;
-    const size_t tiles = gp__ceil_div(a.cols_w, wide) * gp__ceil_div(a.rows, (size_t)K * Q) * a.batch;
-    gp__transpose_kernel<W, K, COLS, Q, MODE><<<(unsigned)gp__min_size(tiles, GP__GRID_MAX), GP__TRANSPOSE_THREADS, 0, s>>>(a);
-    return cudaGetLastError();
+    const size_t tiles = gp__ceil_div(a.cols_w, wide) * gp__ceil_div(a.rows, (size_t)gp__transpose_tile<W, K, COLS, Q, MODE>::STEP) * a.batch;
+    return gp__chained_launch(gp__transpose_kernel<W, K, COLS, Q, MODE>, (unsigned)gp__min_size(tiles, GP__GRID_MAX),
+                              GP__TRANSPOSE_THREADS, s, chain, a);
 }
 
-/* RAGGED: at most 32 cell rows (a NARROW shape's tile gets fewer rows). */
+/* RAGGED: at most 32 cell rows (a NARROW shape's tile gets fewer rows), and square tiles
+ * GP__RAGGED_NARROWER times narrower. chain: a programmatic dependent launch. */
 template <class W, int K, int SHAPE, int MODE = GP__TR_CELLS>
-static cudaError_t gp__transpose_run_shape(const gp__transpose_words &a, cudaStream_t s)
+static cudaError_t gp__transpose_run_shape(const gp__transpose_words &a, cudaStream_t s, bool chain = false)
 {
     constexpr int WB = (int)sizeof(W), Q = gp__transpose_q(SHAPE, WB, K);
-    return gp__transpose_run<W, K, gp__transpose_cols(SHAPE, WB, K), (MODE == GP__TR_RAGGED && Q > 32 ? 32 : Q), MODE>(a, s);
+    constexpr int COLS = gp__transpose_cols(SHAPE, WB, K) / (MODE == GP__TR_RAGGED && SHAPE == GP__TILE_SQUARE ? GP__RAGGED_NARROWER : 1);
+    return gp__transpose_run<W, K, COLS, (MODE == GP__TR_RAGGED && Q > 32 ? 32 : Q), MODE>(a, s, chain);
 }
 
 /* The call in the kernel's units: per_unit elements each (K a word, or 1). */
@@ -587,30 +690,31 @@ static inline bool gp__transpose_rows16(const gp__transpose_desc *d)
 /* RAGGED: K elements of 1 or 2 bytes to a 4-byte word, at any alignment (see above). The
  * square shape of 4- and 8-byte words goes in 16-byte chunks when the input rows allow. */
 template <class W, int K, int MODE = GP__TR_CELLS>
-static cudaError_t gp__transpose_launch(const gp__transpose_desc *d, unsigned sms, cudaStream_t s)
+static cudaError_t gp__transpose_launch(const gp__transpose_desc *d, const gp__device &dev, cudaStream_t s)
 {
     constexpr bool RAGGED = MODE == GP__TR_RAGGED;
     const gp__transpose_words a = RAGGED ? gp__transpose_in_units(d, 1) : gp__transpose_in_words<W, K>(d);
     const size_t cells = RAGGED ? gp__ceil_div(a.rows, (size_t)K) : a.rows / K;
     const size_t cols_w = RAGGED ? gp__ceil_div(a.cols_w, (size_t)K) : a.cols_w;
-    switch (gp__transpose_shape(cells, cols_w, a.batch, (int)sizeof(W), K, sms)) {
-    case GP__TILE_SMALL: return gp__transpose_run_shape<W, K, GP__TILE_SMALL, MODE>(a, s);
-    case GP__TILE_SHORT8: return gp__transpose_run_shape<W, K, GP__TILE_SHORT8, MODE>(a, s);
-    case GP__TILE_SHORT16: return gp__transpose_run_shape<W, K, GP__TILE_SHORT16, MODE>(a, s);
-    case GP__TILE_SHORT32: return gp__transpose_run_shape<W, K, GP__TILE_SHORT32, MODE>(a, s);
-    case GP__TILE_NARROW32: return gp__transpose_run_shape<W, K, GP__TILE_NARROW32, MODE>(a, s);
-    case GP__TILE_NARROW64: return gp__transpose_run_shape<W, K, GP__TILE_NARROW64, MODE>(a, s);
-    case GP__TILE_NARROW128: return gp__transpose_run_shape<W, K, GP__TILE_NARROW128, MODE>(a, s);
+    const bool chain = dev.cluster_ok; /* sm_90 code on an sm_90 device: chained launches */
+    switch (gp__transpose_shape(cells, cols_w, a.batch, (int)sizeof(W), K, dev.sms)) {
+    case GP__TILE_SMALL: return gp__transpose_run_shape<W, K, GP__TILE_SMALL, MODE>(a, s, chain);
+    case GP__TILE_SHORT8: return gp__transpose_run_shape<W, K, GP__TILE_SHORT8, MODE>(a, s, chain);
+    case GP__TILE_SHORT16: return gp__transpose_run_shape<W, K, GP__TILE_SHORT16, MODE>(a, s, chain);
+    case GP__TILE_SHORT32: return gp__transpose_run_shape<W, K, GP__TILE_SHORT32, MODE>(a, s, chain);
+    case GP__TILE_NARROW32: return gp__transpose_run_shape<W, K, GP__TILE_NARROW32, MODE>(a, s, chain);
+    case GP__TILE_NARROW64: return gp__transpose_run_shape<W, K, GP__TILE_NARROW64, MODE>(a, s, chain);
+    case GP__TILE_NARROW128: return gp__transpose_run_shape<W, K, GP__TILE_NARROW128, MODE>(a, s, chain);
     default:
         if constexpr (!RAGGED && (sizeof(W) == 4 || sizeof(W) == 8) && alignof(W) == sizeof(W)) {
-            if (gp__transpose_rows16(d)) return gp__transpose_run_shape<W, K, GP__TILE_SQUARE, GP__TR_CHUNKS>(a, s);
+            if (gp__transpose_rows16(d)) return gp__transpose_run_shape<W, K, GP__TILE_SQUARE, GP__TR_CHUNKS>(a, s, chain);
             /* Floats on rows off 16 bytes: tiles of 128-byte rows (64 of them) reach 2.5 to 15
              * points more of the copy rate than 256-byte ones on the H100 (f32 2049 x 2047
              * 100.0 -> 102.5%, 4097 x 3001 85.9 -> 93.9%, 3001 x 4097 86.3 -> 95.9%, 8191^2
              * 75.2 -> 89.8%), which win on rows on 16 bytes (8192^2: 95.4 against 91.4%). */
-            if constexpr (sizeof(W) == 4 && K == 1) return gp__transpose_run<W, 1, 32, 64>(a, s);
+            if constexpr (sizeof(W) == 4 && K == 1) return gp__transpose_run<W, 1, 32, 64>(a, s, chain);
         }
-        return gp__transpose_run_shape<W, K, GP__TILE_SQUARE, MODE>(a, s);
+        return gp__transpose_run_shape<W, K, GP__TILE_SQUARE, MODE>(a, s, chain);
     }
 }
 
@@ -634,33 +738,33 @@ static cudaError_t gp__transpose(T *d_out, size_t ld_out, size_t stride_out, con
     GP__TRY(gp__device_query(&dev, on.dev));
     switch (gp__transpose_word_bytes(&d)) {
     case 4:
-        if constexpr (sizeof(T) == 1) return gp__transpose_launch<uint32_t, 4>(&d, dev.sms, s);
-        if constexpr (sizeof(T) == 2) return gp__transpose_launch<uint32_t, 2>(&d, dev.sms, s);
-        if constexpr (sizeof(T) == 4) return gp__transpose_launch<uint32_t, 1>(&d, dev.sms, s);
+        if constexpr (sizeof(T) == 1) return gp__transpose_launch<uint32_t, 4>(&d, dev, s);
+        if constexpr (sizeof(T) == 2) return gp__transpose_launch<uint32_t, 2>(&d, dev, s);
+        if constexpr (sizeof(T) == 4) return gp__transpose_launch<uint32_t, 1>(&d, dev, s);
         break;
     case 8:
-        if constexpr (sizeof(T) == 8) return gp__transpose_launch<uint2, 1>(&d, dev.sms, s);
+        if constexpr (sizeof(T) == 8) return gp__transpose_launch<uint2, 1>(&d, dev, s);
         break;
     case 16:
-        if constexpr (sizeof(T) == 16) return gp__transpose_launch<uint4, 1>(&d, dev.sms, s);
+        if constexpr (sizeof(T) == 16) return gp__transpose_launch<uint4, 1>(&d, dev, s);
         break;
     }
     /* 1- and 2-byte elements off the word grid: aligned words all the same. */
-    if constexpr (sizeof(T) == 1) return gp__transpose_launch<uint32_t, 4, GP__TR_RAGGED>(&d, dev.sms, s);
+    if constexpr (sizeof(T) == 1) return gp__transpose_launch<uint32_t, 4, GP__TR_RAGGED>(&d, dev, s);
     if constexpr (sizeof(T) == 2) {
-        if (((d.in | d.out) & 1) == 0) return gp__transpose_launch<uint32_t, 2, GP__TR_RAGGED>(&d, dev.sms, s);
-        if constexpr (alignof(T) == 1) return gp__transpose_launch<T, 1>(&d, dev.sms, s); /* a pair of bytes */
+        if (((d.in | d.out) & 1) == 0) return gp__transpose_launch<uint32_t, 2, GP__TR_RAGGED>(&d, dev, s);
+        if constexpr (alignof(T) == 1) return gp__transpose_launch<T, 1>(&d, dev, s); /* a pair of bytes */
         return cudaErrorInvalidValue; /* below the type's own alignment */
     }
     /* Element by element: T's own alignment or the shape rules words out. */
     if constexpr (sizeof(T) != 1 && sizeof(T) != 2 &&
                   (alignof(T) < sizeof(T) || (sizeof(T) != 8 && sizeof(T) != 16 && sizeof(T) != 4)))
-        return gp__transpose_launch<T, 1>(&d, dev.sms, s);
+        return gp__transpose_launch<T, 1>(&d, dev, s);
     /* An 8- or 16-byte element at an address aligned to 4 but not to its size (a double at
      * 4, a gp_v16_t standing for float4 or double2 data at 4 or 8): element by element too,
      * each element moved as 4-byte pieces. Correct, slower. */
     if constexpr (sizeof(T) == 8 || sizeof(T) == 16)
-        if ((d.in | d.out) % 4 == 0) return gp__transpose_launch<gp__words4<sizeof(T)>, 1>(&d, dev.sms, s);
+        if ((d.in | d.out) % 4 == 0) return gp__transpose_launch<gp__words4<sizeof(T)>, 1>(&d, dev, s);
     return cudaErrorInvalidValue; /* addresses not even aligned to 4 */
 }
 

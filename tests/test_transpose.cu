@@ -142,7 +142,8 @@ static void check_shapes(void)
     ok = 1; /* ragged tiles: rows of cols + 1 words, at most 32 cell rows, read at columns c and c + 1 */
     for (int k = 2; k <= 4; k += 2)
         for (int sh = GP__TILE_SQUARE; sh <= GP__TILE_NARROW128; sh++) {
-            const int cols = gp__transpose_cols(sh, 4, k), q0 = gp__transpose_q(sh, 4, k), q = q0 > 32 ? 32 : q0;
+            const int cols = gp__transpose_cols(sh, 4, k) / (sh == GP__TILE_SQUARE ? GP__RAGGED_NARROWER : 1);
+            const int q0 = gp__transpose_q(sh, 4, k), q = q0 > 32 ? 32 : q0;
             const int p = gp__transpose_pitch(cols + 1, q, 4);
             for (int c = 0; c < 2; c++) {
                 uint64_t addr[32];
@@ -151,6 +152,11 @@ static void check_shapes(void)
             }
         }
     EXPECT(ok, "ragged tiles (a word more a row): conflict-free reads of both words of a cell row");
+    EXPECT((gp__transpose_tile<uint32_t, 4, 16, 32, GP__TR_RAGGED>::STEP == 124 &&
+            gp__transpose_tile<uint32_t, 2, 32, 32, GP__TR_RAGGED>::STEP == 62 &&
+            gp__transpose_tile<uint32_t, 4, 16, 16, GP__TR_RAGGED>::STEP == 64 &&
+            gp__transpose_tile<uint32_t, 4, 32, 32, GP__TR_CELLS>::STEP == 128),
+           "ragged tiles of 32 cell rows own all but their halo cell (124 u8 rows, 62 u16), others every row");
 }
 
 extern "C" void test_transpose_host(void)
@@ -313,6 +319,17 @@ static void check_transposes(tr_fixture *f)
                 c.api = 2, c.batch = 3, c.ld_in = 261, c.ld_out = 257, c.stride_in = 256 * 261 + 1, c.stride_out = 260 * 257 + 3;
                 fails += !tr_run(f, ty, &c, &st), cases++;
             }
+        if (ty->elem <= 2) { /* ragged square tiles own 124 rows (u8) or 62 (u16) below a halo cell: the
+                              * last tile row 1 to 3 rows long, exactly full, or a tile row alone */
+            const size_t halo[] = {63, 124, 125, 126, 127, 187, 248, 249, 250, 251, 372};
+            for (size_t h = 0; h < sizeof halo / sizeof *halo; h++) {
+                tr_case c = plain_case(halo[h], 301);
+                c.offset = ty->elem; /* output rows start at every offset within a word */
+                fails += !tr_run(f, ty, &c, &st), cases++;
+                c.api = 1, c.ld_in = 301 + 2, c.ld_out = halo[h] + 1 + 2 * (h % 3), c.offset = 3 * ty->elem;
+                fails += !tr_run(f, ty, &c, &st), cases++;
+            }
+        }
         if (ty->elem <= 2) { /* ragged: every tile shape, tiles clipped on both sides, odd everything */
             const size_t ragged[][2] = {{1601, 1537}, {61, 5003}, {127, 3001}, {29, 4099}, {3, 70001},
                                         {5003, 61},   {2001, 127}, {3001, 29},  {7001, 13}};
@@ -401,6 +418,60 @@ static void check_bad_input(tr_fixture *f)
     EXPECT(untouched, "bad input and no-ops write nothing");
 }
 
+/* Calls back to back on one stream, each reading what the one before wrote, with no
+ * synchronisation between them: on sm_90 each is a programmatic dependent of the one
+ * before (gp__chained_launch) and must wait for its writes. Two transposes give the input
+ * back; a third call copies nothing in between but transposes again. */
+static void check_chained(tr_fixture *f)
+{
+    uint64_t st = gp_t_state(34);
+    cudaStream_t stream;
+    CUDA_CHK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    static const struct { const char *type; size_t rows, cols, offset; } cases[] = {
+        {"u8", 4097, 3001, 1}, {"u8", 1024, 2048, 0}, {"u16", 1001, 3003, 2}, {"f32", 1000, 1000, 0},
+        {"f64", 1000, 1000, 0}, {"f64", 4097, 3001, 8}, {"v16", 129, 4099, 0}};
+    int ok = 1;
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+        const tr_type *ty = NULL;
+        for (size_t t = 0; t < sizeof tr_types / sizeof *tr_types; t++)
+            if (strcmp(tr_types[t].name, cases[k].type) == 0) ty = &tr_types[t];
+        if (ty == NULL) continue;
+        const size_t rows = cases[k].rows, cols = cases[k].cols, bytes = rows * cols * ty->elem, off = cases[k].offset;
+        const size_t stride = (bytes + off + 255) / 256 * 256; /* three matrices in each buffer */
+        if (3 * stride > f->bytes) continue;
+        for (size_t i = 0; i < bytes; i += 8) {
+            const uint64_t x = gp_t_next(&st);
+            memcpy(f->h_in + i, &x, bytes - i < 8 ? bytes - i : 8);
+        }
+        unsigned char *a = f->d_in + off, *b = f->d_out + off, *c = f->d_out + stride + off, *d = f->d_in + stride + off;
+        CUDA_CHK(cudaMemcpy(a, f->h_in, bytes, cudaMemcpyHostToDevice));
+        CUDA_CHK(cudaMemset(f->d_out, POISON, 2 * stride));
+        CUDA_CHK(cudaMemset(d, POISON, bytes));
+        CUDA_CHK(cudaDeviceSynchronize());
+        for (int s = 0; s < 2; s++) { /* the default stream, then a stream of its own */
+            const cudaStream_t on = s ? stream : 0;
+            cudaError_t err = ty->plain(b, a, rows, cols, on); /* b = a^T */
+            if (err == cudaSuccess) err = ty->plain(c, b, cols, rows, on); /* c = a */
+            if (err == cudaSuccess) err = ty->plain(d, c, rows, cols, on); /* d = a^T */
+            CUDA_CHK(cudaStreamSynchronize(on));
+            CUDA_CHK(cudaMemcpy(f->h_got, c, bytes, cudaMemcpyDeviceToHost));
+            const int same = err == cudaSuccess && memcmp(f->h_got, f->h_in, bytes) == 0;
+            CUDA_CHK(cudaMemcpy(f->h_want, b, bytes, cudaMemcpyDeviceToHost));
+            CUDA_CHK(cudaMemcpy(f->h_got, d, bytes, cudaMemcpyDeviceToHost));
+            const int twice = memcmp(f->h_got, f->h_want, bytes) == 0;
+            EXPECT(same && twice, "transpose %s %zux%zu offset %zu, three calls back to back on %s: %s", ty->name, rows,
+                   cols, off, s ? "a stream" : "the default stream",
+                   err ? cudaGetErrorName(err) : !same ? "the second differs from the input" : "the third differs from the first");
+            ok &= same && twice;
+            CUDA_CHK(cudaMemset(f->d_out, POISON, 2 * stride));
+            CUDA_CHK(cudaMemset(d, POISON, bytes));
+            CUDA_CHK(cudaDeviceSynchronize());
+        }
+    }
+    CUDA_CHK(cudaStreamDestroy(stream));
+    printf("  transpose back to back: %s\n", ok ? "ok" : "FAILED");
+}
+
 /* Above 2^32 elements: input (r, c) = hash(r * cols + c), checked on the device. */
 template <class T>
 __global__ void fill_matrix(T *x, size_t rows, size_t cols, uint32_t key)
@@ -455,6 +526,7 @@ extern "C" void test_transpose_gpu(void)
         gp_t_skip("transpose: every instance and two user types, plain, strided, batched");
         gp_t_skip("transpose: 8- and 16-byte elements aligned to 4 or 8 bytes only");
         gp_t_skip("transpose: bad input");
+        gp_t_skip("transpose: calls back to back");
         gp_t_skip("transpose: more than 2^32 elements");
         return;
     }
@@ -471,6 +543,8 @@ extern "C" void test_transpose_gpu(void)
     check_misaligned(&f);
     gp_t_section("transpose: bad input");
     check_bad_input(&f);
+    gp_t_section("transpose: calls back to back");
+    check_chained(&f);
     free(f.h_in);
     free(f.h_want);
     free(f.h_got);

@@ -11,7 +11,11 @@
  *
  * Build and run (on the GPU machine, from the repository root):
  *   nvcc -O3 -std=c++17 -arch=sm_90 -I. bench/probes/transpose_tiles.cu -o probe -lcublas && ./probe
+ *   ./probe ragged | small           (the 1- and 2-byte matrices off the word grid, or the
+ *                                     4- and 8-byte ones of about a wave of tiles or fewer)
  *   ./probe one u8 4097 3001 lib     (one variant, five calls: for ncu)
+ * "lib" is the library's choice; the other variants launch unchained unless they say
+ * "chained" (gp__chained_launch, as the library does on sm_90).
  * Results on the H100 (2026-11-22, % of copy; the variant lists changed between runs, the
  * figures below come from the runs that had them):
  *   - chunked tiles (16-byte cp.async, swizzled, 16-byte reads) against padded ones, rows
@@ -24,7 +28,23 @@
  *     2049 x 2047 55.2 (70.0 with tiles of 64 input bytes, which lose on the others);
  *     on 8192^2 data on the word grid 75.4 against the word kernel's 93-94.
  *   - as many blocks as fit at once, looping over tiles: f32 8192^2 89.3 against 95.5,
- *     f64 8192^2 88.9 against 97.5. */
+ *     f64 8192^2 88.9 against 97.5.
+ * Later runs (2026-11-22, H100; the ragged kernel with its instructions cut by 40%):
+ *   - ragged u8 / u16, tiles of 16 KB / 8 KB / 4 KB (8 KB: 64 input bytes by 128 rows for
+ *     u8, 128 by 64 for u16), 5 blocks per SM: 4097 x 3001 55 / 70 / 65 and 61 / 78 / 63,
+ *     3001 x 4097 57 / 71 / 65 and 64 / 82 / 64, 8191^2 50 / 68 / 56 and 57 / 73 / 58,
+ *     2049 x 2047 54 / 68 / 77 and 62 / 78 / 73. Blocks per SM (GP__RAGGED_BLOCKS) 4 / 5 /
+ *     6 (spills at 6), 8 KB tiles: u8 4097 x 3001 71 / 70 / 62, u8 8191^2 68 / 68 / 56.
+ *   - f64 1000^2 (geam 8.6-8.7 us): every tile from 4 to 16 KB, chunked or padded, 9.0-10.0
+ *     us unchained; chained launches 8.2-8.4 us. The tile loaded in 2 or 4 column groups
+ *     (cp.async groups, the first written out while the others arrive): 9.4-9.7 us, and
+ *     1-12 points of copy lost on f64 and f32 2048^2. f64 4097 x 3001: 78.0-79.5 us for
+ *     every padded tile of 8 or 16 KB, geam 80.1.
+ *   - with the halo cell (the library at this commit, chained), two runs: u8 / u16 4097 x
+ *     3001 81.9-82.3 / 78.2-78.4%, 3001 x 4097 82.7-83.0 / 82.7-83.1%, 8191^2 71.7-72.5 /
+ *     75.8-76.0%, 2049 x 2047 79.5-82.2 / 85.5-86.8%; the same tiles unchained 0-10 points
+ *     less, 16 KB tiles 6-24 points less. Blocks of 128 threads (GP__RAGGED_THREADS, 8 per
+ *     SM): u8 4097 x 3001 65.7%, u16 70.7%, 8191^2 65.0 / 64.6%. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,14 +57,14 @@
 typedef cudaError_t (*variant_fn)(const gp__transpose_desc *d, unsigned grid_cap);
 
 enum { C = GP__TR_CELLS, R = GP__TR_RAGGED, X = GP__TR_CHUNKS };
-template <class W, int K, int COLS, int Q, int MODE>
+template <class W, int K, int COLS, int Q, int MODE, bool CHAIN = false>
 static cudaError_t run_tile(const gp__transpose_desc *d, unsigned grid_cap)
 {
     constexpr bool R = MODE == GP__TR_RAGGED;
     if (!R && !gp__transpose_word_bytes(d)) return cudaErrorInvalidValue; /* off the word grid */
     if (MODE == GP__TR_CHUNKS && !gp__transpose_rows16(d)) return cudaErrorInvalidValue;
     const gp__transpose_words a = R ? gp__transpose_in_units(d, 1) : gp__transpose_in_words<W, K>(d);
-    if (!grid_cap) return gp__transpose_run<W, K, COLS, Q, MODE>(a, 0);
+    if (!grid_cap) return gp__transpose_run<W, K, COLS, Q, MODE>(a, 0, CHAIN);
     const size_t wide = R ? (size_t)COLS * K : COLS;
     const size_t tiles = gp__ceil_div(a.cols_w, wide) * gp__ceil_div(a.rows, (size_t)K * Q) * a.batch;
     gp__transpose_kernel<W, K, COLS, Q, MODE><<<(unsigned)gp__min_size(tiles, grid_cap), GP__TRANSPOSE_THREADS>>>(a);
@@ -62,39 +82,43 @@ typedef struct { const char *name; variant_fn fn; unsigned cap_blocks_per_sm; } 
 #define V(name, ...) {name, __VA_ARGS__, 0}
 static const variant v_u8[] = {
     V("lib", run_lib<uint8_t>),
-    V("ragged 32w x 32q (16K)", run_tile<uint32_t, 4, 32, 32, R>),
     V("ragged 16w x 32q (8K)", run_tile<uint32_t, 4, 16, 32, R>),
-    V("ragged 32w x 16q (8K)", run_tile<uint32_t, 4, 32, 16, R>),
-    V("ragged 64w x 32q (32K)", run_tile<uint32_t, 4, 64, 32, R>),
-    V("cells 32w x 32q (16K)", run_tile<uint32_t, 4, 32, 32, C>),
+    V("ragged 32w x 32q (16K)", run_tile<uint32_t, 4, 32, 32, R>),
 };
 static const variant v_u16[] = {
     V("lib", run_lib<uint16_t>),
-    V("ragged 64w x 32q (16K)", run_tile<uint32_t, 2, 64, 32, R>),
     V("ragged 32w x 32q (8K)", run_tile<uint32_t, 2, 32, 32, R>),
-    V("ragged 64w x 16q (8K)", run_tile<uint32_t, 2, 64, 16, R>),
-    V("ragged 128w x 32q (32K)", run_tile<uint32_t, 2, 128, 32, R>),
-    V("cells 64w x 32q (16K)", run_tile<uint32_t, 2, 64, 32, C>),
+    V("ragged 64w x 32q (16K)", run_tile<uint32_t, 2, 64, 32, R>),
+};
+static const variant v_u8w[] = { /* on the word grid */
+    V("lib", run_lib<uint8_t>),
+    V("chunks 32w x 32q (16K)", run_tile<uint32_t, 4, 32, 32, X>),
 };
 static const variant v_f32[] = {
     V("lib", run_lib<float>),
-    V("cells 64w x 64q (16K)", run_tile<uint32_t, 1, 64, 64, C>),
+    V("chunks 64w x 64q (16K)", run_tile<uint32_t, 1, 64, 64, X>),
+    V("chunks 64w x 32q (8K)", run_tile<uint32_t, 1, 64, 32, X>),
+    V("chunks 64w x 32q (8K) chained", run_tile<uint32_t, 1, 64, 32, X, true>),
     V("cells 32w x 64q (8K)", run_tile<uint32_t, 1, 32, 64, C>),
-    V("cells 32w x 128q (16K)", run_tile<uint32_t, 1, 32, 128, C>),
-    V("cells 16w x 128q (8K)", run_tile<uint32_t, 1, 16, 128, C>),
 };
 static const variant v_f64[] = {
     V("lib", run_lib<double>),
+    V("chunks 32w x 64q (16K)", run_tile<uint2, 1, 32, 64, X>),
     V("chunks 64w x 32q (16K)", run_tile<uint2, 1, 64, 32, X>),
-    V("chunks 16w x 64q (8K)", run_tile<uint2, 1, 16, 64, X>),
+    V("chunks 64w x 32q (16K) chained", run_tile<uint2, 1, 64, 32, X, true>),
+    V("chunks 32w x 32q (8K)", run_tile<uint2, 1, 32, 32, X>),
+    V("chunks 32w x 32q (8K) chained", run_tile<uint2, 1, 32, 32, X, true>),
+    V("cells 32w x 64q (16K)", run_tile<uint2, 1, 32, 64, C>),
+    V("cells 16w x 64q (8K)", run_tile<uint2, 1, 16, 64, C>),
+    V("cells 16w x 64q (8K) chained", run_tile<uint2, 1, 16, 64, C, true>),
 };
 #define N_OF(x) (int)(sizeof x / sizeof *x)
 
 /* ---- harness ------------------------------------------------------------------------------- */
-__global__ void fill_bits(uint32_t *p, size_t n, uint32_t seed)
+__global__ void fill_bits(uint32_t *p, size_t n, uint32_t key)
 {
     for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
-        uint64_t z = i * 0x9E3779B97F4A7C15ull + seed;
+        uint64_t z = i * 0x9E3779B97F4A7C15ull + key;
         z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
         z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
         uint32_t h = (uint32_t)((z ^ (z >> 31)) >> 32);
@@ -214,6 +238,8 @@ static int one(char **argv, cublasHandle_t h, int sms, int l2)
     return 1;
 }
 
+/* probe_tiles [ragged|small|all]: the 1- and 2-byte matrices off the word grid, the 4- and
+ * 8-byte matrices of about one wave of square tiles or fewer, or both (the default). */
 int main(int argc, char **argv)
 {
     cudaDeviceProp p;
@@ -221,15 +247,25 @@ int main(int argc, char **argv)
     cublasHandle_t h;
     if (cublasCreate(&h) != CUBLAS_STATUS_SUCCESS) return 1;
     if (argc == 6 && strcmp(argv[1], "one") == 0) return one(argv, h, p.multiProcessorCount, p.l2CacheSize);
-    printf("%s, %d SMs\n", p.name, p.multiProcessorCount);
-    static const struct { size_t r, c; } shapes[] = {{8192, 8192}, {4097, 3001}, {3001, 4097}, {8191, 8191}, {2049, 2047}};
-    for (int s = 0; s < (int)(sizeof shapes / sizeof *shapes); s++) {
-        const size_t r = shapes[s].r, c = shapes[s].c;
-        probe("u8", 1, r, c, v_u8, N_OF(v_u8), h, p.multiProcessorCount, p.l2CacheSize);
-        probe("u16", 2, r, c, v_u16, N_OF(v_u16), h, p.multiProcessorCount, p.l2CacheSize);
-        if (s > 0) probe("f32", 4, r, c, v_f32, N_OF(v_f32), h, p.multiProcessorCount, p.l2CacheSize);
+    const char *set = argc > 1 ? argv[1] : "all";
+    const int sms = p.multiProcessorCount, l2 = p.l2CacheSize;
+    printf("%s, %d SMs\n", p.name, sms);
+    if (strcmp(set, "ragged") == 0 || strcmp(set, "all") == 0) {
+        static const struct { size_t r, c; } shapes[] = {{4097, 3001}, {3001, 4097}, {8191, 8191}, {2049, 2047}, {1001, 1001}};
+        for (int i = 0; i < (int)(sizeof shapes / sizeof *shapes); i++) {
+            probe("u8", 1, shapes[i].r, shapes[i].c, v_u8, N_OF(v_u8), h, sms, l2);
+            probe("u16", 2, shapes[i].r, shapes[i].c, v_u16, N_OF(v_u16), h, sms, l2);
+        }
+        probe("u8", 1, 8192, 8192, v_u8w, N_OF(v_u8w), h, sms, l2); /* on the word grid: the chunked tile */
+        probe("u8", 1, 4096, 3000, v_u8w, N_OF(v_u8w), h, sms, l2);
     }
-    probe("f64", 8, 1000, 1000, v_f64, N_OF(v_f64), h, p.multiProcessorCount, p.l2CacheSize);
+    if (strcmp(set, "small") == 0 || strcmp(set, "all") == 0) {
+        static const struct { size_t r, c; } shapes[] = {{1000, 1000}, {2048, 2048}, {4097, 3001}, {8192, 8192}};
+        for (int i = 0; i < (int)(sizeof shapes / sizeof *shapes); i++) {
+            probe("f64", 8, shapes[i].r, shapes[i].c, v_f64, N_OF(v_f64), h, sms, l2);
+            probe("f32", 4, shapes[i].r, shapes[i].c, v_f32, N_OF(v_f32), h, sms, l2);
+        }
+    }
     cublasDestroy(h);
     return 0;
 }
