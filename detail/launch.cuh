@@ -141,10 +141,7 @@ static cudaError_t gp__chained_launch(void (*kernel)(Params...), unsigned blocks
 template <int = 0>
 __global__ void gp__scratch_zero_kernel(unsigned long long *p, size_t words)
 {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    asm volatile("griddepcontrol.wait;" ::: "memory");
-    asm volatile("griddepcontrol.launch_dependents;");
-#endif
+    gp__chain_wait();
     for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < words; i += (size_t)gridDim.x * blockDim.x)
         p[i] = 0;
 }

@@ -343,13 +343,10 @@ __global__ void __launch_bounds__(GP__REDUCE_BLOCK, GP__MIN_BLOCKS(GP__REDUCE_BL
 {
     typedef typename Op::type T;
     enum { ROWS = GP__REDUCE_ROWS(Map::ARITY, sizeof(typename Map::in_type)) };
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     /* Launched early (GP__REDUCE_CHAIN): the stream's earlier work is complete and visible
-     * past this point; nothing is read or written before it. Then a dependent (the finish
-     * kernel, the next call) may be placed on the GPU; it waits for our results itself. */
-    asm volatile("griddepcontrol.wait;" ::: "memory");
-    asm volatile("griddepcontrol.launch_dependents;");
-#endif
+     * past this point; then a dependent (the finish kernel, the next call) may be placed on
+     * the GPU; it waits for our results itself. */
+    gp__chain_wait();
     const size_t vec_per_block = p.vec_per_block;
     const int mode = p.mode;
     const size_t first = (size_t)blockIdx.x * vec_per_block;
@@ -396,10 +393,7 @@ __global__ void __launch_bounds__(GP__REDUCE_BLOCK)
                              const typename Op::type *partials)
 {
     typedef typename Op::type T;
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    asm volatile("griddepcontrol.wait;" ::: "memory"); /* the grid has finished; its writes are visible */
-    asm volatile("griddepcontrol.launch_dependents;"); /* the next call may be placed now */
-#endif
+    gp__chain_wait(); /* the grid has finished and its writes are visible; the next call may be placed */
     const size_t per = gp__ceil_div(p.blocks, blockDim.x); /* thread t: partials [t*per, t*per+per) */
     const size_t lo = gp__min_size((size_t)threadIdx.x * per, p.blocks), hi = gp__min_size(lo + per, p.blocks);
     T acc = Op::identity();

@@ -400,12 +400,7 @@ __global__ void __launch_bounds__(BLOCK)
     enum { VEC = gp__scan_vec(sizeof(T)), ROWS = gp__scan_rows(sizeof(T)), ITEMS = VEC * ROWS };
     const size_t TILE = p.tile, tile = blockIdx.x; /* p.block (= blockDim.x) threads */
     const unsigned warp = threadIdx.x >> 5, lane = gp__lane_id();
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    /* Launched early (chained, launch.cuh): the stream's earlier work is complete and
-     * visible past this point; nothing is read or written before it. */
-    asm volatile("griddepcontrol.wait;" ::: "memory");
-    asm volatile("griddepcontrol.launch_dependents;");
-#endif
+    gp__chain_wait(); /* launched chained (launch.cuh): nothing is read or written before it */
     const size_t v0 = tile * TILE + (size_t)warp * 32 * ITEMS + (size_t)lane * VEC;
     const bool whole = p.vec_ok && tile * TILE >= p.pad && (tile + 1) * TILE - p.pad <= p.n;
     T x[ITEMS];
