@@ -445,10 +445,10 @@ typedef double f64_t;
 static const char *gp_tile(size_t m, size_t n, int f64, char *out)
 {
     int built = 0, dev = 0;
-    gp__mm_gpu gpu;
+    gp__device gpu;
     CUDA_CHK(gp__mm_tc_built(&built));
     CUDA_CHK(cudaGetDevice(&dev));
-    CUDA_CHK(gp__mm_gpu_query(&gpu, dev));
+    CUDA_CHK(gp__device_query(&gpu, dev));
     if (f64) GP_CONFIG(f64);
     GP_CONFIG(f32);
 }

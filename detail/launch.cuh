@@ -17,7 +17,7 @@
  *   GP__GRID       a full grid; blocks exchange through `scratch_bytes` of stream-ordered
  *                  scratch (scratch.cuh), of which the first `scratch_zeroed` bytes are
  *                  cleared before the launch (tickets, tile counters, status flags).
- *                  A kernel that calls gp__scratch_wait() before it touches the scratch
+ *                  A kernel that calls gp__chain_wait() before it touches the scratch
  *                  (shape.scratch_wait; sm_90+) is launched as a programmatic dependent of a
  *                  small zeroing kernel: it starts while the zeroing runs and waits only at
  *                  that call, where a plain cudaMemsetAsync would cost its launch and
@@ -52,7 +52,7 @@ typedef struct gp__launch_shape {
     size_t smem_bytes;     /* dynamic shared memory per block */
     size_t scratch_bytes;  /* GP__GRID: scratch to allocate (0: none) */
     size_t scratch_zeroed; /* bytes of it cleared before the launch */
-    int scratch_wait;      /* the kernel calls gp__scratch_wait() first: the clearing may overlap
+    int scratch_wait;      /* the kernel calls gp__chain_wait() first: the clearing may overlap
                             * its launch (set only for sm_90 code on an sm_90+ device) */
     int chain;             /* the kernel (or the zeroing kernel before it) waits for the stream's
                             * earlier work before it touches memory (griddepcontrol.wait): it is
@@ -90,19 +90,9 @@ struct gp__stream_device {
     gp__stream_device &operator=(const gp__stream_device &) = delete;
 };
 
-/* In a kernel launched with shape.scratch_wait: waits until the zeroing kernel before it
- * has finished and its writes are visible. Every thread that touches the scratch calls it
- * first; reading the call's inputs before it is safe (the zeroing kernel itself started
- * only after the stream's earlier work). Without a programmatic launch it returns at once. */
-static __device__ __forceinline__ void gp__scratch_wait(void)
-{
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    asm volatile("griddepcontrol.wait;" ::: "memory");
-#endif
-}
-
 /* First thing in a kernel that is a programmatic dependent of the stream's earlier work
- * (gp__chained_launch): waits until that work has finished and its writes are visible,
+ * (gp__chained_launch, gp__launch_shape.chain or .scratch_wait: then the earlier work is
+ * the zeroing kernel): waits until that work has finished and its writes are visible,
  * then lets the stream's next programmatic dependent (the next call) be placed on the GPU,
  * where it waits in turn. Nothing may be read or written before it. Without a
  * programmatic launch the wait returns at once. */
@@ -112,6 +102,26 @@ static __device__ __forceinline__ void gp__chain_wait(void)
     asm volatile("griddepcontrol.wait;" ::: "memory");
     asm volatile("griddepcontrol.launch_dependents;");
 #endif
+}
+
+/* The launch attributes the primitives use: a programmatic dependent launch (the kernel
+ * may be placed while the stream's earlier work runs; it waits with gp__chain_wait), and a
+ * thread-block cluster of n blocks. */
+static inline cudaLaunchAttribute gp__pdl_attribute(void)
+{
+    cudaLaunchAttribute a;
+    a.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    a.val.programmaticStreamSerializationAllowed = 1;
+    return a;
+}
+static inline cudaLaunchAttribute gp__cluster_attribute(unsigned n)
+{
+    cudaLaunchAttribute a;
+    a.id = cudaLaunchAttributeClusterDimension;
+    a.val.clusterDim.x = n;
+    a.val.clusterDim.y = 1;
+    a.val.clusterDim.z = 1;
+    return a;
 }
 
 /* Launches kernel<<<blocks, threads, 0, s>>>(args...), as a programmatic dependent of the
@@ -126,9 +136,7 @@ static cudaError_t gp__chained_launch(void (*kernel)(Params...), unsigned blocks
     cfg.gridDim = dim3(blocks);
     cfg.blockDim = dim3(threads);
     cfg.stream = s;
-    cudaLaunchAttribute pdl;
-    pdl.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    pdl.val.programmaticStreamSerializationAllowed = 1;
+    cudaLaunchAttribute pdl = gp__pdl_attribute();
     cfg.attrs = &pdl;
     cfg.numAttrs = chain ? 1 : 0;
     return cudaLaunchKernelEx(&cfg, kernel, args...);
@@ -192,11 +200,7 @@ static inline unsigned gp__cluster_limit(int dev, unsigned threads)
         const int k = __atomic_load_n(&known[dev], __ATOMIC_ACQUIRE);
         if (k) return (unsigned)k;
     }
-    cudaLaunchAttribute cluster;
-    cluster.id = cudaLaunchAttributeClusterDimension;
-    cluster.val.clusterDim.x = 16;
-    cluster.val.clusterDim.y = 1;
-    cluster.val.clusterDim.z = 1;
+    cudaLaunchAttribute cluster = gp__cluster_attribute(16);
     cudaLaunchConfig_t cfg = {};
     cfg.gridDim = dim3(16);
     cfg.blockDim = dim3(threads);
@@ -217,22 +221,14 @@ static inline unsigned gp__cluster_limit(int dev, unsigned threads)
 template <class Launch>
 static cudaError_t gp__launch_device_wide(const gp__launch_shape &shape, int device, cudaStream_t s, Launch launch)
 {
-    cudaLaunchAttribute attrs[2], pdl;
-    pdl.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    pdl.val.programmaticStreamSerializationAllowed = 1;
+    cudaLaunchAttribute attrs[2], pdl = gp__pdl_attribute();
     cudaLaunchConfig_t cfg = {};
     cfg.gridDim = dim3(shape.blocks);
     cfg.blockDim = dim3(shape.threads);
     cfg.dynamicSmemBytes = shape.smem_bytes;
     cfg.stream = s;
     cfg.attrs = attrs;
-    if (shape.mode == GP__CLUSTER) {
-        cudaLaunchAttribute &cluster = attrs[cfg.numAttrs++];
-        cluster.id = cudaLaunchAttributeClusterDimension;
-        cluster.val.clusterDim.x = shape.blocks;
-        cluster.val.clusterDim.y = 1;
-        cluster.val.clusterDim.z = 1;
-    }
+    if (shape.mode == GP__CLUSTER) attrs[cfg.numAttrs++] = gp__cluster_attribute(shape.blocks);
     if (shape.mode != GP__GRID || shape.scratch_bytes == 0) {
         if (shape.chain) attrs[cfg.numAttrs++] = pdl;
         return launch(cfg, (void *)NULL);

@@ -93,17 +93,9 @@ typedef struct gp__mm_plan_cfg {
     float eff;       /* throughput of a busy SM, relative to the list's first config */
 } gp__mm_plan_cfg;
 
-/* What gp__matmul_choose knows of the GPU. */
-typedef struct gp__mm_gpu {
-    unsigned sms;      /* multiprocessors */
-    int smem_block;    /* shared memory a block may opt in to (227 KB on sm_90, 99 KB on sm_86) */
-    int smem_sm;       /* shared memory per SM (228 KB on sm_90) */
-    int smem_reserved; /* shared memory the system keeps per block (1 KB since sm_80) */
-} gp__mm_gpu;
-
 /* Blocks of config c that one SM holds at once: as many as its registers allow
  * (min_blocks) and its shared memory fits. 0 where a block does not fit at all. */
-static inline GP__HD int gp__matmul_resident(const gp__mm_plan_cfg *c, const gp__mm_gpu *g)
+static inline GP__HD int gp__matmul_resident(const gp__mm_plan_cfg *c, const gp__device *g)
 {
     if (c->smem > g->smem_block) return 0;
     const int fit = g->smem_sm / (c->smem + g->smem_reserved);
@@ -123,7 +115,7 @@ static inline GP__HD int gp__matmul_resident(const gp__mm_plan_cfg *c, const gp_
  * over many waves (see the f32 configs). -1 if none is left (the lists hold a small
  * CUDA-core config, which always runs). */
 enum { GP__MM_NEED_TC = 1, GP__MM_NEED_B16 = 2, GP__MM_NEED_ONE_WAVE = 4 };
-static inline GP__HD int gp__matmul_choose(size_t m, size_t n, const gp__mm_gpu *g, int have,
+static inline GP__HD int gp__matmul_choose(size_t m, size_t n, const gp__device *g, int have,
                                            const gp__mm_plan_cfg *cfg, int ncfg)
 {
     int best = -1;
@@ -806,15 +798,6 @@ static cudaError_t gp__matmul_staged(T *d_c, const T *d_a, const T *d_b, size_t 
     return err != cudaSuccess ? err : free_err;
 }
 
-/* What gp__matmul_choose weighs of device `id` (gp__device_query asks it once per device). */
-static inline cudaError_t gp__mm_gpu_query(gp__mm_gpu *g, int id)
-{
-    gp__device d;
-    GP__TRY(gp__device_query(&d, id));
-    *g = {d.sms, d.smem_block, d.smem_sm, d.smem_reserved};
-    return cudaSuccess;
-}
-
 /* The host side of gp_matmul_<name>: checks, tile choice, one launch. */
 template <class T, int N>
 static cudaError_t gp__matmul(T *d_c, const T *d_a, const T *d_b, size_t m, size_t n, size_t k, cudaStream_t s,
@@ -831,8 +814,8 @@ static cudaError_t gp__matmul(T *d_c, const T *d_a, const T *d_b, size_t m, size
         return cudaErrorInvalidValue;
     const gp__stream_device on(s);
     GP__TRY(on.err);
-    gp__mm_gpu gpu;
-    GP__TRY(gp__mm_gpu_query(&gpu, on.dev));
+    gp__device gpu; /* what gp__matmul_choose weighs: SMs and shared memory */
+    GP__TRY(gp__device_query(&gpu, on.dev));
     int have = 0; /* the tensor-core configs run where this code was built for sm_80+ */
     for (int i = 0; i < N; i++)
         if (cfg[i].needs & GP__MM_NEED_TC) {

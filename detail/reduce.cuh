@@ -153,7 +153,7 @@ static inline GP__HD gp__reduce_plan gp__reduce_make_plan(uintptr_t a, uintptr_t
         if (cluster_ok && tiles <= GP__REDUCE_CLUSTER_TILES) {
             /* as many blocks as the cluster allows, down to one warp step (32 x rows
              * vectors) each: a few tiles are latency-bound, so more SMs each reading less
-             * finish sooner (2^16 floats: 8 blocks of 32 KB, not 4 of 64 KB) */
+             * finish sooner (2^16 floats: 16 blocks of 16 KB on the H100, not 4 of 64 KB) */
             p.mode = GP__CLUSTER;
             blocks = gp__min_size(gp__ceil_div(p.nvec, tile / GP__REDUCE_WARPS), cluster_max);
         } else {
@@ -430,16 +430,8 @@ static cudaError_t gp__map_reduce(typename Op::type *d_out, const typename Map::
         T *partials = static_cast<T *>(scratch);
         GP__TRY(cudaLaunchKernelEx(&cfg, gp__reduce_kernel<Op, Map>, d_out, src, p, partials));
         if (p.mode != GP__GRID) return cudaSuccess;
-        cudaLaunchAttribute pdl;
-        pdl.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-        pdl.val.programmaticStreamSerializationAllowed = 1;
-        cudaLaunchConfig_t fin = {};
-        fin.gridDim = dim3(1);
-        fin.blockDim = dim3(GP__REDUCE_BLOCK);
-        fin.stream = s;
-        fin.attrs = &pdl;
-        fin.numAttrs = pdl_ok ? 1 : 0;
-        return cudaLaunchKernelEx(&fin, gp__reduce_finish_kernel<Op, Map>, d_out, src, p, (const T *)partials);
+        return gp__chained_launch(gp__reduce_finish_kernel<Op, Map>, 1, GP__REDUCE_BLOCK, s, pdl_ok != 0, d_out, src, p,
+                                  (const T *)partials);
     });
 }
 

@@ -98,9 +98,10 @@
 #ifndef GP__SCAN_POLL_NS
 #define GP__SCAN_POLL_NS 64         /* look-ahead: sleep after a polling round that found nothing */
 #endif
-/* Small scans (ONE_BLOCK, CLUSTER) are latency-bound: one SM moving 64 KB in and out takes
- * about 1.4 us longer than one moving 16 KB (H100), so they are spread over a cluster's 8
- * SMs as soon as they outgrow one block of a few warps. */
+/* Small scans (ONE_BLOCK, CLUSTER) are bound by what each SM has in flight: on the H100 one
+ * SM moving 32 KB in and out takes about 1 us longer than one moving 16 KB, 64 KB about 3 us
+ * (bench/probes/scan_small.cu), so they are spread over a cluster's SMs (16, or 8) as soon
+ * as they outgrow one block of a few warps. */
 #ifndef GP__SCAN_ONE_BLOCK_WARPS
 #define GP__SCAN_ONE_BLOCK_WARPS 8  /* ONE_BLOCK up to this many warps of elements (4096 floats) */
 #endif
@@ -632,10 +633,7 @@ __global__ void __launch_bounds__(GP__SCAN_THREADS, GP__SCAN_MIN_BLOCKS)
         asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory"); /* visible to the copy engine */
 #endif
     }
-    gp__scratch_wait(); /* the tile counter and status words are cleared (launch.cuh) */
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    asm volatile("griddepcontrol.launch_dependents;"); /* the next call may be placed (it waits for us) */
-#endif
+    gp__chain_wait(); /* the tile counter and status words are cleared (launch.cuh); the next call may be placed */
     __syncthreads();
 
     if (warp == WARPS) { /* producer */
@@ -814,7 +812,7 @@ static cudaError_t gp__scan(typename Op::type *d_out, const typename Op::type *d
     shape.threads = GP__SCAN_THREADS;
     shape.smem_bytes = ring;
     shape.scratch_bytes = shape.scratch_zeroed = gp__scan_scratch_bytes(p.tiles, sizeof(T));
-    shape.scratch_wait = sm90 && !(knobs && knobs->memset_clear); /* its sm_90 code calls gp__scratch_wait() */
+    shape.scratch_wait = sm90 && !(knobs && knobs->memset_clear); /* its sm_90 code calls gp__chain_wait() */
     /* The kernel is first touched (opt-in, occupancy: with lazy module loading, its load)
      * only once the scratch is allocated: on a full GPU the call fails at the allocation
      * with cudaErrorMemoryAllocation and leaves the kernel unloaded, rather than failing

@@ -26,8 +26,8 @@ static constexpr gp__mm_plan_cfg f64_cfg[] = {GP__MATMUL_CONFIGS_f64(GP__MM_PLAN
 #define F32_CONFIGS ((int)(sizeof f32_cfg / sizeof *f32_cfg))
 #define F64_CONFIGS ((int)(sizeof f64_cfg / sizeof *f64_cfg))
 /* SMs, opt-in shared memory per block, shared memory per SM, reserved per block */
-static const gp__mm_gpu H100 = {132, 227 * 1024, 228 * 1024, 1024};
-static const gp__mm_gpu SM86 = {84, 99 * 1024, 100 * 1024, 1024}; /* an RTX 3090's */
+static const gp__device H100 = {0, 132, 1, 227 * 1024, 228 * 1024, 1024};
+static const gp__device SM86 = {0, 84, 0, 99 * 1024, 100 * 1024, 1024}; /* an RTX 3090's */
 
 extern "C" void test_matmul_host(void)
 {
@@ -84,7 +84,7 @@ extern "C" void test_matmul_host(void)
     EXPECT(CHOOSE32(2304, 2816) == 0, "2304 x 2816: 396 tiles, more than one wave: the largest tile");
     EXPECT(CHOOSE32_B(2048, 2047, 0) != one_wave, "2048 x 2047: no one-wave config without 16-byte rows of B");
     {   /* the rule is in the GPU's terms: fewer SMs, or room for one 66 KB block per SM */
-        gp__mm_gpu half = H100;
+        gp__device half = H100;
         half.sms = 66;
         EXPECT(CHOOSE32_ON(2048, 2048, 1, half) == 0 && CHOOSE32_ON(1408, 1536, 1, half) == one_wave,
                "66 SMs: 2048^2 is two waves (largest tile), 1408 x 1536 (132 tiles) one (the one-wave config)");
@@ -95,7 +95,7 @@ extern "C" void test_matmul_host(void)
     /* blocks per SM: the registers' count (launch bounds), or fewer where shared memory runs out */
     {
         const gp__mm_plan_cfg c = {128, 128, 32, 66560, 2, 0, 1.0f};
-        gp__mm_gpu g = H100;
+        gp__device g = H100;
         int ok = gp__matmul_resident(&c, &g) == 2;
         g.smem_sm = 2 * (66560 + 1024) - 1;
         ok &= gp__matmul_resident(&c, &g) == 1;
@@ -118,7 +118,7 @@ extern "C" void test_matmul_host(void)
                f64_cfg[0].smem > SM86.smem_block,
            "f64 4096^2 with 99 KB of shared memory: a tensor-core config that fits (got %d, %d bytes)", fit,
            f64_cfg[fit].smem);
-    gp__mm_gpu none = H100;
+    gp__device none = H100;
     none.smem_block = none.smem_sm = 0;
     EXPECT(CHOOSE64(8192, 8192, 1, none) == -1, "f64: no config fits in 0 bytes of shared memory");
 
@@ -153,7 +153,7 @@ template <> struct mm_traits<float> {
     static int bn(int i) { return f32_cfg[i].bn; }
     static int tc(int i) { return !!(f32_cfg[i].needs & GP__MM_NEED_TC); }
     static int one_wave(int i) { return !!(f32_cfg[i].needs & GP__MM_NEED_ONE_WAVE); }
-    static int choose(size_t m, size_t n, const gp__mm_gpu *g, int have)
+    static int choose(size_t m, size_t n, const gp__device *g, int have)
     {
         return gp__matmul_choose(m, n, g, have, f32_cfg, F32_CONFIGS);
     }
@@ -174,7 +174,7 @@ template <> struct mm_traits<double> {
     static int bn(int i) { return f64_cfg[i].bn; }
     static int tc(int i) { return !!(f64_cfg[i].needs & GP__MM_NEED_TC); }
     static int one_wave(int i) { return !!(f64_cfg[i].needs & GP__MM_NEED_ONE_WAVE); }
-    static int choose(size_t m, size_t n, const gp__mm_gpu *g, int have)
+    static int choose(size_t m, size_t n, const gp__device *g, int have)
     {
         return gp__matmul_choose(m, n, g, have, f64_cfg, F64_CONFIGS);
     }
@@ -353,9 +353,9 @@ static void test_type(uint64_t *st)
          * where the code was built for sm_80 and later; for f32 at 2000 x 2040 on an H100,
          * the one-wave config (256 tiles of 128 x 128 on 132 SMs x 2) */
         int dev = 0;
-        gp__mm_gpu gpu;
+        gp__device gpu;
         CUDA_CHK(cudaGetDevice(&dev));
-        CUDA_CHK(gp__mm_gpu_query(&gpu, dev));
+        CUDA_CHK(gp__device_query(&gpu, dev));
         static const size_t chosen_shapes[][3] = {{300, 520, 200}, {2000, 2040, 40}};
         for (int c = 0; c < 2; c++) {
             const size_t m = chosen_shapes[c][0], n = chosen_shapes[c][1], k = chosen_shapes[c][2];
