@@ -43,6 +43,9 @@ typedef struct gp__device {
     int smem_block;    /* shared memory a block may opt in to (227 KB on sm_90, 99 KB on sm_86) */
     int smem_sm;       /* shared memory per SM (228 KB on sm_90) */
     int smem_reserved; /* shared memory the system keeps per block (1 KB since sm_80) */
+    unsigned mem_gbs_sm; /* peak DRAM bandwidth per multiprocessor, GB/s (H100 SXM 25, H200 37;
+                          * 0 where the device does not say): how many bytes an SM must keep
+                          * in flight to do its share */
 } gp__device;
 
 typedef struct gp__launch_shape {
@@ -168,14 +171,18 @@ static inline cudaError_t gp__device_query(gp__device *d, int id)
         *d = known[id];
         return cudaSuccess;
     }
-    int sms, cluster;
+    int sms, cluster, mem_khz, bus_bits;
     GP__TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, id));
+    GP__TRY(cudaDeviceGetAttribute(&mem_khz, cudaDevAttrMemoryClockRate, id));
+    GP__TRY(cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, id));
     GP__TRY(cudaDeviceGetAttribute(&cluster, cudaDevAttrClusterLaunch, id));
     GP__TRY(cudaDeviceGetAttribute(&d->smem_block, cudaDevAttrMaxSharedMemoryPerBlockOptin, id));
     GP__TRY(cudaDeviceGetAttribute(&d->smem_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, id));
     GP__TRY(cudaDeviceGetAttribute(&d->smem_reserved, cudaDevAttrReservedSharedMemoryPerBlock, id));
     d->id = id;
     d->sms = (unsigned)sms;
+    /* two transfers a clock on every bit of the bus: kHz x bits / 4e6 = GB/s */
+    d->mem_gbs_sm = sms > 0 ? (unsigned)((double)mem_khz * bus_bits / 4e6 / sms) : 0;
     d->cluster_ok = cluster && gp__built_for_clusters();
     int unclaimed = 0;
     if (cacheable && __atomic_compare_exchange_n(&state[id], &unclaimed, 1, false, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) {

@@ -650,12 +650,12 @@ static cudaError_t gp__transpose_run(const gp__transpose_words &a, cudaStream_t 
 }
 
 /* RAGGED: at most 32 cell rows (a NARROW shape's tile gets fewer rows), and square tiles
- * GP__RAGGED_NARROWER times narrower. chain: a programmatic dependent launch. */
-template <class W, int K, int SHAPE, int MODE = GP__TR_CELLS>
+ * NARROWER times narrower. chain: a programmatic dependent launch. */
+template <class W, int K, int SHAPE, int MODE = GP__TR_CELLS, int NARROWER = GP__RAGGED_NARROWER>
 static cudaError_t gp__transpose_run_shape(const gp__transpose_words &a, cudaStream_t s, bool chain = false)
 {
     constexpr int WB = (int)sizeof(W), Q = gp__transpose_q(SHAPE, WB, K);
-    constexpr int COLS = gp__transpose_cols(SHAPE, WB, K) / (MODE == GP__TR_RAGGED && SHAPE == GP__TILE_SQUARE ? GP__RAGGED_NARROWER : 1);
+    constexpr int COLS = gp__transpose_cols(SHAPE, WB, K) / (MODE == GP__TR_RAGGED && SHAPE == GP__TILE_SQUARE ? NARROWER : 1);
     return gp__transpose_run<W, K, COLS, (MODE == GP__TR_RAGGED && Q > 32 ? 32 : Q), MODE>(a, s, chain);
 }
 
@@ -687,33 +687,76 @@ static inline bool gp__transpose_rows16(const gp__transpose_desc *d)
     return d->in % 16 == 0 && (d->ld_in * d->elem) % 16 == 0 && (strides * d->elem) % 16 == 0;
 }
 
-/* RAGGED: K elements of 1 or 2 bytes to a 4-byte word, at any alignment (see above). The
- * square shape of 4- and 8-byte words goes in 16-byte chunks when the input rows allow. */
+/* ---- the choice by device ---------------------------------------------------------------
+ * Deep tiles. Where each SM has a large share of the DRAM bandwidth (gp__device.mem_gbs_sm),
+ * it must keep more bytes in flight to do its share, and two tile choices that win on the
+ * H100 (25 GB/s an SM) lose on the H200 (37 GB/s) with the same SMs. % of copy, same run
+ * on each GPU (bench/probes/transpose_tiles.cu, H100 / H200):
+ *   - floats on rows off 16 bytes, 8 KB tiles of 128-byte rows against the 16 KB square
+ *     tile: 4097 x 3001 94.7 / 74.5 against 84.5 / 84.0; 8191^2 89.4 / 67.8 against
+ *     74.7 / 77.8; 2049 x 2047 101.9 / 83.3 against 100.2 / 92.5;
+ *   - ragged u8 and u16, square tiles half as wide (8 KB) against 16 KB: on the H100 8 KB
+ *     won everywhere (u8 8191^2 68 against 50); on the H200 16 KB won on matrices of two
+ *     waves of tiles or more (u8 8191^2 57.0 -> 65.9, u16 60.2 -> 66.8, u16 4097 x 3001 61.4
+ *     -> 65.8) and lost on smaller ones (u8 4097 x 3001, 1.5 waves, 63.1 -> 61.8; 2049 x
+ *     2047 77.0 -> 61.1).
+ * The threshold lies between the two GPUs. */
+#ifndef GP__TRANSPOSE_DEEP_GBS
+#define GP__TRANSPOSE_DEEP_GBS 30 /* GB/s of DRAM bandwidth per SM from which tiles go deep */
+#endif
+static inline bool gp__transpose_deep(const gp__device &dev) { return dev.mem_gbs_sm >= GP__TRANSPOSE_DEEP_GBS; }
+
+/* Ragged square tiles at full width (16 KB) rather than GP__RAGGED_NARROWER times narrower:
+ * on a deep device, for a call of at least two waves of them. a: in elements. */
+template <int K>
+static inline bool gp__ragged_wide(const gp__transpose_words &a, const gp__device &dev)
+{
+    typedef gp__transpose_tile<uint32_t, K, gp__transpose_cols(GP__TILE_SQUARE, 4, K), 32, GP__TR_RAGGED> Wide;
+    const size_t tiles = gp__ceil_div(a.cols_w, (size_t)(Wide::COLS * K)) * gp__ceil_div(a.rows, (size_t)Wide::STEP) * a.batch;
+    return gp__transpose_deep(dev) && tiles >= 2 * (size_t)GP__RAGGED_BLOCKS * dev.sms;
+}
+
+/* RAGGED: K elements of 1 or 2 bytes to a 4-byte word, at any alignment (see above).
+ * Input rows on 16 bytes move in 16-byte chunks: in the square shape of 4- and 8-byte
+ * words, and in the short and narrow shapes of floats (32 rows by 2^22 / 2^22 by 32, %
+ * of copy, H100 / H200: 96.5 / 78.1 -> 97.4 / 96.7 and 96.3 / 78.4 -> 97.1 / 91.3). */
 template <class W, int K, int MODE = GP__TR_CELLS>
 static cudaError_t gp__transpose_launch(const gp__transpose_desc *d, const gp__device &dev, cudaStream_t s)
 {
     constexpr bool RAGGED = MODE == GP__TR_RAGGED;
+    constexpr bool WORDS = !RAGGED && (sizeof(W) == 4 || sizeof(W) == 8) && alignof(W) == sizeof(W);
+    constexpr bool FLOATS = WORDS && sizeof(W) == 4 && K == 1;
     const gp__transpose_words a = RAGGED ? gp__transpose_in_units(d, 1) : gp__transpose_in_words<W, K>(d);
     const size_t cells = RAGGED ? gp__ceil_div(a.rows, (size_t)K) : a.rows / K;
     const size_t cols_w = RAGGED ? gp__ceil_div(a.cols_w, (size_t)K) : a.cols_w;
     const bool chain = dev.cluster_ok; /* sm_90 code on an sm_90 device: chained launches */
+    const bool rows16 = gp__transpose_rows16(d);
     switch (gp__transpose_shape(cells, cols_w, a.batch, (int)sizeof(W), K, dev.sms)) {
     case GP__TILE_SMALL: return gp__transpose_run_shape<W, K, GP__TILE_SMALL, MODE>(a, s, chain);
     case GP__TILE_SHORT8: return gp__transpose_run_shape<W, K, GP__TILE_SHORT8, MODE>(a, s, chain);
     case GP__TILE_SHORT16: return gp__transpose_run_shape<W, K, GP__TILE_SHORT16, MODE>(a, s, chain);
-    case GP__TILE_SHORT32: return gp__transpose_run_shape<W, K, GP__TILE_SHORT32, MODE>(a, s, chain);
+    case GP__TILE_SHORT32:
+        if constexpr (FLOATS)
+            if (rows16) return gp__transpose_run_shape<W, K, GP__TILE_SHORT32, GP__TR_CHUNKS>(a, s, chain);
+        return gp__transpose_run_shape<W, K, GP__TILE_SHORT32, MODE>(a, s, chain);
     case GP__TILE_NARROW32: return gp__transpose_run_shape<W, K, GP__TILE_NARROW32, MODE>(a, s, chain);
     case GP__TILE_NARROW64: return gp__transpose_run_shape<W, K, GP__TILE_NARROW64, MODE>(a, s, chain);
-    case GP__TILE_NARROW128: return gp__transpose_run_shape<W, K, GP__TILE_NARROW128, MODE>(a, s, chain);
+    case GP__TILE_NARROW128:
+        if constexpr (FLOATS)
+            if (rows16) return gp__transpose_run_shape<W, K, GP__TILE_NARROW128, GP__TR_CHUNKS>(a, s, chain);
+        return gp__transpose_run_shape<W, K, GP__TILE_NARROW128, MODE>(a, s, chain);
     default:
-        if constexpr (!RAGGED && (sizeof(W) == 4 || sizeof(W) == 8) && alignof(W) == sizeof(W)) {
-            if (gp__transpose_rows16(d)) return gp__transpose_run_shape<W, K, GP__TILE_SQUARE, GP__TR_CHUNKS>(a, s, chain);
-            /* Floats on rows off 16 bytes: tiles of 128-byte rows (64 of them) reach 2.5 to 15
-             * points more of the copy rate than 256-byte ones on the H100 (f32 2049 x 2047
-             * 100.0 -> 102.5%, 4097 x 3001 85.9 -> 93.9%, 3001 x 4097 86.3 -> 95.9%, 8191^2
-             * 75.2 -> 89.8%), which win on rows on 16 bytes (8192^2: 95.4 against 91.4%). */
-            if constexpr (sizeof(W) == 4 && K == 1) return gp__transpose_run<W, 1, 32, 64>(a, s, chain);
-        }
+        if constexpr (RAGGED)
+            if (gp__ragged_wide<K>(a, dev)) return gp__transpose_run_shape<W, K, GP__TILE_SQUARE, MODE, 1>(a, s, chain);
+        if constexpr (WORDS)
+            if (rows16) return gp__transpose_run_shape<W, K, GP__TILE_SQUARE, GP__TR_CHUNKS>(a, s, chain);
+        /* Floats on rows off 16 bytes: tiles of 128-byte rows (64 of them) reach 2.5 to 15
+         * points more of the copy rate than 256-byte ones on the H100 (f32 2049 x 2047
+         * 100.0 -> 102.5%, 4097 x 3001 85.9 -> 93.9%, 3001 x 4097 86.3 -> 95.9%, 8191^2
+         * 75.2 -> 89.8%), which win on rows on 16 bytes (8192^2: 95.4 against 91.4%), and
+         * on every shape on a deep device (above). */
+        if constexpr (FLOATS)
+            if (!gp__transpose_deep(dev)) return gp__transpose_run<W, 1, 32, 64>(a, s, chain);
         return gp__transpose_run_shape<W, K, GP__TILE_SQUARE, MODE>(a, s, chain);
     }
 }
@@ -724,18 +767,11 @@ struct gp__words4 {
     uint32_t w[N / 4];
 };
 
+/* A valid, non-empty call d on the stream's device, described by dev (the tests pass other
+ * descriptions, to run every choice on the GPU they have). */
 template <class T>
-static cudaError_t gp__transpose(T *d_out, size_t ld_out, size_t stride_out, const T *d_in, size_t ld_in,
-                                 size_t stride_in, size_t rows, size_t cols, size_t batch, cudaStream_t s)
+static cudaError_t gp__transpose_on(const gp__transpose_desc &d, const gp__device &dev, cudaStream_t s)
 {
-    const gp__transpose_desc d = {(uintptr_t)d_out, (uintptr_t)d_in, ld_out, stride_out, ld_in, stride_in,
-                                  rows, cols, batch, sizeof(T)};
-    GP__TRY(gp__transpose_validate(&d));
-    if (rows == 0 || cols == 0 || batch == 0) return cudaSuccess;
-    const gp__stream_device on(s);
-    GP__TRY(on.err);
-    gp__device dev;
-    GP__TRY(gp__device_query(&dev, on.dev));
     switch (gp__transpose_word_bytes(&d)) {
     case 4:
         if constexpr (sizeof(T) == 1) return gp__transpose_launch<uint32_t, 4>(&d, dev, s);
@@ -766,6 +802,21 @@ static cudaError_t gp__transpose(T *d_out, size_t ld_out, size_t stride_out, con
     if constexpr (sizeof(T) == 8 || sizeof(T) == 16)
         if ((d.in | d.out) % 4 == 0) return gp__transpose_launch<gp__words4<sizeof(T)>, 1>(&d, dev, s);
     return cudaErrorInvalidValue; /* addresses not even aligned to 4 */
+}
+
+template <class T>
+static cudaError_t gp__transpose(T *d_out, size_t ld_out, size_t stride_out, const T *d_in, size_t ld_in,
+                                 size_t stride_in, size_t rows, size_t cols, size_t batch, cudaStream_t s)
+{
+    const gp__transpose_desc d = {(uintptr_t)d_out, (uintptr_t)d_in, ld_out, stride_out, ld_in, stride_in,
+                                  rows, cols, batch, sizeof(T)};
+    GP__TRY(gp__transpose_validate(&d));
+    if (rows == 0 || cols == 0 || batch == 0) return cudaSuccess;
+    const gp__stream_device on(s);
+    GP__TRY(on.err);
+    gp__device dev;
+    GP__TRY(gp__device_query(&dev, on.dev));
+    return gp__transpose_on<T>(d, dev, s);
 }
 
 /* ---- instantiation (the shape every family shares: see the end of reduce.cuh) -----------

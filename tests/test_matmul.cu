@@ -26,8 +26,8 @@ static constexpr gp__mm_plan_cfg f64_cfg[] = {GP__MATMUL_CONFIGS_f64(GP__MM_PLAN
 #define F32_CONFIGS ((int)(sizeof f32_cfg / sizeof *f32_cfg))
 #define F64_CONFIGS ((int)(sizeof f64_cfg / sizeof *f64_cfg))
 /* SMs, opt-in shared memory per block, shared memory per SM, reserved per block */
-static const gp__device H100 = {0, 132, 1, 227 * 1024, 228 * 1024, 1024};
-static const gp__device SM86 = {0, 84, 0, 99 * 1024, 100 * 1024, 1024}; /* an RTX 3090's */
+static const gp__device H100 = {0, 132, 1, 227 * 1024, 228 * 1024, 1024, 25};
+static const gp__device SM86 = {0, 84, 0, 99 * 1024, 100 * 1024, 1024, 11}; /* an RTX 3090's */
 
 extern "C" void test_matmul_host(void)
 {

@@ -6,7 +6,8 @@
  * word-aligned (padded or chunked tiles) and ragged, plain, strided and batched, at every
  * byte offset, bitwise against a host transpose, with poisoned outputs whose untouched gaps
  * must stay poisoned; doubles at 4-byte and gp_v16_t at 4- and 8-byte boundaries; bad
- * input; counts above 2^32 elements, generated and checked on the device. */
+ * input; the tiles a GPU with more DRAM bandwidth an SM chooses, run on this one; counts
+ * above 2^32 elements, generated and checked on the device. */
 #include "../gpuprims.cuh"
 #include "harness.h"
 #include "hash.cuh"
@@ -152,6 +153,17 @@ static void check_shapes(void)
             }
         }
     EXPECT(ok, "ragged tiles (a word more a row): conflict-free reads of both words of a cell row");
+    gp__device h100 = {0, 132, 1, 227 * 1024, 228 * 1024, 1024, 25}, h200 = h100;
+    h200.mem_gbs_sm = 37;
+    EXPECT(!gp__transpose_deep(h100) && gp__transpose_deep(h200), "deep tiles on the H200 (37 GB/s an SM), not the H100 (25)");
+    const gp__transpose_desc u8_big = desc(0x100000, 0x80000001, 8191, 8191, 1), u8_mid = desc(0x100000, 0x80000001, 4097, 3001, 1),
+                             u16_mid = desc(0x100000, 0x80000002, 4097, 3001, 2);
+    EXPECT(gp__ragged_wide<4>(gp__transpose_in_units(&u8_big, 1), h200) &&
+               !gp__ragged_wide<4>(gp__transpose_in_units(&u8_big, 1), h100) &&
+               !gp__ragged_wide<4>(gp__transpose_in_units(&u8_mid, 1), h200) &&
+               gp__ragged_wide<2>(gp__transpose_in_units(&u16_mid, 1), h200),
+           "wide ragged tiles on a deep GPU from two waves of them: u8 8191^2 (8 waves), u16 4097 x 3001 (3); "
+           "not u8 4097 x 3001 (1.5), nor on the H100");
     EXPECT((gp__transpose_tile<uint32_t, 4, 16, 32, GP__TR_RAGGED>::STEP == 124 &&
             gp__transpose_tile<uint32_t, 2, 32, 32, GP__TR_RAGGED>::STEP == 62 &&
             gp__transpose_tile<uint32_t, 4, 16, 16, GP__TR_RAGGED>::STEP == 64 &&
@@ -270,7 +282,8 @@ static void check_transposes(tr_fixture *f)
         const size_t shapes[][2] = {{1, 1},      {1, 1000},    {1000, 1},   {31, 33},  {32, 32},
                                     {33, 31},    {4, 128},     {128, 4},    {129, 131}, {1000, 1000},
                                     {4097, 3001}, {big, 32},   {32, big},   {3, 777777}, {777777, 3},
-                                    {8, 4096},   {64, 5000},   {5000, 64},  {sq, sq},     {36, 20000}};
+                                    {8, 4096},   {64, 5000},   {5000, 64},  {sq, sq},     {36, 20000},
+                                    {29, 4100},  {5001, 28}}; /* f32: short and narrow tiles in chunks, clipped */
         int cases = 0, fails = 0;
         for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++) {
             tr_case c = plain_case(shapes[s][0], shapes[s][1]);
@@ -309,6 +322,15 @@ static void check_transposes(tr_fixture *f)
             c = plain_case(1604, 1540);
             c.api = 2, c.ld_in = 1552, c.ld_out = 1612, c.offset = 32, c.batch = ty->elem <= 4 ? 2 : 1;
             c.stride_in = 1604 * 1552 + 16, c.stride_out = 1540 * 1612 + 8;
+            fails += !tr_run(f, ty, &c, &st), cases++;
+        }
+        if (ty->elem <= 8 && ty->elem == ty->align) { /* short and narrow tiles in chunks, batched */
+            tr_case c = plain_case(32, 1028);
+            c.api = 2, c.ld_in = 1032, c.ld_out = 36, c.offset = 16, c.batch = 2;
+            c.stride_in = 32 * 1032 + 4, c.stride_out = 1028 * 36 + 1;
+            fails += !tr_run(f, ty, &c, &st), cases++;
+            c = plain_case(1500, 32);
+            c.api = 2, c.ld_in = 36, c.ld_out = 1501, c.batch = 2, c.stride_in = 1500 * 36 + 8, c.stride_out = 32 * 1501;
             fails += !tr_run(f, ty, &c, &st), cases++;
         }
         if (ty->elem <= 2)
@@ -472,6 +494,83 @@ static void check_chained(tr_fixture *f)
     printf("  transpose back to back: %s\n", ok ? "ok" : "FAILED");
 }
 
+/* ---- a deep device's choices (transpose.cuh, "the choice by device") --------------------
+ * The GPU under test described as a deep one (far more DRAM bandwidth an SM than the
+ * threshold) of 4 SMs, so that ragged calls of 32 wide tiles or more take them and floats
+ * on rows off 16 bytes take the square tile: what such a GPU runs, run here. */
+static gp__device deep_dev;
+template <class T>
+static cudaError_t deep_batched(void *o, size_t lo, size_t so, const void *i, size_t li, size_t si, size_t r, size_t c,
+                                size_t b, cudaStream_t s)
+{
+    const gp__transpose_desc d = {(uintptr_t)o, (uintptr_t)i, lo, so, li, si, r, c, b, sizeof(T)};
+    const cudaError_t err = gp__transpose_validate(&d);
+    if (err != cudaSuccess || r == 0 || c == 0 || b == 0) return err;
+    return gp__transpose_on<T>(d, deep_dev, s);
+}
+template <class T>
+static cudaError_t deep_plain(void *o, const void *i, size_t r, size_t c, cudaStream_t s)
+{
+    return deep_batched<T>(o, r, 0, i, c, 0, r, c, 1, s);
+}
+template <class T>
+static cudaError_t deep_strided(void *o, size_t lo, const void *i, size_t li, size_t r, size_t c, cudaStream_t s)
+{
+    return deep_batched<T>(o, lo, 0, i, li, 0, r, c, 1, s);
+}
+template <class T>
+static cudaError_t deep_typed(T *o, const T *i, size_t r, size_t c, cudaStream_t s)
+{
+    return deep_plain<T>(o, i, r, c, s);
+}
+#define DEEP_ROW(name, T) {#name " (deep)", sizeof(T), alignof(T), deep_plain<T>, deep_strided<T>, deep_batched<T>}
+
+static void deep_describe(int verbose)
+{
+    int dev;
+    CUDA_CHK(cudaGetDevice(&dev));
+    CUDA_CHK(gp__device_query(&deep_dev, dev));
+    if (verbose)
+        printf("  this GPU: %u SMs, %u GB/s of DRAM bandwidth an SM (deep tiles from %d): %s\n", deep_dev.sms,
+               deep_dev.mem_gbs_sm, GP__TRANSPOSE_DEEP_GBS, gp__transpose_deep(deep_dev) ? "deep" : "not deep");
+    deep_dev.sms = 4, deep_dev.mem_gbs_sm = 1000;
+}
+
+static void check_deep(tr_fixture *f)
+{
+    uint64_t st = gp_t_state(35);
+    deep_describe(1);
+    static const tr_type types[] = {DEEP_ROW(u8, uint8_t), DEEP_ROW(u16, uint16_t), DEEP_ROW(f32, float)};
+    const gp__transpose_desc wide = desc(0x100000, 0x80000001, 1601, 1537, 1);
+    EXPECT(gp__ragged_wide<4>(gp__transpose_in_units(&wide, 1), deep_dev), "u8 1601 x 1537 on the deep description: wide ragged tiles");
+    for (size_t t = 0; t < sizeof types / sizeof *types; t++) {
+        const tr_type *ty = &types[t];
+        const size_t shapes[][2] = {{1601, 1537}, {4097, 3001}, {3001, 4097}, {1000, 1000}, {500, 1300}, {2049, 2047}};
+        int cases = 0, fails = 0;
+        for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++) {
+            const size_t rows = shapes[s][0], cols = shapes[s][1];
+            tr_case c = plain_case(rows, cols);
+            c.offset = ty->elem; /* u8, u16: an odd pointer; f32: rows off 16 bytes */
+            fails += !tr_run(f, ty, &c, &st), cases++;
+            c.api = 1, c.ld_in = cols + 3, c.ld_out = rows + 5, c.offset = 3 * ty->elem;
+            fails += !tr_run(f, ty, &c, &st), cases++;
+            c.api = 2, c.batch = 3, c.stride_in = rows * c.ld_in + 7, c.stride_out = cols * c.ld_out + 1;
+            fails += !tr_run(f, ty, &c, &st), cases++;
+        }
+        if (ty->elem <= 2) { /* wide ragged tiles own the same 124 (u8) or 62 (u16) rows below a halo cell */
+            const size_t halo[] = {63, 124, 125, 126, 127, 187, 248, 249, 250, 251, 372};
+            for (size_t h = 0; h < sizeof halo / sizeof *halo; h++) {
+                tr_case c = plain_case(halo[h], 4001);
+                c.offset = ty->elem;
+                fails += !tr_run(f, ty, &c, &st), cases++;
+                c.api = 1, c.ld_in = 4001 + 2, c.ld_out = halo[h] + 1 + 2 * (h % 3), c.offset = 3 * ty->elem;
+                fails += !tr_run(f, ty, &c, &st), cases++;
+            }
+        }
+        printf("  transpose %-11s %d cases, %d failed\n", ty->name, cases, fails);
+    }
+}
+
 /* Above 2^32 elements: input (r, c) = hash(r * cols + c), checked on the device. */
 template <class T>
 __global__ void fill_matrix(T *x, size_t rows, size_t cols, uint32_t key)
@@ -527,6 +626,7 @@ extern "C" void test_transpose_gpu(void)
         gp_t_skip("transpose: 8- and 16-byte elements aligned to 4 or 8 bytes only");
         gp_t_skip("transpose: bad input");
         gp_t_skip("transpose: calls back to back");
+        gp_t_skip("transpose: the tiles of a GPU with more DRAM bandwidth an SM");
         gp_t_skip("transpose: more than 2^32 elements");
         return;
     }
@@ -545,6 +645,8 @@ extern "C" void test_transpose_gpu(void)
     check_bad_input(&f);
     gp_t_section("transpose: calls back to back");
     check_chained(&f);
+    gp_t_section("transpose: the tiles of a GPU with more DRAM bandwidth an SM");
+    check_deep(&f);
     free(f.h_in);
     free(f.h_want);
     free(f.h_got);
@@ -557,6 +659,9 @@ extern "C" void test_transpose_gpu(void)
     gp_t_section("transpose: more than 2^32 elements");
     check_huge_one<uint8_t>("u8 (4x4 cells)", 65536, 65540, gp_transpose_u8);
     check_huge_one<uint8_t>("u8 (ragged)", 65537, 65537, gp_transpose_u8);
+    deep_describe(0);
+    check_huge_one<uint8_t>("u8 (ragged, deep tiles)", 65537, 65537, deep_typed<uint8_t>);
+    check_huge_one<float>("f32 (rows off 16 bytes, deep tiles)", 65537, 65537, deep_typed<float>);
     check_huge_one<float>("f32", 65536, 65537, gp_transpose_f32);
     check_huge_one<float>("f32 (2^24 x 3: 2^17 tile rows)", (size_t)1 << 24, 3, gp_transpose_f32);
 }

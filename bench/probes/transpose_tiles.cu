@@ -11,8 +11,9 @@
  *
  * Build and run (on the GPU machine, from the repository root):
  *   nvcc -O3 -std=c++17 -arch=sm_90 -I. bench/probes/transpose_tiles.cu -o probe -lcublas && ./probe
- *   ./probe ragged | small           (the 1- and 2-byte matrices off the word grid, or the
- *                                     4- and 8-byte ones of about a wave of tiles or fewer)
+ *   ./probe ragged | small | f32     (the 1- and 2-byte matrices off the word grid, the
+ *                                     4- and 8-byte ones of about a wave of tiles or fewer,
+ *                                     or floats on rows off 16 bytes and skinny floats)
  *   ./probe one u8 4097 3001 lib     (one variant, five calls: for ncu)
  * "lib" is the library's choice; the other variants launch unchained unless they say
  * "chained" (gp__chained_launch, as the library does on sm_90).
@@ -111,6 +112,30 @@ static const variant v_f64[] = {
     V("cells 32w x 64q (16K)", run_tile<uint2, 1, 32, 64, C>),
     V("cells 16w x 64q (8K)", run_tile<uint2, 1, 16, 64, C>),
     V("cells 16w x 64q (8K) chained", run_tile<uint2, 1, 16, 64, C, true>),
+};
+/* floats on rows off 16 bytes, and the skinny float matrices (16-byte rows): tile sizes
+ * and row widths, for a choice that holds on both the H100 and the H200 */
+static const variant v_f32off[] = {
+    V("lib", run_lib<float>),
+    V("cells 32w x 64q (8K)", run_tile<uint32_t, 1, 32, 64, C>),
+    V("cells 32w x 128q (16K)", run_tile<uint32_t, 1, 32, 128, C>),
+    V("cells 64w x 64q (16K)", run_tile<uint32_t, 1, 64, 64, C>),
+    V("cells 64w x 32q (8K)", run_tile<uint32_t, 1, 64, 32, C>),
+    V("cells 32w x 32q (4K)", run_tile<uint32_t, 1, 32, 32, C>),
+};
+static const variant v_f32skinny[] = {
+    V("lib", run_lib<float>),
+    V("cells 128w x 32q (16K)", run_tile<uint32_t, 1, 128, 32, C>),
+    V("cells 64w x 32q (8K)", run_tile<uint32_t, 1, 64, 32, C>),
+    V("cells 32w x 32q (4K)", run_tile<uint32_t, 1, 32, 32, C>),
+    V("cells 32w x 128q (16K)", run_tile<uint32_t, 1, 32, 128, C>),
+    V("cells 32w x 64q (8K)", run_tile<uint32_t, 1, 32, 64, C>),
+    V("cells 64w x 64q (16K)", run_tile<uint32_t, 1, 64, 64, C>),
+    V("chunks 128w x 32q (16K)", run_tile<uint32_t, 1, 128, 32, X>),
+    V("chunks 64w x 32q (8K)", run_tile<uint32_t, 1, 64, 32, X>),
+    V("chunks 32w x 32q (4K)", run_tile<uint32_t, 1, 32, 32, X>),
+    V("chunks 32w x 64q (8K)", run_tile<uint32_t, 1, 32, 64, X>),
+    V("chunks 32w x 128q (16K)", run_tile<uint32_t, 1, 32, 128, X>),
 };
 #define N_OF(x) (int)(sizeof x / sizeof *x)
 
@@ -265,6 +290,14 @@ int main(int argc, char **argv)
             probe("f64", 8, shapes[i].r, shapes[i].c, v_f64, N_OF(v_f64), h, sms, l2);
             probe("f32", 4, shapes[i].r, shapes[i].c, v_f32, N_OF(v_f32), h, sms, l2);
         }
+    }
+    if (strcmp(set, "f32") == 0) {
+        static const struct { size_t r, c; } off[] = {{4097, 3001}, {3001, 4097}, {8191, 8191}, {2049, 2047}};
+        for (int i = 0; i < (int)(sizeof off / sizeof *off); i++)
+            probe("f32", 4, off[i].r, off[i].c, v_f32off, N_OF(v_f32off), h, sms, l2);
+        static const struct { size_t r, c; } skinny[] = {{32, 1u << 22}, {1u << 22, 32}, {64, 1u << 21}, {1u << 21, 64}};
+        for (int i = 0; i < (int)(sizeof skinny / sizeof *skinny); i++)
+            probe("f32", 4, skinny[i].r, skinny[i].c, v_f32skinny, N_OF(v_f32skinny), h, sms, l2);
     }
     cublasDestroy(h);
     return 0;
