@@ -675,15 +675,21 @@ static void bench_table(void)
  *      segment realigned by funnel shifts at both ends
  *   4  + the square tile of 4- and 8-byte words moves 16-byte chunks (unpadded, swizzled)
  *      when the input rows start on 16 bytes, and floats on rows off 16 bytes get tiles of
- *      128-byte rows (the library today)
+ *      128-byte rows
+ *   5  + tiles by device: on a GPU with more DRAM bandwidth an SM (transpose.cuh, "the
+ *      choice by device"), floats on rows off 16 bytes keep the square tile and ragged
+ *      matrices of two waves or more take full-width tiles; the short and narrow tiles of
+ *      floats on rows on 16 bytes move 16-byte chunks (the library today). On a GPU below
+ *      the threshold (the H100) only the chunks differ from step 4.
  * ==================================================================================== */
-#define STEPS 5
+#define STEPS 6
 static const char *const step_names[STEPS] = {
     "0 square or 128-byte-wide tiles; odd u8 shapes element by element",
     "1 + ragged-byte kernel (aligned words at any alignment)",
     "2 + tile shapes by matrix: short, narrow, small",
     "3 + ragged rows realigned by funnel shifts into the word kernel's cells",
-    "4 + square tiles: 16-byte chunks for rows on 16 bytes, 128-byte rows for floats off 16 bytes (the library)",
+    "4 + square tiles: 16-byte chunks for rows on 16 bytes, 128-byte rows for floats off 16 bytes",
+    "5 + tiles by device (deep tiles where an SM has more DRAM bandwidth); short and narrow float tiles in 16-byte chunks (the library)",
 };
 
 /* Steps 1 and 2 on u8 matrices off the word grid: the first ragged-byte kernel, as the
@@ -804,21 +810,43 @@ static cudaError_t step0_words(const gp__transpose_desc *d)
     return gp__transpose_run<W, K, SQUARE_COLS, SQUARE_Q>(a, 0);
 }
 
+/* This GPU described as one below the deep-tile threshold: the choices before step 5. */
+static const gp__device &shallow_device(void)
+{
+    static gp__device dev;
+    static int known = 0;
+    if (!known) {
+        int id;
+        CUDA_CHK(cudaGetDevice(&id));
+        CUDA_CHK(gp__device_query(&dev, id));
+        dev.mem_gbs_sm = 0;
+        known = 1;
+    }
+    return dev;
+}
+
 static cudaError_t step_call(int step, int elem, void *out, const void *in, size_t rows, size_t cols)
 {
     const gp__transpose_desc d = {(uintptr_t)out, (uintptr_t)in, rows, 0, cols, 0, rows, cols, 1, (size_t)elem};
     const bool ragged = elem == 1 && !gp__transpose_word_bytes(&d);
-    if (step == 4 || (step >= 2 && !ragged)) {
-        /* steps 2 and 3: the square tile was the padded one, 256 bytes wide for floats */
-        const int k = elem == 4 ? 1 : 4;
-        const gp__transpose_words a = gp__transpose_in_units(&d, (size_t)k);
-        if (step < 4 && gp__transpose_shape(rows / k, cols / k, 1, 4, k, (unsigned)gp__bench.sms) == GP__TILE_SQUARE)
-            return elem == 4 ? gp__transpose_run_shape<uint32_t, 1, GP__TILE_SQUARE>(a, 0)
-                             : gp__transpose_run_shape<uint32_t, 4, GP__TILE_SQUARE>(a, 0);
+    if (step == 5)
         return elem == 4 ? gp_transpose_f32((float *)out, (const float *)in, rows, cols, 0)
                          : gp_transpose_u8((uint8_t *)out, (const uint8_t *)in, rows, cols, 0);
+    const gp__device &dev = shallow_device();
+    if (step >= 2 && !ragged) {
+        /* steps 2 and 3: the square tile was the padded one, 256 bytes wide for floats;
+         * before step 5, the short and narrow float tiles were padded too */
+        const int k = elem == 4 ? 1 : 4;
+        const gp__transpose_words a = gp__transpose_in_units(&d, (size_t)k);
+        const int shape = gp__transpose_shape(rows / k, cols / k, 1, 4, k, (unsigned)gp__bench.sms);
+        if (step < 4 && shape == GP__TILE_SQUARE)
+            return elem == 4 ? gp__transpose_run_shape<uint32_t, 1, GP__TILE_SQUARE>(a, 0)
+                             : gp__transpose_run_shape<uint32_t, 4, GP__TILE_SQUARE>(a, 0);
+        if (elem == 4 && shape == GP__TILE_SHORT32) return gp__transpose_run_shape<uint32_t, 1, GP__TILE_SHORT32>(a, 0, dev.cluster_ok);
+        if (elem == 4 && shape == GP__TILE_NARROW128) return gp__transpose_run_shape<uint32_t, 1, GP__TILE_NARROW128>(a, 0, dev.cluster_ok);
+        return elem == 4 ? gp__transpose_on<float>(d, dev, 0) : gp__transpose_on<uint8_t>(d, dev, 0);
     }
-    if (ragged && step == 3) return gp_transpose_u8((uint8_t *)out, (const uint8_t *)in, rows, cols, 0);
+    if (ragged && step >= 3) return gp__transpose_on<uint8_t>(d, dev, 0);
     if (ragged) {
         if (step == 0) return gp__transpose_run<uint8_t, 1, 256, 64>(gp__transpose_in_words<uint8_t, 1>(&d), 0);
         return step1_ragged<uint8_t>(&d, 0);
@@ -850,7 +878,8 @@ static void bench_steps(void)
         {4, 8192, 8192, "f32 8192^2"},      {4, 1000, 1000, "f32 1000^2"},
         {4, 4097, 3001, "f32 4097x3001"},   {1, 8192, 8192, "u8 8192^2"},
         {1, 4097, 3001, "u8 4097x3001"},    {1, 32, (size_t)1 << 22, "u8 32x2^22"},
-        {1, (size_t)1 << 22, 32, "u8 2^22x32"},
+        {1, (size_t)1 << 22, 32, "u8 2^22x32"},  {4, 32, (size_t)1 << 22, "f32 32x2^22"},
+        {4, (size_t)1 << 22, 32, "f32 2^22x32"}, {1, 8191, 8191, "u8 8191^2"},
     };
     constexpr int NS = (int)(sizeof shapes / sizeof shapes[0]);
     double pct[STEPS][NS];
