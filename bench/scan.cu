@@ -17,13 +17,14 @@
  *   Blelloch: their work-efficient prescan, 2048 elements per 1024-thread block.
  *   Blelloch padded: the same with gp_blelloch_index (bank-conflict-free).
  *   register block scan: gp_block_exclusive_scan (warp shuffles), 1024 elements per block.
- *   gp 0 .. gp 8: the device scan's redesign ladder. gp 0 is the previous design (a
+ *   gp 0 .. gp 9: the device scan's redesign ladder. gp 0 is the previous design (a
  *     two-level deterministic look-back over one 2048-float tile per block, kept in
- *     scan_lookback.cuh); gp 1 .. gp 8 are the persistent look-ahead kernel under the knobs
+ *     scan_lookback.cuh); gp 1 .. gp 9 are the persistent look-ahead kernel under the knobs
  *     of gp__scan (plain loads, then a bulk-copy ring of 2 and 4 stages, each after a
  *     memset of its scratch; then the scratch cleared by a kernel that the scan's launch
  *     overlaps; then 6 stages; then the look-ahead's batch trees interleaved; then chained
- *     launches; then small scans spread over a cluster of 16 SMs); gp 8 is the default,
+ *     launches; then small scans spread over a cluster of 16 SMs; then the ring's first
+ *     stages filled one at a time); gp 9 is the default,
  *     gp_exclusive_scan_<sum>_<type>.
  *   CUB: cub::DeviceScan::ExclusiveSum, temp storage allocated outside the timed region.
  *   copy: cudaMemcpyAsync device to device of the same n elements.
@@ -140,7 +141,7 @@ __global__ void add_block_prefix(T *out, const T *prefix, size_t n, unsigned chu
 /* The redesign ladder (rows GP_*): each step's predicted % of copy at 2^28 f32, written
  * before it was measured, is in the table note. */
 enum { HILLIS_STEELE, BLELLOCH, BLELLOCH_PADDED, REGISTER_BLOCK, GP_LOOKBACK, GP_PLAIN, GP_RING2, GP_MEMSET, GP_CLEAR,
-       GP_RING6, GP_TREES, GP_CHAIN, GP, CUB, COPY, VARIANTS };
+       GP_RING6, GP_TREES, GP_CHAIN, GP_SPREAD, GP, CUB, COPY, VARIANTS };
 static const char *variant_name[VARIANTS] = {"Hillis-Steele", "Blelloch", "Blelloch padded",
                                              "register block scan", "gp 0: two-level look-back (previous)",
                                              "gp 1: persistent look-ahead + reduce warp, plain loads",
@@ -149,17 +150,20 @@ static const char *variant_name[VARIANTS] = {"Hillis-Steele", "Blelloch", "Blell
                                              "gp 5: 6 stages",
                                              "gp 6: + look-ahead's batch trees interleaved",
                                              "gp 7: + launches chained",
-                                             "gp 8: + small scans spread over a cluster of 16 SMs = gp_exclusive_scan",
+                                             "gp 8: + small scans spread over a cluster of 16 SMs",
+                                             "gp 9: + ring filled one stage at a time = gp_exclusive_scan",
                                              "CUB ExclusiveSum", "copy (d2d)"};
 /* stages, bulk copies, blocks per SM (0: what fits), scratch cleared by cudaMemsetAsync,
  * the look-ahead's batch trees one after another, launches not chained, the small plan's
  * one-block and cluster-block limits in warps and its largest cluster (32, 32 and 8: a full
- * 1024-thread block per 16K floats, in clusters of up to 8, as before gp 8) */
+ * 1024-thread block per 16K floats, in clusters of up to 8, as before gp 8), the ring's
+ * first stages taken one at a time (-1: all at once, as before gp 9) */
 static const gp__scan_knobs ladder_knobs[VARIANTS] = {
-    {0, 0, 0, 0, 0, 0, 0, 0, 0},    {0, 0, 0, 0, 0, 0, 0, 0, 0},    {0, 0, 0, 0, 0, 0, 0, 0, 0},    {0, 0, 0, 0, 0, 0, 0, 0, 0},
-    {0, 0, 0, 0, 0, 0, 0, 0, 0},    {4, 0, 0, 1, 1, 1, 32, 32, 8},  {2, 1, 0, 1, 1, 1, 32, 32, 8},  {4, 1, 0, 1, 1, 1, 32, 32, 8},
-    {4, 1, 0, 0, 1, 1, 32, 32, 8},  {6, 1, 0, 0, 1, 1, 32, 32, 8},  {4, 1, 0, 0, 0, 1, 32, 32, 8},  {4, 1, 0, 0, 0, 0, 32, 32, 8},
-    {0, 0, 0, 0, 0, 0, 0, 0, 0}};
+    {0, 0, 0, 0, 0, 0, 0, 0, 0, 0},       {0, 0, 0, 0, 0, 0, 0, 0, 0, 0},       {0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+    {0, 0, 0, 0, 0, 0, 0, 0, 0, 0},       {0, 0, 0, 0, 0, 0, 0, 0, 0, 0},       {4, 0, 0, 1, 1, 1, 32, 32, 8, -1},
+    {2, 1, 0, 1, 1, 1, 32, 32, 8, -1},    {4, 1, 0, 1, 1, 1, 32, 32, 8, -1},    {4, 1, 0, 0, 1, 1, 32, 32, 8, -1},
+    {6, 1, 0, 0, 1, 1, 32, 32, 8, -1},    {4, 1, 0, 0, 0, 1, 32, 32, 8, -1},    {4, 1, 0, 0, 0, 0, 32, 32, 8, -1},
+    {0, 1, 0, 0, 0, 0, 0, 0, 0, -1},      {0, 0, 0, 0, 0, 0, 0, 0, 0, 0}};
 
 /* Per-level scratch for the recursive ladder scans: block totals and their scan. */
 typedef struct { void *sums[4], *scanned[4]; } ladder_levels;
@@ -215,6 +219,7 @@ static void call_once(call_ctx *c, int slot)
     case GP_RING6:
     case GP_TREES:
     case GP_CHAIN:
+    case GP_SPREAD:
         if (c->is_f32)
             CUDA_CHK(gp__scan<gp__op_sum_f32>((float *)out, (const float *)in, c->n, 0, 0, NULL, &ladder_knobs[c->variant]));
         else
@@ -423,15 +428,20 @@ static void bench_ladder(char *in_pool, char *out_pool, size_t pool_bytes)
                   "gp 7: every call chained: its first kernel (the small scan, or the kernel that clears the scratch) "
                   "is a programmatic dependent of the stream's earlier work and waits for it at its first "
                   "instruction, and the look-ahead kernel lets the next call in as soon as it starts (predicted: "
-                  "0.5-1 us less per call up to 2^16, about 1 us from 2^18 to 2^22, within noise above). gp 8, the "
-                  "default since: scans of up to 2^18 floats are spread over the blocks of one cluster of up to 16 "
+                  "0.5-1 us less per call up to 2^16, about 1 us from 2^18 to 2^22, within noise above). gp 8, the default until gp 9: "
+                  "scans of up to 2^18 floats are spread over the blocks of one cluster of up to 16 "
                   "(the H100 takes 16 where the device allows it, at least 4 warps of elements each), where gp 0 to "
                   "gp 7 used full 1024-thread blocks, one per 16K floats, in clusters of up to 8 (predicted from a "
                   "probe, bench/probes/scan_small.cu: an SM moving 16 KB in and out takes about 1 us less than one "
                   "moving 32 KB, and 3 us less than one moving 64 KB: 2-2.5 us less at 2^14 and 2^16, and 2^18 "
                   "leaves the grid for a cluster, nothing elsewhere). Every gp row's host side keeps its occupancy "
                   "answer per configuration, as the default always did: before, rows gp 1 to gp 7 asked on "
-                  "every call and paid about 1 us of host time for it from 2^18 to 2^22.",
+                  "every call and paid about 1 us of host time for it from 2^18 to 2^22. gp 9, the default since: "
+                  "each block's producer takes the ring's first stages one at a time, each once the one before has "
+                  "landed, so that the grid's first tiles land, and the chain of prefixes starts, before the rest "
+                  "of the ring is in flight (a trace had shown only loads running for the first 11 us at 2^24; "
+                  "predicted from bench/probes/scan_gap.cu, GPU time alone: 1-1.5 us less at 2^22 and 2^24, "
+                  "within noise elsewhere).",
                   (int)(pool_bytes >> 20));
     for (int is_f32 = 1; is_f32 >= 0; is_f32--)
         for (int lg = 10; lg <= MAX_LOG2N; lg++) {

@@ -95,6 +95,9 @@
 #ifndef GP__SCAN_STAGES
 #define GP__SCAN_STAGES 4           /* GRID mode: shared-memory ring depth, in tiles */
 #endif
+#ifndef GP__SCAN_RAMP
+#define GP__SCAN_RAMP 3             /* GRID mode: ring stages first filled one at a time (below) */
+#endif
 #ifndef GP__SCAN_POLL_NS
 #define GP__SCAN_POLL_NS 64         /* look-ahead: sleep after a polling round that found nothing */
 #endif
@@ -603,7 +606,8 @@ static __device__ __forceinline__ typename Op::type gp__scan_tile_total(const un
 template <class Op>
 __global__ void __launch_bounds__(GP__SCAN_THREADS, GP__SCAN_MIN_BLOCKS)
     gp__scan_grid_kernel(typename Op::type *out, const typename Op::type *in, gp__scan_plan p, char *scratch,
-                         const typename Op::type *init, int inclusive, unsigned stages, int bulk, int trees_apart)
+                         const typename Op::type *init, int inclusive, unsigned stages, int bulk, int trees_apart,
+                         unsigned ramp)
 {
     typedef typename Op::type T;
     enum { VEC = gp__scan_vec(sizeof(T)), ROWS = gp__scan_rows(sizeof(T)), ITEMS = VEC * ROWS,
@@ -641,6 +645,10 @@ __global__ void __launch_bounds__(GP__SCAN_THREADS, GP__SCAN_MIN_BLOCKS)
             for (unsigned i = 0;; i++) {
                 const unsigned s = i % stages;
                 if (i >= stages) gp__mbar_wait(&empty[s], (i / stages - 1) & 1);
+                /* the ramp: stage i (i <= ramp) is taken once stage i - 1 has landed, so that the
+                 * grid's first tiles land, and the chain of prefixes starts, before the rest
+                 * of the ring is in flight */
+                else if (i > 0 && i <= ramp) gp__mbar_wait(&full[i - 1], 0);
                 const unsigned long long t = atomicAdd(counter, 1ull);
                 s_tile[s] = t;
                 gp__mbar_arrive(&taken[s]);
@@ -751,7 +759,8 @@ __global__ void __launch_bounds__(GP__SCAN_THREADS, GP__SCAN_MIN_BLOCKS)
  * unchained: launch without waiting in the kernel for the stream's earlier work, as the
  * first versions did; one_block_warps, min_warps, cluster_max: the small plan's limits
  * (0: the defaults; 32, 32 and 8: one full block per 16K floats, in clusters of up to 8,
- * as the first versions did). */
+ * as the first versions did); ramp: ring stages first filled one at a time (0: the default,
+ * GP__SCAN_RAMP; -1: none, as the first versions did). */
 typedef struct gp__scan_knobs {
     unsigned stages;
     int bulk;
@@ -762,6 +771,7 @@ typedef struct gp__scan_knobs {
     unsigned one_block_warps;
     unsigned min_warps;
     unsigned cluster_max;
+    int ramp;
 } gp__scan_knobs;
 
 /* The host side of every gp_{exclusive,inclusive}_scan_<name>. d_init (may be NULL): a
@@ -808,7 +818,9 @@ static cudaError_t gp__scan(typename Op::type *d_out, const typename Op::type *d
     const int bulk = sm90 && p.in_vec && (knobs ? knobs->bulk : 1);
     const size_t ring = bulk ? (size_t)stages * p.tile * sizeof(T) : 0;
     const int trees_apart = knobs ? knobs->trees_apart : 0;
-    void (*kernel)(T *, const T *, gp__scan_plan, char *, const T *, int, unsigned, int, int) = gp__scan_grid_kernel<Op>;
+    const unsigned ramp = knobs && knobs->ramp ? (knobs->ramp < 0 ? 0u : (unsigned)knobs->ramp) : GP__SCAN_RAMP;
+    void (*kernel)(T *, const T *, gp__scan_plan, char *, const T *, int, unsigned, int, int, unsigned) =
+        gp__scan_grid_kernel<Op>;
     shape.threads = GP__SCAN_THREADS;
     shape.smem_bytes = ring;
     shape.scratch_bytes = shape.scratch_zeroed = gp__scan_scratch_bytes(p.tiles, sizeof(T));
@@ -839,7 +851,8 @@ static cudaError_t gp__scan(typename Op::type *d_out, const typename Op::type *d
         const size_t most = (size_t)fit * dev.sms;
         cudaLaunchConfig_t cfg = base;
         cfg.gridDim = dim3((unsigned)(p.tiles < most ? p.tiles : most));
-        return cudaLaunchKernelEx(&cfg, kernel, d_out, d_in, p, (char *)scratch, d_init, inclusive, stages, bulk, trees_apart);
+        return cudaLaunchKernelEx(&cfg, kernel, d_out, d_in, p, (char *)scratch, d_init, inclusive, stages, bulk, trees_apart,
+                                  ramp);
     });
 }
 

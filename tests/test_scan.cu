@@ -513,7 +513,8 @@ static void check_huge(void)
 }
 
 /* Every knob of the GRID kernel (ring depth, bulk copies or plain loads, blocks per SM,
- * the look-ahead's trees apart or interleaved) must give bitwise the same float sums: the
+ * the look-ahead's trees apart or interleaved, the ring filled at once or one stage at a
+ * time) must give bitwise the same float sums: the
  * association depends on tile indices alone. */
 static void check_knobs(size_t n)
 {
@@ -526,17 +527,21 @@ static void check_knobs(size_t n)
     CUDA_CHK(cudaMemcpy(d_x, h, n * 4, cudaMemcpyHostToDevice));
     CUDA_CHK(gp_exclusive_scan_sum_f32(d_y, d_x, n, 0));
     CUDA_CHK(cudaMemcpy(want, d_y, n * 4, cudaMemcpyDeviceToHost));
-    const gp__scan_knobs knobs[] = {{1, 1, 0, 0, 0, 0, 0, 0, 0}, {2, 1, 1, 0, 0, 0, 0, 0, 0}, {8, 1, 0, 0, 0, 0, 0, 0, 0},
-                                    {4, 0, 0, 0, 0, 0, 0, 0, 0}, {3, 0, 1, 0, 0, 0, 0, 0, 0}, {4, 1, 0, 1, 0, 0, 0, 0, 0},
-                                    {3, 1, 1, 0, 1, 0, 0, 0, 0}, {4, 1, 0, 0, 0, 1, 0, 0, 0}};
+    const gp__scan_knobs knobs[] = {{1, 1, 0, 0, 0, 0, 0, 0, 0, 0}, {2, 1, 1, 0, 0, 0, 0, 0, 0, 0},
+                                    {8, 1, 0, 0, 0, 0, 0, 0, 0, 0}, {4, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+                                    {3, 0, 1, 0, 0, 0, 0, 0, 0, 0}, {4, 1, 0, 1, 0, 0, 0, 0, 0, 0},
+                                    {3, 1, 1, 0, 1, 0, 0, 0, 0, 0}, {4, 1, 0, 0, 0, 1, 0, 0, 0, 0},
+                                    {4, 1, 0, 0, 0, 0, 0, 0, 0, -1}, {8, 1, 0, 0, 0, 0, 0, 0, 0, 7},
+                                    {2, 1, 0, 0, 0, 0, 0, 0, 0, 5}};
     int same = 1;
     for (size_t k = 0; k < sizeof knobs / sizeof *knobs; k++) {
         CUDA_CHK(cudaMemset(d_y, POISON, n * 4));
         CUDA_CHK(gp__scan<gp__op_sum_f32>(d_y, d_x, n, 0, 0, (const float *)NULL, &knobs[k]));
         CUDA_CHK(cudaMemcpy(got, d_y, n * 4, cudaMemcpyDeviceToHost));
         const int eq = memcmp(got, want, n * 4) == 0;
-        EXPECT(eq, "sum_f32 n=%zu, stages %u bulk %d blocks/SM %d memset %d trees apart %d: bitwise equal to the default",
-               n, knobs[k].stages, knobs[k].bulk, knobs[k].blocks_per_sm, knobs[k].memset_clear, knobs[k].trees_apart);
+        EXPECT(eq, "sum_f32 n=%zu, stages %u bulk %d blocks/SM %d memset %d trees apart %d ramp %d: bitwise equal to "
+               "the default", n, knobs[k].stages, knobs[k].bulk, knobs[k].blocks_per_sm, knobs[k].memset_clear,
+               knobs[k].trees_apart, knobs[k].ramp);
         same &= eq;
     }
     /* and the default again, after the knobs (they must not disturb what it keeps) */

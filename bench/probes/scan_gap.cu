@@ -47,7 +47,14 @@
  *     the warp runs them apart, down the slow path detail/scan.cuh warns of at
  *     gp__select; the build measured fast has the 80 shuffles in one straight run. With
  *     gp__select for those selects, the knob build's PTX has the one run again, in every
- *     instance. That version has not been run. */
+ *     instance. That version was then measured and kept (bench/scan.cu's gp 6).
+ * Later (2026-11-23, H100, the library with chained launches and 16-block clusters; gpu us
+ * at 2^22 / 2^24 / 2^26; copy 15.1 / 48.0 / 180.3, CUB 23.4 / 63.0 / 224.6): the ring's
+ * first stages taken one at a time, each once the one before has landed (the "ramp" knob,
+ * after the trace above): none 24.2 / 56.0 / 190.8; stage 1 only 23.5 / 55.6 / 190.3; 2
+ * stages 22.6 / 54.7 / 189.5; 3 (all of a 4-stage ring) 23.1 / 54.5 / 189.6; 6 stages with
+ * 3 or 5 ramped 23.4-24.4 / 55.2-56.1 / 189.0-189.5, without 25.0 / 55.8 / 189.4. 2^18
+ * and 2^20 unchanged. Kept: 3 (GP__SCAN_RAMP). The host issues a call in 8-14 us here. */
 #include <algorithm>
 #include <stdio.h>
 #include <stdlib.h>
@@ -72,11 +79,13 @@
 #define PROBE_TAG "default"
 #endif
 
-/* stages, bulk, blocks per SM, memset clear; name */
+/* stages, bulk, blocks per SM, memset clear, trees apart, unchained, one-block warps, min
+ * warps, cluster max, ramp; name */
 static const struct { gp__scan_knobs k; const char *name; } configs[] = {
-    {{0, 1, 0, 0}, "default"},   {{0, 1, 1, 0}, "1 block/SM"}, {{0, 1, 2, 0}, "2 blocks/SM"},
-    {{2, 1, 0, 0}, "2 stages"},  {{3, 1, 0, 0}, "3 stages"},   {{6, 1, 0, 0}, "6 stages"},
-    {{0, 1, 0, 1}, "memset clear"},
+    {{0, 1, 0, 0, 0, 0, 0, 0, 0, 0}, "default"},        {{0, 1, 0, 0, 0, 0, 0, 0, 0, -1}, "no ramp"},
+    {{0, 1, 0, 0, 0, 0, 0, 0, 0, 1}, "ramp 1"},         {{0, 1, 0, 0, 0, 0, 0, 0, 0, 2}, "ramp 2"},
+    {{0, 1, 0, 0, 0, 0, 0, 0, 0, 3}, "ramp 3"},         {{6, 1, 0, 0, 0, 0, 0, 0, 0, 3}, "6 stages ramp 3"},
+    {{6, 1, 0, 0, 0, 0, 0, 0, 0, 5}, "6 stages ramp 5"}, {{6, 1, 0, 0, 0, 0, 0, 0, 0, -1}, "6 stages"},
 };
 enum { NCONF = sizeof configs / sizeof *configs, CUB_ROW = NCONF, COPY_ROW = NCONF + 1, NROWS = NCONF + 2 };
 
