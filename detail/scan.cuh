@@ -509,7 +509,14 @@ static __device__ __forceinline__ typename Op::type gp__scan_look_ahead(const ui
      * about 264 apart on the H100 (2 blocks per SM); 16-byte types then take three rounds a
      * tile, and a float4 sum reaches 67% of copy at 2^26. More slots a round need registers
      * the kernel does not have: 5, 6 or 8 batches of 16-byte types spill (60, 396, 1376
-     * bytes) and ran 40-100% slower; 1 block per SM (tiles 132 apart) ran 18% slower. */
+     * bytes) and ran 40-100% slower; 1 block per SM (tiles 132 apart) ran 18% slower.
+     * Tried and not kept (H100): batch totals, B(k) published once by the warp whose tile
+     * starts batch k + 1 and read speculatively, with the newest tiles, by warps that need
+     * more batches than a round covers. The totals were seldom there in time (the batches a
+     * warp needs are the ones every warp is reducing at that moment), and fitting the extra
+     * words took a batch from each round: float4 2^26 1417 us against 1080, f64 2^27 817
+     * against 733. Every warp publishing every batch it reduced: f32 2^28 1300 us against
+     * 728 (same-address stores queue at the L2). */
     enum { W = gp__scan_words(sizeof(T)), NB = W == 1 ? 16 : W == 2 ? 8 : W <= 4 ? 4 : W >= 24 ? 1 : 24 / W };
     const unsigned lane = gp__lane_id();
     const size_t k = t / GP__SCAN_BATCH;
