@@ -42,7 +42,8 @@
  *     block then advanced in lock step with the slowest, at a fifth of the copy rate);
  *   - 8 scanning warps move a stage into registers, scan it, wait for the tile's
  *     exclusive prefix, add it, give the stage back and store from registers;
- *   - a look-ahead warp folds published tile totals into a running prefix.
+ *   - a look-ahead warp folds published tile totals into a running prefix (two warps
+ *     for types of 8 bytes and more: gp__scan_look_ahead).
  * Tiles publish only totals, never inclusive prefixes, so nothing ever chains through
  * another tile's prefix. The association is fixed by tile indices alone: batch k is tiles
  * 32k .. 32k+31, B(k) is their totals reduced by one warp in a fixed tree (lane l takes
@@ -526,8 +527,8 @@ enum { GP__SCAN_TREES_APART = 1, GP__SCAN_ONE_AHEAD = 2 }; /* the kernel's flags
  * starts batch k + 1 and read speculatively, with the newest tiles, by warps that need
  * more batches than a round covers. The totals were seldom there in time (the batches a
  * warp needs are the ones every warp is reducing at that moment), and fitting the extra
- * words took a batch from each round: float4 2^26 1417 us against 1080, f64 2^27 817
- * against 733. Every warp publishing every batch it reduced: f32 2^28 1300 us against
+ * words took a batch from each round: float4 2^26 1417 us against one warp's 1080, f64
+ * 2^27 817 against 733. Every warp publishing every batch it reduced: f32 2^28 1300 us against
  * 728 (same-address stores queue at the L2). */
 template <class Op>
 static __device__ __forceinline__ typename Op::type gp__scan_look_ahead(const uint64_t *status, size_t t,
