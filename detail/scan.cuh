@@ -42,7 +42,8 @@
  *     block then advanced in lock step with the slowest, at a fifth of the copy rate);
  *   - 8 scanning warps move a stage into registers, scan it, wait for the tile's
  *     exclusive prefix, add it, give the stage back and store from registers;
- *   - a look-ahead warp folds published tile totals into a running prefix.
+ *   - a look-ahead warp folds published tile totals into a running prefix (two warps
+ *     for types of 8 bytes and more: gp__scan_look_ahead).
  * Tiles publish only totals, never inclusive prefixes, so nothing ever chains through
  * another tile's prefix. The association is fixed by tile indices alone: batch k is tiles
  * 32k .. 32k+31, B(k) is their totals reduced by one warp in a fixed tree (lane l takes
@@ -116,7 +117,7 @@
 #endif
 #define GP__SCAN_STAGES_MAX 8
 #define GP__SCAN_BLOCK (GP__SCAN_WARPS * 32)        /* GRID mode: scanning threads */
-#define GP__SCAN_THREADS (GP__SCAN_BLOCK + 96)      /* + producer, look-ahead and reduce warps */
+#define GP__SCAN_THREADS (GP__SCAN_BLOCK + 128)     /* + producer, look-ahead, reduce, second look-ahead warps */
 #define GP__SCAN_BATCH 32           /* look-ahead: tiles per batch (one warp, one tree) */
 
 /* Elements per 16-byte vector (1 for types that do not divide 16), vectors per thread,
@@ -451,7 +452,8 @@ __global__ void __launch_bounds__(BLOCK)
 template <class T>
 struct gp__scan_ahead {
     T q;
-    size_t done; /* batches folded into q */
+    size_t done;    /* batches folded into q */
+    unsigned round; /* rounds so far (two look-ahead warps: which exchange buffer) */
 };
 
 /* Polls the totals of tiles first + 32 b for the slots b set in this lane's `pending`
@@ -494,65 +496,104 @@ static __device__ __forceinline__ void gp__scan_poll(const uint64_t *status, siz
     __syncwarp(); /* converged for the shuffles that follow */
 }
 
-/* Tile t's exclusive prefix, by the whole look-ahead warp (every lane gets it); s holds Q
- * through the batches this block folded for its earlier tiles. Tile 0: the identity.
- * Rounds of up to NB batches; the partial batch k rides in the last round when there is
- * room, so a tile usually costs one round trip. */
+/* Batches a look-ahead warp polls in a round: 16 status words a lane (24 from 5 words up). */
+static constexpr GP__HD unsigned gp__scan_nb(size_t elem)
+{
+    return gp__scan_words(elem) == 1 ? 16 : gp__scan_words(elem) == 2 ? 8 : gp__scan_words(elem) <= 4 ? 4
+           : gp__scan_words(elem) >= 24 ? 1 : 24 / gp__scan_words(elem);
+}
+/* Look-ahead warps a block runs for a type: two from 8 bytes up (below). */
+static constexpr GP__HD unsigned gp__scan_aheads(size_t elem) { return gp__scan_words(elem) >= 2 ? 2u : 1u; }
+
+enum { GP__SCAN_TREES_APART = 1, GP__SCAN_ONE_AHEAD = 2 }; /* the kernel's flags (knobs) */
+
+/* Tile t's exclusive prefix, by the look-ahead warps (every lane of warp 0 gets it); s holds
+ * Q through the batches this block folded for its earlier tiles. Tile 0: the identity.
+ * Rounds of up to `parts` x NB batches; the partial batch k rides in the last round when
+ * there is room, so a tile usually costs one round trip.
+ *
+ * A round covers 16 status words a lane: 512 tiles of 4-byte types, 256 of 8-byte ones,
+ * 128 of 16-byte ones, where a block's consecutive tiles lie about 264 apart on the H100
+ * (2 blocks per SM). One warp then took two rounds a tile for 8-byte types and three for
+ * 16-byte ones: a float4 sum reached 67% of copy, in 1080 us at 2^26 on the H100 and the
+ * H200 alike (bound by the round trips, not by memory), f64 78% on the H200. More slots a
+ * round need registers the kernel does not have (5, 6 or 8 batches of 16-byte types
+ * spilled and ran 40-100% slower), so from 8 bytes up a second warp polls the next NB
+ * batches of each round: part 1 reduces its slots' trees and hands them to part 0 through
+ * shared memory (`xchg`, two buffers by round parity; one named barrier a round), and part
+ * 0 folds them after its own, in batch order: the same trees and the same order as one
+ * warp's, so the same bits. Both warps track s.done alike; only part 0 keeps s.q.
+ * Tried and not kept (H100): batch totals, B(k) published once by the warp whose tile
+ * starts batch k + 1 and read speculatively, with the newest tiles, by warps that need
+ * more batches than a round covers. The totals were seldom there in time (the batches a
+ * warp needs are the ones every warp is reducing at that moment), and fitting the extra
+ * words took a batch from each round: float4 2^26 1417 us against one warp's 1080, f64
+ * 2^27 817 against 733. Every warp publishing every batch it reduced: f32 2^28 1300 us against
+ * 728 (same-address stores queue at the L2). */
 template <class Op>
 static __device__ __forceinline__ typename Op::type gp__scan_look_ahead(const uint64_t *status, size_t t,
                                                                        gp__scan_ahead<typename Op::type> &s,
-                                                                       int trees_apart)
+                                                                       unsigned flags, unsigned part_id,
+                                                                       unsigned parts, typename Op::type *xchg)
 {
     typedef typename Op::type T;
-    /* 16 status words a lane a round (24 from 5 words up): a round covers 512 tiles of 4-byte
-     * types, 256 of 8-byte ones and 128 of 16-byte ones, where a block's consecutive tiles lie
-     * about 264 apart on the H100 (2 blocks per SM); 16-byte types then take three rounds a
-     * tile, and a float4 sum reaches 67% of copy at 2^26. More slots a round need registers
-     * the kernel does not have: 5, 6 or 8 batches of 16-byte types spill (60, 396, 1376
-     * bytes) and ran 40-100% slower; 1 block per SM (tiles 132 apart) ran 18% slower.
-     * Tried and not kept (H100): batch totals, B(k) published once by the warp whose tile
-     * starts batch k + 1 and read speculatively, with the newest tiles, by warps that need
-     * more batches than a round covers. The totals were seldom there in time (the batches a
-     * warp needs are the ones every warp is reducing at that moment), and fitting the extra
-     * words took a batch from each round: float4 2^26 1417 us against 1080, f64 2^27 817
-     * against 733. Every warp publishing every batch it reduced: f32 2^28 1300 us against
-     * 728 (same-address stores queue at the L2). */
-    enum { W = gp__scan_words(sizeof(T)), NB = W == 1 ? 16 : W == 2 ? 8 : W <= 4 ? 4 : W >= 24 ? 1 : 24 / W };
+    enum { NB = gp__scan_nb(sizeof(T)) };
     const unsigned lane = gp__lane_id();
     const size_t k = t / GP__SCAN_BATCH;
     const unsigned r = (unsigned)(t % GP__SCAN_BATCH); /* tiles of batch k before t */
     for (;;) {
-        const size_t left = k - s.done;
-        const unsigned nb = left < NB ? (unsigned)left : NB;   /* whole batches this round */
-        const bool part = left < NB && r > 0;                   /* and the partial batch */
+        const size_t left = k - s.done, cap = (size_t)parts * NB;
+        const unsigned nb = left < cap ? (unsigned)left : (unsigned)cap; /* whole batches this round */
+        const bool part = left < cap && r > 0;                            /* and the partial batch (slot nb) */
         if (nb == 0 && !part) return k == 0 ? Op::identity() : s.q;
+        /* this warp's slots: batches s.done + base + b */
+        const unsigned base = part_id * NB;
+        const unsigned mine = nb > base ? (nb - base < NB ? nb - base : (unsigned)NB) : 0u;
+        const bool mine_part = part && nb >= base && nb < base + NB;
         T v[NB]; /* slots not polled (lanes of the partial batch from r on, unused slots): identity */
 #pragma unroll
         for (int b = 0; b < NB; b++) v[b] = Op::identity();
-        const unsigned pending = (nb >= 32 ? ~0u : (1u << nb) - 1) | (part && lane < r ? 1u << nb : 0u);
-        gp__scan_poll<Op, NB>(status, s.done * GP__SCAN_BATCH + lane, pending, v);
+        const unsigned pending = (mine >= 32 ? ~0u : (1u << mine) - 1) | (mine_part && lane < r ? 1u << (nb - base) : 0u);
+        gp__scan_poll<Op, NB>(status, (s.done + base) * GP__SCAN_BATCH + lane, pending, v);
         /* every slot's tree at once, their shuffles overlapping: one tree after another
-         * (trees_apart, as the first versions did) is five dependent shuffles a batch, half
+         * (trees apart, as the first versions did) is five dependent shuffles a batch, half
          * a microsecond or so for a round of 8, on each tile's path; the same trees, so the
          * same result */
-        if (trees_apart) {
+        if (flags & GP__SCAN_TREES_APART) {
 #pragma unroll
             for (int b = 0; b < NB; b++)
-                if (b <= (int)nb) v[b] = gp__warp_reduce<Op>(v[b]);
+                if (b <= (int)mine) v[b] = gp__warp_reduce<Op>(v[b]);
         } else {
             gp__warp_reduce_each<Op, NB>(v);
         }
+        T *buf = xchg + (s.round & 1) * NB;
+        s.round++;
+        if (parts > 1) {
+            if (part_id == 1 && lane == 0)
 #pragma unroll
-        for (int b = 0; b < NB; b++)
-            if (b < (int)nb) s.q = s.done + b == 0 ? v[b] : Op::apply(s.q, v[b]);
-        s.done += nb;
-        if (part) {
-            T partial = Op::identity();
-#pragma unroll
-            for (int b = 0; b < NB; b++)
-                if (b == (int)nb) partial = v[b];
-            return k == 0 ? partial : Op::apply(s.q, partial);
+                for (int b = 0; b < NB; b++) buf[b] = v[b];
+            asm volatile("bar.sync 2, 64;" ::: "memory"); /* the two look-ahead warps */
+            if (part_id == 1) {
+                s.done += nb;
+                if (part) return Op::identity(); /* part 0's answer is the one used */
+                continue;
+            }
         }
+        T partial = Op::identity();
+#pragma unroll
+        for (int b = 0; b < NB; b++) {
+            if (b < (int)nb) s.q = s.done + b == 0 ? v[b] : Op::apply(s.q, v[b]);
+            if (part && b == (int)nb) partial = v[b];
+        }
+        if (parts > 1)
+#pragma unroll
+            for (int b = 0; b < NB; b++) {
+                const T u = buf[b];
+                if (NB + b < (int)nb) s.q = Op::apply(s.q, u); /* s.done + NB + b > 0 */
+                if (part && NB + b == (int)nb) partial = u;
+            }
+        s.done += nb;
+        if (part) return k == 0 ? partial : Op::apply(s.q, partial);
     }
 }
 
@@ -619,7 +660,7 @@ static __device__ __forceinline__ typename Op::type gp__scan_tile_total(const un
 template <class Op>
 __global__ void __launch_bounds__(GP__SCAN_THREADS, GP__SCAN_MIN_BLOCKS)
     gp__scan_grid_kernel(typename Op::type *out, const typename Op::type *in, gp__scan_plan p, char *scratch,
-                         const typename Op::type *init, int inclusive, unsigned stages, int bulk, int trees_apart,
+                         const typename Op::type *init, int inclusive, unsigned stages, int bulk, unsigned flags,
                          unsigned ramp)
 {
     typedef typename Op::type T;
@@ -629,7 +670,7 @@ __global__ void __launch_bounds__(GP__SCAN_THREADS, GP__SCAN_MIN_BLOCKS)
     extern __shared__ __align__(128) unsigned char gp__scan_ring[];
     __shared__ uint64_t full[S], taken[S], ready[S], reduced[S], empty[S];
     __shared__ unsigned long long s_tile[S];
-    __shared__ T s_prefix[S], s_warp[S][WARPS];
+    __shared__ T s_prefix[S], s_warp[S][WARPS], s_xchg[2 * gp__scan_nb(sizeof(T))];
     unsigned long long *counter = reinterpret_cast<unsigned long long *>(scratch);
     uint64_t *status = reinterpret_cast<uint64_t *>(scratch + gp__scan_status_offset());
     const unsigned warp = threadIdx.x >> 5, lane = gp__lane_id();
@@ -677,19 +718,24 @@ __global__ void __launch_bounds__(GP__SCAN_THREADS, GP__SCAN_MIN_BLOCKS)
             }
         return;
     }
-    if (warp == WARPS + 1) { /* look-ahead */
-        gp__scan_ahead<T> ahead = {Op::identity(), 0};
+    if (warp == WARPS + 1 || warp == WARPS + 3) { /* look-ahead, parts 0 and 1 */
+        const unsigned part_id = warp == WARPS + 3;
+        const unsigned parts = flags & GP__SCAN_ONE_AHEAD ? 1u : gp__scan_aheads(sizeof(T));
+        if (part_id >= parts) return;
+        gp__scan_ahead<T> ahead = {Op::identity(), 0, 0};
         for (unsigned i = 0;; i++) {
             const unsigned s = i % stages;
             unsigned long long t = 0;
-            if (lane == 0) { /* one reader: the slot is rewritten once the stage's readers are done */
+            if (lane == 0) { /* the slot is rewritten once the stage's readers are done */
                 gp__mbar_wait(&taken[s], (i / stages) & 1);
                 t = s_tile[s];
             }
             t = __shfl_sync(GP__FULL_MASK, t, 0);
+            /* both parts have read the slot before part 0 can let the stage go (ready) */
+            if (parts > 1) asm volatile("bar.sync 2, 64;" ::: "memory");
             if (t >= p.tiles) break;
-            const T pre = gp__scan_look_ahead<Op>(status, t, ahead, trees_apart);
-            if (lane == 0) {
+            const T pre = gp__scan_look_ahead<Op>(status, t, ahead, flags, part_id, parts, s_xchg);
+            if (part_id == 0 && lane == 0) {
                 s_prefix[s] = pre;
                 gp__mbar_arrive(&ready[s]);
             }
@@ -773,7 +819,8 @@ __global__ void __launch_bounds__(GP__SCAN_THREADS, GP__SCAN_MIN_BLOCKS)
  * first versions did; one_block_warps, min_warps, cluster_max: the small plan's limits
  * (0: the defaults; 32, 32 and 8: one full block per 16K floats, in clusters of up to 8,
  * as the first versions did); ramp: ring stages first filled one at a time (0: the default,
- * GP__SCAN_RAMP; -1: none, as the first versions did). */
+ * GP__SCAN_RAMP; -1: none, as the first versions did); one_ahead: one look-ahead warp for
+ * every type, as the first versions had. */
 typedef struct gp__scan_knobs {
     unsigned stages;
     int bulk;
@@ -785,6 +832,7 @@ typedef struct gp__scan_knobs {
     unsigned min_warps;
     unsigned cluster_max;
     int ramp;
+    int one_ahead;
 } gp__scan_knobs;
 
 /* The host side of every gp_{exclusive,inclusive}_scan_<name>. d_init (may be NULL): a
@@ -830,9 +878,10 @@ static cudaError_t gp__scan(typename Op::type *d_out, const typename Op::type *d
                                                    : GP__SCAN_STAGES;
     const int bulk = sm90 && p.in_vec && (knobs ? knobs->bulk : 1);
     const size_t ring = bulk ? (size_t)stages * p.tile * sizeof(T) : 0;
-    const int trees_apart = knobs ? knobs->trees_apart : 0;
+    const unsigned flags = (knobs && knobs->trees_apart ? (unsigned)GP__SCAN_TREES_APART : 0u) |
+                           (knobs && knobs->one_ahead ? (unsigned)GP__SCAN_ONE_AHEAD : 0u);
     const unsigned ramp = knobs && knobs->ramp ? (knobs->ramp < 0 ? 0u : (unsigned)knobs->ramp) : GP__SCAN_RAMP;
-    void (*kernel)(T *, const T *, gp__scan_plan, char *, const T *, int, unsigned, int, int, unsigned) =
+    void (*kernel)(T *, const T *, gp__scan_plan, char *, const T *, int, unsigned, int, unsigned, unsigned) =
         gp__scan_grid_kernel<Op>;
     shape.threads = GP__SCAN_THREADS;
     shape.smem_bytes = ring;
@@ -864,7 +913,7 @@ static cudaError_t gp__scan(typename Op::type *d_out, const typename Op::type *d
         const size_t most = (size_t)fit * dev.sms;
         cudaLaunchConfig_t cfg = base;
         cfg.gridDim = dim3((unsigned)(p.tiles < most ? p.tiles : most));
-        return cudaLaunchKernelEx(&cfg, kernel, d_out, d_in, p, (char *)scratch, d_init, inclusive, stages, bulk, trees_apart,
+        return cudaLaunchKernelEx(&cfg, kernel, d_out, d_in, p, (char *)scratch, d_init, inclusive, stages, bulk, flags,
                                   ramp);
     });
 }

@@ -514,42 +514,45 @@ static void check_huge(void)
 
 /* Every knob of the GRID kernel (ring depth, bulk copies or plain loads, blocks per SM,
  * the look-ahead's trees apart or interleaved, the ring filled at once or one stage at a
- * time) must give bitwise the same float sums: the
+ * time, one look-ahead warp or two) must give bitwise the same float sums: the
  * association depends on tile indices alone. */
-static void check_knobs(size_t n)
+template <class T, class Op>
+static void check_knobs(size_t n, cudaError_t (*by_default)(T *, const T *, size_t, cudaStream_t), const char *name)
 {
     uint64_t st = gp_t_state(23);
-    float *h = (float *)malloc(n * 4), *want = (float *)malloc(n * 4), *got = (float *)malloc(n * 4);
-    for (size_t i = 0; i < n; i++) h[i] = (float)((double)(gp_t_next(&st) >> 11) / 9007199254740992.0);
-    float *d_x, *d_y;
-    CUDA_CHK(cudaMalloc(&d_x, n * 4));
-    CUDA_CHK(cudaMalloc(&d_y, n * 4));
-    CUDA_CHK(cudaMemcpy(d_x, h, n * 4, cudaMemcpyHostToDevice));
-    CUDA_CHK(gp_exclusive_scan_sum_f32(d_y, d_x, n, 0));
-    CUDA_CHK(cudaMemcpy(want, d_y, n * 4, cudaMemcpyDeviceToHost));
-    const gp__scan_knobs knobs[] = {{1, 1, 0, 0, 0, 0, 0, 0, 0, 0}, {2, 1, 1, 0, 0, 0, 0, 0, 0, 0},
-                                    {8, 1, 0, 0, 0, 0, 0, 0, 0, 0}, {4, 0, 0, 0, 0, 0, 0, 0, 0, 0},
-                                    {3, 0, 1, 0, 0, 0, 0, 0, 0, 0}, {4, 1, 0, 1, 0, 0, 0, 0, 0, 0},
-                                    {3, 1, 1, 0, 1, 0, 0, 0, 0, 0}, {4, 1, 0, 0, 0, 1, 0, 0, 0, 0},
-                                    {4, 1, 0, 0, 0, 0, 0, 0, 0, -1}, {8, 1, 0, 0, 0, 0, 0, 0, 0, 7},
-                                    {2, 1, 0, 0, 0, 0, 0, 0, 0, 5}};
+    const size_t bytes = n * sizeof(T);
+    T *h = (T *)malloc(bytes), *want = (T *)malloc(bytes), *got = (T *)malloc(bytes);
+    for (size_t i = 0; i < n; i++) h[i] = (T)((double)(gp_t_next(&st) >> 11) / 9007199254740992.0);
+    T *d_x, *d_y;
+    CUDA_CHK(cudaMalloc(&d_x, bytes));
+    CUDA_CHK(cudaMalloc(&d_y, bytes));
+    CUDA_CHK(cudaMemcpy(d_x, h, bytes, cudaMemcpyHostToDevice));
+    CUDA_CHK(by_default(d_y, d_x, n, 0));
+    CUDA_CHK(cudaMemcpy(want, d_y, bytes, cudaMemcpyDeviceToHost));
+    const gp__scan_knobs knobs[] = {{1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0}, {2, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0},
+                                    {8, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0}, {4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+                                    {3, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0}, {4, 1, 0, 1, 0, 0, 0, 0, 0, 0, 0},
+                                    {3, 1, 1, 0, 1, 0, 0, 0, 0, 0, 0}, {4, 1, 0, 0, 0, 1, 0, 0, 0, 0, 0},
+                                    {4, 1, 0, 0, 0, 0, 0, 0, 0, -1, 0}, {8, 1, 0, 0, 0, 0, 0, 0, 0, 7, 0},
+                                    {2, 1, 0, 0, 0, 0, 0, 0, 0, 5, 0}, {4, 1, 0, 0, 0, 0, 0, 0, 0, 0, 1},
+                                    {2, 1, 1, 0, 1, 0, 0, 0, 0, -1, 1}, {4, 0, 1, 0, 0, 0, 0, 0, 0, 0, 1}};
     int same = 1;
     for (size_t k = 0; k < sizeof knobs / sizeof *knobs; k++) {
-        CUDA_CHK(cudaMemset(d_y, POISON, n * 4));
-        CUDA_CHK(gp__scan<gp__op_sum_f32>(d_y, d_x, n, 0, 0, (const float *)NULL, &knobs[k]));
-        CUDA_CHK(cudaMemcpy(got, d_y, n * 4, cudaMemcpyDeviceToHost));
-        const int eq = memcmp(got, want, n * 4) == 0;
-        EXPECT(eq, "sum_f32 n=%zu, stages %u bulk %d blocks/SM %d memset %d trees apart %d ramp %d: bitwise equal to "
-               "the default", n, knobs[k].stages, knobs[k].bulk, knobs[k].blocks_per_sm, knobs[k].memset_clear,
-               knobs[k].trees_apart, knobs[k].ramp);
+        CUDA_CHK(cudaMemset(d_y, POISON, bytes));
+        CUDA_CHK(gp__scan<Op>(d_y, d_x, n, 0, 0, (const T *)NULL, &knobs[k]));
+        CUDA_CHK(cudaMemcpy(got, d_y, bytes, cudaMemcpyDeviceToHost));
+        const int eq = memcmp(got, want, bytes) == 0;
+        EXPECT(eq, "%s n=%zu, stages %u bulk %d blocks/SM %d memset %d trees apart %d ramp %d one look-ahead warp %d: "
+               "bitwise equal to the default", name, n, knobs[k].stages, knobs[k].bulk, knobs[k].blocks_per_sm,
+               knobs[k].memset_clear, knobs[k].trees_apart, knobs[k].ramp, knobs[k].one_ahead);
         same &= eq;
     }
     /* and the default again, after the knobs (they must not disturb what it keeps) */
-    CUDA_CHK(cudaMemset(d_y, POISON, n * 4));
-    CUDA_CHK(gp_exclusive_scan_sum_f32(d_y, d_x, n, 0));
-    CUDA_CHK(cudaMemcpy(got, d_y, n * 4, cudaMemcpyDeviceToHost));
-    EXPECT(memcmp(got, want, n * 4) == 0, "sum_f32 n=%zu: the default after the other configurations", n);
-    printf("  n = %zu: %zu kernel configurations, %s\n", n, sizeof knobs / sizeof *knobs,
+    CUDA_CHK(cudaMemset(d_y, POISON, bytes));
+    CUDA_CHK(by_default(d_y, d_x, n, 0));
+    CUDA_CHK(cudaMemcpy(got, d_y, bytes, cudaMemcpyDeviceToHost));
+    EXPECT(memcmp(got, want, bytes) == 0, "%s n=%zu: the default after the other configurations", name, n);
+    printf("  %s n = %zu: %zu kernel configurations, %s\n", name, n, sizeof knobs / sizeof *knobs,
            same ? "bitwise equal" : "DIFFERENT");
     free(h);
     free(want);
@@ -638,7 +641,11 @@ extern "C" void test_scan_gpu(void)
     gp_t_section("scan: bad input, determinism, concurrent streams");
     check_bad_input(&f);
     check_determinism_and_streams(&f, gp_t_small() ? 65537 : (1u << 22) + 3);
-    check_knobs(gp_t_small() ? 300007 : (1u << 22) + 3);
+    check_knobs<float, gp__op_sum_f32>(gp_t_small() ? 300007 : (1u << 22) + 3, gp_exclusive_scan_sum_f32, "sum_f32");
+    /* doubles: two look-ahead warps by default, one with the knob; 2^21 doubles are about
+     * four tiles a block, so that rounds span both warps under the sanitizers too */
+    check_knobs<double, gp__op_sum_f64>(gp_t_small() ? (1u << 21) + 3 : (1u << 22) + 3, gp_exclusive_scan_sum_f64,
+                                        "sum_f64");
     gp_t_section("scan: the persistent grid beside kernels that hold most SMs");
     check_busy_gpu();
     free(f.h_x);

@@ -79,7 +79,7 @@ int main(void)
         for (int lg = 11; lg <= 18; lg++) {
             c.n = (size_t)1 << lg;
             c.slots = (int)(pool_n / c.n);
-            c.knobs = gp__scan_knobs{0, 1, 0, 0, 0, cfg[k].unchained, cfg[k].w, cfg[k].m, cfg[k].c, 0};
+            c.knobs = gp__scan_knobs{0, 1, 0, 0, 0, cfg[k].unchained, cfg[k].w, cfg[k].m, cfg[k].c, 0, 0};
             c.next = 0;
             call(&c);
             CUDA_CHK(cudaMemcpy(g, out, c.n * 4, cudaMemcpyDeviceToHost));
