@@ -669,7 +669,7 @@ __global__ void __launch_bounds__(GP__SCAN_THREADS, GP__SCAN_MIN_BLOCKS)
     const size_t TILE = (size_t)GP__SCAN_BLOCK * ITEMS;
     extern __shared__ __align__(128) unsigned char gp__scan_ring[];
     __shared__ uint64_t full[S], taken[S], ready[S], reduced[S], empty[S];
-    __shared__ unsigned long long s_tile[S];
+    __shared__ unsigned long long s_tile[S], s_ahead_tile[2];
     __shared__ T s_prefix[S], s_warp[S][WARPS], s_xchg[2 * gp__scan_nb(sizeof(T))];
     unsigned long long *counter = reinterpret_cast<unsigned long long *>(scratch);
     uint64_t *status = reinterpret_cast<uint64_t *>(scratch + gp__scan_status_offset());
@@ -726,13 +726,16 @@ __global__ void __launch_bounds__(GP__SCAN_THREADS, GP__SCAN_MIN_BLOCKS)
         for (unsigned i = 0;; i++) {
             const unsigned s = i % stages;
             unsigned long long t = 0;
-            if (lane == 0) { /* the slot is rewritten once the stage's readers are done */
+            if (part_id == 0 && lane == 0) { /* one reader: the slot is rewritten once the stage's readers are done */
                 gp__mbar_wait(&taken[s], (i / stages) & 1);
                 t = s_tile[s];
+                if (parts > 1) s_ahead_tile[i & 1] = t; /* for part 1: two slots, as part 0 may be a tile ahead */
+            }
+            if (parts > 1) {
+                asm volatile("bar.sync 2, 64;" ::: "memory"); /* the two look-ahead warps */
+                if (part_id == 1 && lane == 0) t = s_ahead_tile[i & 1];
             }
             t = __shfl_sync(GP__FULL_MASK, t, 0);
-            /* both parts have read the slot before part 0 can let the stage go (ready) */
-            if (parts > 1) asm volatile("bar.sync 2, 64;" ::: "memory");
             if (t >= p.tiles) break;
             const T pre = gp__scan_look_ahead<Op>(status, t, ahead, flags, part_id, parts, s_xchg);
             if (part_id == 0 && lane == 0) {
