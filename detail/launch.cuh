@@ -43,7 +43,7 @@ typedef struct gp__device {
     int smem_block;    /* shared memory a block may opt in to (227 KB on sm_90, 99 KB on sm_86) */
     int smem_sm;       /* shared memory per SM (228 KB on sm_90) */
     int smem_reserved; /* shared memory the system keeps per block (1 KB since sm_80) */
-    unsigned mem_gbs_sm; /* peak DRAM bandwidth per multiprocessor, GB/s (H100 SXM 25, H200 37;
+    unsigned mem_gbs_sm; /* peak DRAM bandwidth per multiprocessor, GB/s (H100 SXM 25, H200 36;
                           * 0 where the device does not say): how many bytes an SM must keep
                           * in flight to do its share */
 } gp__device;

@@ -690,7 +690,7 @@ static inline bool gp__transpose_rows16(const gp__transpose_desc *d)
 /* ---- the choice by device ---------------------------------------------------------------
  * Deep tiles. Where each SM has a large share of the DRAM bandwidth (gp__device.mem_gbs_sm),
  * it must keep more bytes in flight to do its share, and two tile choices that win on the
- * H100 (25 GB/s an SM) lose on the H200 (37 GB/s) with the same SMs. % of copy, same run
+ * H100 (25 GB/s an SM) lose on the H200 (36 GB/s) with the same SMs. % of copy, same run
  * on each GPU (bench/probes/transpose_tiles.cu, H100 / H200):
  *   - floats on rows off 16 bytes, 8 KB tiles of 128-byte rows against the 16 KB square
  *     tile: 4097 x 3001 94.7 / 74.5 against 84.5 / 84.0; 8191^2 89.4 / 67.8 against
