@@ -844,9 +844,10 @@ static cudaError_t step_call(int step, int elem, void *out, const void *in, size
                              : gp__transpose_run_shape<uint32_t, 4, GP__TILE_SQUARE>(a, 0);
         if (elem == 4 && shape == GP__TILE_SHORT32) return gp__transpose_run_shape<uint32_t, 1, GP__TILE_SHORT32>(a, 0, dev.cluster_ok);
         if (elem == 4 && shape == GP__TILE_NARROW128) return gp__transpose_run_shape<uint32_t, 1, GP__TILE_NARROW128>(a, 0, dev.cluster_ok);
-        return elem == 4 ? gp__transpose_on<float>(d, dev, 0) : gp__transpose_on<uint8_t>(d, dev, 0);
+        return elem == 4 ? gp__transpose((float *)out, rows, 0, (const float *)in, cols, 0, rows, cols, 1, 0, &dev)
+                         : gp__transpose((uint8_t *)out, rows, 0, (const uint8_t *)in, cols, 0, rows, cols, 1, 0, &dev);
     }
-    if (ragged && step >= 3) return gp__transpose_on<uint8_t>(d, dev, 0);
+    if (ragged && step >= 3) return gp__transpose((uint8_t *)out, rows, 0, (const uint8_t *)in, cols, 0, rows, cols, 1, 0, &dev);
     if (ragged) {
         if (step == 0) return gp__transpose_run<uint8_t, 1, 256, 64>(gp__transpose_in_words<uint8_t, 1>(&d), 0);
         return step1_ragged<uint8_t>(&d, 0);

@@ -639,12 +639,19 @@ __global__ void __launch_bounds__(GP__TRANSPOSE_THREADS, GP__MIN_BLOCKS(GP__TRAN
     }
 }
 
+/* Tiles of COLS x Q a call covers (RAGGED: a in elements, a tile COLS * K of them wide). */
+template <class W, int K, int COLS, int Q, int MODE>
+static inline size_t gp__transpose_tiles(const gp__transpose_words &a)
+{
+    const size_t wide = MODE == GP__TR_RAGGED ? (size_t)COLS * K : COLS;
+    return gp__ceil_div(a.cols_w, wide) * gp__ceil_div(a.rows, (size_t)gp__transpose_tile<W, K, COLS, Q, MODE>::STEP) * a.batch;
+}
+
 /* chain: a programmatic dependent launch (gp__chained_launch). */
 template <class W, int K, int COLS, int Q, int MODE = GP__TR_CELLS>
 static cudaError_t gp__transpose_run(const gp__transpose_words &a, cudaStream_t s, bool chain = false)
 {
-    const size_t wide = MODE == GP__TR_RAGGED ? (size_t)COLS * K : COLS;
-    const size_t tiles = gp__ceil_div(a.cols_w, wide) * gp__ceil_div(a.rows, (size_t)gp__transpose_tile<W, K, COLS, Q, MODE>::STEP) * a.batch;
+    const size_t tiles = gp__transpose_tiles<W, K, COLS, Q, MODE>(a);
     return gp__chained_launch(gp__transpose_kernel<W, K, COLS, Q, MODE>, (unsigned)gp__min_size(tiles, GP__GRID_MAX),
                               GP__TRANSPOSE_THREADS, s, chain, a);
 }
@@ -711,53 +718,55 @@ static inline bool gp__transpose_deep(const gp__device &dev) { return dev.mem_gb
 template <int K>
 static inline bool gp__ragged_wide(const gp__transpose_words &a, const gp__device &dev)
 {
-    typedef gp__transpose_tile<uint32_t, K, gp__transpose_cols(GP__TILE_SQUARE, 4, K), 32, GP__TR_RAGGED> Wide;
-    const size_t tiles = gp__ceil_div(a.cols_w, (size_t)(Wide::COLS * K)) * gp__ceil_div(a.rows, (size_t)Wide::STEP) * a.batch;
+    const size_t tiles = gp__transpose_tiles<uint32_t, K, gp__transpose_cols(GP__TILE_SQUARE, 4, K), 32, GP__TR_RAGGED>(a);
     return gp__transpose_deep(dev) && tiles >= 2 * (size_t)GP__RAGGED_BLOCKS * dev.sms;
 }
 
-/* RAGGED: K elements of 1 or 2 bytes to a 4-byte word, at any alignment (see above).
- * Input rows on 16 bytes move in 16-byte chunks: in the square shape of 4- and 8-byte
- * words, and in the short and narrow shapes of floats (32 rows by 2^22 / 2^22 by 32, %
- * of copy, H100 / H200: 96.5 / 78.1 -> 97.4 / 96.7 and 96.3 / 78.4 -> 97.1 / 91.3). */
+/* SHAPE in MODE, or in 16-byte chunks where the input rows start on 16 bytes (rows16) and
+ * the shape takes them: the square shape of 4- and 8-byte words, and the short and narrow
+ * shapes of floats (32 rows by 2^22 / 2^22 by 32, % of copy, H100 / H200: 96.5 / 78.1 ->
+ * 97.4 / 96.7 and 96.3 / 78.4 -> 97.1 / 91.3). */
+template <class W, int K, int SHAPE, int MODE>
+static cudaError_t gp__transpose_run_rows(const gp__transpose_words &a, cudaStream_t s, bool chain, bool rows16)
+{
+    constexpr bool WORDS = MODE != GP__TR_RAGGED && (sizeof(W) == 4 || sizeof(W) == 8) && alignof(W) == sizeof(W);
+    constexpr bool CHUNKS = WORDS && (SHAPE == GP__TILE_SQUARE ||
+                                      (sizeof(W) == 4 && K == 1 && (SHAPE == GP__TILE_SHORT32 || SHAPE == GP__TILE_NARROW128)));
+    if constexpr (CHUNKS)
+        if (rows16) return gp__transpose_run_shape<W, K, SHAPE, GP__TR_CHUNKS>(a, s, chain);
+    return gp__transpose_run_shape<W, K, SHAPE, MODE>(a, s, chain);
+}
+
+/* RAGGED: K elements of 1 or 2 bytes to a 4-byte word, at any alignment (see above). */
 template <class W, int K, int MODE = GP__TR_CELLS>
 static cudaError_t gp__transpose_launch(const gp__transpose_desc *d, const gp__device &dev, cudaStream_t s)
 {
     constexpr bool RAGGED = MODE == GP__TR_RAGGED;
-    constexpr bool WORDS = !RAGGED && (sizeof(W) == 4 || sizeof(W) == 8) && alignof(W) == sizeof(W);
-    constexpr bool FLOATS = WORDS && sizeof(W) == 4 && K == 1;
+    constexpr bool FLOATS = !RAGGED && sizeof(W) == 4 && alignof(W) == 4 && K == 1;
     const gp__transpose_words a = RAGGED ? gp__transpose_in_units(d, 1) : gp__transpose_in_words<W, K>(d);
     const size_t cells = RAGGED ? gp__ceil_div(a.rows, (size_t)K) : a.rows / K;
     const size_t cols_w = RAGGED ? gp__ceil_div(a.cols_w, (size_t)K) : a.cols_w;
     const bool chain = dev.cluster_ok; /* sm_90 code on an sm_90 device: chained launches */
     const bool rows16 = gp__transpose_rows16(d);
     switch (gp__transpose_shape(cells, cols_w, a.batch, (int)sizeof(W), K, dev.sms)) {
-    case GP__TILE_SMALL: return gp__transpose_run_shape<W, K, GP__TILE_SMALL, MODE>(a, s, chain);
-    case GP__TILE_SHORT8: return gp__transpose_run_shape<W, K, GP__TILE_SHORT8, MODE>(a, s, chain);
-    case GP__TILE_SHORT16: return gp__transpose_run_shape<W, K, GP__TILE_SHORT16, MODE>(a, s, chain);
-    case GP__TILE_SHORT32:
-        if constexpr (FLOATS)
-            if (rows16) return gp__transpose_run_shape<W, K, GP__TILE_SHORT32, GP__TR_CHUNKS>(a, s, chain);
-        return gp__transpose_run_shape<W, K, GP__TILE_SHORT32, MODE>(a, s, chain);
-    case GP__TILE_NARROW32: return gp__transpose_run_shape<W, K, GP__TILE_NARROW32, MODE>(a, s, chain);
-    case GP__TILE_NARROW64: return gp__transpose_run_shape<W, K, GP__TILE_NARROW64, MODE>(a, s, chain);
-    case GP__TILE_NARROW128:
-        if constexpr (FLOATS)
-            if (rows16) return gp__transpose_run_shape<W, K, GP__TILE_NARROW128, GP__TR_CHUNKS>(a, s, chain);
-        return gp__transpose_run_shape<W, K, GP__TILE_NARROW128, MODE>(a, s, chain);
+    case GP__TILE_SMALL: return gp__transpose_run_rows<W, K, GP__TILE_SMALL, MODE>(a, s, chain, rows16);
+    case GP__TILE_SHORT8: return gp__transpose_run_rows<W, K, GP__TILE_SHORT8, MODE>(a, s, chain, rows16);
+    case GP__TILE_SHORT16: return gp__transpose_run_rows<W, K, GP__TILE_SHORT16, MODE>(a, s, chain, rows16);
+    case GP__TILE_SHORT32: return gp__transpose_run_rows<W, K, GP__TILE_SHORT32, MODE>(a, s, chain, rows16);
+    case GP__TILE_NARROW32: return gp__transpose_run_rows<W, K, GP__TILE_NARROW32, MODE>(a, s, chain, rows16);
+    case GP__TILE_NARROW64: return gp__transpose_run_rows<W, K, GP__TILE_NARROW64, MODE>(a, s, chain, rows16);
+    case GP__TILE_NARROW128: return gp__transpose_run_rows<W, K, GP__TILE_NARROW128, MODE>(a, s, chain, rows16);
     default:
         if constexpr (RAGGED)
             if (gp__ragged_wide<K>(a, dev)) return gp__transpose_run_shape<W, K, GP__TILE_SQUARE, MODE, 1>(a, s, chain);
-        if constexpr (WORDS)
-            if (rows16) return gp__transpose_run_shape<W, K, GP__TILE_SQUARE, GP__TR_CHUNKS>(a, s, chain);
         /* Floats on rows off 16 bytes: tiles of 128-byte rows (64 of them) reach 2.5 to 15
          * points more of the copy rate than 256-byte ones on the H100 (f32 2049 x 2047
          * 100.0 -> 102.5%, 4097 x 3001 85.9 -> 93.9%, 3001 x 4097 86.3 -> 95.9%, 8191^2
          * 75.2 -> 89.8%), which win on rows on 16 bytes (8192^2: 95.4 against 91.4%), and
          * on every shape on a deep device (above). */
         if constexpr (FLOATS)
-            if (!gp__transpose_deep(dev)) return gp__transpose_run<W, 1, 32, 64>(a, s, chain);
-        return gp__transpose_run_shape<W, K, GP__TILE_SQUARE, MODE>(a, s, chain);
+            if (!rows16 && !gp__transpose_deep(dev)) return gp__transpose_run<W, 1, 32, 64>(a, s, chain);
+        return gp__transpose_run_rows<W, K, GP__TILE_SQUARE, MODE>(a, s, chain, rows16);
     }
 }
 
@@ -767,8 +776,7 @@ struct gp__words4 {
     uint32_t w[N / 4];
 };
 
-/* A valid, non-empty call d on the stream's device, described by dev (the tests pass other
- * descriptions, to run every choice on the GPU they have). */
+/* A valid, non-empty call d on the stream's device, described by dev. */
 template <class T>
 static cudaError_t gp__transpose_on(const gp__transpose_desc &d, const gp__device &dev, cudaStream_t s)
 {
@@ -804,9 +812,13 @@ static cudaError_t gp__transpose_on(const gp__transpose_desc &d, const gp__devic
     return cudaErrorInvalidValue; /* addresses not even aligned to 4 */
 }
 
+/* described: NULL (the host functions), or a description of the stream's device to plan
+ * with instead of its own (the tests and the bench's history run the choices of other
+ * GPUs on the one they have). */
 template <class T>
 static cudaError_t gp__transpose(T *d_out, size_t ld_out, size_t stride_out, const T *d_in, size_t ld_in,
-                                 size_t stride_in, size_t rows, size_t cols, size_t batch, cudaStream_t s)
+                                 size_t stride_in, size_t rows, size_t cols, size_t batch, cudaStream_t s,
+                                 const gp__device *described = NULL)
 {
     const gp__transpose_desc d = {(uintptr_t)d_out, (uintptr_t)d_in, ld_out, stride_out, ld_in, stride_in,
                                   rows, cols, batch, sizeof(T)};
@@ -815,7 +827,8 @@ static cudaError_t gp__transpose(T *d_out, size_t ld_out, size_t stride_out, con
     const gp__stream_device on(s);
     GP__TRY(on.err);
     gp__device dev;
-    GP__TRY(gp__device_query(&dev, on.dev));
+    if (described) dev = *described;
+    else GP__TRY(gp__device_query(&dev, on.dev));
     return gp__transpose_on<T>(d, dev, s);
 }
 

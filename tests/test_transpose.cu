@@ -503,10 +503,7 @@ template <class T>
 static cudaError_t deep_batched(void *o, size_t lo, size_t so, const void *i, size_t li, size_t si, size_t r, size_t c,
                                 size_t b, cudaStream_t s)
 {
-    const gp__transpose_desc d = {(uintptr_t)o, (uintptr_t)i, lo, so, li, si, r, c, b, sizeof(T)};
-    const cudaError_t err = gp__transpose_validate(&d);
-    if (err != cudaSuccess || r == 0 || c == 0 || b == 0) return err;
-    return gp__transpose_on<T>(d, deep_dev, s);
+    return gp__transpose<T>((T *)o, lo, so, (const T *)i, li, si, r, c, b, s, &deep_dev);
 }
 template <class T>
 static cudaError_t deep_plain(void *o, const void *i, size_t r, size_t c, cudaStream_t s)

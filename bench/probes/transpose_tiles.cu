@@ -66,8 +66,7 @@ static cudaError_t run_tile(const gp__transpose_desc *d, unsigned grid_cap)
     if (MODE == GP__TR_CHUNKS && !gp__transpose_rows16(d)) return cudaErrorInvalidValue;
     const gp__transpose_words a = R ? gp__transpose_in_units(d, 1) : gp__transpose_in_words<W, K>(d);
     if (!grid_cap) return gp__transpose_run<W, K, COLS, Q, MODE>(a, 0, CHAIN);
-    const size_t wide = R ? (size_t)COLS * K : COLS;
-    const size_t tiles = gp__ceil_div(a.cols_w, wide) * gp__ceil_div(a.rows, (size_t)K * Q) * a.batch;
+    const size_t tiles = gp__transpose_tiles<W, K, COLS, Q, MODE>(a);
     gp__transpose_kernel<W, K, COLS, Q, MODE><<<(unsigned)gp__min_size(tiles, grid_cap), GP__TRANSPOSE_THREADS>>>(a);
     return cudaGetLastError();
 }
