@@ -499,8 +499,8 @@ static __device__ __forceinline__ void gp__scan_poll(const uint64_t *status, siz
 /* Batches a look-ahead warp polls in a round: 16 status words a lane (24 from 5 words up). */
 static constexpr GP__HD unsigned gp__scan_nb(size_t elem)
 {
-    return gp__scan_words(elem) == 1 ? 16 : gp__scan_words(elem) == 2 ? 8 : gp__scan_words(elem) <= 4 ? 4
-           : gp__scan_words(elem) >= 24 ? 1 : 24 / gp__scan_words(elem);
+    const unsigned w = gp__scan_words(elem);
+    return w == 1 ? 16 : w == 2 ? 8 : w <= 4 ? 4 : w >= 24 ? 1 : 24 / w;
 }
 /* Look-ahead warps a block runs for a type: two from 8 bytes up (below). */
 static constexpr GP__HD unsigned gp__scan_aheads(size_t elem) { return gp__scan_words(elem) >= 2 ? 2u : 1u; }

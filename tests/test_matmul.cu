@@ -145,18 +145,24 @@ typedef cudaError_t (*launch_f64)(double *, const double *, const double *, size
 static const launch_f32 f32_launch[] = {GP__MATMUL_CONFIGS_f32(GP__MM_LAUNCHER)};
 static const launch_f64 f64_launch[] = {GP__MATMUL_CONFIGS_f64(GP__MM_LAUNCHER)};
 
-template <class T> struct mm_traits;
-template <> struct mm_traits<float> {
-    static const char *name() { return "f32"; }
-    static int configs() { return F32_CONFIGS; }
-    static int bm(int i) { return f32_cfg[i].bm; }
-    static int bn(int i) { return f32_cfg[i].bn; }
-    static int tc(int i) { return !!(f32_cfg[i].needs & GP__MM_NEED_TC); }
-    static int one_wave(int i) { return !!(f32_cfg[i].needs & GP__MM_NEED_ONE_WAVE); }
+/* What a type's tests read from its config table (D::cfg, D::N). */
+template <class D>
+struct mm_table {
+    static int configs() { return D::N; }
+    static int bm(int i) { return D::cfg[i].bm; }
+    static int bn(int i) { return D::cfg[i].bn; }
+    static int tc(int i) { return !!(D::cfg[i].needs & GP__MM_NEED_TC); }
+    static int one_wave(int i) { return !!(D::cfg[i].needs & GP__MM_NEED_ONE_WAVE); }
     static int choose(size_t m, size_t n, const gp__device *g, int have)
     {
-        return gp__matmul_choose(m, n, g, have, f32_cfg, F32_CONFIGS);
+        return gp__matmul_choose(m, n, g, have, D::cfg, D::N);
     }
+};
+template <class T> struct mm_traits;
+template <> struct mm_traits<float> : mm_table<mm_traits<float>> {
+    static constexpr const gp__mm_plan_cfg *cfg = f32_cfg;
+    enum { N = F32_CONFIGS };
+    static const char *name() { return "f32"; }
     static cudaError_t config(int i, float *c, const float *a, const float *b, size_t m, size_t n, size_t k)
     {
         return f32_launch[i](c, a, b, m, n, k, 0);
@@ -167,17 +173,10 @@ template <> struct mm_traits<float> {
         return gp_matmul_f32(c, a, b, m, n, k, s);
     }
 };
-template <> struct mm_traits<double> {
+template <> struct mm_traits<double> : mm_table<mm_traits<double>> {
+    static constexpr const gp__mm_plan_cfg *cfg = f64_cfg;
+    enum { N = F64_CONFIGS };
     static const char *name() { return "f64"; }
-    static int configs() { return F64_CONFIGS; }
-    static int bm(int i) { return f64_cfg[i].bm; }
-    static int bn(int i) { return f64_cfg[i].bn; }
-    static int tc(int i) { return !!(f64_cfg[i].needs & GP__MM_NEED_TC); }
-    static int one_wave(int i) { return !!(f64_cfg[i].needs & GP__MM_NEED_ONE_WAVE); }
-    static int choose(size_t m, size_t n, const gp__device *g, int have)
-    {
-        return gp__matmul_choose(m, n, g, have, f64_cfg, F64_CONFIGS);
-    }
     static cudaError_t config(int i, double *c, const double *a, const double *b, size_t m, size_t n, size_t k)
     {
         return f64_launch[i](c, a, b, m, n, k, 0);
