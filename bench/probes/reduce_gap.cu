@@ -20,6 +20,7 @@
  *
  * Build and run (on the GPU machine, from the repository root):
  *   nvcc -O3 -std=c++17 -arch=sm_90 -I. bench/probes/reduce_gap.cu -o probe && ./probe
+ *   ./probe one <log2n> <row>   (five calls of one row: for ncu / nsys)
  *
  * Results on the H100 (2026-11-23, main at 4865ac6; us per call at 2^20 / 2^22 / 2^24 / 2^26):
  *   gpu:   read 4.18 / 9.50 / 25.22 / 89.02; read runs 4.35 / 9.22 / 25.44 / 89.98;
@@ -42,11 +43,20 @@
  * us slower than the same kernels on scratch allocated once. That is the margin between
  * 1.0x and 1.05-1.10x CUB at 2^22-2^24: CUB's bench row has its temporary storage
  * allocated outside the timing, while gpuprims asks for no caller-visible temporary
- * storage and keeps no device state between calls. */
+ * storage and keeps no device state between calls.
+ * The grid kernel against the read runs, under Nsight Compute at 2^24 (clocks locked):
+ * 28.35 against 26.05 us, DRAM 73% against 80% busy, twice the instructions issued (0.24
+ * against 0.13 a cycle a scheduler), 74% of the stalls on loads in both. Tried on the grid
+ * kernel (gpu us at 2^22 / 2^24 / 2^26, against 10.14 / 27.14 / 91.26 in the same run):
+ * GP__REDUCE_GROUP 16: 10.14 / 28.26 / 91.10; GROUP 2: 10.11 / 26.21 / 91.26; 4 loads a
+ * lane at 4 blocks of 512 per SM: 10.02 / 27.74 / 90.78; each warp issuing its next
+ * step's loads before its current step's warp trees (a later run: 10.05 / 27.23 / 90.75;
+ * the 8-byte sums, counts and extrema then spill): none kept. */
 #include <algorithm>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <vector>
 
@@ -246,7 +256,7 @@ static double time_row(ctx *c, int batch, int hide, double *host_us, long long s
     return ms[15];
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
     const size_t pool = (size_t)1 << 29; /* bytes */
     float *in, *out;
@@ -266,6 +276,16 @@ int main(void)
     CK(cudaDeviceGetAttribute(&clk, cudaDevAttrClockRate, 0)); /* kHz */
     std::vector<float> h(pool / 4);
     CK(cudaMemcpy(h.data(), in, pool, cudaMemcpyDeviceToHost));
+    if (argc == 4 && strcmp(argv[1], "one") == 0) { /* five calls of one row: for ncu / nsys */
+        c.n = (size_t)1 << atoi(argv[2]);
+        c.row = atoi(argv[3]);
+        c.slots = 1;
+        CK(cub::DeviceReduce::Sum(NULL, c.cub_bytes, in, out, (int)c.n));
+        CK(cudaMalloc(&c.cub_temp, c.cub_bytes));
+        for (int i = 0; i < 5; i++) call(&c);
+        CK(cudaDeviceSynchronize());
+        return 0;
+    }
     printf("n|row|bench us|gpu us|host us\n");
     for (int lg = 20; lg <= 26; lg += 2) {
         const size_t n = (size_t)1 << lg;
