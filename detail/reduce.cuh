@@ -115,7 +115,7 @@ typedef struct gp__reduce_plan {
     size_t nvec;         /* whole vectors (vec elements each) in the body */
     size_t tail;         /* trailing elements after the last whole vector */
     size_t vec_per_block; /* body vectors each block streams (a multiple of 32) */
-    unsigned vec;        /* elements per vector: 16 / sizeof(Tin), or 1 */
+    unsigned vec;        /* elements per vector: 16 / sizeof(Tin), or 1 (gp__reduce_vec<Tin>::N) */
     unsigned blocks;     /* grid size */
     int aligned16;       /* body vectors may be loaded as 16-byte words */
     int mode;            /* GP__ONE_BLOCK, GP__CLUSTER or GP__GRID (launch.cuh) */
@@ -235,14 +235,23 @@ static __device__ __forceinline__ typename Map::type gp__map_elem(const gp__redu
     return gp__map_at<Map>(x, y, 0);
 }
 
-/* Reduces the mapped values of the `vec` contiguous elements from index e, in order. */
+/* Elements of Tin in a body vector: the plan's vec (16 / sizeof(Tin), or 1), known at
+ * compile time. (As the plan's run-time value, each row's index times vec was a 64-bit
+ * multiply-add in the inner loop: the grid kernel alone took 27.1 us at 2^24 floats on the
+ * H100 against 26.3 with the constant, bench/probes/reduce_gap.cu.) */
+template <class Tin>
+struct gp__reduce_vec {
+    enum { N = (sizeof(Tin) <= 16 && 16 % sizeof(Tin) == 0) ? 16 / sizeof(Tin) : 1 };
+};
+
+/* Reduces the mapped values of the VEC contiguous elements from index e, in order. */
 template <class Op, class Map>
 static __device__ __forceinline__ typename Op::type gp__reduce_vector(const gp__reduce_src<typename Map::in_type> &src,
                                                                      size_t e, bool aligned16)
 {
     typedef typename Map::in_type Tin;
     typedef typename Op::type T;
-    enum { VEC = (sizeof(Tin) <= 16 && 16 % sizeof(Tin) == 0) ? 16 / sizeof(Tin) : 1 };
+    enum { VEC = gp__reduce_vec<Tin>::N };
     Tin x[VEC], y[VEC];
     gp__reduce_load(src.a + e, aligned16, x);
     if constexpr (Map::ARITY == 2) gp__reduce_load(src.b + e, aligned16, y);
@@ -256,22 +265,22 @@ static __device__ __forceinline__ typename Op::type gp__reduce_vector(const gp__
  * order (lane-major within each of the ROWS rows). The total is valid in lane 0. */
 template <class Op, class Map>
 static __device__ __forceinline__ typename Op::type gp__reduce_step(const gp__reduce_src<typename Map::in_type> &body,
-                                                                   size_t first, size_t end, unsigned vec,
-                                                                   bool aligned16)
+                                                                   size_t first, size_t end, bool aligned16)
 {
     typedef typename Op::type T;
-    enum { ROWS = GP__REDUCE_ROWS(Map::ARITY, sizeof(typename Map::in_type)) };
+    typedef typename Map::in_type Tin;
+    enum { ROWS = GP__REDUCE_ROWS(Map::ARITY, sizeof(Tin)), VEC = gp__reduce_vec<Tin>::N };
     const unsigned lane = gp__lane_id();
     T part[ROWS];
     if (first + 32 * ROWS <= end) { /* whole step: all loads issued first */
 #pragma unroll
         for (int j = 0; j < ROWS; j++)
-            part[j] = gp__reduce_vector<Op, Map>(body, (first + 32 * j + lane) * vec, aligned16);
+            part[j] = gp__reduce_vector<Op, Map>(body, (first + 32 * j + lane) * VEC, aligned16);
     } else {
 #pragma unroll
         for (int j = 0; j < ROWS; j++) {
             const size_t i = first + 32 * j + lane;
-            part[j] = i < end ? gp__reduce_vector<Op, Map>(body, i * vec, aligned16) : Op::identity();
+            part[j] = i < end ? gp__reduce_vector<Op, Map>(body, i * VEC, aligned16) : Op::identity();
         }
     }
     T acc = gp__warp_reduce_lane0<Op>(part[0]);
@@ -286,7 +295,7 @@ static __device__ __forceinline__ typename Op::type gp__reduce_step(const gp__re
  * before any warp can write group g+2 into the same buffer. */
 template <class Op, class Map>
 static __device__ __forceinline__ typename Op::type gp__reduce_block_run(
-    const gp__reduce_src<typename Map::in_type> &body, size_t begin, size_t end, unsigned vec, bool aligned16)
+    const gp__reduce_src<typename Map::in_type> &body, size_t begin, size_t end, bool aligned16)
 {
     typedef typename Op::type T;
     enum {
@@ -305,7 +314,7 @@ static __device__ __forceinline__ typename Op::type gp__reduce_block_run(
         for (int k = 0; k < GP__REDUCE_GROUP; k++) {
             const size_t first = group + k * tile; /* the tile's first vector: the same in every warp */
             T t = Op::identity();
-            if (first < end) t = gp__reduce_step<Op, Map>(body, first + warp * 32 * ROWS, end, vec, aligned16);
+            if (first < end) t = gp__reduce_step<Op, Map>(body, first + warp * 32 * ROWS, end, aligned16);
             if (lane == 0) slots[buf][k * GP__REDUCE_WARPS + warp] = t;
         }
         __syncthreads();
@@ -356,9 +365,9 @@ __global__ void __launch_bounds__(GP__REDUCE_BLOCK, GP__MIN_BLOCKS(GP__REDUCE_BL
      * measured 0.4-1 us faster per call at n <= 2^16. Valid in thread 0. */
     const T block_total =
         end - begin <= (size_t)GP__REDUCE_BLOCK * ROWS
-            ? gp__block_combine_warps<Op>(gp__reduce_step<Op, Map>(body, begin + (threadIdx.x >> 5) * 32 * ROWS, end,
-                                                                   p.vec, p.aligned16 != 0))
-            : gp__reduce_block_run<Op, Map>(body, begin, end, p.vec, p.aligned16 != 0);
+            ? gp__block_combine_warps<Op>(
+                  gp__reduce_step<Op, Map>(body, begin + (threadIdx.x >> 5) * 32 * ROWS, end, p.aligned16 != 0))
+            : gp__reduce_block_run<Op, Map>(body, begin, end, p.aligned16 != 0);
 
     if (mode == GP__ONE_BLOCK) {
         if (threadIdx.x == 0) *out = gp__reduce_with_edges<Op, Map>(src, p, block_total);

@@ -51,7 +51,15 @@
  * GP__REDUCE_GROUP 16: 10.14 / 28.26 / 91.10; GROUP 2: 10.11 / 26.21 / 91.26; 4 loads a
  * lane at 4 blocks of 512 per SM: 10.02 / 27.74 / 90.78; each warp issuing its next
  * step's loads before its current step's warp trees (a later run: 10.05 / 27.23 / 90.75;
- * the 8-byte sums, counts and extrema then spill): none kept. */
+ * the 8-byte sums, counts and extrema then spill): none kept. The SASS showed the loop's
+ * addresses computed with a 64-bit multiply-add by the plan's vec, a run-time value that
+ * is always 16 / sizeof(Tin); with it a constant (kept), the grid kernel took 4.07 / 9.98 /
+ * 26.34 / 90.69-90.75 us (read runs 4.44-4.50 / 9.25-9.28 / 25.44-25.50 / 89.70-89.73,
+ * two runs), the whole call 5.86-5.89 / 12.74-12.96 / 29.02-29.09 / 93.31-93.60, within
+ * the noise of the figures above. Compiling the block's loop twice besides, for 16-byte
+ * loads and for loads element by element (the choice made once, not per load), took the
+ * grid kernel to 3.90-3.93 / 9.66-9.76 / 26.18-26.30 / 90.98-91.04 and the whole call at
+ * 2^22 to 12.22-12.26, for 36% more compile time (lib/reduce.cu 10.5 -> 14.3 s): not kept. */
 #include <algorithm>
 #include <math.h>
 #include <stdio.h>
@@ -149,7 +157,7 @@ __global__ void __launch_bounds__(GP__REDUCE_BLOCK, GP__MIN_BLOCKS(GP__REDUCE_BL
     const size_t first = (size_t)blockIdx.x * p.vec_per_block;
     const size_t begin = gp__min_size(first, p.nvec), end = gp__min_size(first + p.vec_per_block, p.nvec);
     const gp__reduce_src<float> body = {src.a + p.head, src.b + p.head};
-    const float block_total = gp__reduce_block_run<Op, Map>(body, begin, end, p.vec, p.aligned16 != 0);
+    const float block_total = gp__reduce_block_run<Op, Map>(body, begin, end, p.aligned16 != 0);
     __shared__ int last;
     if (threadIdx.x == 0) {
         partials[blockIdx.x] = block_total;

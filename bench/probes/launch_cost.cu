@@ -1,0 +1,124 @@
+/* bench/probes/launch_cost.cu -- a one-off probe, not part of `make bench`: what one launch
+ * costs the host and the GPU, by the form of the launch. At 2^16 elements a reduce or a
+ * scan is one launch, and back to back its time per call is the host's time to issue it
+ * (the benches compare it with an empty kernel launched with <<<>>>).
+ *
+ * Rows: an empty kernel of 1 x 32 threads or 16 x 512 (as the reduce's 2^16 cluster),
+ * launched with <<<>>> or cudaLaunchKernelEx with no attribute, a programmatic dependent
+ * launch, a cluster of 16 (non-portable size), or both; and the host calls a gpuprims
+ * call makes before its launch. Columns: host us a call (the GPU kept busy by a spin
+ * kernel, so launches only queue), and us a call back to back from an idle GPU (64 calls
+ * between events, as the benches time 2^16). Medians of 31.
+ *
+ * Build and run (on the GPU machine, from the repository root):
+ *   nvcc -O3 -std=c++17 -arch=sm_90 bench/probes/launch_cost.cu -o probe && ./probe */
+#include <algorithm>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+#include <vector>
+
+#include <cuda_runtime.h>
+
+#define CK(x)                                                                                      \
+    do {                                                                                           \
+        cudaError_t e_ = (x);                                                                      \
+        if (e_ != cudaSuccess) {                                                                   \
+            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_));   \
+            exit(1);                                                                               \
+        }                                                                                          \
+    } while (0)
+
+__global__ void spin(long long cycles)
+{
+    const long long t0 = clock64();
+    while (clock64() - t0 < cycles) {
+    }
+}
+
+__global__ void empty_kernel(void) {}
+
+/* waits for the stream's earlier work, as the library's chained kernels do */
+__global__ void chained_kernel(void)
+{
+    asm volatile("griddepcontrol.wait;" ::: "memory");
+    asm volatile("griddepcontrol.launch_dependents;");
+}
+
+enum { PLAIN_1, PLAIN_16, EX_16, EX_PDL_16, EX_CLUSTER_16, EX_BOTH_16, GET_DEVICE, IS_CAPTURING, NROWS };
+static const char *names[NROWS] = {"<<<1, 32>>>",
+                                   "<<<16, 512>>>",
+                                   "cudaLaunchKernelEx 16 x 512",
+                                   "  + programmatic dependent launch",
+                                   "  + cluster of 16 (no PDL)",
+                                   "  + cluster of 16 and PDL",
+                                   "cudaGetDevice",
+                                   "cudaStreamIsCapturing (stream 0)"};
+
+static void call(int row)
+{
+    cudaLaunchAttribute attrs[2];
+    attrs[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attrs[0].val.programmaticStreamSerializationAllowed = 1;
+    attrs[1].id = cudaLaunchAttributeClusterDimension;
+    attrs[1].val.clusterDim.x = 16;
+    attrs[1].val.clusterDim.y = 1;
+    attrs[1].val.clusterDim.z = 1;
+    cudaLaunchConfig_t cfg = {};
+    cfg.gridDim = dim3(16);
+    cfg.blockDim = dim3(512);
+    cfg.stream = 0;
+    cfg.attrs = row == EX_CLUSTER_16 ? attrs + 1 : attrs;
+    cfg.numAttrs = row == EX_PDL_16 || row == EX_CLUSTER_16 ? 1 : row == EX_BOTH_16 ? 2 : 0;
+    int dev;
+    cudaStreamCaptureStatus st;
+    switch (row) {
+    case PLAIN_1: empty_kernel<<<1, 32>>>(); break;
+    case PLAIN_16: empty_kernel<<<16, 512>>>(); break;
+    case GET_DEVICE: CK(cudaGetDevice(&dev)); break;
+    case IS_CAPTURING: CK(cudaStreamIsCapturing(0, &st)); break;
+    default: CK(cudaLaunchKernelEx(&cfg, chained_kernel));
+    }
+}
+
+static double now_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e6 + ts.tv_nsec * 1e-3;
+}
+
+int main(void)
+{
+    CK(cudaFuncSetAttribute(chained_kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
+    int clk = 0;
+    CK(cudaDeviceGetAttribute(&clk, cudaDevAttrClockRate, 0));
+    cudaEvent_t a, b;
+    CK(cudaEventCreate(&a));
+    CK(cudaEventCreate(&b));
+    const int batch = 64;
+    printf("launch|host us|back to back us\n");
+    for (int row = 0; row < NROWS; row++) {
+        for (int i = 0; i < 5 * batch; i++) call(row);
+        CK(cudaDeviceSynchronize());
+        std::vector<double> host, gpu;
+        for (int r = 0; r < 31; r++) {
+            spin<<<1, 32>>>((long long)clk * 1000 * 1000 / 1000000); /* 1 ms */
+            const double h0 = now_us();
+            for (int i = 0; i < batch; i++) call(row);
+            host.push_back((now_us() - h0) / batch);
+            CK(cudaDeviceSynchronize());
+            CK(cudaEventRecord(a, 0));
+            for (int i = 0; i < batch; i++) call(row);
+            CK(cudaEventRecord(b, 0));
+            CK(cudaEventSynchronize(b));
+            float ms;
+            CK(cudaEventElapsedTime(&ms, a, b));
+            gpu.push_back(ms * 1e3 / batch);
+        }
+        std::sort(host.begin(), host.end());
+        std::sort(gpu.begin(), gpu.end());
+        printf("%s|%.2f|%.2f\n", names[row], host[15], row < GET_DEVICE ? gpu[15] : 0.0);
+    }
+    return 0;
+}
