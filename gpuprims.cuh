@@ -165,8 +165,8 @@
 
 #define GPUPRIMS_VERSION_MAJOR 0
 #define GPUPRIMS_VERSION_MINOR 4
-#define GPUPRIMS_VERSION_PATCH 3
-#define GPUPRIMS_VERSION_STRING "0.4.3"
+#define GPUPRIMS_VERSION_PATCH 4
+#define GPUPRIMS_VERSION_STRING "0.4.4"
 
 #include <stddef.h>
 #include <stdint.h>

@@ -11,7 +11,17 @@
  * between events, as the benches time 2^16). Medians of 31.
  *
  * Build and run (on the GPU machine, from the repository root):
- *   nvcc -O3 -std=c++17 -arch=sm_90 bench/probes/launch_cost.cu -o probe && ./probe */
+ *   nvcc -O3 -std=c++17 -arch=sm_90 bench/probes/launch_cost.cu -o probe && ./probe
+ *
+ * Results on the H100 machine (2026-11-23, two runs; host us / back to back us):
+ *   <<<1, 32>>> 3.44 / 3.50, 4.04 / 4.08; <<<16, 512>>> 3.24 / 3.33, 4.10 / 4.22;
+ *   cudaLaunchKernelEx 3.07 / 3.21, 4.10 / 4.16; + PDL 2.68 / 2.66, 3.49 / 3.66; + cluster
+ *   3.31 / 3.33, 4.02 / 4.14; + both 2.69 / 2.76, 3.83 / 3.81; cudaGetDevice 0.04-0.05,
+ *   cudaStreamIsCapturing 0.07-0.10.
+ * So the form of the launch costs nothing beyond the launch itself (a chained one is
+ * cheaper back to back), the queries a call makes first are noise, and the host's own
+ * speed moves by 15% from run to run: a 2^16 reduce or scan, one chained cluster launch,
+ * sits at the empty launch's time within that spread. */
 #include <algorithm>
 #include <stdio.h>
 #include <stdlib.h>
