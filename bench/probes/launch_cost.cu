@@ -22,29 +22,7 @@
  * cheaper back to back), the queries a call makes first are noise, and the host's own
  * speed moves by 15% from run to run: a 2^16 reduce or scan, one chained cluster launch,
  * sits at the empty launch's time within that spread. */
-#include <algorithm>
-#include <stdio.h>
-#include <stdlib.h>
-#include <time.h>
-#include <vector>
-
-#include <cuda_runtime.h>
-
-#define CK(x)                                                                                      \
-    do {                                                                                           \
-        cudaError_t e_ = (x);                                                                      \
-        if (e_ != cudaSuccess) {                                                                   \
-            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_));   \
-            exit(1);                                                                               \
-        }                                                                                          \
-    } while (0)
-
-__global__ void spin(long long cycles)
-{
-    const long long t0 = clock64();
-    while (clock64() - t0 < cycles) {
-    }
-}
+#include "probe.cuh"
 
 __global__ void empty_kernel(void) {}
 
@@ -65,8 +43,9 @@ static const char *names[NROWS] = {"<<<1, 32>>>",
                                    "cudaGetDevice",
                                    "cudaStreamIsCapturing (stream 0)"};
 
-static void call(int row)
+static void call(void *p)
 {
+    const int row = *(const int *)p;
     cudaLaunchAttribute attrs[2];
     attrs[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
     attrs[0].val.programmaticStreamSerializationAllowed = 1;
@@ -91,44 +70,16 @@ static void call(int row)
     }
 }
 
-static double now_us(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e6 + ts.tv_nsec * 1e-3;
-}
-
 int main(void)
 {
     CK(cudaFuncSetAttribute(chained_kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
-    int clk = 0;
-    CK(cudaDeviceGetAttribute(&clk, cudaDevAttrClockRate, 0));
-    cudaEvent_t a, b;
-    CK(cudaEventCreate(&a));
-    CK(cudaEventCreate(&b));
     const int batch = 64;
     printf("launch|host us|back to back us\n");
     for (int row = 0; row < NROWS; row++) {
-        for (int i = 0; i < 5 * batch; i++) call(row);
-        CK(cudaDeviceSynchronize());
-        std::vector<double> host, gpu;
-        for (int r = 0; r < 31; r++) {
-            spin<<<1, 32>>>((long long)clk * 1000 * 1000 / 1000000); /* 1 ms */
-            const double h0 = now_us();
-            for (int i = 0; i < batch; i++) call(row);
-            host.push_back((now_us() - h0) / batch);
-            CK(cudaDeviceSynchronize());
-            CK(cudaEventRecord(a, 0));
-            for (int i = 0; i < batch; i++) call(row);
-            CK(cudaEventRecord(b, 0));
-            CK(cudaEventSynchronize(b));
-            float ms;
-            CK(cudaEventElapsedTime(&ms, a, b));
-            gpu.push_back(ms * 1e3 / batch);
-        }
-        std::sort(host.begin(), host.end());
-        std::sort(gpu.begin(), gpu.end());
-        printf("%s|%.2f|%.2f\n", names[row], host[15], row < GET_DEVICE ? gpu[15] : 0.0);
+        double host;
+        probe_time(call, &row, batch, 1, 1000, &host); /* behind 1 ms of spin: the host's time */
+        const double gpu = probe_time(call, &row, batch, 0, 0, NULL);
+        printf("%s|%.2f|%.2f\n", names[row], host, row < GET_DEVICE ? gpu : 0.0);
     }
     return 0;
 }

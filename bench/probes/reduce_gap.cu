@@ -60,26 +60,14 @@
  * loads and for loads element by element (the choice made once, not per load), took the
  * grid kernel to 3.90-3.93 / 9.66-9.76 / 26.18-26.30 / 90.98-91.04 and the whole call at
  * 2^22 to 12.22-12.26, for 36% more compile time (lib/reduce.cu 10.5 -> 14.3 s): not kept. */
-#include <algorithm>
 #include <math.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <vector>
 
 #include <cub/device/device_reduce.cuh>
 
 #include "gpuprims.cuh"
-
-#define CK(x)                                                                                      \
-    do {                                                                                           \
-        cudaError_t e_ = (x);                                                                      \
-        if (e_ != cudaSuccess) {                                                                   \
-            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_));   \
-            exit(1);                                                                               \
-        }                                                                                          \
-    } while (0)
+#include "../read_kernel.cuh"
+#include "probe.cuh"
 
 typedef gp__op_sum_f32 Op;
 typedef gp__map_identity<float> Map;
@@ -88,41 +76,12 @@ enum { GP, PREALLOC, UNCHAINED, GRID_ONLY, LAST_BLOCK, READ, READ_RUNS, CUB, EMP
 static const char *row_names[NROWS] = {"gp", "prealloc", "unchained", "grid only", "last block", "read", "read runs",
                                        "CUB", "empty"};
 
-__global__ void spin(long long cycles)
-{
-    const long long t0 = clock64();
-    while (clock64() - t0 < cycles) {
-    }
-}
-
 __global__ void empty_kernel(void) {}
 
 __global__ void fill(float *p, size_t total)
 {
     for (size_t k = blockIdx.x * (size_t)blockDim.x + threadIdx.x; k < total; k += (size_t)gridDim.x * blockDim.x)
         p[k] = (float)(k * 2654435761u >> 28) * 0.25f;
-}
-
-/* bench/reduce.cu's read kernel */
-#define READ_BLOCK 512
-#define READ_BLOCKS_PER_SM 4
-__global__ void __launch_bounds__(READ_BLOCK) read_only(const uint4 *in, size_t n16, unsigned *sink)
-{
-    const size_t stride = (size_t)gridDim.x * READ_BLOCK;
-    size_t i = blockIdx.x * (size_t)READ_BLOCK + threadIdx.x;
-    unsigned acc = 0;
-    for (; i + 3 * stride < n16; i += 4 * stride) {
-        uint4 v[4];
-#pragma unroll
-        for (int k = 0; k < 4; k++) v[k] = __ldg(in + i + k * stride);
-#pragma unroll
-        for (int k = 0; k < 4; k++) acc ^= v[k].x ^ v[k].y ^ v[k].z ^ v[k].w;
-    }
-    for (; i < n16; i += stride) {
-        const uint4 v = __ldg(in + i);
-        acc ^= v.x ^ v.y ^ v.z ^ v.w;
-    }
-    if (acc == 0x9E3779B9u) *sink = acc;
 }
 
 /* The read kernel laid out as gp__reduce_kernel's GRID blocks are: a contiguous run of
@@ -190,8 +149,9 @@ struct ctx {
     gp__device dev;
 };
 
-static void call(ctx *c)
+static void call(void *arg)
 {
+    ctx *c = (ctx *)arg;
     const float *in = c->in + (size_t)c->next * c->n;
     c->next = (c->next + 1) % c->slots;
     const gp__reduce_src<float> src = {in, in};
@@ -227,43 +187,6 @@ static void call(ctx *c)
     }
 }
 
-static double now_us(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e6 + ts.tv_nsec * 1e-3;
-}
-
-/* median us per call: bench style (hide = 0) or behind a spin kernel (hide = 1) */
-static double time_row(ctx *c, int batch, int hide, double *host_us, long long spin_cycles)
-{
-    cudaEvent_t a, b;
-    CK(cudaEventCreate(&a));
-    CK(cudaEventCreate(&b));
-    for (int i = 0; i < 5 * batch; i++) call(c);
-    CK(cudaDeviceSynchronize());
-    std::vector<float> ms, hs;
-    for (int r = 0; r < 31; r++) {
-        if (hide) spin<<<1, 32>>>(spin_cycles);
-        CK(cudaEventRecord(a, 0));
-        const double h0 = now_us();
-        for (int i = 0; i < batch; i++) call(c);
-        const double h1 = now_us();
-        CK(cudaEventRecord(b, 0));
-        CK(cudaEventSynchronize(b));
-        float m;
-        CK(cudaEventElapsedTime(&m, a, b));
-        ms.push_back(m * 1e3f / batch);
-        hs.push_back((float)((h1 - h0) / batch));
-    }
-    std::sort(ms.begin(), ms.end());
-    std::sort(hs.begin(), hs.end());
-    if (host_us) *host_us = hs[15];
-    CK(cudaEventDestroy(a));
-    CK(cudaEventDestroy(b));
-    return ms[15];
-}
-
 int main(int argc, char **argv)
 {
     const size_t pool = (size_t)1 << 29; /* bytes */
@@ -279,9 +202,8 @@ int main(int argc, char **argv)
     CK(cudaMalloc(&c.ticket, sizeof(unsigned)));
     CK(cudaMemset(c.ticket, 0, sizeof(unsigned)));
     CK(cudaMalloc(&c.sink, sizeof(unsigned)));
-    int l2 = 0, clk = 0;
+    int l2 = 0;
     CK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, 0));
-    CK(cudaDeviceGetAttribute(&clk, cudaDevAttrClockRate, 0)); /* kHz */
     std::vector<float> h(pool / 4);
     CK(cudaMemcpy(h.data(), in, pool, cudaMemcpyDeviceToHost));
     if (argc == 4 && strcmp(argv[1], "one") == 0) { /* five calls of one row: for ncu / nsys */
@@ -320,10 +242,9 @@ int main(int argc, char **argv)
                 }
             }
             c.next = 0;
-            const double bench = time_row(&c, batch, 0, NULL, 0);
+            const double bench = probe_time(call, &c, batch, 0, 0, NULL);
             double host;
-            const long long cycles = (long long)clk * 1000 * (long long)(batch * 20 + 40) / 1000000;
-            const double gpu = time_row(&c, batch, 1, &host, cycles);
+            const double gpu = probe_time(call, &c, batch, 1, batch * 20 + 40, &host);
             printf("2^%d|%s|%.2f|%.2f|%.2f\n", lg, row_names[r], bench, gpu, host);
         }
         CK(cudaFree(c.cub_temp));

@@ -55,46 +55,27 @@
  * stages 22.6 / 54.7 / 189.5; 3 (all of a 4-stage ring) 23.1 / 54.5 / 189.6; 6 stages with
  * 3 or 5 ramped 23.4-24.4 / 55.2-56.1 / 189.0-189.5, without 25.0 / 55.8 / 189.4. 2^18
  * and 2^20 unchanged. Kept: 3 (GP__SCAN_RAMP). The host issues a call in 8-14 us here. */
-#include <algorithm>
-#include <stdio.h>
-#include <stdlib.h>
+#include <math.h>
 #include <string.h>
-#include <time.h>
-#include <vector>
 
 #include <cub/device/device_scan.cuh>
 
 #include "gpuprims.cuh"
-
-#define CK(x)                                                                                      \
-    do {                                                                                           \
-        cudaError_t e_ = (x);                                                                      \
-        if (e_ != cudaSuccess) {                                                                   \
-            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_));   \
-            exit(1);                                                                               \
-        }                                                                                          \
-    } while (0)
+#include "probe.cuh"
 
 #ifndef PROBE_TAG
 #define PROBE_TAG "default"
 #endif
 
 /* stages, bulk, blocks per SM, memset clear, trees apart, unchained, one-block warps, min
- * warps, cluster max, ramp; name */
+ * warps, cluster max, ramp, one look-ahead warp; name */
 static const struct { gp__scan_knobs k; const char *name; } configs[] = {
-    {{0, 1, 0, 0, 0, 0, 0, 0, 0, 0}, "default"},        {{0, 1, 0, 0, 0, 0, 0, 0, 0, -1}, "no ramp"},
-    {{0, 1, 0, 0, 0, 0, 0, 0, 0, 1}, "ramp 1"},         {{0, 1, 0, 0, 0, 0, 0, 0, 0, 2}, "ramp 2"},
-    {{0, 1, 0, 0, 0, 0, 0, 0, 0, 3}, "ramp 3"},         {{6, 1, 0, 0, 0, 0, 0, 0, 0, 3}, "6 stages ramp 3"},
-    {{6, 1, 0, 0, 0, 0, 0, 0, 0, 5}, "6 stages ramp 5"}, {{6, 1, 0, 0, 0, 0, 0, 0, 0, -1}, "6 stages"},
+    {{0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0}, "default"},        {{0, 1, 0, 0, 0, 0, 0, 0, 0, -1, 0}, "no ramp"},
+    {{0, 1, 0, 0, 0, 0, 0, 0, 0, 1, 0}, "ramp 1"},         {{0, 1, 0, 0, 0, 0, 0, 0, 0, 2, 0}, "ramp 2"},
+    {{0, 1, 0, 0, 0, 0, 0, 0, 0, 3, 0}, "ramp 3"},         {{6, 1, 0, 0, 0, 0, 0, 0, 0, 3, 0}, "6 stages ramp 3"},
+    {{6, 1, 0, 0, 0, 0, 0, 0, 0, 5, 0}, "6 stages ramp 5"}, {{6, 1, 0, 0, 0, 0, 0, 0, 0, -1, 0}, "6 stages"},
 };
 enum { NCONF = sizeof configs / sizeof *configs, CUB_ROW = NCONF, COPY_ROW = NCONF + 1, NROWS = NCONF + 2 };
-
-__global__ void spin(long long cycles)
-{
-    const long long t0 = clock64();
-    while (clock64() - t0 < cycles) {
-    }
-}
 
 __global__ void fill(float *p, size_t n, int slots)
 {
@@ -112,8 +93,9 @@ struct ctx {
     size_t cub_bytes;
 };
 
-static void call(ctx *c)
+static void call(void *p)
 {
+    ctx *c = (ctx *)p;
     const float *in = c->in + (size_t)c->next * c->n;
     float *out = c->out + (size_t)c->next * c->n;
     c->next = (c->next + 1) % c->slots;
@@ -121,43 +103,6 @@ static void call(ctx *c)
     else if (c->row == COPY_ROW) CK(cudaMemcpyAsync(out, in, c->n * 4, cudaMemcpyDeviceToDevice, 0));
     else if (c->row == 0) CK(gp__scan<gp__op_sum_f32>(out, in, c->n, 0, 0));
     else CK(gp__scan<gp__op_sum_f32>(out, in, c->n, 0, 0, NULL, &configs[c->row].k));
-}
-
-static double now_us(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e6 + ts.tv_nsec * 1e-3;
-}
-
-/* median us per call: bench style (hide = 0) or behind a spin kernel (hide = 1) */
-static double time_row(ctx *c, int batch, int hide, double *host_us, long long spin_cycles)
-{
-    cudaEvent_t a, b;
-    CK(cudaEventCreate(&a));
-    CK(cudaEventCreate(&b));
-    for (int i = 0; i < 5 * batch; i++) call(c);
-    CK(cudaDeviceSynchronize());
-    std::vector<float> ms, hs;
-    for (int r = 0; r < 31; r++) {
-        if (hide) spin<<<1, 32>>>(spin_cycles);
-        CK(cudaEventRecord(a, 0));
-        const double h0 = now_us();
-        for (int i = 0; i < batch; i++) call(c);
-        const double h1 = now_us();
-        CK(cudaEventRecord(b, 0));
-        CK(cudaEventSynchronize(b));
-        float m;
-        CK(cudaEventElapsedTime(&m, a, b));
-        ms.push_back(m * 1e3f / batch);
-        hs.push_back((float)((h1 - h0) / batch));
-    }
-    std::sort(ms.begin(), ms.end());
-    std::sort(hs.begin(), hs.end());
-    if (host_us) *host_us = hs[15];
-    CK(cudaEventDestroy(a));
-    CK(cudaEventDestroy(b));
-    return ms[15];
 }
 
 static void check(ctx *c, const std::vector<double> &ref)
@@ -185,9 +130,8 @@ int main(int argc, char **argv)
     float *in, *out;
     CK(cudaMalloc(&in, pool));
     CK(cudaMalloc(&out, pool));
-    int l2 = 0, clk = 0;
+    int l2 = 0;
     CK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, 0));
-    CK(cudaDeviceGetAttribute(&clk, cudaDevAttrClockRate, 0)); /* kHz */
     if (argc == 4 && strcmp(argv[1], "one") == 0) {
         const size_t n = (size_t)1 << atoi(argv[2]);
         ctx c = {atoi(argv[3]), n, in, out, 1, 0, NULL, 0};
@@ -216,11 +160,10 @@ int main(int argc, char **argv)
             c.row = r;
             check(&c, ref);
             c.next = 0;
-            const double bench = time_row(&c, batch, 0, NULL, 0);
+            const double bench = probe_time(call, &c, batch, 0, 0, NULL);
             double host;
             /* spin long enough to cover the host's issue of the whole batch */
-            const long long cycles = (long long)clk * 1000 * (long long)(batch * 20 + 40) / 1000000;
-            const double gpu = time_row(&c, batch, 1, &host, cycles);
+            const double gpu = probe_time(call, &c, batch, 1, batch * 20 + 40, &host);
             printf("%s|2^%d|%s|%.2f|%.2f|%.2f\n", PROBE_TAG, lg,
                    r == CUB_ROW ? "CUB" : r == COPY_ROW ? "copy" : configs[r].name, bench, gpu, host);
         }
