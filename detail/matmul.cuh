@@ -91,6 +91,7 @@ typedef struct gp__mm_plan_cfg {
     int min_blocks;  /* blocks per SM its registers allow (its launch bounds) */
     int needs;       /* GP__MM_NEED_*: what it needs of the call */
     float eff;       /* throughput of a busy SM, relative to the list's first config */
+    int min_waves;   /* 0, or the fewest waves of tiles (tiles / (SMs x resident blocks)) it runs */
 } gp__mm_plan_cfg;
 
 /* Blocks of config c that one SM holds at once: as many as its registers allow
@@ -112,8 +113,9 @@ static inline GP__HD int gp__matmul_resident(const gp__mm_plan_cfg *c, const gp_
  * (GP__MM_NEED_ONE_WAVE) where it is not: more tiles than the SMs hold blocks at once
  * (gp__matmul_resident). Such a config's eff is its rate in one wave, where every block
  * starts at once and the call lasts as long as one block: a config can win there and lose
- * over many waves (see the f32 configs). -1 if none is left (the lists hold a small
- * CUDA-core config, which always runs). */
+ * over many waves (see the f32 configs). Skipped as well: a config whose min_waves the
+ * grid does not fill (the f64 tensor-core 128 x 128 tile, one block per SM, below three
+ * waves). -1 if none is left (the lists hold a small CUDA-core config, which always runs). */
 enum { GP__MM_NEED_TC = 1, GP__MM_NEED_B16 = 2, GP__MM_NEED_ONE_WAVE = 4 };
 static inline GP__HD int gp__matmul_choose(size_t m, size_t n, const gp__device *g, int have,
                                            const gp__mm_plan_cfg *cfg, int ncfg)
@@ -126,6 +128,7 @@ static inline GP__HD int gp__matmul_choose(size_t m, size_t n, const gp__device 
         if ((c->needs & ~have & ~GP__MM_NEED_ONE_WAVE) || resident == 0) continue;
         const size_t tiles = gp__ceil_div(m, (size_t)c->bm) * gp__ceil_div(n, (size_t)c->bn);
         if ((c->needs & GP__MM_NEED_ONE_WAVE) && tiles > (size_t)g->sms * (size_t)resident) continue;
+        if (tiles < (size_t)c->min_waves * g->sms * (size_t)resident) continue;
         const double t = (double)gp__ceil_div(tiles, g->sms) * c->bm * c->bn / c->eff;
         if (best < 0 || t < best_t) { best = i; best_t = t; }
     }
@@ -227,6 +230,7 @@ struct gp__tile_async {
  *         static constexpr int TC = 0;                       1: tensor cores (FP64 DMMA, no TM, TN)
  *         static constexpr int VEC_B_ONLY = 1;               1: only where B's rows allow 16-byte copies
  *         static constexpr int ONE_WAVE = 0;                 1: only where all its blocks are resident at once
+ *         static constexpr int MIN_WAVES = 0;                n > 0: only where the grid is n waves or more
  *         static constexpr float EFF = 1.00f;                relative throughput (gp__matmul_choose)
  *     };
  * A variant derives from another spec and overrides one name (the bench's ladder does).
@@ -711,7 +715,7 @@ static cudaError_t gp__mm_launcher(typename S::type *c, const typename S::type *
 struct gp__mm_f32_128x128 {
     typedef float type;
     static constexpr int BM = 128, BN = 128, BK = 32, WM = 64, WN = 32, TM = 8, TN = 8;
-    static constexpr int STAGES = 2, GROUP_M = 8, MIN_BLOCKS = 2, TC = 0, VEC_B_ONLY = 1, ONE_WAVE = 0;
+    static constexpr int STAGES = 2, GROUP_M = 8, MIN_BLOCKS = 2, TC = 0, VEC_B_ONLY = 1, ONE_WAVE = 0, MIN_WAVES = 0;
     static constexpr float EFF = 1.00f;
 };
 struct gp__mm_f32_128x128_w32x64 : gp__mm_f32_128x128 {
@@ -734,16 +738,24 @@ struct gp__mm_f32_64x64 : gp__mm_f32_128x128x16 {
  * f64 tile sweep at 8192^3. 64 x 32 of C per warp is 64 doubles per lane (210 registers),
  * so one block of 8 warps per SM. Beside these the sweep measured a 32 x 64 warp tile, 3
  * stages, BK = 8 and 32 and a 128 x 64 block tile: as fast or slower where it matters;
- * and sm_80's m8n8k4 at 0.6x of m16n8k4 on the H100 (M16 = 0 is the sm_80-89 path). */
+ * and sm_80's m8n8k4 at 0.6x of m16n8k4 on the H100 (M16 = 0 is the sm_80-89 path).
+ * MIN_WAVES 3: the one block an SM holds pays its pipeline's fill and its stores of C
+ * with nothing beside it to overlap them, and at 2048^3 (256 tiles on 132 SMs, two
+ * waves) the 64 x 64 tile, three blocks an SM, measured 9-11% faster in three runs (the
+ * H100 twice, the H200: 47.9 / 47.6 / 48.9 TFLOP/s against 43.2 / 43.5 / 44.3); from six
+ * waves on (4097 x 3001 x 2049, 4096^3, 8192^3) it is the 128 x 128 tile that wins, by
+ * 3-16% in the same runs. */
 struct gp__mm_f64_tc_128x128 {
     typedef double type;
     static constexpr int BM = 128, BN = 128, BK = 16, WM = 64, WN = 32;
     static constexpr int STAGES = 4, GROUP_M = 8, MIN_BLOCKS = 1, TC = 1, M16 = 1, VEC_B_ONLY = 0, ONE_WAVE = 0;
+    static constexpr int MIN_WAVES = 3;
     static constexpr float EFF = 1.00f;
 };
-/* for products too small to give every SM 128 x 128 tiles (1000^3: 64 of them on 132 SMs) */
+/* for products too small to give every SM 128 x 128 tiles (1000^3: 64 of them on 132 SMs),
+ * or too small for three waves of them (2048^3) */
 struct gp__mm_f64_tc_64x64 : gp__mm_f64_tc_128x128 {
-    static constexpr int BM = 64, BN = 64, WM = 32, WN = 32, STAGES = 4, MIN_BLOCKS = 3;
+    static constexpr int BM = 64, BN = 64, WM = 32, WN = 32, STAGES = 4, MIN_BLOCKS = 3, MIN_WAVES = 0;
     static constexpr float EFF = 0.94f;
 };
 /* FP64 on the CUDA cores (where the code is built for targets before sm_80): twice the
@@ -751,7 +763,7 @@ struct gp__mm_f64_tc_64x64 : gp__mm_f64_tc_128x128 {
 struct gp__mm_f64_64x64 {
     typedef double type;
     static constexpr int BM = 64, BN = 64, BK = 8, WM = 32, WN = 32, TM = 4, TN = 8;
-    static constexpr int STAGES = 4, GROUP_M = 8, MIN_BLOCKS = 3, TC = 0, VEC_B_ONLY = 0, ONE_WAVE = 0;
+    static constexpr int STAGES = 4, GROUP_M = 8, MIN_BLOCKS = 3, TC = 0, VEC_B_ONLY = 0, ONE_WAVE = 0, MIN_WAVES = 0;
     static constexpr float EFF = 0.40f;
 };
 struct gp__mm_f64_64x32 : gp__mm_f64_64x64 {
@@ -769,7 +781,7 @@ static constexpr gp__mm_plan_cfg gp__mm_plan_of(void)
 {
     return {S::BM, S::BN, S::BK, gp__mm_smem_bytes<S>(), S::MIN_BLOCKS,
             (S::TC ? GP__MM_NEED_TC : 0) | (S::VEC_B_ONLY ? GP__MM_NEED_B16 : 0) | (S::ONE_WAVE ? GP__MM_NEED_ONE_WAVE : 0),
-            S::EFF};
+            S::EFF, S::MIN_WAVES};
 }
 #define GP__MM_PLAN(S) gp__mm_plan_of<S>(),
 #define GP__MM_LAUNCHER(S) gp__mm_launcher<S>,

@@ -94,7 +94,7 @@ extern "C" void test_matmul_host(void)
     }
     /* blocks per SM: the registers' count (launch bounds), or fewer where shared memory runs out */
     {
-        const gp__mm_plan_cfg c = {128, 128, 32, 66560, 2, 0, 1.0f};
+        const gp__mm_plan_cfg c = {128, 128, 32, 66560, 2, 0, 1.0f, 0};
         gp__device g = H100;
         int ok = gp__matmul_resident(&c, &g) == 2;
         g.smem_sm = 2 * (66560 + 1024) - 1;
@@ -112,6 +112,18 @@ extern "C" void test_matmul_host(void)
         EXPECT(ok, "f64: every square shape gets a %s config", have_tc ? "tensor-core" : "CUDA-core");
     }
     EXPECT(CHOOSE64(4096, 4096, 1, H100) == 0, "f64 4096^2: the largest tensor-core tile");
+    {   /* the largest f64 tile only from three waves of it (one block an SM) */
+        const int w2048 = CHOOSE64(2048, 2048, 1, H100);
+        EXPECT(f64_cfg[0].min_waves == 3 && gp__matmul_resident(&f64_cfg[0], &H100) == 1,
+               "f64: the largest tile, one block per H100 SM, needs three waves");
+        EXPECT(w2048 > 0 && (f64_cfg[w2048].needs & GP__MM_NEED_TC) && f64_cfg[w2048].bm < f64_cfg[0].bm,
+               "f64 2048^2: 256 tiles, two waves: a smaller tensor-core tile (got %d)", w2048);
+        gp__device g64 = H100; /* where the model alone would take the largest tile on both sides */
+        g64.sms = 64;
+        EXPECT(CHOOSE64(2048, 1536, 1, g64) == 0 && CHOOSE64(1920, 1536, 1, g64) != 0,
+               "64 SMs: f64 2048 x 1536 is 192 tiles, three waves (the largest tile); 1920 x 1536, 180, is not");
+        EXPECT(CHOOSE64(4097, 3001, 1, H100) == 0, "f64 4097 x 3001: 792 tiles, six waves: the largest tile");
+    }
     /* a GPU with less shared memory per block gets the configs that fit it */
     const int fit = CHOOSE64(4096, 4096, 1, SM86);
     EXPECT((f64_cfg[fit].needs & GP__MM_NEED_TC) && f64_cfg[fit].smem <= SM86.smem_block &&
