@@ -45,9 +45,25 @@ static void check_plan(uintptr_t addr, uintptr_t addr_b, size_t n, size_t elem, 
            p.vec_per_block, p.blocks, p.mode);
 }
 
+/* An element of N bytes (aligned to at most 16), for the vector width's check below. */
+template <size_t N>
+struct bytes_of {
+    unsigned char b[N];
+};
+/* The kernels count a body vector's elements at compile time (gp__reduce_vec); the plan's
+ * run-time vec must be the same number, or the kernels read the wrong elements. */
+template <size_t N>
+static int vec_agrees(void)
+{
+    return gp__reduce_make_plan(0x1000, 0x1000, 1000, N, 1, 132, 1).vec == (unsigned)gp__reduce_vec<bytes_of<N>>::N;
+}
+
 extern "C" void test_reduce_host(void)
 {
     gp_t_section("reduce: plan arithmetic (host)");
+    EXPECT(vec_agrees<1>() && vec_agrees<2>() && vec_agrees<4>() && vec_agrees<8>() && vec_agrees<12>() &&
+               vec_agrees<16>() && vec_agrees<24>() && vec_agrees<32>(),
+           "the plan's elements per vector are the kernels' (1- to 32-byte elements)");
     const size_t ns[] = {0, 1, 2, 3, 4, 5, 15, 16, 17, 31, 32, 33, 1023, 1024, 1025, 65536, 65537, 1048573,
                          (1u << 24) + 7, ((size_t)1 << 31) + 1001, (size_t)1 << 33, ((size_t)1 << 34) + 3};
     const size_t elems[] = {1, 2, 4, 8, 12, 16, 32};
