@@ -91,7 +91,8 @@ typedef struct gp__mm_plan_cfg {
     int min_blocks;  /* blocks per SM its registers allow (its launch bounds) */
     int needs;       /* GP__MM_NEED_*: what it needs of the call */
     float eff;       /* throughput of a busy SM, relative to the list's first config */
-    int min_waves;   /* 0, or the fewest waves of tiles (tiles / (SMs x resident blocks)) it runs */
+    int min_waves;   /* waves of tiles (tiles / (SMs x resident blocks)) it runs from ... */
+    int max_waves;   /* ... and up to; 0: no limit */
 } gp__mm_plan_cfg;
 
 /* Blocks of config c that one SM holds at once: as many as its registers allow
@@ -109,14 +110,14 @@ static inline GP__HD int gp__matmul_resident(const gp__mm_plan_cfg *c, const gp_
  * when big tiles would leave SMs idle (1024^2: 64 tiles of 128 x 128 on 132 SMs).
  * Skipped: configs that need what the call lacks (needs & ~have: GP__MM_NEED_TC, the
  * tensor-core kernel's code; GP__MM_NEED_B16, rows of B that allow 16-byte copies), that
- * do not fit in the GPU's shared memory, and those that need the grid to be one wave
- * (GP__MM_NEED_ONE_WAVE) where it is not: more tiles than the SMs hold blocks at once
- * (gp__matmul_resident). Such a config's eff is its rate in one wave, where every block
- * starts at once and the call lasts as long as one block: a config can win there and lose
- * over many waves (see the f32 configs). Skipped as well: a config whose min_waves the
- * grid does not fill (the f64 tensor-core 128 x 128 tile, one block per SM, below three
- * waves). -1 if none is left (the lists hold a small CUDA-core config, which always runs). */
-enum { GP__MM_NEED_TC = 1, GP__MM_NEED_B16 = 2, GP__MM_NEED_ONE_WAVE = 4 };
+ * do not fit in the GPU's shared memory, and those whose range of waves (min_waves to
+ * max_waves, in the blocks the SMs hold at once: gp__matmul_resident) the grid falls
+ * outside. A config for one wave at most has its eff measured there, where every block
+ * starts at once and the call lasts as long as one block: it can win there and lose over
+ * many waves (see the f32 configs); the f64 tensor-core 128 x 128 tile, one block per SM,
+ * runs from three waves. -1 if none is left (the lists hold a small CUDA-core config,
+ * which always runs). */
+enum { GP__MM_NEED_TC = 1, GP__MM_NEED_B16 = 2 };
 static inline GP__HD int gp__matmul_choose(size_t m, size_t n, const gp__device *g, int have,
                                            const gp__mm_plan_cfg *cfg, int ncfg)
 {
@@ -125,10 +126,10 @@ static inline GP__HD int gp__matmul_choose(size_t m, size_t n, const gp__device 
     for (int i = 0; i < ncfg; i++) {
         const gp__mm_plan_cfg *c = &cfg[i];
         const int resident = gp__matmul_resident(c, g);
-        if ((c->needs & ~have & ~GP__MM_NEED_ONE_WAVE) || resident == 0) continue;
+        if ((c->needs & ~have) || resident == 0) continue;
         const size_t tiles = gp__ceil_div(m, (size_t)c->bm) * gp__ceil_div(n, (size_t)c->bn);
-        if ((c->needs & GP__MM_NEED_ONE_WAVE) && tiles > (size_t)g->sms * (size_t)resident) continue;
-        if (tiles < (size_t)c->min_waves * g->sms * (size_t)resident) continue;
+        const size_t wave = (size_t)g->sms * (size_t)resident; /* blocks the SMs hold at once */
+        if (tiles < c->min_waves * wave || (c->max_waves && tiles > c->max_waves * wave)) continue;
         const double t = (double)gp__ceil_div(tiles, g->sms) * c->bm * c->bn / c->eff;
         if (best < 0 || t < best_t) { best = i; best_t = t; }
     }
@@ -229,8 +230,8 @@ struct gp__tile_async {
  *         static constexpr int MIN_BLOCKS = 2;               resident blocks per SM (launch bounds)
  *         static constexpr int TC = 0;                       1: tensor cores (FP64 DMMA, no TM, TN)
  *         static constexpr int VEC_B_ONLY = 1;               1: only where B's rows allow 16-byte copies
- *         static constexpr int ONE_WAVE = 0;                 1: only where all its blocks are resident at once
- *         static constexpr int MIN_WAVES = 0;                n > 0: only where the grid is n waves or more
+ *         static constexpr int MIN_WAVES = 0;                only where the grid is this many waves or more
+ *         static constexpr int MAX_WAVES = 0;                n > 0: only where it is n waves or fewer
  *         static constexpr float EFF = 1.00f;                relative throughput (gp__matmul_choose)
  *     };
  * A variant derives from another spec and overrides one name (the bench's ladder does).
@@ -686,8 +687,9 @@ static cudaError_t gp__mm_launcher(typename S::type *c, const typename S::type *
 /* The configs gp_matmul chooses from, per type, largest first. EFF is a config's
  * throughput on a busy GPU relative to the first (f32: TFLOP/s on the H100, from
  * bench/matmul.cu's tile sweep), for gp__matmul_choose. VEC_B_ONLY: the config runs only
- * where B's rows allow 16-byte copies; ONE_WAVE: only where the grid is one wave, all of
- * its blocks resident at once (gp__matmul_choose skips it elsewhere).
+ * where B's rows allow 16-byte copies; MIN_WAVES, MAX_WAVES: only where the grid is that
+ * many waves of blocks resident at once (MAX_WAVES 1: all of them at once; 0: no limit);
+ * gp__matmul_choose skips it elsewhere.
  * f32: the 128 x 128 tile with BK = 32 (two stages of 33 KB, two blocks per SM) where B's
  * rows are 16-byte aligned; with one-element copies of B the same tile with BK = 16, which
  * measured 1.09x of BK = 32 there (4097 x 3001 x 2049). Beside these the sweeps measured
@@ -715,11 +717,11 @@ static cudaError_t gp__mm_launcher(typename S::type *c, const typename S::type *
 struct gp__mm_f32_128x128 {
     typedef float type;
     static constexpr int BM = 128, BN = 128, BK = 32, WM = 64, WN = 32, TM = 8, TN = 8;
-    static constexpr int STAGES = 2, GROUP_M = 8, MIN_BLOCKS = 2, TC = 0, VEC_B_ONLY = 1, ONE_WAVE = 0, MIN_WAVES = 0;
+    static constexpr int STAGES = 2, GROUP_M = 8, MIN_BLOCKS = 2, TC = 0, VEC_B_ONLY = 1, MIN_WAVES = 0, MAX_WAVES = 0;
     static constexpr float EFF = 1.00f;
 };
 struct gp__mm_f32_128x128_w32x64 : gp__mm_f32_128x128 {
-    static constexpr int WM = 32, WN = 64, ONE_WAVE = 1;
+    static constexpr int WM = 32, WN = 64, MAX_WAVES = 1;
     static constexpr float EFF = 1.03f; /* in one wave; 0.97 at 8192^3 */
 };
 struct gp__mm_f32_128x128x16 : gp__mm_f32_128x128 {
@@ -748,8 +750,8 @@ struct gp__mm_f32_64x64 : gp__mm_f32_128x128x16 {
 struct gp__mm_f64_tc_128x128 {
     typedef double type;
     static constexpr int BM = 128, BN = 128, BK = 16, WM = 64, WN = 32;
-    static constexpr int STAGES = 4, GROUP_M = 8, MIN_BLOCKS = 1, TC = 1, M16 = 1, VEC_B_ONLY = 0, ONE_WAVE = 0;
-    static constexpr int MIN_WAVES = 3;
+    static constexpr int STAGES = 4, GROUP_M = 8, MIN_BLOCKS = 1, TC = 1, M16 = 1, VEC_B_ONLY = 0;
+    static constexpr int MIN_WAVES = 3, MAX_WAVES = 0;
     static constexpr float EFF = 1.00f;
 };
 /* for products too small to give every SM 128 x 128 tiles (1000^3: 64 of them on 132 SMs),
@@ -763,7 +765,7 @@ struct gp__mm_f64_tc_64x64 : gp__mm_f64_tc_128x128 {
 struct gp__mm_f64_64x64 {
     typedef double type;
     static constexpr int BM = 64, BN = 64, BK = 8, WM = 32, WN = 32, TM = 4, TN = 8;
-    static constexpr int STAGES = 4, GROUP_M = 8, MIN_BLOCKS = 3, TC = 0, VEC_B_ONLY = 0, ONE_WAVE = 0, MIN_WAVES = 0;
+    static constexpr int STAGES = 4, GROUP_M = 8, MIN_BLOCKS = 3, TC = 0, VEC_B_ONLY = 0, MIN_WAVES = 0, MAX_WAVES = 0;
     static constexpr float EFF = 0.40f;
 };
 struct gp__mm_f64_64x32 : gp__mm_f64_64x64 {
@@ -780,8 +782,8 @@ template <class S>
 static constexpr gp__mm_plan_cfg gp__mm_plan_of(void)
 {
     return {S::BM, S::BN, S::BK, gp__mm_smem_bytes<S>(), S::MIN_BLOCKS,
-            (S::TC ? GP__MM_NEED_TC : 0) | (S::VEC_B_ONLY ? GP__MM_NEED_B16 : 0) | (S::ONE_WAVE ? GP__MM_NEED_ONE_WAVE : 0),
-            S::EFF, S::MIN_WAVES};
+            (S::TC ? GP__MM_NEED_TC : 0) | (S::VEC_B_ONLY ? GP__MM_NEED_B16 : 0), S::EFF, S::MIN_WAVES,
+            S::MAX_WAVES};
 }
 #define GP__MM_PLAN(S) gp__mm_plan_of<S>(),
 #define GP__MM_LAUNCHER(S) gp__mm_launcher<S>,

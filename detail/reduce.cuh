@@ -102,6 +102,14 @@
 #define GP__REDUCE_CHAIN 1          /* sm_90: launch the first kernel early too (see below) */
 #endif
 #define GP__REDUCE_WARPS (GP__REDUCE_BLOCK / 32)
+/* Elements in a 16-byte body vector of elements of `elem` bytes: 16 / elem where whole
+ * elements fill it, else 1 (each element its own vector, read element by element unless it
+ * is 16 bytes). The plan and the kernels (gp__reduce_vec) both count with it. */
+static constexpr GP__HD unsigned gp__reduce_vec_elems(size_t elem)
+{
+    return elem <= 16 && 16 % elem == 0 ? (unsigned)(16 / elem) : 1u;
+}
+
 /* Rows of vectors a lane loads per step from each input of `elem`-byte elements: a
  * two-input map loads half as many rows of each, so every kernel has the same bytes in
  * flight and data registers. Elements wider than 8 bytes (a user's 16-byte pair, a 2x2
@@ -115,7 +123,7 @@ typedef struct gp__reduce_plan {
     size_t nvec;         /* whole vectors (vec elements each) in the body */
     size_t tail;         /* trailing elements after the last whole vector */
     size_t vec_per_block; /* body vectors each block streams (a multiple of 32) */
-    unsigned vec;        /* elements per vector: 16 / sizeof(Tin), or 1 (gp__reduce_vec<Tin>::N) */
+    unsigned vec;        /* elements per vector: gp__reduce_vec_elems(sizeof(Tin)) */
     unsigned blocks;     /* grid size */
     int aligned16;       /* body vectors may be loaded as 16-byte words */
     int mode;            /* GP__ONE_BLOCK, GP__CLUSTER or GP__GRID (launch.cuh) */
@@ -133,12 +141,12 @@ static inline GP__HD gp__reduce_plan gp__reduce_make_plan(uintptr_t a, uintptr_t
     gp__reduce_plan p;
     const size_t to_boundary = (16 - a % 16) % 16;
     const size_t tile = (size_t)GP__REDUCE_BLOCK * GP__REDUCE_ROWS(arity, elem); /* vectors per tile */
-    const int vectorisable = elem <= 16 && 16 % elem == 0;
+    p.vec = gp__reduce_vec_elems(elem);
+    const int vectorisable = p.vec * elem == 16; /* whole elements fill a 16-byte vector */
     /* A type that divides 16 but sits off its size (a 16-byte struct at a 4-byte
      * boundary) can never reach a 16-byte boundary, nor can two inputs at different
      * offsets from one: they are read element by element. */
     p.aligned16 = vectorisable && to_boundary % elem == 0 && (a - b) % 16 == 0;
-    p.vec = vectorisable ? (unsigned)(16 / elem) : 1u;
     p.head = p.aligned16 ? gp__min_size(n, to_boundary / elem) : 0;
     const size_t body = n - p.head;
     p.nvec = body / p.vec;
@@ -235,13 +243,13 @@ static __device__ __forceinline__ typename Map::type gp__map_elem(const gp__redu
     return gp__map_at<Map>(x, y, 0);
 }
 
-/* Elements of Tin in a body vector: the plan's vec (16 / sizeof(Tin), or 1), known at
- * compile time. (As the plan's run-time value, each row's index times vec was a 64-bit
- * multiply-add in the inner loop: the grid kernel alone took 27.1 us at 2^24 floats on the
- * H100 against 26.3 with the constant, bench/probes/reduce_gap.cu.) */
+/* Elements of Tin in a body vector, the plan's vec, known at compile time. (As the plan's
+ * run-time value, each row's index times vec was a 64-bit multiply-add in the inner loop:
+ * the grid kernel alone took 27.1 us at 2^24 floats on the H100 against 26.3 with the
+ * constant, bench/probes/reduce_gap.cu.) */
 template <class Tin>
 struct gp__reduce_vec {
-    enum { N = (sizeof(Tin) <= 16 && 16 % sizeof(Tin) == 0) ? 16 / sizeof(Tin) : 1 };
+    enum { N = gp__reduce_vec_elems(sizeof(Tin)) };
 };
 
 /* Reduces the mapped values of the VEC contiguous elements from index e, in order. */

@@ -76,7 +76,7 @@ extern "C" void test_matmul_host(void)
     /* the one-wave config: where the SMs hold the whole grid at once, and only there */
     int one_wave = -1;
     for (int i = 0; i < F32_CONFIGS; i++)
-        if (f32_cfg[i].needs & GP__MM_NEED_ONE_WAVE) one_wave = i;
+        if (f32_cfg[i].max_waves == 1) one_wave = i;
     EXPECT(one_wave > 0 && gp__matmul_resident(&f32_cfg[one_wave], &H100) == 2,
            "f32 has a one-wave config, two blocks of it per H100 SM");
     EXPECT(CHOOSE32(2048, 2048) == one_wave, "2048^2: 256 tiles on 132 x 2 blocks, one wave: the one-wave config");
@@ -94,7 +94,7 @@ extern "C" void test_matmul_host(void)
     }
     /* blocks per SM: the registers' count (launch bounds), or fewer where shared memory runs out */
     {
-        const gp__mm_plan_cfg c = {128, 128, 32, 66560, 2, 0, 1.0f, 0};
+        const gp__mm_plan_cfg c = {128, 128, 32, 66560, 2, 0, 1.0f, 0, 0};
         gp__device g = H100;
         int ok = gp__matmul_resident(&c, &g) == 2;
         g.smem_sm = 2 * (66560 + 1024) - 1;
@@ -164,7 +164,7 @@ struct mm_table {
     static int bm(int i) { return D::cfg[i].bm; }
     static int bn(int i) { return D::cfg[i].bn; }
     static int tc(int i) { return !!(D::cfg[i].needs & GP__MM_NEED_TC); }
-    static int one_wave(int i) { return !!(D::cfg[i].needs & GP__MM_NEED_ONE_WAVE); }
+    static int one_wave(int i) { return D::cfg[i].max_waves == 1; }
     static int choose(size_t m, size_t n, const gp__device *g, int have)
     {
         return gp__matmul_choose(m, n, g, have, D::cfg, D::N);

@@ -24,8 +24,6 @@
  * sits at the empty launch's time within that spread. */
 #include "probe.cuh"
 
-__global__ void empty_kernel(void) {}
-
 /* waits for the stream's earlier work, as the library's chained kernels do */
 __global__ void chained_kernel(void)
 {

@@ -29,6 +29,9 @@ __global__ void spin(long long cycles)
     }
 }
 
+/* the launch floor */
+__global__ void empty_kernel(void) {}
+
 static double now_us(void)
 {
     struct timespec ts;

@@ -76,8 +76,6 @@ enum { GP, PREALLOC, UNCHAINED, GRID_ONLY, LAST_BLOCK, READ, READ_RUNS, CUB, EMP
 static const char *row_names[NROWS] = {"gp", "prealloc", "unchained", "grid only", "last block", "read", "read runs",
                                        "CUB", "empty"};
 
-__global__ void empty_kernel(void) {}
-
 __global__ void fill(float *p, size_t total)
 {
     for (size_t k = blockIdx.x * (size_t)blockDim.x + threadIdx.x; k < total; k += (size_t)gridDim.x * blockDim.x)
