@@ -9,8 +9,10 @@
  * x the clock the device reports). Kirk & Hwu's arithmetic (global accesses cut by the tile
  * width) is printed beside the measured speedups.
  *
- * Part 2, "gp_matmul vs cuBLAS": f32 at 1024^3, 2048^3, 4096^3, 8192^3, 1000^3 and
- * 4097 x 3001 x 2049 (m x n x k); f64 against cublasDgemm at the same shapes, with the
+ * Part 2, "gp_matmul vs cuBLAS": f32 at 1024^3, 2048^3, 4096^3, 8192^3, 1000^3,
+ * 4097 x 3001 x 2049 and 512 x 512 x 8192 (m x n x k; 1024^3, 1000^3 and 512 x 512 x 8192
+ * have fewer 128 x 128 tiles of C than the SMs: gp_matmul_f32 splits k there, on sm_90);
+ * f64 against cublasDgemm at the same shapes, with the
  * CUDA-core kernel (gp_matmul_f64 before the tensor cores) beside it; for each type a tile
  * sweep (every candidate config at every shape) to set gp_matmul's choice.
  *
@@ -136,7 +138,7 @@ __global__ void __launch_bounds__(256) mm_regtile(float *c, const float *a, cons
 struct step5 {
     typedef float type;
     static constexpr int BM = 128, BN = 128, BK = 8, WM = 64, WN = 32, TM = 8, TN = 8;
-    static constexpr int STAGES = 1, GROUP_M = 1, MIN_BLOCKS = 2;
+    static constexpr int STAGES = 1, GROUP_M = 1, MIN_BLOCKS = 2, MAX_SLICES = 1;
     static constexpr float EFF = 1.0f;
 };
 /* 6. + double buffering: tile k+1 is copied while tile k is multiplied (2 stages). */
@@ -176,59 +178,65 @@ struct sweep_bk24 : gp__mm_f32_128x128 { static constexpr int BK = 24, STAGES = 
 struct sweep_bk32_2st : gp__mm_f32_128x128 { static constexpr int BK = 32, STAGES = 2; };
 struct sweep_bk32_3st : gp__mm_f32_128x128 { static constexpr int BK = 32, STAGES = 3; };
 struct sweep_bk32_3st_w32x64 : sweep_bk32_3st { static constexpr int WM = 32, WN = 64; };
-struct sweep_128x64_w64x32 : gp__mm_f32_128x64 { static constexpr int WM = 64, WN = 32; };
+struct sweep_128x64_w64x32 : gp__mm_f32_128x64 { static constexpr int WM = 64, WN = 32, MAX_SLICES = 1; };
 struct sweep_128x64_4st : sweep_128x64_w64x32 { static constexpr int STAGES = 4; };
 struct sweep_128x64_bk32 : sweep_128x64_w64x32 { static constexpr int BK = 32, STAGES = 2; };
-struct sweep_64x64x16 : gp__mm_f32_64x64 { static constexpr int BK = 16, STAGES = 3; };
+struct sweep_64x64x16 : gp__mm_f32_64x64 { static constexpr int BK = 16, STAGES = 3, MAX_SLICES = 1; };
 
 /* FP64: the ladder from the CUDA cores to the tensor cores (f64 rows 1-3), and candidates
  * beside the library's configs (gp__mm_f64_*), for the f64 sweep.
  * f64 1. the CUDA-core kernel, 64 x 64 block tile (gp_matmul_f64 before DMMA): gp__mm_f64_64x64.
  * f64 2. DMMA: 128 x 128 x 16 block tile, 8 warps of 64 x 32, 4 stages, padded shared rows,
  *        each 16 x 8 x 4 piece as two m8n8k4 (sm_80's only FP64 shape). */
-struct f64_step2 : gp__mm_f64_tc_128x128 { static constexpr int M16 = 0; };
+struct f64_step2 : gp__mm_f64_tc_128x128 { static constexpr int M16 = 0, MAX_SLICES = 1; };
 /* f64 3. + the one-instruction m16n8k4 of sm_90 (gp__mm_f64_tc_128x128). */
-struct sweep64_warp32x64 : gp__mm_f64_tc_128x128 { static constexpr int WM = 32, WN = 64; };
-struct sweep64_3stages : gp__mm_f64_tc_128x128 { static constexpr int STAGES = 3; };
-struct sweep64_bk32 : gp__mm_f64_tc_128x128 { static constexpr int BK = 32, STAGES = 3; }; /* 4: 276 KB */
-struct sweep64_bk8 : gp__mm_f64_tc_128x128 { static constexpr int BK = 8, STAGES = 4; };
-struct sweep64_128x64 : gp__mm_f64_tc_128x128 { static constexpr int BN = 64, WM = 32, WN = 32, MIN_BLOCKS = 2; };
+struct sweep64_warp32x64 : gp__mm_f64_tc_128x128 { static constexpr int MAX_SLICES = 1, WM = 32, WN = 64; };
+struct sweep64_3stages : gp__mm_f64_tc_128x128 { static constexpr int MAX_SLICES = 1, STAGES = 3; };
+struct sweep64_bk32 : gp__mm_f64_tc_128x128 { static constexpr int MAX_SLICES = 1, BK = 32, STAGES = 3; }; /* 4: 276 KB */
+struct sweep64_bk8 : gp__mm_f64_tc_128x128 { static constexpr int MAX_SLICES = 1, BK = 8, STAGES = 4; };
+struct sweep64_128x64 : gp__mm_f64_tc_128x128 { static constexpr int MAX_SLICES = 1, BN = 64, WM = 32, WN = 32, MIN_BLOCKS = 2; };
 
 /* The tile sizes gp_matmul_f32 may choose from, and candidates, each timed at every shape
  * of part 2 ("Tile sweep"), to set the choice. */
-typedef cudaError_t (*launch_f32)(float *, const float *, const float *, size_t, size_t, size_t, cudaStream_t);
-static const struct { const char *name; launch_f32 fn; } sweep[] = {
-    {"128x128 (gp)", gp__matmul_launch<gp__mm_cfg<gp__mm_f32_128x128> >},
-    {"BK = 16, 3 stages", gp__matmul_launch<gp__mm_cfg<sweep_bk16> >},
-    {"BK = 16, 4 stages", gp__matmul_launch<gp__mm_cfg<sweep_bk16_4st> >},
-    {"BK = 16, 4 stages, warp 32x64 (gp, B by elements)", gp__matmul_launch<gp__mm_cfg<gp__mm_f32_128x128x16> >},
-    {"BK = 24, 3 stages", gp__matmul_launch<gp__mm_cfg<sweep_bk24> >},
-    {"BK = 32, 2 stages", gp__matmul_launch<gp__mm_cfg<sweep_bk32_2st> >},
-    {"BK = 32, 3 stages", gp__matmul_launch<gp__mm_cfg<sweep_bk32_3st> >},
-    {"BK = 32, 2 stages, warp 32x64 (gp, one wave)", gp__matmul_launch<gp__mm_cfg<gp__mm_f32_128x128_w32x64> >},
-    {"BK = 32, 3 stages, warp 32x64", gp__matmul_launch<gp__mm_cfg<sweep_bk32_3st_w32x64> >},
-    {"128x64x16, 4 stages", gp__matmul_launch<gp__mm_cfg<sweep_128x64_4st> >},
-    {"128x64x16, 3 stages", gp__matmul_launch<gp__mm_cfg<sweep_128x64_w64x32> >},
-    {"128x64x16, 3 stages, warp 32x64 (gp)", gp__matmul_launch<gp__mm_cfg<gp__mm_f32_128x64> >},
-    {"128x64x32, 2 stages", gp__matmul_launch<gp__mm_cfg<sweep_128x64_bk32> >},
-    {"64x64x8 (gp)", gp__matmul_launch<gp__mm_cfg<gp__mm_f32_64x64> >},
-    {"64x64x16, 3 stages", gp__matmul_launch<gp__mm_cfg<sweep_64x64x16> >},
+typedef cudaError_t (*launch_f32)(float *, const float *, const float *, size_t, size_t, size_t, unsigned,
+                                  cudaStream_t);
+/* slices: k split into that many (clusters; 1: not split), see gp__matmul_choose */
+static const struct { const char *name; launch_f32 fn; unsigned slices; } sweep[] = {
+    {"128x128 (gp)", gp__matmul_launch<gp__mm_cfg<gp__mm_f32_128x128> >, 1},
+    {"BK = 16, 3 stages", gp__matmul_launch<gp__mm_cfg<sweep_bk16> >, 1},
+    {"BK = 16, 4 stages", gp__matmul_launch<gp__mm_cfg<sweep_bk16_4st> >, 1},
+    {"BK = 16, 4 stages, warp 32x64 (gp, B by elements)", gp__matmul_launch<gp__mm_cfg<gp__mm_f32_128x128x16> >, 1},
+    {"BK = 24, 3 stages", gp__matmul_launch<gp__mm_cfg<sweep_bk24> >, 1},
+    {"BK = 32, 2 stages", gp__matmul_launch<gp__mm_cfg<sweep_bk32_2st> >, 1},
+    {"BK = 32, 3 stages", gp__matmul_launch<gp__mm_cfg<sweep_bk32_3st> >, 1},
+    {"BK = 32, 2 stages, warp 32x64 (gp, one wave)", gp__matmul_launch<gp__mm_cfg<gp__mm_f32_128x128_w32x64> >, 1},
+    {"BK = 32, 3 stages, warp 32x64", gp__matmul_launch<gp__mm_cfg<sweep_bk32_3st_w32x64> >, 1},
+    {"128x64x16, 4 stages", gp__matmul_launch<gp__mm_cfg<sweep_128x64_4st> >, 1},
+    {"128x64x16, 3 stages", gp__matmul_launch<gp__mm_cfg<sweep_128x64_w64x32> >, 1},
+    {"128x64x16, 3 stages, warp 32x64 (gp)", gp__matmul_launch<gp__mm_cfg<gp__mm_f32_128x64> >, 1},
+    {"128x64x32, 2 stages", gp__matmul_launch<gp__mm_cfg<sweep_128x64_bk32> >, 1},
+    {"64x64x8 (gp)", gp__matmul_launch<gp__mm_cfg<gp__mm_f32_64x64> >, 1},
+    {"64x64x16, 3 stages", gp__matmul_launch<gp__mm_cfg<sweep_64x64x16> >, 1},
+    {"BK = 32, 2 stages, warp 32x64 (gp, one wave), k in 2", gp__matmul_launch<gp__mm_cfg<gp__mm_f32_128x128_w32x64> >, 2},
+    {"128x64x16, 3 stages, warp 32x64 (gp), k in 2", gp__matmul_launch<gp__mm_cfg<gp__mm_f32_128x64> >, 2},
+    {"64x64x8 (gp), k in 2", gp__matmul_launch<gp__mm_cfg<gp__mm_f32_64x64> >, 2},
 };
 #define SWEEP ((int)(sizeof sweep / sizeof *sweep))
-typedef cudaError_t (*launch_f64)(double *, const double *, const double *, size_t, size_t, size_t, cudaStream_t);
-static const struct { const char *name; launch_f64 fn; } sweep64[] = {
-    {"DMMA 128x128x16 m16n8k4, 4 stages (gp)", gp__mm_launcher<gp__mm_f64_tc_128x128>},
-    {"DMMA 128x128x16 m8n8k4", gp__mm_launcher<f64_step2>},
-    {"warp tile 32x64", gp__mm_launcher<sweep64_warp32x64>},
-    {"3 stages", gp__mm_launcher<sweep64_3stages>},
-    {"BK = 32, 3 stages", gp__mm_launcher<sweep64_bk32>},
-    {"BK = 8, 4 stages", gp__mm_launcher<sweep64_bk8>},
-    {"128x64, warp 32x32", gp__mm_launcher<sweep64_128x64>},
-    {"DMMA 64x64 (gp)", gp__mm_launcher<gp__mm_f64_tc_64x64>},
-    {"CUDA cores 64x64 (gp, pre-sm_80)", gp__mm_launcher<gp__mm_f64_64x64>},
+typedef cudaError_t (*launch_f64)(double *, const double *, const double *, size_t, size_t, size_t, unsigned,
+                                  cudaStream_t);
+static const struct { const char *name; launch_f64 fn; unsigned slices; } sweep64[] = {
+    {"DMMA 128x128x16 m16n8k4, 4 stages (gp)", gp__mm_launcher<gp__mm_f64_tc_128x128>, 1},
+    {"DMMA 128x128x16 m8n8k4", gp__mm_launcher<f64_step2>, 1},
+    {"warp tile 32x64", gp__mm_launcher<sweep64_warp32x64>, 1},
+    {"3 stages", gp__mm_launcher<sweep64_3stages>, 1},
+    {"BK = 32, 3 stages", gp__mm_launcher<sweep64_bk32>, 1},
+    {"BK = 8, 4 stages", gp__mm_launcher<sweep64_bk8>, 1},
+    {"128x64, warp 32x32", gp__mm_launcher<sweep64_128x64>, 1},
+    {"DMMA 64x64 (gp)", gp__mm_launcher<gp__mm_f64_tc_64x64>, 1},
+    {"CUDA cores 64x64 (gp, pre-sm_80)", gp__mm_launcher<gp__mm_f64_64x64>, 1},
 };
 #define SWEEP64 ((int)(sizeof sweep64 / sizeof *sweep64))
-static_assert(SWEEP <= 16 && SWEEP64 <= 16, "the sweep tables' name arrays");
+static_assert(SWEEP <= 24 && SWEEP64 <= 24, "the sweep tables' name arrays");
 
 /* ---- what a timed call is --------------------------------------------------------------- */
 enum kind {
@@ -242,6 +250,7 @@ typedef struct {
     cublasHandle_t h;
     launch_f32 fn;   /* K_SWEEP, f32 */
     launch_f64 fn64; /* K_SWEEP, f64 */
+    unsigned slices; /* K_SWEEP */
 } call_ctx;
 
 static void call(void *p)
@@ -255,18 +264,19 @@ static void call(void *p)
     case K_TILED16: mm_tiled<16><<<dim3(n / 16, n / 16), dim3(16, 16)>>>(c, a, b, n); break;
     case K_TILED32: mm_tiled<32><<<dim3(n / 32, n / 32), dim3(32, 32)>>>(c, a, b, n); break;
     case K_REGTILE: mm_regtile<<<dim3(n / 128, n / 128), 256>>>(c, a, b, n); break;
-    case K_STEP5: CUDA_CHK(gp__matmul_launch<step5_cfg>(c, a, b, x->m, x->n, x->k, 0)); break;
-    case K_STEP6: CUDA_CHK(gp__matmul_launch<step6_cfg>(c, a, b, x->m, x->n, x->k, 0)); break;
-    case K_STEP7: CUDA_CHK(gp__matmul_launch<step7_cfg>(c, a, b, x->m, x->n, x->k, 0)); break;
-    case K_STEP8: CUDA_CHK(gp__matmul_launch<step8_cfg>(c, a, b, x->m, x->n, x->k, 0)); break;
-    case K_STEP9: CUDA_CHK(gp__matmul_launch<step9_cfg>(c, a, b, x->m, x->n, x->k, 0)); break;
-    case K_STEP10: CUDA_CHK(gp__matmul_launch<step10_cfg>(c, a, b, x->m, x->n, x->k, 0)); break;
-    case K_STEP11: CUDA_CHK(gp__matmul_launch<step11_cfg>(c, a, b, x->m, x->n, x->k, 0)); break;
-    case K_STEP12: CUDA_CHK(gp__matmul_launch<step12_cfg>(c, a, b, x->m, x->n, x->k, 0)); break;
-    case K_STEP13: CUDA_CHK(gp__matmul_launch<step13_cfg>(c, a, b, x->m, x->n, x->k, 0)); break;
+    case K_STEP5: CUDA_CHK(gp__matmul_launch<step5_cfg>(c, a, b, x->m, x->n, x->k, 1, 0)); break;
+    case K_STEP6: CUDA_CHK(gp__matmul_launch<step6_cfg>(c, a, b, x->m, x->n, x->k, 1, 0)); break;
+    case K_STEP7: CUDA_CHK(gp__matmul_launch<step7_cfg>(c, a, b, x->m, x->n, x->k, 1, 0)); break;
+    case K_STEP8: CUDA_CHK(gp__matmul_launch<step8_cfg>(c, a, b, x->m, x->n, x->k, 1, 0)); break;
+    case K_STEP9: CUDA_CHK(gp__matmul_launch<step9_cfg>(c, a, b, x->m, x->n, x->k, 1, 0)); break;
+    case K_STEP10: CUDA_CHK(gp__matmul_launch<step10_cfg>(c, a, b, x->m, x->n, x->k, 1, 0)); break;
+    case K_STEP11: CUDA_CHK(gp__matmul_launch<step11_cfg>(c, a, b, x->m, x->n, x->k, 1, 0)); break;
+    case K_STEP12: CUDA_CHK(gp__matmul_launch<step12_cfg>(c, a, b, x->m, x->n, x->k, 1, 0)); break;
+    case K_STEP13: CUDA_CHK(gp__matmul_launch<step13_cfg>(c, a, b, x->m, x->n, x->k, 1, 0)); break;
     case K_SWEEP:
-        if (x->f64) CUDA_CHK(x->fn64((double *)x->c, (const double *)x->a, (const double *)x->b, x->m, x->n, x->k, 0));
-        else CUDA_CHK(x->fn(c, a, b, x->m, x->n, x->k, 0));
+        if (x->f64)
+            CUDA_CHK(x->fn64((double *)x->c, (const double *)x->a, (const double *)x->b, x->m, x->n, x->k, x->slices, 0));
+        else CUDA_CHK(x->fn(c, a, b, x->m, x->n, x->k, x->slices, 0));
         break;
     case K_GP:
         if (x->f64) CUDA_CHK(gp_matmul_f64((double *)x->c, (const double *)x->a, (const double *)x->b, x->m, x->n, x->k, 0));
@@ -367,7 +377,7 @@ static void bench_ladder(cublasHandle_t h, int profile)
     const int nrows = (int)(sizeof rows / sizeof *rows);
     float ms[16];
     for (int r = 0; r < nrows; r++) {
-        call_ctx x = {rows[r].kind, 0, c, a, b, n, n, n, h, NULL, NULL};
+        call_ctx x = {rows[r].kind, 0, c, a, b, n, n, n, h, NULL, NULL, 1};
         if (profile) { /* one call of each of the fast kernels, for ncu */
             if (rows[r].kind >= K_STEP5) call(&x);
             continue;
@@ -376,7 +386,7 @@ static void bench_ladder(cublasHandle_t h, int profile)
     }
     if (profile) { /* and each sweep candidate */
         for (int i = 0; i < SWEEP; i++) {
-            call_ctx x = {K_SWEEP, 0, c, a, b, n, n, n, h, sweep[i].fn, NULL};
+            call_ctx x = {K_SWEEP, 0, c, a, b, n, n, n, h, sweep[i].fn, NULL, sweep[i].slices};
             call(&x);
         }
         CUDA_CHK(cudaDeviceSynchronize());
@@ -417,8 +427,8 @@ static void bench_ladder(cublasHandle_t h, int profile)
     CUDA_CHK(cudaFree(c));
 }
 
-static const size_t shapes[][3] = {{1024, 1024, 1024}, {2048, 2048, 2048}, {4096, 4096, 4096},
-                                   {8192, 8192, 8192}, {1000, 1000, 1000}, {4097, 3001, 2049}};
+static const size_t shapes[][3] = {{1024, 1024, 1024}, {2048, 2048, 2048}, {4096, 4096, 4096}, {8192, 8192, 8192},
+                                   {1000, 1000, 1000},  {4097, 3001, 2049}, {512, 512, 8192}};
 
 #define NSHAPES ((int)(sizeof shapes / sizeof *shapes))
 static float g_sweep_ms[NSHAPES][SWEEP], g_sweep64_ms[NSHAPES][SWEEP64];
@@ -433,16 +443,17 @@ static float g_gp_ms[2][NSHAPES], g_cublas_ms[2][NSHAPES]; /* [f64][shape] */
         static constexpr gp__mm_plan_cfg cfg[] = {GP__MATMUL_CONFIGS_##name(GP__MM_PLAN)};                    \
         static const int warp[][2] = {GP__MATMUL_CONFIGS_##name(CONFIG_WARP)};                                \
         const int have = (built ? GP__MM_NEED_TC : 0) | (n * sizeof(name##_t) % 16 == 0 ? GP__MM_NEED_B16 : 0); \
-        const int i = gp__matmul_choose(m, n, &gpu, have, cfg, (int)(sizeof cfg / sizeof *cfg));              \
-        if (warp[i][0] == 64 && warp[i][1] == 32)                                                             \
-            snprintf(out, 32, "%dx%dx%d", cfg[i].bm, cfg[i].bn, cfg[i].bk);                                   \
-        else                                                                                                  \
-            snprintf(out, 32, "%dx%dx%d, warp %dx%d", cfg[i].bm, cfg[i].bn, cfg[i].bk, warp[i][0], warp[i][1]); \
+        unsigned slices = 1;                                                                                  \
+        const int i = gp__matmul_choose(m, n, k, &gpu, have, cfg, (int)(sizeof cfg / sizeof *cfg), &slices); \
+        int len = snprintf(out, 48, "%dx%dx%d", cfg[i].bm, cfg[i].bn, cfg[i].bk);                            \
+        if (warp[i][0] != 64 || warp[i][1] != 32)                                                             \
+            len += snprintf(out + len, 48 - len, ", warp %dx%d", warp[i][0], warp[i][1]);                     \
+        if (slices > 1) snprintf(out + len, 48 - len, ", k in %u", slices);                                  \
         return out;                                                                                           \
     } while (0)
 typedef float f32_t;
 typedef double f64_t;
-static const char *gp_tile(size_t m, size_t n, int f64, char *out)
+static const char *gp_tile(size_t m, size_t n, size_t k, int f64, char *out)
 {
     int built = 0, dev = 0;
     gp__device gpu;
@@ -503,7 +514,7 @@ static void bench_shapes(cublasHandle_t h, int f64)
             fill<<<1024, 256>>>((float *)b, k * n, WHICH_B);
         }
         CUDA_CHK_LAUNCH();
-        call_ctx g = {K_GP, f64, c, a, b, m, n, k, h, NULL, NULL}, cb = g;
+        call_ctx g = {K_GP, f64, c, a, b, m, n, k, h, NULL, NULL, 1}, cb = g;
         cb.kind = K_CUBLAS;
         const float gms = measure(&g, "gp_matmul"), cms = measure(&cb, "cuBLAS");
         g_gp_ms[f64][s] = gms;
@@ -514,14 +525,16 @@ static void bench_shapes(cublasHandle_t h, int f64)
             x.kind = K_SWEEP;
             if (f64) {
                 x.fn64 = sweep64[i].fn;
+                x.slices = sweep64[i].slices;
                 g_sweep64_ms[s][i] = measure(&x, sweep64[i].name);
             } else {
                 x.fn = sweep[i].fn;
+                x.slices = sweep[i].slices;
                 g_sweep_ms[s][i] = measure(&x, sweep[i].name);
             }
         }
-        char tile[32];
-        gp_tile(m, n, f64, tile);
+        char tile[48];
+        gp_tile(m, n, k, f64, tile);
         const double peak = f64 ? g_peak64 : g_peak32, gt = tflops(m, n, k, gms), ct = tflops(m, n, k, cms);
         if (f64) /* the CUDA-core kernel is the sweep's last candidate */
             gp_table_row("%zu x %zu x %zu|%s|%.3f|%.2f|%.3f|%.2f|%.3fx|%.3fx|%.1f%%|%.1f%%", m, n, k, tile, gms, gt, cms,
@@ -537,14 +550,14 @@ static void bench_shapes(cublasHandle_t h, int f64)
                       "targets), its best config at the shape. DMMA peak = SMs x 128 FP64 FMA per clock x 2 x clock "
                       "= %.1f TFLOP/s, twice the CUDA cores'.",
                       g_peak64);
-        const char *names[16]; /* at least SWEEP64 */
+        const char *names[24]; /* at least SWEEP64 */
         for (int i = 0; i < SWEEP64; i++) names[i] = sweep64[i].name;
         sweep_table("Tile sweep, f64: TFLOP/s of each candidate (the choice is gp_matmul's)", names, SWEEP64,
                     &g_sweep64_ms[0][0], SWEEP64);
     } else {
         gp_bench_note("gp / cuBLAS = cuBLAS ms / gp ms (above 1: gp faster). Inputs of 1024^3 fit in L2 for both. "
                       "gp tile: the block tile gp_matmul chose for the shape (and its warp tile, where not 64x32).");
-        const char *names[16]; /* at least SWEEP */
+        const char *names[24]; /* at least SWEEP */
         for (int i = 0; i < SWEEP; i++) names[i] = sweep[i].name;
         sweep_table("Tile sweep, f32: TFLOP/s of each candidate block tile (the choice is gp_matmul's)", names, SWEEP,
                     &g_sweep_ms[0][0], SWEEP);

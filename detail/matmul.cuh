@@ -91,23 +91,55 @@ typedef struct gp__mm_plan_cfg {
     int min_blocks;  /* blocks per SM its registers allow (its launch bounds) */
     int needs;       /* GP__MM_NEED_*: what it needs of the call */
     float eff;       /* throughput of a busy SM, relative to the list's first config */
-    int min_waves;   /* waves of tiles (tiles / (SMs x resident blocks)) it runs from ... */
+    int min_waves;   /* waves of blocks (blocks / (SMs x resident blocks)) it runs from ... */
     int max_waves;   /* ... and up to; 0: no limit */
+    int max_slices;  /* k may be split into up to this many slices (1: never; sm_90 clusters) */
+    int split_smem;  /* shared memory per block when k is split (the partial tile of C) */
 } gp__mm_plan_cfg;
 
 /* Blocks of config c that one SM holds at once: as many as its registers allow
- * (min_blocks) and its shared memory fits. 0 where a block does not fit at all. */
-static inline GP__HD int gp__matmul_resident(const gp__mm_plan_cfg *c, const gp__device *g)
+ * (min_blocks) and its shared memory fits (split: with k split, where a block holds its
+ * partial tile of C). 0 where a block does not fit at all. */
+static inline GP__HD int gp__matmul_resident(const gp__mm_plan_cfg *c, const gp__device *g, bool split = false)
 {
-    if (c->smem > g->smem_block) return 0;
-    const int fit = g->smem_sm / (c->smem + g->smem_reserved);
+    const int smem = split ? c->split_smem : c->smem;
+    if (smem > g->smem_block) return 0;
+    const int fit = g->smem_sm / (smem + g->smem_reserved);
     return fit < c->min_blocks ? fit : c->min_blocks;
 }
 
-/* Which of the `ncfg` configs finishes an m x n product first on GPU g. Model: blocks are
- * spread evenly, so the busiest SM computes ceil(tiles / sms) tiles of bm x bn at its rate
- * eff; ties go to the earlier (larger) config. Big tiles win on large products; small ones
- * when big tiles would leave SMs idle (1024^2: 64 tiles of 128 x 128 on 132 SMs).
+/* Split k. A product whose m x n tiles leave SMs idle (1000^3: 64 tiles of 128 x 128 on
+ * 132 SMs) can split k into `slices`: the slices of one tile run as one thread-block
+ * cluster (sm_90), each multiplies its share of the k tiles, and the blocks then add their
+ * partial tiles through distributed shared memory, in slice order, each storing its band
+ * of rows of C (gp__mm_sum_slices): no scratch, no second launch, and the same bits on
+ * every run. The sums' order differs from one slice's, so the result may round
+ * differently from the unsplit product (within the same bound). In the model a split
+ * costs GP__MM_SPLIT_COST_K more k per block (writing, swapping and adding the partials),
+ * each slice must get GP__MM_SPLIT_MIN_KTILES k tiles, and the split grid must be one block
+ * per SM at most. Two slices at most (the configs' MAX_SLICES): on the H100 the GPU held
+ * 62 clusters of 4 and 30 of 8 at once, short of 1000^3's 64 (81 and 75 us against 57 for
+ * 2 slices), and where they fit (512 x 512 x 8192) it put several blocks of a cluster on
+ * one SM and left others idle: every 4- and 8-slice candidate there (189-241 us) was
+ * slower than the 64 x 64 tile in 2 slices (178 us) (bench/probes/matmul_split.cu). */
+#define GP__MM_SPLIT_COST_K 32
+#define GP__MM_SPLIT_MIN_KTILES 4
+
+/* The k tiles [*begin, *end) of slice `slice` of `slices`, out of ktiles: as even a share
+ * as whole tiles allow, in order. */
+static inline GP__HD void gp__matmul_k_range(size_t ktiles, unsigned slice, unsigned slices, size_t *begin,
+                                             size_t *end)
+{
+    *begin = ktiles * slice / slices;
+    *end = ktiles * (slice + 1) / slices;
+}
+
+/* Which of the `ncfg` configs finishes an m x n x k product first on GPU g, and into how
+ * many slices it splits k (*slices; 1: none). Model: blocks are spread evenly, so the
+ * busiest SM computes ceil(blocks / sms) blocks of bm x bn x (k / slices + the split's
+ * cost) at its rate eff; ties go to the earlier (larger) config and to fewer slices. Big
+ * tiles win on large products; small ones, or split k, when big tiles would leave SMs idle
+ * (1024^2: 64 tiles of 128 x 128 on 132 SMs).
  * Skipped: configs that need what the call lacks (needs & ~have: GP__MM_NEED_TC, the
  * tensor-core kernel's code; GP__MM_NEED_B16, rows of B that allow 16-byte copies), that
  * do not fit in the GPU's shared memory, and those whose range of waves (min_waves to
@@ -115,24 +147,40 @@ static inline GP__HD int gp__matmul_resident(const gp__mm_plan_cfg *c, const gp_
  * outside. A config for one wave at most has its eff measured there, where every block
  * starts at once and the call lasts as long as one block: it can win there and lose over
  * many waves (see the f32 configs); the f64 tensor-core 128 x 128 tile, one block per SM,
- * runs from three waves. -1 if none is left (the lists hold a small CUDA-core config,
- * which always runs). */
+ * runs from three waves. Splits: up to the config's max_slices, only where the unsplit
+ * tiles leave SMs without one (the model's rounding to whole waves would otherwise split
+ * large products to fill their last wave) and where the device launches clusters and this
+ * code was built for them (g->cluster_ok). -1 if none is left
+ * (the lists hold a small CUDA-core config, which always runs). */
 enum { GP__MM_NEED_TC = 1, GP__MM_NEED_B16 = 2 };
-static inline GP__HD int gp__matmul_choose(size_t m, size_t n, const gp__device *g, int have,
-                                           const gp__mm_plan_cfg *cfg, int ncfg)
+static inline GP__HD int gp__matmul_choose(size_t m, size_t n, size_t k, const gp__device *g, int have,
+                                           const gp__mm_plan_cfg *cfg, int ncfg, unsigned *slices = NULL)
 {
     int best = -1;
+    unsigned best_slices = 1;
     double best_t = 0;
     for (int i = 0; i < ncfg; i++) {
         const gp__mm_plan_cfg *c = &cfg[i];
-        const int resident = gp__matmul_resident(c, g);
-        if ((c->needs & ~have) || resident == 0) continue;
+        if (c->needs & ~have) continue;
         const size_t tiles = gp__ceil_div(m, (size_t)c->bm) * gp__ceil_div(n, (size_t)c->bn);
-        const size_t wave = (size_t)g->sms * (size_t)resident; /* blocks the SMs hold at once */
-        if (tiles < c->min_waves * wave || (c->max_waves && tiles > c->max_waves * wave)) continue;
-        const double t = (double)gp__ceil_div(tiles, g->sms) * c->bm * c->bn / c->eff;
-        if (best < 0 || t < best_t) { best = i; best_t = t; }
+        const size_t ktiles = gp__ceil_div(k, (size_t)c->bk);
+        for (unsigned s = 1; s <= (unsigned)c->max_slices && s <= GP__CLUSTER_MAX; s *= 2) {
+            if (s > 1 && !(g->cluster_ok && tiles * s <= g->sms && ktiles >= (size_t)s * GP__MM_SPLIT_MIN_KTILES))
+                break;
+            const int resident = gp__matmul_resident(c, g, s > 1);
+            if (resident == 0) continue;
+            const size_t blocks = tiles * s, wave = (size_t)g->sms * (size_t)resident; /* blocks held at once */
+            if (blocks < c->min_waves * wave || (c->max_waves && blocks > c->max_waves * wave)) continue;
+            const double depth = (double)(k ? k : 1) / s + (s > 1 ? GP__MM_SPLIT_COST_K : 0);
+            const double t = (double)gp__ceil_div(blocks, g->sms) * c->bm * c->bn * depth / c->eff;
+            if (best < 0 || t < best_t) {
+                best = i;
+                best_slices = s;
+                best_t = t;
+            }
+        }
     }
+    if (slices) *slices = best_slices;
     return best;
 }
 
@@ -219,6 +267,10 @@ struct gp__tile_async {
 
 /* ---- the kernels ----------------------------------------------------------------------- */
 
+/* Shared memory of a block whose k is split: its pipeline's, or its partial tile of C
+ * (part bytes) where that is more. */
+static constexpr GP__HD int gp__mm_split_smem(int pipeline, int part) { return pipeline > part ? pipeline : part; }
+
 /* A configuration is a struct of named sizes (a "spec"), for example
  *     struct gp__mm_f32_128x128 {
  *         typedef float type;
@@ -232,6 +284,8 @@ struct gp__tile_async {
  *         static constexpr int VEC_B_ONLY = 1;               1: only where B's rows allow 16-byte copies
  *         static constexpr int MIN_WAVES = 0;                only where the grid is this many waves or more
  *         static constexpr int MAX_WAVES = 0;                n > 0: only where it is n waves or fewer
+ *         static constexpr int MAX_SLICES = 1;               k split into up to this many (1: never;
+ *                                                            above 1 a split instance is built)
  *         static constexpr float EFF = 1.00f;                relative throughput (gp__matmul_choose)
  *     };
  * A variant derives from another spec and overrides one name (the bench's ladder does).
@@ -248,6 +302,7 @@ struct gp__mm_cfg : S {
         PITCH_A = S::BM + PAD, PITCH_B = S::BN,
         STAGE_A = S::BK * PITCH_A, STAGE_ELEMS = STAGE_A + S::BK * PITCH_B, /* a stage: As, then Bs */
         SMEM_BYTES = S::STAGES * STAGE_ELEMS * (int)sizeof(T),
+        SPLIT_SMEM = gp__mm_split_smem(SMEM_BYTES, S::BM * S::BN * (int)sizeof(T)),
     };
     static_assert(S::BM % S::WM == 0 && S::BN % S::WN == 0 && S::TM % 4 == 0 && S::TN % 4 == 0, "tile shapes");
     static_assert(LANES_M * LANES_N == 32 && S::WM % S::TM == 0 && S::WN % S::TN == 0, "a warp is 32 lanes of TM x TN");
@@ -329,10 +384,16 @@ static __device__ __forceinline__ void gp__mm_store(T *dst, const T *v, size_t c
 {
     static_assert(N * sizeof(T) % 16 == 0, "whole 16-byte stores");
     if (vec && cols_left >= (size_t)N) {
-        uint4 w[N * sizeof(T) / 16];
-        memcpy(w, v, sizeof w);
+        /* written out: as a uint4 store, nvcc merged this path with the element-wise one
+         * below (the same values to the same places) and emitted four 4-byte stores */
 #pragma unroll
-        for (int q = 0; q < (int)(N * sizeof(T) / 16); q++) reinterpret_cast<uint4 *>(dst)[q] = w[q];
+        for (int q = 0; q < (int)(N * sizeof(T) / 16); q++) {
+            uint32_t w[4];
+            memcpy(w, v + q * (16 / sizeof(T)), sizeof w);
+            asm volatile("st.v4.b32 [%0], {%1, %2, %3, %4};" ::"l"(dst + q * (16 / sizeof(T))), "r"(w[0]), "r"(w[1]),
+                         "r"(w[2]), "r"(w[3])
+                         : "memory");
+        }
     } else {
 #pragma unroll
         for (int q = 0; q < N; q++)
@@ -370,8 +431,87 @@ static constexpr GP__HD int gp__mm_pieces_per_row(int per_row, int copies, int p
     return best;
 }
 
-/* VEC_B: elements per copy of B's rows (16 bytes where the rows allow, else 1). */
-template <class C, int VEC_B>
+/* The k slices of this block's tile (the blocks of its cluster, in a kernel built to
+ * split), and which of them it multiplies. The unsplit kernels have no cluster code at
+ * all: with it, ptxas scheduled their main loop differently, 4-7% slower (H100). */
+template <bool SPLIT>
+static __device__ __forceinline__ unsigned gp__mm_slices(void)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    if constexpr (SPLIT) return __clusterSizeInBlocks();
+#endif
+    return 1;
+}
+template <bool SPLIT>
+static __device__ __forceinline__ unsigned gp__mm_slice(void)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    if constexpr (SPLIT) return __clusterRelativeBlockRank();
+#endif
+    return 0;
+}
+
+/* The end of a split product (gp__matmul_choose): each block of the cluster holds its
+ * slice's BM x BN partial tile at `part` in its shared memory (rows BN apart); block
+ * `slice` adds all of them, in slice order, over its band of BM / slices rows and stores
+ * the sums to the tile of C at c_tile (rows ldc apart; m_left x n_left of it exist). */
+template <class T, int BM, int BN, int THREADS>
+static __device__ __forceinline__ void gp__mm_sum_slices(const T *part, T *c_tile, size_t ldc, size_t m_left,
+                                                         size_t n_left, bool vec, unsigned slice, unsigned slices)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    enum { V = 16 / (int)sizeof(T), PER_ROW = BN / V }; /* 16-byte pieces */
+    static_assert(BN % V == 0, "rows of whole 16-byte pieces");
+    __cluster_barrier_arrive(); /* release: this block's partial is visible to the cluster */
+    __cluster_barrier_wait();   /* acquire: so are the others' */
+    const int r0 = (int)(slice * BM / slices), r1 = (int)((slice + 1) * BM / slices);
+    for (int u = (int)threadIdx.x; u < (r1 - r0) * PER_ROW; u += THREADS) {
+        const int r = r0 + u / PER_ROW, col = u % PER_ROW * V;
+        if ((size_t)r >= m_left || (size_t)col >= n_left) continue;
+        const T *const mine = part + r * BN + col;
+        /* 16-byte loads from each block's shared memory (a memcpy straight from there
+         * compiles to 16 one-byte loads, each a round trip) */
+        const uint4 w0 = *static_cast<const uint4 *>(__cluster_map_shared_rank((void *)mine, 0));
+        T sum[V], p[V];
+        memcpy(sum, &w0, sizeof sum);
+        for (unsigned q = 1; q < slices; q++) {
+            const uint4 w = *static_cast<const uint4 *>(__cluster_map_shared_rank((void *)mine, q));
+            memcpy(p, &w, sizeof p);
+#pragma unroll
+            for (int v = 0; v < V; v++) sum[v] += p[v];
+        }
+        gp__mm_store<V>(c_tile + r * ldc + col, sum, n_left - col, vec);
+    }
+    __cluster_barrier_arrive(); /* no block leaves while another may still read its partial */
+    __cluster_barrier_wait();
+#else
+    (void)part, (void)c_tile, (void)ldc, (void)m_left, (void)n_left, (void)vec, (void)slice, (void)slices;
+#endif
+}
+
+/* Both kernels' last step: store(dst, ld, rows_left, cols_left, vec) writes the thread's
+ * values of the block's tile at dst (rows ld apart, rows_left x cols_left of it exist,
+ * 16-byte stores where vec). Unsplit, straight to C; split, to the partial tile in the
+ * shared memory the pipeline is done with (every thread must be: a barrier first), then
+ * the cluster adds the slices. */
+template <class T, int BM, int BN, int THREADS, bool SPLIT, class Store>
+static __device__ __forceinline__ void gp__mm_epilogue(Store store, T *smem, T *c_tile, size_t ldc, size_t m_left,
+                                                       size_t n_left, bool vec_c)
+{
+    if constexpr (SPLIT) {
+        __syncthreads();
+        store(smem, (size_t)BN, (size_t)BM, (size_t)BN, true);
+        gp__mm_sum_slices<T, BM, BN, THREADS>(smem, c_tile, ldc, m_left, n_left, vec_c, gp__mm_slice<SPLIT>(),
+                                              gp__mm_slices<SPLIT>());
+    } else {
+        (void)smem;
+        store(c_tile, ldc, m_left, n_left, vec_c);
+    }
+}
+
+/* VEC_B: elements per copy of B's rows (16 bytes where the rows allow, else 1). SPLIT: the
+ * instance for split k, launched in clusters of the slices (gp__mm_launch_grid). */
+template <class C, int VEC_B, bool SPLIT>
 __global__ void __launch_bounds__(C::THREADS, GP__MIN_BLOCKS(C::THREADS, C::MIN_BLOCKS))
     gp__matmul_kernel(typename C::type *c, const typename C::type *a, const typename C::type *b, size_t m, size_t n,
                       size_t k, size_t tiles_m, size_t tiles_n, bool vec_c)
@@ -383,8 +523,10 @@ __global__ void __launch_bounds__(C::THREADS, GP__MIN_BLOCKS(C::THREADS, C::MIN_
     extern __shared__ __align__(16) unsigned char gp__mm_smem[];
     T *const As = reinterpret_cast<T *>(gp__mm_smem), *const Bs = As + C::STAGE_A;
 
-    size_t bm, bn;
-    gp__matmul_tile_of(blockIdx.x, tiles_m, tiles_n, C::GROUP_M, &bm, &bn);
+    /* the block's tile, and its slice of the k tiles (all of them unless k is split) */
+    size_t bm, bn, kt0, kt1;
+    gp__matmul_tile_of(blockIdx.x / gp__mm_slices<SPLIT>(), tiles_m, tiles_n, C::GROUP_M, &bm, &bn);
+    gp__matmul_k_range(gp__ceil_div(k, C::BK), gp__mm_slice<SPLIT>(), gp__mm_slices<SPLIT>(), &kt0, &kt1);
     const size_t row0 = bm * C::BM, col0 = bn * C::BN;
     const size_t m_left = m - row0, n_left = n - col0;
 
@@ -409,16 +551,17 @@ __global__ void __launch_bounds__(C::THREADS, GP__MIN_BLOCKS(C::THREADS, C::MIN_
         b_copy;
     const unsigned a_dst = gp__smem_u32(As + a_copy.s_offset(C::PITCH_A));
     const unsigned b_dst = gp__smem_u32(Bs + b_copy.s_offset(C::PITCH_B));
-    const T *a_src = a + (row0 + a_copy.r0) * k + a_copy.c0, *b_src = b + (size_t)b_copy.r0 * n + col0 + b_copy.c0;
+    const T *a_src = a + (row0 + a_copy.r0) * k + kt0 * C::BK + a_copy.c0,
+            *b_src = b + (kt0 * C::BK + b_copy.r0) * n + col0 + b_copy.c0;
     /* tiles 0 .. full-1 lie wholly inside the matrices: no bounds checks */
     const size_t full = m_left >= (size_t)C::BM && n_left >= (size_t)C::BN ? k / C::BK : 0;
     const T *const a_frag = As + a_off, *const b_frag = Bs + b_off;
     gp__mm_pipeline<C::STAGES>(
-        gp__ceil_div(k, C::BK),
+        kt1 - kt0,
         [&](size_t kt, int stage) {
             const unsigned sa = a_dst + stage * STAGE_BYTES, sb = b_dst + stage * STAGE_BYTES;
-            const size_t k0 = kt * C::BK;
-            if (kt < full) {
+            const size_t k0 = (kt0 + kt) * C::BK;
+            if (kt0 + kt < full) {
                 a_copy.template copy<false>(sa, C::PITCH_A, a_src, k, a, 0, 0);
                 b_copy.template copy<false>(sb, C::PITCH_B, b_src, n, b, 0, 0);
             } else {
@@ -433,17 +576,19 @@ __global__ void __launch_bounds__(C::THREADS, GP__MIN_BLOCKS(C::THREADS, C::MIN_
         });
 
     /* store: 4 consecutive values per row of a sub-tile */
+    auto store = [&](T *dst, size_t ld, size_t rows_left, size_t cols_left, bool vec) {
 #pragma unroll
-    for (int i = 0; i < C::TM; i++) {
-        const size_t row = (size_t)(a_off + (i / 4) * C::SUB_M + i % 4);
-        if (row >= m_left) continue;
-        T *const c_row = c + (row0 + row) * n + col0;
+        for (int i = 0; i < C::TM; i++) {
+            const size_t row = (size_t)(a_off + (i / 4) * C::SUB_M + i % 4);
+            if (row >= rows_left) continue;
 #pragma unroll
-        for (int j4 = 0; j4 < C::TN / 4; j4++) {
-            const size_t col = (size_t)(b_off + j4 * C::SUB_N);
-            if (col < n_left) gp__mm_store<4>(c_row + col, &acc[i][4 * j4], n_left - col, vec_c);
+            for (int j4 = 0; j4 < C::TN / 4; j4++) {
+                const size_t col = (size_t)(b_off + j4 * C::SUB_N);
+                if (col < cols_left) gp__mm_store<4>(dst + row * ld + col, &acc[i][4 * j4], cols_left - col, vec);
+            }
         }
-    }
+    };
+    gp__mm_epilogue<T, C::BM, C::BN, C::THREADS, SPLIT>(store, As, c + row0 * n + col0, n, m_left, n_left, vec_c);
 }
 
 /* Opts a kernel in to more than the default dynamic shared memory where it needs it, on
@@ -467,23 +612,64 @@ static cudaError_t gp__mm_smem_opt_in(K kernel, int bytes, unsigned *done, int w
     return cudaSuccess;
 }
 
-/* Launches config C on the whole product. */
+/* Whether a config that splits k into up to max_slices may be launched with `slices`
+ * (1: unsplit; more: clusters of that many blocks, sm_90 code only). */
+static inline bool gp__mm_slices_ok(unsigned slices, int max_slices)
+{
+    return slices == 1 ||
+           (slices >= 2 && (int)slices <= max_slices && slices <= GP__CLUSTER_MAX && gp__built_for_clusters());
+}
+
+/* Launches `kernel` on `tiles` blocks of `threads` with `smem` bytes of shared memory on
+ * s; with k split into `slices` (gp__matmul_choose), on tiles x slices blocks in clusters
+ * of `slices`, each block of a cluster on an SM of its own where the GPU can (spread: left
+ * to itself the GPU put a cluster's blocks on one SM, and a split 1000^3 ran no faster). */
+template <class... Params, class... Args>
+static cudaError_t gp__mm_launch_grid(void (*kernel)(Params...), size_t tiles, unsigned threads, int smem,
+                                      unsigned slices, cudaStream_t s, Args... args)
+{
+    if (slices == 1) {
+        kernel<<<(unsigned)tiles, threads, smem, s>>>(args...);
+        return cudaGetLastError();
+    }
+    if (tiles > GP__GRID_MAX / slices) return cudaErrorInvalidValue;
+    cudaLaunchAttribute attrs[2];
+    attrs[0] = gp__cluster_attribute(slices);
+    attrs[1].id = cudaLaunchAttributeClusterSchedulingPolicyPreference;
+    attrs[1].val.clusterSchedulingPolicyPreference = cudaClusterSchedulingPolicySpread;
+    cudaLaunchConfig_t cfg = {};
+    cfg.gridDim = dim3((unsigned)(tiles * slices));
+    cfg.blockDim = dim3(threads);
+    cfg.dynamicSmemBytes = (size_t)smem;
+    cfg.stream = s;
+    cfg.attrs = attrs;
+    cfg.numAttrs = 2;
+    return cudaLaunchKernelEx(&cfg, kernel, args...);
+}
+
+/* Launches config C on the whole product, k split into `slices` (1: not split; more only
+ * up to C::MAX_SLICES, the configs built with a split instance). */
 template <class C>
 static cudaError_t gp__matmul_launch(typename C::type *c, const typename C::type *a, const typename C::type *b,
-                                     size_t m, size_t n, size_t k, cudaStream_t s)
+                                     size_t m, size_t n, size_t k, unsigned slices, cudaStream_t s)
 {
     typedef typename C::type T;
     enum { V = 16 / (int)sizeof(T) }; /* elements per 16-byte copy */
+    if (!gp__mm_slices_ok(slices, C::MAX_SLICES)) return cudaErrorInvalidValue;
     /* 16-byte copies of B and stores of C need every row to start on a 16-byte boundary */
     const bool vec_b = gp__tile_chunk_bytes((uintptr_t)b, n * sizeof(T), C::BN * sizeof(T), sizeof(T)) == 16;
     const bool vec_c = gp__tile_chunk_bytes((uintptr_t)c, n * sizeof(T), C::BN * sizeof(T), sizeof(T)) == 16;
     const size_t tiles_m = gp__ceil_div(m, C::BM), tiles_n = gp__ceil_div(n, C::BN);
+    const bool split = slices > 1;
     void (*kernel)(T *, const T *, const T *, size_t, size_t, size_t, size_t, size_t, bool) =
-        vec_b ? gp__matmul_kernel<C, V> : gp__matmul_kernel<C, 1>;
+        vec_b ? gp__matmul_kernel<C, V, false> : gp__matmul_kernel<C, 1, false>;
+    if constexpr (C::MAX_SLICES > 1)
+        if (split) kernel = vec_b ? gp__matmul_kernel<C, V, true> : gp__matmul_kernel<C, 1, true>;
+    const int smem = split ? C::SPLIT_SMEM : C::SMEM_BYTES;
     static unsigned opted[GP__MAX_DEVICES];
-    GP__TRY(gp__mm_smem_opt_in(kernel, C::SMEM_BYTES, opted, vec_b));
-    kernel<<<(unsigned)(tiles_m * tiles_n), C::THREADS, C::SMEM_BYTES, s>>>(c, a, b, m, n, k, tiles_m, tiles_n, vec_c);
-    return cudaGetLastError();
+    GP__TRY(gp__mm_smem_opt_in(kernel, smem, opted, vec_b + 2 * split));
+    return gp__mm_launch_grid(kernel, tiles_m * tiles_n, C::THREADS, smem, slices, s, c, a, b, m, n, k, tiles_m,
+                              tiles_n, vec_c);
 }
 
 /* ---- FP64 on the tensor cores ------------------------------------------------------------ */
@@ -529,6 +715,7 @@ struct gp__mm_tc_cfg : S {
         PITCH_A = S::BK + 4, PITCH_B = S::BN + 4,
         STAGE_A = S::BM * PITCH_A, STAGE_B = S::BK * PITCH_B,
         SMEM_BYTES = S::STAGES * (STAGE_A + STAGE_B) * (int)sizeof(T),
+        SPLIT_SMEM = gp__mm_split_smem(SMEM_BYTES, S::BM * S::BN * (int)sizeof(T)),
     };
     static_assert(sizeof(T) == 8 && S::TC, "the tensor-core kernel multiplies doubles");
     static_assert(S::BM % S::WM == 0 && S::BN % S::WN == 0 && S::WM % 16 == 0 && S::WN % 8 == 0 && S::BK % 4 == 0,
@@ -539,7 +726,7 @@ struct gp__mm_tc_cfg : S {
 /* VEC_A, VEC_B: doubles per copy of A's and B's rows (2: 16-byte copies, where the rows
  * allow; 1: 8-byte). Built for targets before sm_80 the body is empty: gp__mm_tc_launch
  * never launches it there. */
-template <class C, int VEC_A, int VEC_B>
+template <class C, int VEC_A, int VEC_B, bool SPLIT>
 __global__ void __launch_bounds__(C::THREADS, GP__MIN_BLOCKS(C::THREADS, C::MIN_BLOCKS))
     gp__matmul_tc_kernel(double *c, const double *a, const double *b, size_t m, size_t n, size_t k, size_t tiles_m,
                          size_t tiles_n, bool vec_c)
@@ -549,8 +736,9 @@ __global__ void __launch_bounds__(C::THREADS, GP__MIN_BLOCKS(C::THREADS, C::MIN_
     double *const As = reinterpret_cast<double *>(gp__mm_smem); /* [STAGES][BM][PITCH_A] */
     double *const Bs = As + C::STAGES * C::STAGE_A;              /* [STAGES][BK][PITCH_B] */
 
-    size_t bm, bn;
-    gp__matmul_tile_of(blockIdx.x, tiles_m, tiles_n, C::GROUP_M, &bm, &bn);
+    size_t bm, bn, kt0, kt1; /* the tile, and the slice of the k tiles, as above */
+    gp__matmul_tile_of(blockIdx.x / gp__mm_slices<SPLIT>(), tiles_m, tiles_n, C::GROUP_M, &bm, &bn);
+    gp__matmul_k_range(gp__ceil_div(k, C::BK), gp__mm_slice<SPLIT>(), gp__mm_slices<SPLIT>(), &kt0, &kt1);
     const size_t row0 = bm * C::BM, col0 = bn * C::BN;
     const double *const a_blk = a + row0 * k, *const b_blk = b + col0;
     const size_t m_left = m - row0, n_left = n - col0;
@@ -571,10 +759,10 @@ __global__ void __launch_bounds__(C::THREADS, GP__MIN_BLOCKS(C::THREADS, C::MIN_
     const gp__tile_async<double, C::BK, C::BN, C::THREADS, VEC_B, false> b_copy;
     const bool interior = m_left >= (size_t)C::BM && n_left >= (size_t)C::BN;
     gp__mm_pipeline<C::STAGES>(
-        gp__ceil_div(k, C::BK),
+        kt1 - kt0,
         [&](size_t kt, int stage) {
             gp__mm_load_tile<C::BK>(a_copy, As + stage * C::STAGE_A, C::PITCH_A, b_copy, Bs + stage * C::STAGE_B,
-                                    C::PITCH_B, a_blk, b_blk, kt * C::BK, k, n, m_left, n_left, interior);
+                                    C::PITCH_B, a_blk, b_blk, (kt0 + kt) * C::BK, k, n, m_left, n_left, interior);
         },
         [&](int stage) {
             const double *const as = As + stage * C::STAGE_A + (wm + g) * C::PITCH_A + t;
@@ -597,19 +785,22 @@ __global__ void __launch_bounds__(C::THREADS, GP__MIN_BLOCKS(C::THREADS, C::MIN_
         });
 
     /* store: each fragment row holds 2 consecutive values of a row of C */
+    auto store = [&](double *dst, size_t ld, size_t rows_left, size_t cols_left, bool vec) {
 #pragma unroll
-    for (int i = 0; i < C::MI; i++)
+        for (int i = 0; i < C::MI; i++)
 #pragma unroll
-        for (int h = 0; h < 2; h++) {
-            const size_t row = (size_t)(wm + i * 16 + h * 8 + g);
-            if (row >= m_left) continue;
-            double *const c_row = c + (row0 + row) * n + col0;
+            for (int h = 0; h < 2; h++) {
+                const size_t row = (size_t)(wm + i * 16 + h * 8 + g);
+                if (row >= rows_left) continue;
 #pragma unroll
-            for (int j = 0; j < C::NI; j++) {
-                const size_t col = (size_t)(wn + j * 8 + 2 * t);
-                if (col < n_left) gp__mm_store<2>(c_row + col, &acc[i][j][2 * h], n_left - col, vec_c);
+                for (int j = 0; j < C::NI; j++) {
+                    const size_t col = (size_t)(wn + j * 8 + 2 * t);
+                    if (col < cols_left) gp__mm_store<2>(dst + row * ld + col, &acc[i][j][2 * h], cols_left - col, vec);
+                }
             }
-        }
+    };
+    gp__mm_epilogue<double, C::BM, C::BN, C::THREADS, SPLIT>(store, As, c + row0 * n + col0, n, m_left, n_left,
+                                                              vec_c);
 #else
     (void)c, (void)a, (void)b, (void)m, (void)n, (void)k, (void)tiles_m, (void)tiles_n, (void)vec_c;
 #endif
@@ -648,40 +839,47 @@ static inline cudaError_t gp__mm_tc_built(int *built)
  * nothing launched) where its code was built for a target before sm_80. */
 template <class C>
 static cudaError_t gp__matmul_tc_launch(double *c, const double *a, const double *b, size_t m, size_t n, size_t k,
-                                        cudaStream_t s)
+                                        unsigned slices, cudaStream_t s)
 {
     int built = 0;
     GP__TRY(gp__mm_tc_built(&built));
     if (!built) return cudaErrorInvalidDeviceFunction;
+    if (!gp__mm_slices_ok(slices, C::MAX_SLICES)) return cudaErrorInvalidValue;
     /* 16-byte copies and stores need every row to start on a 16-byte boundary */
     const bool vec_a = gp__tile_chunk_bytes((uintptr_t)a, k * 8, C::BK * 8, 8) == 16;
     const bool vec_b = gp__tile_chunk_bytes((uintptr_t)b, n * 8, C::BN * 8, 8) == 16;
     const bool vec_c = gp__tile_chunk_bytes((uintptr_t)c, n * 8, C::BN * 8, 8) == 16;
     const size_t tiles_m = gp__ceil_div(m, C::BM), tiles_n = gp__ceil_div(n, C::BN);
+    const bool split = slices > 1;
     void (*kernel)(double *, const double *, const double *, size_t, size_t, size_t, size_t, size_t, bool) =
-        vec_a ? (vec_b ? gp__matmul_tc_kernel<C, 2, 2> : gp__matmul_tc_kernel<C, 2, 1>)
-              : (vec_b ? gp__matmul_tc_kernel<C, 1, 2> : gp__matmul_tc_kernel<C, 1, 1>);
+        vec_a ? (vec_b ? gp__matmul_tc_kernel<C, 2, 2, false> : gp__matmul_tc_kernel<C, 2, 1, false>)
+              : (vec_b ? gp__matmul_tc_kernel<C, 1, 2, false> : gp__matmul_tc_kernel<C, 1, 1, false>);
+    if constexpr (C::MAX_SLICES > 1)
+        if (split)
+            kernel = vec_a ? (vec_b ? gp__matmul_tc_kernel<C, 2, 2, true> : gp__matmul_tc_kernel<C, 2, 1, true>)
+                           : (vec_b ? gp__matmul_tc_kernel<C, 1, 2, true> : gp__matmul_tc_kernel<C, 1, 1, true>);
+    const int smem = split ? C::SPLIT_SMEM : C::SMEM_BYTES;
     static unsigned opted[GP__MAX_DEVICES];
-    GP__TRY(gp__mm_smem_opt_in(kernel, C::SMEM_BYTES, opted, 2 * vec_a + vec_b));
-    kernel<<<(unsigned)(tiles_m * tiles_n), C::THREADS, C::SMEM_BYTES, s>>>(c, a, b, m, n, k, tiles_m, tiles_n, vec_c);
-    return cudaGetLastError();
+    GP__TRY(gp__mm_smem_opt_in(kernel, smem, opted, 2 * vec_a + vec_b + 4 * split));
+    return gp__mm_launch_grid(kernel, tiles_m * tiles_n, C::THREADS, smem, slices, s, c, a, b, m, n, k, tiles_m,
+                              tiles_n, vec_c);
 }
 
-/* The dynamic shared memory a block of spec S needs. */
+/* The dynamic shared memory a block of spec S needs, unsplit and split. */
 template <class S>
-static constexpr int gp__mm_smem_bytes(void)
+static constexpr int gp__mm_smem_bytes(bool split)
 {
-    if constexpr (S::TC) return gp__mm_tc_cfg<S>::SMEM_BYTES;
-    else return gp__mm_cfg<S>::SMEM_BYTES;
+    if constexpr (S::TC) return split ? gp__mm_tc_cfg<S>::SPLIT_SMEM : gp__mm_tc_cfg<S>::SMEM_BYTES;
+    else return split ? gp__mm_cfg<S>::SPLIT_SMEM : gp__mm_cfg<S>::SMEM_BYTES;
 }
 
 /* The launcher of spec S, on the CUDA cores or the tensor cores as S::TC says. */
 template <class S>
 static cudaError_t gp__mm_launcher(typename S::type *c, const typename S::type *a, const typename S::type *b,
-                                   size_t m, size_t n, size_t k, cudaStream_t s)
+                                   size_t m, size_t n, size_t k, unsigned slices, cudaStream_t s)
 {
-    if constexpr (S::TC) return gp__matmul_tc_launch<gp__mm_tc_cfg<S> >(c, a, b, m, n, k, s);
-    else return gp__matmul_launch<gp__mm_cfg<S> >(c, a, b, m, n, k, s);
+    if constexpr (S::TC) return gp__matmul_tc_launch<gp__mm_tc_cfg<S> >(c, a, b, m, n, k, slices, s);
+    else return gp__matmul_launch<gp__mm_cfg<S> >(c, a, b, m, n, k, slices, s);
 }
 
 /* The configs gp_matmul chooses from, per type, largest first. EFF is a config's
@@ -718,22 +916,23 @@ struct gp__mm_f32_128x128 {
     typedef float type;
     static constexpr int BM = 128, BN = 128, BK = 32, WM = 64, WN = 32, TM = 8, TN = 8;
     static constexpr int STAGES = 2, GROUP_M = 8, MIN_BLOCKS = 2, TC = 0, VEC_B_ONLY = 1, MIN_WAVES = 0, MAX_WAVES = 0;
+    static constexpr int MAX_SLICES = 1;
     static constexpr float EFF = 1.00f;
 };
 struct gp__mm_f32_128x128_w32x64 : gp__mm_f32_128x128 {
-    static constexpr int WM = 32, WN = 64, MAX_WAVES = 1;
+    static constexpr int WM = 32, WN = 64, MAX_WAVES = 1, MAX_SLICES = 2;
     static constexpr float EFF = 1.03f; /* in one wave; 0.97 at 8192^3 */
 };
 struct gp__mm_f32_128x128x16 : gp__mm_f32_128x128 {
-    static constexpr int BK = 16, WM = 32, WN = 64, STAGES = 4, VEC_B_ONLY = 0;
+    static constexpr int BK = 16, WM = 32, WN = 64, STAGES = 4, VEC_B_ONLY = 0, MAX_SLICES = 2;
     static constexpr float EFF = 0.96f;
 };
 struct gp__mm_f32_128x64 : gp__mm_f32_128x128x16 {
-    static constexpr int BN = 64, STAGES = 3, MIN_BLOCKS = 3;
+    static constexpr int BN = 64, STAGES = 3, MIN_BLOCKS = 3, MAX_SLICES = 2;
     static constexpr float EFF = 0.90f;
 };
 struct gp__mm_f32_64x64 : gp__mm_f32_128x128x16 {
-    static constexpr int BM = 64, BN = 64, BK = 8, WM = 32, WN = 32, TM = 4, STAGES = 4, MIN_BLOCKS = 4;
+    static constexpr int BM = 64, BN = 64, BK = 8, WM = 32, WN = 32, TM = 4, STAGES = 4, MIN_BLOCKS = 4, MAX_SLICES = 2;
     static constexpr float EFF = 0.75f;
 };
 /* FP64 on the tensor cores (sm_80 and later). EFF relative to the first, from the H100's
@@ -751,7 +950,7 @@ struct gp__mm_f64_tc_128x128 {
     typedef double type;
     static constexpr int BM = 128, BN = 128, BK = 16, WM = 64, WN = 32;
     static constexpr int STAGES = 4, GROUP_M = 8, MIN_BLOCKS = 1, TC = 1, M16 = 1, VEC_B_ONLY = 0;
-    static constexpr int MIN_WAVES = 3, MAX_WAVES = 0;
+    static constexpr int MIN_WAVES = 3, MAX_WAVES = 0, MAX_SLICES = 1;
     static constexpr float EFF = 1.00f;
 };
 /* for products too small to give every SM 128 x 128 tiles (1000^3: 64 of them on 132 SMs),
@@ -766,6 +965,7 @@ struct gp__mm_f64_64x64 {
     typedef double type;
     static constexpr int BM = 64, BN = 64, BK = 8, WM = 32, WN = 32, TM = 4, TN = 8;
     static constexpr int STAGES = 4, GROUP_M = 8, MIN_BLOCKS = 3, TC = 0, VEC_B_ONLY = 0, MIN_WAVES = 0, MAX_WAVES = 0;
+    static constexpr int MAX_SLICES = 1;
     static constexpr float EFF = 0.40f;
 };
 struct gp__mm_f64_64x32 : gp__mm_f64_64x64 {
@@ -781,9 +981,9 @@ struct gp__mm_f64_64x32 : gp__mm_f64_64x64 {
 template <class S>
 static constexpr gp__mm_plan_cfg gp__mm_plan_of(void)
 {
-    return {S::BM, S::BN, S::BK, gp__mm_smem_bytes<S>(), S::MIN_BLOCKS,
+    return {S::BM, S::BN, S::BK, gp__mm_smem_bytes<S>(false), S::MIN_BLOCKS,
             (S::TC ? GP__MM_NEED_TC : 0) | (S::VEC_B_ONLY ? GP__MM_NEED_B16 : 0), S::EFF, S::MIN_WAVES,
-            S::MAX_WAVES};
+            S::MAX_WAVES, S::MAX_SLICES, gp__mm_smem_bytes<S>(true)};
 }
 #define GP__MM_PLAN(S) gp__mm_plan_of<S>(),
 #define GP__MM_LAUNCHER(S) gp__mm_launcher<S>,
@@ -793,9 +993,10 @@ static constexpr gp__mm_plan_cfg gp__mm_plan_of(void)
  * are copied to aligned stream-ordered scratch, the product lands in aligned scratch and
  * is copied to C. O(mk + kn + mn) extra traffic against O(mnk) work. */
 template <class T>
-static cudaError_t gp__matmul_staged(T *d_c, const T *d_a, const T *d_b, size_t m, size_t n, size_t k, cudaStream_t s,
-                                     int dev, cudaError_t (*launch)(T *, const T *, const T *, size_t, size_t, size_t,
-                                                                    cudaStream_t))
+static cudaError_t gp__matmul_staged(T *d_c, const T *d_a, const T *d_b, size_t m, size_t n, size_t k, unsigned slices,
+                                     cudaStream_t s, int dev,
+                                     cudaError_t (*launch)(T *, const T *, const T *, size_t, size_t, size_t, unsigned,
+                                                           cudaStream_t))
 {
     const size_t a_bytes = m * k * sizeof(T), b_bytes = k * n * sizeof(T), c_bytes = m * n * sizeof(T);
     const size_t b_off = gp__round_up(a_bytes, GP__SCRATCH_ALIGN), c_off = b_off + gp__round_up(b_bytes, GP__SCRATCH_ALIGN);
@@ -806,18 +1007,18 @@ static cudaError_t gp__matmul_staged(T *d_c, const T *d_a, const T *d_b, size_t 
     cudaError_t err = cudaSuccess;
     if (k > 0) err = cudaMemcpyAsync(a, d_a, a_bytes, cudaMemcpyDeviceToDevice, s);
     if (err == cudaSuccess && k > 0) err = cudaMemcpyAsync(b, d_b, b_bytes, cudaMemcpyDeviceToDevice, s);
-    if (err == cudaSuccess) err = launch(c, a, b, m, n, k, s);
+    if (err == cudaSuccess) err = launch(c, a, b, m, n, k, slices, s);
     if (err == cudaSuccess) err = cudaMemcpyAsync(d_c, c, c_bytes, cudaMemcpyDeviceToDevice, s);
     const cudaError_t free_err = cudaFreeAsync(scratch, s);
     return err != cudaSuccess ? err : free_err;
 }
 
-/* The host side of gp_matmul_<name>: checks, tile choice, one launch. */
+/* The host side of gp_matmul_<name>: checks, tile choice (and k split), one launch. */
 template <class T, int N>
 static cudaError_t gp__matmul(T *d_c, const T *d_a, const T *d_b, size_t m, size_t n, size_t k, cudaStream_t s,
                               const gp__mm_plan_cfg (&cfg)[N],
                               cudaError_t (*const (&launch)[N])(T *, const T *, const T *, size_t, size_t, size_t,
-                                                                cudaStream_t))
+                                                                unsigned, cudaStream_t))
 {
     if (m == 0 || n == 0) return cudaSuccess; /* C is empty */
     if (d_c == NULL || (k > 0 && (d_a == NULL || d_b == NULL))) return cudaErrorInvalidValue;
@@ -839,23 +1040,25 @@ static cudaError_t gp__matmul(T *d_c, const T *d_a, const T *d_b, size_t m, size
             break;
         }
     if (gp__tile_chunk_bytes((uintptr_t)d_b, n * sizeof(T), 16, sizeof(T)) == 16) have |= GP__MM_NEED_B16;
-    const int i = gp__matmul_choose(m, n, &gpu, have, cfg, N);
+    unsigned slices = 1;
+    const int i = gp__matmul_choose(m, n, k, &gpu, have, cfg, N, &slices);
     if (i < 0) return cudaErrorNotSupported;
-    if (((uintptr_t)d_a | (uintptr_t)d_b | (uintptr_t)d_c) % alignof(T) == 0) return launch[i](d_c, d_a, d_b, m, n, k, s);
-    return gp__matmul_staged(d_c, d_a, d_b, m, n, k, s, on.dev, launch[i]);
+    if (((uintptr_t)d_a | (uintptr_t)d_b | (uintptr_t)d_c) % alignof(T) == 0)
+        return launch[i](d_c, d_a, d_b, m, n, k, slices, s);
+    return gp__matmul_staged(d_c, d_a, d_b, m, n, k, slices, s, on.dev, launch[i]);
 }
 
 /* ---- instantiation ------------------------------------------------------------------------
  * GP__DEFINE_MATMUL_HOST: the host function gp_matmul_<name> (name f32 or f64), with the
  * linkage given by SCOPE; its config table comes from GP__MATMUL_CONFIGS_<name>. Only the
  * two default instances exist: the kernel is written for float and double FMA. */
-#define GP__DEFINE_MATMUL_HOST(SCOPE, name, T)                                                               \
-    SCOPE cudaError_t gp_matmul_##name(T *d_c, const T *d_a, const T *d_b, size_t m, size_t n, size_t k,     \
-                                       cudaStream_t s)                                                      \
-    {                                                                                                       \
-        static constexpr gp__mm_plan_cfg cfg[] = {GP__MATMUL_CONFIGS_##name(GP__MM_PLAN)};                  \
-        static cudaError_t (*const launch[])(T *, const T *, const T *, size_t, size_t, size_t, cudaStream_t) = { \
-            GP__MATMUL_CONFIGS_##name(GP__MM_LAUNCHER)};                                                    \
+#define GP__DEFINE_MATMUL_HOST(SCOPE, name, T)                                                             \
+    SCOPE cudaError_t gp_matmul_##name(T *d_c, const T *d_a, const T *d_b, size_t m, size_t n, size_t k,   \
+                                       cudaStream_t s)                                                     \
+    {                                                                                                      \
+        static constexpr gp__mm_plan_cfg cfg[] = {GP__MATMUL_CONFIGS_##name(GP__MM_PLAN)};                 \
+        static cudaError_t (*const launch[])(T *, const T *, const T *, size_t, size_t, size_t, unsigned,  \
+                                             cudaStream_t) = {GP__MATMUL_CONFIGS_##name(GP__MM_LAUNCHER)}; \
         return gp__matmul<T>(d_c, d_a, d_b, m, n, k, s, cfg, launch);                                      \
     }
 

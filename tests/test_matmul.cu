@@ -3,7 +3,9 @@
  * GPU: against a host reference in long double at square, odd and tiny shapes (1x1x1,
  * 1xNx1, Mx1xK, k = 0, partial tiles in m, n and k), through gp_matmul_<type> and through
  * every tile config's launcher directly (gp_matmul picks one per shape; f64 has configs on
- * the tensor cores and on the CUDA cores), with
+ * the tensor cores and on the CUDA cores), unsplit and with k split into 2 slices (clusters,
+ * sm_90; more slices than a config allows, and configs without a split instance, refused),
+ * with
  *  - small-integer inputs, where every product and partial sum is exact: the result must
  *    match the reference bit for bit, whatever the summation order;
  *  - fractional inputs, within the FMA-chain bound |c - ref| <= (k + 2) u sum|a||b|;
@@ -28,6 +30,7 @@ static constexpr gp__mm_plan_cfg f64_cfg[] = {GP__MATMUL_CONFIGS_f64(GP__MM_PLAN
 /* SMs, opt-in shared memory per block, shared memory per SM, reserved per block */
 static const gp__device H100 = {0, 132, 1, 227 * 1024, 228 * 1024, 1024, 25};
 static const gp__device SM86 = {0, 84, 0, 99 * 1024, 100 * 1024, 1024, 11}; /* an RTX 3090's */
+static const gp__device H100_NO_CLUSTERS = {0, 132, 0, 227 * 1024, 228 * 1024, 1024, 25}; /* or code before sm_90 */
 
 extern "C" void test_matmul_host(void)
 {
@@ -54,12 +57,14 @@ extern "C" void test_matmul_host(void)
     EXPECT(bm == 0 && bn == 1, "block 8 is (0, 1) in groups of 8 rows (got %zu, %zu)", bm, bn);
 
     /* tile choice on a 132-SM H100 */
-#define CHOOSE32_ON(m, n, b16, gpu) \
-    gp__matmul_choose(m, n, &(gpu), GP__MM_NEED_TC | ((b16) ? GP__MM_NEED_B16 : 0), f32_cfg, F32_CONFIGS)
+/* k = 2048 unless named: deep enough to split where m x n leaves SMs idle */
+#define CHOOSE32_K(m, n, k, b16, gpu, slices) \
+    gp__matmul_choose(m, n, k, &(gpu), GP__MM_NEED_TC | ((b16) ? GP__MM_NEED_B16 : 0), f32_cfg, F32_CONFIGS, slices)
+#define CHOOSE32_ON(m, n, b16, gpu) CHOOSE32_K(m, n, 2048, b16, gpu, NULL)
 #define CHOOSE32_B(m, n, b16) CHOOSE32_ON(m, n, b16, H100)
 #define CHOOSE32(m, n) CHOOSE32_B(m, n, 1)
 #define CHOOSE64(m, n, have_tc, gpu) \
-    gp__matmul_choose(m, n, &(gpu), (have_tc) ? GP__MM_NEED_TC : 0, f64_cfg, F64_CONFIGS)
+    gp__matmul_choose(m, n, 2048, &(gpu), (have_tc) ? GP__MM_NEED_TC : 0, f64_cfg, F64_CONFIGS)
     EXPECT(CHOOSE32(4096, 4096) == 0, "4096^2: the largest tile");
     EXPECT(CHOOSE32(8192, 8192) == 0, "8192^2: the largest tile");
     {   /* rows of B that do not allow 16-byte copies: the same tile with a BK that suits one-element copies */
@@ -68,8 +73,9 @@ extern "C" void test_matmul_host(void)
                    f32_cfg[i].bn == f32_cfg[0].bn && f32_cfg[i].bk < f32_cfg[0].bk,
                "4096 x 4095 without 16-byte rows of B: the largest tile at a smaller BK (got %d)", i);
     }
-    const int small = CHOOSE32(1024, 1024);
-    EXPECT(small != 0, "1024^2: a smaller tile than 128 x 128 (64 tiles would leave 68 SMs idle), got %d", small);
+    const int small = CHOOSE32_ON(1024, 1024, 1, H100_NO_CLUSTERS);
+    EXPECT(small != 0, "1024^2 without clusters: a smaller tile than 128 x 128 (64 tiles would leave 68 SMs idle), got %d",
+           small);
     EXPECT(f32_cfg[small].smem <= GP__STATIC_SMEM_MAX,
            "1024^2: a config that needs no shared-memory opt-in (got %d, %d bytes)", small, f32_cfg[small].smem);
     EXPECT(CHOOSE32(1, 1) == F32_CONFIGS - 1, "1 x 1: the smallest tile");
@@ -94,14 +100,64 @@ extern "C" void test_matmul_host(void)
     }
     /* blocks per SM: the registers' count (launch bounds), or fewer where shared memory runs out */
     {
-        const gp__mm_plan_cfg c = {128, 128, 32, 66560, 2, 0, 1.0f, 0, 0};
+        const gp__mm_plan_cfg c = {128, 128, 32, 66560, 2, 0, 1.0f, 0, 0, 1, 66560};
         gp__device g = H100;
         int ok = gp__matmul_resident(&c, &g) == 2;
         g.smem_sm = 2 * (66560 + 1024) - 1;
         ok &= gp__matmul_resident(&c, &g) == 1;
         g.smem_block = 66559;
-        ok &= gp__matmul_resident(&c, &g) == 0 && gp__matmul_choose(1, 1, &g, 0, &c, 1) == -1;
+        ok &= gp__matmul_resident(&c, &g) == 0 && gp__matmul_choose(1, 1, 1, &g, 0, &c, 1) == -1;
         EXPECT(ok, "blocks per SM: min(launch bounds, what shared memory fits); none past the opt-in limit");
+    }
+    /* split k: the slices cover the k tiles in order, evenly */
+    {
+        int ok = 1;
+        for (size_t kt = 0; kt <= 40; kt++)
+            for (unsigned sl = 1; sl <= 8; sl++) {
+                size_t prev_end = 0, lo = (size_t)-1, hi = 0;
+                for (unsigned q = 0; q < sl; q++) {
+                    size_t b, e;
+                    gp__matmul_k_range(kt, q, sl, &b, &e);
+                    ok &= b == prev_end && e >= b;
+                    prev_end = e;
+                    lo = e - b < lo ? e - b : lo;
+                    hi = e - b > hi ? e - b : hi;
+                }
+                ok &= prev_end == kt && hi - lo <= 1;
+            }
+        EXPECT(ok, "split k: slices 1-8 of 0-40 k tiles are consecutive, cover all, and differ by one tile at most");
+    }
+    {   /* where m x n leaves SMs idle and k is deep: split into a cluster's slices (sm_90) */
+        unsigned s1000 = 0, s4096 = 0, s2048 = 0, s_shallow = 0, s_none = 0, s_narrow = 0, s_fit = 0;
+        const int c1000 = CHOOSE32_K(1000, 1000, 1000, 1, H100, &s1000);
+        CHOOSE32_K(4096, 4096, 4096, 1, H100, &s4096);
+        CHOOSE32_K(2048, 2048, 2048, 1, H100, &s2048);
+        CHOOSE32_K(1000, 1000, 96, 1, H100, &s_shallow);
+        CHOOSE32_K(1000, 1000, 1000, 1, H100_NO_CLUSTERS, &s_none);
+        const int c_narrow = CHOOSE32_K(256, 256, 65536, 1, H100, &s_narrow);
+        EXPECT(s1000 >= 2 && f32_cfg[c1000].bm == 128 && s4096 == 1 && s2048 == 1,
+               "1000^3: 128-row tiles with k split (got %u slices of config %d); 2048^3 and 4096^3 unsplit (%u, %u)",
+               s1000, c1000, s2048, s4096);
+        EXPECT(s_shallow == 1 && s_none == 1,
+               "no split where k is too shallow (1000 x 1000 x 96: %u) or clusters cannot be launched (%u)", s_shallow,
+               s_none);
+        int most = 1;
+        for (int i = 0; i < F32_CONFIGS; i++) most = f32_cfg[i].max_slices > most ? f32_cfg[i].max_slices : most;
+        EXPECT(c_narrow >= 0 && s_narrow == (unsigned)f32_cfg[c_narrow].max_slices && most <= GP__CLUSTER_MAX,
+               "256 x 256 x 65536: k split as far as the config goes (got %u of %d), at most a portable cluster",
+               s_narrow, f32_cfg[c_narrow >= 0 ? c_narrow : 0].max_slices);
+        int ok = 1;
+        for (int i = 0; i < F32_CONFIGS; i++)
+            ok &= f32_cfg[i].split_smem >= f32_cfg[i].smem && f32_cfg[i].split_smem >= f32_cfg[i].bm * f32_cfg[i].bn * 4;
+        EXPECT(ok, "f32: a split block's shared memory holds its pipeline and its partial tile of C");
+        gp__device tight = H100; /* a split that no longer fits its partial is not chosen */
+        const int c = CHOOSE32_K(1000, 1000, 1000, 1, tight, &s_fit);
+        tight.smem_block = f32_cfg[c].split_smem - 1;
+        tight.smem_sm = 2 * tight.smem_block;
+        unsigned s_tight = 0;
+        const int c_tight = CHOOSE32_K(1000, 1000, 1000, 1, tight, &s_tight);
+        EXPECT(c_tight >= 0 && (s_tight == 1 || f32_cfg[c_tight].split_smem <= tight.smem_block),
+               "a split whose partial tile does not fit is not chosen (config %d, %u slices)", c_tight, s_tight);
     }
     /* f64: the tensor-core configs where they run, else only the CUDA-core ones */
     for (int have_tc = 0; have_tc <= 1; have_tc++) {
@@ -152,8 +208,9 @@ extern "C" void test_matmul_host(void)
 /* ---- GPU ------------------------------------------------------------------------------- */
 
 /* Every config's launcher, to test each one directly (gp_matmul picks only one per shape). */
-typedef cudaError_t (*launch_f32)(float *, const float *, const float *, size_t, size_t, size_t, cudaStream_t);
-typedef cudaError_t (*launch_f64)(double *, const double *, const double *, size_t, size_t, size_t, cudaStream_t);
+typedef cudaError_t (*launch_f32)(float *, const float *, const float *, size_t, size_t, size_t, unsigned, cudaStream_t);
+typedef cudaError_t (*launch_f64)(double *, const double *, const double *, size_t, size_t, size_t, unsigned,
+                                  cudaStream_t);
 static const launch_f32 f32_launch[] = {GP__MATMUL_CONFIGS_f32(GP__MM_LAUNCHER)};
 static const launch_f64 f64_launch[] = {GP__MATMUL_CONFIGS_f64(GP__MM_LAUNCHER)};
 
@@ -165,9 +222,10 @@ struct mm_table {
     static int bn(int i) { return D::cfg[i].bn; }
     static int tc(int i) { return !!(D::cfg[i].needs & GP__MM_NEED_TC); }
     static int one_wave(int i) { return D::cfg[i].max_waves == 1; }
-    static int choose(size_t m, size_t n, const gp__device *g, int have)
+    static unsigned max_slices(int i) { return (unsigned)D::cfg[i].max_slices; }
+    static int choose(size_t m, size_t n, size_t k, const gp__device *g, int have, unsigned *slices)
     {
-        return gp__matmul_choose(m, n, g, have, D::cfg, D::N);
+        return gp__matmul_choose(m, n, k, g, have, D::cfg, D::N, slices);
     }
 };
 template <class T> struct mm_traits;
@@ -175,9 +233,10 @@ template <> struct mm_traits<float> : mm_table<mm_traits<float>> {
     static constexpr const gp__mm_plan_cfg *cfg = f32_cfg;
     enum { N = F32_CONFIGS };
     static const char *name() { return "f32"; }
-    static cudaError_t config(int i, float *c, const float *a, const float *b, size_t m, size_t n, size_t k)
+    static cudaError_t config(int i, float *c, const float *a, const float *b, size_t m, size_t n, size_t k,
+                              unsigned slices)
     {
-        return f32_launch[i](c, a, b, m, n, k, 0);
+        return f32_launch[i](c, a, b, m, n, k, slices, 0);
     }
     static double unit() { return FLT_EPSILON / 2; }
     static cudaError_t call(float *c, const float *a, const float *b, size_t m, size_t n, size_t k, cudaStream_t s)
@@ -189,9 +248,10 @@ template <> struct mm_traits<double> : mm_table<mm_traits<double>> {
     static constexpr const gp__mm_plan_cfg *cfg = f64_cfg;
     enum { N = F64_CONFIGS };
     static const char *name() { return "f64"; }
-    static cudaError_t config(int i, double *c, const double *a, const double *b, size_t m, size_t n, size_t k)
+    static cudaError_t config(int i, double *c, const double *a, const double *b, size_t m, size_t n, size_t k,
+                              unsigned slices)
     {
-        return f64_launch[i](c, a, b, m, n, k, 0);
+        return f64_launch[i](c, a, b, m, n, k, slices, 0);
     }
     static double unit() { return DBL_EPSILON / 2; }
     static cudaError_t call(double *c, const double *a, const double *b, size_t m, size_t n, size_t k,
@@ -216,10 +276,10 @@ static void fill(T *x, size_t count, uint64_t *st, int exact)
 
 /* One product on the GPU, checked. offset: elements by which A, B and C sit off their
  * allocation (1: off every 16-byte boundary). cfg < 0: through gp_matmul_<type>; else that
- * config's launcher directly. Returns 1 if it passed. */
+ * config's launcher directly, k split into `slices`. Returns 1 if it passed. */
 template <class T>
 static int run_case(size_t m, size_t n, size_t k, int exact, size_t offset, uint64_t *st, T *result_out = NULL,
-                    int cfg = -1)
+                    int cfg = -1, unsigned slices = 1)
 {
     typedef mm_traits<T> tr;
     T *a = (T *)malloc(sizeof(T) * (m * k + 1)), *b = (T *)malloc(sizeof(T) * (k * n + 1));
@@ -247,13 +307,15 @@ static int run_case(size_t m, size_t n, size_t k, int exact, size_t offset, uint
     CUDA_CHK(cudaMemcpy(d_b + offset, b, sizeof(T) * k * n, cudaMemcpyHostToDevice));
     CUDA_CHK(cudaMemset(d_c, POISON, sizeof(T) * (m * n + 2 * GUARD)));
     const cudaError_t err = cfg < 0 ? tr::call(d_c + GUARD + offset, d_a + offset, d_b + offset, m, n, k, 0)
-                                    : tr::config(cfg, d_c + GUARD + offset, d_a + offset, d_b + offset, m, n, k);
+                                    : tr::config(cfg, d_c + GUARD + offset, d_a + offset, d_b + offset, m, n, k, slices);
     CUDA_CHK(cudaDeviceSynchronize());
     CUDA_CHK(cudaMemcpy(c, d_c, sizeof(T) * (m * n + 2 * GUARD), cudaMemcpyDeviceToHost));
 
     int ok = err == cudaSuccess;
     char what[64] = "gp_matmul";
-    if (cfg >= 0) snprintf(what, sizeof what, "config %dx%d%s", tr::bm(cfg), tr::bn(cfg), tr::tc(cfg) ? " (DMMA)" : "");
+    if (cfg >= 0)
+        snprintf(what, sizeof what, "config %dx%d%s, k in %u", tr::bm(cfg), tr::bn(cfg), tr::tc(cfg) ? " (DMMA)" : "",
+                 slices);
     if (!ok) printf("  %s %s %zux%zux%zu: returned %s\n", tr::name(), what, m, n, k, cudaGetErrorName(err));
     /* the guards: GUARD + offset elements before C, GUARD - offset after */
     const unsigned char *bytes = (const unsigned char *)c;
@@ -326,11 +388,14 @@ static void test_type(uint64_t *st)
     static const size_t config_shapes[][4] = {{1, 1, 1, 0},     {1, 1000, 1, 0},  {300, 1, 77, 0},   {129, 131, 17, 0},
                                               {255, 257, 263, 0}, {256, 256, 64, 0}, {5, 7, 0, 0},     {129, 260, 33, 1},
                                               {200, 131, 64, 0},  {200, 128, 63, 0}, {130, 136, 48, 1}};
-    int built = 0; /* the tensor-core configs run only where built for sm_80+ */
+    int built = 0, dev = 0; /* the tensor-core configs run only where built for sm_80+ */
     CUDA_CHK(gp__mm_tc_built(&built));
+    gp__device gpu; /* clusters (split k): where the device launches them and this code is built for sm_90 */
+    CUDA_CHK(cudaGetDevice(&dev));
+    CUDA_CHK(gp__device_query(&gpu, dev));
     for (int cfg = 0; cfg < tr::configs(); cfg++) {
         if (tr::tc(cfg) && !built) {
-            EXPECT(tr::config(cfg, NULL, NULL, NULL, 1, 1, 1) == cudaErrorInvalidDeviceFunction,
+            EXPECT(tr::config(cfg, NULL, NULL, NULL, 1, 1, 1, 1) == cudaErrorInvalidDeviceFunction,
                    "%s config %dx%d (DMMA): refused where built for a target before sm_80", tr::name(), tr::bm(cfg),
                    tr::bn(cfg));
             continue;
@@ -341,6 +406,29 @@ static void test_type(uint64_t *st)
                 pass += run_case<T>(sh[0], sh[1], sh[2], exact, sh[3], st, NULL, cfg);
                 total++;
             }
+        /* k split into 2, 3, 4 and 8 slices, as clusters, where the config has a split
+         * instance for that many and the device and this code allow clusters (else refused):
+         * partial tiles, more slices than k tiles (empty slices), k = 0, off a 16-byte
+         * boundary */
+        static const size_t split_shapes[][4] = {{129, 131, 200, 0}, {64, 64, 4099, 0}, {1, 1000, 77, 0},
+                                                 {300, 1, 1000, 0},  {255, 257, 263, 1}, {5, 7, 0, 0}};
+        static const unsigned split_slices[] = {2, 3, 4, 8};
+        for (int q = 0; q < 4; q++) {
+            const unsigned sl = split_slices[q];
+            if (!gpu.cluster_ok || sl > tr::max_slices(cfg)) {
+                EXPECT(tr::config(cfg, NULL, NULL, NULL, 1, 1, 1, sl) == cudaErrorInvalidValue,
+                       "%s config %dx%d: k in %u slices refused (clusters %s, up to %u slices)", tr::name(),
+                       tr::bm(cfg), tr::bn(cfg), sl, gpu.cluster_ok ? "run" : "do not run", tr::max_slices(cfg));
+                continue;
+            }
+            for (size_t s = 0; s < sizeof split_shapes / sizeof *split_shapes; s++)
+                for (int exact = 1; exact >= 0; exact--) {
+                    const size_t *sh = split_shapes[s];
+                    if (gp_t_small() && sh[0] * sh[1] * sh[2] > 300 * 300 * 300) continue; /* sanitizer run */
+                    pass += run_case<T>(sh[0], sh[1], sh[2], exact, sh[3], st, NULL, cfg, sl);
+                    total++;
+                }
+        }
     }
     if (!gp_t_small()) { /* a full-size tile grid with every edge partial, and a big square */
         pass += run_case<T>(1031, 1029, 515, 0, 0, st);
@@ -360,25 +448,26 @@ static void test_type(uint64_t *st)
         free(r1);
         free(r2);
     }
-    {   /* gp_matmul runs the config gp__matmul_choose names: for f64, a tensor-core one
-         * where the code was built for sm_80 and later; for f32 at 2000 x 2040 on an H100,
-         * the one-wave config (256 tiles of 128 x 128 on 132 SMs x 2) */
-        int dev = 0;
-        gp__device gpu;
-        CUDA_CHK(cudaGetDevice(&dev));
-        CUDA_CHK(gp__device_query(&gpu, dev));
-        static const size_t chosen_shapes[][3] = {{300, 520, 200}, {2000, 2040, 40}};
-        for (int c = 0; c < 2; c++) {
+    {   /* gp_matmul runs the config gp__matmul_choose names, split as it says: for f64, a
+         * tensor-core one where the code was built for sm_80 and later; for f32 at
+         * 2000 x 2040 on an H100, the one-wave config (256 tiles of 128 x 128 on 132 SMs x 2),
+         * and at 300 x 320 x 2048 (9 tiles of 128 x 128) k split where clusters run */
+        static const size_t chosen_shapes[][3] = {{300, 520, 200}, {2000, 2040, 40}, {300, 320, 2048}};
+        for (int c = 0; c < 3; c++) {
             const size_t m = chosen_shapes[c][0], n = chosen_shapes[c][1], k = chosen_shapes[c][2];
             if (gp_t_small() && m * n > 300 * 600) continue; /* sanitizer run */
-            /* rows of 520 and 2040 elements from cudaMalloc: 16-byte aligned */
-            const int cfg = tr::choose(m, n, &gpu, (built ? GP__MM_NEED_TC : 0) | GP__MM_NEED_B16);
+            /* rows of 520, 2040 and 320 elements from cudaMalloc: 16-byte aligned */
+            unsigned slices = 1;
+            const int cfg = tr::choose(m, n, k, &gpu, (built ? GP__MM_NEED_TC : 0) | GP__MM_NEED_B16, &slices);
             T *r1 = (T *)malloc(sizeof(T) * m * n), *r2 = (T *)malloc(sizeof(T) * m * n);
             uint64_t s1 = gp_t_state(78), s2 = s1;
-            if (run_case<T>(m, n, k, 0, 0, &s1, r1) && run_case<T>(m, n, k, 0, 0, &s2, r2, cfg))
-                EXPECT(memcmp(r1, r2, sizeof(T) * m * n) == 0, "%s %zux%zux%zu: gp_matmul ran config %dx%d%s%s, bit for bit",
-                       tr::name(), m, n, k, tr::bm(cfg), tr::bn(cfg), tr::tc(cfg) ? " (DMMA)" : "",
-                       tr::one_wave(cfg) ? " (one wave)" : "");
+            if (run_case<T>(m, n, k, 0, 0, &s1, r1) && run_case<T>(m, n, k, 0, 0, &s2, r2, cfg, slices))
+                EXPECT(memcmp(r1, r2, sizeof(T) * m * n) == 0,
+                       "%s %zux%zux%zu: gp_matmul ran config %dx%d%s%s, k in %u, bit for bit", tr::name(), m, n, k,
+                       tr::bm(cfg), tr::bn(cfg), tr::tc(cfg) ? " (DMMA)" : "", tr::one_wave(cfg) ? " (one wave)" : "",
+                       slices);
+            if (c == 2 && sizeof(T) == 4 && gpu.cluster_ok)
+                EXPECT(slices > 1, "%s 300x320x2048: k split where clusters run (got %u slices)", tr::name(), slices);
             free(r1);
             free(r2);
         }
