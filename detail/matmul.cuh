@@ -384,16 +384,10 @@ static __device__ __forceinline__ void gp__mm_store(T *dst, const T *v, size_t c
 {
     static_assert(N * sizeof(T) % 16 == 0, "whole 16-byte stores");
     if (vec && cols_left >= (size_t)N) {
-        /* written out: as a uint4 store, nvcc merged this path with the element-wise one
-         * below (the same values to the same places) and emitted four 4-byte stores */
+        uint4 w[N * sizeof(T) / 16];
+        memcpy(w, v, sizeof w);
 #pragma unroll
-        for (int q = 0; q < (int)(N * sizeof(T) / 16); q++) {
-            uint32_t w[4];
-            memcpy(w, v + q * (16 / sizeof(T)), sizeof w);
-            asm volatile("st.v4.b32 [%0], {%1, %2, %3, %4};" ::"l"(dst + q * (16 / sizeof(T))), "r"(w[0]), "r"(w[1]),
-                         "r"(w[2]), "r"(w[3])
-                         : "memory");
-        }
+        for (int q = 0; q < (int)(N * sizeof(T) / 16); q++) reinterpret_cast<uint4 *>(dst)[q] = w[q];
     } else {
 #pragma unroll
         for (int q = 0; q < N; q++)
