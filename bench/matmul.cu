@@ -188,13 +188,13 @@ struct sweep_64x64x16 : gp__mm_f32_64x64 { static constexpr int BK = 16, STAGES 
  * f64 1. the CUDA-core kernel, 64 x 64 block tile (gp_matmul_f64 before DMMA): gp__mm_f64_64x64.
  * f64 2. DMMA: 128 x 128 x 16 block tile, 8 warps of 64 x 32, 4 stages, padded shared rows,
  *        each 16 x 8 x 4 piece as two m8n8k4 (sm_80's only FP64 shape). */
-struct f64_step2 : gp__mm_f64_tc_128x128 { static constexpr int M16 = 0, MAX_SLICES = 1; };
+struct f64_step2 : gp__mm_f64_tc_128x128 { static constexpr int M16 = 0; };
 /* f64 3. + the one-instruction m16n8k4 of sm_90 (gp__mm_f64_tc_128x128). */
-struct sweep64_warp32x64 : gp__mm_f64_tc_128x128 { static constexpr int MAX_SLICES = 1, WM = 32, WN = 64; };
-struct sweep64_3stages : gp__mm_f64_tc_128x128 { static constexpr int MAX_SLICES = 1, STAGES = 3; };
-struct sweep64_bk32 : gp__mm_f64_tc_128x128 { static constexpr int MAX_SLICES = 1, BK = 32, STAGES = 3; }; /* 4: 276 KB */
-struct sweep64_bk8 : gp__mm_f64_tc_128x128 { static constexpr int MAX_SLICES = 1, BK = 8, STAGES = 4; };
-struct sweep64_128x64 : gp__mm_f64_tc_128x128 { static constexpr int MAX_SLICES = 1, BN = 64, WM = 32, WN = 32, MIN_BLOCKS = 2; };
+struct sweep64_warp32x64 : gp__mm_f64_tc_128x128 { static constexpr int WM = 32, WN = 64; };
+struct sweep64_3stages : gp__mm_f64_tc_128x128 { static constexpr int STAGES = 3; };
+struct sweep64_bk32 : gp__mm_f64_tc_128x128 { static constexpr int BK = 32, STAGES = 3; }; /* 4: 276 KB */
+struct sweep64_bk8 : gp__mm_f64_tc_128x128 { static constexpr int BK = 8, STAGES = 4; };
+struct sweep64_128x64 : gp__mm_f64_tc_128x128 { static constexpr int BN = 64, WM = 32, WN = 32, MIN_BLOCKS = 2; };
 
 /* The tile sizes gp_matmul_f32 may choose from, and candidates, each timed at every shape
  * of part 2 ("Tile sweep"), to set the choice. */
@@ -233,6 +233,7 @@ static const struct { const char *name; launch_f64 fn; unsigned slices; } sweep6
     {"BK = 8, 4 stages", gp__mm_launcher<sweep64_bk8>, 1},
     {"128x64, warp 32x32", gp__mm_launcher<sweep64_128x64>, 1},
     {"DMMA 64x64 (gp)", gp__mm_launcher<gp__mm_f64_tc_64x64>, 1},
+    {"DMMA 64x64 (gp), k in 2", gp__mm_launcher<gp__mm_f64_tc_64x64>, 2},
     {"CUDA cores 64x64 (gp, pre-sm_80)", gp__mm_launcher<gp__mm_f64_64x64>, 1},
 };
 #define SWEEP64 ((int)(sizeof sweep64 / sizeof *sweep64))

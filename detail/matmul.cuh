@@ -948,9 +948,10 @@ struct gp__mm_f64_tc_128x128 {
     static constexpr float EFF = 1.00f;
 };
 /* for products too small to give every SM 128 x 128 tiles (1000^3: 64 of them on 132 SMs),
- * or too small for three waves of them (2048^3) */
+ * or too small for three waves of them (2048^3); k split in two where even its tiles leave
+ * SMs idle (512 x 512 x 8192) */
 struct gp__mm_f64_tc_64x64 : gp__mm_f64_tc_128x128 {
-    static constexpr int BM = 64, BN = 64, WM = 32, WN = 32, STAGES = 4, MIN_BLOCKS = 3, MIN_WAVES = 0;
+    static constexpr int BM = 64, BN = 64, WM = 32, WN = 32, STAGES = 4, MIN_BLOCKS = 3, MIN_WAVES = 0, MAX_SLICES = 2;
     static constexpr float EFF = 0.94f;
 };
 /* FP64 on the CUDA cores (where the code is built for targets before sm_80): twice the
