@@ -95,7 +95,9 @@
  *   FMA; only the order of the sums differs) where built for sm_80 and later, else on the
  *   CUDA cores. Any m, n, k; k == 0 writes zeros; m == 0 or n == 0 is a no-op; C must not
  *   overlap A or B, and sizes must fit in size_t (else cudaErrorInvalidValue). With
- *   k == 0, A and B may be NULL.
+ *   k == 0, A and B may be NULL. On sm_90, where the tiles of C would leave SMs idle, k is
+ *   split over a cluster of two blocks: the sums' order then depends on the shape and the
+ *   GPU's SM count (never on timing: the same bits on every run).
  *
  * YOUR OWN TYPE AND OPERATOR (at file scope of a .cu file)
  *     typedef struct { float v; int i; } pair_t;
@@ -165,8 +167,8 @@
 
 #define GPUPRIMS_VERSION_MAJOR 0
 #define GPUPRIMS_VERSION_MINOR 4
-#define GPUPRIMS_VERSION_PATCH 4
-#define GPUPRIMS_VERSION_STRING "0.4.4"
+#define GPUPRIMS_VERSION_PATCH 5
+#define GPUPRIMS_VERSION_STRING "0.4.5"
 
 #include <stddef.h>
 #include <stdint.h>
