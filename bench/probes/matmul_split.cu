@@ -6,7 +6,8 @@
  * call (calls queued behind a spin kernel, median of 31 batches of 8), and TFLOP/s.
  *
  * Beside them, the one-wave config's split instance launched by hand under each cluster
- * scheduling policy, with the clusters the GPU holds at once (cudaOccupancyMaxActiveClusters).
+ * scheduling policy, and with one block per SM forced, with the clusters the GPU holds at
+ * once (cudaOccupancyMaxActiveClusters).
  *
  * Results on the H100 (2026-11-23; GPU us per call):
  *   - 1000^3: unsplit 128 x 128 (w32x64) 108.4, 128 x 64 65.3; 128 x 128 in 2 slices 57.4,
@@ -17,7 +18,11 @@
  *     189 (8: not the 105 that one block per SM would give: the GPU put two blocks of a
  *     cluster on one SM); 128 x 64 in 2 / 4: 272 / 242; 64 x 64 unsplit 333, in 2: 178.
  *   - one 128 x 128 block per SM: k = 1024 in 104 us (512 x 512 x 1024, 16 blocks).
- *   The split policy leaves no 4- or 8-slice candidate that beat the best 2-slice one.
+ *   - forcing one block per SM (more than half an SM's shared memory per block): the H100
+ *     then holds 66 clusters of 2, 30 of 4 and 15 of 8 at once; 512 x 512 x 8192 in 8
+ *     slices (16 clusters) 213.9 us, in 4 209.8, 1000^3 in 2 57.4 (unchanged), in 4 91.4.
+ *   No 4- or 8-slice candidate, placed either way, beat the best 2-slice one (64 x 64 in 2
+ *     at 512 x 512 x 8192: 178 us; 128 x 128 in 2 at 1000^3: 57.4 us).
  *
  * Build and run (on the GPU machine, from the repository root):
  *   nvcc -O3 -std=c++17 -arch=sm_90 -I. bench/probes/matmul_split.cu -o probe && ./probe
@@ -55,6 +60,7 @@ typedef gp__mm_cfg<gp__mm_f32_128x128_w32x64> W;
 static unsigned g_slices;
 static cudaClusterSchedulingPolicy g_policy;
 static size_t g_m, g_n, g_k;
+static int g_smem = W::SPLIT_SMEM; /* more than half an SM's: one block per SM */
 static void call_policy(void *)
 {
     const size_t m = g_m, n = g_n, k = g_k, tm = gp__ceil_div(m, (size_t)W::BM), tn = gp__ceil_div(n, (size_t)W::BN);
@@ -65,7 +71,7 @@ static void call_policy(void *)
     cudaLaunchConfig_t cfg = {};
     cfg.gridDim = dim3((unsigned)(tm * tn * g_slices));
     cfg.blockDim = dim3(W::THREADS);
-    cfg.dynamicSmemBytes = W::SPLIT_SMEM;
+    cfg.dynamicSmemBytes = g_smem;
     cfg.attrs = at;
     cfg.numAttrs = 2;
     CK(cudaLaunchKernelEx(&cfg, gp__matmul_kernel<W, 4, true>, g_c, (const float *)g_a, (const float *)g_b, m, n, k, tm,
@@ -86,12 +92,18 @@ int main(int argc, char **argv)
         CK(cudaDeviceSynchronize());
         return 0;
     }
-    CK(cudaFuncSetAttribute(gp__matmul_kernel<W, 4, true>, cudaFuncAttributeMaxDynamicSharedMemorySize, W::SPLIT_SMEM));
+    int smem_sm = 0;
+    CK(cudaDeviceGetAttribute(&smem_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, 0));
+    const int one_per_sm = smem_sm / 2 + 1024;
+    CK(cudaFuncSetAttribute(gp__matmul_kernel<W, 4, true>, cudaFuncAttributeMaxDynamicSharedMemorySize, one_per_sm));
     static const char *pname[] = {"default", "spread", "load balancing"};
     static const size_t mnk[][3] = {{1000, 1000, 1000}, {512, 512, 8192}};
+    for (int forced = 0; forced <= 1; forced++)
     for (int d = 0; d < 2; d++)
         for (unsigned sl = 2; sl <= 8; sl *= 2)
             for (int pol = 0; pol < 3; pol++) {
+                if (forced && pol != 1) continue;
+                g_smem = forced ? one_per_sm : W::SPLIT_SMEM;
                 g_m = mnk[d][0], g_n = mnk[d][1], g_k = mnk[d][2];
                 const unsigned blocks = (unsigned)(gp__ceil_div(g_m, (size_t)W::BM) * gp__ceil_div(g_n, (size_t)W::BN) * sl);
                 g_slices = sl;
@@ -103,14 +115,14 @@ int main(int argc, char **argv)
                 cudaLaunchConfig_t cfg = {};
                 cfg.gridDim = dim3(blocks);
                 cfg.blockDim = dim3(W::THREADS);
-                cfg.dynamicSmemBytes = W::SPLIT_SMEM;
+                cfg.dynamicSmemBytes = g_smem;
                 cfg.attrs = at;
                 cfg.numAttrs = 2;
                 int clusters = 0;
                 CK(cudaOccupancyMaxActiveClusters(&clusters, gp__matmul_kernel<W, 4, true>, &cfg));
                 const double us = probe_time(call_policy, NULL, 8, 1, 3000, NULL);
-                printf("%zu x %zu x %zu w32x64, k in %u, %-15s: %8.2f us (%u blocks; %d clusters at once)\n", g_m, g_n,
-                       g_k, sl, pname[pol], us, blocks, clusters);
+                printf("%zu x %zu x %zu w32x64, k in %u, %-15s%s: %8.2f us (%u blocks; %d clusters at once)\n", g_m,
+                       g_n, g_k, sl, pname[pol], forced ? ", one block per SM" : "", us, blocks, clusters);
             }
     printf("%-48s %10s %10s\n", "row", "gpu us", "TFLOP/s");
     for (int r = 0; r < NROWS; r++) {
