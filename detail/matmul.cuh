@@ -147,8 +147,8 @@ static inline GP__HD void gp__matmul_k_range(size_t ktiles, unsigned slice, unsi
  * outside. A config for one wave at most has its eff measured there, where every block
  * starts at once and the call lasts as long as one block: it can win there and lose over
  * many waves (see the f32 configs); the f64 tensor-core 128 x 128 tile, one block per SM,
- * runs from three waves. Splits: up to the config's max_slices, only where the unsplit
- * tiles leave SMs without one (the model's rounding to whole waves would otherwise split
+ * runs from three waves. Splits: up to the config's max_slices, only where the split grid
+ * is one block per SM at most (the model's rounding to whole waves would otherwise split
  * large products to fill their last wave) and where the device launches clusters and this
  * code was built for them (g->cluster_ok). -1 if none is left
  * (the lists hold a small CUDA-core config, which always runs). */
@@ -606,38 +606,34 @@ static cudaError_t gp__mm_smem_opt_in(K kernel, int bytes, unsigned *done, int w
     return cudaSuccess;
 }
 
-/* Whether a config that splits k into up to max_slices may be launched with `slices`
- * (1: unsplit; more: clusters of that many blocks, sm_90 code only). */
-static inline bool gp__mm_slices_ok(unsigned slices, int max_slices)
-{
-    return slices == 1 ||
-           (slices >= 2 && (int)slices <= max_slices && slices <= GP__CLUSTER_MAX && gp__built_for_clusters());
-}
-
-/* Launches `kernel` on `tiles` blocks of `threads` with `smem` bytes of shared memory on
- * s; with k split into `slices` (gp__matmul_choose), on tiles x slices blocks in clusters
- * of `slices`, each block of a cluster on an SM of its own where the GPU can (spread: left
- * to itself the GPU put a cluster's blocks on one SM, and a split 1000^3 ran no faster). */
-template <class... Params, class... Args>
-static cudaError_t gp__mm_launch_grid(void (*kernel)(Params...), size_t tiles, unsigned threads, int smem,
+/* Launches `kernel`, config C's instance for `slices` (1: unsplit; 2 up to C::MAX_SLICES:
+ * split k, sm_90 code only, else refused), on the tiles: tiles x slices blocks, in
+ * clusters of `slices` where split, with the shared memory that needs (opted in once per
+ * device: bit `which` of `opted`). The clusters' placement is left to the GPU: the
+ * spread and load-balancing policies measured the same as the default for clusters of
+ * two (bench/probes/matmul_split.cu). */
+template <class C, class... Params, class... Args>
+static cudaError_t gp__mm_launch_grid(void (*kernel)(Params...), unsigned *opted, int which, size_t tiles,
                                       unsigned slices, cudaStream_t s, Args... args)
 {
-    if (slices == 1) {
-        kernel<<<(unsigned)tiles, threads, smem, s>>>(args...);
+    const bool split = slices != 1;
+    if (split && !(slices >= 2 && (int)slices <= C::MAX_SLICES && slices <= GP__CLUSTER_MAX &&
+                   gp__built_for_clusters() && tiles <= GP__GRID_MAX / slices))
+        return cudaErrorInvalidValue;
+    const int smem = split ? C::SPLIT_SMEM : C::SMEM_BYTES;
+    GP__TRY(gp__mm_smem_opt_in(kernel, smem, opted, which));
+    if (!split) {
+        kernel<<<(unsigned)tiles, C::THREADS, smem, s>>>(args...);
         return cudaGetLastError();
     }
-    if (tiles > GP__GRID_MAX / slices) return cudaErrorInvalidValue;
-    cudaLaunchAttribute attrs[2];
-    attrs[0] = gp__cluster_attribute(slices);
-    attrs[1].id = cudaLaunchAttributeClusterSchedulingPolicyPreference;
-    attrs[1].val.clusterSchedulingPolicyPreference = cudaClusterSchedulingPolicySpread;
+    cudaLaunchAttribute cluster = gp__cluster_attribute(slices);
     cudaLaunchConfig_t cfg = {};
     cfg.gridDim = dim3((unsigned)(tiles * slices));
-    cfg.blockDim = dim3(threads);
+    cfg.blockDim = dim3(C::THREADS);
     cfg.dynamicSmemBytes = (size_t)smem;
     cfg.stream = s;
-    cfg.attrs = attrs;
-    cfg.numAttrs = 2;
+    cfg.attrs = &cluster;
+    cfg.numAttrs = 1;
     return cudaLaunchKernelEx(&cfg, kernel, args...);
 }
 
@@ -649,7 +645,6 @@ static cudaError_t gp__matmul_launch(typename C::type *c, const typename C::type
 {
     typedef typename C::type T;
     enum { V = 16 / (int)sizeof(T) }; /* elements per 16-byte copy */
-    if (!gp__mm_slices_ok(slices, C::MAX_SLICES)) return cudaErrorInvalidValue;
     /* 16-byte copies of B and stores of C need every row to start on a 16-byte boundary */
     const bool vec_b = gp__tile_chunk_bytes((uintptr_t)b, n * sizeof(T), C::BN * sizeof(T), sizeof(T)) == 16;
     const bool vec_c = gp__tile_chunk_bytes((uintptr_t)c, n * sizeof(T), C::BN * sizeof(T), sizeof(T)) == 16;
@@ -659,11 +654,9 @@ static cudaError_t gp__matmul_launch(typename C::type *c, const typename C::type
         vec_b ? gp__matmul_kernel<C, V, false> : gp__matmul_kernel<C, 1, false>;
     if constexpr (C::MAX_SLICES > 1)
         if (split) kernel = vec_b ? gp__matmul_kernel<C, V, true> : gp__matmul_kernel<C, 1, true>;
-    const int smem = split ? C::SPLIT_SMEM : C::SMEM_BYTES;
     static unsigned opted[GP__MAX_DEVICES];
-    GP__TRY(gp__mm_smem_opt_in(kernel, smem, opted, vec_b + 2 * split));
-    return gp__mm_launch_grid(kernel, tiles_m * tiles_n, C::THREADS, smem, slices, s, c, a, b, m, n, k, tiles_m,
-                              tiles_n, vec_c);
+    return gp__mm_launch_grid<C>(kernel, opted, vec_b + 2 * split, tiles_m * tiles_n, slices, s, c, a, b, m, n, k,
+                                 tiles_m, tiles_n, vec_c);
 }
 
 /* ---- FP64 on the tensor cores ------------------------------------------------------------ */
@@ -838,7 +831,6 @@ static cudaError_t gp__matmul_tc_launch(double *c, const double *a, const double
     int built = 0;
     GP__TRY(gp__mm_tc_built(&built));
     if (!built) return cudaErrorInvalidDeviceFunction;
-    if (!gp__mm_slices_ok(slices, C::MAX_SLICES)) return cudaErrorInvalidValue;
     /* 16-byte copies and stores need every row to start on a 16-byte boundary */
     const bool vec_a = gp__tile_chunk_bytes((uintptr_t)a, k * 8, C::BK * 8, 8) == 16;
     const bool vec_b = gp__tile_chunk_bytes((uintptr_t)b, n * 8, C::BN * 8, 8) == 16;
@@ -852,11 +844,9 @@ static cudaError_t gp__matmul_tc_launch(double *c, const double *a, const double
         if (split)
             kernel = vec_a ? (vec_b ? gp__matmul_tc_kernel<C, 2, 2, true> : gp__matmul_tc_kernel<C, 2, 1, true>)
                            : (vec_b ? gp__matmul_tc_kernel<C, 1, 2, true> : gp__matmul_tc_kernel<C, 1, 1, true>);
-    const int smem = split ? C::SPLIT_SMEM : C::SMEM_BYTES;
     static unsigned opted[GP__MAX_DEVICES];
-    GP__TRY(gp__mm_smem_opt_in(kernel, smem, opted, 2 * vec_a + vec_b + 4 * split));
-    return gp__mm_launch_grid(kernel, tiles_m * tiles_n, C::THREADS, smem, slices, s, c, a, b, m, n, k, tiles_m,
-                              tiles_n, vec_c);
+    return gp__mm_launch_grid<C>(kernel, opted, 2 * vec_a + vec_b + 4 * split, tiles_m * tiles_n, slices, s, c, a, b,
+                                 m, n, k, tiles_m, tiles_n, vec_c);
 }
 
 /* The dynamic shared memory a block of spec S needs, unsplit and split. */
