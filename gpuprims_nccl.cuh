@@ -152,6 +152,7 @@ static cudaError_t gp__nccl_totals(typename Op::type *all, typename Op::type *mi
         GP__TRY(f.reduce(mine, d_in, n, s));
     } else {
         void *args[] = {&mine};
+        GP__TRY(gp__kernel_load<gp__nccl_identity_kernel<Op>>());
         GP__TRY(cudaLaunchKernel((const void *)gp__nccl_identity_kernel<Op>, dim3(1), dim3(1), args, 0, s));
     }
     return gp__nccl_err(ncclAllGather(mine, all, sizeof(T), ncclUint8, comm, s));
@@ -271,6 +272,7 @@ static cudaError_t gp__nccl_copy_rows_as(void *dst, size_t dpitch, const void *s
     const size_t units = width / sizeof(V), per_block = (size_t)GP__NCCL_COPY_THREADS * GP__NCCL_COPY_UNROLL;
     const dim3 grid((unsigned)gp__min_size(gp__ceil_div(units, per_block), GP__GRID_MAX),
                     (unsigned)gp__min_size(rows, GP__NCCL_GRID_Y_MAX));
+    GP__TRY(gp__kernel_load<gp__nccl_copy_rows_kernel<V>>());
     gp__nccl_copy_rows_kernel<V><<<grid, GP__NCCL_COPY_THREADS, 0, s>>>((char *)dst, dpitch, (const char *)src,
                                                                         spitch, units, rows);
     return cudaGetLastError();

@@ -51,10 +51,11 @@ static inline void gp_check_fail(cudaError_t err, const char *call, const char *
 #define CUDA_CHK_LAUNCH() CUDA_CHK(cudaGetLastError())
 #endif
 
-/* Library-internal: return the first error. */
-#define GP__TRY(call)                                                                      \
+/* Library-internal: return the first error. Variadic, so that a call with template
+ * arguments (gp__kernel_load<kernel<A, B>>()) passes through whole. */
+#define GP__TRY(...)                                                                       \
     do {                                                                                   \
-        cudaError_t gp__try_err = (call);                                                  \
+        cudaError_t gp__try_err = (__VA_ARGS__);                                           \
         if (gp__try_err != cudaSuccess) return gp__try_err;                                \
     } while (0)
 

@@ -93,6 +93,63 @@ struct gp__stream_device {
     gp__stream_device &operator=(const gp__stream_device &) = delete;
 };
 
+/* Lazy loading (CUDA's default on Linux since 12.2) puts a kernel's code on the device the
+ * first time the kernel is launched or queried, not when the program starts. On a GPU with
+ * no memory left that load fails (cudaErrorUnknown on an H100 filled to 2 MB free), and
+ * CUDA does not try it again: the kernel then fails for the rest of the process, even once
+ * memory is freed. So every kernel of the library is loaded on purpose before its first
+ * use on a device (cudaFuncGetAttributes, which the CUDA Programming Guide names as the way
+ * to force a load), and only while GP__LOAD_HEADROOM bytes are free: on a fuller GPU the
+ * call returns cudaErrorMemoryAllocation, launches nothing, leaves the kernel unloaded, and
+ * a call made once memory is freed loads it. A heuristic, as any such check must be: the
+ * load itself takes well under a megabyte of code memory, and the margin covers the page
+ * it may have to map. Queries in relaxed capture mode: a first call may come inside a
+ * global-mode stream capture, where other threads' "unsafe" calls are refused. */
+#define GP__LOAD_HEADROOM ((size_t)32 << 20)
+
+/* Loads `kernel` on the current device (see above) and returns its attributes. */
+static inline cudaError_t gp__kernel_attributes(const void *kernel, cudaFuncAttributes *fa)
+{
+    cudaStreamCaptureMode mode = cudaStreamCaptureModeRelaxed;
+    GP__TRY(cudaThreadExchangeStreamCaptureMode(&mode));
+    size_t free_bytes = 0, total_bytes = 0;
+    cudaError_t err = cudaMemGetInfo(&free_bytes, &total_bytes);
+    if (err == cudaSuccess && free_bytes < GP__LOAD_HEADROOM) err = cudaErrorMemoryAllocation;
+    if (err == cudaSuccess) err = cudaFuncGetAttributes(fa, kernel);
+    const cudaError_t restore = cudaThreadExchangeStreamCaptureMode(&mode);
+    return err != cudaSuccess ? err : restore;
+}
+
+/* Loads `kernel` on device `dev` (the current one) and, where smem_bytes is above the 48 KB
+ * a block gets without asking, opts it in to that much dynamic shared memory, unless the
+ * caller's cache says both are done there: bit `which` of loaded[dev]. Both cost
+ * microseconds of host time, which a stream of mid-sized calls would pay every time, so
+ * they are done once per device and kernel (host memory only; a race does them twice,
+ * harmlessly; devices past GP__MAX_DEVICES do them every time). cudaDeviceReset unloads
+ * the kernel and forgets the opt-in, but not the cache: do not reset under the library. */
+static inline cudaError_t gp__kernel_load(const void *kernel, int dev, unsigned *loaded, int which, int smem_bytes = 0)
+{
+    const unsigned bit = 1u << which;
+    const bool cacheable = dev >= 0 && dev < GP__MAX_DEVICES;
+    if (cacheable && (__atomic_load_n(&loaded[dev], __ATOMIC_ACQUIRE) & bit)) return cudaSuccess;
+    cudaFuncAttributes fa;
+    GP__TRY(gp__kernel_attributes(kernel, &fa));
+    if (smem_bytes > GP__STATIC_SMEM_MAX)
+        GP__TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem_bytes));
+    if (cacheable) __atomic_fetch_or(&loaded[dev], bit, __ATOMIC_RELEASE);
+    return cudaSuccess;
+}
+
+/* The same for a kernel known at compile time, on the current device, with its own cache. */
+template <auto Kernel>
+static inline cudaError_t gp__kernel_load(void)
+{
+    static unsigned loaded[GP__MAX_DEVICES];
+    int dev = -1;
+    GP__TRY(cudaGetDevice(&dev));
+    return gp__kernel_load((const void *)Kernel, dev, loaded, 0);
+}
+
 /* First thing in a kernel that is a programmatic dependent of the stream's earlier work
  * (gp__chained_launch, gp__launch_shape.chain or .scratch_wait: then the earlier work is
  * the zeroing kernel): waits until that work has finished and its writes are visible,
@@ -197,7 +254,8 @@ static inline cudaError_t gp__device_query(gp__device *d, int id)
  * 16 such blocks fit in one GPC (the H100 and H200 do), else 8. Small primitives are bound
  * by what each SM can have in flight, so twice the SMs is nearly half the time. Asked once
  * per kernel and device (the kernel is allowed non-portable sizes on the way); a device
- * that refuses keeps 8. Call it only where clusters can be launched (gp__device.cluster_ok). */
+ * that refuses keeps 8. Call it only where clusters can be launched (gp__device.cluster_ok),
+ * and only once the kernel is loaded (gp__kernel_load): the queries would load it. */
 template <auto Kernel>
 static inline unsigned gp__cluster_limit(int dev, unsigned threads)
 {
@@ -224,7 +282,9 @@ static inline unsigned gp__cluster_limit(int dev, unsigned threads)
 
 /* Launches `launch(cfg, scratch)` (which returns cudaLaunchKernelEx's error) with the
  * grid, block, stream and cluster attribute of `shape`, around the scratch it needs.
- * Returns the first error; the scratch is freed (stream-ordered) whatever happens. */
+ * Returns the first error; the scratch is freed (stream-ordered) whatever happens. The
+ * caller has loaded its kernels (gp__kernel_load) before: a call on a full GPU then fails
+ * here, at the allocation, and leaves nothing half done. */
 template <class Launch>
 static cudaError_t gp__launch_device_wide(const gp__launch_shape &shape, int device, cudaStream_t s, Launch launch)
 {
@@ -241,11 +301,13 @@ static cudaError_t gp__launch_device_wide(const gp__launch_shape &shape, int dev
         return launch(cfg, (void *)NULL);
     }
 
+    const size_t words = gp__ceil_div(shape.scratch_zeroed, (size_t)8); /* whole 8-byte words */
+    const bool zero_kernel = shape.scratch_zeroed && shape.scratch_wait && words * 8 <= shape.scratch_bytes;
+    if (zero_kernel) GP__TRY(gp__kernel_load<gp__scratch_zero_kernel<>>());
     void *scratch = NULL;
     GP__TRY(gp__scratch_alloc(&scratch, shape.scratch_bytes, device, s));
     cudaError_t err = cudaSuccess;
-    const size_t words = gp__ceil_div(shape.scratch_zeroed, (size_t)8); /* whole 8-byte words */
-    if (shape.scratch_zeroed && shape.scratch_wait && words * 8 <= shape.scratch_bytes) {
+    if (zero_kernel) {
         const size_t blocks = gp__ceil_div(words, (size_t)(256 * 4));
         cudaLaunchConfig_t zero = {};
         zero.gridDim = dim3((unsigned)(blocks < 1024 ? blocks : 1024));

@@ -585,35 +585,14 @@ __global__ void __launch_bounds__(C::THREADS, GP__MIN_BLOCKS(C::THREADS, C::MIN_
     gp__mm_epilogue<T, C::BM, C::BN, C::THREADS, SPLIT>(store, As, c + row0 * n + col0, n, m_left, n_left, vec_c);
 }
 
-/* Opts a kernel in to more than the default dynamic shared memory where it needs it, on
- * the current device. The opt-in costs microseconds of host time, which a stream of
- * mid-sized products would pay every call (2048^3 takes 0.4 ms on the H100), so it is made
- * once per device and kernel: `done` is the caller's cache, a word per device, in which the
- * kernel is bit `which` (host memory only; a race opts in twice, harmlessly; devices past
- * GP__MAX_DEVICES opt in every time). cudaDeviceReset forgets the opt-in but not the cache,
- * as with the scan's (detail/scan.cuh). */
-template <class K>
-static cudaError_t gp__mm_smem_opt_in(K kernel, int bytes, unsigned *done, int which)
-{
-    if (bytes <= GP__STATIC_SMEM_MAX) return cudaSuccess;
-    int dev = -1;
-    GP__TRY(cudaGetDevice(&dev));
-    const unsigned bit = 1u << which;
-    const bool cacheable = dev >= 0 && dev < GP__MAX_DEVICES;
-    if (cacheable && (__atomic_load_n(&done[dev], __ATOMIC_ACQUIRE) & bit)) return cudaSuccess;
-    GP__TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
-    if (cacheable) __atomic_fetch_or(&done[dev], bit, __ATOMIC_RELEASE);
-    return cudaSuccess;
-}
-
 /* Launches `kernel`, config C's instance for `slices` (1: unsplit; 2 up to C::MAX_SLICES:
  * split k, sm_90 code only, else refused), on the tiles: tiles x slices blocks, in
- * clusters of `slices` where split, with the shared memory that needs (opted in once per
- * device: bit `which` of `opted`). The clusters' placement is left to the GPU: the
- * spread and load-balancing policies measured the same as the default for clusters of
- * two (bench/probes/matmul_split.cu). */
+ * clusters of `slices` where split, with the shared memory that needs (loaded and opted
+ * in once per device: bit `which` of `ready`, gp__kernel_load). The clusters' placement is
+ * left to the GPU: the spread and load-balancing policies measured the same as the default
+ * for clusters of two (bench/probes/matmul_split.cu). */
 template <class C, class... Params, class... Args>
-static cudaError_t gp__mm_launch_grid(void (*kernel)(Params...), unsigned *opted, int which, size_t tiles,
+static cudaError_t gp__mm_launch_grid(void (*kernel)(Params...), unsigned *ready, int which, size_t tiles,
                                       unsigned slices, cudaStream_t s, Args... args)
 {
     const bool split = slices != 1;
@@ -621,7 +600,9 @@ static cudaError_t gp__mm_launch_grid(void (*kernel)(Params...), unsigned *opted
                    gp__built_for_clusters() && tiles <= GP__GRID_MAX / slices))
         return cudaErrorInvalidValue;
     const int smem = split ? C::SPLIT_SMEM : C::SMEM_BYTES;
-    GP__TRY(gp__mm_smem_opt_in(kernel, smem, opted, which));
+    int dev = -1;
+    GP__TRY(cudaGetDevice(&dev));
+    GP__TRY(gp__kernel_load((const void *)kernel, dev, ready, which, smem));
     if (!split) {
         kernel<<<(unsigned)tiles, C::THREADS, smem, s>>>(args...);
         return cudaGetLastError();
@@ -654,8 +635,8 @@ static cudaError_t gp__matmul_launch(typename C::type *c, const typename C::type
         vec_b ? gp__matmul_kernel<C, V, false> : gp__matmul_kernel<C, 1, false>;
     if constexpr (C::MAX_SLICES > 1)
         if (split) kernel = vec_b ? gp__matmul_kernel<C, V, true> : gp__matmul_kernel<C, 1, true>;
-    static unsigned opted[GP__MAX_DEVICES];
-    return gp__mm_launch_grid<C>(kernel, opted, vec_b + 2 * split, tiles_m * tiles_n, slices, s, c, a, b, m, n, k,
+    static unsigned ready[GP__MAX_DEVICES];
+    return gp__mm_launch_grid<C>(kernel, ready, vec_b + 2 * split, tiles_m * tiles_n, slices, s, c, a, b, m, n, k,
                                  tiles_m, tiles_n, vec_c);
 }
 
@@ -804,8 +785,8 @@ __global__ void gp__mm_probe_kernel(void) {}
  * with: a library built for sm_75 alone runs its sm_75 code on an H100 too. */
 static inline cudaError_t gp__mm_tc_built(int *built)
 {
-    /* the answer per device (0: not asked yet, else 1 + built), as gp__mm_smem_opt_in keeps
-     * its opt-ins: the query costs microseconds, and every f64 call asks */
+    /* the answer per device (0: not asked yet, else 1 + built), as gp__kernel_load keeps
+     * its loads: the query costs microseconds, and every f64 call asks */
     static int known[GP__MAX_DEVICES];
     int dev = -1;
     GP__TRY(cudaGetDevice(&dev));
@@ -816,7 +797,7 @@ static inline cudaError_t gp__mm_tc_built(int *built)
         return cudaSuccess;
     }
     cudaFuncAttributes fa;
-    GP__TRY(cudaFuncGetAttributes(&fa, gp__mm_probe_kernel<0>));
+    GP__TRY(gp__kernel_attributes((const void *)gp__mm_probe_kernel<0>, &fa));
     *built = fa.ptxVersion >= 80;
     if (cacheable) __atomic_store_n(&known[dev], 1 + *built, __ATOMIC_RELEASE);
     return cudaSuccess;
@@ -844,8 +825,8 @@ static cudaError_t gp__matmul_tc_launch(double *c, const double *a, const double
         if (split)
             kernel = vec_a ? (vec_b ? gp__matmul_tc_kernel<C, 2, 2, true> : gp__matmul_tc_kernel<C, 2, 1, true>)
                            : (vec_b ? gp__matmul_tc_kernel<C, 1, 2, true> : gp__matmul_tc_kernel<C, 1, 1, true>);
-    static unsigned opted[GP__MAX_DEVICES];
-    return gp__mm_launch_grid<C>(kernel, opted, 2 * vec_a + vec_b + 4 * split, tiles_m * tiles_n, slices, s, c, a, b,
+    static unsigned ready[GP__MAX_DEVICES];
+    return gp__mm_launch_grid<C>(kernel, ready, 2 * vec_a + vec_b + 4 * split, tiles_m * tiles_n, slices, s, c, a, b,
                                  m, n, k, tiles_m, tiles_n, vec_c);
 }
 

@@ -433,6 +433,7 @@ static cudaError_t gp__map_reduce(typename Op::type *d_out, const typename Map::
     GP__TRY(on.err);
     gp__device dev;
     GP__TRY(gp__device_query(&dev, on.dev));
+    GP__TRY(gp__kernel_load<gp__reduce_kernel<Op, Map>>());
     const unsigned cluster_max = dev.cluster_ok ? gp__cluster_limit<gp__reduce_kernel<Op, Map>>(dev.id, GP__REDUCE_BLOCK)
                                                 : GP__CLUSTER_MAX;
     const gp__reduce_plan p = gp__reduce_make_plan((uintptr_t)d_a, (uintptr_t)d_b, n, sizeof(Tin), Map::ARITY, dev.sms,
@@ -443,6 +444,7 @@ static cudaError_t gp__map_reduce(typename Op::type *d_out, const typename Map::
      * sm_90 device, the same condition as for clusters */
     const int pdl_ok = dev.cluster_ok;
     shape.chain = GP__REDUCE_CHAIN && pdl_ok;
+    if (p.mode == GP__GRID) GP__TRY(gp__kernel_load<gp__reduce_finish_kernel<Op, Map>>());
     return gp__launch_device_wide(shape, dev.id, s, [&](const cudaLaunchConfig_t &cfg, void *scratch) {
         T *partials = static_cast<T *>(scratch);
         GP__TRY(cudaLaunchKernelEx(&cfg, gp__reduce_kernel<Op, Map>, d_out, src, p, partials));

@@ -857,6 +857,7 @@ static cudaError_t gp__scan(typename Op::type *d_out, const typename Op::type *d
     GP__TRY(gp__device_query(&dev, on.dev));
     const int sm90 = dev.cluster_ok; /* clusters and bulk copies: an sm_90+ device and sm_90 code */
     void (*small)(T *, const T *, gp__scan_plan, const T *, int) = gp__scan_small_kernel<Op, GP__SCAN_BLOCK_BIG>;
+    if (sm90) GP__TRY(gp__kernel_load<gp__scan_small_kernel<Op, GP__SCAN_BLOCK_BIG>>()); /* the cluster limit asks it */
     const unsigned cluster_max =
         !sm90 ? 0 : knobs && knobs->cluster_max ? knobs->cluster_max
                                                 : gp__cluster_limit<gp__scan_small_kernel<Op, GP__SCAN_BLOCK_BIG>>(
@@ -871,10 +872,12 @@ static cudaError_t gp__scan(typename Op::type *d_out, const typename Op::type *d
     /* chained (sm_90): each kernel waits for the stream's earlier work at its first
      * instruction, so a call is placed on the GPU while the one before it finishes */
     shape.chain = sm90 && !(knobs && knobs->unchained);
-    if (p.mode != GP__GRID)
+    if (p.mode != GP__GRID) {
+        GP__TRY(gp__kernel_load<gp__scan_small_kernel<Op, GP__SCAN_BLOCK_BIG>>());
         return gp__launch_device_wide(shape, dev.id, s, [&](const cudaLaunchConfig_t &cfg, void *) {
             return cudaLaunchKernelEx(&cfg, small, d_out, d_in, p, d_init, inclusive);
         });
+    }
 
     const unsigned stages = knobs && knobs->stages ? (knobs->stages < GP__SCAN_STAGES_MAX ? knobs->stages
                                                                                          : GP__SCAN_STAGES_MAX)
@@ -890,10 +893,7 @@ static cudaError_t gp__scan(typename Op::type *d_out, const typename Op::type *d
     shape.smem_bytes = ring;
     shape.scratch_bytes = shape.scratch_zeroed = gp__scan_scratch_bytes(p.tiles, sizeof(T));
     shape.scratch_wait = sm90 && !(knobs && knobs->memset_clear); /* its sm_90 code calls gp__chain_wait() */
-    /* The kernel is first touched (opt-in, occupancy: with lazy module loading, its load)
-     * only once the scratch is allocated: on a full GPU the call fails at the allocation
-     * with cudaErrorMemoryAllocation and leaves the kernel unloaded, rather than failing
-     * its load, which CUDA does not retry (the kernel would then fail for good). */
+    GP__TRY(gp__kernel_load<gp__scan_grid_kernel<Op>>());
     return gp__launch_device_wide(shape, dev.id, s, [&](const cudaLaunchConfig_t &base, void *scratch) {
         int fit = 0;
         /* The shared-memory opt-in and the occupancy query cost several microseconds of

@@ -652,6 +652,7 @@ template <class W, int K, int COLS, int Q, int MODE = GP__TR_CELLS>
 static cudaError_t gp__transpose_run(const gp__transpose_words &a, cudaStream_t s, bool chain = false)
 {
     const size_t tiles = gp__transpose_tiles<W, K, COLS, Q, MODE>(a);
+    GP__TRY(gp__kernel_load<gp__transpose_kernel<W, K, COLS, Q, MODE>>());
     return gp__chained_launch(gp__transpose_kernel<W, K, COLS, Q, MODE>, (unsigned)gp__min_size(tiles, GP__GRID_MAX),
                               GP__TRANSPOSE_THREADS, s, chain, a);
 }
