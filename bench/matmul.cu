@@ -200,7 +200,11 @@ struct sweep64_128x64 : gp__mm_f64_tc_128x128 { static constexpr int BN = 64, WM
  * of part 2 ("Tile sweep"), to set the choice. */
 typedef cudaError_t (*launch_f32)(float *, const float *, const float *, size_t, size_t, size_t, unsigned,
                                   cudaStream_t);
-/* slices: k split into that many (clusters; 1: not split), see gp__matmul_choose */
+/* slices: k split into that many (clusters; 1: not split; | WS: through a workspace, with
+ * gp__mm_launcher, timed only where the product has at most WS_MAX_MN elements), see
+ * gp__matmul_choose */
+#define WS GP__MM_WORKSPACE
+#define WS_MAX_MN ((size_t)1 << 21)
 static const struct { const char *name; launch_f32 fn; unsigned slices; } sweep[] = {
     {"128x128 (gp)", gp__matmul_launch<gp__mm_cfg<gp__mm_f32_128x128> >, 1},
     {"BK = 16, 3 stages", gp__matmul_launch<gp__mm_cfg<sweep_bk16> >, 1},
@@ -220,6 +224,14 @@ static const struct { const char *name; launch_f32 fn; unsigned slices; } sweep[
     {"BK = 32, 2 stages, warp 32x64 (gp, one wave), k in 2", gp__matmul_launch<gp__mm_cfg<gp__mm_f32_128x128_w32x64> >, 2},
     {"128x64x16, 3 stages, warp 32x64 (gp), k in 2", gp__matmul_launch<gp__mm_cfg<gp__mm_f32_128x64> >, 2},
     {"64x64x8 (gp), k in 2", gp__matmul_launch<gp__mm_cfg<gp__mm_f32_64x64> >, 2},
+    {"BK = 32, 2 stages, warp 32x64 (gp, one wave), k in 4 (workspace)", gp__mm_launcher<gp__mm_f32_128x128_w32x64>, WS | 4},
+    {"BK = 32, 2 stages, warp 32x64 (gp, one wave), k in 8 (workspace)", gp__mm_launcher<gp__mm_f32_128x128_w32x64>, WS | 8},
+    {"BK = 32, 2 stages, warp 32x64 (gp, one wave), k in 16 (workspace)", gp__mm_launcher<gp__mm_f32_128x128_w32x64>, WS | 16},
+    {"128x64x16, 3 stages, warp 32x64 (gp), k in 8 (workspace)", gp__mm_launcher<gp__mm_f32_128x64>, WS | 8},
+    {"128x64x16, 3 stages, warp 32x64 (gp), k in 16 (workspace)", gp__mm_launcher<gp__mm_f32_128x64>, WS | 16},
+    {"64x64x8 (gp), k in 4 (workspace)", gp__mm_launcher<gp__mm_f32_64x64>, WS | 4},
+    {"64x64x8 (gp), k in 8 (workspace)", gp__mm_launcher<gp__mm_f32_64x64>, WS | 8},
+    {"64x64x8 (gp), k in 16 (workspace)", gp__mm_launcher<gp__mm_f32_64x64>, WS | 16},
 };
 #define SWEEP ((int)(sizeof sweep / sizeof *sweep))
 typedef cudaError_t (*launch_f64)(double *, const double *, const double *, size_t, size_t, size_t, unsigned,
@@ -234,10 +246,12 @@ static const struct { const char *name; launch_f64 fn; unsigned slices; } sweep6
     {"128x64, warp 32x32", gp__mm_launcher<sweep64_128x64>, 1},
     {"DMMA 64x64 (gp)", gp__mm_launcher<gp__mm_f64_tc_64x64>, 1},
     {"DMMA 64x64 (gp), k in 2", gp__mm_launcher<gp__mm_f64_tc_64x64>, 2},
+    {"DMMA 64x64 (gp), k in 4 (workspace)", gp__mm_launcher<gp__mm_f64_tc_64x64>, WS | 4},
+    {"DMMA 64x64 (gp), k in 8 (workspace)", gp__mm_launcher<gp__mm_f64_tc_64x64>, WS | 8},
     {"CUDA cores 64x64 (gp, pre-sm_80)", gp__mm_launcher<gp__mm_f64_64x64>, 1},
 };
 #define SWEEP64 ((int)(sizeof sweep64 / sizeof *sweep64))
-static_assert(SWEEP <= 24 && SWEEP64 <= 24, "the sweep tables' name arrays");
+static_assert(SWEEP <= 32 && SWEEP64 <= 32, "the sweep tables' name arrays");
 
 /* ---- what a timed call is --------------------------------------------------------------- */
 enum kind {
@@ -387,6 +401,7 @@ static void bench_ladder(cublasHandle_t h, int profile)
     }
     if (profile) { /* and each sweep candidate */
         for (int i = 0; i < SWEEP; i++) {
+            if (sweep[i].slices & WS) continue; /* splits for small products only */
             call_ctx x = {K_SWEEP, 0, c, a, b, n, n, n, h, sweep[i].fn, NULL, sweep[i].slices};
             call(&x);
         }
@@ -449,7 +464,9 @@ static float g_gp_ms[2][NSHAPES], g_cublas_ms[2][NSHAPES]; /* [f64][shape] */
         int len = snprintf(out, 48, "%dx%dx%d", cfg[i].bm, cfg[i].bn, cfg[i].bk);                            \
         if (warp[i][0] != 64 || warp[i][1] != 32)                                                             \
             len += snprintf(out + len, 48 - len, ", warp %dx%d", warp[i][0], warp[i][1]);                     \
-        if (slices > 1) snprintf(out + len, 48 - len, ", k in %u", slices);                                  \
+        if (slices > 1)                                                                                       \
+            snprintf(out + len, 48 - len, ", k in %u%s", slices & ~GP__MM_WORKSPACE,                          \
+                     slices & GP__MM_WORKSPACE ? " (workspace)" : "");                                        \
         return out;                                                                                           \
     } while (0)
 typedef float f32_t;
@@ -468,7 +485,7 @@ static const char *gp_tile(size_t m, size_t n, size_t k, int f64, char *out)
 /* A table of TFLOP/s: one row per shape, one column per candidate. */
 static void sweep_table(const char *title, const char *const *names, int count, const float *ms, int stride)
 {
-    char cols[1024] = "m x n x k";
+    char cols[4096] = "m x n x k";
     for (int i = 0; i < count; i++) {
         strcat(cols, "|");
         strcat(cols, names[i]);
@@ -477,9 +494,10 @@ static void sweep_table(const char *title, const char *const *names, int count, 
     for (int s = 0; s < NSHAPES; s++) {
         char row[1024];
         int len = snprintf(row, sizeof row, "%zu x %zu x %zu", shapes[s][0], shapes[s][1], shapes[s][2]);
-        for (int i = 0; i < count; i++)
-            len += snprintf(row + len, sizeof row - len, "|%.2f",
-                            tflops(shapes[s][0], shapes[s][1], shapes[s][2], ms[s * stride + i]));
+        for (int i = 0; i < count; i++) /* 0 ms: not timed at this shape */
+            len += ms[s * stride + i] > 0 ? snprintf(row + len, sizeof row - len, "|%.2f",
+                                                     tflops(shapes[s][0], shapes[s][1], shapes[s][2], ms[s * stride + i]))
+                                          : snprintf(row + len, sizeof row - len, "|-");
         gp_table_row("%s", row);
     }
 }
@@ -524,14 +542,14 @@ static void bench_shapes(cublasHandle_t h, int f64)
         for (int i = 0; i < (f64 ? SWEEP64 : SWEEP); i++) {
             call_ctx x = g;
             x.kind = K_SWEEP;
+            x.slices = f64 ? sweep64[i].slices : sweep[i].slices;
+            const bool timed = !(x.slices & WS) || m * n <= WS_MAX_MN;
             if (f64) {
                 x.fn64 = sweep64[i].fn;
-                x.slices = sweep64[i].slices;
-                g_sweep64_ms[s][i] = measure(&x, sweep64[i].name);
+                g_sweep64_ms[s][i] = timed ? measure(&x, sweep64[i].name) : 0;
             } else {
                 x.fn = sweep[i].fn;
-                x.slices = sweep[i].slices;
-                g_sweep_ms[s][i] = measure(&x, sweep[i].name);
+                g_sweep_ms[s][i] = timed ? measure(&x, sweep[i].name) : 0;
             }
         }
         char tile[48];
@@ -551,14 +569,14 @@ static void bench_shapes(cublasHandle_t h, int f64)
                       "targets), its best config at the shape. DMMA peak = SMs x 128 FP64 FMA per clock x 2 x clock "
                       "= %.1f TFLOP/s, twice the CUDA cores'.",
                       g_peak64);
-        const char *names[24]; /* at least SWEEP64 */
+        const char *names[32]; /* at least SWEEP64 */
         for (int i = 0; i < SWEEP64; i++) names[i] = sweep64[i].name;
         sweep_table("Tile sweep, f64: TFLOP/s of each candidate (the choice is gp_matmul's)", names, SWEEP64,
                     &g_sweep64_ms[0][0], SWEEP64);
     } else {
         gp_bench_note("gp / cuBLAS = cuBLAS ms / gp ms (above 1: gp faster). Inputs of 1024^3 fit in L2 for both. "
                       "gp tile: the block tile gp_matmul chose for the shape (and its warp tile, where not 64x32).");
-        const char *names[24]; /* at least SWEEP */
+        const char *names[32]; /* at least SWEEP */
         for (int i = 0; i < SWEEP; i++) names[i] = sweep[i].name;
         sweep_table("Tile sweep, f32: TFLOP/s of each candidate block tile (the choice is gp_matmul's)", names, SWEEP,
                     &g_sweep_ms[0][0], SWEEP);

@@ -95,6 +95,7 @@ typedef struct gp__mm_plan_cfg {
     int max_waves;   /* ... and up to; 0: no limit */
     int max_slices;  /* k may be split into up to this many slices (1: never; sm_90 clusters) */
     int split_smem;  /* shared memory per block when k is split (the partial tile of C) */
+    int max_ws_slices; /* ... or into up to this many through a workspace (1: never) */
 } gp__mm_plan_cfg;
 
 /* Blocks of config c that one SM holds at once: as many as its registers allow
@@ -125,6 +126,21 @@ static inline GP__HD int gp__matmul_resident(const gp__mm_plan_cfg *c, const gp_
 #define GP__MM_SPLIT_COST_K 32
 #define GP__MM_SPLIT_MIN_KTILES 4
 
+/* Split k through a workspace. Where even clusters of two leave the SMs idle (512 x 512 x
+ * 8192: 16 tiles of 128 x 128), k is split into more slices, as ordinary blocks (the grid's
+ * rows: any config, any GPU): each stores its partial tile in its own slab of stream-ordered
+ * scratch (gp__mm_slab), and a second kernel, chained to the first, adds the slabs in slice
+ * order into C (gp__mm_sum_slabs_kernel): the same bits on every run. The launchers take it
+ * as slices | GP__MM_WORKSPACE. In the model each block pays GP__MM_WS_COST_K more k (its
+ * partial's store, and its share of the second kernel's reads), and the split grid must be
+ * one wave at most (tiles x slices <= the blocks the SMs hold at once), so large products
+ * are never split and the workspace stays below one wave of tiles (34 MB for f32 on an
+ * H100). Up to GP__MM_WS_SLICES_MAX slices. */
+#define GP__MM_WORKSPACE 0x10000u
+#define GP__MM_WS_COST_K 64
+#define GP__MM_WS_SLICES_MAX 16
+#define GP__MM_SUM_THREADS 256
+
 /* The k tiles [*begin, *end) of slice `slice` of `slices`, out of ktiles: as even a share
  * as whole tiles allow, in order. */
 static inline GP__HD void gp__matmul_k_range(size_t ktiles, unsigned slice, unsigned slices, size_t *begin,
@@ -132,6 +148,14 @@ static inline GP__HD void gp__matmul_k_range(size_t ktiles, unsigned slice, unsi
 {
     *begin = ktiles * slice / slices;
     *end = ktiles * (slice + 1) / slices;
+}
+
+/* A split through a workspace (GP__MM_WORKSPACE): slice s of the product is stored at
+ * ws + s * gp__mm_slab(m, n, elem) elements, rows n apart; the slab is rounded up to 16
+ * bytes, so every slice's rows start on 16 bytes where C's would. */
+static inline GP__HD size_t gp__mm_slab(size_t m, size_t n, size_t elem)
+{
+    return gp__round_up(m * n, 16 / elem);
 }
 
 /* Which of the `ncfg` configs finishes an m x n x k product first on GPU g, and into how
@@ -150,7 +174,9 @@ static inline GP__HD void gp__matmul_k_range(size_t ktiles, unsigned slice, unsi
  * runs from three waves. Splits: up to the config's max_slices, only where the split grid
  * is one block per SM at most (the model's rounding to whole waves would otherwise split
  * large products to fill their last wave) and where the device launches clusters and this
- * code was built for them (g->cluster_ok). -1 if none is left
+ * code was built for them (g->cluster_ok); through a workspace (*slices has GP__MM_WORKSPACE
+ * set), up to the config's max_ws_slices, where the split grid is one wave at most. -1 if
+ * none is left
  * (the lists hold a small CUDA-core config, which always runs). */
 enum { GP__MM_NEED_TC = 1, GP__MM_NEED_B16 = 2 };
 static inline GP__HD int gp__matmul_choose(size_t m, size_t n, size_t k, const gp__device *g, int have,
@@ -176,6 +202,20 @@ static inline GP__HD int gp__matmul_choose(size_t m, size_t n, size_t k, const g
             if (best < 0 || t < best_t) {
                 best = i;
                 best_slices = s;
+                best_t = t;
+            }
+        }
+        const int resident = gp__matmul_resident(c, g);
+        const size_t wave = (size_t)g->sms * (size_t)resident;
+        for (unsigned s = 2; s <= (unsigned)c->max_ws_slices && s <= GP__MM_WS_SLICES_MAX; s *= 2) {
+            const size_t blocks = tiles * s;
+            if (resident == 0 || blocks > wave || ktiles < (size_t)s * GP__MM_SPLIT_MIN_KTILES) break;
+            if (blocks < c->min_waves * wave || (c->max_waves && blocks > c->max_waves * wave)) continue;
+            const double depth = (double)k / s + GP__MM_WS_COST_K;
+            const double t = (double)gp__ceil_div(blocks, g->sms) * c->bm * c->bn * depth / c->eff;
+            if (best < 0 || t < best_t) {
+                best = i;
+                best_slices = s | GP__MM_WORKSPACE;
                 best_t = t;
             }
         }
@@ -286,6 +326,7 @@ static constexpr GP__HD int gp__mm_split_smem(int pipeline, int part) { return p
  *         static constexpr int MAX_WAVES = 0;                n > 0: only where it is n waves or fewer
  *         static constexpr int MAX_SLICES = 1;               k split into up to this many (1: never;
  *                                                            above 1 a split instance is built)
+ *         static constexpr int MAX_WS_SLICES = 1;            ... or through a workspace (1: never)
  *         static constexpr float EFF = 1.00f;                relative throughput (gp__matmul_choose)
  *     };
  * A variant derives from another spec and overrides one name (the bench's ladder does).
@@ -425,8 +466,10 @@ static constexpr GP__HD int gp__mm_pieces_per_row(int per_row, int copies, int p
     return best;
 }
 
-/* The k slices of this block's tile (the blocks of its cluster, in a kernel built to
- * split), and which of them it multiplies. The unsplit kernels have no cluster code at
+/* The k slices of this block's tile, and which of them it multiplies: in a kernel built to
+ * split over a cluster (SPLIT), the blocks of its cluster; else the grid's rows, for a split
+ * through a workspace (gridDim.y slices, each storing its partial product in its own slab:
+ * gp__mm_slab), one row where k is not split. The unsplit kernels have no cluster code at
  * all: with it, ptxas scheduled their main loop differently, 4-7% slower (H100). */
 template <bool SPLIT>
 static __device__ __forceinline__ unsigned gp__mm_slices(void)
@@ -434,7 +477,7 @@ static __device__ __forceinline__ unsigned gp__mm_slices(void)
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     if constexpr (SPLIT) return __clusterSizeInBlocks();
 #endif
-    return 1;
+    return SPLIT ? 1 : gridDim.y;
 }
 template <bool SPLIT>
 static __device__ __forceinline__ unsigned gp__mm_slice(void)
@@ -442,7 +485,19 @@ static __device__ __forceinline__ unsigned gp__mm_slice(void)
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     if constexpr (SPLIT) return __clusterRelativeBlockRank();
 #endif
-    return 0;
+    return SPLIT ? 0 : blockIdx.y;
+}
+/* The block's tile of C, numbered as gp__matmul_tile_of takes it (a cluster's blocks share
+ * one), and where its product goes: C, or its slice's slab of a workspace. */
+template <bool SPLIT>
+static __device__ __forceinline__ size_t gp__mm_tile_index(void)
+{
+    return SPLIT ? blockIdx.x / gp__mm_slices<SPLIT>() : blockIdx.x;
+}
+template <bool SPLIT, class T>
+static __device__ __forceinline__ T *gp__mm_output(T *c, size_t m, size_t n)
+{
+    return SPLIT ? c : c + blockIdx.y * gp__mm_slab(m, n, sizeof(T));
 }
 
 /* The end of a split product (gp__matmul_choose): each block of the cluster holds its
@@ -519,7 +574,7 @@ __global__ void __launch_bounds__(C::THREADS, GP__MIN_BLOCKS(C::THREADS, C::MIN_
 
     /* the block's tile, and its slice of the k tiles (all of them unless k is split) */
     size_t bm, bn, kt0, kt1;
-    gp__matmul_tile_of(blockIdx.x / gp__mm_slices<SPLIT>(), tiles_m, tiles_n, C::GROUP_M, &bm, &bn);
+    gp__matmul_tile_of(gp__mm_tile_index<SPLIT>(), tiles_m, tiles_n, C::GROUP_M, &bm, &bn);
     gp__matmul_k_range(gp__ceil_div(k, C::BK), gp__mm_slice<SPLIT>(), gp__mm_slices<SPLIT>(), &kt0, &kt1);
     const size_t row0 = bm * C::BM, col0 = bn * C::BN;
     const size_t m_left = m - row0, n_left = n - col0;
@@ -582,12 +637,20 @@ __global__ void __launch_bounds__(C::THREADS, GP__MIN_BLOCKS(C::THREADS, C::MIN_
             }
         }
     };
-    gp__mm_epilogue<T, C::BM, C::BN, C::THREADS, SPLIT>(store, As, c + row0 * n + col0, n, m_left, n_left, vec_c);
+    gp__mm_epilogue<T, C::BM, C::BN, C::THREADS, SPLIT>(store, As, gp__mm_output<SPLIT>(c, m, n) + row0 * n + col0, n,
+                                                  m_left, n_left, vec_c);
+}
+
+/* Whether `slices` (as the launchers take it) splits k over clusters. */
+static inline bool gp__mm_cluster_split(unsigned slices)
+{
+    return slices > 1 && !(slices & GP__MM_WORKSPACE);
 }
 
 /* Launches `kernel`, config C's instance for `slices` (1: unsplit; 2 up to C::MAX_SLICES:
- * split k, sm_90 code only, else refused), on the tiles: tiles x slices blocks, in
- * clusters of `slices` where split, with the shared memory that needs (loaded and opted
+ * split k over clusters, sm_90 code only, else refused; with GP__MM_WORKSPACE, 2 up to
+ * GP__MM_WS_SLICES_MAX slices, the unsplit instance on a grid of that many rows, `c` the
+ * workspace), on the tiles: tiles x slices blocks, in clusters of `slices` where split, with the shared memory that needs (loaded and opted
  * in once per device: bit `which` of `ready`, gp__kernel_load). The clusters' placement is
  * left to the GPU: the spread and load-balancing policies measured the same as the default
  * for clusters of two (bench/probes/matmul_split.cu). */
@@ -595,16 +658,18 @@ template <class C, class... Params, class... Args>
 static cudaError_t gp__mm_launch_grid(void (*kernel)(Params...), unsigned *ready, int which, size_t tiles,
                                       unsigned slices, cudaStream_t s, Args... args)
 {
-    const bool split = slices != 1;
-    if (split && !(slices >= 2 && (int)slices <= C::MAX_SLICES && slices <= GP__CLUSTER_MAX &&
-                   gp__built_for_clusters() && tiles <= GP__GRID_MAX / slices))
+    const bool by_workspace = (slices & GP__MM_WORKSPACE) != 0, split = gp__mm_cluster_split(slices);
+    if (by_workspace) slices &= ~GP__MM_WORKSPACE;
+    if (by_workspace ? !(slices >= 2 && slices <= GP__MM_WS_SLICES_MAX)
+                     : split && !(slices >= 2 && (int)slices <= C::MAX_SLICES && slices <= GP__CLUSTER_MAX &&
+                                  gp__built_for_clusters() && tiles <= GP__GRID_MAX / slices))
         return cudaErrorInvalidValue;
     const int smem = split ? C::SPLIT_SMEM : C::SMEM_BYTES;
     int dev = -1;
     GP__TRY(cudaGetDevice(&dev));
     GP__TRY(gp__kernel_load((const void *)kernel, dev, ready, which, smem));
-    if (!split) {
-        kernel<<<(unsigned)tiles, C::THREADS, smem, s>>>(args...);
+    if (!split) { /* through a workspace: slice y of the grid's rows writes slab y of c */
+        kernel<<<dim3((unsigned)tiles, by_workspace ? slices : 1), C::THREADS, smem, s>>>(args...);
         return cudaGetLastError();
     }
     cudaLaunchAttribute cluster = gp__cluster_attribute(slices);
@@ -630,7 +695,7 @@ static cudaError_t gp__matmul_launch(typename C::type *c, const typename C::type
     const bool vec_b = gp__tile_chunk_bytes((uintptr_t)b, n * sizeof(T), C::BN * sizeof(T), sizeof(T)) == 16;
     const bool vec_c = gp__tile_chunk_bytes((uintptr_t)c, n * sizeof(T), C::BN * sizeof(T), sizeof(T)) == 16;
     const size_t tiles_m = gp__ceil_div(m, C::BM), tiles_n = gp__ceil_div(n, C::BN);
-    const bool split = slices > 1;
+    const bool split = gp__mm_cluster_split(slices);
     void (*kernel)(T *, const T *, const T *, size_t, size_t, size_t, size_t, size_t, bool) =
         vec_b ? gp__matmul_kernel<C, V, false> : gp__matmul_kernel<C, 1, false>;
     if constexpr (C::MAX_SLICES > 1)
@@ -705,7 +770,7 @@ __global__ void __launch_bounds__(C::THREADS, GP__MIN_BLOCKS(C::THREADS, C::MIN_
     double *const Bs = As + C::STAGES * C::STAGE_A;              /* [STAGES][BK][PITCH_B] */
 
     size_t bm, bn, kt0, kt1; /* the tile, and the slice of the k tiles, as above */
-    gp__matmul_tile_of(blockIdx.x / gp__mm_slices<SPLIT>(), tiles_m, tiles_n, C::GROUP_M, &bm, &bn);
+    gp__matmul_tile_of(gp__mm_tile_index<SPLIT>(), tiles_m, tiles_n, C::GROUP_M, &bm, &bn);
     gp__matmul_k_range(gp__ceil_div(k, C::BK), gp__mm_slice<SPLIT>(), gp__mm_slices<SPLIT>(), &kt0, &kt1);
     const size_t row0 = bm * C::BM, col0 = bn * C::BN;
     const double *const a_blk = a + row0 * k, *const b_blk = b + col0;
@@ -767,8 +832,8 @@ __global__ void __launch_bounds__(C::THREADS, GP__MIN_BLOCKS(C::THREADS, C::MIN_
                 }
             }
     };
-    gp__mm_epilogue<double, C::BM, C::BN, C::THREADS, SPLIT>(store, As, c + row0 * n + col0, n, m_left, n_left,
-                                                              vec_c);
+    gp__mm_epilogue<double, C::BM, C::BN, C::THREADS, SPLIT>(store, As, gp__mm_output<SPLIT>(c, m, n) + row0 * n + col0,
+                                                              n, m_left, n_left, vec_c);
 #else
     (void)c, (void)a, (void)b, (void)m, (void)n, (void)k, (void)tiles_m, (void)tiles_n, (void)vec_c;
 #endif
@@ -817,7 +882,7 @@ static cudaError_t gp__matmul_tc_launch(double *c, const double *a, const double
     const bool vec_b = gp__tile_chunk_bytes((uintptr_t)b, n * 8, C::BN * 8, 8) == 16;
     const bool vec_c = gp__tile_chunk_bytes((uintptr_t)c, n * 8, C::BN * 8, 8) == 16;
     const size_t tiles_m = gp__ceil_div(m, C::BM), tiles_n = gp__ceil_div(n, C::BN);
-    const bool split = slices > 1;
+    const bool split = gp__mm_cluster_split(slices);
     void (*kernel)(double *, const double *, const double *, size_t, size_t, size_t, size_t, size_t, bool) =
         vec_a ? (vec_b ? gp__matmul_tc_kernel<C, 2, 2, false> : gp__matmul_tc_kernel<C, 2, 1, false>)
               : (vec_b ? gp__matmul_tc_kernel<C, 1, 2, false> : gp__matmul_tc_kernel<C, 1, 1, false>);
@@ -838,13 +903,86 @@ static constexpr int gp__mm_smem_bytes(bool split)
     else return split ? gp__mm_cfg<S>::SPLIT_SMEM : gp__mm_cfg<S>::SMEM_BYTES;
 }
 
-/* The launcher of spec S, on the CUDA cores or the tensor cores as S::TC says. */
+/* A split through a workspace, its second kernel: C (mn elements) = the slices' partial
+ * products (slabs of `slab` elements at ws), added in slice order; 16 bytes a thread where
+ * C starts on 16 bytes (vec). Chained behind the product: it waits for it first. */
+template <class T>
+__global__ void __launch_bounds__(GP__MM_SUM_THREADS)
+    gp__mm_sum_slabs_kernel(T *c, const T *ws, size_t mn, size_t slab, unsigned slices, bool vec)
+{
+    enum { V = 16 / (int)sizeof(T) };
+    gp__chain_wait();
+    const size_t first = (size_t)blockIdx.x * blockDim.x + threadIdx.x, step = (size_t)gridDim.x * blockDim.x;
+    const size_t units = vec ? mn / V : 0; /* whole 16-byte pieces; the rest element by element */
+    for (size_t u = first; u < units; u += step) {
+        T sum[V], p[V];
+        const uint4 w0 = reinterpret_cast<const uint4 *>(ws + u * V)[0];
+        memcpy(sum, &w0, sizeof sum);
+        for (unsigned q = 1; q < slices; q++) {
+            const uint4 w = reinterpret_cast<const uint4 *>(ws + q * slab + u * V)[0];
+            memcpy(p, &w, sizeof p);
+#pragma unroll
+            for (int v = 0; v < V; v++) sum[v] += p[v];
+        }
+        uint4 out;
+        memcpy(&out, sum, sizeof out);
+        reinterpret_cast<uint4 *>(c + u * V)[0] = out;
+    }
+    for (size_t i = units * V + first; i < mn; i += step) {
+        T sum = ws[i];
+        for (unsigned q = 1; q < slices; q++) sum += ws[q * slab + i];
+        c[i] = sum;
+    }
+}
+
+/* Config S's launch (`launch`: its one-kernel launcher) with k split through a workspace
+ * (slices | GP__MM_WORKSPACE): the slabs in stream-ordered scratch, then their sum into C. */
+template <class T>
+static cudaError_t gp__matmul_by_workspace(T *c, const T *a, const T *b, size_t m, size_t n, size_t k, unsigned slices,
+                                           cudaStream_t s,
+                                           cudaError_t (*launch)(T *, const T *, const T *, size_t, size_t, size_t,
+                                                                 unsigned, cudaStream_t))
+{
+    const unsigned count = slices & ~GP__MM_WORKSPACE;
+    const size_t slab = gp__mm_slab(m, n, sizeof(T));
+    if (count < 2 || count > GP__MM_WS_SLICES_MAX || slab > SIZE_MAX / sizeof(T) / count) return cudaErrorInvalidValue;
+    int dev = -1;
+    GP__TRY(cudaGetDevice(&dev));
+    gp__device g;
+    GP__TRY(gp__device_query(&g, dev));
+    GP__TRY(gp__kernel_load<gp__mm_sum_slabs_kernel<T>>());
+    void *ws = NULL;
+    GP__TRY(gp__scratch_alloc(&ws, count * slab * sizeof(T), dev, s));
+    cudaError_t err = launch(static_cast<T *>(ws), a, b, m, n, k, slices, s);
+    if (err == cudaSuccess) {
+        const bool vec = (uintptr_t)c % 16 == 0;
+        const size_t pieces = vec ? gp__ceil_div(m * n, (size_t)(16 / sizeof(T))) : m * n;
+        const size_t blocks = gp__min_size(gp__ceil_div(pieces, (size_t)GP__MM_SUM_THREADS), (size_t)g.sms * 8);
+        err = gp__chained_launch(gp__mm_sum_slabs_kernel<T>, (unsigned)blocks, GP__MM_SUM_THREADS, s, g.cluster_ok != 0,
+                                 c, (const T *)ws, m * n, slab, count, vec);
+    }
+    const cudaError_t free_err = cudaFreeAsync(ws, s);
+    return err != cudaSuccess ? err : free_err;
+}
+
+/* Config S on the CUDA cores or the tensor cores, as S::TC says: one kernel. */
+template <class S>
+static cudaError_t gp__mm_launch_one(typename S::type *c, const typename S::type *a, const typename S::type *b,
+                                     size_t m, size_t n, size_t k, unsigned slices, cudaStream_t s)
+{
+    if constexpr (S::TC) return gp__matmul_tc_launch<gp__mm_tc_cfg<S> >(c, a, b, m, n, k, slices, s);
+    else return gp__matmul_launch<gp__mm_cfg<S> >(c, a, b, m, n, k, slices, s);
+}
+
+/* The launcher of spec S: k unsplit, split over clusters, or through a workspace
+ * (slices | GP__MM_WORKSPACE: two kernels). */
 template <class S>
 static cudaError_t gp__mm_launcher(typename S::type *c, const typename S::type *a, const typename S::type *b,
                                    size_t m, size_t n, size_t k, unsigned slices, cudaStream_t s)
 {
-    if constexpr (S::TC) return gp__matmul_tc_launch<gp__mm_tc_cfg<S> >(c, a, b, m, n, k, slices, s);
-    else return gp__matmul_launch<gp__mm_cfg<S> >(c, a, b, m, n, k, slices, s);
+    if (slices & GP__MM_WORKSPACE)
+        return gp__matmul_by_workspace<typename S::type>(c, a, b, m, n, k, slices, s, gp__mm_launch_one<S>);
+    return gp__mm_launch_one<S>(c, a, b, m, n, k, slices, s);
 }
 
 /* The configs gp_matmul chooses from, per type, largest first. EFF is a config's
@@ -881,15 +1019,16 @@ struct gp__mm_f32_128x128 {
     typedef float type;
     static constexpr int BM = 128, BN = 128, BK = 32, WM = 64, WN = 32, TM = 8, TN = 8;
     static constexpr int STAGES = 2, GROUP_M = 8, MIN_BLOCKS = 2, TC = 0, VEC_B_ONLY = 1, MIN_WAVES = 0, MAX_WAVES = 0;
-    static constexpr int MAX_SLICES = 1;
+    static constexpr int MAX_SLICES = 1, MAX_WS_SLICES = 1;
     static constexpr float EFF = 1.00f;
 };
 struct gp__mm_f32_128x128_w32x64 : gp__mm_f32_128x128 {
-    static constexpr int WM = 32, WN = 64, MAX_WAVES = 1, MAX_SLICES = 2;
+    static constexpr int WM = 32, WN = 64, MAX_WAVES = 1, MAX_SLICES = 2, MAX_WS_SLICES = GP__MM_WS_SLICES_MAX;
     static constexpr float EFF = 1.03f; /* in one wave; 0.97 at 8192^3 */
 };
 struct gp__mm_f32_128x128x16 : gp__mm_f32_128x128 {
     static constexpr int BK = 16, WM = 32, WN = 64, STAGES = 4, VEC_B_ONLY = 0, MAX_SLICES = 2;
+    static constexpr int MAX_WS_SLICES = GP__MM_WS_SLICES_MAX;
     static constexpr float EFF = 0.96f;
 };
 struct gp__mm_f32_128x64 : gp__mm_f32_128x128x16 {
@@ -915,7 +1054,7 @@ struct gp__mm_f64_tc_128x128 {
     typedef double type;
     static constexpr int BM = 128, BN = 128, BK = 16, WM = 64, WN = 32;
     static constexpr int STAGES = 4, GROUP_M = 8, MIN_BLOCKS = 1, TC = 1, M16 = 1, VEC_B_ONLY = 0;
-    static constexpr int MIN_WAVES = 3, MAX_WAVES = 0, MAX_SLICES = 1;
+    static constexpr int MIN_WAVES = 3, MAX_WAVES = 0, MAX_SLICES = 1, MAX_WS_SLICES = 1;
     static constexpr float EFF = 1.00f;
 };
 /* for products too small to give every SM 128 x 128 tiles (1000^3: 64 of them on 132 SMs),
@@ -923,6 +1062,7 @@ struct gp__mm_f64_tc_128x128 {
  * SMs idle (512 x 512 x 8192) */
 struct gp__mm_f64_tc_64x64 : gp__mm_f64_tc_128x128 {
     static constexpr int BM = 64, BN = 64, WM = 32, WN = 32, STAGES = 4, MIN_BLOCKS = 3, MIN_WAVES = 0, MAX_SLICES = 2;
+    static constexpr int MAX_WS_SLICES = GP__MM_WS_SLICES_MAX;
     static constexpr float EFF = 0.94f;
 };
 /* FP64 on the CUDA cores (where the code is built for targets before sm_80): twice the
@@ -931,7 +1071,7 @@ struct gp__mm_f64_64x64 {
     typedef double type;
     static constexpr int BM = 64, BN = 64, BK = 8, WM = 32, WN = 32, TM = 4, TN = 8;
     static constexpr int STAGES = 4, GROUP_M = 8, MIN_BLOCKS = 3, TC = 0, VEC_B_ONLY = 0, MIN_WAVES = 0, MAX_WAVES = 0;
-    static constexpr int MAX_SLICES = 1;
+    static constexpr int MAX_SLICES = 1, MAX_WS_SLICES = 1;
     static constexpr float EFF = 0.40f;
 };
 struct gp__mm_f64_64x32 : gp__mm_f64_64x64 {
@@ -949,7 +1089,7 @@ static constexpr gp__mm_plan_cfg gp__mm_plan_of(void)
 {
     return {S::BM, S::BN, S::BK, gp__mm_smem_bytes<S>(false), S::MIN_BLOCKS,
             (S::TC ? GP__MM_NEED_TC : 0) | (S::VEC_B_ONLY ? GP__MM_NEED_B16 : 0), S::EFF, S::MIN_WAVES,
-            S::MAX_WAVES, S::MAX_SLICES, gp__mm_smem_bytes<S>(true)};
+            S::MAX_WAVES, S::MAX_SLICES, gp__mm_smem_bytes<S>(true), S::MAX_WS_SLICES};
 }
 #define GP__MM_PLAN(S) gp__mm_plan_of<S>(),
 #define GP__MM_LAUNCHER(S) gp__mm_launcher<S>,

@@ -3,9 +3,9 @@
  * GPU: against a host reference in long double at square, odd and tiny shapes (1x1x1,
  * 1xNx1, Mx1xK, k = 0, partial tiles in m, n and k), through gp_matmul_<type> and through
  * every tile config's launcher directly (gp_matmul picks one per shape; f64 has configs on
- * the tensor cores and on the CUDA cores), unsplit and with k split into 2 slices (clusters,
+ * the tensor cores and on the CUDA cores), unsplit, with k split into 2 slices (clusters,
  * sm_90; more slices than a config allows, and configs without a split instance, refused),
- * with
+ * and with k split into 2 to 16 slices through a workspace (every config), with
  *  - small-integer inputs, where every product and partial sum is exact: the result must
  *    match the reference bit for bit, whatever the summation order;
  *  - fractional inputs, within the FMA-chain bound |c - ref| <= (k + 2) u sum|a||b|;
@@ -73,11 +73,13 @@ extern "C" void test_matmul_host(void)
                    f32_cfg[i].bn == f32_cfg[0].bn && f32_cfg[i].bk < f32_cfg[0].bk,
                "4096 x 4095 without 16-byte rows of B: the largest tile at a smaller BK (got %d)", i);
     }
-    const int small = CHOOSE32_ON(1024, 1024, 1, H100_NO_CLUSTERS);
-    EXPECT(small != 0, "1024^2 without clusters: a smaller tile than 128 x 128 (64 tiles would leave 68 SMs idle), got %d",
-           small);
-    EXPECT(f32_cfg[small].smem <= GP__STATIC_SMEM_MAX,
-           "1024^2: a config that needs no shared-memory opt-in (got %d, %d bytes)", small, f32_cfg[small].smem);
+    {
+        unsigned sl = 0;
+        const int small = CHOOSE32_K(1024, 1024, 2048, 1, H100_NO_CLUSTERS, &sl);
+        EXPECT(small >= 0 && ((sl & GP__MM_WORKSPACE) || f32_cfg[small].bm * f32_cfg[small].bn < 128 * 128),
+               "1024^2 without clusters: k split through a workspace, or a smaller tile than 128 x 128 (64 tiles would "
+               "leave 68 SMs idle), got config %d, %#x", small, sl);
+    }
     EXPECT(CHOOSE32(1, 1) == F32_CONFIGS - 1, "1 x 1: the smallest tile");
     /* the one-wave config: where the SMs hold the whole grid at once, and only there */
     int one_wave = -1;
@@ -100,7 +102,7 @@ extern "C" void test_matmul_host(void)
     }
     /* blocks per SM: the registers' count (launch bounds), or fewer where shared memory runs out */
     {
-        const gp__mm_plan_cfg c = {128, 128, 32, 66560, 2, 0, 1.0f, 0, 0, 1, 66560};
+        const gp__mm_plan_cfg c = {128, 128, 32, 66560, 2, 0, 1.0f, 0, 0, 1, 66560, 1};
         gp__device g = H100;
         int ok = gp__matmul_resident(&c, &g) == 2;
         g.smem_sm = 2 * (66560 + 1024) - 1;
@@ -138,14 +140,14 @@ extern "C" void test_matmul_host(void)
         EXPECT(s1000 >= 2 && f32_cfg[c1000].bm == 128 && s4096 == 1 && s2048 == 1,
                "1000^3: 128-row tiles with k split (got %u slices of config %d); 2048^3 and 4096^3 unsplit (%u, %u)",
                s1000, c1000, s2048, s4096);
-        EXPECT(s_shallow == 1 && s_none == 1,
-               "no split where k is too shallow (1000 x 1000 x 96: %u) or clusters cannot be launched (%u)", s_shallow,
-               s_none);
+        EXPECT(s_shallow == 1 && !gp__mm_cluster_split(s_none),
+               "no split where k is too shallow (1000 x 1000 x 96: %u), none over clusters where they cannot be "
+               "launched (%#x)", s_shallow, s_none);
         int most = 1;
         for (int i = 0; i < F32_CONFIGS; i++) most = f32_cfg[i].max_slices > most ? f32_cfg[i].max_slices : most;
-        EXPECT(c_narrow >= 0 && s_narrow == (unsigned)f32_cfg[c_narrow].max_slices && most <= GP__CLUSTER_MAX,
-               "256 x 256 x 65536: k split as far as the config goes (got %u of %d), at most a portable cluster",
-               s_narrow, f32_cfg[c_narrow >= 0 ? c_narrow : 0].max_slices);
+        EXPECT(c_narrow >= 0 && s_narrow == (GP__MM_WORKSPACE | GP__MM_WS_SLICES_MAX) && most <= GP__CLUSTER_MAX,
+               "256 x 256 x 65536: k split through a workspace as far as it goes (got %#x), clusters at most portable",
+               s_narrow);
         int ok = 1;
         for (int i = 0; i < F32_CONFIGS; i++)
             ok &= f32_cfg[i].split_smem >= f32_cfg[i].smem && f32_cfg[i].split_smem >= f32_cfg[i].bm * f32_cfg[i].bn * 4;
@@ -158,6 +160,39 @@ extern "C" void test_matmul_host(void)
         const int c_tight = CHOOSE32_K(1000, 1000, 1000, 1, tight, &s_tight);
         EXPECT(c_tight >= 0 && (s_tight == 1 || f32_cfg[c_tight].split_smem <= tight.smem_block),
                "a split whose partial tile does not fit is not chosen (config %d, %u slices)", c_tight, s_tight);
+    }
+    {   /* where even clusters of two leave SMs idle: split through a workspace, within one wave */
+        unsigned s512 = 0, s1000 = 0, s_none = 0, s64 = 0;
+        const int c512 = CHOOSE32_K(512, 512, 8192, 1, H100, &s512);
+        CHOOSE32_K(1000, 1000, 1000, 1, H100, &s1000);
+        const int c_none = CHOOSE32_K(512, 512, 8192, 1, H100_NO_CLUSTERS, &s_none);
+        const int c64 = gp__matmul_choose(512, 512, 8192, &H100, GP__MM_NEED_TC, f64_cfg, F64_CONFIGS, &s64);
+        EXPECT(c512 >= 0 && (s512 & GP__MM_WORKSPACE) && (s512 & ~GP__MM_WORKSPACE) >= 4 &&
+                   !(s1000 & GP__MM_WORKSPACE),
+               "f32 512 x 512 x 8192: k in 4+ slices through a workspace (got %#x of config %d); 1000^3 over clusters "
+               "(%#x)", s512, c512, s1000);
+        EXPECT(c_none >= 0 && (s_none & GP__MM_WORKSPACE) && c64 >= 0 && s64 > 1,
+               "512 x 512 x 8192 through a workspace without clusters too (%#x); split in f64 (%#x)", s_none, s64);
+        int ok = 1;
+        unsigned long long chosen = 0;
+        for (size_t m = 1; m <= 4096; m = m * 3 + 1)
+            for (size_t n = 1; n <= 4096; n = n * 2 + 3)
+                for (size_t k = 1; k <= 65536; k *= 4) {
+                    unsigned sl = 0;
+                    const int c = CHOOSE32_K(m, n, k, 1, H100, &sl);
+                    if (c < 0 || !(sl & GP__MM_WORKSPACE)) continue;
+                    const unsigned q = sl & ~GP__MM_WORKSPACE;
+                    const size_t tiles = gp__ceil_div(m, (size_t)f32_cfg[c].bm) * gp__ceil_div(n, (size_t)f32_cfg[c].bn);
+                    ok &= q >= 2 && q <= GP__MM_WS_SLICES_MAX &&
+                          tiles * q <= (size_t)H100.sms * gp__matmul_resident(&f32_cfg[c], &H100) &&
+                          gp__ceil_div(k, (size_t)f32_cfg[c].bk) >= q * GP__MM_SPLIT_MIN_KTILES;
+                    chosen++;
+                }
+        EXPECT(ok && chosen > 0,
+               "f32: every split through a workspace (%llu shapes) is 2-16 slices of 4+ k tiles, within one wave",
+               chosen);
+        EXPECT(gp__mm_slab(3, 5, 4) == 16 && gp__mm_slab(4, 4, 4) == 16 && gp__mm_slab(3, 3, 8) == 10,
+               "workspace slabs round m x n up to 16 bytes");
     }
     /* f64: the tensor-core configs where they run, else only the CUDA-core ones */
     for (int have_tc = 0; have_tc <= 1; have_tc++) {
@@ -314,8 +349,8 @@ static int run_case(size_t m, size_t n, size_t k, int exact, size_t offset, uint
     int ok = err == cudaSuccess;
     char what[64] = "gp_matmul";
     if (cfg >= 0)
-        snprintf(what, sizeof what, "config %dx%d%s, k in %u", tr::bm(cfg), tr::bn(cfg), tr::tc(cfg) ? " (DMMA)" : "",
-                 slices);
+        snprintf(what, sizeof what, "config %dx%d%s, k in %u%s", tr::bm(cfg), tr::bn(cfg), tr::tc(cfg) ? " (DMMA)" : "",
+                 slices & ~GP__MM_WORKSPACE, slices & GP__MM_WORKSPACE ? " (workspace)" : "");
     if (!ok) printf("  %s %s %zux%zux%zu: returned %s\n", tr::name(), what, m, n, k, cudaGetErrorName(err));
     /* the guards: GUARD + offset elements before C, GUARD - offset after */
     const unsigned char *bytes = (const unsigned char *)c;
@@ -413,6 +448,20 @@ static void test_type(uint64_t *st)
         static const size_t split_shapes[][4] = {{129, 131, 200, 0}, {64, 64, 4099, 0}, {1, 1000, 77, 0},
                                                  {300, 1, 1000, 0},  {255, 257, 263, 1}, {5, 7, 0, 0}};
         static const unsigned split_slices[] = {2, 3, 4, 8};
+        /* and through a workspace, every config: 2, 3, 5 and 16 slices, the same shapes;
+         * 1 and 17 slices refused */
+        for (unsigned sl : {1u, GP__MM_WS_SLICES_MAX + 1u})
+            EXPECT(tr::config(cfg, NULL, NULL, NULL, 1, 1, 1, sl | GP__MM_WORKSPACE) == cudaErrorInvalidValue,
+                   "%s config %dx%d: k in %u slices through a workspace refused", tr::name(), tr::bm(cfg), tr::bn(cfg),
+                   sl);
+        for (unsigned sl : {2u, 3u, 5u, (unsigned)GP__MM_WS_SLICES_MAX})
+            for (size_t s = 0; s < sizeof split_shapes / sizeof *split_shapes; s++)
+                for (int exact = 1; exact >= 0; exact--) {
+                    const size_t *sh = split_shapes[s];
+                    if (gp_t_small() && (sl == 3 || sl == 5 || sh[0] * sh[1] * sh[2] > 300 * 300 * 300)) continue;
+                    pass += run_case<T>(sh[0], sh[1], sh[2], exact, sh[3], st, NULL, cfg, sl | GP__MM_WORKSPACE);
+                    total++;
+                }
         for (int q = 0; q < 4; q++) {
             const unsigned sl = split_slices[q];
             if (!gpu.cluster_ok || sl > tr::max_slices(cfg)) {
@@ -452,8 +501,8 @@ static void test_type(uint64_t *st)
          * tensor-core one where the code was built for sm_80 and later; for f32 at
          * 2000 x 2040 on an H100, the one-wave config (256 tiles of 128 x 128 on 132 SMs x 2),
          * and at 300 x 320 x 2048 (9 tiles of 128 x 128) k split where clusters run */
-        static const size_t chosen_shapes[][3] = {{300, 520, 200}, {2000, 2040, 40}, {300, 320, 2048}};
-        for (int c = 0; c < 3; c++) {
+        static const size_t chosen_shapes[][3] = {{300, 520, 200}, {2000, 2040, 40}, {300, 320, 2048}, {192, 200, 4096}};
+        for (int c = 0; c < 4; c++) {
             const size_t m = chosen_shapes[c][0], n = chosen_shapes[c][1], k = chosen_shapes[c][2];
             if (gp_t_small() && m * n > 300 * 600) continue; /* sanitizer run */
             /* rows of 520, 2040 and 320 elements from cudaMalloc: 16-byte aligned */
@@ -463,11 +512,14 @@ static void test_type(uint64_t *st)
             uint64_t s1 = gp_t_state(78), s2 = s1;
             if (run_case<T>(m, n, k, 0, 0, &s1, r1) && run_case<T>(m, n, k, 0, 0, &s2, r2, cfg, slices))
                 EXPECT(memcmp(r1, r2, sizeof(T) * m * n) == 0,
-                       "%s %zux%zux%zu: gp_matmul ran config %dx%d%s%s, k in %u, bit for bit", tr::name(), m, n, k,
+                       "%s %zux%zux%zu: gp_matmul ran config %dx%d%s%s, k in %u%s, bit for bit", tr::name(), m, n, k,
                        tr::bm(cfg), tr::bn(cfg), tr::tc(cfg) ? " (DMMA)" : "", tr::one_wave(cfg) ? " (one wave)" : "",
-                       slices);
+                       slices & ~GP__MM_WORKSPACE, slices & GP__MM_WORKSPACE ? " through a workspace" : "");
             if (c == 2 && sizeof(T) == 4 && gpu.cluster_ok)
                 EXPECT(slices > 1, "%s 300x320x2048: k split where clusters run (got %u slices)", tr::name(), slices);
+            if (c == 3 && (built || sizeof(T) == 4))
+                EXPECT(slices & GP__MM_WORKSPACE, "%s 192x200x4096: k split through a workspace (got %#x)", tr::name(),
+                       slices);
             free(r1);
             free(r2);
         }
