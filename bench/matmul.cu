@@ -138,7 +138,7 @@ __global__ void __launch_bounds__(256) mm_regtile(float *c, const float *a, cons
 struct step5 {
     typedef float type;
     static constexpr int BM = 128, BN = 128, BK = 8, WM = 64, WN = 32, TM = 8, TN = 8;
-    static constexpr int STAGES = 1, GROUP_M = 1, MIN_BLOCKS = 2, MAX_SLICES = 1;
+    static constexpr int STAGES = 1, GROUP_M = 1, MIN_BLOCKS = 2, MAX_SLICES = 1, MAX_WS_SLICES = 1;
     static constexpr float EFF = 1.0f;
 };
 /* 6. + double buffering: tile k+1 is copied while tile k is multiplied (2 stages). */
@@ -227,11 +227,7 @@ static const struct { const char *name; launch_f32 fn; unsigned slices; } sweep[
     {"BK = 32, 2 stages, warp 32x64 (gp, one wave), k in 4 (workspace)", gp__mm_launcher<gp__mm_f32_128x128_w32x64>, WS | 4},
     {"BK = 32, 2 stages, warp 32x64 (gp, one wave), k in 8 (workspace)", gp__mm_launcher<gp__mm_f32_128x128_w32x64>, WS | 8},
     {"BK = 32, 2 stages, warp 32x64 (gp, one wave), k in 16 (workspace)", gp__mm_launcher<gp__mm_f32_128x128_w32x64>, WS | 16},
-    {"128x64x16, 3 stages, warp 32x64 (gp), k in 8 (workspace)", gp__mm_launcher<gp__mm_f32_128x64>, WS | 8},
-    {"128x64x16, 3 stages, warp 32x64 (gp), k in 16 (workspace)", gp__mm_launcher<gp__mm_f32_128x64>, WS | 16},
-    {"64x64x8 (gp), k in 4 (workspace)", gp__mm_launcher<gp__mm_f32_64x64>, WS | 4},
-    {"64x64x8 (gp), k in 8 (workspace)", gp__mm_launcher<gp__mm_f32_64x64>, WS | 8},
-    {"64x64x8 (gp), k in 16 (workspace)", gp__mm_launcher<gp__mm_f32_64x64>, WS | 16},
+    {"BK = 16, 4 stages, warp 32x64 (gp, B by elements), k in 16 (workspace)", gp__mm_launcher<gp__mm_f32_128x128x16>, WS | 16},
 };
 #define SWEEP ((int)(sizeof sweep / sizeof *sweep))
 typedef cudaError_t (*launch_f64)(double *, const double *, const double *, size_t, size_t, size_t, unsigned,
@@ -248,6 +244,7 @@ static const struct { const char *name; launch_f64 fn; unsigned slices; } sweep6
     {"DMMA 64x64 (gp), k in 2", gp__mm_launcher<gp__mm_f64_tc_64x64>, 2},
     {"DMMA 64x64 (gp), k in 4 (workspace)", gp__mm_launcher<gp__mm_f64_tc_64x64>, WS | 4},
     {"DMMA 64x64 (gp), k in 8 (workspace)", gp__mm_launcher<gp__mm_f64_tc_64x64>, WS | 8},
+    {"DMMA 64x64 (gp), k in 16 (workspace)", gp__mm_launcher<gp__mm_f64_tc_64x64>, WS | 16},
     {"CUDA cores 64x64 (gp, pre-sm_80)", gp__mm_launcher<gp__mm_f64_64x64>, 1},
 };
 #define SWEEP64 ((int)(sizeof sweep64 / sizeof *sweep64))

@@ -158,6 +158,20 @@ static inline GP__HD size_t gp__mm_slab(size_t m, size_t n, size_t elem)
     return gp__round_up(m * n, 16 / elem);
 }
 
+/* The model's time for `blocks` blocks of config c, each bm x bn x depth, on GPU g, which
+ * holds `resident` of them per SM: blocks are spread evenly, so the busiest SM computes
+ * ceil(blocks / SMs) of them at the config's rate eff, or at GP__MM_LONE_RATE of it where
+ * each SM gets one block and could hold more (nothing beside a block hides its pipeline's
+ * fill and its stores: on the H100, 512 x 512 x 8192 in 8 slices, one 128 x 128 block per
+ * SM, ran at 37.4 TFLOP/s, in 16 slices, two per SM, at 40.3). */
+#define GP__MM_LONE_RATE 0.92
+static inline GP__HD double gp__matmul_model_time(const gp__mm_plan_cfg *c, const gp__device *g, size_t blocks,
+                                                 int resident, double depth)
+{
+    const double rate = blocks <= g->sms && resident > 1 ? c->eff * GP__MM_LONE_RATE : c->eff;
+    return (double)gp__ceil_div(blocks, g->sms) * c->bm * c->bn * depth / rate;
+}
+
 /* Which of the `ncfg` configs finishes an m x n x k product first on GPU g, and into how
  * many slices it splits k (*slices; 1: none). Model: blocks are spread evenly, so the
  * busiest SM computes ceil(blocks / sms) blocks of bm x bn x (k / slices + the split's
@@ -198,7 +212,7 @@ static inline GP__HD int gp__matmul_choose(size_t m, size_t n, size_t k, const g
             const size_t blocks = tiles * s, wave = (size_t)g->sms * (size_t)resident; /* blocks held at once */
             if (blocks < c->min_waves * wave || (c->max_waves && blocks > c->max_waves * wave)) continue;
             const double depth = (double)(k ? k : 1) / s + (s > 1 ? GP__MM_SPLIT_COST_K : 0);
-            const double t = (double)gp__ceil_div(blocks, g->sms) * c->bm * c->bn * depth / c->eff;
+            const double t = gp__matmul_model_time(c, g, blocks, resident, depth);
             if (best < 0 || t < best_t) {
                 best = i;
                 best_slices = s;
@@ -212,7 +226,7 @@ static inline GP__HD int gp__matmul_choose(size_t m, size_t n, size_t k, const g
             if (resident == 0 || blocks > wave || ktiles < (size_t)s * GP__MM_SPLIT_MIN_KTILES) break;
             if (blocks < c->min_waves * wave || (c->max_waves && blocks > c->max_waves * wave)) continue;
             const double depth = (double)k / s + GP__MM_WS_COST_K;
-            const double t = (double)gp__ceil_div(blocks, g->sms) * c->bm * c->bn * depth / c->eff;
+            const double t = gp__matmul_model_time(c, g, blocks, resident, depth);
             if (best < 0 || t < best_t) {
                 best = i;
                 best_slices = s | GP__MM_WORKSPACE;
@@ -466,38 +480,42 @@ static constexpr GP__HD int gp__mm_pieces_per_row(int per_row, int copies, int p
     return best;
 }
 
-/* The k slices of this block's tile, and which of them it multiplies: in a kernel built to
- * split over a cluster (SPLIT), the blocks of its cluster; else the grid's rows, for a split
- * through a workspace (gridDim.y slices, each storing its partial product in its own slab:
- * gp__mm_slab), one row where k is not split. The unsplit kernels have no cluster code at
- * all: with it, ptxas scheduled their main loop differently, 4-7% slower (H100). */
-template <bool SPLIT>
+/* The kernels' instances by how k is split (a template parameter): not at all; over a
+ * cluster (sm_90); or through a workspace, over the grid's rows. Each is its own instance:
+ * with the cluster code compiled into the unsplit kernel, ptxas scheduled its main loop
+ * 4-7% slower (H100), and with the grid-row arithmetic, the 128 x 64 tile's 13% slower. */
+enum { GP__MM_UNSPLIT = 0, GP__MM_BY_CLUSTER = 1, GP__MM_BY_WORKSPACE = 2 };
+
+/* The k slices of this block's tile, and which of them it multiplies: the blocks of its
+ * cluster, or the grid's rows (each slice storing its partial product in its own slab of
+ * the workspace: gp__mm_slab). */
+template <int SPLIT>
 static __device__ __forceinline__ unsigned gp__mm_slices(void)
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    if constexpr (SPLIT) return __clusterSizeInBlocks();
+    if constexpr (SPLIT == GP__MM_BY_CLUSTER) return __clusterSizeInBlocks();
 #endif
-    return SPLIT ? 1 : gridDim.y;
+    return SPLIT == GP__MM_BY_WORKSPACE ? gridDim.y : 1;
 }
-template <bool SPLIT>
+template <int SPLIT>
 static __device__ __forceinline__ unsigned gp__mm_slice(void)
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    if constexpr (SPLIT) return __clusterRelativeBlockRank();
+    if constexpr (SPLIT == GP__MM_BY_CLUSTER) return __clusterRelativeBlockRank();
 #endif
-    return SPLIT ? 0 : blockIdx.y;
+    return SPLIT == GP__MM_BY_WORKSPACE ? blockIdx.y : 0;
 }
 /* The block's tile of C, numbered as gp__matmul_tile_of takes it (a cluster's blocks share
- * one), and where its product goes: C, or its slice's slab of a workspace. */
-template <bool SPLIT>
+ * one), and where its product goes: C, or its slice's slab of the workspace. */
+template <int SPLIT>
 static __device__ __forceinline__ size_t gp__mm_tile_index(void)
 {
-    return SPLIT ? blockIdx.x / gp__mm_slices<SPLIT>() : blockIdx.x;
+    return SPLIT == GP__MM_BY_CLUSTER ? blockIdx.x / gp__mm_slices<SPLIT>() : blockIdx.x;
 }
-template <bool SPLIT, class T>
+template <int SPLIT, class T>
 static __device__ __forceinline__ T *gp__mm_output(T *c, size_t m, size_t n)
 {
-    return SPLIT ? c : c + blockIdx.y * gp__mm_slab(m, n, sizeof(T));
+    return SPLIT == GP__MM_BY_WORKSPACE ? c + blockIdx.y * gp__mm_slab(m, n, sizeof(T)) : c;
 }
 
 /* The end of a split product (gp__matmul_choose): each block of the cluster holds its
@@ -540,14 +558,14 @@ static __device__ __forceinline__ void gp__mm_sum_slices(const T *part, T *c_til
 
 /* Both kernels' last step: store(dst, ld, rows_left, cols_left, vec) writes the thread's
  * values of the block's tile at dst (rows ld apart, rows_left x cols_left of it exist,
- * 16-byte stores where vec). Unsplit, straight to C; split, to the partial tile in the
- * shared memory the pipeline is done with (every thread must be: a barrier first), then
- * the cluster adds the slices. */
-template <class T, int BM, int BN, int THREADS, bool SPLIT, class Store>
+ * 16-byte stores where vec). Unsplit or through a workspace, straight to C or the slab;
+ * over a cluster, to the partial tile in the shared memory the pipeline is done with (every
+ * thread must be: a barrier first), then the cluster adds the slices. */
+template <class T, int BM, int BN, int THREADS, int SPLIT, class Store>
 static __device__ __forceinline__ void gp__mm_epilogue(Store store, T *smem, T *c_tile, size_t ldc, size_t m_left,
                                                        size_t n_left, bool vec_c)
 {
-    if constexpr (SPLIT) {
+    if constexpr (SPLIT == GP__MM_BY_CLUSTER) {
         __syncthreads();
         store(smem, (size_t)BN, (size_t)BM, (size_t)BN, true);
         gp__mm_sum_slices<T, BM, BN, THREADS>(smem, c_tile, ldc, m_left, n_left, vec_c, gp__mm_slice<SPLIT>(),
@@ -559,8 +577,8 @@ static __device__ __forceinline__ void gp__mm_epilogue(Store store, T *smem, T *
 }
 
 /* VEC_B: elements per copy of B's rows (16 bytes where the rows allow, else 1). SPLIT: the
- * instance for split k, launched in clusters of the slices (gp__mm_launch_grid). */
-template <class C, int VEC_B, bool SPLIT>
+ * instance by how k is split (GP__MM_UNSPLIT, _BY_CLUSTER, _BY_WORKSPACE: gp__mm_launch_grid). */
+template <class C, int VEC_B, int SPLIT>
 __global__ void __launch_bounds__(C::THREADS, GP__MIN_BLOCKS(C::THREADS, C::MIN_BLOCKS))
     gp__matmul_kernel(typename C::type *c, const typename C::type *a, const typename C::type *b, size_t m, size_t n,
                       size_t k, size_t tiles_m, size_t tiles_n, bool vec_c)
@@ -641,16 +659,17 @@ __global__ void __launch_bounds__(C::THREADS, GP__MIN_BLOCKS(C::THREADS, C::MIN_
                                                   m_left, n_left, vec_c);
 }
 
-/* Whether `slices` (as the launchers take it) splits k over clusters. */
-static inline bool gp__mm_cluster_split(unsigned slices)
+/* How `slices` (as the launchers take it) splits k: GP__MM_UNSPLIT, _BY_CLUSTER or
+ * _BY_WORKSPACE. */
+static inline int gp__mm_split_of(unsigned slices)
 {
-    return slices > 1 && !(slices & GP__MM_WORKSPACE);
+    return slices & GP__MM_WORKSPACE ? GP__MM_BY_WORKSPACE : slices > 1 ? GP__MM_BY_CLUSTER : GP__MM_UNSPLIT;
 }
+static inline bool gp__mm_cluster_split(unsigned slices) { return gp__mm_split_of(slices) == GP__MM_BY_CLUSTER; }
 
 /* Launches `kernel`, config C's instance for `slices` (1: unsplit; 2 up to C::MAX_SLICES:
- * split k over clusters, sm_90 code only, else refused; with GP__MM_WORKSPACE, 2 up to
- * GP__MM_WS_SLICES_MAX slices, the unsplit instance on a grid of that many rows, `c` the
- * workspace), on the tiles: tiles x slices blocks, in clusters of `slices` where split, with the shared memory that needs (loaded and opted
+ * split k over clusters, sm_90 code only; with GP__MM_WORKSPACE, 2 up to C::MAX_WS_SLICES
+ * slices on a grid of that many rows, `c` the workspace; other counts refused), on the tiles: tiles x slices blocks, in clusters of `slices` where split, with the shared memory that needs (loaded and opted
  * in once per device: bit `which` of `ready`, gp__kernel_load). The clusters' placement is
  * left to the GPU: the spread and load-balancing policies measured the same as the default
  * for clusters of two (bench/probes/matmul_split.cu). */
@@ -658,9 +677,9 @@ template <class C, class... Params, class... Args>
 static cudaError_t gp__mm_launch_grid(void (*kernel)(Params...), unsigned *ready, int which, size_t tiles,
                                       unsigned slices, cudaStream_t s, Args... args)
 {
-    const bool by_workspace = (slices & GP__MM_WORKSPACE) != 0, split = gp__mm_cluster_split(slices);
-    if (by_workspace) slices &= ~GP__MM_WORKSPACE;
-    if (by_workspace ? !(slices >= 2 && slices <= GP__MM_WS_SLICES_MAX)
+    const bool by_workspace = gp__mm_split_of(slices) == GP__MM_BY_WORKSPACE, split = gp__mm_cluster_split(slices);
+    slices &= ~GP__MM_WORKSPACE;
+    if (by_workspace ? !(slices >= 2 && (int)slices <= C::MAX_WS_SLICES && slices <= GP__MM_WS_SLICES_MAX)
                      : split && !(slices >= 2 && (int)slices <= C::MAX_SLICES && slices <= GP__CLUSTER_MAX &&
                                   gp__built_for_clusters() && tiles <= GP__GRID_MAX / slices))
         return cudaErrorInvalidValue;
@@ -684,7 +703,8 @@ static cudaError_t gp__mm_launch_grid(void (*kernel)(Params...), unsigned *ready
 }
 
 /* Launches config C on the whole product, k split into `slices` (1: not split; more only
- * up to C::MAX_SLICES, the configs built with a split instance). */
+ * up to C::MAX_SLICES or C::MAX_WS_SLICES, the configs built with such an instance). One
+ * kernel: with GP__MM_WORKSPACE, `c` is the workspace (gp__matmul_by_workspace). */
 template <class C>
 static cudaError_t gp__matmul_launch(typename C::type *c, const typename C::type *a, const typename C::type *b,
                                      size_t m, size_t n, size_t k, unsigned slices, cudaStream_t s)
@@ -695,11 +715,15 @@ static cudaError_t gp__matmul_launch(typename C::type *c, const typename C::type
     const bool vec_b = gp__tile_chunk_bytes((uintptr_t)b, n * sizeof(T), C::BN * sizeof(T), sizeof(T)) == 16;
     const bool vec_c = gp__tile_chunk_bytes((uintptr_t)c, n * sizeof(T), C::BN * sizeof(T), sizeof(T)) == 16;
     const size_t tiles_m = gp__ceil_div(m, C::BM), tiles_n = gp__ceil_div(n, C::BN);
-    const bool split = gp__mm_cluster_split(slices);
+    const int split = gp__mm_split_of(slices);
     void (*kernel)(T *, const T *, const T *, size_t, size_t, size_t, size_t, size_t, bool) =
-        vec_b ? gp__matmul_kernel<C, V, false> : gp__matmul_kernel<C, 1, false>;
+        vec_b ? gp__matmul_kernel<C, V, GP__MM_UNSPLIT> : gp__matmul_kernel<C, 1, GP__MM_UNSPLIT>;
     if constexpr (C::MAX_SLICES > 1)
-        if (split) kernel = vec_b ? gp__matmul_kernel<C, V, true> : gp__matmul_kernel<C, 1, true>;
+        if (split == GP__MM_BY_CLUSTER)
+            kernel = vec_b ? gp__matmul_kernel<C, V, GP__MM_BY_CLUSTER> : gp__matmul_kernel<C, 1, GP__MM_BY_CLUSTER>;
+    if constexpr (C::MAX_WS_SLICES > 1)
+        if (split == GP__MM_BY_WORKSPACE)
+            kernel = vec_b ? gp__matmul_kernel<C, V, GP__MM_BY_WORKSPACE> : gp__matmul_kernel<C, 1, GP__MM_BY_WORKSPACE>;
     static unsigned ready[GP__MAX_DEVICES];
     return gp__mm_launch_grid<C>(kernel, ready, vec_b + 2 * split, tiles_m * tiles_n, slices, s, c, a, b, m, n, k,
                                  tiles_m, tiles_n, vec_c);
@@ -759,7 +783,7 @@ struct gp__mm_tc_cfg : S {
 /* VEC_A, VEC_B: doubles per copy of A's and B's rows (2: 16-byte copies, where the rows
  * allow; 1: 8-byte). Built for targets before sm_80 the body is empty: gp__mm_tc_launch
  * never launches it there. */
-template <class C, int VEC_A, int VEC_B, bool SPLIT>
+template <class C, int VEC_A, int VEC_B, int SPLIT>
 __global__ void __launch_bounds__(C::THREADS, GP__MIN_BLOCKS(C::THREADS, C::MIN_BLOCKS))
     gp__matmul_tc_kernel(double *c, const double *a, const double *b, size_t m, size_t n, size_t k, size_t tiles_m,
                          size_t tiles_n, bool vec_c)
@@ -868,6 +892,14 @@ static inline cudaError_t gp__mm_tc_built(int *built)
     return cudaSuccess;
 }
 
+/* The tensor-core kernel's instance for 16-byte (or 8-byte) copies of A and B. */
+template <class C, int SPLIT>
+static auto gp__mm_tc_instance(bool vec_a, bool vec_b)
+{
+    return vec_a ? (vec_b ? gp__matmul_tc_kernel<C, 2, 2, SPLIT> : gp__matmul_tc_kernel<C, 2, 1, SPLIT>)
+                 : (vec_b ? gp__matmul_tc_kernel<C, 1, 2, SPLIT> : gp__matmul_tc_kernel<C, 1, 1, SPLIT>);
+}
+
 /* Launches tensor-core config C on the whole product; cudaErrorInvalidDeviceFunction (and
  * nothing launched) where its code was built for a target before sm_80. */
 template <class C>
@@ -882,14 +914,13 @@ static cudaError_t gp__matmul_tc_launch(double *c, const double *a, const double
     const bool vec_b = gp__tile_chunk_bytes((uintptr_t)b, n * 8, C::BN * 8, 8) == 16;
     const bool vec_c = gp__tile_chunk_bytes((uintptr_t)c, n * 8, C::BN * 8, 8) == 16;
     const size_t tiles_m = gp__ceil_div(m, C::BM), tiles_n = gp__ceil_div(n, C::BN);
-    const bool split = gp__mm_cluster_split(slices);
+    const int split = gp__mm_split_of(slices);
     void (*kernel)(double *, const double *, const double *, size_t, size_t, size_t, size_t, size_t, bool) =
-        vec_a ? (vec_b ? gp__matmul_tc_kernel<C, 2, 2, false> : gp__matmul_tc_kernel<C, 2, 1, false>)
-              : (vec_b ? gp__matmul_tc_kernel<C, 1, 2, false> : gp__matmul_tc_kernel<C, 1, 1, false>);
+        gp__mm_tc_instance<C, GP__MM_UNSPLIT>(vec_a, vec_b);
     if constexpr (C::MAX_SLICES > 1)
-        if (split)
-            kernel = vec_a ? (vec_b ? gp__matmul_tc_kernel<C, 2, 2, true> : gp__matmul_tc_kernel<C, 2, 1, true>)
-                           : (vec_b ? gp__matmul_tc_kernel<C, 1, 2, true> : gp__matmul_tc_kernel<C, 1, 1, true>);
+        if (split == GP__MM_BY_CLUSTER) kernel = gp__mm_tc_instance<C, GP__MM_BY_CLUSTER>(vec_a, vec_b);
+    if constexpr (C::MAX_WS_SLICES > 1)
+        if (split == GP__MM_BY_WORKSPACE) kernel = gp__mm_tc_instance<C, GP__MM_BY_WORKSPACE>(vec_a, vec_b);
     static unsigned ready[GP__MAX_DEVICES];
     return gp__mm_launch_grid<C>(kernel, ready, 2 * vec_a + vec_b + 4 * split, tiles_m * tiles_n, slices, s, c, a, b,
                                  m, n, k, tiles_m, tiles_n, vec_c);
@@ -980,8 +1011,10 @@ template <class S>
 static cudaError_t gp__mm_launcher(typename S::type *c, const typename S::type *a, const typename S::type *b,
                                    size_t m, size_t n, size_t k, unsigned slices, cudaStream_t s)
 {
-    if (slices & GP__MM_WORKSPACE)
+    if (slices & GP__MM_WORKSPACE) {
+        if ((slices & ~GP__MM_WORKSPACE) > (unsigned)S::MAX_WS_SLICES) return cudaErrorInvalidValue;
         return gp__matmul_by_workspace<typename S::type>(c, a, b, m, n, k, slices, s, gp__mm_launch_one<S>);
+    }
     return gp__mm_launch_one<S>(c, a, b, m, n, k, slices, s);
 }
 
@@ -1032,11 +1065,12 @@ struct gp__mm_f32_128x128x16 : gp__mm_f32_128x128 {
     static constexpr float EFF = 0.96f;
 };
 struct gp__mm_f32_128x64 : gp__mm_f32_128x128x16 {
-    static constexpr int BN = 64, STAGES = 3, MIN_BLOCKS = 3, MAX_SLICES = 2;
+    static constexpr int BN = 64, STAGES = 3, MIN_BLOCKS = 3, MAX_SLICES = 2, MAX_WS_SLICES = 1;
     static constexpr float EFF = 0.90f;
 };
 struct gp__mm_f32_64x64 : gp__mm_f32_128x128x16 {
     static constexpr int BM = 64, BN = 64, BK = 8, WM = 32, WN = 32, TM = 4, STAGES = 4, MIN_BLOCKS = 4, MAX_SLICES = 2;
+    static constexpr int MAX_WS_SLICES = 1;
     static constexpr float EFF = 0.75f;
 };
 /* FP64 on the tensor cores (sm_80 and later). EFF relative to the first, from the H100's
