@@ -80,7 +80,7 @@ extern "C" void test_matmul_host(void)
                "1024^2 without clusters: k split through a workspace, or a smaller tile than 128 x 128 (64 tiles would "
                "leave 68 SMs idle), got config %d, %#x", small, sl);
     }
-    EXPECT(CHOOSE32(1, 1) == F32_CONFIGS - 1, "1 x 1: the smallest tile");
+    EXPECT(CHOOSE32_K(1, 1, 32, 1, H100, NULL) == F32_CONFIGS - 1, "1 x 1 x 32: the smallest tile (deeper k splits)");
     /* the one-wave config: where the SMs hold the whole grid at once, and only there */
     int one_wave = -1;
     for (int i = 0; i < F32_CONFIGS; i++)
