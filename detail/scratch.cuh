@@ -3,9 +3,13 @@
  *
  * Scratch comes from cudaMallocFromPoolAsync / cudaFreeAsync on one memory pool per
  * device that the library creates on first use, with the release threshold raised so the
- * pool keeps its (few kilobytes of) memory between calls. The device's default pool
- * releases everything at each synchronisation when its threshold is 0, which cost ~45 us
- * per reduce on an H200; we leave the user's default pool settings alone. No data lives
+ * pool keeps up to GP__SCRATCH_KEEP bytes between calls: the reduce's and scan's few
+ * kilobytes to megabytes, a matrix multiply's split-k workspace (up to 34 MB). The
+ * device's default pool releases everything at each synchronisation when its threshold
+ * is 0, which cost ~45 us per reduce on an H200; we leave the user's default pool settings
+ * alone. Above the threshold (a misaligned matrix multiply staged through copies of its
+ * matrices), the pool gives the memory back at the next synchronisation, rather than
+ * holding it for the life of the process. No data lives
  * in the pool between calls: each call gets its own block, stream-ordered, so concurrent
  * calls on several streams and graph capture are safe. */
 #ifndef GPUPRIMS_DETAIL_SCRATCH_CUH
@@ -17,8 +21,9 @@
 
 #ifdef __cplusplus
 #define GP__MAX_DEVICES 64
+#define GP__SCRATCH_KEEP ((uint64_t)64 << 20)
 
-/* A pool on device `dev` that keeps its memory between calls. */
+/* A pool on device `dev` that keeps up to GP__SCRATCH_KEEP bytes between calls. */
 inline cudaError_t gp__scratch_pool_create(int dev, cudaMemPool_t *pool)
 {
     cudaMemPoolProps props = {};
@@ -27,7 +32,7 @@ inline cudaError_t gp__scratch_pool_create(int dev, cudaMemPool_t *pool)
     props.location.id = dev;
     *pool = NULL;
     GP__TRY(cudaMemPoolCreate(pool, &props));
-    uint64_t keep = UINT64_MAX;
+    uint64_t keep = GP__SCRATCH_KEEP;
     return cudaMemPoolSetAttribute(*pool, cudaMemPoolAttrReleaseThreshold, &keep);
 }
 
