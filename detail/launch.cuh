@@ -28,6 +28,8 @@
 #define GPUPRIMS_DETAIL_LAUNCH_CUH
 
 #include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
 #include <cuda_runtime_api.h>
 #include "common.cuh"
 #include "check.cuh"
@@ -103,8 +105,9 @@ struct gp__stream_device {
  * call returns cudaErrorMemoryAllocation, launches nothing, leaves the kernel unloaded, and
  * a call made once memory is freed loads it. A heuristic, as any such check must be: the
  * load itself takes well under a megabyte of code memory, and the margin covers the page
- * it may have to map. Queries in relaxed capture mode: a first call may come inside a
- * global-mode stream capture, where other threads' "unsafe" calls are refused. */
+ * it may have to map. With CUDA_MODULE_LOADING=EAGER every kernel is loaded at start-up,
+ * and the check is skipped. Queries in relaxed capture mode: a first call may come inside
+ * a global-mode stream capture, where other threads' "unsafe" calls are refused. */
 #define GP__LOAD_HEADROOM ((size_t)32 << 20)
 
 /* Loads `kernel` on the current device (see above) and returns its attributes. */
@@ -112,8 +115,9 @@ static inline cudaError_t gp__kernel_attributes(const void *kernel, cudaFuncAttr
 {
     cudaStreamCaptureMode mode = cudaStreamCaptureModeRelaxed;
     GP__TRY(cudaThreadExchangeStreamCaptureMode(&mode));
-    size_t free_bytes = 0, total_bytes = 0;
-    cudaError_t err = cudaMemGetInfo(&free_bytes, &total_bytes);
+    const char *loading = getenv("CUDA_MODULE_LOADING");
+    size_t free_bytes = GP__LOAD_HEADROOM, total_bytes = 0;
+    cudaError_t err = loading && strcmp(loading, "EAGER") == 0 ? cudaSuccess : cudaMemGetInfo(&free_bytes, &total_bytes);
     if (err == cudaSuccess && free_bytes < GP__LOAD_HEADROOM) err = cudaErrorMemoryAllocation;
     if (err == cudaSuccess) err = cudaFuncGetAttributes(fa, kernel);
     const cudaError_t restore = cudaThreadExchangeStreamCaptureMode(&mode);
