@@ -224,6 +224,7 @@ static const struct { const char *name; launch_f32 fn; unsigned slices; } sweep[
     {"BK = 32, 2 stages, warp 32x64 (gp, one wave), k in 2", gp__matmul_launch<gp__mm_cfg<gp__mm_f32_128x128_w32x64> >, 2},
     {"128x64x16, 3 stages, warp 32x64 (gp), k in 2", gp__matmul_launch<gp__mm_cfg<gp__mm_f32_128x64> >, 2},
     {"64x64x8 (gp), k in 2", gp__matmul_launch<gp__mm_cfg<gp__mm_f32_64x64> >, 2},
+    {"BK = 32, 2 stages, warp 32x64 (gp, one wave), k in 2 (workspace)", gp__mm_launcher<gp__mm_f32_128x128_w32x64>, WS | 2},
     {"BK = 32, 2 stages, warp 32x64 (gp, one wave), k in 4 (workspace)", gp__mm_launcher<gp__mm_f32_128x128_w32x64>, WS | 4},
     {"BK = 32, 2 stages, warp 32x64 (gp, one wave), k in 8 (workspace)", gp__mm_launcher<gp__mm_f32_128x128_w32x64>, WS | 8},
     {"BK = 32, 2 stages, warp 32x64 (gp, one wave), k in 16 (workspace)", gp__mm_launcher<gp__mm_f32_128x128_w32x64>, WS | 16},
