@@ -28,6 +28,11 @@
  *  - The tile size is chosen per shape and GPU (gp__matmul_choose): big tiles reuse more,
  *    small tiles fill all SMs when m x n is small, and a grid that the SMs hold at once
  *    (one wave) may get a config that is faster only there.
+ *  - Where the tiles of C leave SMs idle, k is split: over a thread-block cluster whose
+ *    blocks add their partial tiles through distributed shared memory (sm_90), or, for
+ *    more slices, over the grid's rows, each slice storing its partial tile in a workspace
+ *    that a second kernel adds up (gp__matmul_by_workspace). Either adds the slices in
+ *    slice order: the same bits on every run.
  *
  * FP64 on the tensor cores (gp__matmul_tc_kernel; sm_80 and later). DMMA
  * (mma.sync ... .f64) is an IEEE double multiply-add like the CUDA cores' DFMA, at twice
