@@ -95,9 +95,10 @@
  *   FMA; only the order of the sums differs) where built for sm_80 and later, else on the
  *   CUDA cores. Any m, n, k; k == 0 writes zeros; m == 0 or n == 0 is a no-op; C must not
  *   overlap A or B, and sizes must fit in size_t (else cudaErrorInvalidValue). With
- *   k == 0, A and B may be NULL. On sm_90, where the tiles of C would leave SMs idle, k is
- *   split over a cluster of two blocks: the sums' order then depends on the shape and the
- *   GPU's SM count (never on timing: the same bits on every run).
+ *   k == 0, A and B may be NULL. Where the tiles of C would leave SMs idle, k is split
+ *   (over a cluster of two blocks on sm_90, or into up to 16 slices added by a second
+ *   kernel): the sums' order then depends on the shape and the GPU's SM count (never on
+ *   timing: the same bits on every run).
  *
  * YOUR OWN TYPE AND OPERATOR (at file scope of a .cu file)
  *     typedef struct { float v; int i; } pair_t;

@@ -144,14 +144,15 @@ static inline cudaError_t gp__kernel_load(const void *kernel, int dev, unsigned 
     return cudaSuccess;
 }
 
-/* The same for a kernel known at compile time, on the current device, with its own cache. */
+/* The same for a kernel known at compile time, on the current device, with its own cache
+ * (so smem_bytes must be the same on every call). */
 template <auto Kernel>
-static inline cudaError_t gp__kernel_load(void)
+static inline cudaError_t gp__kernel_load(int smem_bytes = 0)
 {
     static unsigned loaded[GP__MAX_DEVICES];
     int dev = -1;
     GP__TRY(cudaGetDevice(&dev));
-    return gp__kernel_load((const void *)Kernel, dev, loaded, 0);
+    return gp__kernel_load((const void *)Kernel, dev, loaded, 0, smem_bytes);
 }
 
 /* First thing in a kernel that is a programmatic dependent of the stream's earlier work

@@ -204,6 +204,9 @@ static inline GP__HD int gp__matmul_choose(size_t m, size_t n, size_t k, const g
     int best = -1;
     unsigned best_slices = 1;
     double best_t = 0;
+    auto consider = [&](int i, unsigned s, double t) { /* s as the launchers take it */
+        if (best < 0 || t < best_t) best = i, best_slices = s, best_t = t;
+    };
     for (int i = 0; i < ncfg; i++) {
         const gp__mm_plan_cfg *c = &cfg[i];
         if (c->needs & ~have) continue;
@@ -217,12 +220,7 @@ static inline GP__HD int gp__matmul_choose(size_t m, size_t n, size_t k, const g
             const size_t blocks = tiles * s, wave = (size_t)g->sms * (size_t)resident; /* blocks held at once */
             if (blocks < c->min_waves * wave || (c->max_waves && blocks > c->max_waves * wave)) continue;
             const double depth = (double)(k ? k : 1) / s + (s > 1 ? GP__MM_SPLIT_COST_K : 0);
-            const double t = gp__matmul_model_time(c, g, blocks, resident, depth);
-            if (best < 0 || t < best_t) {
-                best = i;
-                best_slices = s;
-                best_t = t;
-            }
+            consider(i, s, gp__matmul_model_time(c, g, blocks, resident, depth));
         }
         const int resident = gp__matmul_resident(c, g);
         const size_t wave = (size_t)g->sms * (size_t)resident;
@@ -231,12 +229,7 @@ static inline GP__HD int gp__matmul_choose(size_t m, size_t n, size_t k, const g
             if (resident == 0 || blocks > wave || ktiles < (size_t)s * GP__MM_SPLIT_MIN_KTILES) break;
             if (blocks < c->min_waves * wave || (c->max_waves && blocks > c->max_waves * wave)) continue;
             const double depth = (double)k / s + GP__MM_WS_COST_K;
-            const double t = gp__matmul_model_time(c, g, blocks, resident, depth);
-            if (best < 0 || t < best_t) {
-                best = i;
-                best_slices = s | GP__MM_WORKSPACE;
-                best_t = t;
-            }
+            consider(i, s | GP__MM_WORKSPACE, gp__matmul_model_time(c, g, blocks, resident, depth));
         }
     }
     if (slices) *slices = best_slices;

@@ -857,7 +857,8 @@ static cudaError_t gp__scan(typename Op::type *d_out, const typename Op::type *d
     GP__TRY(gp__device_query(&dev, on.dev));
     const int sm90 = dev.cluster_ok; /* clusters and bulk copies: an sm_90+ device and sm_90 code */
     void (*small)(T *, const T *, gp__scan_plan, const T *, int) = gp__scan_small_kernel<Op, GP__SCAN_BLOCK_BIG>;
-    if (sm90) GP__TRY(gp__kernel_load<gp__scan_small_kernel<Op, GP__SCAN_BLOCK_BIG>>()); /* the cluster limit asks it */
+    /* loaded first: the cluster limit asks it, and every small scan runs it */
+    GP__TRY(gp__kernel_load<gp__scan_small_kernel<Op, GP__SCAN_BLOCK_BIG>>());
     const unsigned cluster_max =
         !sm90 ? 0 : knobs && knobs->cluster_max ? knobs->cluster_max
                                                 : gp__cluster_limit<gp__scan_small_kernel<Op, GP__SCAN_BLOCK_BIG>>(
@@ -872,12 +873,10 @@ static cudaError_t gp__scan(typename Op::type *d_out, const typename Op::type *d
     /* chained (sm_90): each kernel waits for the stream's earlier work at its first
      * instruction, so a call is placed on the GPU while the one before it finishes */
     shape.chain = sm90 && !(knobs && knobs->unchained);
-    if (p.mode != GP__GRID) {
-        GP__TRY(gp__kernel_load<gp__scan_small_kernel<Op, GP__SCAN_BLOCK_BIG>>());
+    if (p.mode != GP__GRID)
         return gp__launch_device_wide(shape, dev.id, s, [&](const cudaLaunchConfig_t &cfg, void *) {
             return cudaLaunchKernelEx(&cfg, small, d_out, d_in, p, d_init, inclusive);
         });
-    }
 
     const unsigned stages = knobs && knobs->stages ? (knobs->stages < GP__SCAN_STAGES_MAX ? knobs->stages
                                                                                          : GP__SCAN_STAGES_MAX)
@@ -893,21 +892,20 @@ static cudaError_t gp__scan(typename Op::type *d_out, const typename Op::type *d
     shape.smem_bytes = ring;
     shape.scratch_bytes = shape.scratch_zeroed = gp__scan_scratch_bytes(p.tiles, sizeof(T));
     shape.scratch_wait = sm90 && !(knobs && knobs->memset_clear); /* its sm_90 code calls gp__chain_wait() */
-    GP__TRY(gp__kernel_load<gp__scan_grid_kernel<Op>>());
+    /* loaded, and opted in to the deepest ring any configuration asks for (the same for
+     * every call of this type), so the bench's knobs never leave it below what one needs */
+    const size_t ring_max =
+        sm90 && gp__scan_vec(sizeof(T)) * sizeof(T) == 16 ? (size_t)GP__SCAN_STAGES_MAX * p.tile * sizeof(T) : 0;
+    GP__TRY(gp__kernel_load<gp__scan_grid_kernel<Op>>((int)ring_max));
     return gp__launch_device_wide(shape, dev.id, s, [&](const cudaLaunchConfig_t &base, void *scratch) {
         int fit = 0;
-        /* The shared-memory opt-in and the occupancy query cost several microseconds of
-         * host time, which a stream of mid-sized calls would pay every time: the answer is
-         * kept per device and ring (host memory only; a race computes it twice, harmlessly). */
+        /* The occupancy query costs microseconds of host time, which a stream of mid-sized
+         * calls would pay every time: the answer is kept per device and ring (host memory
+         * only; a race computes it twice, harmlessly). */
         static int fit_cache[GP__MAX_DEVICES][GP__SCAN_STAGES_MAX + 1][2];
         const bool cacheable = dev.id >= 0 && dev.id < GP__MAX_DEVICES;
         if (cacheable) fit = __atomic_load_n(&fit_cache[dev.id][stages][bulk != 0], __ATOMIC_ACQUIRE);
         if (fit == 0) {
-            /* the opt-in covers the deepest ring any configuration asks for, so the bench's
-             * knobs never leave it below what the cached default needs */
-            const size_t ring_max = sm90 && gp__scan_vec(sizeof(T)) * sizeof(T) == 16
-                                        ? (size_t)GP__SCAN_STAGES_MAX * p.tile * sizeof(T) : 0;
-            GP__TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)ring_max));
             GP__TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&fit, kernel, GP__SCAN_THREADS, ring));
             if (cacheable && fit > 0) __atomic_store_n(&fit_cache[dev.id][stages][bulk != 0], fit, __ATOMIC_RELEASE);
         }
