@@ -116,6 +116,12 @@
 #define GP__SCAN_MIN_BLOCKS 2       /* GRID mode: blocks per SM the registers must allow */
 #endif
 #define GP__SCAN_STAGES_MAX 8
+/* A probe's hook (bench/probes/scan_trace.cu): GP__SCAN_TRACE(t, event) marks when the
+ * grid kernel's roles reach each step of tile t (events 6 and 7: block t starts, after and
+ * before its wait for the stream's earlier work). Nothing here. */
+#ifndef GP__SCAN_TRACE
+#define GP__SCAN_TRACE(t, event) ((void)0)
+#endif
 #define GP__SCAN_BLOCK (GP__SCAN_WARPS * 32)        /* GRID mode: scanning threads */
 #define GP__SCAN_THREADS (GP__SCAN_BLOCK + 128)     /* + producer, look-ahead, reduce, second look-ahead warps */
 #define GP__SCAN_BATCH 32           /* look-ahead: tiles per batch (one warp, one tree) */
@@ -691,8 +697,10 @@ __global__ void __launch_bounds__(GP__SCAN_THREADS, GP__SCAN_MIN_BLOCKS)
         asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory"); /* visible to the copy engine */
 #endif
     }
+    if (threadIdx.x == 0) GP__SCAN_TRACE(blockIdx.x, 7);
     gp__chain_wait(); /* the tile counter and status words are cleared (launch.cuh); the next call may be placed */
     __syncthreads();
+    if (threadIdx.x == 0) GP__SCAN_TRACE(blockIdx.x, 6);
 
     if (warp == WARPS) { /* producer */
         if (lane == 0)
@@ -705,6 +713,7 @@ __global__ void __launch_bounds__(GP__SCAN_THREADS, GP__SCAN_MIN_BLOCKS)
                 else if (i > 0 && i <= ramp) gp__mbar_wait(&full[i - 1], 0);
                 const unsigned long long t = atomicAdd(counter, 1ull);
                 s_tile[s] = t;
+                if (t < p.tiles) GP__SCAN_TRACE(t, 0);
                 gp__mbar_arrive(&taken[s]);
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
                 const bool whole = t < p.tiles && t * TILE >= p.pad && (t + 1) * TILE - p.pad <= p.n;
@@ -740,6 +749,7 @@ __global__ void __launch_bounds__(GP__SCAN_THREADS, GP__SCAN_MIN_BLOCKS)
             const T pre = gp__scan_look_ahead<Op>(status, t, ahead, flags, part_id, parts, s_xchg);
             if (part_id == 0 && lane == 0) {
                 s_prefix[s] = pre;
+                GP__SCAN_TRACE(t, 3);
                 gp__mbar_arrive(&ready[s]);
             }
         }
@@ -753,11 +763,13 @@ __global__ void __launch_bounds__(GP__SCAN_THREADS, GP__SCAN_MIN_BLOCKS)
             gp__mbar_wait(&full[s], (i / stages) & 1);
             const unsigned long long t = s_tile[s];
             if (t >= p.tiles) break;
+            if (lane == 0) GP__SCAN_TRACE(t, 1);
             const bool whole = t * TILE >= p.pad && (t + 1) * TILE - p.pad <= p.n;
             const unsigned char *stage = bulk && whole && p.in_vec ? gp__scan_ring + (size_t)s * TILE * sizeof(T) : NULL;
             const T agg = gp__scan_tile_total<Op>(stage, in, t, p);
             if (lane == 0) {
                 gp__scan_publish<T>(status, t, agg);
+                GP__SCAN_TRACE(t, 2);
                 gp__mbar_arrive(&reduced[s]);
             }
             gp__mbar_arrive(&empty[s]); /* every lane, after its own reads of the stage */
@@ -802,12 +814,14 @@ __global__ void __launch_bounds__(GP__SCAN_THREADS, GP__SCAN_MIN_BLOCKS)
         }
         gp__mbar_wait(&ready[s], parity);
         gp__mbar_wait(&reduced[s], parity); /* in place: the reduce warp may read this tile from global */
+        if (threadIdx.x == 0) GP__SCAN_TRACE(t, 4);
         T base = before;
         if (t > 0) base = Op::apply(s_prefix[s], base);
         if (init) base = Op::apply(carry_in, base);
         gp__mbar_arrive(&empty[s]); /* every thread, after its reads of the stage, tile index, warp totals, prefix */
         gp__scan_finish<Op, ROWS, VEC>(x, lane_prefix, base, inclusive);
         gp__scan_store<Op, ROWS, VEC>(out, x, v0, p, whole && p.vec_ok);
+        if (threadIdx.x == 0) GP__SCAN_TRACE(t, 5);
     }
 }
 
