@@ -45,7 +45,12 @@
  *     every other tile of the ring with its own running prefix (bitwise the same): 17.3 /
  *     60.9 / 209.6 against 17.4 / 54.8 / 191.9. A warp's tiles then lie about 528 apart,
  *     past the 512 a round covers, so each took two rounds: the end's last prefix came
- *     3.0 us after the last total (3.7 before), and the polling slowed the data stream. */
+ *     3.0 us after the last total (3.7 before), and the polling slowed the data stream.
+ *   - a shallower ring at the end, so that fewer tiles queue for the look-ahead there:
+ *     once a block has taken one of the last R x (grid) tiles, it takes another only when
+ *     the tile D uses back is consumed. D 1, 2, 3 with R 2 or 4: 17.2-25.6 / 56.9-63.8 /
+ *     193.5-200.7, against 17.3 / 54.5-54.9 / 191.2-191.7 in the same run. The loads in
+ *     flight matter more than the queue: a tile's last byte lands 44 us into 2^24's 55. */
 #include <algorithm>
 #include <string.h>
 #include <vector>
