@@ -615,6 +615,28 @@ static void ladder64_table(void)
  * build/bench/matmul f32      only the f32 tables (parts 1 and 2)
  * build/bench/matmul f64      only the f64 tables (parts 2 and 3)
  * build/bench/matmul profile  one call of each fast ladder kernel at 4096^3 (for ncu) */
+/* The shapes' rows against the targets set for an H100, each marked met or not: f32 at
+ * >= 0.95x cuBLAS pedantic from 2048^3 to 8192^3 and >= 0.90x at 1000^3 and 4097 x 3001 x
+ * 2049; f64 at >= 0.90x cublasDgemm from 2048^3 to 8192^3. */
+static void goals_table(int f32, int f64)
+{
+    gp_table_begin("gp_matmul against the goals (this run)", "type|m x n x k|gp / cuBLAS|goal|met");
+    for (int t = 0; t < 2; t++) {
+        if (!(t ? f64 : f32)) continue;
+        for (int s = 0; s < NSHAPES; s++) {
+            const size_t m = shapes[s][0], n = shapes[s][1], k = shapes[s][2];
+            const int cube = m == n && n == k, big = cube && m >= 2048 && m <= 8192;
+            const double goal = big ? (t ? 0.90 : 0.95) : !t && ((cube && m == 1000) || m == 4097) ? 0.90 : 0;
+            if (goal == 0 || g_gp_ms[t][s] == 0) continue;
+            const double r = g_cublas_ms[t][s] / g_gp_ms[t][s];
+            gp_table_row("%s|%zu x %zu x %zu|%.3fx|>= %.2fx|%s", t ? "f64" : "f32", m, n, k, r, goal,
+                         r >= goal ? "yes" : "no");
+        }
+    }
+    gp_bench_note("From the shape tables above, this run (cuBLAS pedantic for f32, no TF32). The other shapes "
+                  "have no target.");
+}
+
 int main(int argc, char **argv)
 {
     need_gpu(__FILE__);
@@ -635,6 +657,7 @@ int main(int argc, char **argv)
         bench_shapes(h, 1);
         ladder64_table();
     }
+    if (!profile) goals_table(f32, f64);
     CUBLAS_CHK(cublasDestroy(h));
     gp_bench_end();
     return 0;

@@ -462,6 +462,10 @@ static const bench_shape bench_shapes[] = {
 };
 #define BENCH_SHAPES ((int)(sizeof bench_shapes / sizeof bench_shapes[0]))
 
+/* What the table measured, for the goals table after it: % of copy and gp / geam (0: not
+ * run, or no geam for the type). */
+static double g_pct[BENCH_TYPES][BENCH_SHAPES], g_vs_geam[BENCH_TYPES][BENCH_SHAPES];
+
 /* Whether GP_BENCH_ONLY is unset, or names "<type> <shape label>" in part. */
 static int bench_selected(const char *type, const char *label)
 {
@@ -620,10 +624,12 @@ static void bench_table(void)
             c.who = WHO_GP;
             float gp_ms = gp_bench_median_ms_batch(bench_timed, &c, batch);
             double copy_gbps = gp_bench_gbps(moved, copy_ms), gp_gbps = gp_bench_gbps(moved, gp_ms);
+            g_pct[ti][si] = 100.0 * gp_gbps / copy_gbps;
             if (t->geam) {
                 c.who = WHO_GEAM;
                 float geam_ms = gp_bench_median_ms_batch(bench_timed, &c, batch);
                 double geam_gbps = gp_bench_gbps(moved, geam_ms);
+                g_vs_geam[ti][si] = geam_ms / gp_ms;
                 gp_table_row("%s|%s|%.1f|%.0f|%.1f%%|%.1f|%.0f|%.1f%%|%.2fx|%.1f|%.0f", t->name,
                              sh->label, gp_ms * 1e3, gp_gbps, 100.0 * gp_gbps / copy_gbps,
                              geam_ms * 1e3, geam_gbps, 100.0 * geam_gbps / copy_gbps,
@@ -660,6 +666,34 @@ static void bench_table(void)
 
     CUDA_CHK(cudaFree(d_diff));
     CUBLAS_CHK(cublasDestroy(cublas));
+}
+
+/* The table's rows against the targets of its note, each marked met or not. */
+static void bench_goals(void)
+{
+    gp_table_begin("gp_transpose against the goals (this run)", "type|rows x cols|measured|goal|met");
+    for (int ti = 0; ti < BENCH_TYPES; ti++) {
+        const bench_type *t = &bench_types[ti];
+        for (int si = 0; si < BENCH_SHAPES; si++) {
+            const bench_shape *sh = &bench_shapes[si];
+            const double pct = g_pct[ti][si], r = g_vs_geam[ti][si];
+            if (pct == 0) continue; /* not run */
+            const int square = sh->rows == sh->cols && sh->rows >= 2048, skinny = sh->rows < 256 || sh->cols < 256;
+            if (t->size == 1 || t->size == 2) {
+                const double goal = skinny ? 60.0 : 90.0;
+                gp_table_row("%s|%s|%.1f%% of copy|>= %.0f%% of copy|%s", t->name, sh->label, pct, goal,
+                             pct >= goal ? "yes" : "no");
+            } else if (t->geam && square) {
+                gp_table_row("%s|%s|%.2fx geam, %.1f%% of copy|>= 1.02x geam, >= 96%% of copy|%s", t->name, sh->label,
+                             r, pct, r >= 1.02 && pct >= 96.0 ? "yes" : "no");
+            } else if (t->geam) {
+                const double goal = skinny ? 1.5 : 1.05;
+                gp_table_row("%s|%s|%.2fx geam|>= %.2fx geam|%s", t->name, sh->label, r, goal, r >= goal ? "yes" : "no");
+            }
+        }
+    }
+    gp_bench_note("From the table above, this run: the targets of its note (set for an H100). 16-byte "
+                  "elements have no target.");
 }
 
 /* ======================================================================================
@@ -960,6 +994,7 @@ int main(void)
     const int all = only == NULL || *only == '\0';
     if (all) bench_ladder();
     bench_table();
+    bench_goals();
     if (all) bench_steps();
     gp_bench_end();
     return 0;
