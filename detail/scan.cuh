@@ -118,7 +118,8 @@
 #define GP__SCAN_STAGES_MAX 8
 /* A probe's hook (bench/probes/scan_trace.cu): GP__SCAN_TRACE(t, event) marks when the
  * grid kernel's roles reach each step of tile t (events 6 and 7: block t starts, after and
- * before its wait for the stream's earlier work). Nothing here. */
+ * before its wait for the stream's earlier work). It expands to nothing unless the probe
+ * defines it before including gpuprims.cuh. */
 #ifndef GP__SCAN_TRACE
 #define GP__SCAN_TRACE(t, event) ((void)0)
 #endif
