@@ -59,7 +59,11 @@
  * the noise of the figures above. Compiling the block's loop twice besides, for 16-byte
  * loads and for loads element by element (the choice made once, not per load), took the
  * grid kernel to 3.90-3.93 / 9.66-9.76 / 26.18-26.30 / 90.98-91.04 and the whole call at
- * 2^22 to 12.22-12.26, for 36% more compile time (lib/reduce.cu 10.5 -> 14.3 s): not kept. */
+ * 2^22 to 12.22-12.26, for 36% more compile time (lib/reduce.cu 10.5 -> 14.3 s): not kept.
+ * GP__REDUCE_GROUP again (2026-11-23, H100, two runs each, grid only at 2^22 / 2^24 /
+ * 2^26): 2: 9.89-9.98 / 26.14-26.24 / 90.72-90.88; 4: 9.92 / 26.24-26.59 / 90.88; 8 (the
+ * default): 9.92 / 26.34-26.88 / 90.66-90.72; the whole call 28.45-29.22 us at 2^24 in
+ * every case. The 0.9 us that GROUP 2 once gained at 2^24 is within the spread: not kept. */
 #include <math.h>
 #include <string.h>
 
