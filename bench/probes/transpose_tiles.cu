@@ -11,9 +11,11 @@
  *
  * Build and run (on the GPU machine, from the repository root):
  *   nvcc -O3 -std=c++17 -arch=sm_90 -I. bench/probes/transpose_tiles.cu -o probe -lcublas && ./probe
- *   ./probe ragged | small | f32     (the 1- and 2-byte matrices off the word grid, the
+ *   ./probe ragged | small | f32 | squares
+ *                                    (the 1- and 2-byte matrices off the word grid, the
  *                                     4- and 8-byte ones of about a wave of tiles or fewer,
- *                                     or floats on rows off 16 bytes and skinny floats)
+ *                                     floats on rows off 16 bytes and skinny floats, or
+ *                                     large float squares)
  *   ./probe one u8 4097 3001 lib     (one variant, five calls: for ncu)
  * "lib" is the library's choice; the other variants launch unchained unless they say
  * "chained" (gp__chained_launch, as the library does on sm_90).
@@ -45,7 +47,13 @@
  *     3001 81.9-82.3 / 78.2-78.4%, 3001 x 4097 82.7-83.0 / 82.7-83.1%, 8191^2 71.7-72.5 /
  *     75.8-76.0%, 2049 x 2047 79.5-82.2 / 85.5-86.8%; the same tiles unchained 0-10 points
  *     less, 16 KB tiles 6-24 points less. Blocks of 128 threads (GP__RAGGED_THREADS, 8 per
- *     SM): u8 4097 x 3001 65.7%, u16 70.7%, 8191^2 65.0 / 64.6%. */
+ *     SM): u8 4097 x 3001 65.7%, u16 70.7%, 8191^2 65.0 / 64.6%.
+ * Float squares on rows on 16 bytes (2026-11-23, H100, `./probe squares`; % of copy at
+ * 2048^2 / 8192^2 / 16384^2; geam 98.6 / 95.6 / 96.1): the library's chunked 64 x 64 tile
+ * 98.7 / 96.0 / 96.6; chunks 64w x 128q (32 KB) 96.6 / 95.8 / 96.1; 128w x 64q (32 KB)
+ * 96.5 / 95.6 / 96.1; 128w x 32q 96.9 / 95.3 / 95.2; 32w x 128q 96.4 / 93.6 / 93.9; 32w x
+ * 64q (8 KB) 92.0 / 94.6 / 94.4. Longer output segments and more bytes in flight a block
+ * gain nothing: the 64 x 64 tile stays (f64 squares: 100.4 / 97.2 / 96.4). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -111,6 +119,16 @@ static const variant v_f64[] = {
     V("cells 32w x 64q (16K)", run_tile<uint2, 1, 32, 64, C>),
     V("cells 16w x 64q (8K)", run_tile<uint2, 1, 16, 64, C>),
     V("cells 16w x 64q (8K) chained", run_tile<uint2, 1, 16, 64, C, true>),
+};
+/* float squares on rows on 16 bytes: the library's 64 x 64 chunked tile against deeper and
+ * wider ones (longer output segments, more bytes in flight a block) */
+static const variant v_f32sq[] = {
+    V("lib", run_lib<float>),
+    V("chunks 64w x 128q (32K)", run_tile<uint32_t, 1, 64, 128, X>),
+    V("chunks 32w x 128q (16K)", run_tile<uint32_t, 1, 32, 128, X>),
+    V("chunks 128w x 64q (32K)", run_tile<uint32_t, 1, 128, 64, X>),
+    V("chunks 128w x 32q (16K)", run_tile<uint32_t, 1, 128, 32, X>),
+    V("chunks 32w x 64q (8K)", run_tile<uint32_t, 1, 32, 64, X>),
 };
 /* floats on rows off 16 bytes, and the skinny float matrices (16-byte rows): tile sizes
  * and row widths, for a choice that holds on both the H100 and the H200 */
@@ -262,8 +280,9 @@ static int one(char **argv, cublasHandle_t h, int sms, int l2)
     return 1;
 }
 
-/* probe_tiles [ragged|small|all]: the 1- and 2-byte matrices off the word grid, the 4- and
- * 8-byte matrices of about one wave of square tiles or fewer, or both (the default). */
+/* probe_tiles [ragged|small|all|f32|squares]: the 1- and 2-byte matrices off the word grid,
+ * the 4- and 8-byte matrices of about one wave of square tiles or fewer, or both (the
+ * default); floats off 16 bytes and skinny floats; large float squares. */
 int main(int argc, char **argv)
 {
     cudaDeviceProp p;
@@ -288,6 +307,13 @@ int main(int argc, char **argv)
         for (int i = 0; i < (int)(sizeof shapes / sizeof *shapes); i++) {
             probe("f64", 8, shapes[i].r, shapes[i].c, v_f64, N_OF(v_f64), h, sms, l2);
             probe("f32", 4, shapes[i].r, shapes[i].c, v_f32, N_OF(v_f32), h, sms, l2);
+        }
+    }
+    if (strcmp(set, "squares") == 0) {
+        static const size_t sq[] = {2048, 8192, 16384};
+        for (int i = 0; i < (int)(sizeof sq / sizeof *sq); i++) {
+            probe("f32", 4, sq[i], sq[i], v_f32sq, N_OF(v_f32sq), h, sms, l2);
+            probe("f64", 8, sq[i], sq[i], v_f64, 2, h, sms, l2);
         }
     }
     if (strcmp(set, "f32") == 0) {
