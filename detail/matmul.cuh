@@ -663,30 +663,30 @@ static inline int gp__mm_split_of(unsigned slices)
 {
     return slices & GP__MM_WORKSPACE ? GP__MM_BY_WORKSPACE : slices > 1 ? GP__MM_BY_CLUSTER : GP__MM_UNSPLIT;
 }
-static inline bool gp__mm_cluster_split(unsigned slices) { return gp__mm_split_of(slices) == GP__MM_BY_CLUSTER; }
 
 /* Launches `kernel`, config C's instance for `slices` (1: unsplit; 2 up to C::MAX_SLICES:
- * split k over clusters, sm_90 code only; with GP__MM_WORKSPACE, 2 up to C::MAX_WS_SLICES
- * slices on a grid of that many rows, `c` the workspace; other counts refused), on the tiles: tiles x slices blocks, in clusters of `slices` where split, with the shared memory that needs (loaded and opted
- * in once per device: bit `which` of `ready`, gp__kernel_load). The clusters' placement is
- * left to the GPU: the spread and load-balancing policies measured the same as the default
- * for clusters of two (bench/probes/matmul_split.cu). */
+ * split k over clusters, sm_90 code only, other counts refused; with GP__MM_WORKSPACE, a
+ * count gp__mm_launcher has checked, on a grid of that many rows, `c` the workspace), on
+ * the tiles: tiles x slices blocks, in clusters of `slices` where split over clusters, with
+ * the shared memory that needs (loaded and opted in once per device: bit `which` of
+ * `ready`, gp__kernel_load). The clusters' placement is left to the GPU: the spread and
+ * load-balancing policies measured the same as the default for clusters of two
+ * (bench/probes/matmul_split.cu). */
 template <class C, class... Params, class... Args>
 static cudaError_t gp__mm_launch_grid(void (*kernel)(Params...), unsigned *ready, int which, size_t tiles,
                                       unsigned slices, cudaStream_t s, Args... args)
 {
-    const bool by_workspace = gp__mm_split_of(slices) == GP__MM_BY_WORKSPACE, split = gp__mm_cluster_split(slices);
+    const int how = gp__mm_split_of(slices);
     slices &= ~GP__MM_WORKSPACE;
-    if (by_workspace ? !(slices >= 2 && (int)slices <= C::MAX_WS_SLICES && slices <= GP__MM_WS_SLICES_MAX)
-                     : split && !(slices >= 2 && (int)slices <= C::MAX_SLICES && slices <= GP__CLUSTER_MAX &&
-                                  gp__built_for_clusters() && tiles <= GP__GRID_MAX / slices))
+    if (how == GP__MM_BY_CLUSTER && !((int)slices <= C::MAX_SLICES && slices <= GP__CLUSTER_MAX &&
+                                      gp__built_for_clusters() && tiles <= GP__GRID_MAX / slices))
         return cudaErrorInvalidValue;
-    const int smem = split ? C::SPLIT_SMEM : C::SMEM_BYTES;
+    const int smem = how == GP__MM_BY_CLUSTER ? C::SPLIT_SMEM : C::SMEM_BYTES;
     int dev = -1;
     GP__TRY(cudaGetDevice(&dev));
     GP__TRY(gp__kernel_load((const void *)kernel, dev, ready, which, smem));
-    if (!split) { /* through a workspace: slice y of the grid's rows writes slab y of c */
-        kernel<<<dim3((unsigned)tiles, by_workspace ? slices : 1), C::THREADS, smem, s>>>(args...);
+    if (how != GP__MM_BY_CLUSTER) { /* through a workspace: slice y of the grid's rows writes slab y of c */
+        kernel<<<dim3((unsigned)tiles, how == GP__MM_BY_WORKSPACE ? slices : 1), C::THREADS, smem, s>>>(args...);
         return cudaGetLastError();
     }
     cudaLaunchAttribute cluster = gp__cluster_attribute(slices);
@@ -965,7 +965,8 @@ __global__ void __launch_bounds__(GP__MM_SUM_THREADS)
 }
 
 /* Config S's launch (`launch`: its one-kernel launcher) with k split through a workspace
- * (slices | GP__MM_WORKSPACE): the slabs in stream-ordered scratch, then their sum into C. */
+ * (slices | GP__MM_WORKSPACE, a count gp__mm_launcher has checked): the slabs in
+ * stream-ordered scratch, then their sum into C. */
 template <class T>
 static cudaError_t gp__matmul_by_workspace(T *c, const T *a, const T *b, size_t m, size_t n, size_t k, unsigned slices,
                                            cudaStream_t s,
@@ -974,7 +975,7 @@ static cudaError_t gp__matmul_by_workspace(T *c, const T *a, const T *b, size_t 
 {
     const unsigned count = slices & ~GP__MM_WORKSPACE;
     const size_t slab = gp__mm_slab(m, n, sizeof(T));
-    if (count < 2 || count > GP__MM_WS_SLICES_MAX || slab > SIZE_MAX / sizeof(T) / count) return cudaErrorInvalidValue;
+    if (slab > SIZE_MAX / sizeof(T) / count) return cudaErrorInvalidValue;
     int dev = -1;
     GP__TRY(cudaGetDevice(&dev));
     gp__device g;
@@ -1009,8 +1010,10 @@ template <class S>
 static cudaError_t gp__mm_launcher(typename S::type *c, const typename S::type *a, const typename S::type *b,
                                    size_t m, size_t n, size_t k, unsigned slices, cudaStream_t s)
 {
-    if (slices & GP__MM_WORKSPACE) {
-        if ((slices & ~GP__MM_WORKSPACE) > (unsigned)S::MAX_WS_SLICES) return cudaErrorInvalidValue;
+    static_assert(S::MAX_WS_SLICES <= GP__MM_WS_SLICES_MAX, "gp_matmul: a config's workspace split past the limit");
+    if (slices & GP__MM_WORKSPACE) { /* checked here, before the workspace is allocated */
+        const unsigned count = slices & ~GP__MM_WORKSPACE;
+        if (count < 2 || count > (unsigned)S::MAX_WS_SLICES) return cudaErrorInvalidValue;
         return gp__matmul_by_workspace<typename S::type>(c, a, b, m, n, k, slices, s, gp__mm_launch_one<S>);
     }
     return gp__mm_launch_one<S>(c, a, b, m, n, k, slices, s);

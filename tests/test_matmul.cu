@@ -140,7 +140,7 @@ extern "C" void test_matmul_host(void)
         EXPECT(s1000 >= 2 && f32_cfg[c1000].bm == 128 && s4096 == 1 && s2048 == 1,
                "1000^3: 128-row tiles with k split (got %u slices of config %d); 2048^3 and 4096^3 unsplit (%u, %u)",
                s1000, c1000, s2048, s4096);
-        EXPECT(s_shallow == 1 && !gp__mm_cluster_split(s_none),
+        EXPECT(s_shallow == 1 && gp__mm_split_of(s_none) != GP__MM_BY_CLUSTER,
                "no split where k is too shallow (1000 x 1000 x 96: %u), none over clusters where they cannot be "
                "launched (%#x)", s_shallow, s_none);
         int most = 1;
@@ -172,7 +172,7 @@ extern "C" void test_matmul_host(void)
          * 28.3 for 4 through a workspace); f64: 4 slices of the 64 x 64 DMMA tile (40.0 against
          * 32.6 over clusters) */
         EXPECT(c512 >= 0 && f32_cfg[c512].bm == 128 && f32_cfg[c512].bn == 128 &&
-                   s512 == (GP__MM_WORKSPACE | 16) && gp__mm_cluster_split(s1000),
+                   s512 == (GP__MM_WORKSPACE | 16) && gp__mm_split_of(s1000) == GP__MM_BY_CLUSTER,
                "f32 512 x 512 x 8192: 128 x 128 tiles, k in 16 slices through a workspace (got %#x of config %d); "
                "1000^3 over clusters (%#x)", s512, c512, s1000);
         EXPECT(c_none >= 0 && (s_none & GP__MM_WORKSPACE) && c64 >= 0 && (s64 & GP__MM_WORKSPACE),
