@@ -788,7 +788,7 @@ static const struct {
  * floats a sum of squares; larger rows are left out */
 static const int blas_log2n[] = {16, 20, 24, 26, 27, 28};
 #define BLAS_SIZES ((int)(sizeof blas_log2n / sizeof blas_log2n[0]))
-static_assert(BLAS_SIZES <= 8, "g_goals keeps 8 map-reduce sizes");
+static_assert(BLAS_OPS <= 4 && BLAS_SIZES <= 8, "g_goals keeps 4 map-reduces of 8 sizes");
 
 /* Slot k of the pool holds the inputs of one call: a, then b right after it. */
 typedef struct {

@@ -596,12 +596,15 @@ static void bench_table(void)
      * then 30-35 us for gp and geam alike in a second pass, against 8.2-8.4 us alone. */
     size_t free_b = 0, total_b = 0, max_pool = 0, max_bytes = 0;
     CUDA_CHK(cudaMemGetInfo(&free_b, &total_b));
+    auto fits = [&](size_t bytes, size_t pool) { /* in, out, ref, 1 GiB spare */
+        return 2 * pool + bytes + ((size_t)1 << 30) <= free_b;
+    };
     for (int ti = 0; ti < BENCH_TYPES; ti++)
         for (int si = 0; si < BENCH_SHAPES; si++) {
             const size_t bytes = bench_shapes[si].rows * bench_shapes[si].cols * bench_types[ti].size,
                          pool = bytes * (size_t)rotation_slots(bytes);
             if (!bench_selected(bench_types[ti].name, bench_shapes[si].label)) continue;
-            if (2 * pool + bytes + ((size_t)1 << 30) > free_b) continue; /* in, out, ref, 1 GiB spare */
+            if (!fits(bytes, pool)) continue;
             if (pool > max_pool) max_pool = pool;
             if (bytes > max_bytes) max_bytes = bytes;
         }
@@ -621,7 +624,7 @@ static void bench_table(void)
                            sh->rows * sh->cols * t->size, 0, 0};
             c.slots = rotation_slots(c.bytes);
             size_t pool = c.bytes * (size_t)c.slots;
-            if (2 * pool + c.bytes + ((size_t)1 << 30) > free_b) {
+            if (!fits(c.bytes, pool)) {
                 size_t len = strlen(skipped);
                 snprintf(skipped + len, sizeof skipped - len, "%s%s %s", len ? ", " : "", t->name,
                          sh->label);

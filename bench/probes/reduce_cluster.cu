@@ -36,60 +36,40 @@ __global__ void fill(float *p, size_t n)
         p[k] = (float)(k % 1000) * 0.001f;
 }
 
-static __device__ __forceinline__ unsigned smem_u32(const void *p) { return (unsigned)__cvta_generic_to_shared(p); }
-
-/* n a multiple of 4 * 512 * gridDim.x; each block sums [b * per, (b + 1) * per) floats */
+/* n a multiple of 4 * 512 * gridDim.x; each block sums [b * per, (b + 1) * per) floats,
+ * through the scan's ring primitives (detail/scan.cuh: mbarriers and bulk copies) */
 template <int S, int KB>
 __global__ void __launch_bounds__(512, 1) cluster_sum(const float *in, size_t n, float *out)
 {
     enum { CHUNK = KB * 1024 };
     extern __shared__ __align__(128) unsigned char ring[];
     __shared__ uint64_t full[S];
-    __shared__ float warp_sum[16], block_total;
+    __shared__ float block_total;
     const size_t per = n / gridDim.x; /* floats per block */
     const char *src = reinterpret_cast<const char *>(in + blockIdx.x * per);
     const size_t bytes = per * 4, chunks = (bytes + CHUNK - 1) / CHUNK;
+    auto len = [&](size_t c) { return (unsigned)(bytes - c * CHUNK < CHUNK ? bytes - c * CHUNK : CHUNK); };
+    auto issue = [&](size_t c) { gp__bulk_load(ring + (c % S) * CHUNK, src + c * CHUNK, len(c), &full[c % S]); };
     if (threadIdx.x == 0) {
-        for (int s = 0; s < S; s++)
-            asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(smem_u32(&full[s])) : "memory");
+        for (int s = 0; s < S; s++) gp__mbar_init(&full[s], 1);
         asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
     }
     __syncthreads();
-    auto issue = [&](size_t c) {
-        const unsigned s = c % S, len = (unsigned)(bytes - c * CHUNK < CHUNK ? bytes - c * CHUNK : CHUNK);
-        asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(smem_u32(&full[s])), "r"(len)
-                     : "memory");
-        asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(
-                         smem_u32(ring + (size_t)s * CHUNK)),
-                     "l"(src + c * CHUNK), "r"(len), "r"(smem_u32(&full[s]))
-                     : "memory");
-    };
     if (threadIdx.x == 0)
         for (size_t c = 0; c < chunks && c < S; c++) issue(c);
     float acc = 0.f;
     for (size_t c = 0; c < chunks; c++) {
-        const unsigned s = c % S, parity = (unsigned)(c / S) & 1;
-        unsigned ok = 0;
-        while (!ok)
-            asm volatile("{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }"
-                         : "=r"(ok) : "r"(smem_u32(&full[s])), "r"(parity) : "memory");
-        const unsigned len = (unsigned)(bytes - c * CHUNK < CHUNK ? bytes - c * CHUNK : CHUNK);
-        const float4 *v = reinterpret_cast<const float4 *>(ring + (size_t)s * CHUNK);
-        for (unsigned i = threadIdx.x; i < len / 16; i += 512) {
+        gp__mbar_wait(&full[c % S], (unsigned)(c / S) & 1);
+        const float4 *v = reinterpret_cast<const float4 *>(ring + (c % S) * CHUNK);
+        for (unsigned i = threadIdx.x; i < len(c) / 16; i += 512) {
             const float4 x = v[i];
             acc += (x.x + x.y) + (x.z + x.w);
         }
         __syncthreads(); /* the stage is read: refill it */
         if (threadIdx.x == 0 && c + S < chunks) issue(c + S);
     }
-    for (int o = 16; o; o >>= 1) acc += __shfl_xor_sync(0xffffffffu, acc, o);
-    if ((threadIdx.x & 31) == 0) warp_sum[threadIdx.x >> 5] = acc;
-    __syncthreads();
-    if (threadIdx.x == 0) {
-        float t = 0.f;
-        for (int w = 0; w < 16; w++) t += warp_sum[w];
-        block_total = t;
-    }
+    const float total = gp__block_reduce<gp__op_sum_f32>(acc);
+    if (threadIdx.x == 0) block_total = total;
     __cluster_barrier_arrive();
     __cluster_barrier_wait();
     if (blockIdx.x == 0 && threadIdx.x == 0) {
