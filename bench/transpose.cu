@@ -721,7 +721,8 @@ static void bench_goals(void)
 
 /* ======================================================================================
  * Part 3: the steps from the first gp_transpose kernel to today's, each a row: the same
- * library kernels, configured as they were at that step (detail/transpose.cuh).
+ * library kernels, configured as they were at that step (detail/transpose.cuh): steps 0-5
+ * without the L2 prefetch of step 6.
  *   0  tiles 256 input bytes wide, 16 KB (32 KB for u8), or 128 bytes wide for skinny
  *      matrices; u8 matrices off the 4-byte grid (an odd column count) one element at a time
  *   1  + the ragged-byte kernel: such matrices still move as aligned 4-byte words
@@ -736,17 +737,21 @@ static void bench_goals(void)
  *   5  + tiles by device: on a GPU with more DRAM bandwidth an SM (transpose.cuh, "the
  *      choice by device"), floats on rows off 16 bytes keep the square tile and ragged
  *      matrices of two waves or more take full-width tiles; the short and narrow tiles of
- *      floats on rows on 16 bytes move 16-byte chunks (the library today). On a GPU below
- *      the threshold (the H100) only the chunks differ from step 4.
+ *      floats on rows on 16 bytes move 16-byte chunks. On a GPU below the threshold (the
+ *      H100) only the chunks differ from step 4.
+ *   6  + the L2 fetches 256-byte blocks for the tiles copied in 4- and 8-byte pieces (rows
+ *      off 16 bytes, ragged rows) of matrices whose rows lie close together (transpose.cuh,
+ *      "prefetch"): the library today.
  * ==================================================================================== */
-#define STEPS 6
+#define STEPS 7
 static const char *const step_names[STEPS] = {
     "0 square or 128-byte-wide tiles; odd u8 shapes element by element",
     "1 + ragged-byte kernel (aligned words at any alignment)",
     "2 + tile shapes by matrix: short, narrow, small",
     "3 + ragged rows realigned by funnel shifts into the word kernel's cells",
     "4 + square tiles: 16-byte chunks for rows on 16 bytes, 128-byte rows for floats off 16 bytes",
-    "5 + tiles by device (deep tiles where an SM has more DRAM bandwidth); short and narrow float tiles in 16-byte chunks (the library)",
+    "5 + tiles by device (deep tiles where an SM has more DRAM bandwidth); short and narrow float tiles in 16-byte chunks",
+    "6 + 256-byte L2 fetches for tiles copied in 4- and 8-byte pieces (the library)",
 };
 
 /* Steps 1 and 2 on u8 matrices off the word grid: the first ragged-byte kernel, as the
@@ -867,29 +872,34 @@ static cudaError_t step0_words(const gp__transpose_desc *d)
     return gp__transpose_run<W, K, SQUARE_COLS, SQUARE_Q>(a, 0);
 }
 
-/* This GPU described as one below the deep-tile threshold: the choices before step 5. */
-static const gp__device &shallow_device(void)
+/* This GPU as it is (shallow: false), or described as one below the deep-tile threshold:
+ * the choices before step 5. */
+static const gp__device &this_device(bool shallow)
 {
-    static gp__device dev;
+    static gp__device dev[2];
     static int known = 0;
     if (!known) {
         int id;
         CUDA_CHK(cudaGetDevice(&id));
-        CUDA_CHK(gp__device_query(&dev, id));
-        dev.mem_gbs_sm = 0;
+        CUDA_CHK(gp__device_query(&dev[0], id));
+        dev[1] = dev[0];
+        dev[1].mem_gbs_sm = 0;
         known = 1;
     }
-    return dev;
+    return dev[shallow];
 }
 
 static cudaError_t step_call(int step, int elem, void *out, const void *in, size_t rows, size_t cols)
 {
     const gp__transpose_desc d = {(uintptr_t)out, (uintptr_t)in, rows, 0, cols, 0, rows, cols, 1, (size_t)elem};
     const bool ragged = elem == 1 && !gp__transpose_word_bytes(&d);
-    if (step == 5)
+    if (step == 6)
         return elem == 4 ? gp_transpose_f32((float *)out, (const float *)in, rows, cols, 0)
                          : gp_transpose_u8((uint8_t *)out, (const uint8_t *)in, rows, cols, 0);
-    const gp__device &dev = shallow_device();
+    if (step == 5) /* the library without the L2 prefetch */
+        return elem == 4 ? gp__transpose_on<float>(d, this_device(false), 0, false)
+                         : gp__transpose_on<uint8_t>(d, this_device(false), 0, false);
+    const gp__device &dev = this_device(true);
     if (step >= 2 && !ragged) {
         /* steps 2 and 3: the square tile was the padded one, 256 bytes wide for floats;
          * before step 5, the short and narrow float tiles were padded too */
@@ -901,10 +911,9 @@ static cudaError_t step_call(int step, int elem, void *out, const void *in, size
                              : gp__transpose_run_shape<uint32_t, 4, GP__TILE_SQUARE>(a, 0);
         if (elem == 4 && shape == GP__TILE_SHORT32) return gp__transpose_run_shape<uint32_t, 1, GP__TILE_SHORT32>(a, 0, dev.cluster_ok);
         if (elem == 4 && shape == GP__TILE_NARROW128) return gp__transpose_run_shape<uint32_t, 1, GP__TILE_NARROW128>(a, 0, dev.cluster_ok);
-        return elem == 4 ? gp__transpose((float *)out, rows, 0, (const float *)in, cols, 0, rows, cols, 1, 0, &dev)
-                         : gp__transpose((uint8_t *)out, rows, 0, (const uint8_t *)in, cols, 0, rows, cols, 1, 0, &dev);
+        return elem == 4 ? gp__transpose_on<float>(d, dev, 0, false) : gp__transpose_on<uint8_t>(d, dev, 0, false);
     }
-    if (ragged && step >= 3) return gp__transpose((uint8_t *)out, rows, 0, (const uint8_t *)in, cols, 0, rows, cols, 1, 0, &dev);
+    if (ragged && step >= 3) return gp__transpose_on<uint8_t>(d, dev, 0, false);
     if (ragged) {
         if (step == 0) return gp__transpose_run<uint8_t, 1, 256, 64>(gp__transpose_in_words<uint8_t, 1>(&d), 0);
         return step1_ragged<uint8_t>(&d, 0);
@@ -1001,7 +1010,7 @@ static void bench_steps(void)
         "Later (bench/probes/transpose_tiles.cu, %% of copy): as many blocks as fit on the GPU at once, "
         "each looping over tiles, lost 6-11%% on f32 and f64 squares; 4 KB tiles lost 5-25%% everywhere; "
         "ragged tiles of 64 input bytes or of 32 KB lost 2-20%% (u8 4097 x 3001: 61%% and 43%% against 64%%). "
-        "Later again (H100, this table with a step 6 that was not kept): square ragged tiles in two "
+        "Later again (H100, this table with a further step that was not kept): square ragged tiles in two "
         "stages, 4 blocks per SM, as many as the GPU holds, each issuing its next tile's copies "
         "before it writes the current one out (64 registers, no spills), lost 18-19 points: u8 "
         "4097 x 3001 81.6%% -> 63.2%%, u8 8191^2 71.8%% -> 53.2%%; two consecutive tiles a block, "

@@ -19,27 +19,40 @@ template <> struct gp__uint_of_size<8> { typedef uint2 type; };
 template <> struct gp__uint_of_size<16> { typedef uint4 type; };
 
 /* One copy of BYTES (4, 8 or 16) bytes to the shared-memory address d (gp__smem_u32);
- * with ok == false the destination gets zeros and nothing is read. */
-template <int BYTES>
+ * with ok == false the destination gets zeros and nothing is read. PREFETCH 256: the copy
+ * also asks the L2 to fetch the whole 256-byte block around it from DRAM (.L2::256B), for
+ * tiles whose rows are loaded in 4- or 8-byte pieces: the L2 then fetches each row
+ * segment in large pieces instead of as the sectors are asked for (see gp_transpose). */
+template <int BYTES, int PREFETCH = 0>
 static __device__ __forceinline__ void gp__cp_async(unsigned d, const void *src, bool ok)
 {
+    static_assert(PREFETCH == 0 || PREFETCH == 256, "gp__cp_async: PREFETCH is 0 or 256");
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    if (BYTES == 16) /* .cg: 16-byte copies may skip L1; the tile lives in shared memory */
+    if constexpr (PREFETCH == 256) {
+        if (BYTES == 16)
+            asm volatile("cp.async.cg.shared.global.L2::256B [%0], [%1], 16, %2;\n" ::"r"(d), "l"(src), "r"(ok ? 16 : 0)
+                         : "memory");
+        else
+            asm volatile("cp.async.ca.shared.global.L2::256B [%0], [%1], %2, %3;\n" ::"r"(d), "l"(src), "n"(BYTES),
+                         "r"(ok ? BYTES : 0)
+                         : "memory");
+    } else if (BYTES == 16) { /* .cg: 16-byte copies may skip L1; the tile lives in shared memory */
         asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(d), "l"(src), "r"(ok ? 16 : 0) : "memory");
-    else
+    } else {
         asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;\n" ::"r"(d), "l"(src), "n"(BYTES),
                      "r"(ok ? BYTES : 0)
                      : "memory");
+    }
 #else
     typedef typename gp__uint_of_size<BYTES>::type W;
     *static_cast<W *>(__cvta_shared_to_generic(d)) = ok ? *static_cast<const W *>(src) : W();
 #endif
 }
 /* The same to a pointer into shared memory. */
-template <int BYTES>
+template <int BYTES, int PREFETCH = 0>
 static __device__ __forceinline__ void gp__cp_async(void *dst, const void *src, bool ok)
 {
-    gp__cp_async<BYTES>(gp__smem_u32(dst), src, ok);
+    gp__cp_async<BYTES, PREFETCH>(gp__smem_u32(dst), src, ok);
 }
 
 static __device__ __forceinline__ void gp__cp_async_commit(void)

@@ -327,7 +327,9 @@ static __device__ __forceinline__ void gp__tile_store(T *g, size_t ld, size_t ro
  * outside the matrix are written with `fill` as usual. The caller must call
  * gp__tile_load_wait() and then __syncthreads() before reading the tile. A chunk is as
  * wide as both sides allow (16, 8 or 4 bytes); types that allow none of these, and
- * builds for older GPUs, use the synchronous load. */
+ * builds for older GPUs, use the synchronous load. PREFETCH 256: every copy asks the L2 for
+ * the 256-byte block around it (gp__cp_async), for tiles of a matrix whose rows lie close
+ * together, so that the bytes fetched beyond the tile are ones other tiles read soon. */
 static __device__ __forceinline__ int gp__cp_async_bytes(uintptr_t g, size_t ld_bytes, size_t cols_bytes, uintptr_t s,
                                                           size_t pitch_bytes, int elem)
 {
@@ -343,7 +345,7 @@ static __device__ __forceinline__ void gp__tile_load_wait(void)
     gp__cp_async_wait<0>();
 }
 
-template <int NT, int BYTES, class T, class RowMap>
+template <int NT, int BYTES, int PREFETCH, class T, class RowMap>
 static __device__ __forceinline__ void gp__tile_load_async_as(T *s, int s_pitch, const T *g, size_t ld, int rows,
                                                               int cols, int tile_rows, int tile_cols, T fill,
                                                               RowMap row_map)
@@ -356,13 +358,13 @@ static __device__ __forceinline__ void gp__tile_load_async_as(T *s, int s_pitch,
         const int r = i / per_row, c = i % per_row * W;
         T *dst = s + (size_t)row_map(r) * s_pitch + c;
         const T *src = g + (size_t)r * ld + c;
-        if (r < rows && c + W <= cols) gp__cp_async<BYTES>(dst, src, true);
+        if (r < rows && c + W <= cols) gp__cp_async<BYTES, PREFETCH>(dst, src, true);
         else
             for (int k = 0; k < W; k++) dst[k] = (r < rows && c + k < cols) ? src[k] : fill;
     }
 }
 
-template <int NT = 0, class T, class RowMap = gp__rows_identity>
+template <int NT = 0, int PREFETCH = 0, class T, class RowMap = gp__rows_identity>
 static __device__ __forceinline__ void gp__tile_load_async(T *s, int s_pitch, const T *g, size_t ld, size_t rows_left,
                                                            size_t cols_left, int tile_rows, int tile_cols, T fill,
                                                            RowMap row_map = RowMap())
@@ -371,15 +373,15 @@ static __device__ __forceinline__ void gp__tile_load_async(T *s, int s_pitch, co
     const int bytes = gp__cp_async_bytes((uintptr_t)g, ld * sizeof(T), (size_t)tile_cols * sizeof(T), (uintptr_t)s,
                                          (size_t)s_pitch * sizeof(T), (int)sizeof(T));
     if constexpr (sizeof(T) <= 16 && 16 % sizeof(T) == 0)
-        if (bytes == 16) return gp__tile_load_async_as<NT, 16>(s, s_pitch, g, ld, rows, cols, tile_rows, tile_cols, fill, row_map);
+        if (bytes == 16) return gp__tile_load_async_as<NT, 16, PREFETCH>(s, s_pitch, g, ld, rows, cols, tile_rows, tile_cols, fill, row_map);
     if constexpr (sizeof(T) <= 8 && 8 % sizeof(T) == 0)
-        if (bytes == 8) return gp__tile_load_async_as<NT, 8>(s, s_pitch, g, ld, rows, cols, tile_rows, tile_cols, fill, row_map);
+        if (bytes == 8) return gp__tile_load_async_as<NT, 8, PREFETCH>(s, s_pitch, g, ld, rows, cols, tile_rows, tile_cols, fill, row_map);
     if constexpr (sizeof(T) <= 4 && 4 % sizeof(T) == 0)
-        if (bytes == 4) return gp__tile_load_async_as<NT, 4>(s, s_pitch, g, ld, rows, cols, tile_rows, tile_cols, fill, row_map);
+        if (bytes == 4) return gp__tile_load_async_as<NT, 4, PREFETCH>(s, s_pitch, g, ld, rows, cols, tile_rows, tile_cols, fill, row_map);
     /* A naturally aligned 4-, 8- or 16-byte T always goes whole (bytes >= sizeof(T) above):
      * no synchronous copy to compile, whose registers would crowd the caller's. */
     if constexpr (sizeof(T) >= 4 && sizeof(T) <= 16 && (sizeof(T) & (sizeof(T) - 1)) == 0 && alignof(T) >= sizeof(T))
-        gp__tile_load_async_as<NT, (int)sizeof(T)>(s, s_pitch, g, ld, rows, cols, tile_rows, tile_cols, fill, row_map);
+        gp__tile_load_async_as<NT, (int)sizeof(T), PREFETCH>(s, s_pitch, g, ld, rows, cols, tile_rows, tile_cols, fill, row_map);
     else
         gp__tile_load<NT>(s, s_pitch, g, ld, rows_left, cols_left, tile_rows, tile_cols, fill, row_map);
 }

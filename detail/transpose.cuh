@@ -76,6 +76,9 @@
 #ifndef GP__RAGGED_NARROWER
 #define GP__RAGGED_NARROWER 2 /* ragged square tiles: that many times narrower than the others */
 #endif
+#ifndef GP__TRANSPOSE_DENSE_GAP
+#define GP__TRANSPOSE_DENSE_GAP 128 /* bytes between input rows up to which the L2 prefetches (below) */
+#endif
 
 /* One transpose call, in elements: batch matrices of rows x cols (leading dimension ld_in,
  * matrix b at in + b * stride_in) into batch matrices of cols x rows (ld_out, stride_out). */
@@ -279,7 +282,26 @@ struct gp__transpose_words {
     const void *in;
     size_t ld_out, stride_out, ld_in, stride_in; /* in units */
     size_t rows, cols_w, batch;
+    bool prefetch; /* the tile copies have the L2 fetch 256-byte blocks (see "prefetch") */
 };
+
+/* An int as a type, to pass a compile-time choice to a generic lambda. */
+template <int N> struct gp__int_c { static constexpr int value = N; };
+
+/* ---- prefetch -----------------------------------------------------------------------------
+ * Rows that do not start on 16 bytes go in 4- or 8-byte copies (the padded tile, the ragged
+ * one), and the L2 asks DRAM for each 32-byte sector as those copies reach it. With
+ * .L2::256B (gp__cp_async's PREFETCH) each copy has the L2 fetch the 256-byte block around
+ * it at once: the sectors of the tile's row segment and of its neighbours', which a block
+ * a few tiles later reads. Measured on the H100 (bench/probes/transpose_tiles.cu `lib`, %
+ * of copy, two runs each, without -> with): u8 8191^2 72.6-73.1 -> 77.8, u16 8191^2
+ * 75.7-76.0 -> 80.9-81.3, f32 8191^2 89.8-90.0 -> 92.4-92.9, f64 8191^2 91.1-91.3 ->
+ * 93.2-93.3, u16 4097 x 3001 76.7-78.2 -> 80.4-80.9, f64 4097 x 3001 93.8-95.4 -> 96.2-96.4;
+ * u8 4097 x 3001 80.2-82.1 -> 81.7-81.9 and the skinny shapes within a point. The chunked
+ * tile (rows on 16 bytes, 16-byte copies) gained nothing from it (f32 and f64 squares
+ * within half a point) and goes without. Where the input rows lie far apart (a few columns
+ * of a wide matrix) the block around a segment is mostly bytes no tile reads, so only rows
+ * at most GP__TRANSPOSE_DENSE_GAP bytes apart get the prefetch. */
 
 /* Tile row r = K q + k goes to shared row k Q + q: the K rows of a cell are then K
  * conflict-free column reads (consecutive q on consecutive lanes). */
@@ -341,14 +363,15 @@ static __device__ __forceinline__ gp__tile_at gp__tile_locate(size_t t, size_t t
 /* Aligned word w of the row segment at g (tile_bytes long; the matrix row spans
  * [g - col0_bytes, g + row_left_bytes)) into dst. `inside`: every aligned word of the
  * tile's rows lies in the matrix rows (a tile off the matrix's left and right edges). */
+template <int PREFETCH>
 static __device__ __forceinline__ void gp__ragged_load_word(uint32_t *dst, uintptr_t g, int w, bool inside,
                                                             size_t tile_bytes, size_t col0_bytes, size_t row_left_bytes)
 {
     const uintptr_t word = (g & ~(uintptr_t)3) + 4 * w;
-    if (inside) return gp__cp_async<4>(dst, (const void *)word, true);
+    if (inside) return gp__cp_async<4, PREFETCH>(dst, (const void *)word, true);
     if (word >= g + tile_bytes) return; /* no byte of the tile's segment */
     const uintptr_t row_lo = g - col0_bytes, row_hi = g + row_left_bytes;
-    if (word >= row_lo && word + 4 <= row_hi) return gp__cp_async<4>(dst, (const void *)word, true);
+    if (word >= row_lo && word + 4 <= row_hi) return gp__cp_async<4, PREFETCH>(dst, (const void *)word, true);
     for (int j = 0; j < 4; j++)
         if (word + j >= row_lo && word + j < row_hi)
             reinterpret_cast<unsigned char *>(dst)[j] = *(const unsigned char *)(word + j);
@@ -360,7 +383,7 @@ static __device__ __forceinline__ void gp__ragged_load_word(uint32_t *dst, uintp
  * word is (row start + 4 (t % COLS)) rounded down to 4, one 64-bit add a row, and its
  * shared row steps by a constant (the per-word bounds and index arithmetic of a plain
  * loop over the tile's words took three quarters of the ragged kernel's instructions). */
-template <int NT, int K, int Q, int COLS, int P>
+template <int NT, int K, int Q, int COLS, int P, int PREFETCH>
 static __device__ __forceinline__ void gp__ragged_load(uint32_t *s, uintptr_t in, size_t ld_b, int rows, int r_first,
                                                        size_t tile_bytes, size_t col0_bytes, size_t row_left_bytes)
 {
@@ -375,17 +398,18 @@ static __device__ __forceinline__ void gp__ragged_load(uint32_t *s, uintptr_t in
 #pragma unroll 4
         for (int r = r0; r < rows; r += RS, g += RS * ld_b, d += RS % K == 0 ? RS / K * P : 0)
             if (r >= r_first)
-                gp__cp_async<4>(RS % K == 0 ? d : s + row_map(r) * P + w, (const void *)(g & ~(uintptr_t)3), true);
+                gp__cp_async<4, PREFETCH>(RS % K == 0 ? d : s + row_map(r) * P + w, (const void *)(g & ~(uintptr_t)3),
+                                          true);
     } else {
         for (int r = r0; r < rows; r += RS)
             if (r >= r_first)
-                gp__ragged_load_word(s + row_map(r) * P + w, in + r * ld_b, w, false, tile_bytes, col0_bytes,
-                                     row_left_bytes);
+                gp__ragged_load_word<PREFETCH>(s + row_map(r) * P + w, in + r * ld_b, w, false, tile_bytes,
+                                               col0_bytes, row_left_bytes);
     }
     for (int r = threadIdx.x; r < rows; r += NT)
         if (r >= r_first)
-            gp__ragged_load_word(s + row_map(r) * P + COLS, in + r * ld_b, COLS, inside, tile_bytes, col0_bytes,
-                                 row_left_bytes);
+            gp__ragged_load_word<PREFETCH>(s + row_map(r) * P + COLS, in + r * ld_b, COLS, inside, tile_bytes,
+                                           col0_bytes, row_left_bytes);
 }
 
 /* *p = v where ok != 0, as a predicated store; gp__opaque(x) is x, computed where it
@@ -587,15 +611,24 @@ __global__ void __launch_bounds__(GP__TRANSPOSE_THREADS, GP__MIN_BLOCKS(GP__TRAN
         U *out = static_cast<U *>(a.out) + at.b * a.stride_out + at.col0 * KO * a.ld_out + at.row0 / KO;
         const size_t rows_left = a.rows - at.row0, cols_left = a.cols_w - at.col0;
 
-        if constexpr (RAGGED) /* from H rows above the tile (none above the matrix) */
-            gp__ragged_load<NT, K, Q, COLS, P>(s, (uintptr_t)in - (uintptr_t)H * a.ld_in * E, a.ld_in * E,
-                                               H + gp__tile_clip(rows_left, STEP), at.row0 == 0 ? H : 0,
-                                               (size_t)gp__tile_clip(cols_left, WIDE) * E, at.col0 * E, cols_left * E);
-        else if constexpr (MODE == GP__TR_CHUNKS)
+        /* The tile's copies; PF 256: the L2 fetches 256-byte blocks (a.prefetch). */
+        const auto load = [&](auto prefetch) {
+            constexpr int PF = decltype(prefetch)::value;
+            if constexpr (RAGGED) /* from H rows above the tile (none above the matrix) */
+                gp__ragged_load<NT, K, Q, COLS, P, PF>(s, (uintptr_t)in - (uintptr_t)H * a.ld_in * E, a.ld_in * E,
+                                                       H + gp__tile_clip(rows_left, STEP), at.row0 == 0 ? H : 0,
+                                                       (size_t)gp__tile_clip(cols_left, WIDE) * E, at.col0 * E,
+                                                       cols_left * E);
+            else
+                gp__tile_load_async<NT, PF>(s, P, in, a.ld_in, rows_left, cols_left, SR, COLS, W(),
+                                            gp__rows_interleaved<K, Q>());
+        };
+        if constexpr (MODE == GP__TR_CHUNKS)
             gp__chunks_load<NT, K, Q, COLS>(s, in, a.ld_in, gp__tile_clip(rows_left, SR), gp__tile_clip(cols_left, COLS));
+        else if (a.prefetch)
+            load(gp__int_c<256>());
         else
-            gp__tile_load_async<NT>(s, P, in, a.ld_in, rows_left, cols_left, SR, COLS, W(),
-                                    gp__rows_interleaved<K, Q>());
+            load(gp__int_c<0>());
         gp__tile_load_wait();
         __syncthreads();
 
@@ -680,12 +713,20 @@ static inline gp__transpose_words gp__transpose_in_units(const gp__transpose_des
     a.rows = d->rows;
     a.cols_w = d->cols / per_unit;
     a.batch = d->batch;
+    a.prefetch = false; /* gp__transpose_launch decides */
     return a;
 }
 template <class W, int K>
 static gp__transpose_words gp__transpose_in_words(const gp__transpose_desc *d)
 {
     return gp__transpose_in_units(d, sizeof(W) / d->elem);
+}
+
+/* Whether the tile copies of words of `word` bytes get the L2 prefetch ("prefetch"): input
+ * rows close together, copied in pieces of less than 16 bytes. */
+static inline bool gp__transpose_prefetch(const gp__transpose_desc *d, size_t word)
+{
+    return word < 16 && (d->ld_in - d->cols) * d->elem <= GP__TRANSPOSE_DENSE_GAP;
 }
 
 /* Whether the input's rows all start on 16 bytes (the chunked tile). */
@@ -738,13 +779,15 @@ static cudaError_t gp__transpose_run_rows(const gp__transpose_words &a, cudaStre
     return gp__transpose_run_shape<W, K, SHAPE, MODE>(a, s, chain);
 }
 
-/* RAGGED: K elements of 1 or 2 bytes to a 4-byte word, at any alignment (see above). */
+/* RAGGED: K elements of 1 or 2 bytes to a 4-byte word, at any alignment (see above).
+ * prefetch: false turns the L2 prefetch off (the bench's history). */
 template <class W, int K, int MODE = GP__TR_CELLS>
-static cudaError_t gp__transpose_launch(const gp__transpose_desc *d, const gp__device &dev, cudaStream_t s)
+static cudaError_t gp__transpose_launch(const gp__transpose_desc *d, const gp__device &dev, cudaStream_t s, bool prefetch)
 {
     constexpr bool RAGGED = MODE == GP__TR_RAGGED;
     constexpr bool FLOATS = !RAGGED && sizeof(W) == 4 && alignof(W) == 4 && K == 1;
-    const gp__transpose_words a = RAGGED ? gp__transpose_in_units(d, 1) : gp__transpose_in_words<W, K>(d);
+    gp__transpose_words a = RAGGED ? gp__transpose_in_units(d, 1) : gp__transpose_in_words<W, K>(d);
+    a.prefetch = prefetch && gp__transpose_prefetch(d, sizeof(W));
     const size_t cells = RAGGED ? gp__ceil_div(a.rows, (size_t)K) : a.rows / K;
     const size_t cols_w = RAGGED ? gp__ceil_div(a.cols_w, (size_t)K) : a.cols_w;
     const bool chain = dev.cluster_ok; /* sm_90 code on an sm_90 device: chained launches */
@@ -777,39 +820,41 @@ struct gp__words4 {
     uint32_t w[N / 4];
 };
 
-/* A valid, non-empty call d on the stream's device, described by dev. */
+/* A valid, non-empty call d on the stream's device, described by dev; prefetch as for
+ * gp__transpose_launch. */
 template <class T>
-static cudaError_t gp__transpose_on(const gp__transpose_desc &d, const gp__device &dev, cudaStream_t s)
+static cudaError_t gp__transpose_on(const gp__transpose_desc &d, const gp__device &dev, cudaStream_t s,
+                                    bool prefetch = true)
 {
     switch (gp__transpose_word_bytes(&d)) {
     case 4:
-        if constexpr (sizeof(T) == 1) return gp__transpose_launch<uint32_t, 4>(&d, dev, s);
-        if constexpr (sizeof(T) == 2) return gp__transpose_launch<uint32_t, 2>(&d, dev, s);
-        if constexpr (sizeof(T) == 4) return gp__transpose_launch<uint32_t, 1>(&d, dev, s);
+        if constexpr (sizeof(T) == 1) return gp__transpose_launch<uint32_t, 4>(&d, dev, s, prefetch);
+        if constexpr (sizeof(T) == 2) return gp__transpose_launch<uint32_t, 2>(&d, dev, s, prefetch);
+        if constexpr (sizeof(T) == 4) return gp__transpose_launch<uint32_t, 1>(&d, dev, s, prefetch);
         break;
     case 8:
-        if constexpr (sizeof(T) == 8) return gp__transpose_launch<uint2, 1>(&d, dev, s);
+        if constexpr (sizeof(T) == 8) return gp__transpose_launch<uint2, 1>(&d, dev, s, prefetch);
         break;
     case 16:
-        if constexpr (sizeof(T) == 16) return gp__transpose_launch<uint4, 1>(&d, dev, s);
+        if constexpr (sizeof(T) == 16) return gp__transpose_launch<uint4, 1>(&d, dev, s, prefetch);
         break;
     }
     /* 1- and 2-byte elements off the word grid: aligned words all the same. */
-    if constexpr (sizeof(T) == 1) return gp__transpose_launch<uint32_t, 4, GP__TR_RAGGED>(&d, dev, s);
+    if constexpr (sizeof(T) == 1) return gp__transpose_launch<uint32_t, 4, GP__TR_RAGGED>(&d, dev, s, prefetch);
     if constexpr (sizeof(T) == 2) {
-        if (((d.in | d.out) & 1) == 0) return gp__transpose_launch<uint32_t, 2, GP__TR_RAGGED>(&d, dev, s);
-        if constexpr (alignof(T) == 1) return gp__transpose_launch<T, 1>(&d, dev, s); /* a pair of bytes */
+        if (((d.in | d.out) & 1) == 0) return gp__transpose_launch<uint32_t, 2, GP__TR_RAGGED>(&d, dev, s, prefetch);
+        if constexpr (alignof(T) == 1) return gp__transpose_launch<T, 1>(&d, dev, s, prefetch); /* a pair of bytes */
         return cudaErrorInvalidValue; /* below the type's own alignment */
     }
     /* Element by element: T's own alignment or the shape rules words out. */
     if constexpr (sizeof(T) != 1 && sizeof(T) != 2 &&
                   (alignof(T) < sizeof(T) || (sizeof(T) != 8 && sizeof(T) != 16 && sizeof(T) != 4)))
-        return gp__transpose_launch<T, 1>(&d, dev, s);
+        return gp__transpose_launch<T, 1>(&d, dev, s, prefetch);
     /* An 8- or 16-byte element at an address aligned to 4 but not to its size (a double at
      * 4, a gp_v16_t standing for float4 or double2 data at 4 or 8): element by element too,
      * each element moved as 4-byte pieces. Correct, slower. */
     if constexpr (sizeof(T) == 8 || sizeof(T) == 16)
-        if ((d.in | d.out) % 4 == 0) return gp__transpose_launch<gp__words4<sizeof(T)>, 1>(&d, dev, s);
+        if ((d.in | d.out) % 4 == 0) return gp__transpose_launch<gp__words4<sizeof(T)>, 1>(&d, dev, s, prefetch);
     return cudaErrorInvalidValue; /* addresses not even aligned to 4 */
 }
 

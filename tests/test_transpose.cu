@@ -169,6 +169,13 @@ static void check_shapes(void)
             gp__transpose_tile<uint32_t, 4, 16, 16, GP__TR_RAGGED>::STEP == 64 &&
             gp__transpose_tile<uint32_t, 4, 32, 32, GP__TR_CELLS>::STEP == 128),
            "ragged tiles of 32 cell rows own all but their halo cell (124 u8 rows, 62 u16), others every row");
+    gp__transpose_desc slice = desc(0x100000, 0x80000000, 4096, 8, 4), padded = slice;
+    slice.ld_in = 4096, padded.ld_in = 8 + 128 / 4;
+    const gp__transpose_desc v16 = desc(0x100000, 0x80000000, 4097, 3001, 16);
+    EXPECT(gp__transpose_prefetch(&u8_mid, 4) && gp__transpose_prefetch(&u16_mid, 4) && gp__transpose_prefetch(&padded, 4) &&
+               !gp__transpose_prefetch(&slice, 4) && !gp__transpose_prefetch(&v16, 16),
+           "the L2 prefetch for rows at most 128 bytes apart (dense or padded), not for 8 columns of a 4096-wide "
+           "matrix, nor for 16-byte copies");
 }
 
 extern "C" void test_transpose_host(void)

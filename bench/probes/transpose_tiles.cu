@@ -11,11 +11,13 @@
  *
  * Build and run (on the GPU machine, from the repository root):
  *   nvcc -O3 -std=c++17 -arch=sm_90 -I. bench/probes/transpose_tiles.cu -o probe -lcublas && ./probe
- *   ./probe ragged | small | f32 | squares
+ *   ./probe ragged | small | f32 | squares | lib
  *                                    (the 1- and 2-byte matrices off the word grid, the
  *                                     4- and 8-byte ones of about a wave of tiles or fewer,
- *                                     floats on rows off 16 bytes and skinny floats, or
- *                                     large float squares)
+ *                                     floats on rows off 16 bytes and skinny floats, large
+ *                                     float squares, or the library alone on the bench's
+ *                                     shapes and rows off 16 bytes: for builds of the
+ *                                     library with other settings, compared run to run)
  *   ./probe one u8 4097 3001 lib     (one variant, five calls: for ncu)
  * "lib" is the library's choice; the other variants launch unchained unless they say
  * "chained" (gp__chained_launch, as the library does on sm_90).
@@ -53,7 +55,20 @@
  * 98.7 / 96.0 / 96.6; chunks 64w x 128q (32 KB) 96.6 / 95.8 / 96.1; 128w x 64q (32 KB)
  * 96.5 / 95.6 / 96.1; 128w x 32q 96.9 / 95.3 / 95.2; 32w x 128q 96.4 / 93.6 / 93.9; 32w x
  * 64q (8 KB) 92.0 / 94.6 / 94.4. Longer output segments and more bytes in flight a block
- * gain nothing: the 64 x 64 tile stays (f64 squares: 100.4 / 97.2 / 96.4). */
+ * gain nothing: the 64 x 64 tile stays (f64 squares: 100.4 / 97.2 / 96.4).
+ * Cache hints and tile order (2026-11-23, H100, `./probe lib` on builds of the library with
+ * each change, % of copy against the unchanged library's two runs):
+ *   - the L2 fetching 256-byte blocks for the 4- and 8-byte copies (cp.async .L2::256B):
+ *     2-5 points on rows off 16 bytes (u8 8191^2 72.6-73.1 -> 77.8, f32 8191^2 89.8-90.0 ->
+ *     92.4-92.9, f64 4097 x 3001 93.8-95.4 -> 96.2-96.4), taken (transpose.cuh, "prefetch");
+ *     128-byte blocks about half of that; 256-byte blocks for the 16-byte chunks too: the
+ *     squares within half a point (f64 2048^2 99.4 against 100.2-100.4).
+ *   - loads marked evict-first in the L2 (createpolicy): 1-2 points lost on the squares,
+ *     5-12 on rows off 16 bytes (f64 4097 x 3001 85.0, u8 71.0).
+ *   - streaming stores (st.global.cs): within a point everywhere.
+ *   - tiles in bands of 8, 16 or 32 tile rows (consecutive blocks down a band, then the next
+ *     tile column) instead of down the whole matrix: f32 8192^2 89.6-89.7 against 96.2-96.7,
+ *     16384^2 88.9-89.0 against 96.3-96.6, f32 4097 x 3001 84.5-89.2 against 96.4-97.2. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -315,6 +330,23 @@ int main(int argc, char **argv)
             probe("f32", 4, sq[i], sq[i], v_f32sq, N_OF(v_f32sq), h, sms, l2);
             probe("f64", 8, sq[i], sq[i], v_f64, 2, h, sms, l2);
         }
+    }
+    if (strcmp(set, "lib") == 0) { /* the library (and its ragged tiles), on the bench's shapes and rows off 16 bytes */
+        static const size_t sq[] = {2048, 8192, 16384};
+        for (int i = 0; i < 3; i++) {
+            probe("f32", 4, sq[i], sq[i], v_f32sq, 1, h, sms, l2);
+            probe("f64", 8, sq[i], sq[i], v_f64, 1, h, sms, l2);
+        }
+        static const struct { size_t r, c; } odd[] = {{1000, 1000}, {4097, 3001}, {3001, 4097}, {8191, 8191}, {2049, 2047},
+                                                      {1u << 22, 32}, {32, 1u << 22}};
+        for (int i = 0; i < (int)(sizeof odd / sizeof *odd); i++) {
+            probe("f64", 8, odd[i].r, odd[i].c, v_f64, 1, h, sms, l2);
+            probe("f32", 4, odd[i].r, odd[i].c, v_f32, 1, h, sms, l2);
+            probe("u8", 1, odd[i].r, odd[i].c, v_u8, i < 5 ? N_OF(v_u8) : 1, h, sms, l2);
+            probe("u16", 2, odd[i].r, odd[i].c, v_u16, i < 5 ? N_OF(v_u16) : 1, h, sms, l2);
+        }
+        probe("u8", 1, 8192, 8192, v_u8w, 1, h, sms, l2);
+        probe("u16", 2, 8192, 8192, v_u16, 1, h, sms, l2);
     }
     if (strcmp(set, "f32") == 0) {
         static const struct { size_t r, c; } off[] = {{4097, 3001}, {3001, 4097}, {8191, 8191}, {2049, 2047}};
