@@ -785,7 +785,7 @@ template <class W, int K, int MODE = GP__TR_CELLS>
 static cudaError_t gp__transpose_launch(const gp__transpose_desc *d, const gp__device &dev, cudaStream_t s, bool prefetch)
 {
     constexpr bool RAGGED = MODE == GP__TR_RAGGED;
-    constexpr bool FLOATS = !RAGGED && sizeof(W) == 4 && alignof(W) == 4 && K == 1;
+    constexpr bool WORDS = !RAGGED && K == 1 && (sizeof(W) == 4 || sizeof(W) == 8) && alignof(W) == sizeof(W);
     gp__transpose_words a = RAGGED ? gp__transpose_in_units(d, 1) : gp__transpose_in_words<W, K>(d);
     a.prefetch = prefetch && gp__transpose_prefetch(d, sizeof(W));
     const size_t cells = RAGGED ? gp__ceil_div(a.rows, (size_t)K) : a.rows / K;
@@ -803,13 +803,18 @@ static cudaError_t gp__transpose_launch(const gp__transpose_desc *d, const gp__d
     default:
         if constexpr (RAGGED)
             if (gp__ragged_wide<K>(a, dev)) return gp__transpose_run_shape<W, K, GP__TILE_SQUARE, MODE, 1>(a, s, chain);
-        /* Floats on rows off 16 bytes: tiles of 128-byte rows (64 of them) reach 2.5 to 15
-         * points more of the copy rate than 256-byte ones on the H100 (f32 2049 x 2047
-         * 100.0 -> 102.5%, 4097 x 3001 85.9 -> 93.9%, 3001 x 4097 86.3 -> 95.9%, 8191^2
-         * 75.2 -> 89.8%), which win on rows on 16 bytes (8192^2: 95.4 against 91.4%), and
-         * on every shape on a deep device (above). */
-        if constexpr (FLOATS)
-            if (!rows16 && !gp__transpose_deep(dev)) return gp__transpose_run<W, 1, 32, 64>(a, s, chain);
+        /* 4- and 8-byte elements on rows off 16 bytes: tiles of 128-byte rows (64 of them)
+         * reach more of the copy rate than 256-byte ones on the H100: floats 2.5 to 15
+         * points (f32 2049 x 2047 100.0 -> 102.5%, 4097 x 3001 85.9 -> 93.9%, 3001 x 4097
+         * 86.3 -> 95.9%, 8191^2 75.2 -> 89.8%), doubles 2 to 4 once the L2 prefetches (two
+         * runs, bench/probes/transpose_tiles.cu prefetch: f64 4097 x 3001 97.6-98.6 ->
+         * 99.6-100.5%, 3001 x 4097 98.2-99.1 -> 100.8%, 8191^2 92.9-94.7 -> 97.0-97.3%,
+         * 2049 x 2047 104.0-105.2 -> 106.4-107.9%; before it they were within a point).
+         * 256-byte rows win on rows on 16 bytes (f32 8192^2: 95.4 against 91.4%), and on
+         * every shape on a deep device (H200, same probe: f64 4097 x 3001 93.0-95.2 against
+         * 89.3-91.5%, f32 74.2-74.5 against 83.6-84.2%). */
+        if constexpr (WORDS)
+            if (!rows16 && !gp__transpose_deep(dev)) return gp__transpose_run<W, 1, 128 / (int)sizeof(W), 64>(a, s, chain);
         return gp__transpose_run_rows<W, K, GP__TILE_SQUARE, MODE>(a, s, chain, rows16);
     }
 }

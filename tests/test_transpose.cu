@@ -504,7 +504,7 @@ static void check_chained(tr_fixture *f)
 /* ---- a deep device's choices (transpose.cuh, "the choice by device") --------------------
  * The GPU under test described as a deep one (far more DRAM bandwidth an SM than the
  * threshold) of 4 SMs, so that ragged calls of 32 wide tiles or more take them and floats
- * on rows off 16 bytes take the square tile: what such a GPU runs, run here. */
+ * and doubles on rows off 16 bytes take the square tile: what such a GPU runs, run here. */
 static gp__device deep_dev;
 template <class T>
 static cudaError_t deep_batched(void *o, size_t lo, size_t so, const void *i, size_t li, size_t si, size_t r, size_t c,
@@ -544,7 +544,7 @@ static void check_deep(tr_fixture *f)
 {
     uint64_t st = gp_t_state(35);
     deep_describe(1);
-    static const tr_type types[] = {DEEP_ROW(u8, uint8_t), DEEP_ROW(u16, uint16_t), DEEP_ROW(f32, float)};
+    static const tr_type types[] = {DEEP_ROW(u8, uint8_t), DEEP_ROW(u16, uint16_t), DEEP_ROW(f32, float), DEEP_ROW(f64, double)};
     const gp__transpose_desc wide = desc(0x100000, 0x80000001, 1601, 1537, 1);
     EXPECT(gp__ragged_wide<4>(gp__transpose_in_units(&wide, 1), deep_dev), "u8 1601 x 1537 on the deep description: wide ragged tiles");
     for (size_t t = 0; t < sizeof types / sizeof *types; t++) {
@@ -554,7 +554,7 @@ static void check_deep(tr_fixture *f)
         for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++) {
             const size_t rows = shapes[s][0], cols = shapes[s][1];
             tr_case c = plain_case(rows, cols);
-            c.offset = ty->elem; /* u8, u16: an odd pointer; f32: rows off 16 bytes */
+            c.offset = ty->elem; /* u8, u16: an odd pointer; f32, f64: rows off 16 bytes */
             fails += !tr_run(f, ty, &c, &st), cases++;
             c.api = 1, c.ld_in = cols + 3, c.ld_out = rows + 5, c.offset = 3 * ty->elem;
             fails += !tr_run(f, ty, &c, &st), cases++;

@@ -11,7 +11,7 @@
  *
  * Build and run (on the GPU machine, from the repository root):
  *   nvcc -O3 -std=c++17 -arch=sm_90 -I. bench/probes/transpose_tiles.cu -o probe -lcublas && ./probe
- *   ./probe ragged | small | f32 | squares | lib
+ *   ./probe ragged | small | f32 | squares | lib | prefetch
  *                                    (the 1- and 2-byte matrices off the word grid, the
  *                                     4- and 8-byte ones of about a wave of tiles or fewer,
  *                                     floats on rows off 16 bytes and skinny floats, large
@@ -81,13 +81,14 @@
 typedef cudaError_t (*variant_fn)(const gp__transpose_desc *d, unsigned grid_cap);
 
 enum { C = GP__TR_CELLS, R = GP__TR_RAGGED, X = GP__TR_CHUNKS };
-template <class W, int K, int COLS, int Q, int MODE, bool CHAIN = false>
+template <class W, int K, int COLS, int Q, int MODE, bool CHAIN = false, bool PREFETCH = false>
 static cudaError_t run_tile(const gp__transpose_desc *d, unsigned grid_cap)
 {
     constexpr bool R = MODE == GP__TR_RAGGED;
     if (!R && !gp__transpose_word_bytes(d)) return cudaErrorInvalidValue; /* off the word grid */
     if (MODE == GP__TR_CHUNKS && !gp__transpose_rows16(d)) return cudaErrorInvalidValue;
-    const gp__transpose_words a = R ? gp__transpose_in_units(d, 1) : gp__transpose_in_words<W, K>(d);
+    gp__transpose_words a = R ? gp__transpose_in_units(d, 1) : gp__transpose_in_words<W, K>(d);
+    a.prefetch = PREFETCH && gp__transpose_prefetch(d, sizeof(W));
     if (!grid_cap) return gp__transpose_run<W, K, COLS, Q, MODE>(a, 0, CHAIN);
     const size_t tiles = gp__transpose_tiles<W, K, COLS, Q, MODE>(a);
     gp__transpose_kernel<W, K, COLS, Q, MODE><<<(unsigned)gp__min_size(tiles, grid_cap), GP__TRANSPOSE_THREADS>>>(a);
@@ -168,6 +169,28 @@ static const variant v_f32skinny[] = {
     V("chunks 32w x 32q (4K)", run_tile<uint32_t, 1, 32, 32, X>),
     V("chunks 32w x 64q (8K)", run_tile<uint32_t, 1, 32, 64, X>),
     V("chunks 32w x 128q (16K)", run_tile<uint32_t, 1, 32, 128, X>),
+};
+/* With the L2 prefetch ("pf"), chained as the library launches: the 8 KB tiles the H100
+ * takes for rows off 16 bytes against the 16 KB ones a deep device takes. */
+static const variant v_u8pf[] = {
+    V("lib", run_lib<uint8_t>),
+    V("ragged 16w x 32q (8K) pf", run_tile<uint32_t, 4, 16, 32, R, true, true>),
+    V("ragged 32w x 32q (16K) pf", run_tile<uint32_t, 4, 32, 32, R, true, true>),
+};
+static const variant v_u16pf[] = {
+    V("lib", run_lib<uint16_t>),
+    V("ragged 32w x 32q (8K) pf", run_tile<uint32_t, 2, 32, 32, R, true, true>),
+    V("ragged 64w x 32q (16K) pf", run_tile<uint32_t, 2, 64, 32, R, true, true>),
+};
+static const variant v_f32pf[] = {
+    V("lib", run_lib<float>),
+    V("cells 32w x 64q (8K) pf", run_tile<uint32_t, 1, 32, 64, C, true, true>),
+    V("cells 64w x 64q (16K) pf", run_tile<uint32_t, 1, 64, 64, C, true, true>),
+};
+static const variant v_f64pf[] = {
+    V("lib", run_lib<double>),
+    V("cells 16w x 64q (8K) pf", run_tile<uint2, 1, 16, 64, C, true, true>),
+    V("cells 32w x 64q (16K) pf", run_tile<uint2, 1, 32, 64, C, true, true>),
 };
 #define N_OF(x) (int)(sizeof x / sizeof *x)
 
@@ -347,6 +370,15 @@ int main(int argc, char **argv)
         }
         probe("u8", 1, 8192, 8192, v_u8w, 1, h, sms, l2);
         probe("u16", 2, 8192, 8192, v_u16, 1, h, sms, l2);
+    }
+    if (strcmp(set, "prefetch") == 0) { /* rows off 16 bytes: tile size with the L2 prefetch */
+        static const struct { size_t r, c; } off[] = {{4097, 3001}, {3001, 4097}, {8191, 8191}, {2049, 2047}};
+        for (int i = 0; i < (int)(sizeof off / sizeof *off); i++) {
+            probe("u8", 1, off[i].r, off[i].c, v_u8pf, N_OF(v_u8pf), h, sms, l2);
+            probe("u16", 2, off[i].r, off[i].c, v_u16pf, N_OF(v_u16pf), h, sms, l2);
+            probe("f32", 4, off[i].r, off[i].c, v_f32pf, N_OF(v_f32pf), h, sms, l2);
+            probe("f64", 8, off[i].r, off[i].c, v_f64pf, N_OF(v_f64pf), h, sms, l2);
+        }
     }
     if (strcmp(set, "f32") == 0) {
         static const struct { size_t r, c; } off[] = {{4097, 3001}, {3001, 4097}, {8191, 8191}, {2049, 2047}};
