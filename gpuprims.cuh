@@ -168,8 +168,8 @@
 
 #define GPUPRIMS_VERSION_MAJOR 0
 #define GPUPRIMS_VERSION_MINOR 4
-#define GPUPRIMS_VERSION_PATCH 6
-#define GPUPRIMS_VERSION_STRING "0.4.6"
+#define GPUPRIMS_VERSION_PATCH 7
+#define GPUPRIMS_VERSION_STRING "0.4.7"
 
 #include <stddef.h>
 #include <stdint.h>
