@@ -785,7 +785,8 @@ template <class W, int K, int MODE = GP__TR_CELLS>
 static cudaError_t gp__transpose_launch(const gp__transpose_desc *d, const gp__device &dev, cudaStream_t s, bool prefetch)
 {
     constexpr bool RAGGED = MODE == GP__TR_RAGGED;
-    constexpr bool WORDS = !RAGGED && K == 1 && (sizeof(W) == 4 || sizeof(W) == 8) && alignof(W) == sizeof(W);
+    /* 4- or 8-byte elements, one a word */
+    constexpr bool ELEM_WORDS = !RAGGED && K == 1 && (sizeof(W) == 4 || sizeof(W) == 8) && alignof(W) == sizeof(W);
     gp__transpose_words a = RAGGED ? gp__transpose_in_units(d, 1) : gp__transpose_in_words<W, K>(d);
     a.prefetch = prefetch && gp__transpose_prefetch(d, sizeof(W));
     const size_t cells = RAGGED ? gp__ceil_div(a.rows, (size_t)K) : a.rows / K;
@@ -813,7 +814,7 @@ static cudaError_t gp__transpose_launch(const gp__transpose_desc *d, const gp__d
          * 256-byte rows win on rows on 16 bytes (f32 8192^2: 95.4 against 91.4%), and on
          * every shape on a deep device (H200, same probe: f64 4097 x 3001 93.0-95.2 against
          * 89.3-91.5%, f32 74.2-74.5 against 83.6-84.2%). */
-        if constexpr (WORDS)
+        if constexpr (ELEM_WORDS)
             if (!rows16 && !gp__transpose_deep(dev)) return gp__transpose_run<W, 1, 128 / (int)sizeof(W), 64>(a, s, chain);
         return gp__transpose_run_rows<W, K, GP__TILE_SQUARE, MODE>(a, s, chain, rows16);
     }
