@@ -68,7 +68,24 @@
  *   - streaming stores (st.global.cs): within a point everywhere.
  *   - tiles in bands of 8, 16 or 32 tile rows (consecutive blocks down a band, then the next
  *     tile column) instead of down the whole matrix: f32 8192^2 89.6-89.7 against 96.2-96.7,
- *     16384^2 88.9-89.0 against 96.3-96.6, f32 4097 x 3001 84.5-89.2 against 96.4-97.2. */
+ *     16384^2 88.9-89.0 against 96.3-96.6, f32 4097 x 3001 84.5-89.2 against 96.4-97.2.
+ * Where the ragged kernel's time goes (2026-11-23, H100, Nsight Compute on `./probe one ...
+ * lib`, one call, caches flushed, clocks not locked): u8 4097 x 3001 17.6 us against 11.8
+ * for u8 4096 x 3000 on the word grid. The ragged kernel runs 1598 blocks at 4 an SM (64
+ * registers): 3.0 waves, achieved occupancy 43%, DRAM 22.5% of its peak, issue slots 48%
+ * busy; the word kernel 768 blocks of 16 KB at 6 an SM: one wave, DRAM 32%. Neither is
+ * bound by DRAM or issue at this size: the ragged call waits for memory once a wave. (u16
+ * 4097 x 3001: 6.0 waves, 28.5 us, DRAM 37.6%; f32 8192^2: DRAM 83.7%, occupancy 97%.)
+ * Tried against that, same day, `./probe prefetch` and `lib`, % of copy, not kept:
+ *   - groups: each block takes 3-5 consecutive ragged tiles, issues all their copies at
+ *     once (one cp.async group each, 5 tiles of static shared memory a block) and writes
+ *     each out when it lands, so that a call of one wave of groups waits for memory once:
+ *     u8 4097 x 3001 42-43 against 83-84, u16 58-70 against 80-81; even calls of one tile a
+ *     block lost (u8 8191^2 67 against 78), the larger shared memory leaving less L1.
+ *   - the shared-memory carveout asked for (cudaFuncAttributePreferredSharedMemoryCarveout):
+ *     100% (the least L1) u8 4097 x 3001 72, f64 4097 x 3001 69 against 99-100; 0% fewer
+ *     blocks an SM, 35-60 everywhere; 50% within the noise of the default, 92 against 96
+ *     on f32 8192^2. The default stays. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
