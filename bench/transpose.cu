@@ -741,7 +741,10 @@ static void bench_goals(void)
  *      H100) only the chunks differ from step 4.
  *   6  + the L2 fetches 256-byte blocks for the tiles copied in 4- and 8-byte pieces (rows
  *      off 16 bytes, ragged rows) of matrices whose rows lie close together (transpose.cuh,
- *      "prefetch"): the library today.
+ *      "prefetch"), and ragged tiles run as many blocks an SM as their registers allow
+ *      without spills (5 for u8, 6 for u16, from 4): the library today. The two are one
+ *      row because the blocks an SM are a compile-time choice; measured apart in
+ *      transpose.cuh's comments.
  * ==================================================================================== */
 #define STEPS 7
 static const char *const step_names[STEPS] = {
@@ -751,7 +754,7 @@ static const char *const step_names[STEPS] = {
     "3 + ragged rows realigned by funnel shifts into the word kernel's cells",
     "4 + square tiles: 16-byte chunks for rows on 16 bytes, 128-byte rows for floats off 16 bytes",
     "5 + tiles by device (deep tiles where an SM has more DRAM bandwidth); short and narrow float tiles in 16-byte chunks",
-    "6 + 256-byte L2 fetches for tiles copied in 4- and 8-byte pieces (the library)",
+    "6 + 256-byte L2 fetches for tiles copied in 4- and 8-byte pieces; ragged tiles 5 (u8) or 6 (u16) blocks an SM (the library)",
 };
 
 /* Steps 1 and 2 on u8 matrices off the word grid: the first ragged-byte kernel, as the

@@ -71,7 +71,7 @@
 #define GP__TRANSPOSE_TILE_BYTES 16384 /* bytes of a tile (most shapes), before padding */
 #endif
 #ifndef GP__RAGGED_BLOCKS
-#define GP__RAGGED_BLOCKS 4 /* ragged tiles: blocks per SM the registers allow (4: 64, no spills) */
+#define GP__RAGGED_BLOCKS 0 /* ragged tiles: blocks per SM; 0: as many as fit without spills (below) */
 #endif
 #ifndef GP__RAGGED_NARROWER
 #define GP__RAGGED_NARROWER 2 /* ragged square tiles: that many times narrower than the others */
@@ -231,8 +231,15 @@ struct gp__transpose_tile {
     /* Occupancy: 8 blocks per SM (32 registers) for 4- to 16-byte words read by lanes on
      * consecutive rows; the byte-permute cells and elements of odd sizes need a few more
      * registers (6 blocks, 40); lanes spread over columns (Q < 32) more again (4, 64:
-     * with fewer they spill), as do ragged tiles (GP__RAGGED_BLOCKS). */
-    static constexpr int MIN_BLOCKS = Q < 32 ? 4 : MODE == GP__TR_RAGGED ? GP__RAGGED_BLOCKS : K == 1 && sizeof(W) >= 4 && sizeof(W) <= 16 ? 8 : 6;
+     * with fewer they spill), as do ragged tiles: as many blocks as their registers allow
+     * without spills (ptxas, sm_90): 2-byte elements 6 (40 registers), 1-byte tiles 16 words
+     * wide 5 (48), wider ones 4 (64). With the L2 prefetch each block more gained 2-7
+     * points of copy on the H100 (bench/probes/transpose_tiles.cu prefetch, two runs: u8
+     * 4097 x 3001 83.8-84.0 -> 86.6-87.3%, 8191^2 77.7-78.0 -> 80.2-80.9%; u16 4097 x 3001
+     * 80.2-80.3 -> 85.7-86.2%, 8191^2 79.9-80.0 -> 86.5-86.6%; u8 2049 x 2047 87.5-88.7 ->
+     * 84.9-85.5%); 6 blocks of u8 tiles spill and lost 3-7 points. */
+    static constexpr int RAGGED_BLOCKS = GP__RAGGED_BLOCKS ? GP__RAGGED_BLOCKS : K == 2 ? 6 : COLS <= 16 ? 5 : 4;
+    static constexpr int MIN_BLOCKS = Q < 32 ? 4 : MODE == GP__TR_RAGGED ? RAGGED_BLOCKS : K == 1 && sizeof(W) >= 4 && sizeof(W) <= 16 ? 8 : 6;
     static_assert(SMEM <= GP__STATIC_SMEM_MAX, "gp_transpose: element type too large for a shared-memory tile");
     static_assert((Q & (Q - 1)) == 0, "cell rows a power of two (lanes split evenly over columns)");
     static_assert(MODE != GP__TR_RAGGED || (sizeof(W) == 4 && K > 1 && Q <= 32 && Q * COLS % 32 == 0 &&
@@ -748,7 +755,8 @@ static inline bool gp__transpose_rows16(const gp__transpose_desc *d)
  *     won everywhere (u8 8191^2 68 against 50); on the H200 16 KB won on matrices of two
  *     waves of tiles or more (u8 8191^2 57.0 -> 65.9, u16 60.2 -> 66.8, u16 4097 x 3001 61.4
  *     -> 65.8) and lost on smaller ones (u8 4097 x 3001, 1.5 waves, 63.1 -> 61.8; 2049 x
- *     2047 77.0 -> 61.1).
+ *     2047 77.0 -> 61.1). Since u16 tiles run 6 blocks an SM, not 4, they stay half as wide
+ *     there too (gp__ragged_wide).
  * The threshold lies between the two GPUs. */
 #ifndef GP__TRANSPOSE_DEEP_GBS
 #define GP__TRANSPOSE_DEEP_GBS 30 /* GB/s of DRAM bandwidth per SM from which tiles go deep */
@@ -756,12 +764,18 @@ static inline bool gp__transpose_rows16(const gp__transpose_desc *d)
 static inline bool gp__transpose_deep(const gp__device &dev) { return dev.mem_gbs_sm >= GP__TRANSPOSE_DEEP_GBS; }
 
 /* Ragged square tiles at full width (16 KB) rather than GP__RAGGED_NARROWER times narrower:
- * on a deep device, for a call of at least two waves of them. a: in elements. */
+ * for u8 (K = 4) on a deep device, for a call of at least two waves of them. a: in
+ * elements. u16 tiles stay half as wide everywhere since they run 6 blocks an SM (H200,
+ * bench/probes/transpose_tiles.cu prefetch, two runs, % of copy, half against full width:
+ * u16 8191^2 67.8 against 62.1-62.6, 4097 x 3001 69.6-70.5 against 67.8-68.5, 3001 x 4097
+ * 72.8-74.1 against 68.1-68.9; u8 8191^2 still 64.8-65.6 against 69.5-69.9). */
 template <int K>
 static inline bool gp__ragged_wide(const gp__transpose_words &a, const gp__device &dev)
 {
+    if (K != 4) return false;
     const size_t tiles = gp__transpose_tiles<uint32_t, K, gp__transpose_cols(GP__TILE_SQUARE, 4, K), 32, GP__TR_RAGGED>(a);
-    return gp__transpose_deep(dev) && tiles >= 2 * (size_t)GP__RAGGED_BLOCKS * dev.sms;
+    constexpr int WIDE_BLOCKS = gp__transpose_tile<uint32_t, K, gp__transpose_cols(GP__TILE_SQUARE, 4, K), 32, GP__TR_RAGGED>::MIN_BLOCKS;
+    return gp__transpose_deep(dev) && tiles >= 2 * (size_t)WIDE_BLOCKS * dev.sms;
 }
 
 /* SHAPE in MODE, or in 16-byte chunks where the input rows start on 16 bytes (rows16) and
@@ -802,7 +816,7 @@ static cudaError_t gp__transpose_launch(const gp__transpose_desc *d, const gp__d
     case GP__TILE_NARROW64: return gp__transpose_run_rows<W, K, GP__TILE_NARROW64, MODE>(a, s, chain, rows16);
     case GP__TILE_NARROW128: return gp__transpose_run_rows<W, K, GP__TILE_NARROW128, MODE>(a, s, chain, rows16);
     default:
-        if constexpr (RAGGED)
+        if constexpr (RAGGED && K == 4)
             if (gp__ragged_wide<K>(a, dev)) return gp__transpose_run_shape<W, K, GP__TILE_SQUARE, MODE, 1>(a, s, chain);
         /* 4- and 8-byte elements on rows off 16 bytes: tiles of 128-byte rows (64 of them)
          * reach more of the copy rate than 256-byte ones on the H100: floats 2.5 to 15

@@ -161,9 +161,9 @@ static void check_shapes(void)
     EXPECT(gp__ragged_wide<4>(gp__transpose_in_units(&u8_big, 1), h200) &&
                !gp__ragged_wide<4>(gp__transpose_in_units(&u8_big, 1), h100) &&
                !gp__ragged_wide<4>(gp__transpose_in_units(&u8_mid, 1), h200) &&
-               gp__ragged_wide<2>(gp__transpose_in_units(&u16_mid, 1), h200),
-           "wide ragged tiles on a deep GPU from two waves of them: u8 8191^2 (8 waves), u16 4097 x 3001 (3); "
-           "not u8 4097 x 3001 (1.5), nor on the H100");
+               !gp__ragged_wide<2>(gp__transpose_in_units(&u16_mid, 1), h200),
+           "wide ragged u8 tiles on a deep GPU from two waves of them: u8 8191^2 (8 waves); not u8 4097 x 3001 "
+           "(1.5), nor on the H100, nor u16 tiles (4097 x 3001: 3 waves)");
     EXPECT((gp__transpose_tile<uint32_t, 4, 16, 32, GP__TR_RAGGED>::STEP == 124 &&
             gp__transpose_tile<uint32_t, 2, 32, 32, GP__TR_RAGGED>::STEP == 62 &&
             gp__transpose_tile<uint32_t, 4, 16, 16, GP__TR_RAGGED>::STEP == 64 &&
