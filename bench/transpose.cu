@@ -741,10 +741,10 @@ static void bench_goals(void)
  *      H100) only the chunks differ from step 4.
  *   6  + the L2 fetches 256-byte blocks for the tiles copied in 4- and 8-byte pieces (rows
  *      off 16 bytes, ragged rows) of matrices whose rows lie close together (transpose.cuh,
- *      "prefetch"), and ragged tiles run as many blocks an SM as their registers allow
- *      without spills (5 for u8, 6 for u16, from 4): the library today. The two are one
- *      row because the blocks an SM are a compile-time choice; measured apart in
- *      transpose.cuh's comments.
+ *      "prefetch"): the library today.
+ * Blocks an SM are a compile-time property of a kernel, so every row runs the ragged
+ * kernels at today's 5 (u8) or 6 (u16) blocks an SM (4 before 0.4.7; measured apart in
+ * transpose.cuh, gp__transpose_tile).
  * ==================================================================================== */
 #define STEPS 7
 static const char *const step_names[STEPS] = {
@@ -754,7 +754,7 @@ static const char *const step_names[STEPS] = {
     "3 + ragged rows realigned by funnel shifts into the word kernel's cells",
     "4 + square tiles: 16-byte chunks for rows on 16 bytes, 128-byte rows for floats off 16 bytes",
     "5 + tiles by device (deep tiles where an SM has more DRAM bandwidth); short and narrow float tiles in 16-byte chunks",
-    "6 + 256-byte L2 fetches for tiles copied in 4- and 8-byte pieces; ragged tiles 5 (u8) or 6 (u16) blocks an SM (the library)",
+    "6 + 256-byte L2 fetches for tiles copied in 4- and 8-byte pieces (the library)",
 };
 
 /* Steps 1 and 2 on u8 matrices off the word grid: the first ragged-byte kernel, as the
@@ -1002,7 +1002,8 @@ static void bench_steps(void)
         gp_table_row("%s", row);
     }
     gp_bench_note(
-        "Each step keeps the ones above it. %% of copy: cudaMemcpyAsync time of the same bytes, measured "
+        "Each step keeps the ones above it; every row runs the ragged kernels at today's blocks per SM (5 for "
+        "u8, 6 for u16), a compile-time choice. %% of copy: cudaMemcpyAsync time of the same bytes, measured "
         "right before the step, over the step's time, same rotation through copies beyond the L2. Each "
         "step's output was compared byte for byte with the one-thread-per-element reference kernel "
         "first. Tried and not taken (H100, same table, the copy measured once per column): two "
