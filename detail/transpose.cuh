@@ -360,7 +360,8 @@ static __device__ __forceinline__ gp__tile_at gp__tile_locate(size_t t, size_t t
  * for u8, 128 by 64 for u16; GP__RAGGED_NARROWER) took u8 4097 x 3001 from 55% to 70%,
  * u16 from 61% to 78%, u8 8191^2 from 50% to 68% (4 KB tiles: 56-65%, and worse again for
  * u16); 4 blocks per SM (64 registers, no spills) against 5 or 6 (spills) measured 0-3
- * points better; chained launches (gp__chained_launch) 2-4 points more. The halo then
+ * points better then (today's kernels fit 5 for u8 and 6 for u16 without spills, and with
+ * the L2 prefetch those gain: gp__transpose_tile); chained launches (gp__chained_launch) 2-4 points more. The halo then
  * took u8 4097 x 3001 from 73-75% to 80-82% (3001 x 4097 75 -> 83%, 2049 x 2047 71-72 ->
  * 80-82%, 8191^2 68-69 -> 72%); u16 stayed at 76-78% (83% for 3001 x 4097, 76% for
  * 8191^2), its ends being one element each. Not taken: blocks of 128 threads for the
