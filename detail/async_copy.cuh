@@ -28,21 +28,14 @@ static __device__ __forceinline__ void gp__cp_async(unsigned d, const void *src,
 {
     static_assert(PREFETCH == 0 || PREFETCH == 256, "gp__cp_async: PREFETCH is 0 or 256");
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    if constexpr (PREFETCH == 256) {
-        if (BYTES == 16)
-            asm volatile("cp.async.cg.shared.global.L2::256B [%0], [%1], 16, %2;\n" ::"r"(d), "l"(src), "r"(ok ? 16 : 0)
-                         : "memory");
-        else
-            asm volatile("cp.async.ca.shared.global.L2::256B [%0], [%1], %2, %3;\n" ::"r"(d), "l"(src), "n"(BYTES),
-                         "r"(ok ? BYTES : 0)
-                         : "memory");
-    } else if (BYTES == 16) { /* .cg: 16-byte copies may skip L1; the tile lives in shared memory */
-        asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(d), "l"(src), "r"(ok ? 16 : 0) : "memory");
-    } else {
-        asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;\n" ::"r"(d), "l"(src), "n"(BYTES),
-                     "r"(ok ? BYTES : 0)
-                     : "memory");
-    }
+    /* .cg: 16-byte copies may skip L1; the tile lives in shared memory */
+#define GP__CP_ASYNC_AS(op) \
+    asm volatile(op " [%0], [%1], %2, %3;\n" ::"r"(d), "l"(src), "n"(BYTES), "r"(ok ? BYTES : 0) : "memory")
+    if constexpr (BYTES == 16 && PREFETCH == 256) GP__CP_ASYNC_AS("cp.async.cg.shared.global.L2::256B");
+    else if constexpr (BYTES == 16) GP__CP_ASYNC_AS("cp.async.cg.shared.global");
+    else if constexpr (PREFETCH == 256) GP__CP_ASYNC_AS("cp.async.ca.shared.global.L2::256B");
+    else GP__CP_ASYNC_AS("cp.async.ca.shared.global");
+#undef GP__CP_ASYNC_AS
 #else
     typedef typename gp__uint_of_size<BYTES>::type W;
     *static_cast<W *>(__cvta_shared_to_generic(d)) = ok ? *static_cast<const W *>(src) : W();
