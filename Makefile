@@ -45,12 +45,15 @@ LIB_OBJ   := $(patsubst lib/%.cu,$(BUILD)/lib/%.o,$(wildcard lib/*.cu))
 LIB_A     := $(BUILD)/lib/libgpuprims.a
 LIB_SO    := $(BUILD)/lib/libgpuprims.so
 
-TEST_CU   := $(wildcard tests/*.cu)
+# tests/*.c[u] and each family's tests/<family>/test_*.cu (tests/nccl builds apart, below).
+TEST_CU   := $(wildcard tests/*.cu) $(filter-out tests/nccl/%,$(wildcard tests/*/test_*.cu))
 TEST_C    := $(wildcard tests/*.c)
 TEST_OBJ  := $(TEST_CU:%.cu=$(BUILD)/%.o) $(TEST_C:%.c=$(BUILD)/%.c.o)
 TESTS     := $(BUILD)/tests/run_tests
 EXAMPLES  := $(patsubst examples/%.cu,$(BUILD)/examples/%,$(wildcard examples/*.cu))
-BENCHES   := $(patsubst bench/%.cu,$(BUILD)/bench/%,$(wildcard bench/*.cu))
+# Each family's bench is bench/<family>/<family>.cu (its probes beside it are built by hand).
+BENCH_SRC := $(foreach d,$(patsubst bench/%/,%,$(wildcard bench/*/)),$(wildcard bench/$d/$d.cu))
+BENCHES   := $(patsubst bench/%.cu,$(BUILD)/bench/%,$(BENCH_SRC))
 
 .PHONY: all lib test test-python sanitize bench results plots examples run-examples ptx headers names names-check \
         compile-cost install uninstall consumers version-check expand clean nccl test-nccl sanitize-nccl bench-nccl
@@ -93,6 +96,11 @@ bench: $(BENCHES)
 	@mkdir -p bench/results
 	@for b in $(BENCHES); do GP_COMMIT=$(COMMIT) $$b || exit 1; done
 	@$(MAKE) results
+# make bench-<family>: one family's bench (bench-scan, bench-select), then the results page.
+bench-%: $(BUILD)/bench/%/%
+	@mkdir -p bench/results
+	GP_COMMIT=$(COMMIT) $<
+	@$(MAKE) results
 results:
 	@for gpu in $$(ls bench/results/*.*.md | sed -E 's|bench/results/([^.]*)\..*|\1|' | sort -u); do \
 	  { echo "# gpuprims benchmarks: $$gpu"; echo; echo "Assembled by \`make results\` (at $(COMMIT)) from the per-bench tables beside this file; each section names the GPU, date and commit of its own run."; \
@@ -124,14 +132,15 @@ ptx: $(BUILD)/examples/ptx.ptx
 
 # Every header compiles as a translation unit on its own (it includes what it uses), and
 # gpuprims.cuh also compiles as plain C (only the host API is visible there).
-HEADER_OK := $(patsubst detail/%.cuh,$(BUILD)/headers/%.ok,$(wildcard detail/*.cuh)) $(BUILD)/headers/gpuprims_c.ok
+DETAIL_H  := $(wildcard detail/*.cuh detail/*/*.cuh)
+HEADER_OK := $(patsubst detail/%.cuh,$(BUILD)/headers/%.ok,$(DETAIL_H)) $(BUILD)/headers/gpuprims_c.ok
 headers: $(HEADER_OK)
 $(BUILD)/headers/%.ok: detail/%.cuh
 	@mkdir -p $(@D)
-	@echo '#include "detail/$*.cuh"' > $(BUILD)/headers/$*.cu
-	$(NVCC) -std=c++17 -arch=$(ARCH1) -Xcompiler -Wall,-Wextra -I. -c $(BUILD)/headers/$*.cu -o /dev/null
+	@echo '#include "detail/$*.cuh"' > $(@:.ok=.cu)
+	$(NVCC) -std=c++17 -arch=$(ARCH1) -Xcompiler -Wall,-Wextra -I. -c $(@:.ok=.cu) -o /dev/null
 	@touch $@
-$(BUILD)/headers/gpuprims_c.ok: gpuprims.cuh $(wildcard detail/*.cuh)
+$(BUILD)/headers/gpuprims_c.ok: gpuprims.cuh $(DETAIL_H)
 	@mkdir -p $(@D)
 	echo '#include "gpuprims.cuh"' | $(CC) $(CFLAGS) -I. -I$(CUDA_HOME)/include -x c -c - -o /dev/null
 	@touch $@
@@ -152,10 +161,10 @@ SUBST = sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|
 INSTALLED := $(INCLUDEDIR)/gpuprims $(LIBDIR)/libgpuprims.a $(LIBDIR)/libgpuprims.so \
              $(LIBDIR)/cmake/gpuprims $(LIBDIR)/pkgconfig/gpuprims.pc $(DOCDIR)
 install: lib
-	install -d $(DESTDIR)$(INCLUDEDIR)/gpuprims/detail $(DESTDIR)$(LIBDIR)/cmake/gpuprims \
+	install -d $(addprefix $(DESTDIR)$(INCLUDEDIR)/gpuprims/,$(sort $(dir $(DETAIL_H)))) $(DESTDIR)$(LIBDIR)/cmake/gpuprims \
 	    $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(DOCDIR)
 	install -m 644 gpuprims.cuh gpuprims_nccl.cuh $(DESTDIR)$(INCLUDEDIR)/gpuprims/
-	install -m 644 detail/*.cuh $(DESTDIR)$(INCLUDEDIR)/gpuprims/detail/
+	for d in $(sort $(dir $(DETAIL_H))); do install -m 644 $$d*.cuh $(DESTDIR)$(INCLUDEDIR)/gpuprims/$$d; done
 	install -m 644 LICENSE README.md $(DESTDIR)$(DOCDIR)/
 	install -m 644 $(LIB_A) $(DESTDIR)$(LIBDIR)/
 	install -m 755 $(LIB_SO) $(DESTDIR)$(LIBDIR)/
@@ -210,6 +219,24 @@ $(LIB_SO): $(LIB_OBJ) lib/exports.map
 
 $(TESTS): $(TEST_OBJ) $(LIB_A)
 	$(NVCC_ALL) $^ -o $@
+
+# The list of test entry points, written by no one: every `void test_<name>(void)` that a
+# test file defines at the start of a line (tests/main.c includes it).
+TEST_LIST := $(BUILD)/tests/list.h
+$(TEST_LIST): $(TEST_CU) $(TEST_C)
+	@mkdir -p $(@D)
+	@grep -hoE '^(extern "C" )?void test_[a-z0-9_]+\(void\)' $(filter-out tests/main.c,$^) \
+	  | sed -E 's/.*void (test_[a-z0-9_]+).*/T(\1)/' > $@.tmp
+	@cmp -s $@.tmp $@ || mv $@.tmp $@; rm -f $@.tmp
+$(BUILD)/tests/main.c.o: $(TEST_LIST)
+$(BUILD)/tests/main.c.o: CFLAGS += -I$(BUILD)/tests
+
+# make test-<family>: the tests whose entry point names the family (test-scan, test-select).
+test-%: all
+	GP_TEST_ONLY=$* $(TESTS)
+# make sanitize-<family>: one family's GPU tests under the four compute-sanitizer tools.
+sanitize-%: $(TESTS)
+	$(MAKE) sanitize GP_TEST_ONLY=$*
 
 $(BUILD)/tests/%.o: tests/%.cu
 	@mkdir -p $(@D)
@@ -304,7 +331,7 @@ $(BUILD)/examples/nccl/%: $(BUILD)/examples/nccl/%.o $(NCCL_LIB_A) $(LIB_A)
 $(BUILD)/bench/nccl/%: $(BUILD)/bench/nccl/%.o $(NCCL_LIB_A) $(LIB_A)
 	$(NVCC_ALL) $^ -o $@ $(NCCL_LINK)
 # The header compiles alone, as CUDA and as C (declarations only).
-$(BUILD)/headers/gpuprims_nccl.ok: gpuprims_nccl.cuh gpuprims.cuh $(wildcard detail/*.cuh) $(NCCL_WHEEL)
+$(BUILD)/headers/gpuprims_nccl.ok: gpuprims_nccl.cuh gpuprims.cuh $(DETAIL_H) $(NCCL_WHEEL)
 	@mkdir -p $(@D)
 	@echo '#include "gpuprims_nccl.cuh"' > $(BUILD)/headers/gpuprims_nccl.cu
 	$(NVCC) -std=c++17 -arch=$(ARCH1) -Xcompiler -Wall,-Wextra $(NCCL_INC) -I. -c $(BUILD)/headers/gpuprims_nccl.cu -o /dev/null

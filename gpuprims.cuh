@@ -28,28 +28,28 @@
  *
  * CONTENTS, by level (each level uses only the levels above it; each file includes what
  * it uses and compiles on its own)                      file
- *   0  gp_v16_t, GP_MAX_ELEM_BYTES, shared helpers       detail/common.cuh
- *      CUDA_CHK(call), CUDA_CHK_LAUNCH(),                detail/check.cuh
+ *   0  gp_v16_t, GP_MAX_ELEM_BYTES, shared helpers       detail/util/common.cuh
+ *      CUDA_CHK(call), CUDA_CHK_LAUNCH(),                detail/util/check.cuh
  *        gp_check_format, gp_check_fail
- *      GP_OP_SUM/MIN/MAX, GP_ID_<OP>_<type>, GP_DEFINE_OP detail/ops.cuh
- *      (cp.async copies)                                 detail/async_copy.cuh
- *      (stream-ordered scratch)                          detail/scratch.cuh
- *      (the device-wide launch skeleton)                 detail/launch.cuh
- *   1  gp_warp_reduce_<name>, gp_warp_reduce_smem_<name>, detail/warp.cuh
+ *      GP_OP_SUM/MIN/MAX, GP_ID_<OP>_<type>, GP_DEFINE_OP detail/util/ops.cuh
+ *      (cp.async copies)                                 detail/util/async_copy.cuh
+ *      (stream-ordered scratch)                          detail/util/scratch.cuh
+ *      (the device-wide launch skeleton)                 detail/util/launch.cuh
+ *   1  gp_warp_reduce_<name>, gp_warp_reduce_smem_<name>, detail/warp/warp.cuh
  *        gp_warp_inclusive_scan_<name>, gp_warp_exclusive_scan_<name>
- *   2  gp_block_reduce_<name>                            detail/block_reduce.cuh
- *      gp_block_inclusive_scan_<name>,                   detail/block_scan.cuh
+ *   2  gp_block_reduce_<name>                            detail/block/block_reduce.cuh
+ *      gp_block_inclusive_scan_<name>,                   detail/block/block_scan.cuh
  *        gp_block_exclusive_scan_<name>, gp_block_scan_blelloch_<name>,
  *        gp_blelloch_index, gp_blelloch_smem_elems
- *      gp_tile_pitch, gp_tile_load_<name>,               detail/tile.cuh
+ *      gp_tile_pitch, gp_tile_load_<name>,               detail/block/tile.cuh
  *        gp_tile_load_async_<name>, gp_tile_load_wait, gp_tile_store_<name>, GP_DEFINE_TILE
- *   3  gp_reduce_<name>, GP_DEFINE_REDUCE[_EXTERN],      detail/reduce.cuh
+ *   3  gp_reduce_<name>, GP_DEFINE_REDUCE[_EXTERN],      detail/device/reduce.cuh
  *        GP_DECLARE_REDUCE; gp_dot_*, gp_sum_squares_*, gp_count_nonzero_*,
  *        GP_DEFINE_MAP[2]_REDUCE[_EXTERN], GP_DECLARE_MAP[2]_REDUCE
- *      gp_{ex,in}clusive_scan[_init]_<name>, GP_DEFINE_SCAN[_EXTERN], GP_DECLARE_SCAN   detail/scan.cuh
- *      gp_transpose[_strided|_batched]_<name>,           detail/transpose.cuh
+ *      gp_{ex,in}clusive_scan[_init]_<name>, GP_DEFINE_SCAN[_EXTERN], GP_DECLARE_SCAN   detail/device/scan.cuh
+ *      gp_transpose[_strided|_batched]_<name>,           detail/device/transpose.cuh
  *        GP_DEFINE_TRANSPOSE[_EXTERN], GP_DECLARE_TRANSPOSE
- *      gp_matmul_f32, gp_matmul_f64                      detail/matmul.cuh
+ *      gp_matmul_f32, gp_matmul_f64                      detail/device/matmul.cuh
  *   4  the default instance lists                        detail/instances.cuh
  *   Each file's end documents the exact contract of the names it defines: which threads
  *   hold the result, the shared memory used, the barriers, the block shapes.
@@ -75,7 +75,7 @@
  *                                                const float *d_init, cudaStream_t s);  (and _inclusive_)
  *   Several GPUs over NCCL (reduce, scan, transpose of sharded data): gpuprims_nccl.cuh.
  *   GP_DEFINE_SCAN(name, T, OP, IDENTITY) makes the scan family for your own type and
- *   operator, as GP_DEFINE_REDUCE does below (detail/scan.cuh lists the names).
+ *   operator, as GP_DEFINE_REDUCE does below (detail/device/scan.cuh lists the names).
  *   Transposes (and tile functions) for <name> in u8 u16 f32 f64 v16 (uint8_t uint16_t
  *   float double gp_v16_t, a 16-byte struct): d_in is rows x cols, row-major; d_out
  *   cols x rows. Strided: leading dimensions; batched: `batch` matrices, `stride` apart.
@@ -128,7 +128,7 @@
  *     typedef struct { float r, g, b; } rgb_t;
  *     GP_DEFINE_TRANSPOSE(rgb, rgb_t)       // gp_transpose_rgb, gp_tile_load_rgb, ...
  *
- * TILES IN YOUR OWN KERNEL (see detail/tile.cuh for the contract)
+ * TILES IN YOUR OWN KERNEL (see detail/block/tile.cuh for the contract)
  *     __shared__ float s[32 * gp_tile_pitch(32, 4)];             // 32 x 33: columns conflict-free
  *     gp_tile_load_f32(s, gp_tile_pitch(32, 4), a + r0 * lda + c0, lda, m - r0, k - c0, 32, 32, 0.0f);
  *     __syncthreads();                                            // ragged edges read as 0
@@ -176,24 +176,24 @@
 #include <cuda_runtime_api.h>
 
 /* Level 0: shared helpers and limits, checks, operators, scratch, the launch skeleton. */
-#include "detail/common.cuh"
-#include "detail/check.cuh"
-#include "detail/ops.cuh"
+#include "detail/util/common.cuh"
+#include "detail/util/check.cuh"
+#include "detail/util/ops.cuh"
 #ifdef __CUDACC__
-#include "detail/async_copy.cuh"
-#include "detail/scratch.cuh"
-#include "detail/launch.cuh"
+#include "detail/util/async_copy.cuh"
+#include "detail/util/scratch.cuh"
+#include "detail/util/launch.cuh"
 /* Level 1: warp.  Level 2: block and tile. */
-#include "detail/warp.cuh"
-#include "detail/block_reduce.cuh"
-#include "detail/block_scan.cuh"
-#include "detail/tile.cuh"
+#include "detail/warp/warp.cuh"
+#include "detail/block/block_reduce.cuh"
+#include "detail/block/block_scan.cuh"
+#include "detail/block/tile.cuh"
 #endif
 /* Level 3: device-wide primitives (C files see their declarations only). */
-#include "detail/reduce.cuh"
-#include "detail/scan.cuh"
-#include "detail/transpose.cuh"
-#include "detail/matmul.cuh"
+#include "detail/device/reduce.cuh"
+#include "detail/device/scan.cuh"
+#include "detail/device/transpose.cuh"
+#include "detail/device/matmul.cuh"
 /* Level 4: the default instances. */
 #include "detail/instances.cuh"
 

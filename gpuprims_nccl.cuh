@@ -436,7 +436,7 @@ static cudaError_t gp__nccl_transpose(T *d_out, const T *d_in, size_t rows, size
     return err;
 }
 
-/* ---- instantiation (the shape of the core families: see the end of detail/reduce.cuh) ---- */
+/* ---- instantiation (the shape of the core families: see the end of detail/device/reduce.cuh) ---- */
 #define GP__DEFINE_NCCL_REDUCE_HOST(SCOPE, name, T, OPS, REDUCE)                                          \
     SCOPE cudaError_t gp_nccl_reduce_##name(T *d_out, const T *d_in_shard, size_t n_local, ncclComm_t comm, \
                                             cudaStream_t s)                                              \

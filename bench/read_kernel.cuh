@@ -1,4 +1,4 @@
-/* bench/read_kernel.cuh -- the read ceiling of a reduce, shared by bench/reduce.cu and the
+/* bench/read_kernel.cuh -- the read ceiling of a reduce, shared by bench/reduce/reduce.cu and the
  * probes: a kernel that only reads. */
 #ifndef GP_BENCH_READ_KERNEL_CUH
 #define GP_BENCH_READ_KERNEL_CUH

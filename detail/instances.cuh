@@ -11,12 +11,12 @@
 #ifndef GPUPRIMS_DETAIL_INSTANCES_CUH
 #define GPUPRIMS_DETAIL_INSTANCES_CUH
 
-#include "common.cuh"
-#include "ops.cuh"
-#include "reduce.cuh"
-#include "scan.cuh"
-#include "transpose.cuh"
-#include "matmul.cuh"
+#include "util/common.cuh"
+#include "util/ops.cuh"
+#include "device/reduce.cuh"
+#include "device/scan.cuh"
+#include "device/transpose.cuh"
+#include "device/matmul.cuh"
 
 /* X(name, T, op, kind, OP, IDENTITY)
  *   op:   sum, min or max            kind: int (signed), uint (unsigned) or float

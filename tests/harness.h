@@ -54,29 +54,10 @@ int gp_t_run(const char *cmd, char *out, size_t cap);
 void gp_t_expect_chk_failure(const char *what, const char *cmd, const char *where, const char *call,
                              const char *error, const char *or_error);
 
-/* Every test file: one entry point, registered in tests/main.c. */
-void test_check(void);
-void test_compile_errors(void); /* host: runs nvcc and the C compiler */
+/* Every test file defines its entry points as `void test_<family>...(void)` (extern "C" in
+ * .cu files) at the start of a line; the Makefile lists them for tests/main.c, and
+ * GP_TEST_ONLY=<text> (make test-<family>) runs those whose name contains the text. */
 int test_check_scenario(int which); /* runs in a child process: must exit non-zero */
-void test_reduce_host(void);
-void test_reduce_host_rows(void);
-void test_reduce_gpu(void);
-void test_reduce_user(void);
-void test_map_reduce_host_rows(void);
-void test_map_reduce_gpu(void);
-void test_scan_host(void);
-void test_scan_host_rows(void);
-void test_scan_gpu(void);
-void test_scan_user(void);
-void test_tile_host(void);
-void test_tile_gpu(void);
-void test_transpose_host(void);
-void test_transpose_gpu(void);
-void test_c_api(void);
-void test_examples_ptx(void);    /* host: the PTX of examples/ptx.cu (runs nvcc) */
-void test_examples_errors(void); /* GPU: the three scenarios of the built examples/errors */
-void test_matmul_host(void);
-void test_matmul_gpu(void);
 
 #ifdef __cplusplus
 }

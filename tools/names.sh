@@ -16,21 +16,21 @@ cd "$(dirname "$0")/.."
   echo " * Do not edit; 'make test' checks that it is current. */"
   cat <<'GEN' | "$cc" -E -P -I. -I"$inc" -x c - | sed -n '/^GP__NAMES_START/,$p' | tail -n +2 | sed 's/;/;\n/g; s/@/\n/g' | sed 's/^ *//; s/ *$//' | grep -v '^$'
 #include "gpuprims.cuh"
-#define HOST_OP(name, T, op, kind, OP, ID) @host (detail/reduce.cuh, detail/scan.cuh)@ GP_DECLARE_REDUCE(name, T) GP_DECLARE_SCAN(name, T)
-#define DEV_OP(name, T, op, kind, OP, ID) @device (detail/warp.cuh)@ \
+#define HOST_OP(name, T, op, kind, OP, ID) @host (detail/device/reduce.cuh, detail/device/scan.cuh)@ GP_DECLARE_REDUCE(name, T) GP_DECLARE_SCAN(name, T)
+#define DEV_OP(name, T, op, kind, OP, ID) @device (detail/warp/warp.cuh)@ \
   T gp_warp_reduce_##name(T v); T gp_warp_reduce_smem_##name(T *s); \
   T gp_warp_inclusive_scan_##name(T v); T gp_warp_exclusive_scan_##name(T v, T *total); \
-  @device (detail/block_reduce.cuh, detail/block_scan.cuh)@ T gp_block_reduce_##name(T v); \
+  @device (detail/block/block_reduce.cuh, detail/block/block_scan.cuh)@ T gp_block_reduce_##name(T v); \
   T gp_block_inclusive_scan_##name(T v, T *aggregate); T gp_block_exclusive_scan_##name(T v, T *aggregate); \
   T gp_block_scan_blelloch_##name(T *s, unsigned n);
-#define HOST_MAP(name, Tin, T, MAP, OP, ID) @host (detail/reduce.cuh)@ GP_DECLARE_MAP_REDUCE(name, Tin, T)
-#define HOST_MAP2(name, Tin, T, MAP2, OP, ID) @host (detail/reduce.cuh)@ GP_DECLARE_MAP2_REDUCE(name, Tin, T)
-#define HOST_TR(name, T) @host (detail/transpose.cuh)@ GP_DECLARE_TRANSPOSE(name, T)
-#define DEV_TILE(name, T) @device (detail/tile.cuh)@ \
+#define HOST_MAP(name, Tin, T, MAP, OP, ID) @host (detail/device/reduce.cuh)@ GP_DECLARE_MAP_REDUCE(name, Tin, T)
+#define HOST_MAP2(name, Tin, T, MAP2, OP, ID) @host (detail/device/reduce.cuh)@ GP_DECLARE_MAP2_REDUCE(name, Tin, T)
+#define HOST_TR(name, T) @host (detail/device/transpose.cuh)@ GP_DECLARE_TRANSPOSE(name, T)
+#define DEV_TILE(name, T) @device (detail/block/tile.cuh)@ \
   void gp_tile_load_##name(T *s_tile, int s_pitch, const T *g, size_t ld, size_t rows_left, size_t cols_left, int tile_rows, int tile_cols, T fill); \
   void gp_tile_load_async_##name(T *s_tile, int s_pitch, const T *g, size_t ld, size_t rows_left, size_t cols_left, int tile_rows, int tile_cols, T fill); \
   void gp_tile_store_##name(T *g, size_t ld, size_t rows_left, size_t cols_left, const T *s_tile, int s_pitch, int tile_rows, int tile_cols);
-#define HOST_MM(name, T) @host (detail/matmul.cuh)@ GP_DECLARE_MATMUL(name, T)
+#define HOST_MM(name, T) @host (detail/device/matmul.cuh)@ GP_DECLARE_MATMUL(name, T)
 GP__NAMES_START
 GP__OP_INSTANCES(HOST_OP)
 GP__OP_INSTANCES(DEV_OP)

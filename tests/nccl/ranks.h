@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <nccl.h>
-#include "../../detail/check.cuh"
+#include "../../detail/util/check.cuh"
 
 enum { MAX_RANKS = 8 };
 typedef struct {

@@ -1,0 +1,81 @@
+/* detail/util/ops.cuh -- operators: the macros for the default instances (sum, min, max), their
+ * identities per type, and GP_DEFINE_OP, which carries an operator into the generic code.
+ * Level 0: needs common.cuh. The operator, map and identity macros are plain C.
+ *
+ * An operator is a function-like macro OP(a, b) that must be associative; it need not be
+ * commutative: everything in gpuprims combines in index order, `a` before `b`. It runs on
+ * the device only (a __device__ or __host__ __device__ function, or an expression). An
+ * IDENTITY that contains commas, such as a compound literal, goes in parentheses:
+ * ((pair_t){-INFINITY, -1}). */
+#ifndef GPUPRIMS_DETAIL_OPS_CUH
+#define GPUPRIMS_DETAIL_OPS_CUH
+
+#include <stdint.h>
+#include <math.h>
+#include "common.cuh"
+
+#define GP_OP_SUM(a, b) ((a) + (b))
+/* Ties keep `a`, the earlier element: min and max are then stable (first of equals). */
+#define GP_OP_MIN(a, b) ((b) < (a) ? (b) : (a))
+#define GP_OP_MAX(a, b) ((a) < (b) ? (b) : (a))
+
+/* Maps for the default map-reduces (reduce.cuh): x^2 (sum of squares), a*b (dot product),
+ * and 1 for an element that is not zero, as a 64-bit count (-0.0 is zero; NaN is not). */
+#define GP_MAP_SQUARE(x) ((x) * (x))
+#define GP_MAP2_MUL(a, b) ((a) * (b))
+#define GP_MAP_NONZERO(x) ((uint64_t)((x) != 0))
+
+/* Identities per type suffix: GP_ID_<op>_<suffix>. */
+#define GP_ID_SUM_i32 ((int32_t)0)
+#define GP_ID_SUM_u32 ((uint32_t)0)
+#define GP_ID_SUM_i64 ((int64_t)0)
+#define GP_ID_SUM_u64 ((uint64_t)0)
+#define GP_ID_SUM_f32 (0.0f)
+#define GP_ID_SUM_f64 (0.0)
+#define GP_ID_MIN_i32 INT32_MAX
+#define GP_ID_MIN_u32 UINT32_MAX
+#define GP_ID_MIN_i64 INT64_MAX
+#define GP_ID_MIN_u64 UINT64_MAX
+#define GP_ID_MIN_f32 ((float)INFINITY)
+#define GP_ID_MIN_f64 ((double)INFINITY)
+#define GP_ID_MAX_i32 INT32_MIN
+#define GP_ID_MAX_u32 ((uint32_t)0)
+#define GP_ID_MAX_i64 INT64_MIN
+#define GP_ID_MAX_u64 ((uint64_t)0)
+#define GP_ID_MAX_f32 (-(float)INFINITY)
+#define GP_ID_MAX_f64 (-(double)INFINITY)
+
+#ifdef __CUDACC__
+/* GP_DEFINE_OP(name, T, OP, IDENTITY): the operator struct gp__op_<name> that the warp,
+ * block and device templates are written against (`Op::type`, `Op::apply(a, b)`,
+ * `Op::identity()`, both __device__). OP is evaluated on two plain locals, so an OP that
+ * names an argument twice never repeats a load or a shuffle. Mistakes fail to compile on
+ * the line of the GP_DEFINE_* that names them, never as a warning and a wrong kernel:
+ *   - OP calls a host-only function (or std::plus<T>() without --expt-relaxed-constexpr);
+ *   - OP is not function-like (`+` would expand to `+(a, b)`, a comma expression: the
+ *     "expression has no effect" diagnostic is raised to an error here);
+ *   - T is larger than GP_MAX_ELEM_BYTES;
+ *   - it is used inside a function ("namespace definition is not allowed"), or in a C
+ *     file (the static assertion below the #else).
+ * Every public GP_DEFINE_<family>(name, T, OP, IDENTITY) starts with it. */
+#define GP__DIAG_PUSH_OP_ERRORS                                                            \
+    _Pragma("nv_diagnostic push") _Pragma("nv_diag_error 174") _Pragma("nv_diag_error 20011") \
+        _Pragma("nv_diag_error 20013") _Pragma("nv_diag_error 20014")
+#define GP__DIAG_POP _Pragma("nv_diagnostic pop")
+
+#define GP_DEFINE_OP(name, T, OP, IDENTITY)                                                \
+    namespace gp_DEFINE_must_be_used_at_file_scope {}                                     \
+    static_assert(sizeof(T) <= GP_MAX_ELEM_BYTES, "gpuprims: element type " #T             \
+                                                  " is larger than GP_MAX_ELEM_BYTES");    \
+    GP__DIAG_PUSH_OP_ERRORS                                                                \
+    struct gp__op_##name {                                                                 \
+        typedef T type;                                                                    \
+        static __device__ __forceinline__ T apply(T a, T b) { return OP(a, b); }           \
+        static __device__ __forceinline__ T identity() { return IDENTITY; }                \
+    };                                                                                     \
+    GP__DIAG_POP
+#else
+#define GP_DEFINE_OP(name, T, OP, IDENTITY) GP__NEEDS_CUDA(GP_DEFINE_OP)
+#endif
+
+#endif /* GPUPRIMS_DETAIL_OPS_CUH */
