@@ -182,12 +182,16 @@
 #ifdef __CUDACC__
 #include "detail/util/async_copy.cuh"
 #include "detail/util/scratch.cuh"
+#include "detail/util/status.cuh"
+#include "detail/util/mbarrier.cuh"
 #include "detail/util/launch.cuh"
 /* Level 1: warp.  Level 2: block and tile. */
 #include "detail/warp/warp.cuh"
 #include "detail/block/block_reduce.cuh"
 #include "detail/block/block_scan.cuh"
 #include "detail/block/tile.cuh"
+/* Level 3: the single-pass engine. */
+#include "detail/agent/single_pass.cuh"
 #endif
 /* Level 3: device-wide primitives (C files see their declarations only). */
 #include "detail/device/reduce.cuh"

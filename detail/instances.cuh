@@ -91,6 +91,9 @@ GP__MAP_REDUCE_INSTANCES(GP__DECLARE_MAP_ROW)
 GP__MAP2_REDUCE_INSTANCES(GP__DECLARE_MAP2_ROW)
 GP__TRANSPOSE_INSTANCES(GP_DECLARE_TRANSPOSE)
 GP__MATMUL_INSTANCES(GP_DECLARE_MATMUL)
+/* Frees the library's status memory on `device` (util/status.cuh) once its last use is
+ * done; later calls make it again. Safe at exit and between calls. */
+GP__EXTERN_C cudaError_t gp_release_device_state(int device);
 
 #ifdef __CUDACC__
 /* Device-side names (warp, block and tile level) in every CUDA translation unit. */
@@ -115,6 +118,7 @@ GP__MAP2_REDUCE_INSTANCES(GP_DEFINE_MAP2_REDUCE_EXTERN)
 #endif
 #ifdef GPUPRIMS_IMPLEMENTATION_SCAN
 GP__OP_INSTANCES(GP__SCAN_HOST_ROW)
+extern "C" cudaError_t gp_release_device_state(int device) { return gp__release_device_state(device); }
 #endif
 #ifdef GPUPRIMS_IMPLEMENTATION_TRANSPOSE
 GP__TRANSPOSE_INSTANCES(GP__TRANSPOSE_HOST_ROW)

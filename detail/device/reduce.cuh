@@ -189,6 +189,7 @@ static inline GP__HD gp__launch_shape gp__reduce_shape(const gp__reduce_plan &p,
     sh.scratch_bytes = p.mode == GP__GRID ? (size_t)p.blocks * elem : 0;
     sh.scratch_zeroed = 0;
     sh.scratch_wait = 0;
+    sh.status_kept = 0;
     sh.chain = 0; /* set by the caller, which knows the device */
     return sh;
 }
@@ -445,7 +446,7 @@ static cudaError_t gp__map_reduce(typename Op::type *d_out, const typename Map::
     const int pdl_ok = dev.cluster_ok;
     shape.chain = GP__REDUCE_CHAIN && pdl_ok;
     if (p.mode == GP__GRID) GP__TRY(gp__kernel_load<gp__reduce_finish_kernel<Op, Map>>());
-    return gp__launch_device_wide(shape, dev.id, s, [&](const cudaLaunchConfig_t &cfg, void *scratch) {
+    return gp__launch_device_wide(shape, dev.id, s, [&](const cudaLaunchConfig_t &cfg, void *scratch, uint32_t) {
         T *partials = static_cast<T *>(scratch);
         GP__TRY(cudaLaunchKernelEx(&cfg, gp__reduce_kernel<Op, Map>, d_out, src, p, partials));
         if (p.mode != GP__GRID) return cudaSuccess;

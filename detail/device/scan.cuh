@@ -82,6 +82,8 @@
 #include "../block/block_scan.cuh"
 #include "../util/launch.cuh"
 #include "../util/scratch.cuh"
+#include "../util/mbarrier.cuh"
+#include "../agent/single_pass.cuh"
 
 /* Tuning (overridable for experiments; the defaults are what bench/results measured). */
 #ifndef GP__SCAN_BLOCK_BIG
@@ -140,7 +142,7 @@ static constexpr GP__HD unsigned gp__scan_rows(size_t elem)
 }
 static constexpr GP__HD unsigned gp__scan_items(size_t elem) { return gp__scan_vec(elem) * gp__scan_rows(elem); }
 /* 64-bit status words per tile total: 32 bits of value each */
-static constexpr GP__HD unsigned gp__scan_words(size_t elem) { return (unsigned)((elem + 3) / 4); }
+static constexpr GP__HD unsigned gp__scan_words(size_t elem) { return gp__status_words(elem); }
 
 typedef struct gp__scan_plan {
     size_t n;       /* elements */
@@ -196,103 +198,15 @@ static inline GP__HD gp__scan_plan gp__scan_make_plan(uintptr_t in, uintptr_t ou
     return p;
 }
 
-/* GRID-mode scratch: the 64-bit tile counter, then the tiles' status words (all zeroed
- * before the launch: 0 = "not yet"). */
+/* GRID-mode scratch, a status region (util/status.cuh): the tile counter and the done
+ * counter (0 at the start, reset by the last block), then the tiles' status words, tagged
+ * with the call's epoch (agent/single_pass.cuh). */
 static inline GP__HD size_t gp__scan_status_offset(void) { return GP__SCRATCH_ALIGN; }
 static inline GP__HD size_t gp__scan_scratch_bytes(size_t tiles, size_t elem)
 {
     return gp__scan_status_offset() + tiles * gp__scan_words(elem) * 8;
 }
 
-
-/* ---- status words and shared-memory pipeline primitives (GRID mode) ---------------------- */
-
-static __device__ __forceinline__ void gp__st_relaxed_u64(uint64_t *p, uint64_t v)
-{
-    asm volatile("st.relaxed.gpu.global.b64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
-}
-static __device__ __forceinline__ uint64_t gp__ld_relaxed_u64(const uint64_t *p)
-{
-    uint64_t v;
-    asm volatile("ld.relaxed.gpu.global.b64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
-    return v;
-}
-
-/* Tile t's total: one flagged word per 32 bits of value (see the top of this file). */
-template <class T>
-static __device__ __forceinline__ void gp__scan_publish(uint64_t *status, size_t t, T v)
-{
-    enum { W = gp__scan_words(sizeof(T)) };
-    uint32_t bits[W] = {};
-    memcpy(bits, &v, sizeof(T));
-#pragma unroll
-    for (int c = 0; c < W; c++) gp__st_relaxed_u64(status + t * W + c, (1ull << 32) | bits[c]);
-}
-
-/* mbarriers (sm_80+; try_wait and the bulk copy sm_90). Every arrive releases and every
- * completed wait acquires, at CTA scope: ordinary shared-memory writes before an arrive
- * are visible after the matching wait. sm_75 has no mbarrier: there a 64-bit shared word
- * stands in (arrivals in bits 0-15, expected arrivals in 16-31, the phase above), with
- * block-scope fences; no bulk copies are issued there. */
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
-static __device__ __forceinline__ void gp__mbar_init(uint64_t *b, unsigned count) { *b = (uint64_t)count << 16; }
-static __device__ __forceinline__ void gp__mbar_arrive(uint64_t *b)
-{
-    __threadfence_block();
-    const unsigned long long old = atomicAdd(reinterpret_cast<unsigned long long *>(b), 1ull);
-    const unsigned expected = (unsigned)(old >> 16) & 0xffffu;
-    if (((unsigned)old & 0xffffu) + 1 == expected) /* last arrival: next phase, count from 0 */
-        atomicAdd(reinterpret_cast<unsigned long long *>(b), (1ull << 32) - expected);
-}
-static __device__ __forceinline__ bool gp__mbar_test(uint64_t *b, unsigned parity)
-{
-    const uint64_t w = *reinterpret_cast<volatile uint64_t *>(b);
-    const bool done = ((unsigned)(w >> 32) & 1u) != parity;
-    if (done) __threadfence_block();
-    return done;
-}
-#else
-static __device__ __forceinline__ void gp__mbar_init(uint64_t *b, unsigned count)
-{
-    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(gp__smem_u32(b)), "r"(count) : "memory");
-}
-static __device__ __forceinline__ void gp__mbar_arrive(uint64_t *b)
-{
-    asm volatile("{ .reg .b64 st; mbarrier.arrive.shared::cta.b64 st, [%0]; }" ::"r"(gp__smem_u32(b)) : "memory");
-}
-static __device__ __forceinline__ bool gp__mbar_test(uint64_t *b, unsigned parity)
-{
-    unsigned ok;
-#if __CUDA_ARCH__ >= 900
-    asm volatile("{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }"
-                 : "=r"(ok) : "r"(gp__smem_u32(b)), "r"(parity) : "memory");
-#else
-    asm volatile("{ .reg .pred p; mbarrier.test_wait.parity.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }"
-                 : "=r"(ok) : "r"(gp__smem_u32(b)), "r"(parity) : "memory");
-#endif
-    return ok != 0;
-}
-#endif
-/* Waits until the phase of parity `parity` has completed. */
-static __device__ __forceinline__ void gp__mbar_wait(uint64_t *b, unsigned parity)
-{
-    while (!gp__mbar_test(b, parity)) {
-    }
-}
-
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-/* One arrival that also expects `bytes` from a bulk copy, and the copy itself: `bytes`
- * (a multiple of 16) from global `src` (16-byte aligned) to shared `dst`. */
-static __device__ __forceinline__ void gp__bulk_load(void *dst, const void *src, unsigned bytes, uint64_t *bar)
-{
-    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(gp__smem_u32(bar)), "r"(bytes)
-                 : "memory");
-    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(
-                     gp__smem_u32(dst)),
-                 "l"(src), "r"(bytes), "r"(gp__smem_u32(bar))
-                 : "memory");
-}
-#endif
 
 /* ---- register tiles ------------------------------------------------------------------------ */
 
@@ -467,7 +381,8 @@ struct gp__scan_ahead {
  * until all are published, all loads of a round in flight together; v[b] gets them. The
  * warp returns together. */
 template <class Op, int NB>
-static __device__ __forceinline__ void gp__scan_poll(const uint64_t *status, size_t first, unsigned pending,
+static __device__ __forceinline__ void gp__scan_poll(const uint64_t *status, uint32_t epoch, size_t first,
+                                                    unsigned pending,
                                                     typename Op::type (&v)[NB])
 {
     typedef typename Op::type T;
@@ -487,7 +402,7 @@ static __device__ __forceinline__ void gp__scan_poll(const uint64_t *status, siz
                 uint32_t bits[W];
 #pragma unroll
                 for (int c = 0; c < W; c++) {
-                    ready &= (w[b][c] >> 32) != 0;
+                    ready &= gp__status_ready(w[b][c], epoch);
                     bits[c] = (uint32_t)w[b][c];
                 }
                 if (ready) {
@@ -538,7 +453,8 @@ enum { GP__SCAN_TREES_APART = 1, GP__SCAN_ONE_AHEAD = 2 }; /* the kernel's flags
  * 2^27 817 against 733. Every warp publishing every batch it reduced: f32 2^28 1300 us against
  * 728 (same-address stores queue at the L2). */
 template <class Op>
-static __device__ __forceinline__ typename Op::type gp__scan_look_ahead(const uint64_t *status, size_t t,
+static __device__ __forceinline__ typename Op::type gp__scan_look_ahead(const uint64_t *status, uint32_t epoch,
+                                                                       size_t t,
                                                                        gp__scan_ahead<typename Op::type> &s,
                                                                        unsigned flags, unsigned part_id,
                                                                        unsigned parts, typename Op::type *xchg)
@@ -561,7 +477,7 @@ static __device__ __forceinline__ typename Op::type gp__scan_look_ahead(const ui
 #pragma unroll
         for (int b = 0; b < NB; b++) v[b] = Op::identity();
         const unsigned pending = (mine >= 32 ? ~0u : (1u << mine) - 1) | (mine_part && lane < r ? 1u << (nb - base) : 0u);
-        gp__scan_poll<Op, NB>(status, (s.done + base) * GP__SCAN_BATCH + lane, pending, v);
+        gp__scan_poll<Op, NB>(status, epoch, (s.done + base) * GP__SCAN_BATCH + lane, pending, v);
         /* every slot's tree at once, their shuffles overlapping: one tree after another
          * (trees apart, as the first versions did) is five dependent shuffles a batch, half
          * a microsecond or so for a round of 8, on each tile's path; the same trees, so the
@@ -668,7 +584,7 @@ template <class Op>
 __global__ void __launch_bounds__(GP__SCAN_THREADS, GP__SCAN_MIN_BLOCKS)
     gp__scan_grid_kernel(typename Op::type *out, const typename Op::type *in, gp__scan_plan p, char *scratch,
                          const typename Op::type *init, int inclusive, unsigned stages, int bulk, unsigned flags,
-                         unsigned ramp)
+                         unsigned ramp, uint32_t epoch)
 {
     typedef typename Op::type T;
     enum { VEC = gp__scan_vec(sizeof(T)), ROWS = gp__scan_rows(sizeof(T)), ITEMS = VEC * ROWS,
@@ -699,7 +615,7 @@ __global__ void __launch_bounds__(GP__SCAN_THREADS, GP__SCAN_MIN_BLOCKS)
 #endif
     }
     if (threadIdx.x == 0) GP__SCAN_TRACE(blockIdx.x, 7);
-    gp__chain_wait(); /* the tile counter and status words are cleared (launch.cuh); the next call may be placed */
+    gp__chain_wait(); /* the stream's earlier work is done: it may have used this status region */
     __syncthreads();
     if (threadIdx.x == 0) GP__SCAN_TRACE(blockIdx.x, 6);
 
@@ -726,6 +642,9 @@ __global__ void __launch_bounds__(GP__SCAN_THREADS, GP__SCAN_MIN_BLOCKS)
                     gp__mbar_arrive(&full[s]);
                 if (t >= p.tiles) break;
             }
+        /* every block's producer has taken its last tile: the last one back resets the
+         * counters for the next call on this region (status memory) */
+        if (lane == 0) gp__last_block_reset(counter + 1, counter, 1);
         return;
     }
     if (warp == WARPS + 1 || warp == WARPS + 3) { /* look-ahead, parts 0 and 1 */
@@ -747,7 +666,7 @@ __global__ void __launch_bounds__(GP__SCAN_THREADS, GP__SCAN_MIN_BLOCKS)
             }
             t = __shfl_sync(GP__FULL_MASK, t, 0);
             if (t >= p.tiles) break;
-            const T pre = gp__scan_look_ahead<Op>(status, t, ahead, flags, part_id, parts, s_xchg);
+            const T pre = gp__scan_look_ahead<Op>(status, epoch, t, ahead, flags, part_id, parts, s_xchg);
             if (part_id == 0 && lane == 0) {
                 s_prefix[s] = pre;
                 GP__SCAN_TRACE(t, 3);
@@ -769,7 +688,7 @@ __global__ void __launch_bounds__(GP__SCAN_THREADS, GP__SCAN_MIN_BLOCKS)
             const unsigned char *stage = bulk && whole && p.in_vec ? gp__scan_ring + (size_t)s * TILE * sizeof(T) : NULL;
             const T agg = gp__scan_tile_total<Op>(stage, in, t, p);
             if (lane == 0) {
-                gp__scan_publish<T>(status, t, agg);
+                gp__status_publish<T>(status, t, agg, epoch);
                 GP__SCAN_TRACE(t, 2);
                 gp__mbar_arrive(&reduced[s]);
             }
@@ -884,12 +803,12 @@ static cudaError_t gp__scan(typename Op::type *d_out, const typename Op::type *d
                            knobs && knobs->min_warps ? knobs->min_warps : GP__SCAN_CLUSTER_MIN_WARPS, cluster_max);
     if (p.tiles > GP__GRID_MAX) return cudaErrorInvalidValue;
 
-    gp__launch_shape shape = {p.mode, (unsigned)p.tiles, p.block, 0, 0, 0, 0, 0};
+    gp__launch_shape shape = {p.mode, (unsigned)p.tiles, p.block, 0, 0, 0, 0, 0, 0};
     /* chained (sm_90): each kernel waits for the stream's earlier work at its first
      * instruction, so a call is placed on the GPU while the one before it finishes */
     shape.chain = sm90 && !(knobs && knobs->unchained);
     if (p.mode != GP__GRID)
-        return gp__launch_device_wide(shape, dev.id, s, [&](const cudaLaunchConfig_t &cfg, void *) {
+        return gp__launch_device_wide(shape, dev.id, s, [&](const cudaLaunchConfig_t &cfg, void *, uint32_t) {
             return cudaLaunchKernelEx(&cfg, small, d_out, d_in, p, d_init, inclusive);
         });
 
@@ -901,18 +820,20 @@ static cudaError_t gp__scan(typename Op::type *d_out, const typename Op::type *d
     const unsigned flags = (knobs && knobs->trees_apart ? (unsigned)GP__SCAN_TREES_APART : 0u) |
                            (knobs && knobs->one_ahead ? (unsigned)GP__SCAN_ONE_AHEAD : 0u);
     const unsigned ramp = knobs && knobs->ramp ? (knobs->ramp < 0 ? 0u : (unsigned)knobs->ramp) : GP__SCAN_RAMP;
-    void (*kernel)(T *, const T *, gp__scan_plan, char *, const T *, int, unsigned, int, unsigned, unsigned) =
+    void (*kernel)(T *, const T *, gp__scan_plan, char *, const T *, int, unsigned, int, unsigned, unsigned,
+                   uint32_t) =
         gp__scan_grid_kernel<Op>;
     shape.threads = GP__SCAN_THREADS;
     shape.smem_bytes = ring;
     shape.scratch_bytes = shape.scratch_zeroed = gp__scan_scratch_bytes(p.tiles, sizeof(T));
     shape.scratch_wait = sm90 && !(knobs && knobs->memset_clear); /* its sm_90 code calls gp__chain_wait() */
+    shape.status_kept = !(knobs && knobs->memset_clear); /* tagged words, counters reset by the last block */
     /* loaded, and opted in to the deepest ring any configuration asks for (the same for
      * every call of this type), so the bench's knobs never leave it below what one needs */
     const size_t ring_max =
         sm90 && gp__scan_vec(sizeof(T)) * sizeof(T) == 16 ? (size_t)GP__SCAN_STAGES_MAX * p.tile * sizeof(T) : 0;
     GP__TRY(gp__kernel_load<gp__scan_grid_kernel<Op>>((int)ring_max));
-    return gp__launch_device_wide(shape, dev.id, s, [&](const cudaLaunchConfig_t &base, void *scratch) {
+    return gp__launch_device_wide(shape, dev.id, s, [&](const cudaLaunchConfig_t &base, void *scratch, uint32_t epoch) {
         int fit = 0;
         /* The occupancy query costs microseconds of host time, which a stream of mid-sized
          * calls would pay every time: the answer is kept per device and ring (host memory
@@ -930,7 +851,7 @@ static cudaError_t gp__scan(typename Op::type *d_out, const typename Op::type *d
         cudaLaunchConfig_t cfg = base;
         cfg.gridDim = dim3((unsigned)(p.tiles < most ? p.tiles : most));
         return cudaLaunchKernelEx(&cfg, kernel, d_out, d_in, p, (char *)scratch, d_init, inclusive, stages, bulk, flags,
-                                  ramp);
+                                  ramp, epoch);
     });
 }
 

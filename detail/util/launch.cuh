@@ -34,6 +34,7 @@
 #include "common.cuh"
 #include "check.cuh"
 #include "scratch.cuh"
+#include "status.cuh"
 
 enum { GP__ONE_BLOCK = 0, GP__CLUSTER = 1, GP__GRID = 2 };
 
@@ -59,6 +60,10 @@ typedef struct gp__launch_shape {
     size_t scratch_zeroed; /* bytes of it cleared before the launch */
     int scratch_wait;      /* the kernel calls gp__chain_wait() first: the clearing may overlap
                             * its launch (set only for sm_90 code on an sm_90+ device) */
+    int status_kept;       /* the kernel keeps the status-memory protocol (status.cuh): its first
+                            * `scratch_zeroed` bytes are tagged words and counters it leaves
+                            * as found, so an eager call runs on the stream's region with no
+                            * clearing (a chained kernel calls gp__chain_wait() first) */
     int chain;             /* the kernel (or the zeroing kernel before it) waits for the stream's
                             * earlier work before it touches memory (griddepcontrol.wait): it is
                             * launched as that work's programmatic dependent, so that back-to-back
@@ -285,9 +290,12 @@ static inline unsigned gp__cluster_limit(int dev, unsigned threads)
     return (unsigned)limit;
 }
 
-/* Launches `launch(cfg, scratch)` (which returns cudaLaunchKernelEx's error) with the
+/* Launches `launch(cfg, scratch, epoch)` (which returns cudaLaunchKernelEx's error) with the
  * grid, block, stream and cluster attribute of `shape`, around the scratch it needs.
- * Returns the first error; the scratch is freed (stream-ordered) whatever happens. The
+ * GP__GRID with shape.status_kept, on a stream that is not capturing: the scratch is the
+ * stream's status region (status.cuh) with its next epoch, and nothing is cleared. Otherwise
+ * the scratch comes from the pool with its first `scratch_zeroed` bytes cleared, the epoch
+ * is 1, and it is freed (stream-ordered) after the launch. Returns the first error. The
  * caller has loaded its kernels (gp__kernel_load) before: a call on a full GPU then fails
  * here, at the allocation, and leaves nothing half done. */
 template <class Launch>
@@ -303,7 +311,22 @@ static cudaError_t gp__launch_device_wide(const gp__launch_shape &shape, int dev
     if (shape.mode == GP__CLUSTER) attrs[cfg.numAttrs++] = gp__cluster_attribute(shape.blocks);
     if (shape.mode != GP__GRID || shape.scratch_bytes == 0) {
         if (shape.chain) attrs[cfg.numAttrs++] = pdl;
-        return launch(cfg, (void *)NULL);
+        return launch(cfg, (void *)NULL, 1u);
+    }
+
+    if (shape.status_kept) {
+        int capturing = 0;
+        GP__TRY(gp__stream_capturing(s, &capturing));
+        gp__status_device *d = capturing ? NULL : gp__status_table(device);
+        if (d) {
+            std::lock_guard<std::mutex> g(d->lock); /* held through the launch: epochs in stream order */
+            gp__status_lease lease;
+            GP__TRY(gp__status_take(d, &lease, shape.scratch_bytes, device, s));
+            if (lease.mem) {
+                if (shape.chain) attrs[cfg.numAttrs++] = pdl;
+                return gp__status_done(&lease, launch(cfg, lease.mem, lease.epoch), s);
+            }
+        }
     }
 
     const size_t words = gp__ceil_div(shape.scratch_zeroed, (size_t)8); /* whole 8-byte words */
@@ -326,7 +349,7 @@ static cudaError_t gp__launch_device_wide(const gp__launch_shape &shape, int dev
         if (shape.scratch_zeroed) err = cudaMemsetAsync(scratch, 0, shape.scratch_zeroed, s);
         else if (shape.chain) attrs[cfg.numAttrs++] = pdl; /* nothing in between: chained to the earlier work */
     }
-    if (err == cudaSuccess) err = launch(cfg, scratch);
+    if (err == cudaSuccess) err = launch(cfg, scratch, 1u);
     const cudaError_t free_err = cudaFreeAsync(scratch, s);
     return err != cudaSuccess ? err : free_err;
 }

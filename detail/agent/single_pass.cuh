@@ -1,0 +1,93 @@
+/* detail/agent/single_pass.cuh -- the single-pass engine's shared pieces: tile status
+ * words tagged with the call's epoch, their relaxed loads and stores, and the last-block
+ * reset of a launch's counters. Level 3 (device code): needs util/common.cuh; the host
+ * side of status memory is util/status.cuh, and util/launch.cuh hands each launch its
+ * region and epoch.
+ *
+ * Every single-pass family (scan, select, sort, ...) hands values from tile to tile through
+ * these words. A value of type T travels as ceil(sizeof(T) / 4) 64-bit words, each holding
+ * 32 bits of the value in its low half and the call's epoch in its high half. A reader
+ * takes a word as published only when its tag is this call's epoch: whatever an earlier
+ * call left there (another epoch) reads as "not yet", so the words are never cleared
+ * between calls (status.cuh). Each word is written once per call with a relaxed gpu-scope
+ * store and read the same way, so a value is complete when all its words carry the epoch;
+ * a 64-bit store is single-copy atomic, so no word is ever seen half written.
+ *
+ * Counters (a tile counter, a done counter) are not tagged: the kernel that uses them
+ * returns them to 0 before it ends, with gp__last_block_reset. */
+#ifndef GPUPRIMS_DETAIL_SINGLE_PASS_CUH
+#define GPUPRIMS_DETAIL_SINGLE_PASS_CUH
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include "../util/common.cuh"
+
+/* 64-bit words per value of `elem` bytes. */
+static constexpr GP__HD unsigned gp__status_words(size_t elem) { return (unsigned)((elem + 3) / 4); }
+
+#ifdef __CUDACC__
+
+static __device__ __forceinline__ void gp__st_relaxed_u64(uint64_t *p, uint64_t v)
+{
+    asm volatile("st.relaxed.gpu.global.b64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
+}
+static __device__ __forceinline__ uint64_t gp__ld_relaxed_u64(const uint64_t *p)
+{
+    uint64_t v;
+    asm volatile("ld.relaxed.gpu.global.b64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+    return v;
+}
+
+/* A word of this call: `bits` tagged with `epoch` (never 0). */
+static __device__ __forceinline__ uint64_t gp__status_word(uint32_t bits, uint32_t epoch)
+{
+    return (uint64_t)epoch << 32 | bits;
+}
+static __device__ __forceinline__ bool gp__status_ready(uint64_t w, uint32_t epoch) { return (uint32_t)(w >> 32) == epoch; }
+
+/* Publishes v in slot t (words t * W .. t * W + W - 1). */
+template <class T>
+static __device__ __forceinline__ void gp__status_publish(uint64_t *status, size_t t, T v, uint32_t epoch)
+{
+    enum { W = gp__status_words(sizeof(T)) };
+    uint32_t bits[W] = {};
+    memcpy(bits, &v, sizeof(T));
+#pragma unroll
+    for (int c = 0; c < W; c++) gp__st_relaxed_u64(status + t * W + c, gp__status_word(bits[c], epoch));
+}
+
+/* One look at slot t: true, with v, when all its words carry this call's epoch. */
+template <class T>
+static __device__ __forceinline__ bool gp__status_try_read(const uint64_t *status, size_t t, uint32_t epoch, T &v)
+{
+    enum { W = gp__status_words(sizeof(T)) };
+    uint64_t w[W];
+#pragma unroll
+    for (int c = 0; c < W; c++) w[c] = gp__ld_relaxed_u64(status + t * W + c);
+    bool ready = true;
+    uint32_t bits[W];
+#pragma unroll
+    for (int c = 0; c < W; c++) {
+        ready &= gp__status_ready(w[c], epoch);
+        bits[c] = (uint32_t)w[c];
+    }
+    if (ready) memcpy(&v, bits, sizeof(T));
+    return ready;
+}
+
+/* Called by one thread of every block as the block's last act, after all its uses of the
+ * counters: the last block to arrive returns `done` and the other `n` counters to 0, so
+ * the next call on the region finds them as this one did. `done` counts blocks. */
+static __device__ __forceinline__ void gp__last_block_reset(unsigned long long *done, unsigned long long *counters,
+                                                            unsigned n)
+{
+    __threadfence(); /* this block's uses of the counters come before its arrival */
+    if (atomicAdd(done, 1ull) == (unsigned long long)gridDim.x * gridDim.y * gridDim.z - 1) {
+        for (unsigned i = 0; i < n; i++) counters[i] = 0;
+        *done = 0;
+    }
+}
+
+#endif /* __CUDACC__ */
+#endif /* GPUPRIMS_DETAIL_SINGLE_PASS_CUH */
