@@ -177,8 +177,11 @@ static inline GP__HD gp__reduce_plan gp__reduce_make_plan(uintptr_t a, uintptr_t
     return p;
 }
 
-/* The launch of a plan (elem: the size of the reduced type). GRID-mode scratch holds one
- * partial per block, written before it is read: nothing to clear. */
+/* GRID-mode scratch, a status region (util/status.cuh): the done counter (0 at the start,
+ * reset by the last block), then one partial per block, written before it is read. */
+static inline GP__HD size_t gp__reduce_partials_offset(void) { return GP__SCRATCH_ALIGN; }
+
+/* The launch of a plan (elem: the size of the reduced type). */
 static inline GP__HD gp__launch_shape gp__reduce_shape(const gp__reduce_plan &p, size_t elem)
 {
     gp__launch_shape sh;
@@ -186,10 +189,10 @@ static inline GP__HD gp__launch_shape gp__reduce_shape(const gp__reduce_plan &p,
     sh.blocks = p.blocks;
     sh.threads = GP__REDUCE_BLOCK;
     sh.smem_bytes = 0;
-    sh.scratch_bytes = p.mode == GP__GRID ? (size_t)p.blocks * elem : 0;
-    sh.scratch_zeroed = 0;
+    sh.scratch_bytes = p.mode == GP__GRID ? gp__reduce_partials_offset() + (size_t)p.blocks * elem : 0;
+    sh.scratch_zeroed = p.mode == GP__GRID ? sizeof(unsigned long long) : 0;
     sh.scratch_wait = 0;
-    sh.status_kept = 0;
+    sh.status_kept = 1;
     sh.chain = 0; /* set by the caller, which knows the device */
     return sh;
 }
@@ -352,12 +355,28 @@ static __device__ __forceinline__ typename Op::type gp__reduce_with_edges(const 
     return acc;
 }
 
-/* The body of the input: ONE_BLOCK and CLUSTER write the result; GRID writes one partial
- * per block, which gp__reduce_finish_kernel combines. */
+/* GRID mode's last block: the partials of the p.blocks blocks in block order (thread t
+ * folds [t*per, t*per+per), then the block's ordered tree), then head and tail. The same
+ * association for every grid of the same size, so the result is the same on every run. */
+template <class Op, class Map>
+static __device__ __forceinline__ void gp__reduce_finish(typename Op::type *out, const gp__reduce_src<typename Map::in_type> &src,
+                                                         const gp__reduce_plan &p, const typename Op::type *partials)
+{
+    typedef typename Op::type T;
+    const size_t per = gp__ceil_div(p.blocks, blockDim.x);
+    const size_t lo = gp__min_size((size_t)threadIdx.x * per, p.blocks), hi = gp__min_size(lo + per, p.blocks);
+    T acc = Op::identity();
+    for (size_t i = lo; i < hi; i++) acc = Op::apply(acc, gp__load_cg(partials + i));
+    const T total = gp__block_reduce<Op>(acc);
+    if (threadIdx.x == 0) *out = gp__reduce_with_edges<Op, Map>(src, p, total);
+}
+
+/* The body of the input: ONE_BLOCK and CLUSTER write the result; in GRID mode each block
+ * writes its partial and the last block to finish combines them (one launch a call). */
 template <class Op, class Map>
 __global__ void __launch_bounds__(GP__REDUCE_BLOCK, GP__MIN_BLOCKS(GP__REDUCE_BLOCK, GP__REDUCE_BLOCKS_PER_SM))
     gp__reduce_kernel(typename Op::type *out, gp__reduce_src<typename Map::in_type> src, gp__reduce_plan p,
-                      typename Op::type *partials)
+                      char *scratch)
 {
     typedef typename Op::type T;
     enum { ROWS = GP__REDUCE_ROWS(Map::ARITY, sizeof(typename Map::in_type)) };
@@ -399,25 +418,21 @@ __global__ void __launch_bounds__(GP__REDUCE_BLOCK, GP__MIN_BLOCKS(GP__REDUCE_BL
         return;
     }
 #endif
-    if (threadIdx.x == 0) partials[blockIdx.x] = block_total; /* GRID */
-}
-
-/* GRID mode's second kernel, one block: the partials of the p.blocks blocks in block
- * order, then head and tail. Launched behind gp__reduce_kernel (as its programmatic
- * dependent on sm_90). */
-template <class Op, class Map>
-__global__ void __launch_bounds__(GP__REDUCE_BLOCK)
-    gp__reduce_finish_kernel(typename Op::type *out, gp__reduce_src<typename Map::in_type> src, gp__reduce_plan p,
-                             const typename Op::type *partials)
-{
-    typedef typename Op::type T;
-    gp__chain_wait(); /* the grid has finished and its writes are visible; the next call may be placed */
-    const size_t per = gp__ceil_div(p.blocks, blockDim.x); /* thread t: partials [t*per, t*per+per) */
-    const size_t lo = gp__min_size((size_t)threadIdx.x * per, p.blocks), hi = gp__min_size(lo + per, p.blocks);
-    T acc = Op::identity();
-    for (size_t i = lo; i < hi; i++) acc = Op::apply(acc, gp__load_cg(partials + i));
-    const T total = gp__block_reduce<Op>(acc);
-    if (threadIdx.x == 0) *out = gp__reduce_with_edges<Op, Map>(src, p, total);
+    /* GRID: the partial, then the done counter; the last block to arrive finishes and
+     * returns the counter to 0 for the next call on this status region */
+    unsigned long long *done = reinterpret_cast<unsigned long long *>(scratch);
+    T *partials = reinterpret_cast<T *>(scratch + gp__reduce_partials_offset());
+    __shared__ bool last;
+    if (threadIdx.x == 0) {
+        partials[blockIdx.x] = block_total;
+        __threadfence(); /* the partial is visible before the arrival */
+        last = atomicAdd(done, 1ull) == gridDim.x - 1;
+    }
+    __syncthreads();
+    if (!last) return;
+    __threadfence(); /* every other block's partial is seen */
+    gp__reduce_finish<Op, Map>(out, src, p, partials);
+    if (threadIdx.x == 0) *done = 0;
 }
 
 /* The host side of every map-reduce (d_b: the second input of a two-input map; d_a again
@@ -445,13 +460,8 @@ static cudaError_t gp__map_reduce(typename Op::type *d_out, const typename Map::
      * sm_90 device, the same condition as for clusters */
     const int pdl_ok = dev.cluster_ok;
     shape.chain = GP__REDUCE_CHAIN && pdl_ok;
-    if (p.mode == GP__GRID) GP__TRY(gp__kernel_load<gp__reduce_finish_kernel<Op, Map>>());
     return gp__launch_device_wide(shape, dev.id, s, [&](const cudaLaunchConfig_t &cfg, void *scratch, uint32_t) {
-        T *partials = static_cast<T *>(scratch);
-        GP__TRY(cudaLaunchKernelEx(&cfg, gp__reduce_kernel<Op, Map>, d_out, src, p, partials));
-        if (p.mode != GP__GRID) return cudaSuccess;
-        return gp__chained_launch(gp__reduce_finish_kernel<Op, Map>, 1, GP__REDUCE_BLOCK, s, pdl_ok != 0, d_out, src, p,
-                                  (const T *)partials);
+        return cudaLaunchKernelEx(&cfg, gp__reduce_kernel<Op, Map>, d_out, src, p, static_cast<char *>(scratch));
     });
 }
 

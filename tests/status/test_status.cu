@@ -1,0 +1,245 @@
+/* tests/status/test_status.cu -- status memory (detail/util/status.cuh): the per-stream
+ * regions that grid-mode reduce and scan keep between calls, with no clearing launch.
+ * GPU: back-to-back calls of different sizes on one stream (stale words of a larger call
+ * lie beyond a smaller one's), streams destroyed and re-created in a loop, 16 host threads
+ * on private and shared streams and on their per-thread default streams, graphs replayed
+ * back to back and two instantiations on two streams at once, eager calls between graph
+ * replays, a call that fails its argument check in the middle of a sequence, and
+ * gp_release_device_state while idle followed by more calls. Every result is checked
+ * bitwise against a host reference (integer sums: exact). */
+#include "../../gpuprims.cuh"
+#include "../harness.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <thread>
+#include <vector>
+
+#define CK(x) EXPECT((x) == cudaSuccess, "%s failed", #x)
+
+/* A device buffer of n ints drawn from st, its host copy, and the host references. */
+typedef struct status_case {
+    size_t n;
+    std::vector<int> in, scan; /* inclusive sum, wrapping like the device (two's complement) */
+    long long sum;
+    int *d_in;
+} status_case;
+
+static void case_make(status_case *c, size_t n, uint64_t *st)
+{
+    c->n = n;
+    c->in.resize(n);
+    c->scan.resize(n);
+    uint32_t acc = 0;
+    for (size_t i = 0; i < n; i++) {
+        c->in[i] = (int)(gp_t_next(st) % 2001) - 1000;
+        acc += (uint32_t)c->in[i];
+        c->scan[i] = (int)acc;
+    }
+    c->sum = (int)acc;
+    c->d_in = NULL;
+    CK(cudaMalloc(&c->d_in, n * sizeof(int)));
+    CK(cudaMemcpy(c->d_in, c->in.data(), n * sizeof(int), cudaMemcpyHostToDevice));
+}
+
+/* One inclusive scan and one reduce of c on s into d_scan / d_sum, checked; returns 1 when right. */
+static int case_run_check(const status_case *c, int *d_scan, int *d_sum, cudaStream_t s, const char *what)
+{
+    std::vector<int> got(c->n);
+    int sum = 0;
+    if (cudaMemsetAsync(d_scan, 0xA5, c->n * sizeof(int), s) != cudaSuccess) return 0;
+    if (gp_inclusive_scan_sum_i32(d_scan, c->d_in, c->n, s) != cudaSuccess) return 0;
+    if (gp_reduce_sum_i32(d_sum, c->d_in, c->n, s) != cudaSuccess) return 0;
+    if (cudaMemcpyAsync(got.data(), d_scan, c->n * sizeof(int), cudaMemcpyDeviceToHost, s) != cudaSuccess) return 0;
+    if (cudaMemcpyAsync(&sum, d_sum, sizeof(int), cudaMemcpyDeviceToHost, s) != cudaSuccess) return 0;
+    if (cudaStreamSynchronize(s) != cudaSuccess) return 0;
+    const int ok = memcmp(got.data(), c->scan.data(), c->n * sizeof(int)) == 0 && sum == (int)c->sum;
+    if (!ok) printf("    %s: n = %zu wrong\n", what, c->n);
+    return ok;
+}
+
+extern "C" void test_status_gpu(void)
+{
+    gp_t_section("status memory: regions kept between calls, no clearing launch");
+    if (!gp_t_have_gpu()) {
+        gp_t_skip("status memory: needs a GPU");
+        return;
+    }
+    uint64_t st = gp_t_state(0x57a7);
+    const int small = gp_t_small();
+    /* grid-mode sizes: larger, then smaller (stale words of the larger call remain) */
+    const size_t sizes[] = {(size_t)1 << 23, ((size_t)1 << 21) + 7, ((size_t)1 << 22) + 12345, (size_t)1 << 20};
+    const int ncases = small ? 2 : 4;
+    status_case cases[4];
+    for (int i = 0; i < ncases; i++) case_make(&cases[i], sizes[i], &st);
+    size_t most = 0;
+    for (int i = 0; i < ncases; i++) most = cases[i].n > most ? cases[i].n : most;
+
+    /* 1. one stream, many calls of mixed sizes, twice over */
+    {
+        int *d_scan = NULL, *d_sum = NULL;
+        CK(cudaMalloc(&d_scan, most * sizeof(int)));
+        CK(cudaMalloc(&d_sum, sizeof(int)));
+        cudaStream_t s;
+        CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+        int ok = 1;
+        for (int r = 0; r < 3; r++)
+            for (int i = 0; i < ncases; i++) ok &= case_run_check(&cases[i], d_scan, d_sum, s, "one stream");
+        EXPECT(ok, "status: back-to-back calls of mixed sizes on one stream");
+
+        /* 2. a call that fails its argument check between good ones */
+        ok = case_run_check(&cases[0], d_scan, d_sum, s, "before a bad call");
+        EXPECT(gp_inclusive_scan_sum_i32(NULL, cases[0].d_in, cases[0].n, s) == cudaErrorInvalidValue,
+               "status: a NULL output is cudaErrorInvalidValue");
+        EXPECT(gp_reduce_sum_i32(d_sum, NULL, cases[0].n, s) == cudaErrorInvalidValue,
+               "status: a NULL input is cudaErrorInvalidValue");
+        ok &= case_run_check(&cases[ncases - 1], d_scan, d_sum, s, "after a bad call");
+        EXPECT(ok, "status: calls before and after a failed argument check");
+
+        /* 3. release while idle, then more calls (the regions are made again) */
+        CK(cudaStreamSynchronize(s));
+        int dev = 0;
+        CK(cudaGetDevice(&dev));
+        EXPECT(gp_release_device_state(dev) == cudaSuccess, "status: gp_release_device_state while idle");
+        EXPECT(gp_release_device_state(dev) == cudaSuccess, "status: gp_release_device_state twice");
+        EXPECT(gp_release_device_state(-1) == cudaErrorInvalidDevice, "status: a bad device is cudaErrorInvalidDevice");
+        ok = 1;
+        for (int i = 0; i < ncases; i++) ok &= case_run_check(&cases[i], d_scan, d_sum, s, "after release");
+        EXPECT(ok, "status: calls after gp_release_device_state");
+
+        /* 4. graphs: captured calls take graph-owned scratch, replayed back to back, with
+         * eager calls on the same stream in between, and two instantiations at once */
+        const status_case *c = &cases[1];
+        int *d_g[2] = {NULL, NULL}, *d_gs[2] = {NULL, NULL};
+        cudaGraphExec_t exec[2] = {NULL, NULL};
+        cudaStream_t gs[2];
+        for (int g = 0; g < 2; g++) {
+            CK(cudaMalloc(&d_g[g], c->n * sizeof(int)));
+            CK(cudaMalloc(&d_gs[g], sizeof(int)));
+            CK(cudaStreamCreateWithFlags(&gs[g], cudaStreamNonBlocking));
+            cudaGraph_t graph;
+            CK(cudaStreamBeginCapture(gs[g], cudaStreamCaptureModeGlobal));
+            const cudaError_t e1 = gp_inclusive_scan_sum_i32(d_g[g], c->d_in, c->n, gs[g]);
+            const cudaError_t e2 = gp_reduce_sum_i32(d_gs[g], c->d_in, c->n, gs[g]);
+            CK(cudaStreamEndCapture(gs[g], &graph));
+            EXPECT(e1 == cudaSuccess && e2 == cudaSuccess, "status: calls under capture");
+            CK(cudaGraphInstantiate(&exec[g], graph, 0));
+            CK(cudaGraphDestroy(graph));
+        }
+        ok = 1;
+        for (int r = 0; r < 4; r++) {
+            for (int g = 0; g < 2; g++) {
+                CK(cudaMemsetAsync(d_g[g], 0xA5, c->n * sizeof(int), gs[g]));
+                CK(cudaGraphLaunch(exec[g], gs[g]));
+                CK(cudaGraphLaunch(exec[g], gs[g])); /* back to back */
+            }
+            ok &= case_run_check(&cases[0], d_scan, d_sum, gs[0], "eager between replays");
+            for (int g = 0; g < 2; g++) {
+                CK(cudaStreamSynchronize(gs[g]));
+                std::vector<int> got(c->n);
+                int sum = 0;
+                CK(cudaMemcpy(got.data(), d_g[g], c->n * sizeof(int), cudaMemcpyDeviceToHost));
+                CK(cudaMemcpy(&sum, d_gs[g], sizeof(int), cudaMemcpyDeviceToHost));
+                ok &= memcmp(got.data(), c->scan.data(), c->n * sizeof(int)) == 0 && sum == (int)c->sum;
+            }
+        }
+        EXPECT(ok, "status: graphs replayed back to back, two at once, eager calls between");
+        for (int g = 0; g < 2; g++) {
+            CK(cudaGraphExecDestroy(exec[g]));
+            CK(cudaStreamDestroy(gs[g]));
+            CK(cudaFree(d_g[g]));
+            CK(cudaFree(d_gs[g]));
+        }
+
+        /* 5. streams destroyed and re-created in a loop: a new stream never inherits a
+         * region that the old one's work may still use */
+        ok = 1;
+        const int loops = small ? 8 : 96, ring = 8;
+        int *d_ring[ring];
+        for (int k = 0; k < ring; k++) CK(cudaMalloc(&d_ring[k], most * sizeof(int)));
+        for (int r = 0; r < loops; r++) {
+            cudaStream_t t;
+            CK(cudaStreamCreateWithFlags(&t, cudaStreamNonBlocking));
+            const status_case *cc = &cases[r % ncases];
+            ok &= gp_inclusive_scan_sum_i32(d_ring[r % ring], cc->d_in, cc->n, t) == cudaSuccess;
+            CK(cudaStreamDestroy(t)); /* its work may still run */
+            if (r % ring == ring - 1 || r == loops - 1) { /* check this round's outputs */
+                CK(cudaDeviceSynchronize());
+                for (int q = r - r % ring; q <= r; q++) {
+                    const status_case *cq = &cases[q % ncases];
+                    std::vector<int> got(cq->n);
+                    CK(cudaMemcpy(got.data(), d_ring[q % ring], cq->n * sizeof(int), cudaMemcpyDeviceToHost));
+                    ok &= memcmp(got.data(), cq->scan.data(), cq->n * sizeof(int)) == 0;
+                }
+            }
+        }
+        for (int k = 0; k < ring; k++) CK(cudaFree(d_ring[k]));
+        ok &= case_run_check(&cases[0], d_scan, d_sum, s, "after the stream loop");
+        EXPECT(ok, "status: %d streams created, used and destroyed in a loop", loops);
+        CK(cudaStreamDestroy(s));
+        CK(cudaFree(d_scan));
+        CK(cudaFree(d_sum));
+    }
+
+    /* 6. 16 host threads: each on its own stream, on one stream shared by all, and on its
+     * per-thread default stream, mixed reduce and scan calls */
+    {
+        const int threads = small ? 4 : 16, rounds = small ? 2 : 6;
+        cudaStream_t shared;
+        CK(cudaStreamCreateWithFlags(&shared, cudaStreamNonBlocking));
+        std::vector<int> good(threads, 1);
+        std::vector<std::thread> pool;
+        for (int t = 0; t < threads; t++)
+            pool.emplace_back([&, t] {
+                int *d_scan = NULL, *d_sum = NULL;
+                if (cudaMalloc(&d_scan, most * sizeof(int)) != cudaSuccess ||
+                    cudaMalloc(&d_sum, sizeof(int)) != cudaSuccess) {
+                    good[t] = 0;
+                    return;
+                }
+                cudaStream_t own;
+                if (cudaStreamCreateWithFlags(&own, cudaStreamNonBlocking) != cudaSuccess) {
+                    good[t] = 0;
+                    return;
+                }
+                const cudaStream_t streams[3] = {own, shared, cudaStreamPerThread};
+                for (int r = 0; r < rounds; r++)
+                    for (int k = 0; k < 3; k++)
+                        good[t] &= case_run_check(&cases[(t + r + k) % ncases], d_scan, d_sum, streams[k], "threads");
+                cudaStreamDestroy(own);
+                cudaFree(d_scan);
+                cudaFree(d_sum);
+            });
+        for (auto &th : pool) th.join();
+        int ok = 1;
+        for (int t = 0; t < threads; t++) ok &= good[t];
+        EXPECT(ok, "status: %d host threads on private, shared and per-thread default streams", threads);
+        CK(cudaStreamDestroy(shared));
+    }
+
+    /* 7. a second device, where present */
+    int devices = 0;
+    CK(cudaGetDeviceCount(&devices));
+    if (devices > 1) {
+        int cur = 0;
+        CK(cudaGetDevice(&cur));
+        CK(cudaSetDevice(1));
+        status_case c1;
+        uint64_t st1 = gp_t_state(0x57a8);
+        case_make(&c1, cases[0].n, &st1);
+        int *d_scan = NULL, *d_sum = NULL;
+        CK(cudaMalloc(&d_scan, c1.n * sizeof(int)));
+        CK(cudaMalloc(&d_sum, sizeof(int)));
+        int ok = 1;
+        for (int r = 0; r < 3; r++) ok &= case_run_check(&c1, d_scan, d_sum, 0, "device 1");
+        EXPECT(ok, "status: calls on a second device");
+        CK(cudaFree(d_scan));
+        CK(cudaFree(d_sum));
+        CK(cudaFree(c1.d_in));
+        CK(gp_release_device_state(1));
+        CK(cudaSetDevice(cur));
+    } else {
+        gp_t_skip("status: a second device (one GPU here)");
+    }
+    for (int i = 0; i < ncases; i++) CK(cudaFree(cases[i].d_in));
+}
