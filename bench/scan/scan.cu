@@ -141,7 +141,7 @@ __global__ void add_block_prefix(T *out, const T *prefix, size_t n, unsigned chu
 /* The redesign ladder (rows GP_*): each step's predicted % of copy at 2^28 f32, written
  * before it was measured, is in the table note. */
 enum { HILLIS_STEELE, BLELLOCH, BLELLOCH_PADDED, REGISTER_BLOCK, GP_LOOKBACK, GP_PLAIN, GP_RING2, GP_MEMSET, GP_CLEAR,
-       GP_RING6, GP_TREES, GP_CHAIN, GP_SPREAD, GP, CUB, COPY, VARIANTS };
+       GP_RING6, GP_TREES, GP_CHAIN, GP_SPREAD, GP_RAMP, GP, CUB, COPY, VARIANTS };
 static const char *variant_name[VARIANTS] = {"Hillis-Steele", "Blelloch", "Blelloch padded",
                                              "register block scan", "gp 0: two-level look-back (previous)",
                                              "gp 1: persistent look-ahead + reduce warp, plain loads",
@@ -151,20 +151,25 @@ static const char *variant_name[VARIANTS] = {"Hillis-Steele", "Blelloch", "Blell
                                              "gp 6: + look-ahead's batch trees interleaved",
                                              "gp 7: + launches chained",
                                              "gp 8: + small scans spread over a cluster of 16 SMs",
-                                             "gp 9: + ring filled one stage at a time = gp_exclusive_scan",
+                                             "gp 9: + ring filled one stage at a time",
+                                             "gp 11: + status memory (no clearing launch, no allocation) = gp_exclusive_scan",
                                              "CUB ExclusiveSum", "copy (d2d)"};
 /* stages, bulk copies, blocks per SM (0: what fits), scratch cleared by cudaMemsetAsync,
  * the look-ahead's batch trees one after another, launches not chained, the small plan's
  * one-block and cluster-block limits in warps and its largest cluster (32, 32 and 8: a full
  * 1024-thread block per 16K floats, in clusters of up to 8, as before gp 8), the ring's
  * first stages taken one at a time (-1: all at once, as before gp 9), one look-ahead warp
- * for every type (as before gp 10; no change for the 4-byte types of this table) */
+ * for every type (as before gp 10; no change for the 4-byte types of this table), scratch
+ * from the pool per call, cleared before the kernel (as before gp 11: status memory) */
 static const gp__scan_knobs ladder_knobs[VARIANTS] = {
-    {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},      {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},      {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
-    {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},      {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},      {4, 0, 0, 1, 1, 1, 32, 32, 8, -1, 1},
-    {2, 1, 0, 1, 1, 1, 32, 32, 8, -1, 1},   {4, 1, 0, 1, 1, 1, 32, 32, 8, -1, 1},   {4, 1, 0, 0, 1, 1, 32, 32, 8, -1, 1},
-    {6, 1, 0, 0, 1, 1, 32, 32, 8, -1, 1},   {4, 1, 0, 0, 0, 1, 32, 32, 8, -1, 1},   {4, 1, 0, 0, 0, 0, 32, 32, 8, -1, 1},
-    {0, 1, 0, 0, 0, 0, 0, 0, 0, -1, 1},     {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}};
+    {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},      {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+    {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},      {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+    {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},      {4, 0, 0, 1, 1, 1, 32, 32, 8, -1, 1, 1},
+    {2, 1, 0, 1, 1, 1, 32, 32, 8, -1, 1, 1},   {4, 1, 0, 1, 1, 1, 32, 32, 8, -1, 1, 1},
+    {4, 1, 0, 0, 1, 1, 32, 32, 8, -1, 1, 1},   {6, 1, 0, 0, 1, 1, 32, 32, 8, -1, 1, 1},
+    {4, 1, 0, 0, 0, 1, 32, 32, 8, -1, 1, 1},   {4, 1, 0, 0, 0, 0, 32, 32, 8, -1, 1, 1},
+    {0, 1, 0, 0, 0, 0, 0, 0, 0, -1, 1, 1},     {0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1},
+    {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}};
 
 /* Per-level scratch for the recursive ladder scans: block totals and their scan. */
 typedef struct { void *sums[4], *scanned[4]; } ladder_levels;
@@ -221,6 +226,7 @@ static void call_once(call_ctx *c, int slot)
     case GP_TREES:
     case GP_CHAIN:
     case GP_SPREAD:
+    case GP_RAMP:
         if (c->is_f32)
             CUDA_CHK(gp__scan<gp__op_sum_f32>((float *)out, (const float *)in, c->n, 0, 0, NULL, &ladder_knobs[c->variant]));
         else
@@ -446,7 +452,12 @@ static void bench_ladder(char *in_pool, char *out_pool, size_t pool_bytes)
                   "this one, where it changes nothing): from 8 bytes up, a second look-ahead warp polls the next "
                   "batches of each round, so that a round covers twice the tiles (a float4 sum had taken three "
                   "round trips a tile, and run at 1080 us at 2^26 on the H100 and the H200 alike; predicted: "
-                  "float4 from 67%% to over 80%% of copy on the H100, f64 on the H200 from 78%% to over 90%%).",
+                  "float4 from 67%% to over 80%% of copy on the H100, f64 on the H200 from 78%% to over 90%%). "
+                  "gp 11, the default since: status memory. Every row before it allocates its scratch from the pool "
+                  "and clears it before the kernel on each call; gp 11 keeps one region per stream, zeroed once, "
+                  "whose tile words carry the call's epoch and whose counters the last block resets, so a call is "
+                  "one launch with no allocation (predicted: 1-2 us less per call from 2^20 to 2^24, the clearing "
+                  "kernel and the pool traffic; within noise at 2^28).",
                   (int)(pool_bytes >> 20));
     for (int is_f32 = 1; is_f32 >= 0; is_f32--)
         for (int lg = 10; lg <= MAX_LOG2N; lg++) {
@@ -597,7 +608,7 @@ static void bench_goals(char *in_pool, char *out_pool, size_t pool_bytes)
         const float gp_ms = x_time(&c, host_in, host_out);
         /* gp 9 for these types: one look-ahead warp (the ladder's step gp 10 changes only
          * types of 8 bytes and more) */
-        static const gp__scan_knobs one_ahead = {0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 1};
+        static const gp__scan_knobs one_ahead = {0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0};
         c.knobs = &one_ahead;
         const float one_ms = x_time(&c, host_in, host_out);
         c.knobs = NULL;

@@ -757,7 +757,8 @@ __global__ void __launch_bounds__(GP__SCAN_THREADS, GP__SCAN_MIN_BLOCKS)
  * (0: the defaults; 32, 32 and 8: one full block per 16K floats, in clusters of up to 8,
  * as the first versions did); ramp: ring stages first filled one at a time (0: the default,
  * GP__SCAN_RAMP; -1: none, as the first versions did); one_ahead: one look-ahead warp for
- * every type, as the first versions had. */
+ * every type, as the first versions had; per_call: scratch from the pool for each call, cleared
+ * before the kernel, as before status memory. */
 typedef struct gp__scan_knobs {
     unsigned stages;
     int bulk;
@@ -770,6 +771,7 @@ typedef struct gp__scan_knobs {
     unsigned cluster_max;
     int ramp;
     int one_ahead;
+    int per_call;
 } gp__scan_knobs;
 
 /* The host side of every gp_{exclusive,inclusive}_scan_<name>. d_init (may be NULL): a
@@ -827,7 +829,7 @@ static cudaError_t gp__scan(typename Op::type *d_out, const typename Op::type *d
     shape.smem_bytes = ring;
     shape.scratch_bytes = shape.scratch_zeroed = gp__scan_scratch_bytes(p.tiles, sizeof(T));
     shape.scratch_wait = sm90 && !(knobs && knobs->memset_clear); /* its sm_90 code calls gp__chain_wait() */
-    shape.status_kept = !(knobs && knobs->memset_clear); /* tagged words, counters reset by the last block */
+    shape.status_kept = !(knobs && (knobs->memset_clear || knobs->per_call)); /* tagged words, counters reset */
     /* loaded, and opted in to the deepest ring any configuration asks for (the same for
      * every call of this type), so the bench's knobs never leave it below what one needs */
     const size_t ring_max =

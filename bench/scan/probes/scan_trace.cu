@@ -169,7 +169,7 @@ int main(void)
     CK(cudaMalloc(&scratch, 1 << 20));
     for (int lg = 22; lg <= 26; lg += 2) {
         const size_t n = (size_t)1 << lg;
-        static const gp__scan_knobs one_server = {0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 1}; /* one look-ahead warp */
+        static const gp__scan_knobs one_server = {0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0}; /* one look-ahead warp */
         ctx c = {n, in, out, 0, NULL};
         ctx cc = {n, in, out, 1, NULL};
         ctx c1 = {n, in, out, 0, &one_server};
