@@ -79,16 +79,13 @@ names-check:
 test-python: $(LIB_SO)
 	$(PYTHON) examples/python/test_torch.py $(LIB_SO)
 
-# The GPU tests under the four compute-sanitizer tools. Smaller sizes (GP_TEST_SMALL=1:
-# no 2^24 or 2^31 counts) keep all four within a few minutes; racecheck, slow on shared
-# memory, also runs fewer placements (GP_TEST_SMALL=2; every scan instance). The CUDA_CHK scenarios run
+# The GPU tests under the four compute-sanitizer tools, all at once (tools/sanitize.sh: smaller
+# sizes, GP_TEST_SMALL=1, no 2^24 or 2^31 counts; racecheck, slow on shared memory, with fewer
+# placements, GP_TEST_SMALL=2, split over RACE_SHARDS processes). The CUDA_CHK scenarios run
 # in child processes that fail on purpose; they are not sanitized (application-only).
 SANITIZE = compute-sanitizer --error-exitcode 1 --target-processes application-only
 sanitize: $(TESTS)
-	GP_TEST_SMALL=1 $(SANITIZE) --tool memcheck --leak-check full $(TESTS)
-	GP_TEST_SMALL=2 $(SANITIZE) --tool racecheck $(TESTS)
-	GP_TEST_SMALL=1 $(SANITIZE) --tool synccheck $(TESTS)
-	GP_TEST_SMALL=1 $(SANITIZE) --tool initcheck $(TESTS)
+	bash tools/sanitize.sh $(TESTS) $(BUILD)/sanitize
 
 # Each bench writes bench/results/<gpu>.<bench>.md/.csv; bench/results/<gpu>.md collects them
 # (`make results` collects them again after a single bench was run by hand).
