@@ -64,7 +64,7 @@ show gcc -std=c11 -Wall -Wextra -pedantic "$here/app.c" $(pkg-config --cflags gp
 run "$work/app_pkgconfig_shared"
 echo "(static library, by hand)"
 show gcc -std=c11 -Wall -Wextra -pedantic "$here/app.c" -I"$prefix/include" -I"$cuda_home/include" \
-    "$prefix/lib/libgpuprims.a" -L"$cuda_home/lib64" -lcudart -lstdc++ -o "$work/app_static"
+    "$prefix/lib/libgpuprims.a" -L"$cuda_home/lib64" -lcudart_static -ldl -lpthread -lrt -lstdc++ -o "$work/app_static"
 run "$work/app_static"
 
 say "2. plain nvcc -I, header-only (GPUPRIMS_IMPLEMENTATION in the program)"
