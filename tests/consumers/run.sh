@@ -91,15 +91,18 @@ for kind in installed subdir; do
 done
 
 say "5. Python: import gpuprims from elsewhere (the venv's python, no PYTHONPATH)"
-run sh -c "cd / && exec '$venv/bin/python3' -c '
-import ctypes, gpuprims
+cat > "$work/import_gpuprims.py" <<'PY'
+import ctypes, sys
+import gpuprims
 lib = gpuprims.library()
-assert lib._name.startswith(\"$prefix/\"), lib._name
+assert lib._name.startswith(sys.argv[1] + "/"), "loaded %s, not the installed library" % lib._name
 f = lib.gp_reduce_sum_f32
 f.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t, ctypes.c_void_p]
-err = f(None, None, 1, None)
-print(\"python: %s, %s; gp_reduce_sum_f32(NULL, NULL, 1, 0) = %d: %s\" % (gpuprims.__file__, lib._name, err, \"ok\" if err == 1 else \"WRONG\"))
-'"
+err = f(None, None, 1, None)  # a NULL input with n > 0: cudaErrorInvalidValue (1), no GPU needed
+print("python: %s, %s; gp_reduce_sum_f32(NULL, NULL, 1, 0) = %d: %s"
+      % (gpuprims.__file__, lib._name, err, "ok" if err == 1 else "WRONG"))
+PY
+run sh -c 'cd / && exec "$1" "$2" "$3"' sh "$venv/bin/python3" "$work/import_gpuprims.py" "$prefix"
 
 say "make uninstall PREFIX=$prefix"
 make -C "$root" --no-print-directory uninstall PREFIX="$prefix" PYTHON="$venv/bin/python3" >/dev/null
