@@ -5,9 +5,17 @@
 #          nccl test-nccl sanitize-nccl bench-nccl (the optional NCCL layer: see its section).
 #
 # ARCH is a list: `make ARCH="sm_80 sm_90"` builds every program for both (a fatbin; each
-# word compiles as -arch=<word> would: SASS for it, plus its PTX).
+# word compiles as -arch=<word> would: SASS for it, plus its PTX). Default: the
+# architectures of the GPUs that nvidia-smi finds (sm_90 on an H100), else ARCH_NO_GPU,
+# sm_90 alone: the architecture gpuprims is tuned and measured on, and one architecture
+# keeps `make` on a 2-core machine without a GPU (CI) within budget (docs/building.md).
 
-ARCH      ?= sm_90
+ARCH_NO_GPU ?= sm_90
+ifeq ($(origin ARCH),undefined)
+ARCH_FOUND := $(shell nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null \
+                | sed -n 's/^ *\([0-9]*\)\.\([0-9]*\) *$$/sm_\1\2/p' | sort -u)
+ARCH      := $(or $(ARCH_FOUND),$(ARCH_NO_GPU))
+endif
 NVCC      ?= nvcc
 CC        ?= gcc
 PYTHON    ?= python3
@@ -15,6 +23,10 @@ PREFIX    ?= /usr/local
 LIBDIR    ?= $(PREFIX)/lib
 INCLUDEDIR ?= $(PREFIX)/include
 DOCDIR    ?= $(PREFIX)/share/doc/gpuprims
+# The Python module (examples/python/gpuprims.py) goes beside the library, and a .pth file in
+# $(PYTHON)'s site-packages puts its directory on that Python's path (PYTHON_SITE= skips it).
+PYTHONDIR ?= $(LIBDIR)/gpuprims/python
+PYTHON_SITE ?= $(shell $(PYTHON) -c 'import sysconfig; print(sysconfig.get_path("purelib"))' 2>/dev/null)
 BUILD     ?= build
 CUDA_HOME ?= $(patsubst %/bin/nvcc,%,$(shell command -v $(NVCC)))
 CUDA_LIBDIR ?= $(CUDA_HOME)/lib64
@@ -150,36 +162,51 @@ compile-cost:
 	@echo "wrote $(BUILD)/compile_cost.md"
 
 # Headers (#include <gpuprims/gpuprims.cuh>), libgpuprims.a and .so, a CMake package
-# (find_package(gpuprims CONFIG): gpuprims::headers, gpuprims::gpuprims), gpuprims.pc, and
-# LICENSE and README.md under share/doc/gpuprims.
-# `make uninstall` with the same PREFIX (and DESTDIR) removes exactly these files.
+# (find_package(gpuprims CONFIG): gpuprims::headers, gpuprims::gpuprims), gpuprims.pc, the
+# Python module (PYTHONDIR, and gpuprims.pth in PYTHON_SITE), and LICENSE, README.md,
+# CHANGELOG.md and docs/ under share/doc/gpuprims. The CMake package records ARCH, the
+# architectures the library was built for (consumers that choose none get them).
+# `make uninstall` with the same PREFIX (and DESTDIR, PYTHON_SITE) removes exactly these files.
 SUBST = sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
-             -e 's|@VERSION@|$(VERSION)|' -e 's|@CUDA_HOME@|$(CUDA_HOME)|' -e 's|@CUDA_LIBDIR@|$(CUDA_LIBDIR)|'
+             -e 's|@VERSION@|$(VERSION)|' -e 's|@CUDA_HOME@|$(CUDA_HOME)|' -e 's|@CUDA_LIBDIR@|$(CUDA_LIBDIR)|' \
+             -e 's|@CUDA_ARCHITECTURES@|$(subst $() ,;,$(strip $(patsubst sm_%,%,$(filter sm_%,$(ARCH)))))|'
 INSTALLED := $(INCLUDEDIR)/gpuprims $(LIBDIR)/libgpuprims.a $(LIBDIR)/libgpuprims.so \
-             $(LIBDIR)/cmake/gpuprims $(LIBDIR)/pkgconfig/gpuprims.pc $(DOCDIR)
+             $(LIBDIR)/cmake/gpuprims $(LIBDIR)/pkgconfig/gpuprims.pc $(DOCDIR) $(LIBDIR)/gpuprims \
+             $(if $(PYTHON_SITE),$(PYTHON_SITE)/gpuprims.pth)
 install: lib
 	install -d $(addprefix $(DESTDIR)$(INCLUDEDIR)/gpuprims/,$(sort $(dir $(DETAIL_H)))) $(DESTDIR)$(LIBDIR)/cmake/gpuprims \
-	    $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(DOCDIR)
+	    $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(DOCDIR)/docs $(DESTDIR)$(PYTHONDIR)
 	install -m 644 gpuprims.cuh gpuprims_nccl.cuh $(DESTDIR)$(INCLUDEDIR)/gpuprims/
 	for d in $(sort $(dir $(DETAIL_H))); do install -m 644 $$d*.cuh $(DESTDIR)$(INCLUDEDIR)/gpuprims/$$d; done
-	install -m 644 LICENSE README.md $(DESTDIR)$(DOCDIR)/
+	install -m 644 LICENSE README.md CHANGELOG.md $(DESTDIR)$(DOCDIR)/
+	install -m 644 docs/*.md $(DESTDIR)$(DOCDIR)/docs/
 	install -m 644 $(LIB_A) $(DESTDIR)$(LIBDIR)/
 	install -m 755 $(LIB_SO) $(DESTDIR)$(LIBDIR)/
 	$(SUBST) cmake/gpuprims-config.cmake.in > $(DESTDIR)$(LIBDIR)/cmake/gpuprims/gpuprims-config.cmake
 	$(SUBST) cmake/gpuprims-config-version.cmake.in > $(DESTDIR)$(LIBDIR)/cmake/gpuprims/gpuprims-config-version.cmake
+	install -m 644 cmake/gpuprims-arch.cmake $(DESTDIR)$(LIBDIR)/cmake/gpuprims/
 	$(SUBST) gpuprims.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/gpuprims.pc
-	@echo "installed gpuprims $(VERSION) under $(DESTDIR)$(PREFIX): #include <gpuprims/gpuprims.cuh> with -I$(INCLUDEDIR);"
-	@echo "  link: pkg-config --cflags --libs gpuprims, or CMake find_package(gpuprims CONFIG REQUIRED)"
+	sed -e 's|^INSTALLED_LIB = None|INSTALLED_LIB = "$(LIBDIR)/libgpuprims.so"|' examples/python/gpuprims.py \
+	    > $(DESTDIR)$(PYTHONDIR)/gpuprims.py
+	@if [ -n "$(PYTHON_SITE)" ]; then install -d $(DESTDIR)$(PYTHON_SITE) && \
+	   echo '$(PYTHONDIR)' > $(DESTDIR)$(PYTHON_SITE)/gpuprims.pth && \
+	   echo "python: $(PYTHON_SITE)/gpuprims.pth puts $(PYTHONDIR) on $(PYTHON)'s path: import gpuprims"; \
+	 else echo "python: no site-packages for '$(PYTHON)': PYTHONPATH=$(PYTHONDIR) to import gpuprims"; fi
+	@echo "installed gpuprims $(VERSION) under $(DESTDIR)$(PREFIX) for $(ARCH): #include <gpuprims/gpuprims.cuh> with -I$(INCLUDEDIR);"
+	@echo "  link: pkg-config --cflags --libs gpuprims (the static library), or CMake find_package(gpuprims CONFIG REQUIRED)"
 uninstall:
 	rm -rf $(addprefix $(DESTDIR),$(INSTALLED))
 
-# The four ways to use the package, each built and run to its "no CUDA GPU found" (or,
-# with a GPU, to its result): installed CMake package, add_subdirectory, pkg-config + gcc,
-# plain nvcc -I with GPUPRIMS_IMPLEMENTATION. Needs cmake (3.18+) and pkg-config.
+# The ways to use the package, each built by its documented line and run, without
+# LD_LIBRARY_PATH, to its "no CUDA GPU found" (or, with a GPU, to its result): pkg-config
+# with gcc and nvcc (static, and the shared library's line), plain nvcc -I with
+# GPUPRIMS_IMPLEMENTATION, the installed CMake package, add_subdirectory, and the installed
+# Python module imported from elsewhere (in a venv). Needs cmake (3.18+), pkg-config, python3.
 consumers: lib
-	+bash tests/consumers/run.sh $(BUILD)/consumers "$(NVCC)" "$(ARCH1)"
+	+bash tests/consumers/run.sh $(BUILD)/consumers "$(NVCC)" "$(ARCH1)" "$(PYTHON)"
 
-# GPUPRIMS_VERSION_* in gpuprims.cuh agree with each other and with the newest git tag.
+# GPUPRIMS_VERSION_* in gpuprims.cuh agree with each other, with the newest CHANGELOG.md
+# entry, and with the git tags where there are any.
 version-check:
 	@bash .ci/version-check
 
@@ -198,6 +225,16 @@ expand:
 
 clean:
 	rm -rf $(BUILD)
+
+# Objects remember the architectures they were built for: another ARCH (or a GPU found where
+# there was none) rebuilds them. The stamp changes only when ARCHFLAGS do.
+ARCH_STAMP := $(BUILD)/arch.txt
+$(ARCH_STAMP): FORCE
+	@mkdir -p $(@D)
+	@echo '$(ARCHFLAGS)' | cmp -s - $@ || echo '$(ARCHFLAGS)' > $@
+FORCE:
+$(LIB_OBJ) $(filter-out %.c.o,$(TEST_OBJ)) $(EXAMPLES:%=%.o) $(BENCHES:%=%.o) $(BUILD)/stress/stress.o $(HEADER_OK): \
+    $(ARCH_STAMP)
 
 # ---- build rules ----------------------------------------------------------------------
 
@@ -242,6 +279,10 @@ $(BUILD)/tests/%.o: tests/%.cu
 # tests/test_examples.cu runs nvcc on examples/ptx.cu and runs the built examples.
 $(BUILD)/tests/test_examples.o: TEST_DEFS = -DGP_T_NVCC='"$(NVCC)"' -DGP_T_ARCH='"$(ARCH1)"' \
     -DGP_T_ROOT='"$(CURDIR)"' -DGP_T_EXAMPLES='"$(abspath $(BUILD))/examples"'
+
+# tests/test_readme.cu compiles the README's first example against the library.
+$(BUILD)/tests/test_readme.o: TEST_DEFS = -DGP_T_NVCC='"$(NVCC)"' -DGP_T_ARCH='"$(ARCH1)"' \
+    -DGP_T_ROOT='"$(CURDIR)"' -DGP_T_LIB='"$(abspath $(LIB_A))"'
 
 # tests/test_compile_errors.cu compiles the files of tests/compile_errors/, which must fail.
 $(BUILD)/tests/test_compile_errors.o: TEST_DEFS = -DGP_T_NVCC='"$(NVCC)"' -DGP_T_ARCH='"$(ARCH1)"' \

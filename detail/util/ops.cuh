@@ -52,12 +52,22 @@
  * names an argument twice never repeats a load or a shuffle. Mistakes fail to compile on
  * the line of the GP_DEFINE_* that names them, never as a warning and a wrong kernel:
  *   - OP calls a host-only function (or std::plus<T>() without --expt-relaxed-constexpr);
- *   - OP is not function-like (`+` would expand to `+(a, b)`, a comma expression: the
- *     "expression has no effect" diagnostic is raised to an error here);
+ *   - OP is not function-like (`+` would expand to `+(a, b)`, a comma expression): a
+ *     static assertion that says so (and "expression has no effect", raised to an error);
  *   - T is larger than GP_MAX_ELEM_BYTES;
  *   - it is used inside a function ("namespace definition is not allowed"), or in a C
  *     file (the static assertion below the #else).
  * Every public GP_DEFINE_<family>(name, T, OP, IDENTITY) starts with it. */
+/* OP as written (#OP, before expansion) must name something callable: a macro or function
+ * name, a qualified name, or a parenthesised expression. An operator token (`+`, `*`) or
+ * nothing at all is the mistake this catches, with a sentence instead of a diagnostic
+ * about a comma expression inside a generated struct. */
+static constexpr bool gp__op_is_callable(const char *op)
+{
+    return (op[0] >= 'a' && op[0] <= 'z') || (op[0] >= 'A' && op[0] <= 'Z') || op[0] == '_' || op[0] == ':' ||
+           op[0] == '(';
+}
+
 #define GP__DIAG_PUSH_OP_ERRORS                                                            \
     _Pragma("nv_diagnostic push") _Pragma("nv_diag_error 174") _Pragma("nv_diag_error 20011") \
         _Pragma("nv_diag_error 20013") _Pragma("nv_diag_error 20014")
@@ -67,10 +77,16 @@
     namespace gp_DEFINE_must_be_used_at_file_scope {}                                     \
     static_assert(sizeof(T) <= GP_MAX_ELEM_BYTES, "gpuprims: element type " #T             \
                                                   " is larger than GP_MAX_ELEM_BYTES");    \
+    static_assert(gp__op_is_callable(#OP), "gpuprims: OP '" #OP "' is not a function-like " \
+                  "macro or function: it is called as OP(a, b); write e.g. "               \
+                  "#define ADD(a, b) ((a) + (b)) and pass ADD");                           \
     GP__DIAG_PUSH_OP_ERRORS                                                                \
     struct gp__op_##name {                                                                 \
         typedef T type;                                                                    \
-        static __device__ __forceinline__ T apply(T a, T b) { return OP(a, b); }           \
+        /* A host-only OP fails here: "calling a __host__ function ... from a __device__   \
+         * function(...OP_must_run_on_the_device) is not allowed". */                      \
+        static __device__ __forceinline__ T OP_must_run_on_the_device(T a, T b) { return OP(a, b); } \
+        static __device__ __forceinline__ T apply(T a, T b) { return OP_must_run_on_the_device(a, b); } \
         static __device__ __forceinline__ T identity() { return IDENTITY; }                \
     };                                                                                     \
     GP__DIAG_POP

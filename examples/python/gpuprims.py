@@ -12,9 +12,11 @@ it is ordered with the framework's own work like any of its operations.
     y = torch.empty_like(x)
     gpuprims.inclusive_scan("sum", y, x)     # y = torch.cumsum(x, 0), on torch's stream
 
-Finding the library: $GPUPRIMS_LIB, else build/lib/libgpuprims.so of this source tree
-(`make lib`), else the loader's search path (an installed libgpuprims.so). libgpuprims.so
-carries its own CUDA runtime (static, private), so it loads beside any framework's.
+Finding the library: $GPUPRIMS_LIB; else, installed (`make install` copies this module to
+<libdir>/gpuprims/python/ and writes the library's path into INSTALLED_LIB below), that
+libgpuprims.so; else build/lib/libgpuprims.so of this source tree (`make lib`); else the
+loader's search path. libgpuprims.so carries its own CUDA runtime (static, private), so it
+loads beside any framework's. Importing this module needs no GPU, torch or CuPy.
 """
 import ctypes
 import ctypes.util
@@ -27,6 +29,9 @@ TYPE_SIZE = {"<f4": 4, "<f8": 8, "<i4": 4, "<u4": 4, "<i8": 8, "<u8": 8, "|u1": 
 ERRORS = {1: "cudaErrorInvalidValue", 2: "cudaErrorMemoryAllocation", 35: "cudaErrorInsufficientDriver",
           100: "cudaErrorNoDevice", 400: "cudaErrorInvalidResourceHandle"}
 
+# The installed library's path, written here by `make install`; None in the source tree.
+INSTALLED_LIB = None
+
 _lib = None
 
 
@@ -36,7 +41,10 @@ def library():
     if _lib is None:
         here = os.path.dirname(os.path.abspath(__file__))
         tree = os.path.join(here, "..", "..", "build", "lib", "libgpuprims.so")
-        path = os.environ.get("GPUPRIMS_LIB") or (tree if os.path.exists(tree) else None)
+        path = os.environ.get("GPUPRIMS_LIB")
+        for candidate in (INSTALLED_LIB, tree):
+            if not path and candidate and os.path.exists(candidate):
+                path = candidate
         path = path or ctypes.util.find_library("gpuprims")
         if not path:
             raise OSError("libgpuprims.so not found: `make lib`, install it, or set GPUPRIMS_LIB")
