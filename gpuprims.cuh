@@ -50,6 +50,10 @@
  *      gp_transpose[_strided|_batched]_<name>,           detail/device/transpose.cuh
  *        GP_DEFINE_TRANSPOSE[_EXTERN], GP_DECLARE_TRANSPOSE
  *      gp_matmul_f32, gp_matmul_f64                      detail/device/matmul.cuh
+ *      gp_select_flagged_<t>, gp_partition_flagged_<t>,  detail/device/select_host.cuh
+ *        gp_nonzero_<t>, gp_unique_<t>, gp_run_length_<t>; GP_DEFINE_SELECT[_EXTERN],
+ *        GP_DEFINE_UNIQUE[_EXTERN], GP_DECLARE_SELECT, GP_DECLARE_UNIQUE (kernel: select.cuh)
+ *      gp_block_select_flagged_<t>, gp_block_select_<name> detail/block/block_select.cuh
  *   4  the default instance lists                        detail/instances.cuh
  *   Each file's end documents the exact contract of the names it defines: which threads
  *   hold the result, the shared memory used, the barriers, the block shapes.
@@ -100,6 +104,21 @@
  *   kernel): the sums' order then depends on the shape and the GPU's SM count (never on
  *   timing: the same bits on every run).
  *
+ *   Stream compaction, <t> in i32 u32 i64 u64 f32 f64 (one pass, stable, deterministic; the
+ *   counts land in device memory, nothing synchronises the host):
+ *     cudaError_t gp_select_flagged_f32(float *d_out, uint64_t *d_count, const float *d_in,
+ *                                       const uint8_t *d_flags, size_t n, cudaStream_t s);
+ *     cudaError_t gp_partition_flagged_f32(float *d_selected, float *d_rejected, uint64_t *d_count,
+ *                                          const float *d_in, const uint8_t *d_flags, size_t n, cudaStream_t s);
+ *     cudaError_t gp_nonzero_f32(uint64_t *d_idx, uint64_t *d_count, const float *d_in, size_t n, cudaStream_t s);
+ *     cudaError_t gp_unique_f32(float *d_out, uint64_t *d_count, const float *d_in, size_t n, cudaStream_t s);
+ *     cudaError_t gp_run_length_f32(float *d_values, uint64_t *d_lengths, uint64_t *d_runs,
+ *                                   const float *d_in, size_t n, cudaStream_t s);
+ *   select and unique may run in place; n == 0 writes 0 to the count. Your own type and
+ *   predicate or equality: GP_DEFINE_SELECT(name, T, P, PRED) (PRED(x, p), p of type P by
+ *   value: gp_select_<name>, gp_partition_<name>), GP_DEFINE_UNIQUE(name, T, EQ)
+ *   (gp_unique_<name>, gp_run_length_<name>); contracts at the end of select_host.cuh.
+ *
  * YOUR OWN TYPE AND OPERATOR (at file scope of a .cu file)
  *     typedef struct { float v; int i; } pair_t;
  *     #define PAIR_MAX(a, b) ((b).v > (a).v ? (b) : (a))      // ties keep the lower index
@@ -147,7 +166,7 @@
  * OPTIONS (define before including)
  *   GPUPRIMS_IMPLEMENTATION   in one .cu file: compile the default instances there
  *                             (instead of linking libgpuprims)
- *   GPUPRIMS_IMPLEMENTATION_REDUCE, _SCAN, _TRANSPOSE, _MATMUL: one family only (the files in lib/)
+ *   GPUPRIMS_IMPLEMENTATION_REDUCE, _SCAN, _TRANSPOSE, _MATMUL, _SELECT: one family only (the files in lib/)
  *   GP_DEBUG_SYNC             CUDA_CHK_LAUNCH() also synchronises, so errors inside a
  *                             kernel are reported at the launch that caused them
  *
@@ -190,6 +209,7 @@
 #include "detail/block/block_reduce.cuh"
 #include "detail/block/block_scan.cuh"
 #include "detail/block/tile.cuh"
+#include "detail/block/block_select.cuh"
 /* Level 3: the single-pass engine. */
 #include "detail/agent/single_pass.cuh"
 #endif
@@ -198,6 +218,8 @@
 #include "detail/device/scan.cuh"
 #include "detail/device/transpose.cuh"
 #include "detail/device/matmul.cuh"
+#include "detail/device/select.cuh"
+#include "detail/device/select_host.cuh"
 /* Level 4: the default instances. */
 #include "detail/instances.cuh"
 

@@ -17,6 +17,7 @@
 #include "device/scan.cuh"
 #include "device/transpose.cuh"
 #include "device/matmul.cuh"
+#include "device/select_host.cuh"
 
 /* X(name, T, op, kind, OP, IDENTITY)
  *   op:   sum, min or max            kind: int (signed), uint (unsigned) or float
@@ -72,6 +73,16 @@
     X(f32, float)               \
     X(f64, double)
 
+/* X(name, T): stream compaction (select, partition, nonzero, unique, run-length) and the
+ * block select, by flags. */
+#define GP__SELECT_INSTANCES(X) \
+    X(i32, int32_t)             \
+    X(u32, uint32_t)            \
+    X(i64, int64_t)             \
+    X(u64, uint64_t)            \
+    X(f32, float)               \
+    X(f64, double)
+
 /* The rows, read by each family's macros (which take fewer columns). */
 #define GP__DECLARE_OP_ROW(name, T, op, kind, OP, IDENTITY) GP_DECLARE_REDUCE(name, T) GP_DECLARE_SCAN(name, T)
 #define GP__DEVICE_OP_ROW(name, T, op, kind, OP, IDENTITY) \
@@ -84,6 +95,7 @@
 #define GP__DECLARE_MAP2_ROW(name, Tin, T, MAP2, OP, IDENTITY) GP_DECLARE_MAP2_REDUCE(name, Tin, T)
 #define GP__TRANSPOSE_HOST_ROW(name, T) GP__DEFINE_TRANSPOSE_HOST(extern "C", name, T)
 #define GP__MATMUL_HOST_ROW(name, T) GP__DEFINE_MATMUL_HOST(extern "C", name, T)
+#define GP__SELECT_HOST_ROW(name, T) GP__DEFINE_SELECT_DEFAULT_HOST(extern "C", name, T)
 
 /* Declarations, C linkage, visible to C and C++ alike. */
 GP__OP_INSTANCES(GP__DECLARE_OP_ROW)
@@ -91,6 +103,7 @@ GP__MAP_REDUCE_INSTANCES(GP__DECLARE_MAP_ROW)
 GP__MAP2_REDUCE_INSTANCES(GP__DECLARE_MAP2_ROW)
 GP__TRANSPOSE_INSTANCES(GP_DECLARE_TRANSPOSE)
 GP__MATMUL_INSTANCES(GP_DECLARE_MATMUL)
+GP__SELECT_INSTANCES(GP__DECLARE_SELECT_DEFAULT)
 /* Frees the library's status memory on `device` (util/status.cuh) once its last use is
  * done; later calls make it again. Safe at exit and between calls. */
 GP__EXTERN_C cudaError_t gp_release_device_state(int device);
@@ -100,6 +113,7 @@ GP__EXTERN_C cudaError_t gp_release_device_state(int device);
 namespace {
 GP__OP_INSTANCES(GP__DEVICE_OP_ROW)
 GP__TRANSPOSE_INSTANCES(GP_DEFINE_TILE)
+GP__SELECT_INSTANCES(GP__DEFINE_BLOCK_SELECT_FLAGGED)
 }
 
 /* Kernels and launchers, compiled once, with C linkage, where GPUPRIMS_IMPLEMENTATION is
@@ -110,6 +124,7 @@ GP__TRANSPOSE_INSTANCES(GP_DEFINE_TILE)
 #define GPUPRIMS_IMPLEMENTATION_SCAN
 #define GPUPRIMS_IMPLEMENTATION_TRANSPOSE
 #define GPUPRIMS_IMPLEMENTATION_MATMUL
+#define GPUPRIMS_IMPLEMENTATION_SELECT
 #endif
 #ifdef GPUPRIMS_IMPLEMENTATION_REDUCE
 GP__OP_INSTANCES(GP__REDUCE_HOST_ROW)
@@ -125,6 +140,9 @@ GP__TRANSPOSE_INSTANCES(GP__TRANSPOSE_HOST_ROW)
 #endif
 #ifdef GPUPRIMS_IMPLEMENTATION_MATMUL
 GP__MATMUL_INSTANCES(GP__MATMUL_HOST_ROW)
+#endif
+#ifdef GPUPRIMS_IMPLEMENTATION_SELECT
+GP__SELECT_INSTANCES(GP__SELECT_HOST_ROW)
 #endif
 #endif /* __CUDACC__ */
 

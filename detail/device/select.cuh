@@ -1,0 +1,440 @@
+/* detail/device/select.cuh -- stream compaction in one pass: select (by flags or by a
+ * predicate), stable partition, nonzero, unique and run-length encode share one kernel.
+ * Level 4 (device code and its plan): needs the scan's look-ahead (scan.cuh), the status
+ * words (agent/single_pass.cuh) and the launch skeleton; the host side and the instance
+ * macros are select_host.cuh.
+ *
+ * Compaction is a scan of keep flags followed by a scatter (Sengupta, Harris, Zhang &
+ * Owens, "Scan Primitives for GPU Computing", 2007): item i goes to the number of kept items
+ * before it. Here both happen in one pass over the data, per tile of 256 threads x 64 bytes:
+ *   - map: each thread loads its items (16-byte vectors, warp-striped as in the scan, so one
+ *     instruction moves 512 contiguous bytes) and its flags, and works out a keep bit per
+ *     item: the flag, the predicate, x != 0, or "head of a run" (x[i-1] != x[i]);
+ *   - count: a warp scan of the bits (gp__scan_warp_rows) and the 8 warps' totals give each
+ *     item its place in the tile; one thread publishes the tile's count as a status word
+ *     tagged with the call's epoch (agent/single_pass.cuh). A count never waits on anything,
+ *     so counts never chain;
+ *   - prefix: two look-ahead warps fold every earlier tile's count with the scan's
+ *     gp__scan_look_ahead over a 64-bit sum, in a fixed order (the counts are integers, so any
+ *     order would give the same bits: the result is deterministic either way). They work on
+ *     the block's next tile while the scanning warps finish this one;
+ *   - scatter: the kept items go to shared memory at their places in the tile (partition's
+ *     rejected ones after them, also in order), then the block writes them to global memory
+ *     as one contiguous run: out[prefix ...], and partition's rejected side at
+ *     rejected[tile_start - prefix ...]. While it writes, the next tile's loads are in
+ *     flight. The block holding the last tile writes the count.
+ * Run-length encoding also needs each run's length, which may span tiles: each tile
+ * publishes (runs started in it, index of its last head) and the prefix folds them as
+ * (sum, max); an item at the end of a run (x[i] != x[i+1], or i = n-1) writes its run's
+ * length, from its run's head: found in shared memory when it is in this tile, else the
+ * prefix's last head. Heads and tails are counted in one 32-bit scan (16 bits each).
+ *
+ * In place (select, unique: d_out == d_in) is safe: tile t writes below its own end, and
+ * only once its prefix is known, that is once every earlier tile has been read. */
+#ifndef GPUPRIMS_DETAIL_SELECT_CUH
+#define GPUPRIMS_DETAIL_SELECT_CUH
+
+#include <stddef.h>
+#include <stdint.h>
+#include <cuda_runtime_api.h>
+#include "../util/common.cuh"
+#include "../util/ops.cuh"
+
+#define GP__SEL_WARPS 8                     /* scanning warps a block */
+#define GP__SEL_BLOCK (GP__SEL_WARPS * 32)  /* scanning threads */
+#define GP__SEL_THREADS (GP__SEL_BLOCK + 64) /* + two look-ahead warps */
+#define GP__SEL_MIN_BLOCKS 2
+
+/* What a call selects, and what it writes. */
+enum {
+    GP__SEL_FLAGGED = 0, /* keep where flags[i] != 0; values out (and rejected: partition) */
+    GP__SEL_PRED = 1,    /* keep where PRED(x, p); values out (and rejected) */
+    GP__SEL_NONZERO = 2, /* keep where x != 0; indices out */
+    GP__SEL_UNIQUE = 3,  /* keep heads of runs; values out */
+    GP__SEL_RUNS = 4     /* heads' values and run lengths out */
+};
+
+typedef struct gp__select_plan {
+    size_t n;
+    size_t tile;  /* elements a tile */
+    size_t tiles;
+    int in_vec;    /* the input moves as 16-byte vectors (whole tiles) */
+    int flags_vec; /* the flags move as one word of VEC bytes a vector */
+} gp__select_plan;
+
+/* The tiling of n elements of `elem` bytes at address `in`, flags at `flags` (0: none):
+ * 64 bytes a thread, as the scan holds them (gp__scan_items). */
+static inline GP__HD size_t gp__select_items(size_t elem)
+{
+    const size_t vec = elem <= 16 && 16 % elem == 0 ? 16 / elem : 1;
+    const size_t rows = 64 / (vec * elem) > 0 ? 64 / (vec * elem) : 1;
+    return vec * rows;
+}
+static inline GP__HD gp__select_plan gp__select_make_plan(uintptr_t in, uintptr_t flags, size_t n, size_t elem)
+{
+    gp__select_plan p;
+    const size_t vec = elem <= 16 && 16 % elem == 0 ? 16 / elem : 1;
+    p.n = n;
+    p.tile = (size_t)GP__SEL_BLOCK * gp__select_items(elem);
+    p.tiles = (n + p.tile - 1) / p.tile;
+    p.in_vec = vec * elem == 16 && in % 16 == 0;
+    p.flags_vec = flags % vec == 0;
+    return p;
+}
+/* Shared memory a block: the tile's values (not for nonzero) and 32-bit places (nonzero,
+ * run-length). */
+static inline GP__HD size_t gp__select_smem(int kind, size_t elem)
+{
+    const size_t tile = (size_t)GP__SEL_BLOCK * gp__select_items(elem);
+    return (kind == GP__SEL_NONZERO ? 0 : tile * elem) + (kind == GP__SEL_NONZERO || kind == GP__SEL_RUNS ? tile * 4 : 0);
+}
+/* Scratch: the tile counter and the done counter, then the status words (2 a tile: a
+ * 64-bit count; 4 for run-length: count and last head). */
+static inline GP__HD size_t gp__select_scratch_bytes(size_t tiles, int kind)
+{
+    return GP__SCRATCH_ALIGN + tiles * (kind == GP__SEL_RUNS ? 32 : 16);
+}
+
+#ifdef __CUDACC__
+#include "../warp/warp.cuh"
+#include "../util/launch.cuh"
+#include "../agent/single_pass.cuh"
+#include "../block/block_select.cuh"
+#include "scan.cuh"
+
+/* The values tiles hand on: a count of kept items (select), or that and the index of the
+ * last head so far (run-length: a run's length needs its head). */
+struct gp__sel_count_op {
+    typedef unsigned long long type;
+    static __device__ __forceinline__ type apply(type a, type b) { return a + b; }
+    static __device__ __forceinline__ type identity() { return 0ull; }
+};
+struct gp__sel_runs {
+    unsigned long long count, last;
+};
+struct gp__sel_runs_op {
+    typedef gp__sel_runs type;
+    static __device__ __forceinline__ type apply(type a, type b)
+    {
+        return {a.count + b.count, a.last > b.last ? a.last : b.last};
+    }
+    static __device__ __forceinline__ type identity() { return {0ull, 0ull}; }
+};
+template <int KIND> struct gp__sel_status { typedef gp__sel_count_op op; };
+template <> struct gp__sel_status<GP__SEL_RUNS> { typedef gp__sel_runs_op op; };
+
+/* A call's pointers: out (values), rejected (partition, else NULL), idx (nonzero),
+ * lengths (run-length), count (device). */
+template <class T, class P>
+struct gp__select_args {
+    const T *in;
+    const uint8_t *flags;
+    P p;
+    T *out;
+    T *rejected;
+    uint64_t *idx;
+    uint64_t *lengths;
+    uint64_t *count;
+};
+
+/* The defaults' predicate (nonzero: x != 0, so -0.0 is zero and NaN is not) and equality
+ * (==: -0.0 equals 0.0, a NaN equals nothing, so each NaN is a run of its own). */
+template <class T>
+struct gp__sel_default_fn {
+    static __device__ __forceinline__ bool pred(const T &x, char) { return x != (T)0; }
+    static __device__ __forceinline__ bool eq(const T &a, const T &b) { return a == b; }
+};
+
+/* Loads a thread's items of the tile starting at `start`: vector (j, lane) of warp w holds
+ * elements start + w * 32 * ITEMS + (j * 32 + lane) * VEC + k (k < VEC). Elements past n
+ * are not loaded (their keep bits are 0). fl[j]: bit k = flags of element k of vector j. */
+template <class T, int ROWS, int VEC, bool FLAGS>
+static __device__ __forceinline__ void gp__select_load(T (&x)[ROWS * VEC], uint32_t (&fl)[ROWS], const T *in,
+                                                      const uint8_t *flags, size_t start, const gp__select_plan &p)
+{
+    const unsigned warp = threadIdx.x >> 5, lane = gp__lane_id();
+    const size_t e0 = start + (size_t)warp * 32 * ROWS * VEC + (size_t)lane * VEC;
+    const bool whole = start + p.tile <= p.n;
+    bool done = false;
+    if constexpr (VEC * sizeof(T) == 16) {
+        if (whole && p.in_vec) {
+            uint4 w[ROWS];
+#pragma unroll
+            for (int j = 0; j < ROWS; j++) w[j] = *reinterpret_cast<const uint4 *>(in + e0 + (size_t)j * 32 * VEC);
+            memcpy(x, w, sizeof w);
+            done = true;
+        }
+    }
+    if (!done)
+#pragma unroll
+        for (int j = 0; j < ROWS; j++)
+#pragma unroll
+            for (int k = 0; k < VEC; k++) {
+                const size_t e = e0 + (size_t)j * 32 * VEC + k;
+                if (e < p.n) x[j * VEC + k] = gp__load_elem(in + e);
+                else memset(&x[j * VEC + k], 0, sizeof(T));
+            }
+    if constexpr (FLAGS) {
+#pragma unroll
+        for (int j = 0; j < ROWS; j++) {
+            const size_t e = e0 + (size_t)j * 32 * VEC;
+            uint32_t bits = 0;
+            if (whole && p.flags_vec && VEC > 1) {
+                if constexpr (VEC == 2) {
+                    const uint32_t w = *reinterpret_cast<const uint16_t *>(flags + e);
+                    bits = (w & 0xffu ? 1u : 0u) | (w & 0xff00u ? 2u : 0u);
+                } else if constexpr (VEC == 4) {
+                    const uint32_t w = *reinterpret_cast<const uint32_t *>(flags + e);
+                    bits = __vcmpne4(w, 0u) & 0x01010101u;
+                    bits = (bits | bits >> 7 | bits >> 14 | bits >> 21) & 0xfu;
+                } else if constexpr (VEC == 8 || VEC == 16) {
+#pragma unroll
+                    for (int h = 0; h < VEC / 4; h++) {
+                        uint32_t w = *reinterpret_cast<const uint32_t *>(flags + e + 4 * h);
+                        w = __vcmpne4(w, 0u) & 0x01010101u;
+                        bits |= ((w | w >> 7 | w >> 14 | w >> 21) & 0xfu) << (4 * h);
+                    }
+                }
+            } else {
+#pragma unroll
+                for (int k = 0; k < VEC; k++)
+                    if (e + k < p.n && flags[e + k]) bits |= 1u << k;
+            }
+            fl[j] = bits;
+        }
+    }
+}
+
+/* Heads and tails of runs: keep bits for unique (head) and run-length (head | tail << 16).
+ * The neighbours come from the next lane or row by shuffles, and at the warp's two ends
+ * from global memory (the previous warp's or tile's last element, the next one's first). */
+template <class T, class Fn, int ROWS, int VEC, bool TAILS>
+static __device__ __forceinline__ void gp__select_heads(uint32_t (&kb)[ROWS * VEC], const T (&x)[ROWS * VEC],
+                                                       const T *in, size_t start, size_t n)
+{
+    const unsigned warp = threadIdx.x >> 5, lane = gp__lane_id();
+    const size_t w0 = start + (size_t)warp * 32 * ROWS * VEC, w1 = w0 + 32 * ROWS * VEC; /* the warp's range */
+    T before, after;
+    memset(&before, 0, sizeof(T));
+    memset(&after, 0, sizeof(T));
+    if (lane == 0 && w0 > 0 && w0 - 1 < n) before = gp__load_elem(in + (w0 - 1));
+    if (TAILS && lane == 31 && w1 < n) after = gp__load_elem(in + w1);
+    __syncwarp();
+#pragma unroll
+    for (int j = 0; j < ROWS; j++) {
+        const T up = gp__shfl<GP__SHFL_UP>(x[j * VEC + VEC - 1], 1);
+        const T last_row = gp__shfl<GP__SHFL_IDX>(x[(j > 0 ? j - 1 : 0) * VEC + VEC - 1], 31);
+        const T prev0 = lane > 0 ? up : j > 0 ? last_row : before;
+        T next_last;
+        if (TAILS) {
+            const T down = gp__shfl<GP__SHFL_DOWN>(x[j * VEC], 1);
+            const T first_row = gp__shfl<GP__SHFL_IDX>(x[(j < ROWS - 1 ? j + 1 : j) * VEC], 0);
+            next_last = lane < 31 ? down : j < ROWS - 1 ? first_row : after;
+        }
+        const size_t e0 = w0 + ((size_t)j * 32 + lane) * VEC;
+#pragma unroll
+        for (int k = 0; k < VEC; k++) {
+            const size_t e = e0 + k;
+            const T &prev = k > 0 ? x[j * VEC + k - 1] : prev0;
+            uint32_t b = e < n && (e == 0 || !Fn::eq(prev, x[j * VEC + k])) ? 1u : 0u;
+            if (TAILS) {
+                const T &next = k < VEC - 1 ? x[j * VEC + k + 1] : next_last;
+                b |= e < n && (e == n - 1 || !Fn::eq(x[j * VEC + k], next)) ? 1u << 16 : 0u;
+            }
+            kb[j * VEC + k] = b;
+        }
+    }
+}
+
+/* Threads: GP__SEL_BLOCK scanning threads, then two look-ahead warps. Named barriers: 1 the
+ * scanning warps, 2 the look-ahead warps (inside gp__scan_look_ahead too), 3 and 4 (by
+ * the parity of the block's tile) the scanning warps and look-ahead part 0, which hands
+ * over the tile's prefix and the block's next tile. Dynamic shared memory: gp__select_smem. */
+template <int KIND, class T, class P, class Fn>
+__global__ void __launch_bounds__(GP__SEL_THREADS, GP__MIN_BLOCKS(GP__SEL_THREADS, GP__SEL_MIN_BLOCKS))
+    gp__select_kernel(gp__select_args<T, P> a, gp__select_plan p, char *scratch, uint32_t epoch)
+{
+    typedef typename gp__sel_status<KIND>::op SOp;
+    typedef typename SOp::type S;
+    enum { VEC = gp__scan_vec(sizeof(T)), ROWS = gp__scan_rows(sizeof(T)), ITEMS = VEC * ROWS };
+    constexpr bool RUNS = KIND == GP__SEL_RUNS, HEADS = KIND == GP__SEL_UNIQUE || RUNS;
+    const size_t TILE = (size_t)GP__SEL_BLOCK * ITEMS;
+    extern __shared__ __align__(16) unsigned char gp__sel_smem[];
+    T *s_val = reinterpret_cast<T *>(gp__sel_smem);
+    uint32_t *s_idx = reinterpret_cast<uint32_t *>(gp__sel_smem + (KIND == GP__SEL_NONZERO ? 0 : TILE * sizeof(T)));
+    __shared__ unsigned long long s_tile[2], s_ahead_tile[2], s_first_len, s_wlast[GP__SEL_WARPS];
+    __shared__ S s_prefix[2], s_xchg[2 * gp__scan_nb(sizeof(S))];
+    __shared__ uint32_t s_wtot[GP__SEL_WARPS], s_head0;
+    unsigned long long *counter = reinterpret_cast<unsigned long long *>(scratch);
+    uint64_t *status = reinterpret_cast<uint64_t *>(scratch + GP__SCRATCH_ALIGN);
+    const unsigned warp = threadIdx.x >> 5, lane = gp__lane_id();
+
+    gp__chain_wait(); /* the stream's earlier work may have used this status region */
+    if (threadIdx.x == 0) s_tile[0] = atomicAdd(counter, 1ull);
+    __syncthreads();
+
+    if (warp >= GP__SEL_WARPS) { /* look-ahead, parts 0 and 1: the prefix of the block's tiles */
+        const unsigned part_id = warp - GP__SEL_WARPS;
+        gp__scan_ahead<S> ahead = {SOp::identity(), 0, 0};
+        for (unsigned i = 0;; i++) {
+            unsigned long long t = 0;
+            if (part_id == 0 && lane == 0) s_ahead_tile[i & 1] = t = s_tile[i & 1];
+            asm volatile("bar.sync 2, 64;" ::: "memory");
+            if (part_id == 1 && lane == 0) t = s_ahead_tile[i & 1];
+            t = __shfl_sync(GP__FULL_MASK, t, 0);
+            if (t >= p.tiles) break;
+            const S pre = gp__scan_look_ahead<SOp>(status, epoch, t, ahead, 0, part_id, 2, s_xchg);
+            if (part_id == 0) {
+                /* the next tile is taken only now: tiles go to blocks in increasing order, and
+                 * a block takes one only when all the tiles before it are someone's */
+                if (lane == 0) {
+                    s_prefix[i & 1] = pre;
+                    s_tile[(i + 1) & 1] = atomicAdd(counter, 1ull);
+                }
+                __syncwarp();
+                if (i & 1) asm volatile("bar.arrive 4, %0;" ::"r"(GP__SEL_BLOCK + 32) : "memory");
+                else asm volatile("bar.arrive 3, %0;" ::"r"(GP__SEL_BLOCK + 32) : "memory");
+            }
+        }
+        if (part_id == 0 && lane == 0) gp__last_block_reset(counter + 1, counter, 1);
+        return;
+    }
+
+    /* scanning warps */
+    constexpr int LOAD_FLAGS = KIND == GP__SEL_FLAGGED;
+    T x[ITEMS];
+    uint32_t fl[ROWS];
+    unsigned long long t = s_tile[0];
+    if (t < p.tiles) gp__select_load<T, ROWS, VEC, LOAD_FLAGS>(x, fl, a.in, a.flags, t * TILE, p);
+    for (unsigned i = 0; t < p.tiles; i++) {
+        const size_t start = t * TILE;
+        const uint32_t local0 = warp * 32 * ITEMS + lane * VEC; /* + j * 32 * VEC + k */
+        uint32_t kb[ITEMS];
+        if constexpr (HEADS) {
+            gp__select_heads<T, Fn, ROWS, VEC, RUNS>(kb, x, a.in, start, p.n);
+        } else {
+#pragma unroll
+            for (int j = 0; j < ROWS; j++)
+#pragma unroll
+                for (int k = 0; k < VEC; k++) {
+                    const bool in_range = start + local0 + j * 32 * VEC + k < p.n;
+                    bool keep;
+                    if constexpr (KIND == GP__SEL_FLAGGED) keep = fl[j] >> k & 1;
+                    else keep = in_range && Fn::pred(x[j * VEC + k], a.p);
+                    kb[j * VEC + k] = keep ? 1u : 0u;
+                }
+        }
+        __syncwarp();
+        uint32_t lp[ROWS];
+        const uint32_t wt = gp__scan_warp_rows<gp__op_sel_u32, ROWS, VEC>(kb, lp);
+        if (lane == 0) s_wtot[warp] = wt;
+        if constexpr (RUNS) { /* the warp's last head (0 when none: tile 0 always has one) */
+            unsigned long long last = 0;
+#pragma unroll
+            for (int j = 0; j < ROWS; j++)
+#pragma unroll
+                for (int k = 0; k < VEC; k++)
+                    if (kb[j * VEC + k] & 1) last = start + local0 + j * 32 * VEC + k;
+#pragma unroll
+            for (int o = 16; o > 0; o >>= 1) {
+                const unsigned long long other = __shfl_xor_sync(GP__FULL_MASK, last, o);
+                last = other > last ? other : last;
+            }
+            if (lane == 0) s_wlast[warp] = last;
+            if (threadIdx.x == 0) s_head0 = kb[0] & 1;
+        }
+        asm volatile("bar.sync 1, %0;" ::"r"(GP__SEL_BLOCK) : "memory");
+        uint32_t before = 0, total = 0;
+#pragma unroll
+        for (unsigned w = 0; w < GP__SEL_WARPS; w++) {
+            const uint32_t v = s_wtot[w];
+            before += w < warp ? v : 0u;
+            total += v;
+        }
+        if (threadIdx.x == 0) {
+            S mine;
+            if constexpr (RUNS) {
+                unsigned long long last = 0;
+                for (unsigned w = 0; w < GP__SEL_WARPS; w++) last = s_wlast[w] > last ? s_wlast[w] : last;
+                mine = {total & 0xffffu, last};
+            } else {
+                mine = total;
+            }
+            gp__status_publish<S>(status, t, mine, epoch);
+        }
+        const uint32_t kept = RUNS ? total & 0xffffu : total;
+        const uint32_t valid = (uint32_t)(p.n - start < TILE ? p.n - start : TILE);
+        /* scatter into the tile's places: kept first, partition's rejected after them */
+#pragma unroll
+        for (int j = 0; j < ROWS; j++) {
+            uint32_t run = before + lp[j];
+#pragma unroll
+            for (int k = 0; k < VEC; k++) {
+                const uint32_t local = local0 + j * 32 * VEC + k, b = kb[j * VEC + k];
+                const uint32_t pos = RUNS ? run & 0xffffu : run;
+                if (b & 1) {
+                    if constexpr (KIND == GP__SEL_NONZERO) s_idx[pos] = local;
+                    else s_val[pos] = x[j * VEC + k];
+                    if constexpr (RUNS) s_idx[pos] = local;
+                } else if (KIND <= GP__SEL_PRED && a.rejected && local < valid) {
+                    s_val[kept + local - pos] = x[j * VEC + k];
+                }
+                run += b;
+            }
+        }
+        /* the prefix (and the next tile) from the look-ahead; the scatter is visible */
+        if (i & 1) asm volatile("bar.sync 4, %0;" ::"r"(GP__SEL_BLOCK + 32) : "memory");
+        else asm volatile("bar.sync 3, %0;" ::"r"(GP__SEL_BLOCK + 32) : "memory");
+        const S pre = s_prefix[i & 1];
+        const unsigned long long next = s_tile[(i + 1) & 1];
+        unsigned long long P0;
+        if constexpr (RUNS) P0 = pre.count;
+        else P0 = pre;
+        if constexpr (RUNS) { /* each tail turns its run's head place into the run's length */
+#pragma unroll
+            for (int j = 0; j < ROWS; j++) {
+                uint32_t run = before + lp[j];
+#pragma unroll
+                for (int k = 0; k < VEC; k++) {
+                    const uint32_t local = local0 + j * 32 * VEC + k, b = kb[j * VEC + k];
+                    run += b;
+                    if (b >> 16) {
+                        const int r = (int)(run & 0xffffu) - 1; /* this run's place in the tile */
+                        if (r >= 0) s_idx[r] = local - s_idx[r] + 1;
+                        else s_first_len = start + local - pre.last + 1; /* a run from an earlier tile */
+                    }
+                }
+            }
+            asm volatile("bar.sync 1, %0;" ::"r"(GP__SEL_BLOCK) : "memory");
+        }
+        /* the next tile's loads go out before this tile's stores */
+        T xn[ITEMS];
+        uint32_t fn[ROWS];
+        if (next < p.tiles) gp__select_load<T, ROWS, VEC, LOAD_FLAGS>(xn, fn, a.in, a.flags, next * TILE, p);
+        for (uint32_t q = threadIdx.x; q < kept; q += GP__SEL_BLOCK) {
+            if constexpr (KIND == GP__SEL_NONZERO) a.idx[P0 + q] = start + s_idx[q];
+            else gp__store_elem(a.out + (P0 + q), s_val[q]);
+        }
+        if (KIND <= GP__SEL_PRED && a.rejected)
+            for (uint32_t q = kept + threadIdx.x; q < valid; q += GP__SEL_BLOCK)
+                gp__store_elem(a.rejected + (start - P0 + (q - kept)), s_val[q]);
+        if constexpr (RUNS) {
+            const uint32_t tails = total >> 16;
+            const int r0 = s_head0 ? 0 : -1;
+            for (uint32_t q = threadIdx.x; q < tails; q += GP__SEL_BLOCK) {
+                const int r = r0 + (int)q;
+                a.lengths[P0 + r] = r < 0 ? s_first_len : (unsigned long long)s_idx[r];
+            }
+        }
+        if (t == p.tiles - 1 && threadIdx.x == 0) *a.count = P0 + kept;
+        asm volatile("bar.sync 1, %0;" ::"r"(GP__SEL_BLOCK) : "memory"); /* shared memory free again */
+        t = next;
+#pragma unroll
+        for (int q = 0; q < ITEMS; q++) x[q] = xn[q];
+#pragma unroll
+        for (int j = 0; j < ROWS; j++) fl[j] = fn[j];
+    }
+}
+
+#endif /* __CUDACC__ */
+#endif /* GPUPRIMS_DETAIL_SELECT_CUH */

@@ -1,0 +1,234 @@
+/* detail/device/select_host.cuh -- the host side of stream compaction: argument checks, the
+ * launch of select.cuh's kernel, and the instance macros (GP_DEFINE_SELECT,
+ * GP_DEFINE_UNIQUE, their _EXTERN and GP_DECLARE_ forms, and the default instances' rows).
+ * Level 4: needs select.cuh and the launch skeleton. The argument checks are plain host code,
+ * tested on the host. */
+#ifndef GPUPRIMS_DETAIL_SELECT_HOST_CUH
+#define GPUPRIMS_DETAIL_SELECT_HOST_CUH
+
+#include <stddef.h>
+#include <stdint.h>
+#include <cuda_runtime_api.h>
+#include "../util/common.cuh"
+#include "select.cuh"
+
+/* Whether a call's buffers may be used together: none NULL, and no two overlapping, except
+ * that the first output may be the input itself when `in_place` (select, unique). ptr[0] is
+ * the input, ptr[1] the first output; bytes[k] each one's extent. A plain host function,
+ * tested on the host. */
+static inline int gp__select_args_ok(const void *const *ptr, const size_t *bytes, int count, int in_place)
+{
+    for (int i = 0; i < count; i++)
+        if (ptr[i] == NULL) return 0;
+    for (int i = 0; i < count; i++)
+        for (int j = i + 1; j < count; j++) {
+            if (in_place && i == 0 && j == 1 && ptr[0] == ptr[1]) continue;
+            if (gp__ranges_overlap(ptr[i], bytes[i], ptr[j], bytes[j])) return 0;
+        }
+    return 1;
+}
+
+/* GP_DECLARE_SELECT(name, T, P) / GP_DECLARE_UNIQUE(name, T): declarations, C linkage. */
+#define GP_DECLARE_SELECT(name, T, P)                                                                    \
+    GP__EXTERN_C cudaError_t gp_select_##name(T *d_out, uint64_t *d_count, const T *d_in, size_t n, P p,    \
+                                              cudaStream_t s);                                           \
+    GP__EXTERN_C cudaError_t gp_partition_##name(T *d_selected, T *d_rejected, uint64_t *d_count,          \
+                                                 const T *d_in, size_t n, P p, cudaStream_t s);
+#define GP_DECLARE_UNIQUE(name, T)                                                                        \
+    GP__EXTERN_C cudaError_t gp_unique_##name(T *d_out, uint64_t *d_count, const T *d_in, size_t n,       \
+                                              cudaStream_t s);                                            \
+    GP__EXTERN_C cudaError_t gp_run_length_##name(T *d_values, uint64_t *d_lengths, uint64_t *d_runs,    \
+                                                  const T *d_in, size_t n, cudaStream_t s);
+/* The default instances' extra names: by flags, and nonzero. */
+#define GP__DECLARE_SELECT_DEFAULT(name, T)                                                               \
+    GP__EXTERN_C cudaError_t gp_select_flagged_##name(T *d_out, uint64_t *d_count, const T *d_in,         \
+                                                      const uint8_t *d_flags, size_t n, cudaStream_t s);  \
+    GP__EXTERN_C cudaError_t gp_partition_flagged_##name(T *d_selected, T *d_rejected, uint64_t *d_count, \
+                                                         const T *d_in, const uint8_t *d_flags, size_t n, \
+                                                         cudaStream_t s);                                 \
+    GP__EXTERN_C cudaError_t gp_nonzero_##name(uint64_t *d_idx, uint64_t *d_count, const T *d_in, size_t n, \
+                                               cudaStream_t s);                                           \
+    GP_DECLARE_UNIQUE(name, T)
+
+#ifdef __CUDACC__
+
+/* Launches the compaction of n > 0 elements (arguments checked by the caller). */
+template <int KIND, class T, class P, class Fn>
+static cudaError_t gp__select_launch(const gp__select_args<T, P> &a, size_t n, cudaStream_t s)
+{
+    const gp__stream_device on(s);
+    GP__TRY(on.err);
+    gp__device dev;
+    GP__TRY(gp__device_query(&dev, on.dev));
+    const gp__select_plan p = gp__select_make_plan((uintptr_t)a.in, (uintptr_t)a.flags, n, sizeof(T));
+    if (p.tiles > GP__GRID_MAX) return cudaErrorInvalidValue;
+    const size_t smem = gp__select_smem(KIND, sizeof(T));
+    if (smem > (size_t)dev.smem_block) return cudaErrorInvalidValue;
+    void (*kernel)(gp__select_args<T, P>, gp__select_plan, char *, uint32_t) = gp__select_kernel<KIND, T, P, Fn>;
+    GP__TRY(gp__kernel_load<gp__select_kernel<KIND, T, P, Fn>>((int)smem));
+    const int sm90 = dev.cluster_ok; /* sm_90 code on an sm_90+ device: chained launches */
+    gp__launch_shape shape = {GP__GRID, (unsigned)p.tiles, GP__SEL_THREADS, smem, 0, 0, 0, 0, 0};
+    shape.scratch_bytes = shape.scratch_zeroed = gp__select_scratch_bytes(p.tiles, KIND);
+    shape.scratch_wait = sm90;
+    shape.status_kept = 1; /* tagged words; the last block resets the counters */
+    shape.chain = sm90;
+    return gp__launch_device_wide(shape, dev.id, s, [&](const cudaLaunchConfig_t &base, void *scratch, uint32_t epoch) {
+        /* blocks that fit, asked once per device (host memory only; a race asks twice) */
+        static int fit_cache[GP__MAX_DEVICES];
+        int fit = dev.id >= 0 && dev.id < GP__MAX_DEVICES ? __atomic_load_n(&fit_cache[dev.id], __ATOMIC_ACQUIRE) : 0;
+        if (fit == 0) {
+            GP__TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&fit, kernel, GP__SEL_THREADS, smem));
+            if (fit > 0 && dev.id >= 0 && dev.id < GP__MAX_DEVICES)
+                __atomic_store_n(&fit_cache[dev.id], fit, __ATOMIC_RELEASE);
+        }
+        if (fit < 1) return cudaErrorInvalidConfiguration;
+        const size_t most = (size_t)fit * dev.sms;
+        cudaLaunchConfig_t cfg = base;
+        cfg.gridDim = dim3((unsigned)(p.tiles < most ? p.tiles : most));
+        return cudaLaunchKernelEx(&cfg, kernel, a, p, (char *)scratch, epoch);
+    });
+}
+
+/* The host side of every name: checks, n == 0 (a stream-ordered memset of the count), the
+ * launch. `outs` extra output bytes per element for the overlap check. */
+template <int KIND, class T, class P, class Fn>
+static cudaError_t gp__select(gp__select_args<T, P> a, size_t n, cudaStream_t s)
+{
+    if (a.count == NULL) return cudaErrorInvalidValue;
+    if (n > SIZE_MAX / 16 / (sizeof(T) + 8)) return cudaErrorInvalidValue;
+    const void *ptr[5];
+    size_t bytes[5];
+    int c = 0;
+    ptr[c] = a.in, bytes[c++] = n * sizeof(T);
+    if (KIND == GP__SEL_NONZERO) ptr[c] = a.idx, bytes[c++] = n * 8;
+    else ptr[c] = a.out, bytes[c++] = n * sizeof(T);
+    ptr[c] = a.count, bytes[c++] = 8;
+    if (KIND == GP__SEL_FLAGGED) ptr[c] = a.flags, bytes[c++] = n;
+    if (KIND <= GP__SEL_PRED && a.rejected) ptr[c] = a.rejected, bytes[c++] = n * sizeof(T);
+    if (KIND == GP__SEL_RUNS) ptr[c] = a.lengths, bytes[c++] = n * 8;
+    const int in_place = KIND != GP__SEL_RUNS && KIND != GP__SEL_NONZERO && a.rejected == NULL;
+    if (n == 0) {
+        if (!gp__select_args_ok(ptr + 2, bytes + 2, 1, 0)) return cudaErrorInvalidValue;
+        return cudaMemsetAsync(a.count, 0, sizeof(uint64_t), s);
+    }
+    if (!gp__select_args_ok(ptr, bytes, c, in_place)) return cudaErrorInvalidValue;
+    return gp__select_launch<KIND, T, P, Fn>(a, n, s);
+}
+
+/* ---- instantiation --------------------------------------------------------------------------
+ * The default instances (every select type; detail/instances.cuh):
+ *   cudaError_t gp_select_flagged_<t>(T *d_out, uint64_t *d_count, const T *d_in,
+ *                                     const uint8_t *d_flags, size_t n, cudaStream_t s)
+ *       keeps d_in[i] where d_flags[i] != 0, in order; *d_count (device) = the number kept.
+ *   cudaError_t gp_partition_flagged_<t>(T *d_selected, T *d_rejected, uint64_t *d_count,
+ *                                        const T *d_in, const uint8_t *d_flags, size_t n, cudaStream_t s)
+ *       kept items in order to d_selected, the others in order to d_rejected (stable both).
+ *   cudaError_t gp_nonzero_<t>(uint64_t *d_idx, uint64_t *d_count, const T *d_in, size_t n, cudaStream_t s)
+ *       the indices of the elements != 0 (floats: NaN counts, -0.0 does not), increasing.
+ *   cudaError_t gp_unique_<t>(T *d_out, uint64_t *d_count, const T *d_in, size_t n, cudaStream_t s)
+ *       the first of each run of equal consecutive elements (std::unique; floats by ==).
+ *   cudaError_t gp_run_length_<t>(T *d_values, uint64_t *d_lengths, uint64_t *d_runs,
+ *                                 const T *d_in, size_t n, cudaStream_t s)
+ *       unique's values, each run's length, and the number of runs.
+ * All: asynchronous on s, one launch, deterministic; outputs hold at most n elements and are
+ * untouched past the count; n == 0 writes 0 to the count (a stream-ordered memset);
+ * select and unique may run in place (d_out == d_in); any other overlap between the input,
+ * the outputs and the count, or a NULL pointer, gives cudaErrorInvalidValue and launches
+ * nothing. */
+#define GP__DEFINE_SELECT_DEFAULT_HOST(SCOPE, name, T)                                                     \
+    SCOPE cudaError_t gp_select_flagged_##name(T *d_out, uint64_t *d_count, const T *d_in,                 \
+                                               const uint8_t *d_flags, size_t n, cudaStream_t s)           \
+    {                                                                                                      \
+        return gp__select<GP__SEL_FLAGGED, T, char, gp__sel_default_fn<T>>(                                \
+            {d_in, d_flags, 0, d_out, NULL, NULL, NULL, d_count}, n, s);                                   \
+    }                                                                                                      \
+    SCOPE cudaError_t gp_partition_flagged_##name(T *d_selected, T *d_rejected, uint64_t *d_count,         \
+                                                  const T *d_in, const uint8_t *d_flags, size_t n,         \
+                                                  cudaStream_t s)                                          \
+    {                                                                                                      \
+        if (d_rejected == NULL) return cudaErrorInvalidValue;                                              \
+        return gp__select<GP__SEL_FLAGGED, T, char, gp__sel_default_fn<T>>(                                \
+            {d_in, d_flags, 0, d_selected, d_rejected, NULL, NULL, d_count}, n, s);                        \
+    }                                                                                                      \
+    SCOPE cudaError_t gp_nonzero_##name(uint64_t *d_idx, uint64_t *d_count, const T *d_in, size_t n,       \
+                                        cudaStream_t s)                                                    \
+    {                                                                                                      \
+        return gp__select<GP__SEL_NONZERO, T, char, gp__sel_default_fn<T>>(                                \
+            {d_in, NULL, 0, NULL, NULL, d_idx, NULL, d_count}, n, s);                                      \
+    }                                                                                                      \
+    GP__DEFINE_UNIQUE_HOST(SCOPE, name, T, gp__sel_default_fn<T>)
+
+#define GP__DEFINE_UNIQUE_HOST(SCOPE, name, T, FN)                                                         \
+    SCOPE cudaError_t gp_unique_##name(T *d_out, uint64_t *d_count, const T *d_in, size_t n, cudaStream_t s) \
+    {                                                                                                      \
+        return gp__select<GP__SEL_UNIQUE, T, char, FN>({d_in, NULL, 0, d_out, NULL, NULL, NULL, d_count}, n, s); \
+    }                                                                                                      \
+    SCOPE cudaError_t gp_run_length_##name(T *d_values, uint64_t *d_lengths, uint64_t *d_runs, const T *d_in, \
+                                           size_t n, cudaStream_t s)                                       \
+    {                                                                                                      \
+        return gp__select<GP__SEL_RUNS, T, char, FN>({d_in, NULL, 0, d_values, NULL, NULL, d_lengths, d_runs}, \
+                                                     n, s);                                                \
+    }
+
+#define GP__DEFINE_SELECT_HOST(SCOPE, name, T, P, FN)                                                      \
+    SCOPE cudaError_t gp_select_##name(T *d_out, uint64_t *d_count, const T *d_in, size_t n, P p,           \
+                                       cudaStream_t s)                                                     \
+    {                                                                                                      \
+        return gp__select<GP__SEL_PRED, T, P, FN>({d_in, NULL, p, d_out, NULL, NULL, NULL, d_count}, n, s); \
+    }                                                                                                      \
+    SCOPE cudaError_t gp_partition_##name(T *d_selected, T *d_rejected, uint64_t *d_count, const T *d_in,  \
+                                          size_t n, P p, cudaStream_t s)                                   \
+    {                                                                                                      \
+        if (d_rejected == NULL) return cudaErrorInvalidValue;                                              \
+        return gp__select<GP__SEL_PRED, T, P, FN>({d_in, NULL, p, d_selected, d_rejected, NULL, NULL, d_count}, \
+                                                  n, s);                                                   \
+    }
+
+/* GP_DEFINE_SELECT(name, T, P, PRED): at file scope of a .cu file, for a user's type T and a
+ * predicate PRED(x, p) (a function-like macro or device function; p of type P, passed by
+ * value to the kernel), makes
+ *   cudaError_t gp_select_<name>(T *d_out, uint64_t *d_count, const T *d_in, size_t n, P p, cudaStream_t s)
+ *   cudaError_t gp_partition_<name>(T *d_selected, T *d_rejected, uint64_t *d_count, const T *d_in,
+ *                                   size_t n, P p, cudaStream_t s)
+ *   unsigned gp_block_select_<name>(T *dst, T x, P p, unsigned *position)   (block_select.cuh)
+ * with the contract of the default instances above.
+ * GP_DEFINE_UNIQUE(name, T, EQ): EQ(a, b) an equality (true for equal neighbours); makes
+ * gp_unique_<name> and gp_run_length_<name>, as above.
+ * _EXTERN: external (C) linkage, for one .cu file; GP_DECLARE_SELECT / GP_DECLARE_UNIQUE the
+ * declarations for the others. The structs are gp__sel_fn_<name> and gp__eq_fn_<name>. */
+#define GP__DEFINE_SELECT_AS(SCOPE, name, T, P, PRED)                                                      \
+    namespace gp_DEFINE_must_be_used_at_file_scope {}                                                      \
+    static_assert(sizeof(T) <= GP_MAX_ELEM_BYTES, "gpuprims: element type " #T " is larger than GP_MAX_ELEM_BYTES"); \
+    GP__DIAG_PUSH_OP_ERRORS                                                                                \
+    namespace {                                                                                            \
+    struct gp__sel_fn_##name {                                                                             \
+        static __device__ __forceinline__ bool pred(const T &x, const P &p) { return (PRED(x, p)) ? true : false; } \
+    };                                                                                                     \
+    GP__DEFINE_BLOCK_SELECT_PRED(name, T, P, gp__sel_fn_##name)                                            \
+    }                                                                                                      \
+    GP__DIAG_POP                                                                                           \
+    GP__DEFINE_SELECT_HOST(SCOPE, name, T, P, gp__sel_fn_##name)
+#define GP_DEFINE_SELECT(name, T, P, PRED) GP__DEFINE_SELECT_AS([[maybe_unused]] static, name, T, P, PRED)
+#define GP_DEFINE_SELECT_EXTERN(name, T, P, PRED) GP__DEFINE_SELECT_AS(extern "C", name, T, P, PRED)
+
+#define GP__DEFINE_UNIQUE_AS(SCOPE, name, T, EQ)                                                           \
+    namespace gp_DEFINE_must_be_used_at_file_scope {}                                                      \
+    static_assert(sizeof(T) <= GP_MAX_ELEM_BYTES, "gpuprims: element type " #T " is larger than GP_MAX_ELEM_BYTES"); \
+    GP__DIAG_PUSH_OP_ERRORS                                                                                \
+    namespace {                                                                                            \
+    struct gp__eq_fn_##name {                                                                              \
+        static __device__ __forceinline__ bool eq(const T &a, const T &b) { return (EQ(a, b)) ? true : false; } \
+    };                                                                                                     \
+    }                                                                                                      \
+    GP__DIAG_POP                                                                                           \
+    GP__DEFINE_UNIQUE_HOST(SCOPE, name, T, gp__eq_fn_##name)
+#define GP_DEFINE_UNIQUE(name, T, EQ) GP__DEFINE_UNIQUE_AS([[maybe_unused]] static, name, T, EQ)
+#define GP_DEFINE_UNIQUE_EXTERN(name, T, EQ) GP__DEFINE_UNIQUE_AS(extern "C", name, T, EQ)
+
+#else /* not CUDA: the definitions need nvcc */
+#define GP_DEFINE_SELECT(name, T, P, PRED) GP__NEEDS_CUDA(GP_DEFINE_SELECT)
+#define GP_DEFINE_SELECT_EXTERN(name, T, P, PRED) GP__NEEDS_CUDA(GP_DEFINE_SELECT_EXTERN)
+#define GP_DEFINE_UNIQUE(name, T, EQ) GP__NEEDS_CUDA(GP_DEFINE_UNIQUE)
+#define GP_DEFINE_UNIQUE_EXTERN(name, T, EQ) GP__NEEDS_CUDA(GP_DEFINE_UNIQUE_EXTERN)
+#endif /* __CUDACC__ */
+#endif /* GPUPRIMS_DETAIL_SELECT_HOST_CUH */
