@@ -50,6 +50,10 @@
  *      gp_transpose[_strided|_batched]_<name>,           detail/device/transpose.cuh
  *        GP_DEFINE_TRANSPOSE[_EXTERN], GP_DECLARE_TRANSPOSE
  *      gp_matmul_f32, gp_matmul_f64                      detail/device/matmul.cuh
+ *      gp_segmented_reduce_<name>, gp_reduce_rows_<name>,  detail/device/segmented.cuh
+ *        gp_reduce_cols_<name>, gp_{in,ex}clusive_segmented_scan_<name>,
+ *        gp_reduce_by_key_<op>_<k>_<v>, GP_DEFINE_SEGMENTED_REDUCE, GP_DEFINE_SEGMENTED_SCAN,
+ *        GP_DEFINE_REDUCE_BY_KEY (each [_EXTERN], GP_DECLARE_*)
  *   4  the default instance lists                        detail/instances.cuh
  *   Each file's end documents the exact contract of the names it defines: which threads
  *   hold the result, the shared memory used, the barriers, the block shapes.
@@ -100,6 +104,19 @@
  *   kernel): the sums' order then depends on the shape and the GPU's SM count (never on
  *   timing: the same bits on every run).
  *
+ *   Segments (<name> as for the reduce; offsets are uint64_t, num_segments + 1 of them,
+ *   ascending; an empty segment gives the identity; heads: d_heads[i] != 0 starts a segment):
+ *     cudaError_t gp_segmented_reduce_sum_f32(float *d_out, const float *d_in, const uint64_t *d_offsets,
+ *                                             size_t num_segments, cudaStream_t s);
+ *     cudaError_t gp_reduce_rows_sum_f32(float *d_out, const float *d_in, size_t rows, size_t cols,
+ *                                        size_t ld, cudaStream_t s);               (and _cols_)
+ *     cudaError_t gp_inclusive_segmented_scan_sum_f32(float *d_out, const float *d_in,
+ *                                                     const uint8_t *d_heads, size_t n, cudaStream_t s);
+ *     cudaError_t gp_reduce_by_key_sum_i32_f32(int32_t *d_keys_out, float *d_values_out, uint64_t *d_runs,
+ *                                              const int32_t *d_keys, const float *d_values, size_t n,
+ *                                              cudaStream_t s);   (sum; keys i32 u32 i64 u64, values i32 i64 f32 f64)
+ *   Any segment lengths run at one rate (merge path); see detail/device/segmented.cuh.
+ *
  * YOUR OWN TYPE AND OPERATOR (at file scope of a .cu file)
  *     typedef struct { float v; int i; } pair_t;
  *     #define PAIR_MAX(a, b) ((b).v > (a).v ? (b) : (a))      // ties keep the lower index
@@ -147,7 +164,7 @@
  * OPTIONS (define before including)
  *   GPUPRIMS_IMPLEMENTATION   in one .cu file: compile the default instances there
  *                             (instead of linking libgpuprims)
- *   GPUPRIMS_IMPLEMENTATION_REDUCE, _SCAN, _TRANSPOSE, _MATMUL: one family only (the files in lib/)
+ *   GPUPRIMS_IMPLEMENTATION_REDUCE, _SCAN, _TRANSPOSE, _MATMUL, _SEGMENTED: one family only (the files in lib/)
  *   GP_DEBUG_SYNC             CUDA_CHK_LAUNCH() also synchronises, so errors inside a
  *                             kernel are reported at the launch that caused them
  *
@@ -198,6 +215,7 @@
 #include "detail/device/scan.cuh"
 #include "detail/device/transpose.cuh"
 #include "detail/device/matmul.cuh"
+#include "detail/device/segmented.cuh"
 /* Level 4: the default instances. */
 #include "detail/instances.cuh"
 
