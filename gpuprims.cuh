@@ -54,6 +54,10 @@
  *        gp_nonzero_<t>, gp_unique_<t>, gp_run_length_<t>; GP_DEFINE_SELECT[_EXTERN],
  *        GP_DEFINE_UNIQUE[_EXTERN], GP_DECLARE_SELECT, GP_DECLARE_UNIQUE (kernel: select.cuh)
  *      gp_block_select_flagged_<t>, gp_block_select_<name> detail/block/block_select.cuh
+ *      gp_segmented_reduce_<name>, gp_reduce_rows_<name>,  detail/device/segmented.cuh
+ *        gp_reduce_cols_<name>, gp_{in,ex}clusive_segmented_scan_<name>,
+ *        gp_reduce_by_key_<op>_<k>_<v>, GP_DEFINE_SEGMENTED_REDUCE, GP_DEFINE_SEGMENTED_SCAN,
+ *        GP_DEFINE_REDUCE_BY_KEY (each [_EXTERN], GP_DECLARE_*)
  *   4  the default instance lists                        detail/instances.cuh
  *   Each file's end documents the exact contract of the names it defines: which threads
  *   hold the result, the shared memory used, the barriers, the block shapes.
@@ -118,6 +122,18 @@
  *   predicate or equality: GP_DEFINE_SELECT(name, T, P, PRED) (PRED(x, p), p of type P by
  *   value: gp_select_<name>, gp_partition_<name>), GP_DEFINE_UNIQUE(name, T, EQ)
  *   (gp_unique_<name>, gp_run_length_<name>); contracts at the end of select_host.cuh.
+ *   Segments (<name> as for the reduce; offsets are uint64_t, num_segments + 1 of them,
+ *   ascending; an empty segment gives the identity; heads: d_heads[i] != 0 starts a segment):
+ *     cudaError_t gp_segmented_reduce_sum_f32(float *d_out, const float *d_in, const uint64_t *d_offsets,
+ *                                             size_t num_segments, cudaStream_t s);
+ *     cudaError_t gp_reduce_rows_sum_f32(float *d_out, const float *d_in, size_t rows, size_t cols,
+ *                                        size_t ld, cudaStream_t s);               (and _cols_)
+ *     cudaError_t gp_inclusive_segmented_scan_sum_f32(float *d_out, const float *d_in,
+ *                                                     const uint8_t *d_heads, size_t n, cudaStream_t s);
+ *     cudaError_t gp_reduce_by_key_sum_i32_f32(int32_t *d_keys_out, float *d_values_out, uint64_t *d_runs,
+ *                                              const int32_t *d_keys, const float *d_values, size_t n,
+ *                                              cudaStream_t s);   (sum; keys i32 u32 i64 u64, values i32 i64 f32 f64)
+ *   Any segment lengths run at one rate (merge path); see detail/device/segmented.cuh.
  *
  * YOUR OWN TYPE AND OPERATOR (at file scope of a .cu file)
  *     typedef struct { float v; int i; } pair_t;
@@ -166,7 +182,8 @@
  * OPTIONS (define before including)
  *   GPUPRIMS_IMPLEMENTATION   in one .cu file: compile the default instances there
  *                             (instead of linking libgpuprims)
- *   GPUPRIMS_IMPLEMENTATION_REDUCE, _SCAN, _TRANSPOSE, _MATMUL, _SELECT: one family only (the files in lib/)
+ *   GPUPRIMS_IMPLEMENTATION_REDUCE, _SCAN, _TRANSPOSE, _MATMUL, _SELECT, _SEGMENTED, _HISTOGRAM,
+ *   _SORT: one family only (the files in lib/)
  *   GP_DEBUG_SYNC             CUDA_CHK_LAUNCH() also synchronises, so errors inside a
  *                             kernel are reported at the launch that caused them
  *
@@ -220,6 +237,7 @@
 #include "detail/device/matmul.cuh"
 #include "detail/device/select.cuh"
 #include "detail/device/select_host.cuh"
+#include "detail/device/segmented.cuh"
 /* Level 4: the default instances. */
 #include "detail/instances.cuh"
 

@@ -1,7 +1,7 @@
 /* detail/instances.cuh -- the default instances, one row each. Everything that has one
  * entry per instance (C declarations, device names, the compiled launchers, the tests'
  * tables) is generated from these lists, so they cannot drift apart. Level 4: needs
- * reduce.cuh, scan.cuh, transpose.cuh and matmul.cuh. Readable by a C compiler (only the
+ * reduce.cuh, scan.cuh, transpose.cuh, matmul.cuh and segmented.cuh. Readable by a C compiler (only the
  * declarations are seen there).
  *
  * The reduce and scan families share their instances and operator structs
@@ -18,6 +18,7 @@
 #include "device/transpose.cuh"
 #include "device/matmul.cuh"
 #include "device/select_host.cuh"
+#include "device/segmented.cuh"
 
 /* X(name, T, op, kind, OP, IDENTITY)
  *   op:   sum, min or max            kind: int (signed), uint (unsigned) or float
@@ -82,6 +83,26 @@
     X(u64, uint64_t)            \
     X(f32, float)               \
     X(f64, double)
+/* X(name, K, T, op): reduce-by-key instances, gp_reduce_by_key_<name> (name = <op>_<k>_<v>),
+ * keys compared with ==, values under gp__op_<op> (an operator row above). The segmented
+ * reduce, rows, columns and segmented scan use the operator rows (GP__OP_INSTANCES). */
+#define GP__REDUCE_BY_KEY_INSTANCES(X)                    \
+    X(sum_i32_i32, int32_t, int32_t, sum_i32)             \
+    X(sum_i32_i64, int32_t, int64_t, sum_i64)             \
+    X(sum_i32_f32, int32_t, float, sum_f32)               \
+    X(sum_i32_f64, int32_t, double, sum_f64)              \
+    X(sum_u32_i32, uint32_t, int32_t, sum_i32)            \
+    X(sum_u32_i64, uint32_t, int64_t, sum_i64)            \
+    X(sum_u32_f32, uint32_t, float, sum_f32)              \
+    X(sum_u32_f64, uint32_t, double, sum_f64)             \
+    X(sum_i64_i32, int64_t, int32_t, sum_i32)             \
+    X(sum_i64_i64, int64_t, int64_t, sum_i64)             \
+    X(sum_i64_f32, int64_t, float, sum_f32)               \
+    X(sum_i64_f64, int64_t, double, sum_f64)              \
+    X(sum_u64_i32, uint64_t, int32_t, sum_i32)            \
+    X(sum_u64_i64, uint64_t, int64_t, sum_i64)            \
+    X(sum_u64_f32, uint64_t, float, sum_f32)              \
+    X(sum_u64_f64, uint64_t, double, sum_f64)
 
 /* The rows, read by each family's macros (which take fewer columns). */
 #define GP__DECLARE_OP_ROW(name, T, op, kind, OP, IDENTITY) GP_DECLARE_REDUCE(name, T) GP_DECLARE_SCAN(name, T)
@@ -96,6 +117,14 @@
 #define GP__TRANSPOSE_HOST_ROW(name, T) GP__DEFINE_TRANSPOSE_HOST(extern "C", name, T)
 #define GP__MATMUL_HOST_ROW(name, T) GP__DEFINE_MATMUL_HOST(extern "C", name, T)
 #define GP__SELECT_HOST_ROW(name, T) GP__DEFINE_SELECT_DEFAULT_HOST(extern "C", name, T)
+#define GP__DECLARE_SEGMENTED_ROW(name, T, op, kind, OP, IDENTITY) \
+    GP_DECLARE_SEGMENTED_REDUCE(name, T) GP_DECLARE_SEGMENTED_SCAN(name, T)
+#define GP__SEGMENTED_HOST_ROW(name, T, op, kind, OP, IDENTITY) \
+    GP__DEFINE_SEGMENTED_HOST(extern "C", name, T, gp__op_##name)  \
+    GP__DEFINE_SEGMENTED_SCAN_HOST(extern "C", name, T, gp__op_##name)
+#define GP__DECLARE_RBK_ROW(name, K, T, op) GP_DECLARE_REDUCE_BY_KEY(name, K, T)
+#define GP__RBK_HOST_ROW(name, K, T, op) \
+    GP__DEFINE_REDUCE_BY_KEY_HOST(extern "C", name, K, T, gp__op_##op, gp__eq_default<K>)
 
 /* Declarations, C linkage, visible to C and C++ alike. */
 GP__OP_INSTANCES(GP__DECLARE_OP_ROW)
@@ -104,6 +133,8 @@ GP__MAP2_REDUCE_INSTANCES(GP__DECLARE_MAP2_ROW)
 GP__TRANSPOSE_INSTANCES(GP_DECLARE_TRANSPOSE)
 GP__MATMUL_INSTANCES(GP_DECLARE_MATMUL)
 GP__SELECT_INSTANCES(GP__DECLARE_SELECT_DEFAULT)
+GP__OP_INSTANCES(GP__DECLARE_SEGMENTED_ROW)
+GP__REDUCE_BY_KEY_INSTANCES(GP__DECLARE_RBK_ROW)
 /* Frees the library's status memory on `device` (util/status.cuh) once its last use is
  * done; later calls make it again. Safe at exit and between calls. */
 GP__EXTERN_C cudaError_t gp_release_device_state(int device);
@@ -125,6 +156,7 @@ GP__SELECT_INSTANCES(GP__DEFINE_BLOCK_SELECT_FLAGGED)
 #define GPUPRIMS_IMPLEMENTATION_TRANSPOSE
 #define GPUPRIMS_IMPLEMENTATION_MATMUL
 #define GPUPRIMS_IMPLEMENTATION_SELECT
+#define GPUPRIMS_IMPLEMENTATION_SEGMENTED
 #endif
 #ifdef GPUPRIMS_IMPLEMENTATION_REDUCE
 GP__OP_INSTANCES(GP__REDUCE_HOST_ROW)
@@ -143,6 +175,10 @@ GP__MATMUL_INSTANCES(GP__MATMUL_HOST_ROW)
 #endif
 #ifdef GPUPRIMS_IMPLEMENTATION_SELECT
 GP__SELECT_INSTANCES(GP__SELECT_HOST_ROW)
+#endif
+#ifdef GPUPRIMS_IMPLEMENTATION_SEGMENTED
+GP__OP_INSTANCES(GP__SEGMENTED_HOST_ROW)
+GP__REDUCE_BY_KEY_INSTANCES(GP__RBK_HOST_ROW)
 #endif
 #endif /* __CUDACC__ */
 

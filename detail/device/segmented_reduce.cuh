@@ -1,0 +1,479 @@
+/* detail/device/segmented_reduce.cuh -- the kernels and host launchers of the segmented
+ * reduce (CSR offsets), the reduce along rows and the reduce along columns. Level 4: needs
+ * warp.cuh, block_scan.cuh, launch.cuh, ops.cuh and common.cuh; the public names and
+ * macros are in segmented.cuh.
+ *
+ * Segmented reduce, and rows (segments of `cols` elements): merge path (Merrill & Garland,
+ * "Merge-based Parallel Sparse Matrix-Vector Multiplication", SC'16). The work is the
+ * merge of the segment ends (num_segments items) with the values (N items), split evenly:
+ * a tile is 256 x 16 merge items (for 4-byte types), whatever the segment lengths, so empty segments,
+ * segments of one element and one segment of half the input all run at the same rate.
+ * The host does not know N (the offsets are on the device), so the grid is persistent:
+ * P blocks (as many as fit), block b takes the contiguous tiles [b T / P, (b+1) T / P).
+ * In a tile: warp 0 finds where the tile ends by a 32-way search of the offsets (in
+ * global memory; the start is the previous tile's end), every thread stages values and
+ * ends in shared memory (coalesced), each thread finds its own 16 items by a binary
+ * search there and folds them in index order, writing every segment that it sees end
+ * except its first (which may have begun in an earlier thread). The threads' carries
+ * (flag: a segment ended; value: the fold since the last end) are scanned with the
+ * segmented operator (Sengupta, Harris, Zhang & Owens, 2007), which gives each thread's
+ * first segment its prefix; the first segment of a block, which may have begun in an
+ * earlier block, is left in a per-block record with the block's carry, and the last block
+ * to finish folds the P records in block order and writes those heads. Everything is
+ * combined in index order with an association fixed by num_segments, N and P (the GPU's
+ * SM count): bitwise the same on every run.
+ *
+ * Columns: block (32 columns x 8 row groups) folds its column strip over a chunk of rows,
+ * each thread a contiguous run of rows (index order), the 8 partials folded in order in
+ * shared memory; chunks of rows are spread over blocks, their partials written to
+ * scratch, and the last block of each strip folds them in chunk order. */
+#ifndef GPUPRIMS_DETAIL_SEGMENTED_REDUCE_CUH
+#define GPUPRIMS_DETAIL_SEGMENTED_REDUCE_CUH
+
+#include <stddef.h>
+#include <stdint.h>
+#include <cuda_runtime_api.h>
+#include "../util/common.cuh"
+#include "../util/ops.cuh"
+
+#define GP__SEG_THREADS 256
+#define GP__SEG_NONE (~(uint64_t)0)                        /* a record without a head */
+#define GP__COLS_W 32                                      /* columns a block */
+#define GP__COLS_H 8                                       /* row groups a block */
+#define GP__COLS_TARGET_BLOCKS 2048                        /* blocks a column reduce aims at */
+
+/* Shared-memory index with one pad word per 32: thread k starts near item 16 k, and
+ * without the pad every other thread would fall in the same bank. */
+static inline GP__HD unsigned gp__seg_pad(unsigned i) { return i + (i >> 5); }
+
+/* The column plan: rows split into `chunks` runs of `per` rows (the last may be short). */
+typedef struct gp__cols_plan {
+    size_t strips, chunks, per;
+} gp__cols_plan;
+static inline GP__HD gp__cols_plan gp__cols_make_plan(size_t rows, size_t cols)
+{
+    gp__cols_plan p;
+    p.strips = gp__ceil_div(cols, GP__COLS_W);
+    size_t chunks = gp__ceil_div(GP__COLS_TARGET_BLOCKS, p.strips);
+    const size_t min_rows = 64; /* each thread at least 8 rows */
+    if (chunks > gp__ceil_div(rows, min_rows)) chunks = gp__ceil_div(rows, min_rows);
+    if (chunks < 1) chunks = 1;
+    p.per = gp__ceil_div(rows, chunks);
+    p.chunks = rows ? gp__ceil_div(rows, p.per) : 1;
+    return p;
+}
+
+#ifdef __CUDACC__
+#include "../warp/warp.cuh"
+
+/* Merge items a thread: 16 for types of up to 4 bytes, fewer for wider ones, so that a
+ * tile's values and ends fit the 48 KB of static shared memory. */
+static constexpr GP__HD unsigned gp__seg_items(size_t elem) { return elem <= 4 ? 16u : elem >= 64 ? 1u : (unsigned)(64 / elem); }
+
+#include "../block/block_scan.cuh"
+#include "../util/launch.cuh"
+
+/* A value and a flag under the segmented operator: (f1, a) . (f2, b) = (f1 | f2, f2 ? b :
+ * a OP b). Associative whenever OP is; a flag resets the fold (a segment began). */
+template <class T>
+struct gp__seg_pair {
+    T v;
+    uint32_t f;
+};
+template <class Op>
+struct gp__seg_op {
+    typedef gp__seg_pair<typename Op::type> type;
+    static __device__ __forceinline__ type apply(type a, type b)
+    {
+        type r;
+        r.v = b.f ? b.v : Op::apply(a.v, b.v);
+        r.f = a.f | b.f;
+        return r;
+    }
+    static __device__ __forceinline__ type identity()
+    {
+        type r;
+        r.v = Op::identity();
+        r.f = 0;
+        return r;
+    }
+};
+
+/* Where segment ends come from. CSR: segment i is in[off[i] .. off[i+1]), positions are
+ * relative to off[0]. Rows: segment i is row i, cols elements at in + i * ld; positions
+ * count the rows' elements only (i * cols + c). */
+template <class T>
+struct gp__seg_csr {
+    const T *in;
+    const uint64_t *off;
+    size_t S;
+    uint64_t base;
+    __device__ __forceinline__ void init() { base = off[0]; }
+    __device__ __forceinline__ uint64_t total() const { return off[S] - base; }
+    __device__ __forceinline__ uint64_t end(size_t i) const { return __ldg(off + i + 1) - base; }
+    __device__ __forceinline__ T value(uint64_t j) const { return gp__load_elem(in + base + j); }
+};
+template <class T>
+struct gp__seg_rows {
+    const T *in;
+    size_t S, cols, ld;
+    __device__ __forceinline__ void init() {}
+    __device__ __forceinline__ uint64_t total() const { return (uint64_t)S * cols; }
+    __device__ __forceinline__ uint64_t end(size_t i) const { return (uint64_t)(i + 1) * cols; }
+    __device__ __forceinline__ T value(uint64_t j) const
+    {
+        return gp__load_elem(in + (ld == cols ? j : j / cols * ld + j % cols));
+    }
+};
+
+/* Merge-path search by one warp: the smallest x in [lo, hi] with end(x) + x >= d (hi when
+ * none below it), 32 probes a round. Every lane returns it. */
+template <class Src>
+static __device__ __forceinline__ size_t gp__seg_search(const Src &src, uint64_t d, size_t lo, size_t hi)
+{
+    const unsigned lane = gp__lane_id();
+    while (lo < hi) {
+        const size_t chunk = (hi - lo + 31) / 32;
+        const size_t x = lo + (size_t)lane * chunk + chunk - 1;
+        const bool ok = x >= hi || src.end(x) + x >= d;
+        const unsigned ball = __ballot_sync(GP__FULL_MASK, ok); /* lane 31 probes at or past hi - 1 */
+        if (ball == 0) return hi;
+        const unsigned L = (unsigned)__ffs(ball) - 1;
+        const size_t nlo = lo + (size_t)L * chunk, nhi = lo + (size_t)L * chunk + chunk - 1;
+        lo = nlo;
+        hi = nhi < hi ? nhi : hi;
+    }
+    return lo;
+}
+
+/* The fix-up records, one per block: its first segment end (GP__SEG_NONE if none) with
+ * the value of that segment from the block's start, and the block's carry. */
+static inline GP__HD size_t gp__seg_rec_rows_offset(void) { return GP__SCRATCH_ALIGN; }
+template <class T>
+static inline GP__HD size_t gp__seg_scratch_bytes(size_t P)
+{
+    return GP__SCRATCH_ALIGN + gp__round_up(P * 8, GP__SCRATCH_ALIGN) + 2 * gp__round_up(P * sizeof(gp__seg_pair<T>), GP__SCRATCH_ALIGN);
+}
+
+template <class Op, class Src>
+__global__ void __launch_bounds__(GP__SEG_THREADS)
+    gp__seg_reduce_kernel(typename Op::type *out, Src src, char *scratch)
+{
+    typedef typename Op::type T;
+    typedef gp__seg_op<Op> SOp;
+    typedef gp__seg_pair<T> pair;
+    enum { ITEMS = gp__seg_items(sizeof(T)), TILE = GP__SEG_THREADS * ITEMS, SMEM = (TILE + TILE / 32 + 1) };
+    __shared__ T s_val[SMEM];
+    __shared__ uint32_t s_end[SMEM];
+    __shared__ unsigned long long s_i1, s_j1;
+    const unsigned tid = threadIdx.x, warp = tid >> 5;
+    gp__chain_wait();
+    src.init();
+    const uint64_t N = src.total(), S = src.S, total = N + S;
+    const uint64_t tiles = (total + TILE - 1) / TILE, P = gridDim.x;
+    const uint64_t t_begin = tiles * blockIdx.x / P, t_end = tiles * (blockIdx.x + 1) / P;
+    /* the block's start: (i0, j0) on diagonal t_begin * TILE */
+    uint64_t i0 = 0, j0 = 0;
+    if (t_begin < t_end) {
+        if (warp == 0) {
+            const uint64_t d = t_begin * TILE;
+            const size_t x = gp__seg_search(src, d, (size_t)(d > N ? d - N : 0), (size_t)(d < S ? d : S));
+            if (tid == 0) { s_i1 = x; s_j1 = d - x; }
+        }
+        __syncthreads();
+        i0 = s_i1;
+        j0 = s_j1;
+    }
+    pair run = SOp::identity();    /* the block's carry so far */
+    uint64_t head_row = GP__SEG_NONE;
+    T head_val = Op::identity();
+    for (uint64_t t = t_begin; t < t_end; t++) {
+        const uint64_t d1 = (t + 1) * TILE < total ? (t + 1) * TILE : total;
+        __syncthreads(); /* the previous tile's shared memory and s_i1 are read */
+        if (warp == 0) {
+            const uint64_t lo = gp__max_size(i0, d1 > N ? d1 - N : 0);
+            const uint64_t hi = gp__min_size(gp__min_size(d1, S), i0 + TILE);
+            const size_t x = gp__seg_search(src, d1, (size_t)lo, (size_t)hi);
+            if (tid == 0) { s_i1 = x; s_j1 = d1 - x; }
+        }
+        __syncthreads();
+        const uint64_t i1 = s_i1, j1 = s_j1;
+        const unsigned ne = (unsigned)(i1 - i0), nv = (unsigned)(j1 - j0), nt = ne + nv;
+        { /* all loads in flight before the first store */
+            T r[ITEMS];
+            uint64_t e[ITEMS];
+#pragma unroll
+            for (unsigned q = 0; q < ITEMS; q++) {
+                const unsigned k = tid + q * GP__SEG_THREADS;
+                if (k < nv) r[q] = src.value(j0 + k);
+                if (k < ne) e[q] = src.end(i0 + k) - j0; /* >= 0 on the merge path */
+            }
+#pragma unroll
+            for (unsigned q = 0; q < ITEMS; q++) {
+                const unsigned k = tid + q * GP__SEG_THREADS;
+                if (k < nv) s_val[gp__seg_pad(k)] = r[q];
+                /* only compared with positions below TILE: clamped so that adding one cannot wrap */
+                if (k < ne) s_end[gp__seg_pad(k)] = (uint32_t)(e[q] < 0x7fffffffu ? e[q] : 0x7fffffffu);
+            }
+        }
+        __syncthreads();
+        /* this thread's items: diagonal dk of the tile */
+        const unsigned dk = tid * ITEMS;
+        unsigned i = 0, j = 0;
+        pair mine = SOp::identity();
+        uint64_t first_row = GP__SEG_NONE;
+        T first_val = Op::identity();
+        if (dk < nt) {
+            unsigned lo = dk > nv ? dk - nv : 0, hi = dk < ne ? dk : ne;
+            while (lo < hi) {
+                const unsigned mid = (lo + hi) >> 1;
+                if (s_end[gp__seg_pad(mid)] + mid < dk) lo = mid + 1;
+                else hi = mid;
+            }
+            i = lo;
+            j = dk - lo;
+            T acc = Op::identity();
+            const unsigned stop = dk + ITEMS < nt ? dk + ITEMS : nt;
+            for (unsigned q = dk; q < stop; q++) {
+                if (i < ne && s_end[gp__seg_pad(i)] <= j) {
+                    if (!mine.f) {
+                        first_row = i0 + i;
+                        first_val = acc;
+                        mine.f = 1;
+                    } else {
+                        gp__store_elem(out + i0 + i, acc);
+                    }
+                    acc = Op::identity();
+                    i++;
+                } else {
+                    acc = Op::apply(acc, s_val[gp__seg_pad(j)]);
+                    j++;
+                }
+            }
+            mine.v = acc;
+        }
+        pair agg;
+        const pair pre = SOp::apply(run, gp__block_scan<SOp, false>(mine, &agg));
+        if (mine.f) {
+            const T v = Op::apply(pre.v, first_val);
+            if (pre.f) gp__store_elem(out + first_row, v);
+            else { /* the block's first segment end: it may have begun in an earlier block */
+                head_row = first_row;
+                head_val = v;
+            }
+        }
+        run = SOp::apply(run, agg);
+        i0 = i1;
+        j0 = j1;
+    }
+    /* the records; the last block folds them */
+    __shared__ uint64_t s_head_row;
+    __shared__ bool s_last;
+    uint64_t *rec_row = reinterpret_cast<uint64_t *>(scratch + gp__seg_rec_rows_offset());
+    pair *rec_head = reinterpret_cast<pair *>(scratch + GP__SCRATCH_ALIGN + gp__round_up(P * 8, GP__SCRATCH_ALIGN));
+    pair *rec_carry = rec_head + gp__round_up(P * sizeof(pair), GP__SCRATCH_ALIGN) / sizeof(pair);
+    if (tid == 0) s_head_row = GP__SEG_NONE;
+    __syncthreads();
+    if (head_row != GP__SEG_NONE) { /* one thread at most */
+        s_head_row = head_row;
+        pair h;
+        h.v = head_val;
+        h.f = 1;
+        rec_head[blockIdx.x] = h;
+        __threadfence(); /* before thread 0's arrival */
+    }
+    __syncthreads();
+    if (tid == 0) {
+        rec_row[blockIdx.x] = s_head_row;
+        rec_carry[blockIdx.x] = run; /* the same in every thread */
+        __threadfence();
+        unsigned long long *done = reinterpret_cast<unsigned long long *>(scratch);
+        const bool last = atomicAdd(done, 1ull) == P - 1;
+        if (last) *done = 0; /* for the next call on this region: every block has arrived */
+        s_last = last;
+    }
+    __syncthreads();
+    if (!s_last) return;
+    __threadfence();
+    /* the last block: blocks in order, each thread a contiguous run of them */
+    const uint64_t per = (P + GP__SEG_THREADS - 1) / GP__SEG_THREADS, b0 = tid * per;
+    const uint64_t b1 = b0 + per < P ? b0 + per : P;
+    pair acc = SOp::identity();
+    for (uint64_t b = b0; b < b1; b++) acc = SOp::apply(acc, gp__load_cg(rec_carry + b));
+    pair pre = gp__block_scan<SOp, false>(acc, NULL);
+    for (uint64_t b = b0; b < b1; b++) {
+        const uint64_t r = gp__load_cg(rec_row + b);
+        if (r != GP__SEG_NONE) gp__store_elem(out + r, Op::apply(pre.v, gp__load_cg(rec_head + b).v));
+        pre = SOp::apply(pre, gp__load_cg(rec_carry + b));
+    }
+}
+
+/* Columns: block (strip, chunk); thread (x, y) folds rows [r0 + y * sub, ..) of column
+ * strip * 32 + x. One chunk: the block writes the result. */
+template <class Op>
+__global__ void __launch_bounds__(GP__COLS_W *GP__COLS_H)
+    gp__cols_kernel(typename Op::type *out, const typename Op::type *in, size_t rows, size_t cols, size_t ld,
+                    gp__cols_plan p, char *scratch)
+{
+    typedef typename Op::type T;
+    __shared__ T s[GP__COLS_H][GP__COLS_W];
+    __shared__ bool s_last;
+    gp__chain_wait();
+    const unsigned x = threadIdx.x % GP__COLS_W, y = threadIdx.x / GP__COLS_W;
+    const size_t strip = blockIdx.x % p.strips, chunk = blockIdx.x / p.strips;
+    const size_t c = strip * GP__COLS_W + x;
+    const size_t r0 = chunk * p.per, r1 = gp__min_size(rows, r0 + p.per);
+    const size_t sub = gp__ceil_div(r1 - r0, GP__COLS_H);
+    const size_t a = gp__min_size(r1, r0 + y * sub), b = gp__min_size(r1, a + sub);
+    T acc = Op::identity();
+    if (c < cols) {
+        size_t r = a;
+        for (; r + 8 <= b; r += 8) { /* eight loads in flight */
+            T v[8];
+#pragma unroll
+            for (int k = 0; k < 8; k++) v[k] = gp__load_elem(in + (r + k) * ld + c);
+#pragma unroll
+            for (int k = 0; k < 8; k++) acc = Op::apply(acc, v[k]);
+        }
+        for (; r < b; r++) acc = Op::apply(acc, gp__load_elem(in + r * ld + c));
+    }
+    s[y][x] = acc;
+    __syncthreads();
+    if (y != 0) return;
+    for (unsigned k = 1; k < GP__COLS_H; k++) acc = Op::apply(acc, s[k][x]);
+    if (p.chunks == 1) {
+        if (c < cols) gp__store_elem(out + c, acc);
+        return;
+    }
+    unsigned long long *count = reinterpret_cast<unsigned long long *>(scratch);
+    T *part = reinterpret_cast<T *>(scratch + gp__round_up(p.strips * 8, GP__SCRATCH_ALIGN));
+    if (c < cols) part[chunk * cols + c] = acc;
+    __threadfence();
+    __syncwarp();
+    if (x == 0) {
+        const bool last = atomicAdd(count + strip, 1ull) == p.chunks - 1;
+        if (last) count[strip] = 0; /* every chunk of the strip has arrived */
+        s_last = last;
+    }
+    __syncwarp();
+    if (!s_last) return;
+    __threadfence();
+    if (c >= cols) return;
+    T r = gp__load_cg(part + c);
+    for (size_t k = 1; k < p.chunks; k++) r = Op::apply(r, gp__load_cg(part + k * cols + c));
+    gp__store_elem(out + c, r);
+}
+
+/* Fills out[0 .. n) with the identity (empty rows or columns). */
+template <class Op>
+__global__ void gp__seg_fill_kernel(typename Op::type *out, size_t n)
+{
+    gp__chain_wait();
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
+        gp__store_elem(out + i, Op::identity());
+}
+
+/* ---- host side ------------------------------------------------------------------------------ */
+
+template <class Op>
+static cudaError_t gp__seg_fill(typename Op::type *out, size_t n, const gp__device &dev, cudaStream_t s)
+{
+    GP__TRY(gp__kernel_load<gp__seg_fill_kernel<Op>>());
+    const size_t blocks = gp__min_size(gp__ceil_div(n, 256), (size_t)dev.sms * 8);
+    return gp__chained_launch(gp__seg_fill_kernel<Op>, (unsigned)blocks, 256, s, dev.cluster_ok != 0, out, n);
+}
+
+template <class Op, class Src>
+static cudaError_t gp__seg_reduce_run(typename Op::type *d_out, const Src &src, cudaStream_t s, const gp__device &dev)
+{
+    typedef typename Op::type T;
+    void (*kernel)(T *, Src, char *) = gp__seg_reduce_kernel<Op, Src>;
+    GP__TRY(gp__kernel_load<gp__seg_reduce_kernel<Op, Src>>());
+    static int fit_cache[GP__MAX_DEVICES];
+    int fit = dev.id >= 0 && dev.id < GP__MAX_DEVICES ? __atomic_load_n(&fit_cache[dev.id], __ATOMIC_ACQUIRE) : 0;
+    if (fit == 0) {
+        GP__TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&fit, kernel, GP__SEG_THREADS, 0));
+        if (fit > 0 && dev.id >= 0 && dev.id < GP__MAX_DEVICES) __atomic_store_n(&fit_cache[dev.id], fit, __ATOMIC_RELEASE);
+    }
+    if (fit < 1) return cudaErrorInvalidConfiguration;
+    const size_t P = (size_t)fit * dev.sms;
+    gp__launch_shape shape = {GP__GRID, (unsigned)P, GP__SEG_THREADS, 0, 0, 0, 0, 0, 0};
+    shape.scratch_bytes = gp__seg_scratch_bytes<T>(P);
+    shape.scratch_zeroed = 8; /* the done counter; the records are written before they are read */
+    shape.scratch_wait = dev.cluster_ok;
+    shape.status_kept = 1;
+    shape.chain = dev.cluster_ok;
+    return gp__launch_device_wide(shape, dev.id, s, [&](const cudaLaunchConfig_t &cfg, void *scratch, uint32_t) {
+        return cudaLaunchKernelEx(&cfg, kernel, d_out, src, (char *)scratch);
+    });
+}
+
+/* gp_segmented_reduce_<name> */
+template <class Op>
+static cudaError_t gp__segmented_reduce(typename Op::type *d_out, const typename Op::type *d_in,
+                                        const uint64_t *d_offsets, size_t num_segments, cudaStream_t s)
+{
+    typedef typename Op::type T;
+    if (num_segments == 0) return cudaSuccess;
+    if (d_out == NULL || d_in == NULL || d_offsets == NULL || num_segments > SIZE_MAX / 2 / sizeof(T))
+        return cudaErrorInvalidValue;
+    const gp__stream_device on(s);
+    GP__TRY(on.err);
+    gp__device dev;
+    GP__TRY(gp__device_query(&dev, on.dev));
+    gp__seg_csr<T> src = {d_in, d_offsets, num_segments, 0};
+    return gp__seg_reduce_run<Op>(d_out, src, s, dev);
+}
+
+/* gp_reduce_rows_<name> */
+template <class Op>
+static cudaError_t gp__reduce_rows(typename Op::type *d_out, const typename Op::type *d_in, size_t rows, size_t cols,
+                                   size_t ld, cudaStream_t s)
+{
+    typedef typename Op::type T;
+    if (ld < cols) return cudaErrorInvalidValue;
+    if (rows == 0) return cudaSuccess;
+    if (d_out == NULL || (cols > 0 && d_in == NULL)) return cudaErrorInvalidValue;
+    if (cols > 0 && (rows - 1 > SIZE_MAX / sizeof(T) / ld || rows > SIZE_MAX / 2 / cols)) return cudaErrorInvalidValue;
+    const gp__stream_device on(s);
+    GP__TRY(on.err);
+    gp__device dev;
+    GP__TRY(gp__device_query(&dev, on.dev));
+    if (cols == 0) return gp__seg_fill<Op>(d_out, rows, dev, s);
+    gp__seg_rows<T> src = {d_in, rows, cols, ld};
+    return gp__seg_reduce_run<Op>(d_out, src, s, dev);
+}
+
+/* gp_reduce_cols_<name> */
+template <class Op>
+static cudaError_t gp__reduce_cols(typename Op::type *d_out, const typename Op::type *d_in, size_t rows, size_t cols,
+                                   size_t ld, cudaStream_t s)
+{
+    typedef typename Op::type T;
+    if (ld < cols) return cudaErrorInvalidValue;
+    if (cols == 0) return cudaSuccess;
+    if (d_out == NULL || (rows > 0 && d_in == NULL)) return cudaErrorInvalidValue;
+    if (rows > 0 && rows - 1 > SIZE_MAX / sizeof(T) / ld) return cudaErrorInvalidValue;
+    const gp__stream_device on(s);
+    GP__TRY(on.err);
+    gp__device dev;
+    GP__TRY(gp__device_query(&dev, on.dev));
+    if (rows == 0) return gp__seg_fill<Op>(d_out, cols, dev, s);
+    const gp__cols_plan p = gp__cols_make_plan(rows, cols);
+    if (p.strips * p.chunks > GP__GRID_MAX) return cudaErrorInvalidValue;
+    GP__TRY(gp__kernel_load<gp__cols_kernel<Op>>());
+    gp__launch_shape shape = {GP__GRID, (unsigned)(p.strips * p.chunks), GP__COLS_W * GP__COLS_H, 0, 0, 0, 0, 0, 0};
+    if (p.chunks > 1) {
+        shape.scratch_zeroed = gp__round_up(p.strips * 8, GP__SCRATCH_ALIGN);
+        shape.scratch_bytes = shape.scratch_zeroed + p.chunks * cols * sizeof(T);
+        shape.scratch_wait = dev.cluster_ok;
+        shape.status_kept = 1;
+    }
+    shape.chain = dev.cluster_ok;
+    return gp__launch_device_wide(shape, dev.id, s, [&](const cudaLaunchConfig_t &cfg, void *scratch, uint32_t) {
+        return cudaLaunchKernelEx(&cfg, gp__cols_kernel<Op>, d_out, d_in, rows, cols, ld, p, (char *)scratch);
+    });
+}
+
+#endif /* __CUDACC__ */
+#endif /* GPUPRIMS_DETAIL_SEGMENTED_REDUCE_CUH */

@@ -1,0 +1,237 @@
+/* detail/device/segmented_scan.cuh -- the kernel and host launchers of the segmented scan
+ * (head flags) and of reduce-by-key. Level 4: needs scan.cuh (its look-ahead),
+ * segmented_reduce.cuh (the segmented operator), block_scan.cuh, launch.cuh.
+ *
+ * Both are one scan over pairs (Sengupta, Harris, Zhang & Owens, "Scan Primitives for GPU
+ * Computing", 2007): the segmented scan over (head flag, value) with the segmented
+ * operator, reduce-by-key over (head count, value) where a head is a key that differs from
+ * the one before it: (c1, a) . (c2, b) = (c1 + c2, c2 ? b : a OP b). Both operators are
+ * associative and keep index order, so the device scan's machinery applies as it is: a
+ * persistent grid takes tiles from an atomic counter, each block folds its tile, publishes
+ * the tile's total in the epoch-tagged status words and gets the tile's exclusive prefix
+ * from gp__scan_look_ahead (scan.cuh), whose association depends only on tile indices:
+ * bitwise the same on every run. Reduce-by-key writes a run's key at its head and its value
+ * at its tail (the count before it gives the place), and the count at the last element. */
+#ifndef GPUPRIMS_DETAIL_SEGMENTED_SCAN_CUH
+#define GPUPRIMS_DETAIL_SEGMENTED_SCAN_CUH
+
+#include <stddef.h>
+#include <stdint.h>
+#include <cuda_runtime_api.h>
+#include "../util/common.cuh"
+#include "../util/ops.cuh"
+#include "segmented_reduce.cuh"
+
+#define GP__SSCAN_THREADS 256
+static inline GP__HD size_t gp__sscan_status_offset(void) { return GP__SCRATCH_ALIGN; }
+
+#ifdef __CUDACC__
+#include "scan.cuh"
+#include "../agent/single_pass.cuh"
+
+/* Elements a thread: 8 for 4-byte values, fewer for wider ones (registers). */
+static constexpr GP__HD unsigned gp__sscan_items(size_t elem) { return elem <= 4 ? 8u : elem >= 32 ? 1u : (unsigned)(32 / elem); }
+
+/* (head count, value) under reduce-by-key's operator. */
+template <class T>
+struct gp__rbk_pair {
+    uint64_t c;
+    T v;
+};
+template <class Op>
+struct gp__rbk_op {
+    typedef gp__rbk_pair<typename Op::type> type;
+    static __device__ __forceinline__ type apply(type a, type b)
+    {
+        type r;
+        r.v = b.c ? b.v : Op::apply(a.v, b.v);
+        r.c = a.c + b.c;
+        return r;
+    }
+    static __device__ __forceinline__ type identity()
+    {
+        type r;
+        r.v = Op::identity();
+        r.c = 0;
+        return r;
+    }
+};
+
+/* The segmented scan's job: element i is (head, d_in[i]); its output, from the pairs
+ * before it (`before`) and itself. */
+template <class Op>
+struct gp__sscan_job {
+    typedef gp__seg_op<Op> POp;
+    typedef typename Op::type T;
+    typedef typename POp::type pair;
+    T *out;
+    const T *in;
+    const uint8_t *heads;
+    size_t n;
+    int inclusive;
+    __device__ __forceinline__ pair element(size_t i) const
+    {
+        pair x;
+        x.v = gp__load_elem(in + i);
+        x.f = i == 0 || heads[i] != 0;
+        return x;
+    }
+    __device__ __forceinline__ void emit(size_t i, const pair &before, const pair &x) const
+    {
+        const T v = inclusive ? POp::apply(before, x).v : x.f ? Op::identity() : before.v;
+        gp__store_elem(out + i, v);
+    }
+};
+
+/* Reduce-by-key's job: EqS::eq(a, b) compares keys. */
+template <class Op, class K, class EqS>
+struct gp__rbk_job {
+    typedef gp__rbk_op<Op> POp;
+    typedef typename Op::type T;
+    typedef typename POp::type pair;
+    K *keys_out;
+    T *vals_out;
+    uint64_t *runs;
+    const K *keys;
+    const T *vals;
+    size_t n;
+    __device__ __forceinline__ pair element(size_t i) const
+    {
+        pair x;
+        x.v = gp__load_elem(vals + i);
+        x.c = i == 0 || !EqS::eq(gp__load_elem(keys + i - 1), gp__load_elem(keys + i));
+        return x;
+    }
+    __device__ __forceinline__ void emit(size_t i, const pair &before, const pair &x) const
+    {
+        const pair after = POp::apply(before, x);
+        const K k = gp__load_elem(keys + i);
+        if (x.c) gp__store_elem(keys_out + (after.c - 1), k);
+        if (i + 1 == n || !EqS::eq(k, gp__load_elem(keys + i + 1))) gp__store_elem(vals_out + (after.c - 1), after.v);
+        if (i + 1 == n) *runs = after.c;
+    }
+};
+
+template <class Job>
+__global__ void __launch_bounds__(GP__SSCAN_THREADS)
+    gp__sscan_kernel(Job job, char *scratch, size_t tiles, uint32_t epoch)
+{
+    typedef typename Job::POp POp;
+    typedef typename POp::type pair;
+    enum { ITEMS = gp__sscan_items(sizeof(typename Job::T)), TILE = GP__SSCAN_THREADS * ITEMS };
+    __shared__ unsigned long long s_t;
+    __shared__ pair s_prefix, s_xchg[2 * gp__scan_nb(sizeof(pair))];
+    unsigned long long *counter = reinterpret_cast<unsigned long long *>(scratch);
+    uint64_t *status = reinterpret_cast<uint64_t *>(scratch + gp__sscan_status_offset());
+    const unsigned tid = threadIdx.x;
+    gp__chain_wait(); /* the stream's earlier work is done: it may have used this status region */
+    gp__scan_ahead<pair> ahead = {POp::identity(), 0, 0};
+    for (;;) {
+        if (tid == 0) s_t = atomicAdd(counter, 1ull);
+        __syncthreads();
+        const unsigned long long t = s_t;
+        if (t >= tiles) break;
+        const size_t i0 = (size_t)t * TILE + (size_t)tid * ITEMS;
+        pair x[ITEMS];
+        pair mine = POp::identity();
+#pragma unroll
+        for (unsigned q = 0; q < ITEMS; q++) {
+            x[q] = i0 + q < job.n ? job.element(i0 + q) : POp::identity();
+            mine = POp::apply(mine, x[q]);
+        }
+        pair agg;
+        pair before = gp__block_scan<POp, false>(mine, &agg); /* ends with a barrier: s_t is read */
+        if (tid < 32) {
+            if (tid == 0) gp__status_publish<pair>(status, t, agg, epoch);
+            __syncwarp();
+            const pair pre = gp__scan_look_ahead<POp>(status, epoch, t, ahead, 0u, 0u, 1u, s_xchg);
+            if (tid == 0) s_prefix = pre;
+        }
+        __syncthreads();
+        before = POp::apply(s_prefix, before);
+#pragma unroll
+        for (unsigned q = 0; q < ITEMS; q++)
+            if (i0 + q < job.n) {
+                job.emit(i0 + q, before, x[q]);
+                before = POp::apply(before, x[q]);
+            }
+    }
+    /* every tile taken: the last block back resets the counters (status memory) */
+    if (tid == 0) gp__last_block_reset(counter + 1, counter, 1);
+}
+
+/* ---- host side ------------------------------------------------------------------------------ */
+
+template <class Job>
+static cudaError_t gp__sscan_run(const Job &job, size_t n, cudaStream_t s)
+{
+    typedef typename Job::POp POp;
+    typedef typename POp::type pair;
+    const gp__stream_device on(s);
+    GP__TRY(on.err);
+    gp__device dev;
+    GP__TRY(gp__device_query(&dev, on.dev));
+    const size_t tile = (size_t)GP__SSCAN_THREADS * gp__sscan_items(sizeof(typename Job::T));
+    const size_t tiles = gp__ceil_div(n, tile);
+    void (*kernel)(Job, char *, size_t, uint32_t) = gp__sscan_kernel<Job>;
+    GP__TRY(gp__kernel_load<gp__sscan_kernel<Job>>());
+    static int fit_cache[GP__MAX_DEVICES];
+    int fit = dev.id >= 0 && dev.id < GP__MAX_DEVICES ? __atomic_load_n(&fit_cache[dev.id], __ATOMIC_ACQUIRE) : 0;
+    if (fit == 0) {
+        GP__TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&fit, kernel, GP__SSCAN_THREADS, 0));
+        if (fit > 0 && dev.id >= 0 && dev.id < GP__MAX_DEVICES) __atomic_store_n(&fit_cache[dev.id], fit, __ATOMIC_RELEASE);
+    }
+    if (fit < 1) return cudaErrorInvalidConfiguration;
+    const size_t most = (size_t)fit * dev.sms;
+    gp__launch_shape shape = {GP__GRID, (unsigned)(tiles < most ? tiles : most), GP__SSCAN_THREADS, 0, 0, 0, 0, 0, 0};
+    shape.scratch_bytes = shape.scratch_zeroed =
+        gp__sscan_status_offset() + tiles * gp__status_words(sizeof(pair)) * 8;
+    shape.scratch_wait = dev.cluster_ok;
+    shape.status_kept = 1;
+    shape.chain = dev.cluster_ok;
+    return gp__launch_device_wide(shape, dev.id, s, [&](const cudaLaunchConfig_t &cfg, void *scratch, uint32_t epoch) {
+        return cudaLaunchKernelEx(&cfg, kernel, job, (char *)scratch, tiles, epoch);
+    });
+}
+
+/* gp_{inclusive,exclusive}_segmented_scan_<name> */
+template <class Op>
+static cudaError_t gp__segmented_scan(typename Op::type *d_out, const typename Op::type *d_in, const uint8_t *d_heads,
+                                      size_t n, cudaStream_t s, int inclusive)
+{
+    typedef typename Op::type T;
+    if (n == 0) return cudaSuccess;
+    if (d_out == NULL || d_in == NULL || d_heads == NULL || n > SIZE_MAX / 2 / sizeof(T)) return cudaErrorInvalidValue;
+    const size_t bytes = n * sizeof(T);
+    /* in place, or apart: a partial overlap would let one tile overwrite another's input */
+    if (d_out != d_in && gp__ranges_overlap(d_in, bytes, d_out, bytes)) return cudaErrorInvalidValue;
+    if (gp__ranges_overlap(d_heads, n, d_out, bytes)) return cudaErrorInvalidValue;
+    gp__sscan_job<Op> job = {d_out, d_in, d_heads, n, inclusive};
+    return gp__sscan_run(job, n, s);
+}
+
+/* gp_reduce_by_key_<name> */
+template <class Op, class K, class EqS>
+static cudaError_t gp__reduce_by_key(K *d_keys_out, typename Op::type *d_values_out, uint64_t *d_runs, const K *d_keys,
+                                     const typename Op::type *d_values, size_t n, cudaStream_t s)
+{
+    typedef typename Op::type T;
+    if (d_runs == NULL) return cudaErrorInvalidValue;
+    if (n == 0) return cudaMemsetAsync(d_runs, 0, sizeof(uint64_t), s);
+    if (d_keys_out == NULL || d_values_out == NULL || d_keys == NULL || d_values == NULL ||
+        n > SIZE_MAX / 2 / (sizeof(T) > sizeof(K) ? sizeof(T) : sizeof(K)))
+        return cudaErrorInvalidValue;
+    /* the outputs may not overlap the inputs (later tiles read them) or each other */
+    const size_t kb = n * sizeof(K), vb = n * sizeof(T);
+    if (gp__ranges_overlap(d_keys_out, kb, d_keys, kb) || gp__ranges_overlap(d_keys_out, kb, d_values, vb) ||
+        gp__ranges_overlap(d_values_out, vb, d_keys, kb) || gp__ranges_overlap(d_values_out, vb, d_values, vb) ||
+        gp__ranges_overlap(d_keys_out, kb, d_values_out, vb) || gp__ranges_overlap(d_runs, 8, d_keys_out, kb) ||
+        gp__ranges_overlap(d_runs, 8, d_values_out, vb) || gp__ranges_overlap(d_runs, 8, d_keys, kb) ||
+        gp__ranges_overlap(d_runs, 8, d_values, vb))
+        return cudaErrorInvalidValue;
+    gp__rbk_job<Op, K, EqS> job = {d_keys_out, d_values_out, d_runs, d_keys, d_values, n};
+    return gp__sscan_run(job, n, s);
+}
+
+#endif /* __CUDACC__ */
+#endif /* GPUPRIMS_DETAIL_SEGMENTED_SCAN_CUH */

@@ -1,0 +1,686 @@
+/* tests/segmented/test_segmented.cu -- the segments family: gp_segmented_reduce_<name>,
+ * gp_reduce_rows_<name>, gp_reduce_cols_<name>, gp_{in,ex}clusive_segmented_scan_<name> for
+ * every default instance, gp_reduce_by_key_<name> for every default instance, and user
+ * instances of a non-commutative operator (2x2 matrix products).
+ * Host: argument checks that launch nothing, the column plan, the shared-memory padding.
+ * GPU: host references on fresh random inputs (values are small integers, so float sums
+ * are exact in any association and compared bitwise), edge sizes, offset patterns (random
+ * with empty segments at both ends, all of length 1, one segment, fixed 32, power-law
+ * with one segment of half the values, all empty), offsets not starting at 0, misaligned
+ * pointers, poisoned guards around every output, NaN and -0.0, keys with runs across every
+ * tile boundary, in-place scans, bitwise reruns on four streams at once, and counts above
+ * 2^31 made and checked on the device. */
+#include "../../gpuprims.cuh"
+#include "../harness.h"
+#include "../hash.cuh"
+#include "../mat2.cuh"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <algorithm>
+#include <vector>
+
+#define CK(call) EXPECT((call) == cudaSuccess, "%s: %s", #call, cudaGetErrorName(cudaGetLastError()))
+
+enum { GUARD = 16 };
+
+/* A small integer as T: float sums of them are exact whatever the association. */
+template <class T> static T small_value(uint64_t *st)
+{
+    const int v = (int)(gp_t_next(st) % 9);
+    if ((T)-1 > (T)0) return (T)v;        /* unsigned: 0..8 */
+    return (T)(v - 4);                    /* signed and floats: -4..4 */
+}
+static mat2 small_value_mat2(uint64_t *st) { return mat2_random(st); }
+
+/* The host's operator rows, from the same OP and IDENTITY macros as the instances. */
+#define HREF_ROW(name, T, op, kind, OP, ID)                                  \
+    struct href_##name {                                                     \
+        typedef T type;                                                      \
+        static T apply(T a, T b) { return OP(a, b); }                        \
+        static T id() { return ID; }                                         \
+        static T value(uint64_t *st) { return small_value<T>(st); }          \
+    };
+GP__OP_INSTANCES(HREF_ROW)
+struct href_mat2 {
+    typedef mat2 type;
+    static mat2 apply(mat2 a, mat2 b) { return mat2_mul(a, b); }
+    static mat2 id() { return MAT2_ID; }
+    static mat2 value(uint64_t *st) { return small_value_mat2(st); }
+};
+
+/* The user instances: the 2x2 matrix product, which does not commute. */
+GP_DEFINE_SEGMENTED_REDUCE(mat2, mat2, MAT2_MUL, ((mat2){1, 0, 0, 1}))
+GP_DEFINE_SEGMENTED_SCAN(mat2, mat2, MAT2_MUL, ((mat2){1, 0, 0, 1}))
+#define KEY_EQ_MOD(a, b) ((a) % 1000 == (b) % 1000) /* keys equal modulo 1000: EQ is the user's */
+GP_DEFINE_REDUCE_BY_KEY(mat2_mod, uint32_t, KEY_EQ_MOD, mat2, MAT2_MUL, ((mat2){1, 0, 0, 1}))
+
+template <class K> struct gp_t_eq {
+    static bool eq(K a, K b) { return a == b; }
+};
+struct eq_mod {
+    static bool eq(uint32_t a, uint32_t b) { return KEY_EQ_MOD(a, b); }
+};
+
+/* ---- host --------------------------------------------------------------------------------- */
+
+extern "C" void test_segmented_host(void)
+{
+    float *p = (float *)(uintptr_t)4096; /* never dereferenced: every call below fails or is a no-op first */
+    const uint64_t *off = (const uint64_t *)(uintptr_t)8192;
+    /* argument checks: no CUDA call is made before them */
+    EXPECT(gp_segmented_reduce_sum_f32(p, p, off, 0, 0) == cudaSuccess, "segmented: num_segments 0 is a no-op");
+    EXPECT(gp_segmented_reduce_sum_f32(NULL, p, off, 3, 0) == cudaErrorInvalidValue, "segmented: NULL d_out");
+    EXPECT(gp_segmented_reduce_sum_f32(p, NULL, off, 3, 0) == cudaErrorInvalidValue, "segmented: NULL d_in");
+    EXPECT(gp_segmented_reduce_sum_f32(p, p, NULL, 3, 0) == cudaErrorInvalidValue, "segmented: NULL d_offsets");
+    EXPECT(gp_reduce_rows_sum_f32(p, p, 4, 5, 4, 0) == cudaErrorInvalidValue, "rows: ld < cols");
+    EXPECT(gp_reduce_cols_sum_f32(p, p, 4, 5, 4, 0) == cudaErrorInvalidValue, "cols: ld < cols");
+    EXPECT(gp_reduce_rows_sum_f32(p, p, 0, 5, 5, 0) == cudaSuccess, "rows: rows 0 is a no-op");
+    EXPECT(gp_reduce_cols_sum_f32(p, p, 7, 0, 0, 0) == cudaSuccess, "cols: cols 0 is a no-op");
+    EXPECT(gp_reduce_rows_sum_f32(NULL, p, 3, 5, 5, 0) == cudaErrorInvalidValue, "rows: NULL d_out");
+    EXPECT(gp_reduce_rows_sum_f32(p, NULL, 3, 5, 5, 0) == cudaErrorInvalidValue, "rows: NULL d_in");
+    EXPECT(gp_reduce_cols_sum_f32(NULL, p, 3, 5, 5, 0) == cudaErrorInvalidValue, "cols: NULL d_out");
+    EXPECT(gp_reduce_cols_sum_f32(p, NULL, 3, 5, 5, 0) == cudaErrorInvalidValue, "cols: NULL d_in");
+    EXPECT(gp_reduce_rows_sum_f32(p, p, SIZE_MAX / 2, 5, SIZE_MAX / 4, 0) == cudaErrorInvalidValue, "rows: too large");
+    const uint8_t *h = (const uint8_t *)(uintptr_t)(1 << 20);
+    EXPECT(gp_inclusive_segmented_scan_sum_f32(p, p, h, 0, 0) == cudaSuccess, "sscan: n 0 is a no-op");
+    EXPECT(gp_inclusive_segmented_scan_sum_f32(NULL, p, h, 5, 0) == cudaErrorInvalidValue, "sscan: NULL d_out");
+    EXPECT(gp_exclusive_segmented_scan_sum_f32(p, p, NULL, 5, 0) == cudaErrorInvalidValue, "sscan: NULL d_heads");
+    EXPECT(gp_inclusive_segmented_scan_sum_f32(p + 1, p, h, 5, 0) == cudaErrorInvalidValue, "sscan: partial overlap");
+    EXPECT(gp_inclusive_segmented_scan_sum_f32((float *)h - 2, p, h, 5, 0) == cudaErrorInvalidValue,
+           "sscan: d_out over d_heads");
+    int32_t *k = (int32_t *)(uintptr_t)(1 << 24);
+    uint64_t *runs = (uint64_t *)(uintptr_t)(1 << 26);
+    EXPECT(gp_reduce_by_key_sum_i32_f32(k, p, NULL, k, p, 0, 0) == cudaErrorInvalidValue, "rbk: NULL d_runs");
+    EXPECT(gp_reduce_by_key_sum_i32_f32(NULL, p, runs, k, p, 5, 0) == cudaErrorInvalidValue, "rbk: NULL keys out");
+    EXPECT(gp_reduce_by_key_sum_i32_f32(k, p, runs, k + 2, p + 1000, 5, 0) == cudaErrorInvalidValue,
+           "rbk: keys out over keys in");
+    EXPECT(gp_reduce_by_key_sum_i32_f32(k, (float *)(k + 3), runs, k + 100, p + 1000, 5, 0) == cudaErrorInvalidValue,
+           "rbk: the two outputs overlap");
+    /* the column plan covers every row once, in whole chunks */
+    const size_t shapes[][2] = {{1, 1}, {16384, 16384}, {1 << 22, 64}, {64, 1 << 22}, {1000003, 3}, {65, 100000}, {7, 2}};
+    for (const auto &sh : shapes) {
+        const gp__cols_plan c = gp__cols_make_plan(sh[0], sh[1]);
+        EXPECT(c.strips * GP__COLS_W >= sh[1] && (c.strips - 1) * GP__COLS_W < sh[1], "cols plan %zu x %zu: strips",
+               sh[0], sh[1]);
+        EXPECT(c.chunks * c.per >= sh[0] && (c.chunks - 1) * c.per < sh[0] && c.chunks >= 1,
+               "cols plan %zu x %zu: chunks %zu x %zu rows", sh[0], sh[1], c.chunks, c.per);
+    }
+    /* the padding keeps threads 16 items apart in distinct banks */
+    unsigned banks = 0;
+    for (unsigned t = 0; t < 32; t++) banks |= 1u << (gp__seg_pad(t * 16) % 32);
+    EXPECT(banks == 0xffffffffu, "segmented: padded thread starts fall in 32 distinct banks (%08x)", banks);
+}
+
+/* ---- offsets ------------------------------------------------------------------------------- */
+
+enum { PAT_RANDOM, PAT_ONES, PAT_ONE, PAT_FIXED32, PAT_POWER, PAT_EMPTY, PATS };
+static const char *pat_name[] = {"random with empties", "all length 1", "one segment", "fixed 32", "power-law + n/2",
+                                 "all empty"};
+
+/* Segment lengths for about n values (S segments), starting at `base`. */
+static std::vector<uint64_t> make_offsets(int pat, size_t n, uint64_t base, uint64_t *st)
+{
+    std::vector<uint64_t> off(1, base);
+    uint64_t at = base;
+    auto add = [&](uint64_t len) { at += len; off.push_back(at); };
+    switch (pat) {
+    case PAT_RANDOM:
+        add(0);
+        while (at - base < n) add(gp_t_next(st) % 5 == 0 ? 0 : gp_t_next(st) % 97);
+        add(0);
+        break;
+    case PAT_ONES: for (size_t i = 0; i < n; i++) add(1); break;
+    case PAT_ONE: add(n); break;
+    case PAT_FIXED32: for (size_t i = 0; i < (n + 31) / 32; i++) add(32); break;
+    case PAT_POWER: {
+        const size_t half = n / 2;
+        bool big = false;
+        while (at - base < n) {
+            if (!big && at - base >= n / 3) { add(half); big = true; continue; }
+            const double u = (double)(gp_t_next(st) >> 11) / 9007199254740992.0;
+            add(u < 0.3 ? 0 : (uint64_t)(8.0 / pow(1.0 - u + 1e-9, 0.9)) % 4096);
+        }
+        break;
+    }
+    case PAT_EMPTY: for (size_t i = 0; i < 1 + n % 1000; i++) add(0); break;
+    }
+    return off;
+}
+
+/* ---- one segmented reduce against the host ------------------------------------------------- */
+
+template <class H>
+static void check_segmented(const char *name, cudaError_t (*fn)(typename H::type *, const typename H::type *,
+                                                                 const uint64_t *, size_t, cudaStream_t),
+                            int pat, size_t n, unsigned mis, uint64_t *st)
+{
+    typedef typename H::type T;
+    const uint64_t base = gp_t_next(st) % 50;
+    std::vector<uint64_t> off = make_offsets(pat, n, base, st);
+    const size_t S = off.size() - 1, N = off[S];
+    std::vector<T> in(N + mis + 1), ref(S), got(S + 2 * GUARD);
+    for (size_t i = 0; i < N; i++) in[mis + i] = H::value(st);
+    for (size_t s = 0; s < S; s++) {
+        T acc = H::id();
+        for (uint64_t j = off[s]; j < off[s + 1]; j++) acc = H::apply(acc, in[mis + j]);
+        ref[s] = acc;
+    }
+    T *d_in = NULL, *d_out = NULL;
+    uint64_t *d_off = NULL;
+    CK(cudaMalloc(&d_in, (N + mis + 1) * sizeof(T)));
+    CK(cudaMalloc(&d_out, (S + 2 * GUARD + 1) * sizeof(T)));
+    CK(cudaMalloc(&d_off, off.size() * 8));
+    CK(cudaMemcpy(d_in, in.data(), (N + mis) * sizeof(T), cudaMemcpyHostToDevice));
+    CK(cudaMemcpy(d_off, off.data(), off.size() * 8, cudaMemcpyHostToDevice));
+    T *out = d_out + GUARD;
+    CK(cudaMemset(d_out, 0xA5, (S + 2 * GUARD + 1) * sizeof(T)));
+    const cudaError_t err = fn(out, d_in + mis, d_off, S, 0);
+    CK(cudaDeviceSynchronize());
+    CK(cudaMemcpy(got.data(), d_out, (S + 2 * GUARD) * sizeof(T), cudaMemcpyDeviceToHost));
+    size_t bad = 0, first = 0;
+    for (size_t s = 0; s < S; s++)
+        if (memcmp(&got[GUARD + s], &ref[s], sizeof(T)) != 0 && bad++ == 0) first = s;
+    int guards = 1;
+    std::vector<unsigned char> poison(GUARD * sizeof(T), 0xA5);
+    guards &= memcmp(got.data(), poison.data(), GUARD * sizeof(T)) == 0;
+    guards &= memcmp(got.data() + GUARD + S, poison.data(), GUARD * sizeof(T)) == 0;
+    EXPECT(err == cudaSuccess && bad == 0 && guards,
+           "segmented_reduce_%s: %s, %zu segments, %zu values, base %llu, in +%u: %s, %zu wrong (first %zu), guards %s",
+           name, pat_name[pat], S, N, (unsigned long long)base, mis, cudaGetErrorName(err), bad, first,
+           guards ? "intact" : "written");
+    cudaFree(d_in);
+    cudaFree(d_out);
+    cudaFree(d_off);
+}
+
+/* rows and columns against the host */
+template <class H>
+static void check_rows_cols(const char *name,
+                            cudaError_t (*rows_fn)(typename H::type *, const typename H::type *, size_t, size_t, size_t,
+                                                   cudaStream_t),
+                            cudaError_t (*cols_fn)(typename H::type *, const typename H::type *, size_t, size_t, size_t,
+                                                   cudaStream_t),
+                            size_t R, size_t C, size_t ld, unsigned mis, uint64_t *st)
+{
+    typedef typename H::type T;
+    const size_t total = R ? (R - 1) * ld + C : 0, outn = R > C ? R : C;
+    std::vector<T> in(total + mis + 1), rref(R), cref(C), got(outn + 2 * GUARD);
+    for (size_t i = 0; i < total; i++) in[mis + i] = H::value(st);
+    for (size_t r = 0; r < R; r++) {
+        T acc = H::id();
+        for (size_t c = 0; c < C; c++) acc = H::apply(acc, in[mis + r * ld + c]);
+        rref[r] = acc;
+    }
+    for (size_t c = 0; c < C; c++) {
+        T acc = H::id();
+        for (size_t r = 0; r < R; r++) acc = H::apply(acc, in[mis + r * ld + c]);
+        cref[c] = acc;
+    }
+    T *d_in = NULL, *d_out = NULL;
+    CK(cudaMalloc(&d_in, (total + mis + 1) * sizeof(T)));
+    CK(cudaMalloc(&d_out, (outn + 2 * GUARD) * sizeof(T)));
+    CK(cudaMemcpy(d_in, in.data(), (total + mis + 1) * sizeof(T), cudaMemcpyHostToDevice));
+    std::vector<unsigned char> poison(GUARD * sizeof(T), 0xA5);
+    for (int which = 0; which < 2; which++) {
+        const size_t cnt = which ? C : R;
+        const std::vector<T> &ref = which ? cref : rref;
+        CK(cudaMemset(d_out, 0xA5, (outn + 2 * GUARD) * sizeof(T)));
+        const cudaError_t err = (which ? cols_fn : rows_fn)(d_out + GUARD, d_in + mis, R, C, ld, 0);
+        CK(cudaDeviceSynchronize());
+        CK(cudaMemcpy(got.data(), d_out, (outn + 2 * GUARD) * sizeof(T), cudaMemcpyDeviceToHost));
+        size_t bad = 0;
+        for (size_t i = 0; i < cnt; i++) bad += memcmp(&got[GUARD + i], &ref[i], sizeof(T)) != 0;
+        const bool guards = memcmp(got.data(), poison.data(), GUARD * sizeof(T)) == 0 &&
+                            memcmp(got.data() + GUARD + cnt, poison.data(), GUARD * sizeof(T)) == 0;
+        EXPECT(err == cudaSuccess && bad == 0 && guards, "reduce_%s_%s: %zu x %zu, ld %zu, in +%u: %s, %zu wrong, guards %s",
+               which ? "cols" : "rows", name, R, C, ld, mis, cudaGetErrorName(err), bad, guards ? "intact" : "written");
+    }
+    cudaFree(d_in);
+    cudaFree(d_out);
+}
+
+/* the segmented scans against the host; in place when `inplace` */
+template <class H>
+static void check_sscan(const char *name,
+                        cudaError_t (*fn)(typename H::type *, const typename H::type *, const uint8_t *, size_t,
+                                          cudaStream_t),
+                        int inclusive, size_t n, unsigned every, unsigned mis, bool inplace, uint64_t *st)
+{
+    typedef typename H::type T;
+    std::vector<T> in(n + mis + 1), ref(n), got(n + 2 * GUARD);
+    std::vector<uint8_t> heads(n);
+    for (size_t i = 0; i < n; i++) {
+        in[mis + i] = H::value(st);
+        heads[i] = every == 0 ? 0 : (uint8_t)(gp_t_next(st) % every == 0 ? 1 + gp_t_next(st) % 255 : 0);
+    }
+    T acc = H::id();
+    for (size_t i = 0; i < n; i++) {
+        if (i == 0 || heads[i]) acc = H::id();
+        const T next = H::apply(acc, in[mis + i]);
+        ref[i] = inclusive ? next : acc;
+        acc = next;
+    }
+    T *d_buf = NULL, *d_in = NULL;
+    uint8_t *d_heads = NULL;
+    CK(cudaMalloc(&d_buf, (n + 2 * GUARD + mis) * sizeof(T)));
+    CK(cudaMalloc(&d_in, (n + mis + 1) * sizeof(T)));
+    CK(cudaMalloc(&d_heads, n + 1));
+    CK(cudaMemcpy(d_heads, heads.data(), n, cudaMemcpyHostToDevice));
+    CK(cudaMemset(d_buf, 0xA5, (n + 2 * GUARD + mis) * sizeof(T)));
+    T *out = d_buf + GUARD + (inplace ? mis : 0);
+    const T *src = d_in + mis;
+    if (inplace) {
+        CK(cudaMemcpy(out, in.data() + mis, n * sizeof(T), cudaMemcpyHostToDevice));
+        src = out;
+    } else {
+        CK(cudaMemcpy(d_in, in.data(), (n + mis) * sizeof(T), cudaMemcpyHostToDevice));
+    }
+    const cudaError_t err = fn(out, src, d_heads, n, 0);
+    CK(cudaDeviceSynchronize());
+    CK(cudaMemcpy(got.data(), out - GUARD, (n + 2 * GUARD) * sizeof(T), cudaMemcpyDeviceToHost));
+    size_t bad = 0, first = 0;
+    for (size_t i = 0; i < n; i++)
+        if (memcmp(&got[GUARD + i], &ref[i], sizeof(T)) != 0 && bad++ == 0) first = i;
+    std::vector<unsigned char> poison(GUARD * sizeof(T), 0xA5);
+    const bool guards = memcmp(got.data() + GUARD + n, poison.data(), GUARD * sizeof(T)) == 0 &&
+                        (inplace ? true : memcmp(got.data(), poison.data(), GUARD * sizeof(T)) == 0);
+    EXPECT(err == cudaSuccess && bad == 0 && guards, "%sclusive_segmented_scan_%s: n %zu, heads 1/%u, +%u%s: %s, %zu wrong (first %zu), guards %s",
+           inclusive ? "in" : "ex", name, n, every, mis, inplace ? ", in place" : "", cudaGetErrorName(err), bad, first,
+           guards ? "intact" : "written");
+    cudaFree(d_buf);
+    cudaFree(d_in);
+    cudaFree(d_heads);
+}
+
+/* reduce-by-key against the host: runs of random lengths up to max_run (or exactly `fixed`) */
+template <class H, class K, class Eq>
+static void check_rbk(const char *name,
+                      cudaError_t (*fn)(K *, typename H::type *, uint64_t *, const K *, const typename H::type *, size_t,
+                                        cudaStream_t),
+                      size_t n, size_t max_run, size_t fixed, unsigned mis, uint64_t *st)
+{
+    typedef typename H::type T;
+    std::vector<K> keys(n + mis + 1);
+    std::vector<T> vals(n + mis + 1);
+    K k = (K)(gp_t_next(st) % 1000);
+    size_t left = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (left == 0) {
+            k = (K)(k + 1 + gp_t_next(st) % 3); /* never equal to the last, under == or mod 1000 */
+            left = fixed ? fixed : 1 + gp_t_next(st) % max_run;
+        }
+        keys[mis + i] = k;
+        vals[mis + i] = H::value(st);
+        left--;
+    }
+    std::vector<K> rk;
+    std::vector<T> rv;
+    for (size_t i = 0; i < n; i++) {
+        if (i == 0 || !Eq::eq(keys[mis + i - 1], keys[mis + i])) {
+            rk.push_back(keys[mis + i]);
+            rv.push_back(H::id());
+        }
+        rv.back() = H::apply(rv.back(), vals[mis + i]);
+    }
+    const size_t runs = rk.size();
+    K *d_k = NULL, *d_ko = NULL;
+    T *d_v = NULL, *d_vo = NULL;
+    uint64_t *d_runs = NULL;
+    CK(cudaMalloc(&d_k, (n + mis + 1) * sizeof(K)));
+    CK(cudaMalloc(&d_v, (n + mis + 1) * sizeof(T)));
+    CK(cudaMalloc(&d_ko, (n + 2 * GUARD + 1) * sizeof(K)));
+    CK(cudaMalloc(&d_vo, (n + 2 * GUARD + 1) * sizeof(T)));
+    CK(cudaMalloc(&d_runs, 8));
+    CK(cudaMemcpy(d_k, keys.data(), (n + mis) * sizeof(K), cudaMemcpyHostToDevice));
+    CK(cudaMemcpy(d_v, vals.data(), (n + mis) * sizeof(T), cudaMemcpyHostToDevice));
+    CK(cudaMemset(d_ko, 0xA5, (n + 2 * GUARD + 1) * sizeof(K)));
+    CK(cudaMemset(d_vo, 0xA5, (n + 2 * GUARD + 1) * sizeof(T)));
+    CK(cudaMemset(d_runs, 0xA5, 8));
+    const cudaError_t err = fn(d_ko + GUARD, d_vo + GUARD, d_runs, d_k + mis, d_v + mis, n, 0);
+    CK(cudaDeviceSynchronize());
+    uint64_t got_runs = 0;
+    std::vector<K> gk(n + 2 * GUARD);
+    std::vector<T> gv(n + 2 * GUARD);
+    CK(cudaMemcpy(&got_runs, d_runs, 8, cudaMemcpyDeviceToHost));
+    CK(cudaMemcpy(gk.data(), d_ko, (n + 2 * GUARD) * sizeof(K), cudaMemcpyDeviceToHost));
+    CK(cudaMemcpy(gv.data(), d_vo, (n + 2 * GUARD) * sizeof(T), cudaMemcpyDeviceToHost));
+    size_t bad = 0;
+    for (size_t r = 0; r < runs && got_runs == runs; r++)
+        bad += memcmp(&gk[GUARD + r], &rk[r], sizeof(K)) != 0 || memcmp(&gv[GUARD + r], &rv[r], sizeof(T)) != 0;
+    /* untouched past the count and before the start */
+    bool guards = true;
+    for (size_t i = 0; i < GUARD + (n - runs) + GUARD; i++) {
+        const size_t at = i < GUARD ? i : GUARD + runs + (i - GUARD);
+        const unsigned char *pk = (const unsigned char *)&gk[at], *pv = (const unsigned char *)&gv[at];
+        for (size_t b = 0; b < sizeof(K); b++) guards &= pk[b] == 0xA5;
+        for (size_t b = 0; b < sizeof(T); b++) guards &= pv[b] == 0xA5;
+    }
+    EXPECT(err == cudaSuccess && got_runs == runs && bad == 0 && guards,
+           "reduce_by_key_%s: n %zu, runs %s %zu, +%u: %s, runs %llu (want %zu), %zu wrong, past the count %s", name, n,
+           fixed ? "of" : "up to", fixed ? fixed : max_run, mis, cudaGetErrorName(err), (unsigned long long)got_runs,
+           runs, bad, guards ? "untouched" : "written");
+    cudaFree(d_k);
+    cudaFree(d_v);
+    cudaFree(d_ko);
+    cudaFree(d_vo);
+    cudaFree(d_runs);
+}
+
+/* ---- every default instance ----------------------------------------------------------------- */
+
+static const size_t edge_sizes[] = {1, 31, 32, 33, 1023, 1025, 4097, 65537, 1048573};
+
+extern "C" void test_segmented_reduce_gpu(void)
+{
+    if (!gp_t_have_gpu()) {
+        gp_t_skip("segmented: every default instance's segmented reduce, rows and columns on the GPU");
+        return;
+    }
+    uint64_t st = gp_t_state(340);
+    const size_t cap = gp_t_small() ? 65537 : 1048573;
+#define SEG_ROW(name, T, op, kind, OP, ID)                                                                   \
+    for (size_t n : edge_sizes) {                                                                           \
+        if (n > cap) continue;                                                                              \
+        for (int pat = 0; pat < PATS; pat++) {                                                              \
+            if (n > 70000 && !GP_T_STREQ(#name, "sum_f32") && !GP_T_STREQ(#name, "max_i64") && pat != PAT_RANDOM) \
+                continue;                                                                                   \
+            check_segmented<href_##name>(#name, gp_segmented_reduce_##name, pat, n, (unsigned)(n % 3 == 1), &st); \
+        }                                                                                                   \
+    }                                                                                                       \
+    {                                                                                                       \
+        const size_t shapes[][3] = {{1, 1, 1}, {31, 33, 33}, {1023, 1, 1}, {1, 1025, 1025}, {64, 5000, 5001}, \
+                                    {3000, 64, 64}, {7, 3, 9}, {5, 0, 0}, {0, 5, 5}, {20000, 40, 40}};     \
+        for (const auto &sh : shapes)                                                                       \
+            check_rows_cols<href_##name>(#name, gp_reduce_rows_##name, gp_reduce_cols_##name, sh[0], sh[1], sh[2], \
+                                         (unsigned)(sh[0] % 2), &st);                                       \
+    }
+    GP__OP_INSTANCES(SEG_ROW)
+#undef SEG_ROW
+    /* the largest placements for one type */
+    if (!gp_t_small()) {
+        for (int pat = 0; pat < PATS; pat++)
+            check_segmented<href_sum_f32>("sum_f32", gp_segmented_reduce_sum_f32, pat, (1u << 24) + 7, 1, &st);
+        check_rows_cols<href_sum_f32>("sum_f32", gp_reduce_rows_sum_f32, gp_reduce_cols_sum_f32, 4097, 4099, 4100, 1, &st);
+        check_rows_cols<href_sum_f32>("sum_f32", gp_reduce_rows_sum_f32, gp_reduce_cols_sum_f32, 1 << 17, 64, 64, 0, &st);
+    } else {
+        gp_t_skip("segmented: 2^24 + 7 values (small sizes)");
+    }
+    /* the user's non-commutative operator */
+    for (size_t n : edge_sizes) {
+        if (n > cap) continue;
+        for (int pat = 0; pat < PATS; pat++) check_segmented<href_mat2>("mat2", gp_segmented_reduce_mat2, pat, n, 0, &st);
+        check_rows_cols<href_mat2>("mat2", gp_reduce_rows_mat2, gp_reduce_cols_mat2, n % 1000 + 1, n / 1000 + 3,
+                                   n / 1000 + 4, 0, &st);
+    }
+    /* NaN and -0.0: the same bits as the sequential fold (sum: NaN spreads; -0.0 + identity) */
+    {
+        const float v[] = {NAN, 1.0f, -0.0f, -0.0f, 2.0f, -0.0f};
+        const uint64_t off[] = {0, 2, 4, 4, 5, 6};
+        float *d_v, *d_o;
+        uint64_t *d_off;
+        CK(cudaMalloc(&d_v, sizeof v));
+        CK(cudaMalloc(&d_o, 5 * sizeof(float)));
+        CK(cudaMalloc(&d_off, sizeof off));
+        CK(cudaMemcpy(d_v, v, sizeof v, cudaMemcpyHostToDevice));
+        CK(cudaMemcpy(d_off, off, sizeof off, cudaMemcpyHostToDevice));
+        CK(gp_segmented_reduce_sum_f32(d_o, d_v, d_off, 5, 0));
+        float o[5];
+        CK(cudaMemcpy(o, d_o, sizeof o, cudaMemcpyDeviceToHost));
+        const float want[5] = {NAN, 0.0f + -0.0f + -0.0f, 0.0f, 0.0f + 2.0f, 0.0f + -0.0f};
+        EXPECT(isnan(o[0]) && memcmp(o + 1, want + 1, 4 * sizeof(float)) == 0, "segmented f32: NaN and -0.0 bits");
+        cudaFree(d_v);
+        cudaFree(d_o);
+        cudaFree(d_off);
+    }
+}
+
+extern "C" void test_segmented_scan_gpu(void)
+{
+    if (!gp_t_have_gpu()) {
+        gp_t_skip("segmented: every default instance's segmented scans and reduce-by-key on the GPU");
+        return;
+    }
+    uint64_t st = gp_t_state(341);
+    const size_t cap = gp_t_small() ? 65537 : 1048573;
+    static const unsigned every[] = {0, 1, 8, 1024};
+#define SSCAN_ROW(name, T, op, kind, OP, ID)                                                                \
+    for (size_t n : edge_sizes) {                                                                           \
+        if (n > cap) continue;                                                                              \
+        for (unsigned e : every) {                                                                          \
+            if (n > 70000 && e != 8) continue;                                                              \
+            check_sscan<href_##name>(#name, gp_inclusive_segmented_scan_##name, 1, n, e, (unsigned)(n % 2), false, &st); \
+            check_sscan<href_##name>(#name, gp_exclusive_segmented_scan_##name, 0, n, e, 0, (n % 2) == 1, &st); \
+        }                                                                                                   \
+    }
+    GP__OP_INSTANCES(SSCAN_ROW)
+#undef SSCAN_ROW
+#define RBK_ROW(name, K, T, op)                                                                             \
+    for (size_t n : edge_sizes) {                                                                           \
+        if (n > cap) continue;                                                                              \
+        check_rbk<href_##op, K, gp_t_eq<K>>(#name, gp_reduce_by_key_##name, n, 8, 0, (unsigned)(n % 2), &st); \
+        if (n <= 70000) {                                                                                   \
+            check_rbk<href_##op, K, gp_t_eq<K>>(#name, gp_reduce_by_key_##name, n, 1, 0, 0, &st);           \
+            check_rbk<href_##op, K, gp_t_eq<K>>(#name, gp_reduce_by_key_##name, n, 3000, 0, 1, &st);        \
+        }                                                                                                   \
+    }
+    GP__REDUCE_BY_KEY_INSTANCES(RBK_ROW)
+#undef RBK_ROW
+    /* runs across every tile boundary: run lengths of a tile and one either side */
+    const size_t tile = GP__SSCAN_THREADS * 8;
+    for (size_t fixed : {tile - 1, tile, tile + 1, (size_t)7})
+        check_rbk<href_sum_f32, int32_t, gp_t_eq<int32_t>>("sum_i32_f32", gp_reduce_by_key_sum_i32_f32, tile * 37 + 5,
+                                                           0, fixed, 0, &st);
+    if (!gp_t_small()) {
+        check_sscan<href_sum_f32>("sum_f32", gp_inclusive_segmented_scan_sum_f32, 1, (1u << 24) + 7, 1024, 1, false, &st);
+        check_sscan<href_sum_f32>("sum_f32", gp_exclusive_segmented_scan_sum_f32, 0, (1u << 24) + 7, 8, 0, true, &st);
+        check_rbk<href_sum_f32, int32_t, gp_t_eq<int32_t>>("sum_i32_f32", gp_reduce_by_key_sum_i32_f32, (1u << 24) + 7, 8,
+                                                           0, 1, &st);
+    } else {
+        gp_t_skip("segmented scans: 2^24 + 7 values (small sizes)");
+    }
+    /* the user's non-commutative operator, and a key comparison of the user's */
+    for (size_t n : edge_sizes) {
+        if (n > cap) continue;
+        check_sscan<href_mat2>("mat2", gp_inclusive_segmented_scan_mat2, 1, n, 8, 0, false, &st);
+        check_sscan<href_mat2>("mat2", gp_exclusive_segmented_scan_mat2, 0, n, 1024, 0, true, &st);
+        check_rbk<href_mat2, uint32_t, eq_mod>("mat2_mod", gp_reduce_by_key_mat2_mod, n, 8, 0, 0, &st);
+    }
+    /* n == 0 writes 0 runs */
+    uint64_t *d_runs;
+    CK(cudaMalloc(&d_runs, 8));
+    CK(cudaMemset(d_runs, 0xA5, 8));
+    CK(gp_reduce_by_key_sum_i32_f32(NULL, NULL, d_runs, NULL, NULL, 0, 0));
+    uint64_t runs = 1;
+    CK(cudaMemcpy(&runs, d_runs, 8, cudaMemcpyDeviceToHost));
+    EXPECT(runs == 0, "reduce_by_key: n == 0 writes 0 (got %llu)", (unsigned long long)runs);
+    cudaFree(d_runs);
+}
+
+/* ---- bitwise reruns on four streams at once ------------------------------------------------ */
+
+/* launch(k, stream) writes `bytes` at out[k]: first all on the default stream, then three
+ * rounds on four non-blocking streams at once, each bitwise the same as the first. */
+template <class Launch>
+static void check_streams_big(const char *what, size_t bytes, Launch launch)
+{
+    enum { K = 4 };
+    unsigned char *out[K];
+    std::vector<unsigned char> want(bytes * K), got(bytes * K);
+    for (int k = 0; k < K; k++) CK(cudaMalloc(&out[k], bytes));
+    for (int k = 0; k < K; k++) launch(k, out[k], (cudaStream_t)0);
+    CK(cudaDeviceSynchronize());
+    for (int k = 0; k < K; k++) CK(cudaMemcpy(want.data() + k * bytes, out[k], bytes, cudaMemcpyDeviceToHost));
+    for (int rep = 0; rep < 3; rep++) {
+        cudaStream_t s[K];
+        for (int k = 0; k < K; k++) {
+            CK(cudaMemset(out[k], 0xA7, bytes));
+            CK(cudaStreamCreateWithFlags(&s[k], cudaStreamNonBlocking));
+        }
+        CK(cudaDeviceSynchronize());
+        for (int k = 0; k < K; k++) launch(k, out[k], s[k]);
+        CK(cudaDeviceSynchronize());
+        for (int k = 0; k < K; k++) CK(cudaMemcpy(got.data() + k * bytes, out[k], bytes, cudaMemcpyDeviceToHost));
+        EXPECT(memcmp(got.data(), want.data(), bytes * K) == 0, "%s: four concurrent streams, repeat %d: bitwise equal", what,
+               rep);
+        for (int k = 0; k < K; k++) cudaStreamDestroy(s[k]);
+    }
+    for (int k = 0; k < K; k++) cudaFree(out[k]);
+}
+
+extern "C" void test_segmented_streams_gpu(void)
+{
+    if (!gp_t_have_gpu()) {
+        gp_t_skip("segmented: bitwise reruns on four streams (reduce, rows, columns, scan, reduce-by-key)");
+        return;
+    }
+    uint64_t st = gp_t_state(342);
+    const size_t n = gp_t_small() ? 65537 : (1u << 22) + 3;
+    std::vector<uint64_t> off = make_offsets(PAT_POWER, n, 3, &st);
+    const size_t S = off.size() - 1, N = off[S];
+    std::vector<float> v(N + 8);
+    std::vector<int32_t> keys(N);
+    std::vector<uint8_t> heads(N);
+    for (size_t i = 0; i < N + 8; i++) v[i] = (float)((double)(gp_t_next(&st) >> 11) / 9007199254740992.0 - 0.3);
+    int32_t key = 0;
+    for (size_t i = 0; i < N; i++) {
+        if (gp_t_next(&st) % 8 == 0) key++;
+        keys[i] = key;
+        heads[i] = gp_t_next(&st) % 8 == 0;
+    }
+    float *d_v;
+    int32_t *d_k;
+    uint8_t *d_h;
+    uint64_t *d_off;
+    CK(cudaMalloc(&d_v, (N + 8) * sizeof(float)));
+    CK(cudaMalloc(&d_k, N * 4));
+    CK(cudaMalloc(&d_h, N));
+    CK(cudaMalloc(&d_off, off.size() * 8));
+    CK(cudaMemcpy(d_v, v.data(), (N + 8) * 4, cudaMemcpyHostToDevice));
+    CK(cudaMemcpy(d_k, keys.data(), N * 4, cudaMemcpyHostToDevice));
+    CK(cudaMemcpy(d_h, heads.data(), N, cudaMemcpyHostToDevice));
+    CK(cudaMemcpy(d_off, off.data(), off.size() * 8, cudaMemcpyHostToDevice));
+    /* random floats: the association shows in the bits */
+    check_streams_big("segmented_reduce_sum_f32", S * 4, [&](int, unsigned char *o, cudaStream_t s) {
+        CK(gp_segmented_reduce_sum_f32((float *)o, d_v, d_off, S, s));
+    });
+    const size_t rows = N / 64;
+    check_streams_big("reduce_rows_sum_f32", rows * 4, [&](int, unsigned char *o, cudaStream_t s) {
+        CK(gp_reduce_rows_sum_f32((float *)o, d_v + 1, rows, 64, 64, s));
+    });
+    check_streams_big("reduce_cols_sum_f32", 64 * 4, [&](int, unsigned char *o, cudaStream_t s) {
+        CK(gp_reduce_cols_sum_f32((float *)o, d_v + 1, rows, 64, 64, s));
+    });
+    check_streams_big("inclusive_segmented_scan_sum_f32", N * 4, [&](int, unsigned char *o, cudaStream_t s) {
+        CK(gp_inclusive_segmented_scan_sum_f32((float *)o, d_v, d_h, N, s));
+    });
+    check_streams_big("reduce_by_key_sum_i32_f32", N * 8 + 8, [&](int, unsigned char *o, cudaStream_t s) {
+        CK(gp_reduce_by_key_sum_i32_f32((int32_t *)o, (float *)(o + N * 4), (uint64_t *)(o + N * 8), d_k, d_v, N, s));
+    });
+    cudaFree(d_v);
+    cudaFree(d_k);
+    cudaFree(d_h);
+    cudaFree(d_off);
+}
+
+/* ---- above 2^31 ------------------------------------------------------------------------------ */
+
+__global__ void t_seg_fill(int32_t *v, size_t n, uint32_t key)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
+        v[i] = (int32_t)(hash32(i, key) % 7) - 3;
+}
+__global__ void t_seg_ref(int64_t *out, const int32_t *v, const uint64_t *off, size_t S)
+{
+    const size_t s = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    if (s >= S) return;
+    int64_t acc = 0;
+    for (uint64_t j = off[s]; j < off[s + 1]; j++) acc += v[j];
+    out[s] = acc;
+}
+__global__ void t_ones_heads(int32_t *v, uint8_t *h, size_t n, size_t every)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
+        v[i] = 1;
+        h[i] = i % every == 0;
+    }
+}
+__global__ void t_check_ramp(const int32_t *v, size_t n, size_t every, unsigned long long *bad)
+{
+    unsigned long long b = 0;
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
+        b += v[i] != (int32_t)(i % every + 1);
+    if (b) atomicAdd(bad, b);
+}
+
+extern "C" void test_segmented_big_gpu(void)
+{
+    if (!gp_t_have_gpu()) {
+        gp_t_skip("segmented: 2^31 + 1001 values (reduce with a segment across 2^31, inclusive segmented scan)");
+        return;
+    }
+    if (gp_t_small()) {
+        gp_t_skip("segmented: 2^31 + 1001 values (small sizes)");
+        return;
+    }
+    const size_t n = ((size_t)1 << 31) + 1001;
+    size_t free_b = 0, total_b = 0;
+    cudaMemGetInfo(&free_b, &total_b);
+    if (free_b < n * 5 + ((size_t)1 << 30)) {
+        gp_t_skip("segmented: 2^31 + 1001 values need 11 GB of device memory");
+        return;
+    }
+    uint64_t st = gp_t_state(343);
+    int32_t *d_v;
+    uint8_t *d_h;
+    CK(cudaMalloc(&d_v, n * 4));
+    CK(cudaMalloc(&d_h, n));
+    /* the reduce: 4096 segments at random cuts, none between 2^31 - 5000 and 2^31 + 5000 */
+    std::vector<uint64_t> cuts;
+    for (int i = 0; i < 4094; i++) {
+        uint64_t c = gp_t_next(&st) % n;
+        if (c > ((uint64_t)1 << 31) - 5000 && c < ((uint64_t)1 << 31) + 5000) c = ((uint64_t)1 << 31) - 5000;
+        cuts.push_back(c);
+    }
+    cuts.push_back(0);
+    cuts.push_back(n);
+    std::sort(cuts.begin(), cuts.end());
+    const size_t S = cuts.size() - 1;
+    uint64_t *d_off;
+    int64_t *d_ref;
+    int32_t *d_out;
+    CK(cudaMalloc(&d_off, cuts.size() * 8));
+    CK(cudaMalloc(&d_ref, S * 8));
+    CK(cudaMalloc(&d_out, S * 4));
+    CK(cudaMemcpy(d_off, cuts.data(), cuts.size() * 8, cudaMemcpyHostToDevice));
+    const uint32_t key = (uint32_t)gp_t_next(&st);
+    t_seg_fill<<<4096, 256>>>(d_v, n, key);
+    t_seg_ref<<<(unsigned)((S + 127) / 128), 128>>>(d_ref, d_v, d_off, S);
+    CK(gp_segmented_reduce_sum_i32(d_out, d_v, d_off, S, 0));
+    CK(cudaDeviceSynchronize());
+    std::vector<int64_t> ref(S);
+    std::vector<int32_t> got(S);
+    CK(cudaMemcpy(ref.data(), d_ref, S * 8, cudaMemcpyDeviceToHost));
+    CK(cudaMemcpy(got.data(), d_out, S * 4, cudaMemcpyDeviceToHost));
+    size_t bad = 0;
+    for (size_t s = 0; s < S; s++) bad += got[s] != (int32_t)ref[s];
+    EXPECT(bad == 0, "segmented_reduce_sum_i32: 2^31 + 1001 values, %zu segments (one across 2^31): %zu wrong", S, bad);
+    /* the inclusive segmented scan in place: ones, a head every 1000003, so out[i] = i % 1000003 + 1 */
+    const size_t every = 1000003;
+    unsigned long long *d_bad, h_bad = 1;
+    CK(cudaMalloc(&d_bad, 8));
+    CK(cudaMemset(d_bad, 0, 8));
+    t_ones_heads<<<4096, 256>>>(d_v, d_h, n, every);
+    CK(gp_inclusive_segmented_scan_sum_i32(d_v, d_v, d_h, n, 0));
+    t_check_ramp<<<4096, 256>>>(d_v, n, every, d_bad);
+    CK(cudaMemcpy(&h_bad, d_bad, 8, cudaMemcpyDeviceToHost));
+    EXPECT(h_bad == 0, "inclusive_segmented_scan_sum_i32: 2^31 + 1001 values in place: %llu wrong", h_bad);
+    cudaFree(d_v);
+    cudaFree(d_h);
+    cudaFree(d_off);
+    cudaFree(d_ref);
+    cudaFree(d_out);
+    cudaFree(d_bad);
+}
