@@ -17,6 +17,7 @@
 #include "device/scan.cuh"
 #include "device/transpose.cuh"
 #include "device/matmul.cuh"
+#include "device/histogram.cuh"
 
 /* X(name, T, op, kind, OP, IDENTITY)
  *   op:   sum, min or max            kind: int (signed), uint (unsigned) or float
@@ -72,6 +73,16 @@
     X(f32, float)               \
     X(f64, double)
 
+/* X(name, T, L): histograms, gp_histogram_even_<name> and gp_histogram_range_<name>; L is the
+ * type of the bounds and edges (int64_t for integer T, double for floating T). */
+#define GP__HISTOGRAM_INSTANCES(X) \
+    X(u8, uint8_t, int64_t)        \
+    X(u16, uint16_t, int64_t)      \
+    X(i32, int32_t, int64_t)       \
+    X(u32, uint32_t, int64_t)      \
+    X(f32, float, double)          \
+    X(f64, double, double)
+
 /* The rows, read by each family's macros (which take fewer columns). */
 #define GP__DECLARE_OP_ROW(name, T, op, kind, OP, IDENTITY) GP_DECLARE_REDUCE(name, T) GP_DECLARE_SCAN(name, T)
 #define GP__DEVICE_OP_ROW(name, T, op, kind, OP, IDENTITY) \
@@ -84,6 +95,7 @@
 #define GP__DECLARE_MAP2_ROW(name, Tin, T, MAP2, OP, IDENTITY) GP_DECLARE_MAP2_REDUCE(name, Tin, T)
 #define GP__TRANSPOSE_HOST_ROW(name, T) GP__DEFINE_TRANSPOSE_HOST(extern "C", name, T)
 #define GP__MATMUL_HOST_ROW(name, T) GP__DEFINE_MATMUL_HOST(extern "C", name, T)
+#define GP__HISTOGRAM_HOST_ROW(name, T, L) GP__DEFINE_HISTOGRAM_EVEN_HOST(extern "C", name, T, L)
 
 /* Declarations, C linkage, visible to C and C++ alike. */
 GP__OP_INSTANCES(GP__DECLARE_OP_ROW)
@@ -91,6 +103,7 @@ GP__MAP_REDUCE_INSTANCES(GP__DECLARE_MAP_ROW)
 GP__MAP2_REDUCE_INSTANCES(GP__DECLARE_MAP2_ROW)
 GP__TRANSPOSE_INSTANCES(GP_DECLARE_TRANSPOSE)
 GP__MATMUL_INSTANCES(GP_DECLARE_MATMUL)
+GP__HISTOGRAM_INSTANCES(GP__DECLARE_HISTOGRAM_EVEN)
 /* Frees the library's status memory on `device` (util/status.cuh) once its last use is
  * done; later calls make it again. Safe at exit and between calls. */
 GP__EXTERN_C cudaError_t gp_release_device_state(int device);
@@ -110,6 +123,7 @@ GP__TRANSPOSE_INSTANCES(GP_DEFINE_TILE)
 #define GPUPRIMS_IMPLEMENTATION_SCAN
 #define GPUPRIMS_IMPLEMENTATION_TRANSPOSE
 #define GPUPRIMS_IMPLEMENTATION_MATMUL
+#define GPUPRIMS_IMPLEMENTATION_HISTOGRAM
 #endif
 #ifdef GPUPRIMS_IMPLEMENTATION_REDUCE
 GP__OP_INSTANCES(GP__REDUCE_HOST_ROW)
@@ -125,6 +139,9 @@ GP__TRANSPOSE_INSTANCES(GP__TRANSPOSE_HOST_ROW)
 #endif
 #ifdef GPUPRIMS_IMPLEMENTATION_MATMUL
 GP__MATMUL_INSTANCES(GP__MATMUL_HOST_ROW)
+#endif
+#ifdef GPUPRIMS_IMPLEMENTATION_HISTOGRAM
+GP__HISTOGRAM_INSTANCES(GP__HISTOGRAM_HOST_ROW)
 #endif
 #endif /* __CUDACC__ */
 
