@@ -58,6 +58,10 @@
  *        gp_reduce_cols_<name>, gp_{in,ex}clusive_segmented_scan_<name>,
  *        gp_reduce_by_key_<op>_<k>_<v>, GP_DEFINE_SEGMENTED_REDUCE, GP_DEFINE_SEGMENTED_SCAN,
  *        GP_DEFINE_REDUCE_BY_KEY (each [_EXTERN], GP_DECLARE_*)
+ *      gp_histogram_even_<t>, gp_histogram_range_<t>,    detail/device/histogram.cuh
+ *        GP_DEFINE_HISTOGRAM[_EXTERN], GP_DECLARE_HISTOGRAM (bin rules: histogram_bin.cuh)
+ *   2  gp_block_histogram_zero/_add/_flush,              detail/block/block_histogram.cuh
+ *        gp_block_histogram_<name> (GP_DEFINE_HISTOGRAM)
  *   4  the default instance lists                        detail/instances.cuh
  *   Each file's end documents the exact contract of the names it defines: which threads
  *   hold the result, the shared memory used, the barriers, the block shapes.
@@ -95,6 +99,21 @@
  *                                          size_t rows, size_t cols, size_t batch, cudaStream_t s);
  *   Input and output must not overlap (cudaErrorInvalidValue). Other types of these sizes:
  *   cast the pointers, or GP_DEFINE_TRANSPOSE(name, T) for any T.
+ *
+ *   Histograms, <t> in u8 u16 i32 u32 f32 f64; L = int64_t for the integer types, double
+ *   for f32 and f64; counts are uint64_t, d_hist[0 .. bins) overwritten (zeroed when n == 0):
+ *     cudaError_t gp_histogram_even_u8(uint64_t *d_hist, const uint8_t *d_in, size_t n, size_t bins,
+ *                                      int64_t lower, int64_t upper, cudaStream_t s);
+ *     cudaError_t gp_histogram_range_f32(uint64_t *d_hist, const float *d_in, size_t n,
+ *                                        const double *d_edges, size_t bins, cudaStream_t s);
+ *   Even: x in [lower, upper) goes to floor((x - lower) * bins / (upper - lower)), exact in
+ *   integers; for floats evaluated in double as written, clamped to bins - 1; NaN and values
+ *   outside are not counted. Range: bin i is [d_edges[i], d_edges[i+1]) (bins + 1 ascending
+ *   edges on the device). bins from 1 to 2^32. cudaErrorInvalidValue: bins == 0 or > 2^32,
+ *   lower >= upper, a NaN or infinite bound, NULL d_hist, NULL d_in or d_edges with n > 0.
+ *   Your own binning: GP_DEFINE_HISTOGRAM(name, T, BIN) makes gp_histogram_<name>(d_hist,
+ *   d_in, n, bins, s), counting BIN(x) (an int64_t; outside [0, bins) not counted), and
+ *   gp_block_histogram_<name> for your kernels (detail/block/block_histogram.cuh).
  *
  *   Matrix multiply, row-major C = A.B (A m x k, B k x n, C m x n, leading dimensions k, n, n):
  *     cudaError_t gp_matmul_f32(float *d_c, const float *d_a, const float *d_b,
@@ -227,6 +246,7 @@
 #include "detail/block/block_scan.cuh"
 #include "detail/block/tile.cuh"
 #include "detail/block/block_select.cuh"
+#include "detail/block/block_histogram.cuh"
 /* Level 3: the single-pass engine. */
 #include "detail/agent/single_pass.cuh"
 #endif
@@ -238,6 +258,7 @@
 #include "detail/device/select.cuh"
 #include "detail/device/select_host.cuh"
 #include "detail/device/segmented.cuh"
+#include "detail/device/histogram.cuh"
 /* Level 4: the default instances. */
 #include "detail/instances.cuh"
 

@@ -19,6 +19,7 @@
 #include "device/matmul.cuh"
 #include "device/select_host.cuh"
 #include "device/segmented.cuh"
+#include "device/histogram.cuh"
 
 /* X(name, T, op, kind, OP, IDENTITY)
  *   op:   sum, min or max            kind: int (signed), uint (unsigned) or float
@@ -103,6 +104,15 @@
     X(sum_u64_i64, uint64_t, int64_t, sum_i64)            \
     X(sum_u64_f32, uint64_t, float, sum_f32)              \
     X(sum_u64_f64, uint64_t, double, sum_f64)
+/* X(name, T, L): histograms, gp_histogram_even_<name> and gp_histogram_range_<name>; L is the
+ * type of the bounds and edges (int64_t for integer T, double for floating T). */
+#define GP__HISTOGRAM_INSTANCES(X) \
+    X(u8, uint8_t, int64_t)        \
+    X(u16, uint16_t, int64_t)      \
+    X(i32, int32_t, int64_t)       \
+    X(u32, uint32_t, int64_t)      \
+    X(f32, float, double)          \
+    X(f64, double, double)
 
 /* The rows, read by each family's macros (which take fewer columns). */
 #define GP__DECLARE_OP_ROW(name, T, op, kind, OP, IDENTITY) GP_DECLARE_REDUCE(name, T) GP_DECLARE_SCAN(name, T)
@@ -125,6 +135,7 @@
 #define GP__DECLARE_RBK_ROW(name, K, T, op) GP_DECLARE_REDUCE_BY_KEY(name, K, T)
 #define GP__RBK_HOST_ROW(name, K, T, op) \
     GP__DEFINE_REDUCE_BY_KEY_HOST(extern "C", name, K, T, gp__op_##op, gp__eq_default<K>)
+#define GP__HISTOGRAM_HOST_ROW(name, T, L) GP__DEFINE_HISTOGRAM_EVEN_HOST(extern "C", name, T, L)
 
 /* Declarations, C linkage, visible to C and C++ alike. */
 GP__OP_INSTANCES(GP__DECLARE_OP_ROW)
@@ -135,6 +146,7 @@ GP__MATMUL_INSTANCES(GP_DECLARE_MATMUL)
 GP__SELECT_INSTANCES(GP__DECLARE_SELECT_DEFAULT)
 GP__OP_INSTANCES(GP__DECLARE_SEGMENTED_ROW)
 GP__REDUCE_BY_KEY_INSTANCES(GP__DECLARE_RBK_ROW)
+GP__HISTOGRAM_INSTANCES(GP__DECLARE_HISTOGRAM_EVEN)
 /* Frees the library's status memory on `device` (util/status.cuh) once its last use is
  * done; later calls make it again. Safe at exit and between calls. */
 GP__EXTERN_C cudaError_t gp_release_device_state(int device);
@@ -157,6 +169,7 @@ GP__SELECT_INSTANCES(GP__DEFINE_BLOCK_SELECT_FLAGGED)
 #define GPUPRIMS_IMPLEMENTATION_MATMUL
 #define GPUPRIMS_IMPLEMENTATION_SELECT
 #define GPUPRIMS_IMPLEMENTATION_SEGMENTED
+#define GPUPRIMS_IMPLEMENTATION_HISTOGRAM
 #endif
 #ifdef GPUPRIMS_IMPLEMENTATION_REDUCE
 GP__OP_INSTANCES(GP__REDUCE_HOST_ROW)
@@ -179,6 +192,9 @@ GP__SELECT_INSTANCES(GP__SELECT_HOST_ROW)
 #ifdef GPUPRIMS_IMPLEMENTATION_SEGMENTED
 GP__OP_INSTANCES(GP__SEGMENTED_HOST_ROW)
 GP__REDUCE_BY_KEY_INSTANCES(GP__RBK_HOST_ROW)
+#endif
+#ifdef GPUPRIMS_IMPLEMENTATION_HISTOGRAM
+GP__HISTOGRAM_INSTANCES(GP__HISTOGRAM_HOST_ROW)
 #endif
 #endif /* __CUDACC__ */
 

@@ -33,6 +33,7 @@ cd "$(dirname "$0")/.."
 #define HOST_MM(name, T) @host (detail/device/matmul.cuh)@ GP_DECLARE_MATMUL(name, T)
 #define HOST_SEG(name, T, op, kind, OP, ID) @host (detail/device/segmented.cuh)@ GP_DECLARE_SEGMENTED_REDUCE(name, T) GP_DECLARE_SEGMENTED_SCAN(name, T)
 #define HOST_RBK(name, K, T, op) @host (detail/device/segmented.cuh)@ GP_DECLARE_REDUCE_BY_KEY(name, K, T)
+#define HOST_HIST(name, T, L) @host (detail/device/histogram.cuh)@ GP__DECLARE_HISTOGRAM_EVEN(name, T, L)
 GP__NAMES_START
 GP__OP_INSTANCES(HOST_OP)
 GP__OP_INSTANCES(DEV_OP)
@@ -43,5 +44,6 @@ GP__TRANSPOSE_INSTANCES(DEV_TILE)
 GP__MATMUL_INSTANCES(HOST_MM)
 GP__OP_INSTANCES(HOST_SEG)
 GP__REDUCE_BY_KEY_INSTANCES(HOST_RBK)
+GP__HISTOGRAM_INSTANCES(HOST_HIST)
 GEN
 } | sed 's/^extern //'

@@ -1,0 +1,534 @@
+/* tests/histogram/test_histogram.cu -- gp_histogram_even_<t>, gp_histogram_range_<t>,
+ * GP_DEFINE_HISTOGRAM and the block histogram.
+ * Host: the bin rules against independent references (128-bit integers, the float rule as
+ * written, a linear scan of the edges), the plan, argument checks (they launch nothing).
+ * GPU: every default instance, even and range, against a host reference at the edge sizes,
+ * aligned and misaligned, bins from 1 to past shared memory, inputs at the bin edges, at
+ * lower / upper / just below upper, NaN, +-inf, -0.0, integer extremes; poisoned guard bins;
+ * one value everywhere; a user instance and the block level; determinism across streams;
+ * 2^32 + 5 copies of one byte (above 2^31 elements, a count above 2^32 in one bin); u32
+ * over 2^32 - 1 bins. */
+#include "../../gpuprims.cuh"
+#include "../harness.h"
+#include "../hash.cuh"
+
+#include <float.h>
+#include <limits>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <type_traits>
+#include <vector>
+
+/* ---- independent references ------------------------------------------------------------------ */
+static uint64_t ref_even_int(int64_t lower, int64_t upper, uint64_t bins, int64_t x)
+{
+    if (x < lower || x >= upper) return bins;
+    const unsigned __int128 v = (unsigned __int128)((__int128)x - lower), range = (unsigned __int128)((__int128)upper - lower);
+    return (uint64_t)(v * bins / range);
+}
+static uint64_t ref_even_float(double lower, double upper, uint64_t bins, double x)
+{
+    if (!(x >= lower && x < upper)) return bins;
+    volatile double t = x - lower; /* each step rounded, as written */
+    volatile double a = t * (double)bins;
+    volatile double w = upper - lower;
+    volatile double r = a / w;
+    const double f = floor(r);
+    return f < (double)bins ? (uint64_t)f : bins - 1;
+}
+template <class E>
+static uint64_t ref_edges(const E *e, uint64_t bins, E x)
+{
+    for (uint64_t i = 0; i < bins; i++)
+        if (x >= e[i] && x < e[i + 1]) return i;
+    return bins;
+}
+
+/* ---- host -------------------------------------------------------------------------------------- */
+static void check_int_rule(void)
+{
+    gp_t_section("histogram: the integer rule against 128-bit arithmetic (host)");
+    uint64_t st = gp_t_state(1);
+    struct { int64_t lo, hi; uint64_t bins; } cases[] = {
+        {0, 256, 256}, {0, 256, 7}, {0, 256, 1}, {INT32_MIN, (int64_t)1 << 31, 7}, {0, (int64_t)1 << 32, 0xffffffffull},
+        {0, (int64_t)1 << 32, (uint64_t)1 << 32}, {-5, 1000, 1000}, {3, 65539, 65536}, {0, 65536, 300},
+        {INT64_MIN, INT64_MAX, 7}, {INT64_MIN, INT64_MAX, (uint64_t)1 << 32}, {INT64_MIN, 0, 3}, {-1000000007, 999999937, 4099},
+        {0, 3 * 4096, 4096}, {100, 100 + 12345 * 77, 77}};
+    int bad = 0, kinds[4] = {0};
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+        const gp__hist_even_int e = gp__hist_even_int_make(cases[c].lo, cases[c].hi, cases[c].bins);
+        kinds[e.kind]++;
+        for (int i = 0; i < 20000; i++) {
+            const uint64_t r = gp_t_next(&st);
+            int64_t x;
+            switch (i % 4) {
+            case 0: x = (int64_t)r; break;
+            case 1: x = cases[c].lo + (int64_t)(r % 4096) - 2048; break;
+            case 2: x = cases[c].hi + (int64_t)(r % 4096) - 2048; break;
+            default: { /* at a bin edge: the first x of bin k, and one below */
+                const uint64_t k = r % cases[c].bins;
+                const unsigned __int128 range = (unsigned __int128)((__int128)cases[c].hi - cases[c].lo);
+                const unsigned __int128 off = (k * range + cases[c].bins - 1) / cases[c].bins;
+                x = (int64_t)((__int128)cases[c].lo + (__int128)off - (int64_t)(r >> 63));
+            }
+            }
+            if (i % 4 == 1 && ((x > cases[c].lo) != (cases[c].lo + (int64_t)(r % 4096) - 2048 > cases[c].lo))) continue; /* wrapped */
+            const uint64_t got = gp__hist_even_int_bin(e, x), want = ref_even_int(cases[c].lo, cases[c].hi, cases[c].bins, x);
+            if (got != want && bad++ < 5)
+                EXPECT(0, "int rule [%lld, %lld) bins %llu x %lld: %llu, want %llu (kind %d)", (long long)cases[c].lo,
+                       (long long)cases[c].hi, (unsigned long long)cases[c].bins, (long long)x, (unsigned long long)got,
+                       (unsigned long long)want, e.kind);
+        }
+    }
+    EXPECT(bad == 0, "integer rule: %d mismatches", bad);
+    EXPECT(kinds[0] && kinds[1] && kinds[2] && kinds[3], "every integer form was exercised (%d %d %d %d)", kinds[0], kinds[1],
+           kinds[2], kinds[3]);
+    const gp__hist_even_int e = gp__hist_even_int_make(INT32_MIN, (int64_t)1 << 31, 7);
+    EXPECT(gp__hist_even_int_bin(e, INT32_MIN) == 0 && gp__hist_even_int_bin(e, INT32_MAX) == 6 &&
+               gp__hist_even_int_bin(e, (int64_t)INT32_MIN - 1) == 7,
+           "INT32_MIN .. 2^31 over 7 bins: ends at bins 0 and 6");
+}
+
+static void check_float_rule(void)
+{
+    gp_t_section("histogram: the float rule, fast path against the rule as written (host)");
+    uint64_t st = gp_t_state(2);
+    struct { double lo, hi; uint64_t bins; } cases[] = {{0, 1, 1024}, {0, 1, 4096}, {0, 1, 65536}, {0, 1, 1u << 24}, {-1, 1, 7},
+                                                       {-3.3, 1e10, 1000003}, {0.1, 0.7, 3}, {-1e300, 1e300, 5},
+                                                       {0, 1, (uint64_t)1 << 32}, {1e-300, 2e-300, 10}};
+    int bad = 0;
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+        const gp__hist_even_float e = gp__hist_even_float_make(cases[c].lo, cases[c].hi, cases[c].bins);
+        const double w = cases[c].hi - cases[c].lo;
+        for (int i = 0; i < 40000; i++) {
+            const uint64_t r = gp_t_next(&st);
+            double x;
+            const double u = (double)(r >> 11) * 0x1p-53;
+            switch (i % 6) {
+            case 0: x = cases[c].lo + u * w; break;
+            case 1: x = cases[c].lo + (double)(r % cases[c].bins) * (w / (double)cases[c].bins); break; /* edges */
+            case 2: x = nextafter(cases[c].lo + (double)(r % cases[c].bins) * (w / (double)cases[c].bins), (r & 1) ? INFINITY : -INFINITY); break;
+            case 3: x = (double)(float)(cases[c].lo + u * w); break; /* floats */
+            case 4: { const double v[] = {NAN, INFINITY, -INFINITY, -0.0, 0.0, cases[c].lo, cases[c].hi, nextafter(cases[c].hi, -INFINITY),
+                                          nextafter(cases[c].lo, -INFINITY), (double)nextafterf((float)cases[c].hi, -INFINITY)};
+                      x = v[r % 10]; break; }
+            default: x = cases[c].lo - w + 3 * u * w;
+            }
+            const uint64_t got = gp__hist_even_float_bin(e, x), want = ref_even_float(cases[c].lo, cases[c].hi, cases[c].bins, x);
+            if (got != want && bad++ < 5)
+                EXPECT(0, "float rule [%g, %g) bins %llu x %.17g: %llu, want %llu", cases[c].lo, cases[c].hi,
+                       (unsigned long long)cases[c].bins, x, (unsigned long long)got, (unsigned long long)want);
+        }
+    }
+    EXPECT(bad == 0, "float rule: %d mismatches", bad);
+    const gp__hist_even_float e = gp__hist_even_float_make(0, 1, 10);
+    EXPECT(gp__hist_even_float_bin(e, NAN) == 10 && gp__hist_even_float_bin(e, 1.0) == 10 && gp__hist_even_float_bin(e, -0.0) == 0 &&
+               gp__hist_even_float_bin(e, nextafter(1.0, 0)) == 9 && gp__hist_even_float_bin(e, INFINITY) == 10,
+           "float rule: NaN and upper not counted, -0.0 in bin 0, just below upper in the last bin");
+}
+
+static void check_edges_rule(void)
+{
+    gp_t_section("histogram: edges, binary search against a linear scan; float edges rounded up (host)");
+    uint64_t st = gp_t_state(3);
+    int bad = 0;
+    for (uint64_t bins = 1; bins <= 70; bins++) {
+        std::vector<double> e(bins + 1);
+        double v = -10;
+        for (uint64_t i = 0; i <= bins; i++) e[i] = v += 0.01 + (double)(gp_t_next(&st) % 1000) / 100.0;
+        for (int i = 0; i < 300; i++) {
+            const double x = i % 3 == 0 ? e[gp_t_next(&st) % (bins + 1)] : -12 + (double)(gp_t_next(&st) % 100000) / 100.0;
+            if (gp__hist_edges_bin(e.data(), bins, x) != ref_edges(e.data(), bins, x)) bad++;
+            const float xf = (float)x; /* float x against double edges, through float edges */
+            std::vector<float> ef(bins + 1);
+            for (uint64_t k = 0; k <= bins; k++) ef[k] = gp__float_ceil(e[k]);
+            if (gp__hist_edges_bin(ef.data(), bins, xf) != ref_edges(e.data(), bins, (double)xf)) bad++;
+        }
+        /* out of order: still a bin in range (or not counted) */
+        for (uint64_t i = 0; i <= bins; i++) e[i] = (double)(gp_t_next(&st) % 100);
+        for (int i = 0; i < 100; i++) bad += gp__hist_edges_bin(e.data(), bins, (double)(gp_t_next(&st) % 100)) > bins;
+    }
+    EXPECT(bad == 0, "edges: %d mismatches", bad);
+    EXPECT(gp__float_ceil(0.1) >= 0.1 && (double)nextafterf(gp__float_ceil(0.1), 0) < 0.1 && gp__float_ceil(1e300) == INFINITY &&
+               gp__float_ceil(-1e300) == -FLT_MAX && gp__float_ceil(0.5) == 0.5f,
+           "gp__float_ceil: the smallest float >= e");
+}
+
+static void check_plan_and_args(void)
+{
+    gp_t_section("histogram: plan and argument checks (host; nothing launched)");
+    const size_t smem = 227 * 1024 - 1024;
+    gp__hist_plan p = gp__hist_make_plan(0x1003, 1000, 1, 256, 0, smem);
+    EXPECT(p.head == 13 && p.nvec * 16 + p.head + p.tail == 1000 && p.values && p.keys == 256 && p.copies == 16 &&
+               p.merge == GP__HIST_ONE,
+           "u8 at +3: head 13, values, 16 copies, one block");
+    p = gp__hist_make_plan(0x1004, (size_t)1 << 28, 4, 1024, 0, smem);
+    EXPECT(p.head == 3 && p.keys == 1024 && p.copies == 8 && p.merge == GP__HIST_LAST, "f32 1024 bins: 8 copies, last-block merge");
+    p = gp__hist_make_plan(0x1004, 1000, 8, 10, 0, smem);
+    EXPECT(p.head == 1000 && p.nvec == 0, "f64 at a 4-byte boundary: element by element");
+    p = gp__hist_make_plan(0x1000, 1 << 20, 2, 65536, 0, smem);
+    EXPECT(p.keys == 0 && p.merge == GP__HIST_ZEROED, "u16 65536 bins: global counting into a cleared output");
+    p = gp__hist_make_plan(0x1000, 1 << 20, 4, 40000, 40001 * 4, smem);
+    EXPECT(p.keys == 40000 && p.smem_bytes == 40000 * 4, "40000 range bins: counters stay, edges move to global memory");
+    gp__hist_set_blocks(p, (size_t)1 << 36, 264);
+    EXPECT(p.blocks > ((size_t)1 << 36) >> 31, "a block counts fewer than 2^31 elements");
+
+    const float *x = (const float *)0x1000;
+    uint64_t *h = (uint64_t *)0x100000;
+    const double *ed = (const double *)0x2000;
+    EXPECT(gp_histogram_even_f32(h, x, 10, 0, 0.0, 1.0, 0) == cudaErrorInvalidValue, "bins == 0");
+    EXPECT(gp_histogram_even_f32(h, x, 10, ((size_t)1 << 32) + 1, 0.0, 1.0, 0) == cudaErrorInvalidValue, "bins > 2^32");
+    EXPECT(gp_histogram_even_f32(h, x, 10, 4, 1.0, 1.0, 0) == cudaErrorInvalidValue, "lower == upper");
+    EXPECT(gp_histogram_even_f32(h, x, 10, 4, 2.0, 1.0, 0) == cudaErrorInvalidValue, "lower > upper");
+    EXPECT(gp_histogram_even_f32(h, x, 10, 4, NAN, 1.0, 0) == cudaErrorInvalidValue, "NaN lower");
+    EXPECT(gp_histogram_even_f64(h, (const double *)x, 10, 4, 0.0, INFINITY, 0) == cudaErrorInvalidValue, "infinite upper");
+    EXPECT(gp_histogram_even_f32(h, x, 10, 4, -INFINITY, 1.0, 0) == cudaErrorInvalidValue, "infinite lower");
+    EXPECT(gp_histogram_even_u8(NULL, (const uint8_t *)x, 10, 4, 0, 256, 0) == cudaErrorInvalidValue, "NULL d_hist");
+    EXPECT(gp_histogram_even_u8(NULL, NULL, 0, 4, 0, 256, 0) == cudaErrorInvalidValue, "NULL d_hist, n == 0");
+    EXPECT(gp_histogram_even_i32(h, NULL, 10, 4, 0, 256, 0) == cudaErrorInvalidValue, "NULL d_in, n > 0");
+    EXPECT(gp_histogram_even_i32(h, (const int32_t *)x, 10, 4, 5, -5, 0) == cudaErrorInvalidValue, "integer lower > upper");
+    EXPECT(gp_histogram_range_f32(h, x, 10, NULL, 4, 0) == cudaErrorInvalidValue, "NULL d_edges, n > 0");
+    EXPECT(gp_histogram_range_f32(h, x, 10, ed, 0, 0) == cudaErrorInvalidValue, "range bins == 0");
+    EXPECT(gp_histogram_range_u16(NULL, (const uint16_t *)x, 10, (const int64_t *)ed, 4, 0) == cudaErrorInvalidValue,
+           "range NULL d_hist");
+    EXPECT(gp_histogram_even_u32(h, (const uint32_t *)(h + 1), 4, 4, 0, 4, 0) == cudaErrorInvalidValue, "d_hist overlaps d_in");
+}
+
+extern "C" void test_histogram_host(void)
+{
+    check_int_rule();
+    check_float_rule();
+    check_edges_rule();
+    check_plan_and_args();
+}
+
+/* ---- GPU ---------------------------------------------------------------------------------------- */
+#define POISON 0xA5
+#define GUARD 16 /* poisoned bins after the output that must stay poisoned */
+
+/* A user instance: i32 by residue mod 13, minus 1 (residue 0 and negatives are not counted). */
+#define RES13(x) ((int64_t)(x) % 13 - 1)
+GP_DEFINE_HISTOGRAM(res13, int32_t, RES13)
+
+template <class T> struct tinfo;
+template <> struct tinfo<uint8_t> { typedef int64_t L; static const char *name() { return "u8"; } };
+template <> struct tinfo<uint16_t> { typedef int64_t L; static const char *name() { return "u16"; } };
+template <> struct tinfo<int32_t> { typedef int64_t L; static const char *name() { return "i32"; } };
+template <> struct tinfo<uint32_t> { typedef int64_t L; static const char *name() { return "u32"; } };
+template <> struct tinfo<float> { typedef double L; static const char *name() { return "f32"; } };
+template <> struct tinfo<double> { typedef double L; static const char *name() { return "f64"; } };
+
+static cudaError_t even(uint64_t *h, const uint8_t *x, size_t n, size_t b, int64_t lo, int64_t hi, cudaStream_t s) { return gp_histogram_even_u8(h, x, n, b, lo, hi, s); }
+static cudaError_t even(uint64_t *h, const uint16_t *x, size_t n, size_t b, int64_t lo, int64_t hi, cudaStream_t s) { return gp_histogram_even_u16(h, x, n, b, lo, hi, s); }
+static cudaError_t even(uint64_t *h, const int32_t *x, size_t n, size_t b, int64_t lo, int64_t hi, cudaStream_t s) { return gp_histogram_even_i32(h, x, n, b, lo, hi, s); }
+static cudaError_t even(uint64_t *h, const uint32_t *x, size_t n, size_t b, int64_t lo, int64_t hi, cudaStream_t s) { return gp_histogram_even_u32(h, x, n, b, lo, hi, s); }
+static cudaError_t even(uint64_t *h, const float *x, size_t n, size_t b, double lo, double hi, cudaStream_t s) { return gp_histogram_even_f32(h, x, n, b, lo, hi, s); }
+static cudaError_t even(uint64_t *h, const double *x, size_t n, size_t b, double lo, double hi, cudaStream_t s) { return gp_histogram_even_f64(h, x, n, b, lo, hi, s); }
+static cudaError_t range(uint64_t *h, const uint8_t *x, size_t n, const int64_t *e, size_t b, cudaStream_t s) { return gp_histogram_range_u8(h, x, n, e, b, s); }
+static cudaError_t range(uint64_t *h, const uint16_t *x, size_t n, const int64_t *e, size_t b, cudaStream_t s) { return gp_histogram_range_u16(h, x, n, e, b, s); }
+static cudaError_t range(uint64_t *h, const int32_t *x, size_t n, const int64_t *e, size_t b, cudaStream_t s) { return gp_histogram_range_i32(h, x, n, e, b, s); }
+static cudaError_t range(uint64_t *h, const uint32_t *x, size_t n, const int64_t *e, size_t b, cudaStream_t s) { return gp_histogram_range_u32(h, x, n, e, b, s); }
+static cudaError_t range(uint64_t *h, const float *x, size_t n, const double *e, size_t b, cudaStream_t s) { return gp_histogram_range_f32(h, x, n, e, b, s); }
+static cudaError_t range(uint64_t *h, const double *x, size_t n, const double *e, size_t b, cudaStream_t s) { return gp_histogram_range_f64(h, x, n, e, b, s); }
+
+/* The even range of a type for a bins count: bytes [0, 256), u16 [0, 65536), i32 a wide signed
+ * range, u32 [0, 2^32), floats [-1, 1) (+ 0.25, so -0.0 and 0 are not on an edge). */
+template <class T> static void bounds(typename tinfo<T>::L &lo, typename tinfo<T>::L &hi)
+{
+    if (std::is_same<T, uint8_t>::value) { lo = 0; hi = 256; }
+    else if (std::is_same<T, uint16_t>::value) { lo = 0; hi = 65536; }
+    else if (std::is_same<T, int32_t>::value) { lo = (typename tinfo<T>::L)INT32_MIN; hi = (typename tinfo<T>::L)((int64_t)1 << 31); }
+    else if (std::is_same<T, uint32_t>::value) { lo = 0; hi = (typename tinfo<T>::L)((int64_t)1 << 32); }
+    else { lo = (typename tinfo<T>::L)-1.25; hi = (typename tinfo<T>::L)1.0; }
+}
+
+/* Random x: mostly inside the range, some at bin edges, some outside; floats add NaN, +-inf,
+ * -0.0, lower, upper and just below upper. `one`: every element the same. */
+template <class T> static T draw(uint64_t *st, double lo, double hi, size_t bins, int one)
+{
+    const uint64_t r = one ? 0x12345 : gp_t_next(st);
+    const double w = hi - lo;
+    if (std::is_floating_point<T>::value) {
+        switch (r % 16) {
+        case 0: { const double v[] = {NAN, INFINITY, -INFINITY, -0.0, lo, hi, nextafter(hi, -INFINITY), (double)nextafterf((float)hi, -INFINITY)};
+                  return (T)v[(r >> 8) % 8]; }
+        case 1: return (T)(lo + (double)((r >> 8) % bins) * (w / (double)bins)); /* at an edge */
+        case 2: return (T)(lo - w + 3 * w * (double)(r >> 11) * 0x1p-53);
+        default: return (T)(lo + w * (double)(r >> 11) * 0x1p-53);
+        }
+    }
+    if (r % 16 == 0) return (T)(r >> 16); /* anything */
+    if (r % 16 == 1) { /* the first value of a bin */
+        const unsigned __int128 k = (r >> 8) % bins, range = (unsigned __int128)((__int128)hi - (__int128)lo);
+        return (T)((__int128)lo + (__int128)((k * range + bins - 1) / bins));
+    }
+    const double u = (double)(r >> 11) * 0x1p-53;
+    return (T)(int64_t)floor(lo + u * w);
+}
+
+struct gpu_fix {
+    unsigned char *d_in;  /* input, room for max_n + 1 elements of 8 bytes */
+    uint64_t *d_hist;     /* room for max_bins + GUARD */
+    void *d_edges;
+    size_t max_n, max_bins;
+};
+
+template <class T>
+static int run_one(gpu_fix &f, const std::vector<T> &x, size_t offset, size_t bins, int use_range, const std::vector<typename tinfo<T>::L> &edges,
+                   typename tinfo<T>::L lo, typename tinfo<T>::L hi)
+{
+    typedef typename tinfo<T>::L L;
+    const size_t n = x.size();
+    T *d_x = (T *)f.d_in + offset;
+    if (n) CUDA_CHK(cudaMemcpy(d_x, x.data(), n * sizeof(T), cudaMemcpyHostToDevice));
+    CUDA_CHK(cudaMemset(f.d_hist, POISON, (bins + GUARD) * 8));
+    if (use_range) CUDA_CHK(cudaMemcpy(f.d_edges, edges.data(), (bins + 1) * sizeof(L), cudaMemcpyHostToDevice));
+    const cudaError_t err = use_range ? range(f.d_hist, d_x, n, (const L *)f.d_edges, bins, 0) : even(f.d_hist, d_x, n, bins, lo, hi, 0);
+    std::vector<uint64_t> want(bins + GUARD, 0), got(bins + GUARD);
+    memset(&want[bins], POISON, GUARD * 8);
+    for (size_t i = 0; i < n; i++) {
+        uint64_t b;
+        if (use_range) b = ref_edges<L>(edges.data(), bins, (L)x[i]);
+        else if (std::is_floating_point<T>::value) b = ref_even_float((double)lo, (double)hi, bins, (double)x[i]);
+        else b = ref_even_int((int64_t)lo, (int64_t)hi, bins, (int64_t)x[i]);
+        if (b < bins) want[b]++;
+    }
+    CUDA_CHK(cudaDeviceSynchronize());
+    CUDA_CHK(cudaMemcpy(got.data(), f.d_hist, (bins + GUARD) * 8, cudaMemcpyDeviceToHost));
+    const int ok = err == cudaSuccess && memcmp(got.data(), want.data(), (bins + GUARD) * 8) == 0;
+    if (!ok) {
+        size_t k = 0;
+        while (k < bins + GUARD && got[k] == want[k]) k++;
+        EXPECT(0, "%s %s n=%zu offset=%zu bins=%zu: %s; first difference at bin %zu: %llu, want %llu", tinfo<T>::name(),
+               use_range ? "range" : "even", n, offset, bins, cudaGetErrorName(err), k,
+               (unsigned long long)(k < bins + GUARD ? got[k] : 0), (unsigned long long)(k < bins + GUARD ? want[k] : 0));
+    }
+    return ok;
+}
+
+template <class T>
+static void check_type(gpu_fix &f)
+{
+    typedef typename tinfo<T>::L L;
+    uint64_t st = gp_t_state(10 + sizeof(T) * 3 + std::is_floating_point<T>::value);
+    const size_t sizes[] = {0, 1, 31, 32, 33, 1023, 1025, 70001, 1048573, (1u << 24) + 7};
+    const size_t bin_counts[] = {1, 7, 256, 1024, 4096, 8193, 65536, 100003};
+    int cases = 0, fails = 0;
+    L lo, hi;
+    bounds<T>(lo, hi);
+    for (size_t bi = 0; bi < sizeof bin_counts / sizeof *bin_counts; bi++) {
+        const size_t bins = bin_counts[bi];
+        if (bins > f.max_bins) continue;
+        for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++) {
+            const size_t n = sizes[si];
+            if (n > f.max_n) continue;
+            if (n > 70001 && bins != 256 && bins != 1024 && bins != 65536) continue; /* the big sizes at a few bins */
+            for (int use_range = 0; use_range <= 1; use_range++) {
+                std::vector<L> edges(bins + 1);
+                L elo = lo, ehi = hi;
+                if (use_range) { /* ascending edges over the range, uneven widths */
+                    const double w = (double)hi - (double)lo;
+                    double pos = (double)lo;
+                    for (size_t k = 0; k <= bins; k++) {
+                        edges[k] = (L)pos;
+                        if (k && !(edges[k] > edges[k - 1])) edges[k] = edges[k - 1] + (std::is_floating_point<L>::value ? (L)1e-9 : (L)1);
+                        pos += w / (double)bins * (0.5 + (double)(gp_t_next(&st) % 1000) / 1000.0);
+                    }
+                    elo = edges[0];
+                    ehi = edges[bins];
+                }
+                const int one = si == 7 && bi == 2; /* one value everywhere */
+                std::vector<T> x(n);
+                for (size_t i = 0; i < n; i++) x[i] = draw<T>(&st, (double)elo, (double)ehi, bins, one);
+                for (size_t offset = 0; offset <= 1; offset++) {
+                    if (n > 70001 && offset) continue;
+                    fails += !run_one<T>(f, x, offset, bins, use_range, edges, lo, hi);
+                    cases++;
+                }
+            }
+        }
+    }
+    printf("  %-4s %d cases, %d failed\n", tinfo<T>::name(), cases, fails);
+}
+
+/* The user instance, and the block level in a kernel of ours. */
+__global__ void block_res13(uint64_t *d_hist, const int32_t *x, size_t n)
+{
+    __shared__ uint32_t s[13];
+    gp_block_histogram_zero(s, 13);
+    int32_t items[4];
+    int count = 0;
+    for (size_t i = blockIdx.x * (size_t)blockDim.x * 4 + threadIdx.x * 4; count < 4 && i + count < n; ) { items[count] = x[i + count]; count++; }
+    gp_block_histogram_res13(s, 13, items, count);
+    __syncthreads();
+    gp_block_histogram_flush(d_hist, s, 13);
+}
+
+static void check_user(gpu_fix &f)
+{
+    uint64_t st = gp_t_state(30);
+    const size_t n = gp_t_small() ? 100003 : 3000017;
+    std::vector<int32_t> x(n);
+    for (size_t i = 0; i < n; i++) x[i] = (int32_t)gp_t_next(&st);
+    std::vector<uint64_t> want(13 + GUARD, 0), got(13 + GUARD);
+    memset(&want[13], POISON, GUARD * 8);
+    for (size_t i = 0; i < n; i++) {
+        const int64_t b = (int64_t)x[i] % 13 - 1;
+        if (b >= 0 && b < 13) want[b]++;
+    }
+    for (size_t offset = 0; offset <= 1; offset++) {
+        CUDA_CHK(cudaMemcpy((int32_t *)f.d_in + offset, x.data(), n * 4, cudaMemcpyHostToDevice));
+        CUDA_CHK(cudaMemset(f.d_hist, POISON, (13 + GUARD) * 8));
+        EXPECT(gp_histogram_res13(f.d_hist, (const int32_t *)f.d_in + offset, n, 13, 0) == cudaSuccess, "user instance call");
+        CUDA_CHK(cudaMemcpy(got.data(), f.d_hist, (13 + GUARD) * 8, cudaMemcpyDeviceToHost));
+        EXPECT(memcmp(got.data(), want.data(), (13 + GUARD) * 8) == 0, "GP_DEFINE_HISTOGRAM(res13): n=%zu offset %zu", n, offset);
+    }
+    CUDA_CHK(cudaMemset(f.d_hist, 0, 13 * 8));
+    block_res13<<<(unsigned)((n + 1023) / 1024), 256>>>(f.d_hist, (const int32_t *)f.d_in, n);
+    CUDA_CHK_LAUNCH();
+    CUDA_CHK(cudaMemcpy(got.data(), f.d_hist, 13 * 8, cudaMemcpyDeviceToHost));
+    EXPECT(memcmp(got.data(), want.data(), 13 * 8) == 0, "gp_block_histogram_res13 + zero + flush in a kernel of ours");
+    /* n == 0 zeroes the output */
+    CUDA_CHK(cudaMemset(f.d_hist, POISON, (13 + GUARD) * 8));
+    EXPECT(gp_histogram_res13(f.d_hist, NULL, 0, 13, 0) == cudaSuccess, "n == 0, NULL d_in");
+    CUDA_CHK(cudaMemcpy(got.data(), f.d_hist, (13 + GUARD) * 8, cudaMemcpyDeviceToHost));
+    int zero = 1;
+    for (int k = 0; k < 13; k++) zero &= got[k] == 0;
+    EXPECT(zero && got[13] == want[13], "n == 0: d_hist zeroed, nothing past it");
+}
+
+struct det_ctx { const float *x; size_t n; };
+static void det_k(void *ctx, int k, void *d_out, cudaStream_t s)
+{
+    const det_ctx *c = (const det_ctx *)ctx;
+    CUDA_CHK(gp_histogram_even_f32((uint64_t *)d_out, c->x + (size_t)k * c->n, c->n, 2, -1.0, 1.0, s));
+}
+
+__global__ void fill_byte_hash(uint8_t *x, size_t n, uint32_t key)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) x[i] = (uint8_t)hash32(i, key);
+}
+
+static void check_large(void)
+{
+    /* 2^32 + 5 copies of one byte: above 2^31 elements, a count above 2^32 in one bin */
+    const size_t n = ((size_t)1 << 32) + 5;
+    uint8_t *d_x;
+    uint64_t *d_h;
+    if (cudaMalloc(&d_x, n + 64) != cudaSuccess) {
+        cudaGetLastError();
+        gp_t_skip("histogram: 2^32 + 5 bytes need 4.3 GB of device memory");
+        return;
+    }
+    CUDA_CHK(cudaMalloc(&d_h, (256 + GUARD) * 8));
+    CUDA_CHK(cudaMemset(d_x, 77, n + 64));
+    CUDA_CHK(cudaMemset(d_h, POISON, (256 + GUARD) * 8));
+    EXPECT(gp_histogram_even_u8(d_h, d_x + 1, n, 256, 0, 256, 0) == cudaSuccess, "2^32 + 5 bytes: call");
+    std::vector<uint64_t> got(256 + GUARD);
+    CUDA_CHK(cudaMemcpy(got.data(), d_h, (256 + GUARD) * 8, cudaMemcpyDeviceToHost));
+    int ok = got[77] == n;
+    for (int k = 0; k < 256; k++) ok &= k == 77 || got[k] == 0;
+    unsigned char poison[8];
+    memset(poison, POISON, 8);
+    ok &= memcmp(&got[256], poison, 8) == 0;
+    EXPECT(ok, "2^32 + 5 copies of byte 77 (misaligned): bin 77 = %llu, want %zu", (unsigned long long)got[77], n);
+    /* the same count over 7 bins of a hashed input: every element counted once */
+    fill_byte_hash<<<4096, 256>>>(d_x, n, 99);
+    CUDA_CHK_LAUNCH();
+    EXPECT(gp_histogram_even_u8(d_h, d_x, n, 7, 0, 256, 0) == cudaSuccess, "2^32 + 5 hashed bytes, 7 bins: call");
+    CUDA_CHK(cudaMemcpy(got.data(), d_h, 7 * 8, cudaMemcpyDeviceToHost));
+    uint64_t sum = 0;
+    ok = 1;
+    for (int k = 0; k < 7; k++) { sum += got[k]; ok &= got[k] > n / 8 && got[k] < n / 6; }
+    uint64_t spot = 0; /* bin 0 of the first 2^20 elements, against the host */
+    std::vector<uint8_t> h(1 << 20);
+    for (size_t i = 0; i < h.size(); i++) spot += ref_even_int(0, 256, 7, (uint8_t)hash32(i, 99)) == 0;
+    EXPECT(gp_histogram_even_u8(d_h + 8, d_x, 1 << 20, 7, 0, 256, 0) == cudaSuccess, "spot call");
+    uint64_t got0;
+    CUDA_CHK(cudaMemcpy(&got0, d_h + 8, 8, cudaMemcpyDeviceToHost));
+    EXPECT(ok && sum == n && got0 == spot, "2^32 + 5 hashed bytes over 7 bins: total %llu (want %zu), spot %llu/%llu", (unsigned long long)sum,
+           n, (unsigned long long)got0, (unsigned long long)spot);
+    CUDA_CHK(cudaFree(d_x));
+    CUDA_CHK(cudaFree(d_h));
+
+    /* u32 over 2^32 - 1 bins of [0, 2^32): a 32 GiB histogram, global counting */
+    const size_t bins = 0xffffffffull, m = 100003;
+    uint64_t *d_big;
+    uint32_t *d_u;
+    if (cudaMalloc(&d_big, bins * 8) != cudaSuccess) {
+        cudaGetLastError();
+        gp_t_skip("histogram: u32 over 2^32 - 1 bins needs 34 GB of device memory");
+        return;
+    }
+    CUDA_CHK(cudaMalloc(&d_u, m * 4));
+    uint64_t st = gp_t_state(40);
+    std::vector<uint32_t> x(m);
+    static const uint32_t ends[6] = {0, 1, 0xffffffffu, 0xfffffffeu, 0x80000000u, 0x7fffffffu};
+    for (size_t i = 0; i < m; i++) x[i] = i < 6 ? ends[i] : (uint32_t)gp_t_next(&st);
+    CUDA_CHK(cudaMemcpy(d_u, x.data(), m * 4, cudaMemcpyHostToDevice));
+    CUDA_CHK(cudaMemset(d_big, POISON, bins * 8));
+    EXPECT(gp_histogram_even_u32(d_big, d_u, m, bins, 0, (int64_t)1 << 32, 0) == cudaSuccess, "u32, 2^32 - 1 bins: call");
+    uint64_t *d_sum;
+    CUDA_CHK(cudaMalloc(&d_sum, 8));
+    CUDA_CHK(gp_reduce_sum_u64(d_sum, d_big, bins, 0));
+    uint64_t total;
+    CUDA_CHK(cudaMemcpy(&total, d_sum, 8, cudaMemcpyDeviceToHost));
+    ok = total == m;
+    for (size_t i = 0; i < 64; i++) {
+        const uint64_t b = ref_even_int(0, (int64_t)1 << 32, bins, x[i]);
+        uint64_t c, want = 0;
+        for (size_t j = 0; j < m; j++) want += ref_even_int(0, (int64_t)1 << 32, bins, x[j]) == b;
+        CUDA_CHK(cudaMemcpy(&c, d_big + b, 8, cudaMemcpyDeviceToHost));
+        ok &= c == want;
+    }
+    EXPECT(ok, "u32 over 2^32 - 1 bins: total %llu (want %zu), the bins of 64 elements (0, 2^32 - 1, ...) exact",
+           (unsigned long long)total, m);
+    CUDA_CHK(cudaFree(d_sum));
+    CUDA_CHK(cudaFree(d_u));
+    CUDA_CHK(cudaFree(d_big));
+}
+
+extern "C" void test_histogram_gpu(void)
+{
+    if (!gp_t_have_gpu()) {
+        gp_t_skip("histogram: every default instance, even and range, on the GPU");
+        gp_t_skip("histogram: user instance, block level, determinism, streams");
+        gp_t_skip("histogram: 2^32 + 5 bytes, u32 over 2^32 - 1 bins");
+        return;
+    }
+    gpu_fix f;
+    f.max_n = gp_t_small() ? 1048573 : (1u << 24) + 7;
+    f.max_bins = gp_t_small() ? 8193 : 100003;
+    CUDA_CHK(cudaMalloc(&f.d_in, (f.max_n + 4) * 8));
+    CUDA_CHK(cudaMalloc(&f.d_hist, (f.max_bins + GUARD) * 8));
+    CUDA_CHK(cudaMalloc(&f.d_edges, (f.max_bins + 1) * 8));
+    gp_t_section("histogram: default instances against the host reference");
+    check_type<uint8_t>(f);
+    check_type<uint16_t>(f);
+    check_type<int32_t>(f);
+    check_type<uint32_t>(f);
+    check_type<float>(f);
+    check_type<double>(f);
+    gp_t_section("histogram: user instance, block level, determinism, streams");
+    check_user(f);
+    {
+        const size_t n = gp_t_small() ? 100003 : (1u << 22) + 3;
+        uint64_t st = gp_t_state(50);
+        std::vector<float> x(4 * n);
+        for (size_t i = 0; i < x.size(); i++) x[i] = (float)((double)(gp_t_next(&st) >> 11) * 0x1p-52 - 1.0);
+        CUDA_CHK(cudaMemcpy(f.d_in, x.data(), x.size() * 4, cudaMemcpyHostToDevice));
+        det_ctx c = {(const float *)f.d_in, n};
+        gp_t_check_streams("histogram even f32, 2 bins", 16, det_k, &c);
+    }
+    CUDA_CHK(cudaFree(f.d_in));
+    CUDA_CHK(cudaFree(f.d_hist));
+    CUDA_CHK(cudaFree(f.d_edges));
+    if (gp_t_small()) {
+        gp_t_skip("histogram: 2^32 + 5 bytes, u32 over 2^32 - 1 bins (small sizes)");
+        return;
+    }
+    gp_t_section("histogram: above 2^31 elements, above 2^32 in a bin, 2^32 - 1 bins");
+    check_large();
+}
