@@ -50,6 +50,10 @@
  *      gp_transpose[_strided|_batched]_<name>,           detail/device/transpose.cuh
  *        GP_DEFINE_TRANSPOSE[_EXTERN], GP_DECLARE_TRANSPOSE
  *      gp_matmul_f32, gp_matmul_f64                      detail/device/matmul.cuh
+ *      gp_sort[_desc]_<type>, gp_argsort[_desc]_<type>,  detail/device/sort.cuh
+ *        gp_sort_pairs[_desc]_<ktype>_<vtype>, GP_DEFINE_SORT_PAIRS[_EXTERN],
+ *        GP_DECLARE_SORT_PAIRS (kernels: detail/device/sort_kernels.cuh)
+ *      gp_block_radix_rank, gp_block_radix_rank_smem     detail/block/block_radix_rank.cuh
  *   4  the default instance lists                        detail/instances.cuh
  *   Each file's end documents the exact contract of the names it defines: which threads
  *   hold the result, the shared memory used, the barriers, the block shapes.
@@ -85,6 +89,18 @@
  *     cudaError_t gp_transpose_batched_f32(float *d_out, size_t ld_out, size_t stride_out,
  *                                          const float *d_in, size_t ld_in, size_t stride_in,
  *                                          size_t rows, size_t cols, size_t batch, cudaStream_t s);
+ *   Radix sort (stable, deterministic, in place allowed), keys <type> in u16 i32 u32 i64
+ *   u64 f32 f64, values <vtype> in u32 u64; floats in IEEE 754 totalOrder (-NaN < -inf <
+ *   -0.0 < +0.0 < +inf < +NaN, bits kept); descending is the reverse order, still stable:
+ *     cudaError_t gp_sort_u32(uint32_t *d_out, const uint32_t *d_in, size_t n, cudaStream_t s);
+ *     cudaError_t gp_sort_desc_f32(float *d_out, const float *d_in, size_t n, cudaStream_t s);
+ *     cudaError_t gp_sort_pairs_u64_u32(uint64_t *d_keys_out, uint32_t *d_values_out,
+ *                                       const uint64_t *d_keys, const uint32_t *d_values,
+ *                                       size_t n, cudaStream_t s);           (and _desc_)
+ *     cudaError_t gp_argsort_f32(uint64_t *d_idx, const float *d_in, size_t n, cudaStream_t s);
+ *   Scratch from the pool (n keys, n values, n / 2 bytes of status); none available:
+ *   cudaErrorMemoryAllocation, inputs untouched. GP_DEFINE_SORT_PAIRS(name, K, V) for any
+ *   value type of 1 to 16 bytes.
  *   Input and output must not overlap (cudaErrorInvalidValue). Other types of these sizes:
  *   cast the pointers, or GP_DEFINE_TRANSPOSE(name, T) for any T.
  *
@@ -147,7 +163,7 @@
  * OPTIONS (define before including)
  *   GPUPRIMS_IMPLEMENTATION   in one .cu file: compile the default instances there
  *                             (instead of linking libgpuprims)
- *   GPUPRIMS_IMPLEMENTATION_REDUCE, _SCAN, _TRANSPOSE, _MATMUL: one family only (the files in lib/)
+ *   GPUPRIMS_IMPLEMENTATION_REDUCE, _SCAN, _TRANSPOSE, _MATMUL, _SORT: one family only (the files in lib/)
  *   GP_DEBUG_SYNC             CUDA_CHK_LAUNCH() also synchronises, so errors inside a
  *                             kernel are reported at the launch that caused them
  *
@@ -190,6 +206,7 @@
 #include "detail/block/block_reduce.cuh"
 #include "detail/block/block_scan.cuh"
 #include "detail/block/tile.cuh"
+#include "detail/block/block_radix_rank.cuh"
 /* Level 3: the single-pass engine. */
 #include "detail/agent/single_pass.cuh"
 #endif
@@ -198,6 +215,7 @@
 #include "detail/device/scan.cuh"
 #include "detail/device/transpose.cuh"
 #include "detail/device/matmul.cuh"
+#include "detail/device/sort.cuh"
 /* Level 4: the default instances. */
 #include "detail/instances.cuh"
 

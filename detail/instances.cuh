@@ -17,6 +17,7 @@
 #include "device/scan.cuh"
 #include "device/transpose.cuh"
 #include "device/matmul.cuh"
+#include "device/sort.cuh"
 
 /* X(name, T, op, kind, OP, IDENTITY)
  *   op:   sum, min or max            kind: int (signed), uint (unsigned) or float
@@ -72,6 +73,33 @@
     X(f32, float)               \
     X(f64, double)
 
+/* X(name, K): radix sort keys (gp_sort[_desc]_<name>, gp_argsort[_desc]_<name>). */
+#define GP__SORT_INSTANCES(X) \
+    X(u16, uint16_t)          \
+    X(i32, int32_t)           \
+    X(u32, uint32_t)          \
+    X(i64, int64_t)           \
+    X(u64, uint64_t)          \
+    X(f32, float)             \
+    X(f64, double)
+
+/* X(name, K, V): radix sort pairs, every key type above with u32 and u64 values. */
+#define GP__SORT_PAIRS_INSTANCES(X)          \
+    X(u16_u32, uint16_t, uint32_t)           \
+    X(u16_u64, uint16_t, uint64_t)           \
+    X(i32_u32, int32_t, uint32_t)            \
+    X(i32_u64, int32_t, uint64_t)            \
+    X(u32_u32, uint32_t, uint32_t)           \
+    X(u32_u64, uint32_t, uint64_t)           \
+    X(i64_u32, int64_t, uint32_t)            \
+    X(i64_u64, int64_t, uint64_t)            \
+    X(u64_u32, uint64_t, uint32_t)           \
+    X(u64_u64, uint64_t, uint64_t)           \
+    X(f32_u32, float, uint32_t)              \
+    X(f32_u64, float, uint64_t)              \
+    X(f64_u32, double, uint32_t)             \
+    X(f64_u64, double, uint64_t)
+
 /* The rows, read by each family's macros (which take fewer columns). */
 #define GP__DECLARE_OP_ROW(name, T, op, kind, OP, IDENTITY) GP_DECLARE_REDUCE(name, T) GP_DECLARE_SCAN(name, T)
 #define GP__DEVICE_OP_ROW(name, T, op, kind, OP, IDENTITY) \
@@ -91,6 +119,8 @@ GP__MAP_REDUCE_INSTANCES(GP__DECLARE_MAP_ROW)
 GP__MAP2_REDUCE_INSTANCES(GP__DECLARE_MAP2_ROW)
 GP__TRANSPOSE_INSTANCES(GP_DECLARE_TRANSPOSE)
 GP__MATMUL_INSTANCES(GP_DECLARE_MATMUL)
+GP__SORT_INSTANCES(GP_DECLARE_SORT)
+GP__SORT_PAIRS_INSTANCES(GP_DECLARE_SORT_PAIRS)
 /* Frees the library's status memory on `device` (util/status.cuh) once its last use is
  * done; later calls make it again. Safe at exit and between calls. */
 GP__EXTERN_C cudaError_t gp_release_device_state(int device);
@@ -104,12 +134,13 @@ GP__TRANSPOSE_INSTANCES(GP_DEFINE_TILE)
 
 /* Kernels and launchers, compiled once, with C linkage, where GPUPRIMS_IMPLEMENTATION is
  * (every family), or one family per translation unit (GPUPRIMS_IMPLEMENTATION_REDUCE,
- * _SCAN, _TRANSPOSE, _MATMUL): the library build compiles the families in parallel. */
+ * _SCAN, _TRANSPOSE, _MATMUL, _SORT): the library build compiles the families in parallel. */
 #ifdef GPUPRIMS_IMPLEMENTATION
 #define GPUPRIMS_IMPLEMENTATION_REDUCE
 #define GPUPRIMS_IMPLEMENTATION_SCAN
 #define GPUPRIMS_IMPLEMENTATION_TRANSPOSE
 #define GPUPRIMS_IMPLEMENTATION_MATMUL
+#define GPUPRIMS_IMPLEMENTATION_SORT
 #endif
 #ifdef GPUPRIMS_IMPLEMENTATION_REDUCE
 GP__OP_INSTANCES(GP__REDUCE_HOST_ROW)
@@ -125,6 +156,11 @@ GP__TRANSPOSE_INSTANCES(GP__TRANSPOSE_HOST_ROW)
 #endif
 #ifdef GPUPRIMS_IMPLEMENTATION_MATMUL
 GP__MATMUL_INSTANCES(GP__MATMUL_HOST_ROW)
+#endif
+#ifdef GPUPRIMS_IMPLEMENTATION_SORT
+#define GP__SORT_HOST_ROW(name, K) GP__DEFINE_SORT_HOST(extern "C", name, K)
+GP__SORT_INSTANCES(GP__SORT_HOST_ROW)
+GP__SORT_PAIRS_INSTANCES(GP_DEFINE_SORT_PAIRS_EXTERN)
 #endif
 #endif /* __CUDACC__ */
 

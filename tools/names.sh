@@ -31,6 +31,8 @@ cd "$(dirname "$0")/.."
   void gp_tile_load_async_##name(T *s_tile, int s_pitch, const T *g, size_t ld, size_t rows_left, size_t cols_left, int tile_rows, int tile_cols, T fill); \
   void gp_tile_store_##name(T *g, size_t ld, size_t rows_left, size_t cols_left, const T *s_tile, int s_pitch, int tile_rows, int tile_cols);
 #define HOST_MM(name, T) @host (detail/device/matmul.cuh)@ GP_DECLARE_MATMUL(name, T)
+#define HOST_SORT(name, K) @host (detail/device/sort.cuh)@ GP_DECLARE_SORT(name, K)
+#define HOST_SORT_PAIRS(name, K, V) @host (detail/device/sort.cuh)@ GP_DECLARE_SORT_PAIRS(name, K, V)
 GP__NAMES_START
 GP__OP_INSTANCES(HOST_OP)
 GP__OP_INSTANCES(DEV_OP)
@@ -39,5 +41,7 @@ GP__MAP2_REDUCE_INSTANCES(HOST_MAP2)
 GP__TRANSPOSE_INSTANCES(HOST_TR)
 GP__TRANSPOSE_INSTANCES(DEV_TILE)
 GP__MATMUL_INSTANCES(HOST_MM)
+GP__SORT_INSTANCES(HOST_SORT)
+GP__SORT_PAIRS_INSTANCES(HOST_SORT_PAIRS)
 GEN
 } | sed 's/^extern //'
