@@ -62,6 +62,10 @@
  *        GP_DEFINE_HISTOGRAM[_EXTERN], GP_DECLARE_HISTOGRAM (bin rules: histogram_bin.cuh)
  *   2  gp_block_histogram_zero/_add/_flush,              detail/block/block_histogram.cuh
  *        gp_block_histogram_<name> (GP_DEFINE_HISTOGRAM)
+ *      gp_sort[_desc]_<type>, gp_argsort[_desc]_<type>,  detail/device/sort.cuh
+ *        gp_sort_pairs[_desc]_<ktype>_<vtype>, GP_DEFINE_SORT_PAIRS[_EXTERN],
+ *        GP_DECLARE_SORT_PAIRS (kernels: detail/device/sort_kernels.cuh)
+ *      gp_block_radix_rank, gp_block_radix_rank_smem     detail/block/block_radix_rank.cuh
  *   4  the default instance lists                        detail/instances.cuh
  *   Each file's end documents the exact contract of the names it defines: which threads
  *   hold the result, the shared memory used, the barriers, the block shapes.
@@ -97,6 +101,18 @@
  *     cudaError_t gp_transpose_batched_f32(float *d_out, size_t ld_out, size_t stride_out,
  *                                          const float *d_in, size_t ld_in, size_t stride_in,
  *                                          size_t rows, size_t cols, size_t batch, cudaStream_t s);
+ *   Radix sort (stable, deterministic, in place allowed), keys <type> in u16 i32 u32 i64
+ *   u64 f32 f64, values <vtype> in u32 u64; floats in IEEE 754 totalOrder (-NaN < -inf <
+ *   -0.0 < +0.0 < +inf < +NaN, bits kept); descending is the reverse order, still stable:
+ *     cudaError_t gp_sort_u32(uint32_t *d_out, const uint32_t *d_in, size_t n, cudaStream_t s);
+ *     cudaError_t gp_sort_desc_f32(float *d_out, const float *d_in, size_t n, cudaStream_t s);
+ *     cudaError_t gp_sort_pairs_u64_u32(uint64_t *d_keys_out, uint32_t *d_values_out,
+ *                                       const uint64_t *d_keys, const uint32_t *d_values,
+ *                                       size_t n, cudaStream_t s);           (and _desc_)
+ *     cudaError_t gp_argsort_f32(uint64_t *d_idx, const float *d_in, size_t n, cudaStream_t s);
+ *   Scratch from the pool (n keys, n values, n / 2 bytes of status); none available:
+ *   cudaErrorMemoryAllocation, inputs untouched. GP_DEFINE_SORT_PAIRS(name, K, V) for any
+ *   value type of 1 to 16 bytes.
  *   Input and output must not overlap (cudaErrorInvalidValue). Other types of these sizes:
  *   cast the pointers, or GP_DEFINE_TRANSPOSE(name, T) for any T.
  *
@@ -247,6 +263,7 @@
 #include "detail/block/tile.cuh"
 #include "detail/block/block_select.cuh"
 #include "detail/block/block_histogram.cuh"
+#include "detail/block/block_radix_rank.cuh"
 /* Level 3: the single-pass engine. */
 #include "detail/agent/single_pass.cuh"
 #endif
@@ -259,6 +276,7 @@
 #include "detail/device/select_host.cuh"
 #include "detail/device/segmented.cuh"
 #include "detail/device/histogram.cuh"
+#include "detail/device/sort.cuh"
 /* Level 4: the default instances. */
 #include "detail/instances.cuh"
 

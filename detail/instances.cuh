@@ -20,6 +20,7 @@
 #include "device/select_host.cuh"
 #include "device/segmented.cuh"
 #include "device/histogram.cuh"
+#include "device/sort.cuh"
 
 /* X(name, T, op, kind, OP, IDENTITY)
  *   op:   sum, min or max            kind: int (signed), uint (unsigned) or float
@@ -113,6 +114,32 @@
     X(u32, uint32_t, int64_t)      \
     X(f32, float, double)          \
     X(f64, double, double)
+/* X(name, K): radix sort keys (gp_sort[_desc]_<name>, gp_argsort[_desc]_<name>). */
+#define GP__SORT_INSTANCES(X) \
+    X(u16, uint16_t)          \
+    X(i32, int32_t)           \
+    X(u32, uint32_t)          \
+    X(i64, int64_t)           \
+    X(u64, uint64_t)          \
+    X(f32, float)             \
+    X(f64, double)
+
+/* X(name, K, V): radix sort pairs, every key type above with u32 and u64 values. */
+#define GP__SORT_PAIRS_INSTANCES(X)          \
+    X(u16_u32, uint16_t, uint32_t)           \
+    X(u16_u64, uint16_t, uint64_t)           \
+    X(i32_u32, int32_t, uint32_t)            \
+    X(i32_u64, int32_t, uint64_t)            \
+    X(u32_u32, uint32_t, uint32_t)           \
+    X(u32_u64, uint32_t, uint64_t)           \
+    X(i64_u32, int64_t, uint32_t)            \
+    X(i64_u64, int64_t, uint64_t)            \
+    X(u64_u32, uint64_t, uint32_t)           \
+    X(u64_u64, uint64_t, uint64_t)           \
+    X(f32_u32, float, uint32_t)              \
+    X(f32_u64, float, uint64_t)              \
+    X(f64_u32, double, uint32_t)             \
+    X(f64_u64, double, uint64_t)
 
 /* The rows, read by each family's macros (which take fewer columns). */
 #define GP__DECLARE_OP_ROW(name, T, op, kind, OP, IDENTITY) GP_DECLARE_REDUCE(name, T) GP_DECLARE_SCAN(name, T)
@@ -147,6 +174,8 @@ GP__SELECT_INSTANCES(GP__DECLARE_SELECT_DEFAULT)
 GP__OP_INSTANCES(GP__DECLARE_SEGMENTED_ROW)
 GP__REDUCE_BY_KEY_INSTANCES(GP__DECLARE_RBK_ROW)
 GP__HISTOGRAM_INSTANCES(GP__DECLARE_HISTOGRAM_EVEN)
+GP__SORT_INSTANCES(GP_DECLARE_SORT)
+GP__SORT_PAIRS_INSTANCES(GP_DECLARE_SORT_PAIRS)
 /* Frees the library's status memory on `device` (util/status.cuh) once its last use is
  * done; later calls make it again. Safe at exit and between calls. */
 GP__EXTERN_C cudaError_t gp_release_device_state(int device);
@@ -161,7 +190,7 @@ GP__SELECT_INSTANCES(GP__DEFINE_BLOCK_SELECT_FLAGGED)
 
 /* Kernels and launchers, compiled once, with C linkage, where GPUPRIMS_IMPLEMENTATION is
  * (every family), or one family per translation unit (GPUPRIMS_IMPLEMENTATION_REDUCE,
- * _SCAN, _TRANSPOSE, _MATMUL): the library build compiles the families in parallel. */
+ * _SCAN, _TRANSPOSE, _MATMUL, _SORT): the library build compiles the families in parallel. */
 #ifdef GPUPRIMS_IMPLEMENTATION
 #define GPUPRIMS_IMPLEMENTATION_REDUCE
 #define GPUPRIMS_IMPLEMENTATION_SCAN
@@ -170,6 +199,7 @@ GP__SELECT_INSTANCES(GP__DEFINE_BLOCK_SELECT_FLAGGED)
 #define GPUPRIMS_IMPLEMENTATION_SELECT
 #define GPUPRIMS_IMPLEMENTATION_SEGMENTED
 #define GPUPRIMS_IMPLEMENTATION_HISTOGRAM
+#define GPUPRIMS_IMPLEMENTATION_SORT
 #endif
 #ifdef GPUPRIMS_IMPLEMENTATION_REDUCE
 GP__OP_INSTANCES(GP__REDUCE_HOST_ROW)
@@ -195,6 +225,11 @@ GP__REDUCE_BY_KEY_INSTANCES(GP__RBK_HOST_ROW)
 #endif
 #ifdef GPUPRIMS_IMPLEMENTATION_HISTOGRAM
 GP__HISTOGRAM_INSTANCES(GP__HISTOGRAM_HOST_ROW)
+#endif
+#ifdef GPUPRIMS_IMPLEMENTATION_SORT
+#define GP__SORT_HOST_ROW(name, K) GP__DEFINE_SORT_HOST(extern "C", name, K)
+GP__SORT_INSTANCES(GP__SORT_HOST_ROW)
+GP__SORT_PAIRS_INSTANCES(GP_DEFINE_SORT_PAIRS_EXTERN)
 #endif
 #endif /* __CUDACC__ */
 

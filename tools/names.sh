@@ -34,6 +34,8 @@ cd "$(dirname "$0")/.."
 #define HOST_SEG(name, T, op, kind, OP, ID) @host (detail/device/segmented.cuh)@ GP_DECLARE_SEGMENTED_REDUCE(name, T) GP_DECLARE_SEGMENTED_SCAN(name, T)
 #define HOST_RBK(name, K, T, op) @host (detail/device/segmented.cuh)@ GP_DECLARE_REDUCE_BY_KEY(name, K, T)
 #define HOST_HIST(name, T, L) @host (detail/device/histogram.cuh)@ GP__DECLARE_HISTOGRAM_EVEN(name, T, L)
+#define HOST_SORT(name, K) @host (detail/device/sort.cuh)@ GP_DECLARE_SORT(name, K)
+#define HOST_SORT_PAIRS(name, K, V) @host (detail/device/sort.cuh)@ GP_DECLARE_SORT_PAIRS(name, K, V)
 GP__NAMES_START
 GP__OP_INSTANCES(HOST_OP)
 GP__OP_INSTANCES(DEV_OP)
@@ -45,5 +47,7 @@ GP__MATMUL_INSTANCES(HOST_MM)
 GP__OP_INSTANCES(HOST_SEG)
 GP__REDUCE_BY_KEY_INSTANCES(HOST_RBK)
 GP__HISTOGRAM_INSTANCES(HOST_HIST)
+GP__SORT_INSTANCES(HOST_SORT)
+GP__SORT_PAIRS_INSTANCES(HOST_SORT_PAIRS)
 GEN
 } | sed 's/^extern //'

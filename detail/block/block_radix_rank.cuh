@@ -1,0 +1,109 @@
+/* detail/block/block_radix_rank.cuh -- block radix rank: where each key of a tile goes when
+ * the tile is ordered stably by one 8-bit digit. Level 2 (device code): needs
+ * util/common.cuh. The radix sort (device/sort*.cuh) ranks every tile of every pass with it;
+ * a user's kernel may call it to sort a tile in shared memory.
+ *
+ * How. Each warp counts its keys into its own 256 counters in shared memory, one item row at
+ * a time: lanes holding the same digit find each other with __match_any_sync, the lowest of
+ * them adds the group's size to the warp's counter, and each lane's rank in the warp is the
+ * counter before the add plus the number of group members in lower lanes. Then, per digit,
+ * the warps' counts become exclusive offsets (warp order), and the digits' totals an
+ * exclusive scan (digit order). Stable: a key's place depends only on the keys before it in
+ * tile order (warp, then item row, then lane). No atomics, so the result never depends on
+ * timing. */
+#ifndef GPUPRIMS_DETAIL_BLOCK_RADIX_RANK_CUH
+#define GPUPRIMS_DETAIL_BLOCK_RADIX_RANK_CUH
+
+#include <stdint.h>
+#include "../util/common.cuh"
+
+#define GP_RADIX_DIGITS 256 /* 8-bit digits */
+
+#ifdef __CUDACC__
+
+/* Exclusive scan of one value per digit over the block's first 256 threads (thread d holds
+ * digit d's x; the others pass anything and get garbage). Every thread of the block calls
+ * it (it has barriers); s_total is 8 values of shared memory, free again on return. */
+template <class C>
+static __device__ __forceinline__ C gp__block_digit_scan(C x, C *s_total)
+{
+    const unsigned lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    C inc = x;
+#pragma unroll
+    for (unsigned o = 1; o < 32; o <<= 1) {
+        const C y = __shfl_up_sync(GP__FULL_MASK, inc, o);
+        if (lane >= o) inc += y;
+    }
+    if (threadIdx.x < GP_RADIX_DIGITS && lane == 31) s_total[warp] = inc;
+    __syncthreads();
+    C base = 0;
+    if (threadIdx.x < GP_RADIX_DIGITS)
+        for (unsigned w = 0; w < warp; w++) base += s_total[w];
+    __syncthreads();
+    return base + inc - x;
+}
+
+/* The shared memory gp_block_radix_rank needs for a block of BLOCK threads:
+ * BLOCK / 32 KB + 2 KB + 32 bytes (18 KB for 512 threads). After the call, digit_count[d]
+ * holds how many of the tile's keys have digit d and digit_start[d] the exclusive scan of
+ * those counts (where digit d's keys begin in the ordered tile). */
+template <int BLOCK>
+struct gp_block_radix_rank_smem {
+    unsigned warp_count[BLOCK / 32][GP_RADIX_DIGITS];
+    unsigned digit_count[GP_RADIX_DIGITS];
+    unsigned digit_start[GP_RADIX_DIGITS];
+    unsigned total[8];
+};
+
+/* gp_block_radix_rank<BLOCK, ITEMS>(digit, rank, smem): every thread of a block of BLOCK
+ * threads (a multiple of 32, at least 256, blockDim.x == BLOCK) passes the digits (0..255)
+ * of its ITEMS keys; on return rank[i] is where key i goes in the tile ordered stably by
+ * digit (0 .. BLOCK * ITEMS - 1, each exactly once). Tile order is warp-striped: item i of
+ * lane l of warp w is key w * 32 * ITEMS + i * 32 + l (so a warp loads row i of its run
+ * with one coalesced access). Pad a partial tile with digit 255 at its end: padding then
+ * ranks last. Every thread of the block must call it (barriers inside; it ends with one,
+ * so smem may be reused at once, and digit_count / digit_start read by any thread). */
+template <int BLOCK, int ITEMS>
+static __device__ __forceinline__ void gp_block_radix_rank(const unsigned (&digit)[ITEMS], unsigned (&rank)[ITEMS],
+                                                           gp_block_radix_rank_smem<BLOCK> &s)
+{
+    static_assert(BLOCK % 32 == 0 && BLOCK >= GP_RADIX_DIGITS && BLOCK <= 1024, "gp_block_radix_rank: 256..1024 threads, whole warps");
+    const unsigned lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    unsigned *flat = &s.warp_count[0][0];
+    for (unsigned i = threadIdx.x; i < BLOCK / 32 * GP_RADIX_DIGITS; i += BLOCK) flat[i] = 0;
+    __syncthreads();
+    unsigned *count = s.warp_count[warp];
+    const unsigned below = (1u << lane) - 1;
+#pragma unroll
+    for (int i = 0; i < ITEMS; i++) {
+        const unsigned peers = __match_any_sync(GP__FULL_MASK, digit[i]);
+        const unsigned leader = __ffs(peers) - 1;
+        unsigned before = 0;
+        if (lane == leader) {
+            before = count[digit[i]];
+            count[digit[i]] = before + __popc(peers);
+        }
+        before = __shfl_sync(GP__FULL_MASK, before, leader);
+        rank[i] = before + __popc(peers & below);
+        __syncwarp(); /* the leader's count is seen by the next row's leader */
+    }
+    __syncthreads();
+    unsigned c = 0;
+    if (threadIdx.x < GP_RADIX_DIGITS) { /* warps' counts -> exclusive offsets, in warp order */
+        for (int w = 0; w < BLOCK / 32; w++) {
+            const unsigned k = s.warp_count[w][threadIdx.x];
+            s.warp_count[w][threadIdx.x] = c;
+            c += k;
+        }
+        s.digit_count[threadIdx.x] = c;
+    }
+    const unsigned start = gp__block_digit_scan<unsigned>(c, s.total);
+    if (threadIdx.x < GP_RADIX_DIGITS) s.digit_start[threadIdx.x] = start;
+    __syncthreads();
+#pragma unroll
+    for (int i = 0; i < ITEMS; i++) rank[i] += s.digit_start[digit[i]] + count[digit[i]];
+    __syncthreads();
+}
+
+#endif /* __CUDACC__ */
+#endif /* GPUPRIMS_DETAIL_BLOCK_RADIX_RANK_CUH */

@@ -1,0 +1,213 @@
+/* detail/device/sort.cuh -- device-wide radix sort: keys ascending and descending, key-value
+ * pairs, argsort; stable, deterministic, in place allowed. Level 4: needs sort_kernels.cuh
+ * (the kernels and how they work), util/launch.cuh and util/scratch.cuh.
+ *
+ * A call is: n <= GP__SORT_SMALL_MAX (and the data fits one block's shared memory): one
+ * launch of one block that sorts everything in shared memory. Otherwise: a zeroing of the
+ * histograms and status words, the histogram kernel, one kernel per pass (8-bit digits:
+ * 2 passes for 16-bit keys, 4 for 32-bit, 8 for 64-bit; a pass whose digit is the same for
+ * every key returns at once), and in place a copy kernel that works only when one pass was
+ * real. No host synchronisation anywhere.
+ *
+ * Scratch (the library's stream-ordered pool; cudaErrorMemoryAllocation, nothing launched
+ * and the inputs untouched when it cannot be had): n keys (2n in place and for argsort),
+ * plus n values for pairs (2n in place) or n indices for argsort, plus the status words
+ * (8 bytes per digit per tile of 4096 keys: n / 2 bytes; twice that above 2^32 keys) and
+ * 2 x 8 x 256 bytes per pass of histograms. */
+#ifndef GPUPRIMS_DETAIL_SORT_CUH
+#define GPUPRIMS_DETAIL_SORT_CUH
+
+#include <stddef.h>
+#include <stdint.h>
+#include <cuda_runtime_api.h>
+#include "../util/common.cuh"
+#include "sort_kernels.cuh"
+
+/* GP_DECLARE_SORT(name, K): the keys' host functions, C linkage (instances.cuh uses it). */
+#define GP_DECLARE_SORT(name, K)                                                                              \
+    GP__EXTERN_C cudaError_t gp_sort_##name(K *d_out, const K *d_in, size_t n, cudaStream_t s);               \
+    GP__EXTERN_C cudaError_t gp_sort_desc_##name(K *d_out, const K *d_in, size_t n, cudaStream_t s);          \
+    GP__EXTERN_C cudaError_t gp_argsort_##name(uint64_t *d_idx, const K *d_in, size_t n, cudaStream_t s);     \
+    GP__EXTERN_C cudaError_t gp_argsort_desc_##name(uint64_t *d_idx, const K *d_in, size_t n, cudaStream_t s);
+/* GP_DECLARE_SORT_PAIRS(name, K, V): gp_sort_pairs_<name> and gp_sort_pairs_desc_<name>. */
+#define GP_DECLARE_SORT_PAIRS(name, K, V)                                                                       \
+    GP__EXTERN_C cudaError_t gp_sort_pairs_##name(K *d_keys_out, V *d_values_out, const K *d_keys,              \
+                                                  const V *d_values, size_t n, cudaStream_t s);                 \
+    GP__EXTERN_C cudaError_t gp_sort_pairs_desc_##name(K *d_keys_out, V *d_values_out, const K *d_keys,         \
+                                                       const V *d_values, size_t n, cudaStream_t s);
+
+#ifndef GP__SORT_SMALL_MAX
+#define GP__SORT_SMALL_MAX 8192 /* one block up to this many keys (where shared memory holds them) */
+#endif
+#define GP__SORT_BLOCK 256      /* grid path: threads per block */
+
+#ifdef __CUDACC__
+/* Keys a thread ranks per pass: 16 where a key and its value fit 8 bytes (a 4096-key
+ * tile), else 8. */
+static constexpr GP__HD int gp__sort_items(size_t kbytes, size_t vbytes) { return kbytes + vbytes <= 8 ? 16 : 8; }
+#include "../util/launch.cuh"
+#include "../util/scratch.cuh"
+
+/* Knobs for tests and the bench (NULL: the defaults). no_small: never the one-block path;
+ * small_max: its limit (0: GP__SORT_SMALL_MAX); wide: 64-bit counts in the status words
+ * (the default only above 2^32 keys). */
+typedef struct gp__sort_knobs {
+    int no_small;
+    size_t small_max;
+    int wide;
+} gp__sort_knobs;
+
+template <class... Params, class... Args>
+static cudaError_t gp__sort_launch(void (*kernel)(Params...), unsigned blocks, unsigned threads, size_t smem,
+                                   cudaStream_t s, Args... args)
+{
+    cudaLaunchConfig_t cfg = {};
+    cfg.gridDim = dim3(blocks);
+    cfg.blockDim = dim3(threads);
+    cfg.dynamicSmemBytes = smem;
+    cfg.stream = s;
+    return cudaLaunchKernelEx(&cfg, kernel, args...);
+}
+
+/* The host side of every sort. MODE: GP__SORT_KEYS (V unused), _PAIRS, _ARGSORT (V is
+ * uint64_t, v_out the indices). */
+template <class K, class V, int MODE>
+static cudaError_t gp__sort(K *k_out, V *v_out, const K *k_in, const V *v_in, size_t n, int desc, cudaStream_t s,
+                            const gp__sort_knobs *knobs = NULL)
+{
+    constexpr int P = sizeof(typename gp__sort_key<K>::U);
+    constexpr size_t KB = sizeof(K), VB = MODE == GP__SORT_KEYS ? 0 : sizeof(V);
+    constexpr int ITEMS = gp__sort_items(KB, VB);
+    constexpr unsigned TILE = GP__SORT_BLOCK * ITEMS;
+    if (n == 0) return cudaSuccess;
+    if (k_in == NULL || n > SIZE_MAX / 8 / (KB + 16)) return cudaErrorInvalidValue;
+    if ((MODE != GP__SORT_ARGSORT && k_out == NULL) || (MODE != GP__SORT_KEYS && v_out == NULL) ||
+        (MODE == GP__SORT_PAIRS && v_in == NULL))
+        return cudaErrorInvalidValue;
+    /* an output may be its own input (in place); no other overlap */
+    const size_t kbytes = n * KB, vbytes = n * VB;
+    if (MODE != GP__SORT_ARGSORT && (const void *)k_out != (const void *)k_in &&
+        gp__ranges_overlap(k_in, kbytes, k_out, kbytes))
+        return cudaErrorInvalidValue;
+    if (MODE == GP__SORT_PAIRS &&
+        (((const void *)v_out != (const void *)v_in && gp__ranges_overlap(v_in, vbytes, v_out, vbytes)) ||
+         gp__ranges_overlap(k_out, kbytes, v_out, vbytes) || gp__ranges_overlap(k_out, kbytes, v_in, vbytes) ||
+         gp__ranges_overlap(v_out, vbytes, k_in, kbytes)))
+        return cudaErrorInvalidValue;
+    if (MODE == GP__SORT_ARGSORT && gp__ranges_overlap(v_out, vbytes, k_in, kbytes)) return cudaErrorInvalidValue;
+    const int in_place = MODE != GP__SORT_ARGSORT && ((const void *)k_out == (const void *)k_in ||
+                                                      (MODE == GP__SORT_PAIRS && (const void *)v_out == (const void *)v_in));
+    const gp__stream_device on(s);
+    GP__TRY(on.err);
+    gp__device dev;
+    GP__TRY(gp__device_query(&dev, on.dev));
+
+    /* small: one block, one launch */
+    const size_t small_max = knobs && knobs->no_small ? 0 : knobs && knobs->small_max ? knobs->small_max : GP__SORT_SMALL_MAX;
+    const size_t small_smem = gp__sort_small_smem_bytes<K, V, MODE>(n);
+    if (n <= small_max && small_smem <= (size_t)dev.smem_block) {
+        GP__TRY(gp__kernel_load<gp__sort_small_kernel<K, V, MODE>>(dev.smem_block));
+        return gp__sort_launch(gp__sort_small_kernel<K, V, MODE>, 1, GP__SORT_SMALL_BLOCK, small_smem, s, k_out, v_out,
+                               k_in, v_in, (unsigned)n, desc);
+    }
+
+    const size_t tiles = gp__ceil_div(n, (size_t)TILE);
+    if (tiles > GP__GRID_MAX) return cudaErrorInvalidValue;
+    const bool wide = n > UINT32_MAX || (knobs && knobs->wide);
+    void (*pass)(gp__sort_io<K, V>, int) = wide ? gp__sort_pass_kernel<K, V, MODE, uint64_t, GP__SORT_BLOCK, ITEMS>
+                                                : gp__sort_pass_kernel<K, V, MODE, uint32_t, GP__SORT_BLOCK, ITEMS>;
+    constexpr size_t pass_smem = gp__sort_pass_smem_bytes<K, V, GP__SORT_BLOCK, ITEMS>();
+    /* every kernel loaded before the allocation: a full GPU fails here, nothing launched */
+    GP__TRY(gp__kernel_load<gp__sort_hist_kernel<K, V>>());
+    if (wide) GP__TRY(gp__kernel_load<gp__sort_pass_kernel<K, V, MODE, uint64_t, GP__SORT_BLOCK, ITEMS>>((int)pass_smem));
+    else GP__TRY(gp__kernel_load<gp__sort_pass_kernel<K, V, MODE, uint32_t, GP__SORT_BLOCK, ITEMS>>((int)pass_smem));
+    if (in_place) GP__TRY(gp__kernel_load<gp__sort_finish_kernel<K, V, MODE>>());
+
+    const gp__sort_layout l = gp__sort_make_layout(n, tiles, P, KB, VB, wide ? 2 : 1,
+                                                   in_place || MODE == GP__SORT_ARGSORT, MODE != GP__SORT_KEYS,
+                                                   MODE == GP__SORT_PAIRS && in_place);
+    void *scratch = NULL;
+    GP__TRY(gp__scratch_alloc(&scratch, l.bytes, dev.id, s));
+    char *b = (char *)scratch;
+    gp__sort_io<K, V> io;
+    io.k_in = k_in;
+    io.k_buf[GP__SORT_IN] = NULL; /* read through k_in */
+    io.k_buf[GP__SORT_OUT] = k_out;
+    io.k_buf[GP__SORT_TMP_A] = (K *)(b + l.ka);
+    io.k_buf[GP__SORT_TMP_B] = (K *)(b + l.kb);
+    io.v_buf[GP__SORT_IN] = (V *)v_in;
+    io.v_buf[GP__SORT_OUT] = v_out;
+    io.v_buf[GP__SORT_TMP_A] = (V *)(b + l.va);
+    io.v_buf[GP__SORT_TMP_B] = (V *)(b + l.vb);
+    io.n = n;
+    io.hist = (unsigned long long *)(b + l.hist);
+    io.offsets = (unsigned long long *)(b + l.offsets);
+    io.ctl = (unsigned long long *)(b + l.ctl);
+    io.status = (uint64_t *)(b + l.status);
+    io.desc = desc;
+    io.in_place = in_place;
+
+    cudaError_t err = cudaMemsetAsync(scratch, 0, l.zeroed, s);
+    const size_t hist_blocks = gp__min_size(gp__ceil_div(n, (size_t)GP__SORT_HIST_THREADS * 16), (size_t)dev.sms * 4);
+    if (err == cudaSuccess)
+        err = gp__sort_launch(gp__sort_hist_kernel<K, V>, (unsigned)hist_blocks, GP__SORT_HIST_THREADS, 0, s, io);
+    for (int p = 0; p < P && err == cudaSuccess; p++)
+        err = gp__sort_launch(pass, (unsigned)tiles, GP__SORT_BLOCK, pass_smem, s, io, p);
+    if (in_place && err == cudaSuccess)
+        err = gp__sort_launch(gp__sort_finish_kernel<K, V, MODE>,
+                              (unsigned)gp__min_size(gp__ceil_div(n, (size_t)1024), (size_t)dev.sms * 8), 256, 0, s, io);
+    const cudaError_t free_err = cudaFreeAsync(scratch, s);
+    return err != cudaSuccess ? err : free_err;
+}
+
+/* ---- instantiation ----------------------------------------------------------------------------- */
+#define GP__DEFINE_SORT_HOST(SCOPE, name, K)                                                            \
+    SCOPE cudaError_t gp_sort_##name(K *d_out, const K *d_in, size_t n, cudaStream_t s)                  \
+    {                                                                                                  \
+        return gp__sort<K, K, GP__SORT_KEYS>(d_out, (K *)NULL, d_in, (const K *)NULL, n, 0, s);         \
+    }                                                                                                  \
+    SCOPE cudaError_t gp_sort_desc_##name(K *d_out, const K *d_in, size_t n, cudaStream_t s)             \
+    {                                                                                                  \
+        return gp__sort<K, K, GP__SORT_KEYS>(d_out, (K *)NULL, d_in, (const K *)NULL, n, 1, s);         \
+    }                                                                                                  \
+    SCOPE cudaError_t gp_argsort_##name(uint64_t *d_idx, const K *d_in, size_t n, cudaStream_t s)        \
+    {                                                                                                  \
+        return gp__sort<K, uint64_t, GP__SORT_ARGSORT>((K *)NULL, d_idx, d_in, (const uint64_t *)NULL, n, 0, s); \
+    }                                                                                                  \
+    SCOPE cudaError_t gp_argsort_desc_##name(uint64_t *d_idx, const K *d_in, size_t n, cudaStream_t s)   \
+    {                                                                                                  \
+        return gp__sort<K, uint64_t, GP__SORT_ARGSORT>((K *)NULL, d_idx, d_in, (const uint64_t *)NULL, n, 1, s); \
+    }
+
+#define GP__DEFINE_SORT_PAIRS_HOST(SCOPE, name, K, V)                                                   \
+    static_assert(sizeof(V) >= 1 && sizeof(V) <= 16, "GP_DEFINE_SORT_PAIRS: values of 1 to 16 bytes"); \
+    SCOPE cudaError_t gp_sort_pairs_##name(K *d_keys_out, V *d_values_out, const K *d_keys, const V *d_values, \
+                                           size_t n, cudaStream_t s)                                   \
+    {                                                                                                  \
+        return gp__sort<K, V, GP__SORT_PAIRS>(d_keys_out, d_values_out, d_keys, d_values, n, 0, s);     \
+    }                                                                                                  \
+    SCOPE cudaError_t gp_sort_pairs_desc_##name(K *d_keys_out, V *d_values_out, const K *d_keys,        \
+                                                const V *d_values, size_t n, cudaStream_t s)           \
+    {                                                                                                  \
+        return gp__sort<K, V, GP__SORT_PAIRS>(d_keys_out, d_values_out, d_keys, d_values, n, 1, s);     \
+    }
+
+/* GP_DEFINE_SORT_PAIRS(name, K, V): a stable radix sort of keys K (uint16_t, int32_t,
+ * uint32_t, int64_t, uint64_t, float, double; also 8-bit and int16_t) carrying values of
+ * any type V of 1 to 16 bytes, at file scope of a .cu file:
+ *   cudaError_t gp_sort_pairs_<name>(K *d_keys_out, V *d_values_out, const K *d_keys,
+ *                                    const V *d_values, size_t n, cudaStream_t s)
+ *   cudaError_t gp_sort_pairs_desc_<name>(... the same ...)
+ *       Ascending (descending) by key, floats in IEEE 754 totalOrder; equal keys keep
+ *       their input order, so the result is unique. Either output may be its input (in
+ *       place); any other overlap gives cudaErrorInvalidValue, as does NULL with n > 0.
+ *       Asynchronous on s; scratch from the pool (see the top of this file).
+ * _EXTERN: external linkage, C names (the definition for GP_DECLARE_SORT_PAIRS). */
+#define GP_DEFINE_SORT_PAIRS(name, K, V) GP__DEFINE_SORT_PAIRS_HOST([[maybe_unused]] static, name, K, V)
+#define GP_DEFINE_SORT_PAIRS_EXTERN(name, K, V) GP__DEFINE_SORT_PAIRS_HOST(extern "C", name, K, V)
+
+#else /* not CUDA */
+#define GP_DEFINE_SORT_PAIRS(name, K, V) GP__NEEDS_CUDA(GP_DEFINE_SORT_PAIRS)
+#define GP_DEFINE_SORT_PAIRS_EXTERN(name, K, V) GP__NEEDS_CUDA(GP_DEFINE_SORT_PAIRS_EXTERN)
+#endif /* __CUDACC__ */
+#endif /* GPUPRIMS_DETAIL_SORT_CUH */

@@ -1,0 +1,479 @@
+/* detail/device/sort_kernels.cuh -- the radix sort's key transforms, buffer schedule and
+ * kernels (the host side and the names are in sort.cuh). Level 4: needs
+ * block/block_radix_rank.cuh, agent/single_pass.cuh and util/common.cuh.
+ *
+ * LSD radix sort with 8-bit digits after Adinets & Merrill, "Onesweep: A Faster Least
+ * Significant Digit Radix Sort for GPUs" (2022):
+ *   1. one histogram kernel reads the keys once and counts the digits of every pass; its
+ *      last block turns the counts into each pass's digit offsets and marks the passes
+ *      whose digit is the same for every key (they are skipped: no data moves);
+ *   2. one kernel per pass: each tile (taken in order from an atomic counter) ranks its
+ *      keys (gp_block_radix_rank), publishes its 256 digit counts in status words, finds
+ *      for each digit the count of all earlier tiles (decoupled look-back per digit: one
+ *      thread per digit walks back, adding counts, until it meets an inclusive prefix),
+ *      publishes its own inclusive prefix, and scatters keys (then values) through shared
+ *      memory, so that each digit's run is written in order;
+ *   3. small inputs: one block sorts everything in shared memory, one launch.
+ * Keys are compared as unsigned bits: signed integers with the sign bit flipped, floats in
+ * IEEE 754 totalOrder (negative: all bits flipped; positive: the sign bit), descending with
+ * every bit flipped (the reverse order, still stable). The buffers hold the original keys;
+ * the transform is applied at every load. */
+#ifndef GPUPRIMS_DETAIL_SORT_KERNELS_CUH
+#define GPUPRIMS_DETAIL_SORT_KERNELS_CUH
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include "../util/common.cuh"
+
+enum { GP__SORT_KEYS = 0, GP__SORT_PAIRS = 1, GP__SORT_ARGSORT = 2 };
+/* buffers of the schedule */
+enum { GP__SORT_IN = 0, GP__SORT_OUT = 1, GP__SORT_TMP_A = 2, GP__SORT_TMP_B = 3 };
+
+/* Which buffer real pass r of R writes. The last writes the output; going back, passes
+ * alternate with TMP_A, so data lands in the output without a copy. In place, pass 0
+ * would write the output it is still reading: it writes TMP_B instead (with R == 1 the
+ * data then ends in TMP_B and a copy follows). Argsort's keys never reach an output: they
+ * alternate TMP_A, TMP_B (the last pass writes no keys). */
+static inline GP__HD int gp__sort_dst(int r, int R, int in_place, int argsort_keys)
+{
+    if (argsort_keys) return (r & 1) ? GP__SORT_TMP_B : GP__SORT_TMP_A;
+    int d = ((R - 1 - r) & 1) ? GP__SORT_TMP_A : GP__SORT_OUT;
+    if (r == 0 && d == GP__SORT_OUT && in_place) d = GP__SORT_TMP_B;
+    return d;
+}
+static inline GP__HD int gp__sort_src(int r, int R, int in_place, int argsort_keys)
+{
+    return r == 0 ? GP__SORT_IN : gp__sort_dst(r - 1, R, in_place, argsort_keys);
+}
+/* Real passes (not skipped) among P passes, and how many of them come before pass p. */
+static inline GP__HD int gp__sort_popc(unsigned x)
+{
+    int c = 0;
+    for (; x; x &= x - 1) c++;
+    return c;
+}
+static inline GP__HD int gp__sort_real_passes(unsigned skip, int P) { return P - gp__sort_popc(skip & ((1u << P) - 1)); }
+static inline GP__HD int gp__sort_rank_of(unsigned skip, int p) { return p - gp__sort_popc(skip & ((1u << p) - 1)); }
+
+#ifdef __cplusplus
+/* ---- key transforms --------------------------------------------------------------------- */
+template <class K> struct gp__sort_key;
+#define GP__SORT_UINT_KEY(K, UT)                                                        \
+    template <> struct gp__sort_key<K> {                                                 \
+        typedef UT U;                                                                    \
+        static GP__HD U bits(K k) { return (U)k; }                                       \
+    };
+#define GP__SORT_INT_KEY(K, UT)                                                         \
+    template <> struct gp__sort_key<K> {                                                 \
+        typedef UT U;                                                                    \
+        static GP__HD U bits(K k) { return (U)k ^ ((U)1 << (sizeof(U) * 8 - 1)); }       \
+    };
+/* totalOrder: -NaN < -inf < ... < -0.0 < +0.0 < ... < +inf < +NaN */
+#define GP__SORT_FLOAT_KEY(K, UT, IT)                                                   \
+    template <> struct gp__sort_key<K> {                                                 \
+        typedef UT U;                                                                    \
+        static GP__HD U bits(K k)                                                        \
+        {                                                                                \
+            U u;                                                                         \
+            memcpy(&u, &k, sizeof u);                                                    \
+            const U sign = (U)1 << (sizeof(U) * 8 - 1);                                  \
+            return u ^ ((U)((IT)u >> (sizeof(U) * 8 - 1)) | sign);                       \
+        }                                                                                \
+    };
+GP__SORT_UINT_KEY(uint8_t, uint8_t)
+GP__SORT_UINT_KEY(uint16_t, uint16_t)
+GP__SORT_UINT_KEY(uint32_t, uint32_t)
+GP__SORT_UINT_KEY(uint64_t, uint64_t)
+GP__SORT_INT_KEY(int8_t, uint8_t)
+GP__SORT_INT_KEY(int16_t, uint16_t)
+GP__SORT_INT_KEY(int32_t, uint32_t)
+GP__SORT_INT_KEY(int64_t, uint64_t)
+GP__SORT_FLOAT_KEY(float, uint32_t, int32_t)
+GP__SORT_FLOAT_KEY(double, uint64_t, int64_t)
+
+/* Digit p (0: least significant) of key k in the sort's order. */
+template <class K>
+static inline GP__HD unsigned gp__sort_digit(K k, int p, int desc)
+{
+    typedef typename gp__sort_key<K>::U U;
+    U b = gp__sort_key<K>::bits(k);
+    if (desc) b = (U)~b;
+    return (unsigned)(b >> (8 * p)) & 255u;
+}
+
+#endif /* __cplusplus */
+
+/* Scratch of the grid path, in order (each part GP__SCRATCH_ALIGN-aligned); the first four
+ * are zeroed before the histogram kernel:
+ *   hist     P x 256 u64   digit counts of every pass
+ *   offsets  P x 256 u64   each pass's exclusive digit offsets (written by the last block)
+ *   ctl      (2 + P) u64   skip mask, done counter, one tile counter per pass
+ *   status   tiles x 256 x words x 8   per-tile digit counts (epoch-tagged words)
+ *   keys A, keys B, values A, values B   (n elements each, where needed) */
+typedef struct gp__sort_layout {
+    size_t hist, offsets, ctl, status, zeroed, ka, kb, va, vb, bytes;
+} gp__sort_layout;
+
+static inline GP__HD gp__sort_layout gp__sort_make_layout(size_t n, size_t tiles, int P, size_t kbytes, size_t vbytes,
+                                                          int status_words, int need_kb, int need_va, int need_vb)
+{
+    gp__sort_layout l;
+    size_t at = 0;
+    l.hist = at;
+    at = gp__round_up(at + (size_t)P * 256 * 8, GP__SCRATCH_ALIGN);
+    l.offsets = at;
+    at = gp__round_up(at + (size_t)P * 256 * 8, GP__SCRATCH_ALIGN);
+    l.ctl = at;
+    at = gp__round_up(at + (size_t)(2 + P) * 8, GP__SCRATCH_ALIGN);
+    l.status = at;
+    at = gp__round_up(at + tiles * 256 * (size_t)status_words * 8, GP__SCRATCH_ALIGN);
+    l.zeroed = at;
+    l.ka = at;
+    at = gp__round_up(at + n * kbytes, GP__SCRATCH_ALIGN);
+    l.kb = at;
+    if (need_kb) at = gp__round_up(at + n * kbytes, GP__SCRATCH_ALIGN);
+    l.va = at;
+    if (need_va) at = gp__round_up(at + n * vbytes, GP__SCRATCH_ALIGN);
+    l.vb = at;
+    if (need_vb) at = gp__round_up(at + n * vbytes, GP__SCRATCH_ALIGN);
+    l.bytes = at;
+    return l;
+}
+
+#ifdef __CUDACC__
+#include "../block/block_radix_rank.cuh"
+#include "../agent/single_pass.cuh"
+
+/* What every grid kernel of one call sees. Values are V (argsort: uint64_t indices; keys
+ * only: unused). */
+template <class K, class V>
+struct gp__sort_io {
+    const K *k_in;
+    K *k_buf[4]; /* GP__SORT_IN (as K *), OUT, TMP_A, TMP_B */
+    V *v_buf[4];
+    size_t n;
+    unsigned long long *hist, *offsets, *ctl; /* ctl[0] skip mask, ctl[1] done, ctl[2 + p] tile counter */
+    uint64_t *status;
+    int desc, in_place;
+};
+
+/* buf[i] without indexing the kernel parameter (which would copy the array to local memory) */
+template <class T>
+static __device__ __forceinline__ T *gp__sort_pick(T *const (&buf)[4], int i)
+{
+    return i == 0 ? buf[0] : i == 1 ? buf[1] : i == 2 ? buf[2] : buf[3];
+}
+
+/* ---- histogram of every pass ------------------------------------------------------------- */
+#define GP__SORT_HIST_THREADS 512
+template <class K, class V>
+__global__ void __launch_bounds__(GP__SORT_HIST_THREADS) gp__sort_hist_kernel(gp__sort_io<K, V> io)
+{
+    constexpr int P = sizeof(typename gp__sort_key<K>::U);
+    __shared__ unsigned s_hist[P][256];
+    __shared__ unsigned long long s_total[8];
+    __shared__ bool s_last;
+    for (unsigned i = threadIdx.x; i < P * 256; i += blockDim.x) (&s_hist[0][0])[i] = 0;
+    __syncthreads();
+    const size_t stride = (size_t)gridDim.x * blockDim.x;
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    for (; i + 3 * stride < io.n; i += 4 * stride) { /* four loads in flight a thread */
+        K k[4];
+#pragma unroll
+        for (int u = 0; u < 4; u++) k[u] = gp__load_elem(io.k_in + i + u * stride);
+#pragma unroll
+        for (int u = 0; u < 4; u++)
+#pragma unroll
+            for (int p = 0; p < P; p++) atomicAdd(&s_hist[p][gp__sort_digit(k[u], p, io.desc)], 1u);
+    }
+    for (; i < io.n; i += stride) {
+        const K k = gp__load_elem(io.k_in + i);
+#pragma unroll
+        for (int p = 0; p < P; p++) atomicAdd(&s_hist[p][gp__sort_digit(k, p, io.desc)], 1u);
+    }
+    __syncthreads();
+    for (unsigned j = threadIdx.x; j < P * 256; j += blockDim.x)
+        if ((&s_hist[0][0])[j]) atomicAdd(&io.hist[j], (unsigned long long)(&s_hist[0][0])[j]);
+    __threadfence();
+    __syncthreads();
+    if (threadIdx.x == 0) s_last = atomicAdd(&io.ctl[1], 1ull) == gridDim.x - 1;
+    __syncthreads();
+    if (!s_last) return;
+    /* the last block: offsets of every pass, and the passes to skip (one digit holds all) */
+    __threadfence();
+    unsigned skip = 0;
+    for (int p = 0; p < P; p++) {
+        const unsigned long long c = threadIdx.x < 256 ? __ldcg(&io.hist[p * 256 + threadIdx.x]) : 0;
+        const unsigned long long start = gp__block_digit_scan<unsigned long long>(c, s_total);
+        if (threadIdx.x < 256) io.offsets[p * 256 + threadIdx.x] = start;
+        if (__syncthreads_or(threadIdx.x < 256 && c == io.n)) skip |= 1u << p;
+    }
+    if (threadIdx.x == 0) io.ctl[0] = skip;
+}
+
+/* ---- status words: a tile's count of one digit, aggregate or inclusive ------------------- */
+/* Pass p tags its words 2p + 1 (the tile's own count) or 2p + 2 (all tiles up to it); the
+ * region is zeroed once per call, so a word of an earlier pass reads as not yet written. */
+template <class W>
+static __device__ __forceinline__ bool gp__sort_status_read(const uint64_t *status, size_t slot, uint32_t pass, W &v,
+                                                            bool &inclusive)
+{
+    enum { WW = gp__status_words(sizeof(W)) };
+    uint64_t w[WW];
+#pragma unroll
+    for (int c = 0; c < WW; c++) w[c] = gp__ld_relaxed_u64(status + slot * WW + c);
+    const uint32_t tag = (uint32_t)(w[0] >> 32);
+    if (tag != 2 * pass + 1 && tag != 2 * pass + 2) return false;
+    uint32_t bits[WW];
+#pragma unroll
+    for (int c = 0; c < WW; c++) {
+        if ((uint32_t)(w[c] >> 32) != tag) return false; /* a wide value seen between its two stores */
+        bits[c] = (uint32_t)w[c];
+    }
+    memcpy(&v, bits, sizeof(W));
+    inclusive = tag == 2 * pass + 2;
+    return true;
+}
+
+/* ---- one pass ------------------------------------------------------------------------------ */
+/* Dynamic shared memory of the pass kernel: the rank's, the digits' shifts, and one staging
+ * buffer of a tile of keys, then of values. */
+template <int BLOCK>
+struct gp__sort_pass_smem {
+    gp_block_radix_rank_smem<BLOCK> rank;
+    size_t shift[256]; /* global place of a staged slot j of digit d: shift[d] + j */
+    unsigned tile;
+};
+template <class K, class V, int BLOCK, int ITEMS>
+static constexpr GP__HD size_t gp__sort_pass_smem_bytes()
+{
+    return (sizeof(gp__sort_pass_smem<BLOCK>) + 15) / 16 * 16 +
+           (size_t)BLOCK * ITEMS * (sizeof(K) > sizeof(V) ? sizeof(K) : sizeof(V));
+}
+
+template <class K, class V, int MODE, class W, int BLOCK, int ITEMS>
+__global__ void __launch_bounds__(BLOCK, 2) gp__sort_pass_kernel(gp__sort_io<K, V> io, int pass)
+{
+    constexpr int P = sizeof(typename gp__sort_key<K>::U);
+    constexpr unsigned TILE = BLOCK * ITEMS;
+    extern __shared__ __align__(16) unsigned char gp__sort_smem[];
+    gp__sort_pass_smem<BLOCK> &s = *reinterpret_cast<gp__sort_pass_smem<BLOCK> *>(gp__sort_smem);
+    unsigned char *stage = gp__sort_smem + gp__round_up(sizeof(gp__sort_pass_smem<BLOCK>), 16);
+    K *s_keys = reinterpret_cast<K *>(stage);
+    V *s_vals = reinterpret_cast<V *>(stage);
+
+    const unsigned skip = (unsigned)__ldcg(&io.ctl[0]);
+    const int R = gp__sort_real_passes(skip, P), r = gp__sort_rank_of(skip, pass);
+    const size_t t0 = (size_t)blockIdx.x * TILE;
+    if (skip >> pass & 1) {
+        /* every pass skipped: the last pass's kernel copies the input (argsort: 0, 1, 2, ...) */
+        if (pass != P - 1 || R != 0 || io.in_place) return;
+        for (size_t i = t0 + threadIdx.x; i < t0 + TILE && i < io.n; i += BLOCK) {
+            if constexpr (MODE != GP__SORT_ARGSORT) gp__store_elem(io.k_buf[GP__SORT_OUT] + i, gp__load_elem(io.k_in + i));
+            if constexpr (MODE == GP__SORT_PAIRS)
+                gp__store_elem(io.v_buf[GP__SORT_OUT] + i, gp__load_elem(io.v_buf[GP__SORT_IN] + i));
+            if constexpr (MODE == GP__SORT_ARGSORT) gp__store_elem(io.v_buf[GP__SORT_OUT] + i, (V)i);
+        }
+        return;
+    }
+    const int ksrc = gp__sort_src(r, R, io.in_place, MODE == GP__SORT_ARGSORT);
+    const int kdst = gp__sort_dst(r, R, io.in_place, MODE == GP__SORT_ARGSORT);
+    const int vsrc = gp__sort_src(r, R, io.in_place, 0), vdst = gp__sort_dst(r, R, io.in_place, 0);
+    const K *kin = ksrc == GP__SORT_IN ? io.k_in : gp__sort_pick(io.k_buf, ksrc);
+    K *kout = gp__sort_pick(io.k_buf, kdst);
+    const V *vin = gp__sort_pick(io.v_buf, vsrc);
+    V *vout = gp__sort_pick(io.v_buf, vdst);
+
+    if (threadIdx.x == 0) s.tile = (unsigned)atomicAdd(&io.ctl[2 + pass], 1ull); /* tiles in start order */
+    __syncthreads();
+    const size_t tile = s.tile, base = tile * TILE;
+    const unsigned lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const size_t first = base + (size_t)warp * 32 * ITEMS + lane; /* warp-striped: item i at first + 32 i */
+    const bool whole = base + TILE <= io.n;
+    K key[ITEMS];
+    unsigned digit[ITEMS], rank[ITEMS];
+#pragma unroll
+    for (int i = 0; i < ITEMS; i++) {
+        key[i] = K();
+        const size_t at = first + 32 * (size_t)i;
+        if (whole || at < io.n) {
+            key[i] = gp__load_elem(kin + at);
+            digit[i] = gp__sort_digit(key[i], pass, io.desc);
+        } else {
+            digit[i] = 255; /* padding ranks last */
+        }
+    }
+    gp_block_radix_rank<BLOCK, ITEMS>(digit, rank, s.rank);
+
+    /* look-back, one thread per digit */
+    if (threadIdx.x < 256) {
+        const unsigned d = threadIdx.x;
+        const W count = s.rank.digit_count[d];
+        W before = 0;
+        if (tile == 0) {
+            gp__status_publish<W>(io.status, d, count, 2 * pass + 2);
+        } else {
+            gp__status_publish<W>(io.status, tile * 256 + d, count, 2 * pass + 1);
+            for (size_t k = tile - 1;; k--) {
+                W v;
+                bool inclusive;
+                while (!gp__sort_status_read<W>(io.status, k * 256 + d, pass, v, inclusive)) {
+                }
+                before += v;
+                if (inclusive) break;
+            }
+            gp__status_publish<W>(io.status, tile * 256 + d, before + count, 2 * pass + 2);
+        }
+        s.shift[d] = (size_t)__ldcg(&io.offsets[pass * 256 + d]) + (size_t)before - s.rank.digit_start[d];
+    }
+#pragma unroll
+    for (int i = 0; i < ITEMS; i++) s_keys[rank[i]] = key[i];
+    __syncthreads();
+    const unsigned valid = whole ? TILE : (unsigned)(io.n - base);
+    unsigned slot_digit[ITEMS];
+    const bool write_keys = MODE != GP__SORT_ARGSORT || r != R - 1;
+#pragma unroll
+    for (int i = 0; i < ITEMS; i++) {
+        const unsigned j = threadIdx.x + i * BLOCK;
+        if (j < valid) {
+            const K k = s_keys[j];
+            slot_digit[i] = gp__sort_digit(k, pass, io.desc);
+            if (write_keys) gp__store_elem(kout + s.shift[slot_digit[i]] + j, k);
+        }
+    }
+    if constexpr (MODE != GP__SORT_KEYS) {
+        V val[ITEMS];
+#pragma unroll
+        for (int i = 0; i < ITEMS; i++) {
+            const size_t at = first + 32 * (size_t)i;
+            if (whole || at < io.n) {
+                if constexpr (MODE == GP__SORT_ARGSORT) val[i] = r == 0 ? (V)at : gp__load_elem(vin + at);
+                else val[i] = gp__load_elem(vin + at);
+            }
+        }
+        __syncthreads(); /* the staged keys are read */
+#pragma unroll
+        for (int i = 0; i < ITEMS; i++) s_vals[rank[i]] = val[i];
+        __syncthreads();
+#pragma unroll
+        for (int i = 0; i < ITEMS; i++) {
+            const unsigned j = threadIdx.x + i * BLOCK;
+            if (j < valid) gp__store_elem(vout + s.shift[slot_digit[i]] + j, s_vals[j]);
+        }
+    }
+}
+
+/* In place with one real pass, the data ended in TMP_B: back to the output. */
+template <class K, class V, int MODE>
+__global__ void gp__sort_finish_kernel(gp__sort_io<K, V> io)
+{
+    constexpr int P = sizeof(typename gp__sort_key<K>::U);
+    if (gp__sort_real_passes((unsigned)__ldcg(&io.ctl[0]), P) != 1) return;
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < io.n; i += (size_t)gridDim.x * blockDim.x) {
+        gp__store_elem(io.k_buf[GP__SORT_OUT] + i, io.k_buf[GP__SORT_TMP_B][i]);
+        if constexpr (MODE == GP__SORT_PAIRS) gp__store_elem(io.v_buf[GP__SORT_OUT] + i, io.v_buf[GP__SORT_TMP_B][i]);
+    }
+}
+
+/* ---- one block sorts it all (small n) ------------------------------------------------------- */
+#define GP__SORT_SMALL_BLOCK 1024
+#define GP__SORT_SMALL_ITEMS 4
+template <int P>
+struct gp__sort_small_smem {
+    gp_block_radix_rank_smem<GP__SORT_SMALL_BLOCK> rank;
+    unsigned hist[P][256];
+    unsigned run[256];
+    unsigned skip;
+};
+/* Bytes of dynamic shared memory for n elements (two copies of keys and values). */
+template <class K, class V, int MODE>
+static inline GP__HD size_t gp__sort_small_smem_bytes(size_t n)
+{
+    return gp__round_up(sizeof(gp__sort_small_smem<(int)sizeof(typename gp__sort_key<K>::U)>), 16) +
+           2 * gp__round_up(n * sizeof(K), 16) + (MODE == GP__SORT_KEYS ? 0 : 2 * gp__round_up(n * sizeof(V), 16));
+}
+
+template <class K, class V, int MODE>
+__global__ void __launch_bounds__(GP__SORT_SMALL_BLOCK) gp__sort_small_kernel(K *k_out, V *v_out, const K *k_in,
+                                                                             const V *v_in, unsigned n, int desc)
+{
+    constexpr int P = sizeof(typename gp__sort_key<K>::U), BLOCK = GP__SORT_SMALL_BLOCK, ITEMS = GP__SORT_SMALL_ITEMS;
+    constexpr unsigned TILE = BLOCK * ITEMS;
+    extern __shared__ __align__(16) unsigned char gp__sort_smem[];
+    gp__sort_small_smem<P> &s = *reinterpret_cast<gp__sort_small_smem<P> *>(gp__sort_smem);
+    unsigned char *at = gp__sort_smem + gp__round_up(sizeof(gp__sort_small_smem<P>), 16);
+    K *kb[2];
+    V *vb[2];
+    kb[0] = reinterpret_cast<K *>(at);
+    kb[1] = reinterpret_cast<K *>(at + gp__round_up(n * sizeof(K), 16));
+    at += 2 * gp__round_up(n * sizeof(K), 16);
+    vb[0] = reinterpret_cast<V *>(at);
+    vb[1] = reinterpret_cast<V *>(at + gp__round_up(n * sizeof(V), 16));
+
+    for (unsigned i = threadIdx.x; i < P * 256; i += BLOCK) (&s.hist[0][0])[i] = 0;
+    if (threadIdx.x == 0) s.skip = 0;
+    __syncthreads();
+    for (unsigned i = threadIdx.x; i < n; i += BLOCK) {
+        const K k = gp__load_elem(k_in + i);
+        kb[0][i] = k;
+        if constexpr (MODE == GP__SORT_PAIRS) vb[0][i] = gp__load_elem(v_in + i);
+        if constexpr (MODE == GP__SORT_ARGSORT) vb[0][i] = (V)i;
+#pragma unroll
+        for (int p = 0; p < P; p++) atomicAdd(&s.hist[p][gp__sort_digit(k, p, desc)], 1u);
+    }
+    __syncthreads();
+    for (int p = 0; p < P; p++) { /* counts -> offsets; a pass with one digit is skipped */
+        const unsigned c = threadIdx.x < 256 ? s.hist[p][threadIdx.x] : 0;
+        const unsigned start = gp__block_digit_scan<unsigned>(c, s.rank.total);
+        if (threadIdx.x < 256) {
+            s.hist[p][threadIdx.x] = start;
+            if (c == n) atomicOr(&s.skip, 1u << p);
+        }
+    }
+    __syncthreads();
+    const unsigned skip = s.skip;
+    const unsigned lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    int cur = 0;
+    for (int p = 0; p < P; p++) {
+        if (skip >> p & 1) continue;
+        if (threadIdx.x < 256) s.run[threadIdx.x] = s.hist[p][threadIdx.x];
+        for (unsigned base = 0; base < n; base += TILE) {
+            const unsigned first = base + warp * 32 * ITEMS + lane;
+            K key[ITEMS];
+            V val[ITEMS];
+            unsigned digit[ITEMS], rank[ITEMS];
+#pragma unroll
+            for (int i = 0; i < ITEMS; i++) {
+                const unsigned j = first + 32 * i;
+                digit[i] = 255;
+                if (j < n) {
+                    key[i] = kb[cur][j];
+                    if constexpr (MODE != GP__SORT_KEYS) val[i] = vb[cur][j];
+                    digit[i] = gp__sort_digit(key[i], p, desc);
+                }
+            }
+            gp_block_radix_rank<BLOCK, ITEMS>(digit, rank, s.rank); /* ends with a barrier: run is current */
+#pragma unroll
+            for (int i = 0; i < ITEMS; i++) {
+                if (first + 32 * i < n) {
+                    const unsigned to = s.run[digit[i]] + rank[i] - s.rank.digit_start[digit[i]];
+                    kb[cur ^ 1][to] = key[i];
+                    if constexpr (MODE != GP__SORT_KEYS) vb[cur ^ 1][to] = val[i];
+                }
+            }
+            __syncthreads();
+            if (threadIdx.x < 256) s.run[threadIdx.x] += s.rank.digit_count[threadIdx.x];
+            /* the next tile's rank begins with a barrier before it touches its counts */
+        }
+        __syncthreads();
+        cur ^= 1;
+    }
+    for (unsigned i = threadIdx.x; i < n; i += BLOCK) {
+        if constexpr (MODE != GP__SORT_ARGSORT) gp__store_elem(k_out + i, kb[cur][i]);
+        if constexpr (MODE != GP__SORT_KEYS) gp__store_elem(v_out + i, vb[cur][i]);
+    }
+}
+
+#endif /* __CUDACC__ */
+#endif /* GPUPRIMS_DETAIL_SORT_KERNELS_CUH */

@@ -1,0 +1,485 @@
+/* tests/sort/test_sort.cu -- gp_sort[_desc]_<type>, gp_argsort[_desc]_<type>,
+ * gp_sort_pairs[_desc]_<k>_<v> for every default instance, and a user value type.
+ * Host: the key transforms against IEEE 754 totalOrder and integer order, the buffer
+ * schedule of every pass count (never reads what it writes, ends in the output), the
+ * scratch layout, argument checks (NULL, overlaps) that launch nothing.
+ * GPU: against a host stable sort (std::stable_sort on the transformed bits) on random,
+ * all-equal, sorted, reversed, few-distinct and small-range keys, float specials (NaN of
+ * both signs, +-inf, +-0.0, denormals), the edge sizes, in place, 4-byte-offset 8-byte keys
+ * and values, poisoned guards after the outputs, the one-block and grid paths at the same
+ * sizes, 64-bit status counts, concurrent streams, a failed scratch allocation that leaves
+ * the input untouched, and a count above 2^31 (u32 keys made and checked on the device). */
+#include "../../gpuprims.cuh"
+#include "../harness.h"
+#include "../hash.cuh"
+
+#include <algorithm>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <vector>
+
+#define CK(call) EXPECT((call) == cudaSuccess, "%s", #call)
+
+/* ---- host ---------------------------------------------------------------------------------- */
+
+template <class K>
+static typename gp__sort_key<K>::U order_bits(K k, int desc)
+{
+    typedef typename gp__sort_key<K>::U U;
+    U b = gp__sort_key<K>::bits(k);
+    return desc ? (U)~b : b;
+}
+
+extern "C" void test_sort_host(void)
+{
+    gp_t_section("sort: key transforms, schedule, layout, argument checks (host)");
+    /* floats in totalOrder: each strictly above the one before */
+    const float nan_ = nanf(""), inf = INFINITY;
+    const float fl[] = {-nan_, -inf, -3.0e38f, -1.0f, -1.0e-40f /* denormal */, -0.0f, 0.0f, 1.0e-40f, 1.0f,
+                        3.0e38f, inf, nan_};
+    int ok = 1;
+    for (size_t i = 1; i < sizeof fl / sizeof fl[0]; i++)
+        ok &= gp__sort_key<float>::bits(fl[i - 1]) < gp__sort_key<float>::bits(fl[i]);
+    EXPECT(ok, "f32 keys: -NaN < -inf < ... < -0.0 < +0.0 < ... < +inf < +NaN");
+    const double dl[] = {-(double)nan_, -(double)inf, -1.0, -4.9e-324, -0.0, 0.0, 4.9e-324, 1.0, (double)inf,
+                         (double)nan_};
+    ok = 1;
+    for (size_t i = 1; i < sizeof dl / sizeof dl[0]; i++)
+        ok &= gp__sort_key<double>::bits(dl[i - 1]) < gp__sort_key<double>::bits(dl[i]);
+    EXPECT(ok, "f64 keys in totalOrder");
+    const int32_t il[] = {INT32_MIN, -5, -1, 0, 1, INT32_MAX};
+    ok = 1;
+    for (size_t i = 1; i < 6; i++) ok &= gp__sort_key<int32_t>::bits(il[i - 1]) < gp__sort_key<int32_t>::bits(il[i]);
+    EXPECT(ok, "i32 keys in integer order");
+    const int64_t ll[] = {INT64_MIN, -5, -1, 0, 1, INT64_MAX};
+    ok = 1;
+    for (size_t i = 1; i < 6; i++) ok &= gp__sort_key<int64_t>::bits(ll[i - 1]) < gp__sort_key<int64_t>::bits(ll[i]);
+    EXPECT(ok, "i64 keys in integer order");
+    EXPECT(gp__sort_digit<uint32_t>(0x12345678u, 0, 0) == 0x78 && gp__sort_digit<uint32_t>(0x12345678u, 3, 0) == 0x12 &&
+               gp__sort_digit<uint32_t>(0x12345678u, 3, 1) == 0xED,
+           "digits: least significant first; descending inverts");
+
+    /* the buffer schedule: every pass count and skip pattern */
+    for (int argsort = 0; argsort < 2; argsort++)
+        for (int in_place = 0; in_place < 2 - argsort; in_place++)
+            for (int R = 1; R <= 8; R++) {
+                int good = 1;
+                for (int r = 0; r < R; r++) {
+                    const int src = gp__sort_src(r, R, in_place, argsort), dst = gp__sort_dst(r, R, in_place, argsort);
+                    good &= src != dst && dst != GP__SORT_IN;
+                    good &= !(in_place && dst == GP__SORT_OUT && r == 0); /* the output is the input */
+                    if (argsort) good &= dst != GP__SORT_OUT;
+                    good &= r == 0 ? src == GP__SORT_IN : src == gp__sort_dst(r - 1, R, in_place, argsort);
+                }
+                const int last = gp__sort_dst(R - 1, R, in_place, argsort);
+                if (!argsort) good &= last == GP__SORT_OUT || (in_place && R == 1 && last == GP__SORT_TMP_B);
+                EXPECT(good, "schedule: argsort %d, in place %d, %d real passes", argsort, in_place, R);
+            }
+    EXPECT(gp__sort_real_passes(0x5u, 4) == 2 && gp__sort_rank_of(0x5u, 3) == 1 && gp__sort_rank_of(0x5u, 1) == 0,
+           "real passes and ranks from the skip mask");
+
+    /* layout: parts in order, aligned, the zeroed part ends before the buffers */
+    const gp__sort_layout l = gp__sort_make_layout(1000003, 245, 4, 4, 8, 1, 1, 1, 1);
+    EXPECT(l.hist == 0 && l.offsets >= 4 * 256 * 8 && l.ctl >= l.offsets + 4 * 256 * 8 && l.status >= l.ctl + 6 * 8 &&
+               l.zeroed >= l.status + 245 * 256 * 8 && l.ka == l.zeroed && l.kb >= l.ka + 1000003 * 4 &&
+               l.va >= l.kb + 1000003 * 4 && l.vb >= l.va + 1000003 * 8 && l.bytes >= l.vb + 1000003 * 8 &&
+               l.offsets % GP__SCRATCH_ALIGN == 0 && l.status % GP__SCRATCH_ALIGN == 0 && l.va % GP__SCRATCH_ALIGN == 0,
+           "scratch layout");
+
+    /* argument checks: nothing is touched (the pointers are never dereferenced) */
+    uint32_t *p = (uint32_t *)(uintptr_t)0x100000;
+    uint32_t *v = (uint32_t *)(uintptr_t)0x200000;
+    EXPECT(gp_sort_u32(p, NULL, 5, 0) == cudaErrorInvalidValue, "NULL input");
+    EXPECT(gp_sort_u32(NULL, p, 5, 0) == cudaErrorInvalidValue, "NULL output");
+    EXPECT(gp_sort_u32(NULL, NULL, 0, 0) == cudaSuccess, "n == 0 is a no-op");
+    EXPECT(gp_sort_u32(p + 1, p, 5, 0) == cudaErrorInvalidValue, "partial overlap");
+    EXPECT(gp_sort_pairs_u32_u32(p, v, p, NULL, 5, 0) == cudaErrorInvalidValue, "NULL values");
+    EXPECT(gp_sort_pairs_u32_u32(p, p + 2, p, v, 5, 0) == cudaErrorInvalidValue, "keys out over values out");
+    EXPECT(gp_sort_pairs_u32_u32(p, v, v + 2, v, 5, 0) == cudaErrorInvalidValue, "values out over keys in");
+    EXPECT(gp_argsort_u32(NULL, p, 5, 0) == cudaErrorInvalidValue, "NULL indices");
+    EXPECT(gp_argsort_u32((uint64_t *)(p + 1), p, 5, 0) == cudaErrorInvalidValue, "indices over keys");
+    EXPECT(gp_sort_u32(p, p, (size_t)1 << 62, 0) == cudaErrorInvalidValue, "a count whose bytes overflow");
+}
+
+/* ---- GPU ------------------------------------------------------------------------------------ */
+
+enum { D_RANDOM, D_EQUAL, D_SORTED, D_REVERSED, D_FEW, D_SMALL, D_SPECIAL, D_MID, D_COUNT };
+static const char *dist_name[] = {"random", "all equal", "sorted", "reversed", "8 distinct", "below 256", "specials", "below 2^24"};
+
+template <class T>
+static T from_bits(uint64_t r)
+{
+    T k;
+    memcpy(&k, &r, sizeof k);
+    return k;
+}
+
+template <class K>
+static void make_keys(std::vector<K> &k, size_t n, int dist, uint64_t *st)
+{
+    k.resize(n);
+    K few[8];
+    for (int i = 0; i < 8; i++) few[i] = from_bits<K>(gp_t_next(st));
+    const K one = from_bits<K>(gp_t_next(st));
+    for (size_t i = 0; i < n; i++) {
+        const uint64_t r = gp_t_next(st);
+        switch (dist) {
+        case D_EQUAL: k[i] = one; break;
+        case D_FEW: k[i] = few[r % 8]; break;
+        case D_SMALL: k[i] = (K)(r & 255); break;
+        case D_MID: k[i] = (K)(r & 0xFFFFFF); break;
+        case D_SPECIAL:
+            if constexpr (sizeof(K) == 4 && (K)0.5 != 0) {
+                const float sp[] = {nanf(""), -nanf(""), INFINITY, -INFINITY, 0.0f, -0.0f, 1.0e-40f, -1.0e-40f, 1.0f, -1.0f};
+                k[i] = r % 3 ? (K)sp[(r >> 8) % 10] : from_bits<K>(r);
+            } else if constexpr (sizeof(K) == 8 && (K)0.5 != 0) {
+                const double sp[] = {nan(""), -nan(""), INFINITY, -INFINITY, 0.0, -0.0, 4.9e-324, -4.9e-324, 1.0, -1.0};
+                k[i] = r % 3 ? (K)sp[(r >> 8) % 10] : from_bits<K>(r);
+            } else {
+                k[i] = from_bits<K>(r % 5 ? r : (r & 1 ? ~0ull : 0ull)); /* extremes */
+            }
+            break;
+        default: k[i] = from_bits<K>(r);
+        }
+    }
+    if (dist == D_SORTED || dist == D_REVERSED) {
+        std::stable_sort(k.begin(), k.end(), [](K a, K b) { return order_bits(a, 0) < order_bits(b, 0); });
+        if (dist == D_REVERSED) std::reverse(k.begin(), k.end());
+    }
+}
+
+/* the stable permutation, on the host */
+template <class K>
+static std::vector<uint64_t> ref_perm(const std::vector<K> &k, int desc)
+{
+    std::vector<uint64_t> perm(k.size());
+    for (size_t i = 0; i < k.size(); i++) perm[i] = i;
+    std::stable_sort(perm.begin(), perm.end(),
+                     [&](uint64_t a, uint64_t b) { return order_bits(k[a], desc) < order_bits(k[b], desc); });
+    return perm;
+}
+
+#define GUARD 64 /* poisoned bytes after every output */
+#define POISON 0xA5
+
+/* A device buffer of `bytes` at byte offset `off` from an allocation, with GUARD poisoned
+ * bytes after it. */
+struct dbuf {
+    unsigned char *base = NULL;
+    size_t off = 0, bytes = 0;
+    void *p() const { return base ? base + off : NULL; }
+    bool alloc(size_t b, size_t o)
+    {
+        bytes = b;
+        off = o;
+        if (cudaMalloc((void **)&base, b + o + GUARD) != cudaSuccess) return false;
+        return cudaMemset(base, POISON, b + o + GUARD) == cudaSuccess;
+    }
+    bool guard_ok() const
+    {
+        unsigned char g[GUARD];
+        if (cudaMemcpy(g, base + off + bytes, GUARD, cudaMemcpyDeviceToHost) != cudaSuccess) return false;
+        for (int i = 0; i < GUARD; i++)
+            if (g[i] != POISON) return false;
+        return true;
+    }
+    ~dbuf() { cudaFree(base); }
+};
+
+typedef struct { uint32_t a, b, c; } rgb12_t; /* a 12-byte value: the user instance */
+GP_DEFINE_SORT_PAIRS(u32_rgb12, uint32_t, rgb12_t)
+
+/* One case: keys K (values V, argsort or keys only by MODE), n, distribution, descending,
+ * in place, byte offset of every buffer, knobs. Calls the public function `fn` (NULL: the
+ * internal gp__sort with knobs). Returns 1 if it passed. */
+template <class K, class V, int MODE>
+struct sort_case {
+    typedef cudaError_t (*keys_fn)(K *, const K *, size_t, cudaStream_t);
+    typedef cudaError_t (*arg_fn)(uint64_t *, const K *, size_t, cudaStream_t);
+    typedef cudaError_t (*pairs_fn)(K *, V *, const K *, const V *, size_t, cudaStream_t);
+    keys_fn kf = NULL;
+    arg_fn af = NULL;
+    pairs_fn pf = NULL;
+
+    int run(const char *name, size_t n, int dist, int desc, int in_place, size_t off, const gp__sort_knobs *knobs,
+            uint64_t seed)
+    {
+        uint64_t st = seed;
+        std::vector<K> keys;
+        make_keys(keys, n, dist, &st);
+        std::vector<V> vals(n);
+        if constexpr (MODE == GP__SORT_PAIRS)
+            for (size_t i = 0; i < n; i++) {
+                uint64_t r = gp_t_next(&st);
+                unsigned char b[sizeof(V)];
+                for (size_t c = 0; c < sizeof(V); c++) b[c] = (unsigned char)(r >> (8 * (c % 8)) ^ c);
+                memcpy(&vals[i], b, sizeof(V));
+            }
+        const std::vector<uint64_t> perm = ref_perm(keys, desc);
+        const size_t kbytes = n * sizeof(K), vbytes = n * sizeof(V), ibytes = n * 8;
+        dbuf kin, kout, vin, vout;
+        bool ok = kin.alloc(kbytes, off) && (in_place || kout.alloc(kbytes, off));
+        if (MODE == GP__SORT_PAIRS) ok = ok && vin.alloc(vbytes, off) && (in_place || vout.alloc(vbytes, off));
+        if (MODE == GP__SORT_ARGSORT) ok = ok && vout.alloc(ibytes, off);
+        ok = ok && cudaMemcpy(kin.p(), keys.data(), kbytes, cudaMemcpyHostToDevice) == cudaSuccess;
+        if (MODE == GP__SORT_PAIRS) ok = ok && cudaMemcpy(vin.p(), vals.data(), vbytes, cudaMemcpyHostToDevice) == cudaSuccess;
+        K *ko = (K *)(in_place ? kin.p() : kout.p());
+        void *vo = MODE == GP__SORT_PAIRS && in_place ? vin.p() : vout.p();
+        cudaError_t err = cudaErrorUnknown;
+        if (ok) {
+            if (knobs) err = gp__sort<K, V, MODE>(ko, (V *)vo, (const K *)kin.p(), (const V *)vin.p(), n, desc, 0, knobs);
+            else if (MODE == GP__SORT_KEYS) err = kf(ko, (const K *)kin.p(), n, 0);
+            else if (MODE == GP__SORT_ARGSORT) err = af((uint64_t *)vout.p(), (const K *)kin.p(), n, 0);
+            else err = pf(ko, (V *)vo, (const K *)kin.p(), (const V *)vin.p(), n, 0);
+            if (err == cudaSuccess) err = cudaDeviceSynchronize();
+        }
+        bool right = ok && err == cudaSuccess;
+        if (right && MODE != GP__SORT_ARGSORT) {
+            std::vector<K> got(n);
+            right = cudaMemcpy(got.data(), ko, kbytes, cudaMemcpyDeviceToHost) == cudaSuccess;
+            for (size_t i = 0; i < n && right; i++) right = memcmp(&got[i], &keys[perm[i]], sizeof(K)) == 0;
+            right = right && (in_place ? kin.guard_ok() : kout.guard_ok());
+        }
+        if (right && MODE == GP__SORT_PAIRS) {
+            std::vector<V> got(n);
+            right = cudaMemcpy(got.data(), vo, vbytes, cudaMemcpyDeviceToHost) == cudaSuccess;
+            for (size_t i = 0; i < n && right; i++) right = memcmp(&got[i], &vals[perm[i]], sizeof(V)) == 0;
+            right = right && (in_place ? vin.guard_ok() : vout.guard_ok());
+        }
+        if (right && MODE == GP__SORT_ARGSORT) {
+            std::vector<uint64_t> got(n);
+            right = cudaMemcpy(got.data(), vout.p(), ibytes, cudaMemcpyDeviceToHost) == cudaSuccess;
+            right = right && (n == 0 || memcmp(got.data(), perm.data(), ibytes) == 0) && vout.guard_ok();
+        }
+        if (right && !in_place && n) { /* the input is untouched */
+            std::vector<K> again(n);
+            right = cudaMemcpy(again.data(), kin.p(), kbytes, cudaMemcpyDeviceToHost) == cudaSuccess &&
+                    memcmp(again.data(), keys.data(), kbytes) == 0;
+        }
+        EXPECT(right, "%s: n %zu, %s, %s%s, offset %zu%s%s: %s", name, n, dist_name[dist], desc ? "descending" : "ascending",
+               in_place ? ", in place" : "", off, knobs && knobs->no_small ? ", grid path" : "",
+               knobs && knobs->wide ? ", 64-bit counts" : "", cudaGetErrorName(err));
+        return right;
+    }
+};
+
+static std::vector<size_t> test_sizes(int big)
+{
+    std::vector<size_t> s = {0, 1, 31, 32, 33, 1023, 1025, 4095, 4097, 8192, 8193, 65537};
+    if (!gp_t_small()) {
+        s.push_back(1048573); /* a prime near 2^20 */
+        if (big) s.push_back(((size_t)1 << 24) + 7);
+    }
+    return s;
+}
+
+/* every size and distribution for one key type: sort, descending, argsort both ways */
+template <class K>
+static void keys_suite(const char *name, typename sort_case<K, K, 0>::keys_fn asc,
+                       typename sort_case<K, K, 0>::keys_fn desc, typename sort_case<K, uint64_t, 2>::arg_fn aasc,
+                       typename sort_case<K, uint64_t, 2>::arg_fn adesc, int big)
+{
+    sort_case<K, K, GP__SORT_KEYS> kc;
+    sort_case<K, uint64_t, GP__SORT_ARGSORT> ac;
+    char what[64];
+    for (size_t n : test_sizes(big))
+        for (int d = 0; d < D_COUNT; d++) {
+            if (n > 70000 && d != D_RANDOM && d != D_FEW && d != D_SPECIAL) continue;
+            if (n > ((size_t)1 << 21) && d != D_RANDOM) continue;
+            if (gp_t_small() && n > 10000 && d != D_RANDOM) continue;
+            const uint64_t seed = gp_t_state(n * 16 + d);
+            for (int dir = 0; dir < 2; dir++) {
+                kc.kf = dir ? desc : asc;
+                snprintf(what, sizeof what, "gp_sort%s_%s", dir ? "_desc" : "", name);
+                kc.run(what, n, d, dir, 0, 0, NULL, seed);
+                if (n > ((size_t)1 << 21)) continue;
+                ac.af = dir ? adesc : aasc;
+                snprintf(what, sizeof what, "gp_argsort%s_%s", dir ? "_desc" : "", name);
+                ac.run(what, n, d, dir, 0, 0, NULL, seed);
+            }
+        }
+    /* in place, offsets, both paths, 64-bit counts */
+    const size_t off = sizeof(K) == 8 ? 4 : sizeof(K);
+    const size_t some[] = {1, 33, 4097, 8193, 65537, 300007};
+    for (size_t n : some) {
+        if (gp_t_small() && n > 70000) continue;
+        const uint64_t seed = gp_t_state(n * 7 + 3);
+        kc.kf = asc;
+        snprintf(what, sizeof what, "gp_sort_%s", name);
+        kc.run(what, n, D_RANDOM, 0, 1, 0, NULL, seed);
+        kc.run(what, n, D_RANDOM, 0, 0, off, NULL, seed);
+        ac.af = aasc;
+        snprintf(what, sizeof what, "gp_argsort_%s", name);
+        ac.run(what, n, D_RANDOM, 0, 0, off, NULL, seed);
+        gp__sort_knobs grid = {1, 0, 0}, wide = {1, 0, 1};
+        kc.run("gp__sort (grid path)", n, D_FEW, 1, 0, 0, &grid, seed);
+        kc.run("gp__sort (grid path)", n, D_RANDOM, 0, 1, 0, &grid, seed);
+        kc.run("gp__sort (wide)", n, D_RANDOM, 1, 0, off, &wide, seed);
+        kc.run("gp__sort (wide)", n, D_SMALL, 0, 1, 0, &wide, seed); /* in place, one real pass */
+        kc.run("gp__sort (grid path)", n, D_MID, 0, 1, 0, &grid, seed); /* in place, three real passes */
+        ac.run("gp__sort argsort (grid path)", n, D_EQUAL, 0, 0, 0, &grid, seed);
+    }
+}
+
+#define KEYS_SUITE(name, K) \
+    keys_suite<K>(#name, gp_sort_##name, gp_sort_desc_##name, gp_argsort_##name, gp_argsort_desc_##name, BIG_##name);
+#define BIG_u16 0
+#define BIG_i32 0
+#define BIG_u32 1
+#define BIG_i64 0
+#define BIG_u64 0
+#define BIG_f32 1
+#define BIG_f64 0
+
+extern "C" void test_sort_keys(void)
+{
+    gp_t_section("sort: keys and argsort, every key type, against a host stable sort");
+    if (!gp_t_have_gpu()) {
+        gp_t_skip("sort keys: no GPU");
+        return;
+    }
+    GP__SORT_INSTANCES(KEYS_SUITE)
+}
+
+template <class K, class V>
+static void pairs_suite(const char *name, typename sort_case<K, V, 1>::pairs_fn asc, typename sort_case<K, V, 1>::pairs_fn desc,
+                        int big)
+{
+    sort_case<K, V, GP__SORT_PAIRS> pc;
+    char what[64];
+    const size_t sizes[] = {1, 32, 1025, 8193, 65537, 1048573, ((size_t)1 << 24) + 7};
+    for (size_t n : sizes) {
+        if ((gp_t_small() && n > 70000) || (n > ((size_t)1 << 21) && !big)) continue;
+        const uint64_t seed = gp_t_state(n * 5 + 11);
+        for (int d = 0; d < D_COUNT; d += (n > 70000 ? 4 : 1)) /* random, few (and specials below 2^17) */
+            for (int dir = 0; dir < 2; dir++) {
+                pc.pf = dir ? desc : asc;
+                snprintf(what, sizeof what, "gp_sort_pairs%s_%s", dir ? "_desc" : "", name);
+                pc.run(what, n, d, dir, 0, 0, NULL, seed);
+            }
+        if (n > 70000) continue;
+        pc.pf = asc;
+        snprintf(what, sizeof what, "gp_sort_pairs_%s", name);
+        pc.run(what, n, D_RANDOM, 0, 1, 0, NULL, seed);
+        pc.run(what, n, D_RANDOM, 0, 0, sizeof(K) == 8 || sizeof(V) == 8 ? 4 : 0, NULL, seed);
+        gp__sort_knobs grid = {1, 0, 0};
+        pc.run("gp__sort pairs (grid path, in place)", n, D_SMALL, 1, 1, 0, &grid, seed);
+    }
+}
+#define PAIRS_SUITE(name, K, V) pairs_suite<K, V>(#name, gp_sort_pairs_##name, gp_sort_pairs_desc_##name, GP_T_STREQ(#name, "u32_u32"));
+
+extern "C" void test_sort_pairs(void)
+{
+    gp_t_section("sort: pairs, every instance and a 12-byte user value");
+    if (!gp_t_have_gpu()) {
+        gp_t_skip("sort pairs: no GPU");
+        return;
+    }
+    GP__SORT_PAIRS_INSTANCES(PAIRS_SUITE)
+    pairs_suite<uint32_t, rgb12_t>("u32_rgb12 (GP_DEFINE_SORT_PAIRS)", gp_sort_pairs_u32_rgb12,
+                                   gp_sort_pairs_desc_u32_rgb12, 0);
+}
+
+/* concurrent streams: four sorts at once on four streams, each against the reference */
+extern "C" void test_sort_streams(void)
+{
+    gp_t_section("sort: concurrent streams, a failed allocation");
+    if (!gp_t_have_gpu()) {
+        gp_t_skip("sort streams: no GPU");
+        return;
+    }
+    const size_t n = gp_t_small() ? 20000 : 3000017;
+    uint64_t st = gp_t_state(99);
+    std::vector<float> keys;
+    make_keys(keys, n, D_SPECIAL, &st);
+    const std::vector<uint64_t> perm = ref_perm(keys, 0);
+    float *d_in = NULL;
+    uint64_t *d_idx = NULL;
+    CK(cudaMalloc((void **)&d_in, n * sizeof(float)));
+    CK(cudaMalloc((void **)&d_idx, 4 * n * 8));
+    CK(cudaMemcpy(d_in, keys.data(), n * sizeof(float), cudaMemcpyHostToDevice));
+    for (int rep = 0; rep < 3; rep++) {
+        cudaStream_t s[4];
+        CK(cudaMemset(d_idx, 0xA7, 4 * n * 8));
+        CK(cudaDeviceSynchronize());
+        for (int k = 0; k < 4; k++) CK(cudaStreamCreateWithFlags(&s[k], cudaStreamNonBlocking));
+        for (int k = 0; k < 4; k++) CK(gp_argsort_f32(d_idx + k * n, d_in, n, s[k]));
+        for (int k = 0; k < 4; k++) CK(cudaStreamSynchronize(s[k]));
+        std::vector<uint64_t> got(4 * n);
+        CK(cudaMemcpy(got.data(), d_idx, 4 * n * 8, cudaMemcpyDeviceToHost));
+        int same = 1;
+        for (int k = 0; k < 4; k++) same &= memcmp(got.data() + k * n, perm.data(), n * 8) == 0;
+        EXPECT(same, "gp_argsort_f32 on four streams at once, repeat %d: each the stable permutation", rep);
+        for (int k = 0; k < 4; k++) cudaStreamDestroy(s[k]);
+    }
+    /* scratch that cannot be had: cudaErrorMemoryAllocation, nothing launched (the count is
+     * far beyond the buffer: a launch would fault) */
+    const uintptr_t far_in = (uintptr_t)1 << 44, far_out = far_in + ((uintptr_t)1 << 42) + 4096; /* never touched */
+    const cudaError_t e = gp_sort_u32((uint32_t *)far_out, (const uint32_t *)far_in, (size_t)1 << 40, 0);
+    cudaGetLastError();
+    EXPECT(e == cudaErrorMemoryAllocation, "2^40 keys: cudaErrorMemoryAllocation (%s)", cudaGetErrorName(e));
+    EXPECT(cudaDeviceSynchronize() == cudaSuccess, "... and nothing was launched (the context is healthy)");
+    cudaFree(d_in);
+    cudaFree(d_idx);
+}
+
+/* ---- above 2^31 keys: made and checked on the device ------------------------------------------ */
+__global__ void big_fill(uint32_t *k, size_t n, uint32_t key)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
+        k[i] = hash32(i, key);
+}
+/* a permutation check (a sum of a mix of every key, equal for equal multisets) and order */
+__global__ void big_check(const uint32_t *k, size_t n, unsigned long long *mix, unsigned long long *bad, int sorted)
+{
+    unsigned long long m = 0, b = 0;
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
+        m += (unsigned long long)hash32(k[i], 0x1234567u) * 0x9E3779B97F4A7C15ull + k[i];
+        if (i + 1 < n && ((sorted == 1 && k[i] > k[i + 1]) || (sorted == 2 && k[i] < k[i + 1]))) b++;
+    }
+    atomicAdd(mix, m);
+    atomicAdd(bad, b);
+}
+
+extern "C" void test_sort_large(void)
+{
+    gp_t_section("sort: u32 keys above 2^31");
+    if (!gp_t_have_gpu() || gp_t_small()) {
+        gp_t_skip("sort above 2^31: no GPU or small sizes");
+        return;
+    }
+    const size_t n = ((size_t)1 << 31) + 4099;
+    size_t free_b = 0, total_b = 0;
+    cudaMemGetInfo(&free_b, &total_b);
+    if (free_b < n * 4 * 3 + ((size_t)1 << 30)) {
+        gp_t_skip("sort above 2^31: %zu MB free", free_b >> 20);
+        return;
+    }
+    uint32_t *d_in = NULL, *d_out = NULL;
+    unsigned long long *d_acc = NULL, acc[4];
+    CK(cudaMalloc((void **)&d_in, n * 4));
+    CK(cudaMalloc((void **)&d_out, n * 4));
+    CK(cudaMalloc((void **)&d_acc, 32));
+    CK(cudaMemset(d_acc, 0, 32));
+    const uint32_t key = (uint32_t)gp_t_state(7);
+    big_fill<<<1024, 256>>>(d_in, n, key);
+    big_check<<<1024, 256>>>(d_in, n, d_acc, d_acc + 1, 0);
+    CK(gp_sort_u32(d_out, d_in, n, 0));
+    big_check<<<1024, 256>>>(d_out, n, d_acc + 2, d_acc + 3, 1);
+    CK(cudaDeviceSynchronize());
+    CK(cudaMemcpy(acc, d_acc, 32, cudaMemcpyDeviceToHost));
+    EXPECT(acc[0] == acc[2] && acc[3] == 0, "gp_sort_u32, n = 2^31 + 4099: a permutation (%llx %llx), in order (%llu out of order)",
+           acc[0], acc[2], acc[3]);
+    /* in place, descending, on the same keys */
+    CK(gp_sort_desc_u32(d_out, d_out, n, 0));
+    CK(cudaMemset(d_acc + 2, 0, 16));
+    big_check<<<1024, 256>>>(d_out, n, d_acc + 2, d_acc + 3, 2);
+    CK(cudaDeviceSynchronize());
+    CK(cudaMemcpy(acc, d_acc, 32, cudaMemcpyDeviceToHost));
+    EXPECT(acc[0] == acc[2] && acc[3] == 0, "gp_sort_desc_u32 in place, n = 2^31 + 4099: a permutation, descending (%llu out of order)", acc[3]);
+    cudaFree(d_in);
+    cudaFree(d_out);
+    cudaFree(d_acc);
+}
