@@ -394,6 +394,7 @@ static void check_user(gpu_fix &f)
         CUDA_CHK(cudaMemcpy(got.data(), f.d_hist, (13 + GUARD) * 8, cudaMemcpyDeviceToHost));
         EXPECT(memcmp(got.data(), want.data(), (13 + GUARD) * 8) == 0, "GP_DEFINE_HISTOGRAM(res13): n=%zu offset %zu", n, offset);
     }
+    CUDA_CHK(cudaMemcpy(f.d_in, x.data(), n * 4, cudaMemcpyHostToDevice)); /* at offset 0 again */
     CUDA_CHK(cudaMemset(f.d_hist, 0, 13 * 8));
     block_res13<<<(unsigned)((n + 1023) / 1024), 256>>>(f.d_hist, (const int32_t *)f.d_in, n);
     CUDA_CHK_LAUNCH();
