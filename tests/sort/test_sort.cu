@@ -222,7 +222,7 @@ struct sort_case {
         dbuf kin, kout, vin, vout;
         bool ok = kin.alloc(kbytes, off) && (in_place || kout.alloc(kbytes, off));
         if (MODE == GP__SORT_PAIRS) ok = ok && vin.alloc(vbytes, off) && (in_place || vout.alloc(vbytes, off));
-        if (MODE == GP__SORT_ARGSORT) ok = ok && vout.alloc(ibytes, off);
+        if (MODE == GP__SORT_ARGSORT) ok = ok && vout.alloc(ibytes, off % 4 ? 4 : off); /* 64-bit indices: 4-byte steps */
         ok = ok && cudaMemcpy(kin.p(), keys.data(), kbytes, cudaMemcpyHostToDevice) == cudaSuccess;
         if (MODE == GP__SORT_PAIRS) ok = ok && cudaMemcpy(vin.p(), vals.data(), vbytes, cudaMemcpyHostToDevice) == cudaSuccess;
         K *ko = (K *)(in_place ? kin.p() : kout.p());
