@@ -401,7 +401,7 @@ static cudaError_t gp__seg_reduce_run(typename Op::type *d_out, const Src &src, 
     shape.scratch_bytes = gp__seg_scratch_bytes<T>(P);
     shape.scratch_zeroed = 8; /* the done counter; the records are written before they are read */
     shape.scratch_wait = dev.cluster_ok;
-    shape.status_kept = 1;
+    shape.status_kept = GP__STATUS_SEGMENTED;
     shape.chain = dev.cluster_ok;
     return gp__launch_device_wide(shape, dev.id, s, [&](const cudaLaunchConfig_t &cfg, void *scratch, uint32_t) {
         return cudaLaunchKernelEx(&cfg, kernel, d_out, src, (char *)scratch);
@@ -467,7 +467,9 @@ static cudaError_t gp__reduce_cols(typename Op::type *d_out, const typename Op::
         shape.scratch_zeroed = gp__round_up(p.strips * 8, GP__SCRATCH_ALIGN);
         shape.scratch_bytes = shape.scratch_zeroed + p.chunks * cols * sizeof(T);
         shape.scratch_wait = dev.cluster_ok;
-        shape.status_kept = 1;
+        /* per-call scratch, cleared: the counters' span grows with the strips, over
+         * what an earlier call of fewer strips used as data, so no kept region */
+        shape.status_kept = 0;
     }
     shape.chain = dev.cluster_ok;
     return gp__launch_device_wide(shape, dev.id, s, [&](const cudaLaunchConfig_t &cfg, void *scratch, uint32_t) {
