@@ -19,7 +19,8 @@
  * segmented operator (Sengupta, Harris, Zhang & Owens, 2007), which gives each thread's
  * first segment its prefix; the first segment of a block, which may have begun in an
  * earlier block, is left in a per-block record with the block's carry, and the last block
- * to finish folds the P records in block order and writes those heads. Everything is
+ * to finish (a counter tagged with the call's epoch: gp__seg_arrive) folds the P records in
+ * block order and writes those heads. Everything is
  * combined in index order with an association fixed by num_segments, N and P (the GPU's
  * SM count): bitwise the same on every run.
  *
@@ -37,6 +38,7 @@
 #include "../util/ops.cuh"
 
 #define GP__SEG_THREADS 256
+#define GP__SEG_MIN_BLOCKS 4                               /* blocks an SM the registers must allow */
 #define GP__SEG_NONE (~(uint64_t)0)                        /* a record without a head */
 #define GP__COLS_W 32                                      /* columns a block */
 #define GP__COLS_H 8                                       /* row groups a block */
@@ -72,6 +74,7 @@ static constexpr GP__HD unsigned gp__seg_items(size_t elem) { return elem <= 4 ?
 
 #include "../block/block_scan.cuh"
 #include "../util/launch.cuh"
+#include "../agent/single_pass.cuh"
 
 /* A value and a flag under the segmented operator: (f1, a) . (f2, b) = (f1 | f2, f2 ? b :
  * a OP b). Associative whenever OP is; a flag resets the fold (a segment began). */
@@ -126,6 +129,21 @@ struct gp__seg_rows {
     }
 };
 
+/* One arrival at a counter tagged with the call's epoch (high 32 bits): a word of another
+ * epoch counts as 0, so the counter needs no reset, and nothing else that an earlier call
+ * left in the status region (another family's data) can pass for a count. Returns the
+ * count with this arrival. Called by one thread. */
+static __device__ __forceinline__ uint32_t gp__seg_arrive(unsigned long long *w, uint32_t epoch)
+{
+    unsigned long long old = gp__ld_relaxed_u64(reinterpret_cast<uint64_t *>(w)), seen, next;
+    do {
+        seen = old;
+        next = (uint32_t)(seen >> 32) == epoch ? seen + 1 : ((unsigned long long)epoch << 32 | 1u);
+        old = atomicCAS(w, seen, next);
+    } while (old != seen);
+    return (uint32_t)next;
+}
+
 /* Merge-path search by one warp: the smallest x in [lo, hi] with end(x) + x >= d (hi when
  * none below it), 32 probes a round. Every lane returns it. */
 template <class Src>
@@ -155,9 +173,12 @@ static inline GP__HD size_t gp__seg_scratch_bytes(size_t P)
     return GP__SCRATCH_ALIGN + gp__round_up(P * 8, GP__SCRATCH_ALIGN) + 2 * gp__round_up(P * sizeof(gp__seg_pair<T>), GP__SCRATCH_ALIGN);
 }
 
+/* Four blocks an SM at least (64 registers a thread): a block waits on each tile's search,
+ * loads and scan in turn, so the SM's other blocks are what keeps memory busy (at 128
+ * registers, two blocks an SM read at 14-25% of the read rate on the H100). */
 template <class Op, class Src>
-__global__ void __launch_bounds__(GP__SEG_THREADS)
-    gp__seg_reduce_kernel(typename Op::type *out, Src src, char *scratch)
+__global__ void __launch_bounds__(GP__SEG_THREADS, GP__SEG_MIN_BLOCKS)
+    gp__seg_reduce_kernel(typename Op::type *out, Src src, char *scratch, uint32_t epoch)
 {
     typedef typename Op::type T;
     typedef gp__seg_op<Op> SOp;
@@ -165,55 +186,60 @@ __global__ void __launch_bounds__(GP__SEG_THREADS)
     enum { ITEMS = gp__seg_items(sizeof(T)), TILE = GP__SEG_THREADS * ITEMS, SMEM = (TILE + TILE / 32 + 1) };
     __shared__ T s_val[SMEM];
     __shared__ uint32_t s_end[SMEM];
-    __shared__ unsigned long long s_i1, s_j1;
+    __shared__ unsigned long long s_i0, s_j0, s_i1[2], s_j1[2];
     const unsigned tid = threadIdx.x, warp = tid >> 5;
     gp__chain_wait();
     src.init();
     const uint64_t N = src.total(), S = src.S, total = N + S;
     const uint64_t tiles = (total + TILE - 1) / TILE, P = gridDim.x;
     const uint64_t t_begin = tiles * blockIdx.x / P, t_end = tiles * (blockIdx.x + 1) / P;
-    /* the block's start: (i0, j0) on diagonal t_begin * TILE */
+    /* the block's start (i0, j0) on diagonal t_begin * TILE (warp 0) and its first tile's
+     * end (warp 1), searched at once */
     uint64_t i0 = 0, j0 = 0;
     if (t_begin < t_end) {
-        if (warp == 0) {
-            const uint64_t d = t_begin * TILE;
+        if (warp < 2) {
+            const uint64_t d = warp == 0 ? t_begin * TILE : gp__min_size((t_begin + 1) * TILE, total);
             const size_t x = gp__seg_search(src, d, (size_t)(d > N ? d - N : 0), (size_t)(d < S ? d : S));
-            if (tid == 0) { s_i1 = x; s_j1 = d - x; }
+            if (tid == 0) { s_i0 = x; s_j0 = d - x; }
+            if (tid == 32) { s_i1[0] = x; s_j1[0] = d - x; }
         }
         __syncthreads();
-        i0 = s_i1;
-        j0 = s_j1;
+        i0 = s_i0;
+        j0 = s_j0;
     }
     pair run = SOp::identity();    /* the block's carry so far */
     uint64_t head_row = GP__SEG_NONE;
     T head_val = Op::identity();
     for (uint64_t t = t_begin; t < t_end; t++) {
-        const uint64_t d1 = (t + 1) * TILE < total ? (t + 1) * TILE : total;
-        __syncthreads(); /* the previous tile's shared memory and s_i1 are read */
-        if (warp == 0) {
-            const uint64_t lo = gp__max_size(i0, d1 > N ? d1 - N : 0);
-            const uint64_t hi = gp__min_size(gp__min_size(d1, S), i0 + TILE);
-            const size_t x = gp__seg_search(src, d1, (size_t)lo, (size_t)hi);
-            if (tid == 0) { s_i1 = x; s_j1 = d1 - x; }
-        }
-        __syncthreads();
-        const uint64_t i1 = s_i1, j1 = s_j1;
+        const unsigned par = (unsigned)((t - t_begin) & 1);
+        __syncthreads(); /* the previous tile's shared memory is read; this tile's end is known */
+        const uint64_t i1 = s_i1[par], j1 = s_j1[par];
         const unsigned ne = (unsigned)(i1 - i0), nv = (unsigned)(j1 - j0), nt = ne + nv;
         { /* all loads in flight before the first store */
             T r[ITEMS];
-            uint64_t e[ITEMS];
+            uint32_t e[ITEMS];
 #pragma unroll
             for (unsigned q = 0; q < ITEMS; q++) {
                 const unsigned k = tid + q * GP__SEG_THREADS;
                 if (k < nv) r[q] = src.value(j0 + k);
-                if (k < ne) e[q] = src.end(i0 + k) - j0; /* >= 0 on the merge path */
+                if (k < ne) { /* >= 0 on the merge path; only compared with positions below TILE:
+                               * clamped so that adding one cannot wrap */
+                    const uint64_t x = src.end(i0 + k) - j0;
+                    e[q] = (uint32_t)(x < 0x7fffffffu ? x : 0x7fffffffu);
+                }
+            }
+            if (warp == 0 && t + 1 < t_end) { /* the next tile's end, while the loads fly */
+                const uint64_t d2 = gp__min_size((t + 2) * TILE, total);
+                const uint64_t lo = gp__max_size(i1, d2 > N ? d2 - N : 0);
+                const uint64_t hi = gp__min_size(gp__min_size(d2, S), i1 + TILE);
+                const size_t x = gp__seg_search(src, d2, (size_t)lo, (size_t)hi);
+                if (tid == 0) { s_i1[par ^ 1] = x; s_j1[par ^ 1] = d2 - x; }
             }
 #pragma unroll
             for (unsigned q = 0; q < ITEMS; q++) {
                 const unsigned k = tid + q * GP__SEG_THREADS;
                 if (k < nv) s_val[gp__seg_pad(k)] = r[q];
-                /* only compared with positions below TILE: clamped so that adding one cannot wrap */
-                if (k < ne) s_end[gp__seg_pad(k)] = (uint32_t)(e[q] < 0x7fffffffu ? e[q] : 0x7fffffffu);
+                if (k < ne) s_end[gp__seg_pad(k)] = e[q];
             }
         }
         __syncthreads();
@@ -287,10 +313,7 @@ __global__ void __launch_bounds__(GP__SEG_THREADS)
         rec_row[blockIdx.x] = s_head_row;
         rec_carry[blockIdx.x] = run; /* the same in every thread */
         __threadfence();
-        unsigned long long *done = reinterpret_cast<unsigned long long *>(scratch);
-        const bool last = atomicAdd(done, 1ull) == P - 1;
-        if (last) *done = 0; /* for the next call on this region: every block has arrived */
-        s_last = last;
+        s_last = gp__seg_arrive(reinterpret_cast<unsigned long long *>(scratch), epoch) == P;
     }
     __syncthreads();
     if (!s_last) return;
@@ -313,7 +336,7 @@ __global__ void __launch_bounds__(GP__SEG_THREADS)
 template <class Op>
 __global__ void __launch_bounds__(GP__COLS_W *GP__COLS_H)
     gp__cols_kernel(typename Op::type *out, const typename Op::type *in, size_t rows, size_t cols, size_t ld,
-                    gp__cols_plan p, char *scratch)
+                    gp__cols_plan p, char *scratch, uint32_t epoch)
 {
     typedef typename Op::type T;
     __shared__ T s[GP__COLS_H][GP__COLS_W];
@@ -350,11 +373,7 @@ __global__ void __launch_bounds__(GP__COLS_W *GP__COLS_H)
     if (c < cols) part[chunk * cols + c] = acc;
     __threadfence();
     __syncwarp();
-    if (x == 0) {
-        const bool last = atomicAdd(count + strip, 1ull) == p.chunks - 1;
-        if (last) count[strip] = 0; /* every chunk of the strip has arrived */
-        s_last = last;
-    }
+    if (x == 0) s_last = gp__seg_arrive(count + strip, epoch) == p.chunks;
     __syncwarp();
     if (!s_last) return;
     __threadfence();
@@ -387,7 +406,7 @@ template <class Op, class Src>
 static cudaError_t gp__seg_reduce_run(typename Op::type *d_out, const Src &src, cudaStream_t s, const gp__device &dev)
 {
     typedef typename Op::type T;
-    void (*kernel)(T *, Src, char *) = gp__seg_reduce_kernel<Op, Src>;
+    void (*kernel)(T *, Src, char *, uint32_t) = gp__seg_reduce_kernel<Op, Src>;
     GP__TRY(gp__kernel_load<gp__seg_reduce_kernel<Op, Src>>());
     static int fit_cache[GP__MAX_DEVICES];
     int fit = dev.id >= 0 && dev.id < GP__MAX_DEVICES ? __atomic_load_n(&fit_cache[dev.id], __ATOMIC_ACQUIRE) : 0;
@@ -399,12 +418,12 @@ static cudaError_t gp__seg_reduce_run(typename Op::type *d_out, const Src &src, 
     const size_t P = (size_t)fit * dev.sms;
     gp__launch_shape shape = {GP__GRID, (unsigned)P, GP__SEG_THREADS, 0, 0, 0, 0, 0, 0};
     shape.scratch_bytes = gp__seg_scratch_bytes<T>(P);
-    shape.scratch_zeroed = 8; /* the done counter; the records are written before they are read */
+    shape.scratch_zeroed = 8; /* the done counter (tagged); the records are written before they are read */
     shape.scratch_wait = dev.cluster_ok;
     shape.status_kept = 1;
     shape.chain = dev.cluster_ok;
-    return gp__launch_device_wide(shape, dev.id, s, [&](const cudaLaunchConfig_t &cfg, void *scratch, uint32_t) {
-        return cudaLaunchKernelEx(&cfg, kernel, d_out, src, (char *)scratch);
+    return gp__launch_device_wide(shape, dev.id, s, [&](const cudaLaunchConfig_t &cfg, void *scratch, uint32_t epoch) {
+        return cudaLaunchKernelEx(&cfg, kernel, d_out, src, (char *)scratch, epoch);
     });
 }
 
@@ -470,8 +489,8 @@ static cudaError_t gp__reduce_cols(typename Op::type *d_out, const typename Op::
         shape.status_kept = 1;
     }
     shape.chain = dev.cluster_ok;
-    return gp__launch_device_wide(shape, dev.id, s, [&](const cudaLaunchConfig_t &cfg, void *scratch, uint32_t) {
-        return cudaLaunchKernelEx(&cfg, gp__cols_kernel<Op>, d_out, d_in, rows, cols, ld, p, (char *)scratch);
+    return gp__launch_device_wide(shape, dev.id, s, [&](const cudaLaunchConfig_t &cfg, void *scratch, uint32_t epoch) {
+        return cudaLaunchKernelEx(&cfg, gp__cols_kernel<Op>, d_out, d_in, rows, cols, ld, p, (char *)scratch, epoch);
     });
 }
 
