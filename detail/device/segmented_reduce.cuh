@@ -19,8 +19,7 @@
  * segmented operator (Sengupta, Harris, Zhang & Owens, 2007), which gives each thread's
  * first segment its prefix; the first segment of a block, which may have begun in an
  * earlier block, is left in a per-block record with the block's carry, and the last block
- * to finish (a counter tagged with the call's epoch: gp__seg_arrive) folds the P records in
- * block order and writes those heads. Everything is
+ * to finish folds the P records in block order and writes those heads. Everything is
  * combined in index order with an association fixed by num_segments, N and P (the GPU's
  * SM count): bitwise the same on every run.
  *
@@ -128,21 +127,6 @@ struct gp__seg_rows {
         return gp__load_elem(in + (ld == cols ? j : j / cols * ld + j % cols));
     }
 };
-
-/* One arrival at a counter tagged with the call's epoch (high 32 bits): a word of another
- * epoch counts as 0, so the counter needs no reset, and nothing else that an earlier call
- * left in the status region (another family's data) can pass for a count. Returns the
- * count with this arrival. Called by one thread. */
-static __device__ __forceinline__ uint32_t gp__seg_arrive(unsigned long long *w, uint32_t epoch)
-{
-    unsigned long long old = gp__ld_relaxed_u64(reinterpret_cast<uint64_t *>(w)), seen, next;
-    do {
-        seen = old;
-        next = (uint32_t)(seen >> 32) == epoch ? seen + 1 : ((unsigned long long)epoch << 32 | 1u);
-        old = atomicCAS(w, seen, next);
-    } while (old != seen);
-    return (uint32_t)next;
-}
 
 /* Merge-path search by one warp: the smallest x in [lo, hi] with end(x) + x >= d (hi when
  * none below it), 32 probes a round. Every lane returns it. */
@@ -313,7 +297,12 @@ __global__ void __launch_bounds__(GP__SEG_THREADS, GP__SEG_MIN_BLOCKS)
         rec_row[blockIdx.x] = s_head_row;
         rec_carry[blockIdx.x] = run; /* the same in every thread */
         __threadfence();
-        s_last = gp__seg_arrive(reinterpret_cast<unsigned long long *>(scratch), epoch) == P;
+        /* an untagged counter at offset 0, where every user of the status region keeps its
+         * counters (data lies from GP__SCRATCH_ALIGN on): the last block returns it to 0 */
+        unsigned long long *done = reinterpret_cast<unsigned long long *>(scratch);
+        const bool last = atomicAdd(done, 1ull) == P - 1;
+        if (last) *done = 0;
+        s_last = last;
     }
     __syncthreads();
     if (!s_last) return;
@@ -373,7 +362,11 @@ __global__ void __launch_bounds__(GP__COLS_W *GP__COLS_H)
     if (c < cols) part[chunk * cols + c] = acc;
     __threadfence();
     __syncwarp();
-    if (x == 0) s_last = gp__seg_arrive(count + strip, epoch) == p.chunks;
+    if (x == 0) {
+        const bool last = atomicAdd(count + strip, 1ull) == p.chunks - 1;
+        if (last) count[strip] = 0; /* every chunk of the strip has arrived */
+        s_last = last;
+    }
     __syncwarp();
     if (!s_last) return;
     __threadfence();
@@ -485,8 +478,9 @@ static cudaError_t gp__reduce_cols(typename Op::type *d_out, const typename Op::
     if (p.chunks > 1) {
         shape.scratch_zeroed = gp__round_up(p.strips * 8, GP__SCRATCH_ALIGN);
         shape.scratch_bytes = shape.scratch_zeroed + p.chunks * cols * sizeof(T);
+        /* per-call scratch, zeroed: the strips' counters reach past the first 256 bytes, where
+         * other kernels leave data in the stream's status region (tagged words, records) */
         shape.scratch_wait = dev.cluster_ok;
-        shape.status_kept = 1;
     }
     shape.chain = dev.cluster_ok;
     return gp__launch_device_wide(shape, dev.id, s, [&](const cudaLaunchConfig_t &cfg, void *scratch, uint32_t epoch) {
