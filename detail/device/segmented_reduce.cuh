@@ -73,7 +73,6 @@ static constexpr GP__HD unsigned gp__seg_items(size_t elem) { return elem <= 4 ?
 
 #include "../block/block_scan.cuh"
 #include "../util/launch.cuh"
-#include "../agent/single_pass.cuh"
 
 /* A value and a flag under the segmented operator: (f1, a) . (f2, b) = (f1 | f2, f2 ? b :
  * a OP b). Associative whenever OP is; a flag resets the fold (a segment began). */
@@ -162,7 +161,7 @@ static inline GP__HD size_t gp__seg_scratch_bytes(size_t P)
  * registers, two blocks an SM read at 14-25% of the read rate on the H100). */
 template <class Op, class Src>
 __global__ void __launch_bounds__(GP__SEG_THREADS, GP__SEG_MIN_BLOCKS)
-    gp__seg_reduce_kernel(typename Op::type *out, Src src, char *scratch, uint32_t epoch)
+    gp__seg_reduce_kernel(typename Op::type *out, Src src, char *scratch)
 {
     typedef typename Op::type T;
     typedef gp__seg_op<Op> SOp;
@@ -325,7 +324,7 @@ __global__ void __launch_bounds__(GP__SEG_THREADS, GP__SEG_MIN_BLOCKS)
 template <class Op>
 __global__ void __launch_bounds__(GP__COLS_W *GP__COLS_H)
     gp__cols_kernel(typename Op::type *out, const typename Op::type *in, size_t rows, size_t cols, size_t ld,
-                    gp__cols_plan p, char *scratch, uint32_t epoch)
+                    gp__cols_plan p, char *scratch)
 {
     typedef typename Op::type T;
     __shared__ T s[GP__COLS_H][GP__COLS_W];
@@ -399,7 +398,7 @@ template <class Op, class Src>
 static cudaError_t gp__seg_reduce_run(typename Op::type *d_out, const Src &src, cudaStream_t s, const gp__device &dev)
 {
     typedef typename Op::type T;
-    void (*kernel)(T *, Src, char *, uint32_t) = gp__seg_reduce_kernel<Op, Src>;
+    void (*kernel)(T *, Src, char *) = gp__seg_reduce_kernel<Op, Src>;
     GP__TRY(gp__kernel_load<gp__seg_reduce_kernel<Op, Src>>());
     static int fit_cache[GP__MAX_DEVICES];
     int fit = dev.id >= 0 && dev.id < GP__MAX_DEVICES ? __atomic_load_n(&fit_cache[dev.id], __ATOMIC_ACQUIRE) : 0;
@@ -411,12 +410,12 @@ static cudaError_t gp__seg_reduce_run(typename Op::type *d_out, const Src &src, 
     const size_t P = (size_t)fit * dev.sms;
     gp__launch_shape shape = {GP__GRID, (unsigned)P, GP__SEG_THREADS, 0, 0, 0, 0, 0, 0};
     shape.scratch_bytes = gp__seg_scratch_bytes<T>(P);
-    shape.scratch_zeroed = 8; /* the done counter (tagged); the records are written before they are read */
+    shape.scratch_zeroed = 8; /* the done counter; the records are written before they are read */
     shape.scratch_wait = dev.cluster_ok;
     shape.status_kept = 1;
     shape.chain = dev.cluster_ok;
-    return gp__launch_device_wide(shape, dev.id, s, [&](const cudaLaunchConfig_t &cfg, void *scratch, uint32_t epoch) {
-        return cudaLaunchKernelEx(&cfg, kernel, d_out, src, (char *)scratch, epoch);
+    return gp__launch_device_wide(shape, dev.id, s, [&](const cudaLaunchConfig_t &cfg, void *scratch, uint32_t) {
+        return cudaLaunchKernelEx(&cfg, kernel, d_out, src, (char *)scratch);
     });
 }
 
@@ -483,8 +482,8 @@ static cudaError_t gp__reduce_cols(typename Op::type *d_out, const typename Op::
         shape.scratch_wait = dev.cluster_ok;
     }
     shape.chain = dev.cluster_ok;
-    return gp__launch_device_wide(shape, dev.id, s, [&](const cudaLaunchConfig_t &cfg, void *scratch, uint32_t epoch) {
-        return cudaLaunchKernelEx(&cfg, gp__cols_kernel<Op>, d_out, d_in, rows, cols, ld, p, (char *)scratch, epoch);
+    return gp__launch_device_wide(shape, dev.id, s, [&](const cudaLaunchConfig_t &cfg, void *scratch, uint32_t) {
+        return cudaLaunchKernelEx(&cfg, gp__cols_kernel<Op>, d_out, d_in, rows, cols, ld, p, (char *)scratch);
     });
 }
 

@@ -23,7 +23,6 @@
 #include "segmented_reduce.cuh"
 
 #define GP__SSCAN_THREADS 256
-#define GP__SSCAN_MIN_BLOCKS 3
 static inline GP__HD size_t gp__sscan_status_offset(void) { return GP__SCRATCH_ALIGN; }
 
 #ifdef __CUDACC__
@@ -70,13 +69,11 @@ struct gp__sscan_job {
     const uint8_t *heads;
     size_t n;
     int inclusive;
-    __device__ __forceinline__ T value(size_t i) const { return gp__load_elem(in + i); }
-    __device__ __forceinline__ bool head(size_t i) const { return i == 0 || heads[i] != 0; }
-    static __device__ __forceinline__ pair make(bool h, T v)
+    __device__ __forceinline__ pair element(size_t i) const
     {
         pair x;
-        x.v = v;
-        x.f = h;
+        x.v = gp__load_elem(in + i);
+        x.f = i == 0 || heads[i] != 0;
         return x;
     }
     __device__ __forceinline__ void emit(size_t i, const pair &before, const pair &x) const
@@ -98,16 +95,11 @@ struct gp__rbk_job {
     const K *keys;
     const T *vals;
     size_t n;
-    __device__ __forceinline__ T value(size_t i) const { return gp__load_elem(vals + i); }
-    __device__ __forceinline__ bool head(size_t i) const
-    {
-        return i == 0 || !EqS::eq(gp__load_elem(keys + i - 1), gp__load_elem(keys + i));
-    }
-    static __device__ __forceinline__ pair make(bool h, T v)
+    __device__ __forceinline__ pair element(size_t i) const
     {
         pair x;
-        x.v = v;
-        x.c = h;
+        x.v = gp__load_elem(vals + i);
+        x.c = i == 0 || !EqS::eq(gp__load_elem(keys + i - 1), gp__load_elem(keys + i));
         return x;
     }
     __device__ __forceinline__ void emit(size_t i, const pair &before, const pair &x) const
@@ -120,46 +112,35 @@ struct gp__rbk_job {
     }
 };
 
-/* Three blocks an SM at least (85 registers): at 103-117 registers two fit, and a block holds one tile at
- * a time (14-25% of the copy rate on the H100). */
 template <class Job>
-__global__ void __launch_bounds__(GP__SSCAN_THREADS, GP__SSCAN_MIN_BLOCKS)
+__global__ void __launch_bounds__(GP__SSCAN_THREADS)
     gp__sscan_kernel(Job job, char *scratch, size_t tiles, uint32_t epoch)
 {
     typedef typename Job::POp POp;
     typedef typename POp::type pair;
     enum { ITEMS = gp__sscan_items(sizeof(typename Job::T)), TILE = GP__SSCAN_THREADS * ITEMS };
-    __shared__ unsigned long long s_t[2];
+    __shared__ unsigned long long s_t;
     __shared__ pair s_prefix, s_xchg[2 * gp__scan_nb(sizeof(pair))];
     unsigned long long *counter = reinterpret_cast<unsigned long long *>(scratch);
     uint64_t *status = reinterpret_cast<uint64_t *>(scratch + gp__sscan_status_offset());
     const unsigned tid = threadIdx.x;
     gp__chain_wait(); /* the stream's earlier work is done: it may have used this status region */
     gp__scan_ahead<pair> ahead = {POp::identity(), 0, 0};
-    /* tile indices are taken one ahead, so the atomic's round trip overlaps the tile
-     * before: still increasing in each block, and a block waits in the look-ahead only on
-     * tiles below its current one, which are published without waiting (no cycle) */
-    if (tid == 0) s_t[0] = atomicAdd(counter, 1ull);
-    for (unsigned it = 0;; it++) {
+    for (;;) {
+        if (tid == 0) s_t = atomicAdd(counter, 1ull);
         __syncthreads();
-        const unsigned long long t = s_t[it & 1];
+        const unsigned long long t = s_t;
         if (t >= tiles) break;
-        if (tid == 0) s_t[(it + 1) & 1] = atomicAdd(counter, 1ull);
         const size_t i0 = (size_t)t * TILE + (size_t)tid * ITEMS;
-        typename Job::T v[ITEMS]; /* values and a mask of heads: pairs only when combined (registers) */
-        unsigned heads = 0;
-#pragma unroll
-        for (unsigned q = 0; q < ITEMS; q++)
-            if (i0 + q < job.n) {
-                v[q] = job.value(i0 + q);
-                heads |= (unsigned)job.head(i0 + q) << q;
-            }
+        pair x[ITEMS];
         pair mine = POp::identity();
 #pragma unroll
-        for (unsigned q = 0; q < ITEMS; q++)
-            if (i0 + q < job.n) mine = POp::apply(mine, Job::make(heads >> q & 1, v[q]));
+        for (unsigned q = 0; q < ITEMS; q++) {
+            x[q] = i0 + q < job.n ? job.element(i0 + q) : POp::identity();
+            mine = POp::apply(mine, x[q]);
+        }
         pair agg;
-        pair before = gp__block_scan<POp, false>(mine, &agg);
+        pair before = gp__block_scan<POp, false>(mine, &agg); /* ends with a barrier: s_t is read */
         if (tid < 32) {
             if (tid == 0) gp__status_publish<pair>(status, t, agg, epoch);
             __syncwarp();
@@ -171,9 +152,8 @@ __global__ void __launch_bounds__(GP__SSCAN_THREADS, GP__SSCAN_MIN_BLOCKS)
 #pragma unroll
         for (unsigned q = 0; q < ITEMS; q++)
             if (i0 + q < job.n) {
-                const pair x = Job::make(heads >> q & 1, v[q]);
-                job.emit(i0 + q, before, x);
-                before = POp::apply(before, x);
+                job.emit(i0 + q, before, x[q]);
+                before = POp::apply(before, x[q]);
             }
     }
     /* every tile taken: the last block back resets the counters (status memory) */
