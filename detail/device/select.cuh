@@ -252,6 +252,23 @@ static __device__ __forceinline__ void gp__select_heads(uint32_t (&kb)[ROWS * VE
     }
 }
 
+/* Named barrier 3 + k (k < 3) between the scanning warps (wait) and look-ahead part 0
+ * (arrive). The ids are immediates: with an id in a register ptxas reserves all 16 of the
+ * block's barriers, and the SM then holds fewer blocks. */
+template <bool WAIT>
+static __device__ __forceinline__ void gp__select_handover(unsigned k)
+{
+#define GP__SEL_BAR(id)                                                                      \
+    do {                                                                                    \
+        if (WAIT) asm volatile("bar.sync " #id ", %0;" ::"r"(GP__SEL_BLOCK + 32) : "memory");  \
+        else asm volatile("bar.arrive " #id ", %0;" ::"r"(GP__SEL_BLOCK + 32) : "memory");      \
+    } while (0)
+    if (k == 0) GP__SEL_BAR(3);
+    else if (k == 1) GP__SEL_BAR(4);
+    else GP__SEL_BAR(5);
+#undef GP__SEL_BAR
+}
+
 /* Threads: GP__SEL_BLOCK scanning threads, then two look-ahead warps. Dynamic shared
  * memory: gp__select_smem, two tile buffers.
  *
@@ -310,8 +327,7 @@ __global__ void __launch_bounds__(GP__SEL_THREADS, GP__MIN_BLOCKS(GP__SEL_THREAD
                     s_tile[(k + 3) % 4] = atomicAdd(counter, 1ull);
                 }
                 __syncwarp();
-                const unsigned id = 3 + k % 3;
-                asm volatile("bar.arrive %0, %1;" ::"r"(id), "r"(GP__SEL_BLOCK + 32) : "memory");
+                gp__select_handover<false>(k % 3);
             }
         }
         if (part_id == 0 && lane == 0) gp__last_block_reset(counter + 1, counter, 1);
@@ -436,8 +452,7 @@ __global__ void __launch_bounds__(GP__SEL_THREADS, GP__MIN_BLOCKS(GP__SEL_THREAD
             }
         }
         if (i > 0) { /* write out the previous tile */
-            const unsigned id = 3 + (i - 1) % 3;
-            asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(GP__SEL_BLOCK + 32) : "memory");
+            gp__select_handover<true>((i - 1) % 3);
             const S pre = s_prefix[(i - 1) % 3];
             unsigned long long P0;
             if constexpr (RUNS) P0 = pre.count;
