@@ -219,6 +219,7 @@
 #include "detail/device/transpose.cuh"
 #include "detail/device/matmul.cuh"
 #include "detail/device/select.cuh"
+#include "detail/device/select_runs.cuh"
 #include "detail/device/select_host.cuh"
 /* Level 4: the default instances. */
 #include "detail/instances.cuh"

@@ -81,12 +81,15 @@ static inline GP__HD gp__select_plan gp__select_make_plan(uintptr_t in, uintptr_
     p.flags_vec = flags % vec == 0;
     return p;
 }
-/* Shared memory a block: two buffers (one filled while the other is written out) of the
- * tile's values (not for nonzero) and 32-bit places (nonzero, run-length). */
+/* Shared memory a block: the tile's values (not for nonzero) and 32-bit places (nonzero,
+ * run-length); two such buffers (one filled while the other is written out) except for
+ * unique and run-length (select_runs.cuh: one tile at a time). */
 static inline GP__HD size_t gp__select_smem(int kind, size_t elem)
 {
     const size_t tile = (size_t)GP__SEL_BLOCK * gp__select_items(elem);
-    return 2 * ((kind == GP__SEL_NONZERO ? 0 : tile * elem) + (kind == GP__SEL_NONZERO || kind == GP__SEL_RUNS ? tile * 4 : 0));
+    const size_t one = (kind == GP__SEL_NONZERO ? 0 : tile * elem) +
+                       (kind == GP__SEL_NONZERO || kind == GP__SEL_RUNS ? tile * 4 : 0);
+    return kind >= GP__SEL_UNIQUE ? one : 2 * one;
 }
 /* Scratch: the tile counter and the done counter, then the status words (2 a tile: a
  * 64-bit count; 4 for run-length: count and last head). */
