@@ -31,6 +31,8 @@ cd "$(dirname "$0")/.."
   void gp_tile_load_async_##name(T *s_tile, int s_pitch, const T *g, size_t ld, size_t rows_left, size_t cols_left, int tile_rows, int tile_cols, T fill); \
   void gp_tile_store_##name(T *g, size_t ld, size_t rows_left, size_t cols_left, const T *s_tile, int s_pitch, int tile_rows, int tile_cols);
 #define HOST_MM(name, T) @host (detail/device/matmul.cuh)@ GP_DECLARE_MATMUL(name, T)
+#define HOST_SEL(name, T) @host (detail/device/select_host.cuh)@ GP__DECLARE_SELECT_DEFAULT(name, T)
+#define DEV_SEL(name, T) @device (detail/block/block_select.cuh)@ unsigned gp_block_select_flagged_##name(T *dst, T x, int keep, unsigned *position);
 GP__NAMES_START
 GP__OP_INSTANCES(HOST_OP)
 GP__OP_INSTANCES(DEV_OP)
@@ -39,5 +41,7 @@ GP__MAP2_REDUCE_INSTANCES(HOST_MAP2)
 GP__TRANSPOSE_INSTANCES(HOST_TR)
 GP__TRANSPOSE_INSTANCES(DEV_TILE)
 GP__MATMUL_INSTANCES(HOST_MM)
+GP__SELECT_INSTANCES(HOST_SEL)
+GP__SELECT_INSTANCES(DEV_SEL)
 GEN
 } | sed 's/^extern //'
