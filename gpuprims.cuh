@@ -52,7 +52,8 @@
  *      gp_matmul_f32, gp_matmul_f64                      detail/device/matmul.cuh
  *      gp_select_flagged_<t>, gp_partition_flagged_<t>,  detail/device/select_host.cuh
  *        gp_nonzero_<t>, gp_unique_<t>, gp_run_length_<t>; GP_DEFINE_SELECT[_EXTERN],
- *        GP_DEFINE_UNIQUE[_EXTERN], GP_DECLARE_SELECT, GP_DECLARE_UNIQUE (kernel: select.cuh)
+ *        GP_DEFINE_UNIQUE[_EXTERN], GP_DECLARE_SELECT, GP_DECLARE_UNIQUE (kernels:
+ *        select.cuh, select_one.cuh)
  *      gp_block_select_flagged_<t>, gp_block_select_<name> detail/block/block_select.cuh
  *   4  the default instance lists                        detail/instances.cuh
  *   Each file's end documents the exact contract of the names it defines: which threads
@@ -219,7 +220,7 @@
 #include "detail/device/transpose.cuh"
 #include "detail/device/matmul.cuh"
 #include "detail/device/select.cuh"
-#include "detail/device/select_runs.cuh"
+#include "detail/device/select_one.cuh"
 #include "detail/device/select_host.cuh"
 /* Level 4: the default instances. */
 #include "detail/instances.cuh"

@@ -44,6 +44,13 @@
 #define GP__SEL_BLOCK (GP__SEL_WARPS * 32)  /* scanning threads */
 #define GP__SEL_THREADS (GP__SEL_BLOCK + 64) /* + two look-ahead warps */
 #define GP__SEL_MIN_BLOCKS 2
+/* 1: select, partition and nonzero run the two-tile pipeline below (57% of copy against 41%
+ * for select f32 2^28 on the H100, checked against CUB there, but not yet through the test
+ * suite on a GPU); 0 (the default): every kind runs select_one.cuh's kernel. Unique and
+ * run-length always do. */
+#ifndef GP__SELECT_PIPELINE
+#define GP__SELECT_PIPELINE 0
+#endif
 
 /* What a call selects, and what it writes. */
 enum {
@@ -82,14 +89,15 @@ static inline GP__HD gp__select_plan gp__select_make_plan(uintptr_t in, uintptr_
     return p;
 }
 /* Shared memory a block: the tile's values (not for nonzero) and 32-bit places (nonzero,
- * run-length); two such buffers (one filled while the other is written out) except for
- * unique and run-length (select_runs.cuh: one tile at a time). */
+ * run-length); two such buffers (one filled while the other is written out) for the
+ * pipelined kernel. */
+static inline GP__HD int gp__select_pipelined(int kind) { return GP__SELECT_PIPELINE && kind <= GP__SEL_NONZERO; }
 static inline GP__HD size_t gp__select_smem(int kind, size_t elem)
 {
     const size_t tile = (size_t)GP__SEL_BLOCK * gp__select_items(elem);
     const size_t one = (kind == GP__SEL_NONZERO ? 0 : tile * elem) +
                        (kind == GP__SEL_NONZERO || kind == GP__SEL_RUNS ? tile * 4 : 0);
-    return kind >= GP__SEL_UNIQUE ? one : 2 * one;
+    return gp__select_pipelined(kind) ? 2 * one : one;
 }
 /* Scratch: the tile counter and the done counter, then the status words (2 a tile: a
  * 64-bit count; 4 for run-length: count and last head). */

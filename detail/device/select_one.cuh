@@ -1,25 +1,26 @@
-/* detail/device/select_runs.cuh -- the kernel of unique and run-length encode (heads and
- * tails of runs: select.cuh's map, count, look-ahead and scatter, one tile at a time).
+/* detail/device/select_one.cuh -- the compaction kernel with one tile in flight a block:
+ * select.cuh's map, count, look-ahead and scatter, the prefix of a tile waited for in the
+ * iteration that counts it. It runs every kind (the default), unique and run-length always.
  * Level 4: needs select.cuh (the map helpers, plan and status types). */
-#ifndef GPUPRIMS_DETAIL_SELECT_RUNS_CUH
-#define GPUPRIMS_DETAIL_SELECT_RUNS_CUH
+#ifndef GPUPRIMS_DETAIL_SELECT_ONE_CUH
+#define GPUPRIMS_DETAIL_SELECT_ONE_CUH
 
 #include "select.cuh"
 
 #ifdef __CUDACC__
 
-/* The kernel of unique and run-length encode: one tile in flight a block (the next tile's
- * loads are issued while the current one is written out), the prefix of tile t_i taken in
- * the same iteration. Measured on the H100, it ran unique at 42% of copy where the
- * two-tile pipeline of select.cuh (applied to heads of runs) ran it at 13%; why the
- * pipeline loses here is not yet understood, so the runs keep this kernel.
+/* One tile in flight a block (the next tile's loads are issued while the current one is
+ * written out), the prefix of tile t_i waited for in the same iteration. On the H100 it ran
+ * select f32 2^28 at 41% of copy, where select.cuh's two-tile pipeline (GP__SELECT_PIPELINE)
+ * ran it at 57%; but unique at 42%, where the pipeline ran it at 13% (not yet understood).
+ * It is the default for every kind until the pipeline has passed the test suite on a GPU.
  * Threads: GP__SEL_BLOCK scanning threads, then two look-ahead warps. Named barriers: 1 the
  * scanning warps, 2 the look-ahead warps (inside gp__scan_look_ahead too), 3 and 4 (by
  * the parity of the block's tile) the scanning warps and look-ahead part 0, which hands
  * over the tile's prefix and the block's next tile. Dynamic shared memory: gp__select_smem. */
 template <int KIND, class T, class P, class Fn>
 __global__ void __launch_bounds__(GP__SEL_THREADS, GP__MIN_BLOCKS(GP__SEL_THREADS, GP__SEL_MIN_BLOCKS))
-    gp__select_runs_kernel(gp__select_args<T, P> a, gp__select_plan p, char *scratch, uint32_t epoch)
+    gp__select_one_kernel(gp__select_args<T, P> a, gp__select_plan p, char *scratch, uint32_t epoch)
 {
     typedef typename gp__sel_status<KIND>::op SOp;
     typedef typename SOp::type S;
@@ -206,4 +207,4 @@ __global__ void __launch_bounds__(GP__SEL_THREADS, GP__MIN_BLOCKS(GP__SEL_THREAD
 }
 
 #endif /* __CUDACC__ */
-#endif /* GPUPRIMS_DETAIL_SELECT_RUNS_CUH */
+#endif /* GPUPRIMS_DETAIL_SELECT_ONE_CUH */
