@@ -52,7 +52,8 @@
  *      gp_matmul_f32, gp_matmul_f64                      detail/device/matmul.cuh
  *      gp_select_flagged_<t>, gp_partition_flagged_<t>,  detail/device/select_host.cuh
  *        gp_nonzero_<t>, gp_unique_<t>, gp_run_length_<t>; GP_DEFINE_SELECT[_EXTERN],
- *        GP_DEFINE_UNIQUE[_EXTERN], GP_DECLARE_SELECT, GP_DECLARE_UNIQUE (kernel: select.cuh)
+ *        GP_DEFINE_UNIQUE[_EXTERN], GP_DECLARE_SELECT, GP_DECLARE_UNIQUE (kernels:
+ *        select.cuh, select_one.cuh)
  *      gp_block_select_flagged_<t>, gp_block_select_<name> detail/block/block_select.cuh
  *      gp_segmented_reduce_<name>, gp_reduce_rows_<name>,  detail/device/segmented.cuh
  *        gp_reduce_cols_<name>, gp_{in,ex}clusive_segmented_scan_<name>,
@@ -284,6 +285,7 @@
 #include "detail/device/transpose.cuh"
 #include "detail/device/matmul.cuh"
 #include "detail/device/select.cuh"
+#include "detail/device/select_one.cuh"
 #include "detail/device/select_host.cuh"
 #include "detail/device/segmented.cuh"
 #include "detail/device/histogram.cuh"

@@ -36,6 +36,8 @@ cd "$(dirname "$0")/.."
 #define HOST_HIST(name, T, L) @host (detail/device/histogram.cuh)@ GP__DECLARE_HISTOGRAM_EVEN(name, T, L)
 #define HOST_SORT(name, K) @host (detail/device/sort.cuh)@ GP_DECLARE_SORT(name, K)
 #define HOST_SORT_PAIRS(name, K, V) @host (detail/device/sort.cuh)@ GP_DECLARE_SORT_PAIRS(name, K, V)
+#define HOST_SEL(name, T) @host (detail/device/select_host.cuh)@ GP__DECLARE_SELECT_DEFAULT(name, T)
+#define DEV_SEL(name, T) @device (detail/block/block_select.cuh)@ unsigned gp_block_select_flagged_##name(T *dst, T x, int keep, unsigned *position);
 GP__NAMES_START
 GP__OP_INSTANCES(HOST_OP)
 GP__OP_INSTANCES(DEV_OP)
@@ -49,5 +51,7 @@ GP__REDUCE_BY_KEY_INSTANCES(HOST_RBK)
 GP__HISTOGRAM_INSTANCES(HOST_HIST)
 GP__SORT_INSTANCES(HOST_SORT)
 GP__SORT_PAIRS_INSTANCES(HOST_SORT_PAIRS)
+GP__SELECT_INSTANCES(HOST_SEL)
+GP__SELECT_INSTANCES(DEV_SEL)
 GEN
 } | sed 's/^extern //'

@@ -44,6 +44,13 @@
 #define GP__SEL_BLOCK (GP__SEL_WARPS * 32)  /* scanning threads */
 #define GP__SEL_THREADS (GP__SEL_BLOCK + 64) /* + two look-ahead warps */
 #define GP__SEL_MIN_BLOCKS 2
+/* 1: select, partition and nonzero run the two-tile pipeline below (57% of copy against 41%
+ * for select f32 2^28 on the H100, checked against CUB there, but not yet through the test
+ * suite on a GPU); 0 (the default): every kind runs select_one.cuh's kernel. Unique and
+ * run-length always do. */
+#ifndef GP__SELECT_PIPELINE
+#define GP__SELECT_PIPELINE 0
+#endif
 
 /* What a call selects, and what it writes. */
 enum {
@@ -81,12 +88,16 @@ static inline GP__HD gp__select_plan gp__select_make_plan(uintptr_t in, uintptr_
     p.flags_vec = flags % vec == 0;
     return p;
 }
-/* Shared memory a block: two buffers (one filled while the other is written out) of the
- * tile's values (not for nonzero) and 32-bit places (nonzero, run-length). */
+/* Shared memory a block: the tile's values (not for nonzero) and 32-bit places (nonzero,
+ * run-length); two such buffers (one filled while the other is written out) for the
+ * pipelined kernel. */
+static inline GP__HD int gp__select_pipelined(int kind) { return GP__SELECT_PIPELINE && kind <= GP__SEL_NONZERO; }
 static inline GP__HD size_t gp__select_smem(int kind, size_t elem)
 {
     const size_t tile = (size_t)GP__SEL_BLOCK * gp__select_items(elem);
-    return 2 * ((kind == GP__SEL_NONZERO ? 0 : tile * elem) + (kind == GP__SEL_NONZERO || kind == GP__SEL_RUNS ? tile * 4 : 0));
+    const size_t one = (kind == GP__SEL_NONZERO ? 0 : tile * elem) +
+                       (kind == GP__SEL_NONZERO || kind == GP__SEL_RUNS ? tile * 4 : 0);
+    return gp__select_pipelined(kind) ? 2 * one : one;
 }
 /* Scratch: the tile counter and the done counter, then the status words (2 a tile: a
  * 64-bit count; 4 for run-length: count and last head). */
@@ -252,6 +263,23 @@ static __device__ __forceinline__ void gp__select_heads(uint32_t (&kb)[ROWS * VE
     }
 }
 
+/* Named barrier 3 + k (k < 3) between the scanning warps (wait) and look-ahead part 0
+ * (arrive). The ids are immediates: with an id in a register ptxas reserves all 16 of the
+ * block's barriers, and the SM then holds fewer blocks. */
+template <bool WAIT>
+static __device__ __forceinline__ void gp__select_handover(unsigned k)
+{
+#define GP__SEL_BAR(id)                                                                      \
+    do {                                                                                    \
+        if (WAIT) asm volatile("bar.sync " #id ", %0;" ::"r"(GP__SEL_BLOCK + 32) : "memory");  \
+        else asm volatile("bar.arrive " #id ", %0;" ::"r"(GP__SEL_BLOCK + 32) : "memory");      \
+    } while (0)
+    if (k == 0) GP__SEL_BAR(3);
+    else if (k == 1) GP__SEL_BAR(4);
+    else GP__SEL_BAR(5);
+#undef GP__SEL_BAR
+}
+
 /* Threads: GP__SEL_BLOCK scanning threads, then two look-ahead warps. Dynamic shared
  * memory: gp__select_smem, two tile buffers.
  *
@@ -310,8 +338,7 @@ __global__ void __launch_bounds__(GP__SEL_THREADS, GP__MIN_BLOCKS(GP__SEL_THREAD
                     s_tile[(k + 3) % 4] = atomicAdd(counter, 1ull);
                 }
                 __syncwarp();
-                const unsigned id = 3 + k % 3;
-                asm volatile("bar.arrive %0, %1;" ::"r"(id), "r"(GP__SEL_BLOCK + 32) : "memory");
+                gp__select_handover<false>(k % 3);
             }
         }
         if (part_id == 0 && lane == 0) gp__last_block_reset(counter + 1, counter, 1);
@@ -436,8 +463,7 @@ __global__ void __launch_bounds__(GP__SEL_THREADS, GP__MIN_BLOCKS(GP__SEL_THREAD
             }
         }
         if (i > 0) { /* write out the previous tile */
-            const unsigned id = 3 + (i - 1) % 3;
-            asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(GP__SEL_BLOCK + 32) : "memory");
+            gp__select_handover<true>((i - 1) % 3);
             const S pre = s_prefix[(i - 1) % 3];
             unsigned long long P0;
             if constexpr (RUNS) P0 = pre.count;

@@ -1,7 +1,7 @@
 /* detail/device/select_host.cuh -- the host side of stream compaction: argument checks, the
  * launch of select.cuh's kernel, and the instance macros (GP_DEFINE_SELECT,
  * GP_DEFINE_UNIQUE, their _EXTERN and GP_DECLARE_ forms, and the default instances' rows).
- * Level 4: needs select.cuh and the launch skeleton. The argument checks are plain host code,
+ * Level 4: needs select.cuh, select_one.cuh and the launch skeleton. The argument checks are plain host code,
  * tested on the host. */
 #ifndef GPUPRIMS_DETAIL_SELECT_HOST_CUH
 #define GPUPRIMS_DETAIL_SELECT_HOST_CUH
@@ -11,6 +11,7 @@
 #include <cuda_runtime_api.h>
 #include "../util/common.cuh"
 #include "select.cuh"
+#include "select_one.cuh"
 
 /* Whether a call's buffers may be used together: none NULL, and no two overlapping, except
  * that the first output may be the input itself when `in_place` (select, unique). ptr[0] is
@@ -64,8 +65,11 @@ static cudaError_t gp__select_launch(const gp__select_args<T, P> &a, size_t n, c
     if (p.tiles > GP__GRID_MAX) return cudaErrorInvalidValue;
     const size_t smem = gp__select_smem(KIND, sizeof(T));
     if (smem > (size_t)dev.smem_block) return cudaErrorInvalidValue;
-    void (*kernel)(gp__select_args<T, P>, gp__select_plan, char *, uint32_t) = gp__select_kernel<KIND, T, P, Fn>;
-    GP__TRY(gp__kernel_load<gp__select_kernel<KIND, T, P, Fn>>((int)smem));
+    constexpr bool ONE = !(GP__SELECT_PIPELINE && KIND <= GP__SEL_NONZERO); /* as gp__select_pipelined */
+    void (*kernel)(gp__select_args<T, P>, gp__select_plan, char *, uint32_t) =
+        ONE ? gp__select_one_kernel<KIND, T, P, Fn> : gp__select_kernel<KIND, T, P, Fn>;
+    if constexpr (ONE) GP__TRY(gp__kernel_load<gp__select_one_kernel<KIND, T, P, Fn>>((int)smem));
+    else GP__TRY(gp__kernel_load<gp__select_kernel<KIND, T, P, Fn>>((int)smem));
     const int sm90 = dev.cluster_ok; /* sm_90 code on an sm_90+ device: chained launches */
     gp__launch_shape shape = {GP__GRID, (unsigned)p.tiles, GP__SEL_THREADS, smem, 0, 0, 0, 0, 0};
     shape.scratch_bytes = shape.scratch_zeroed = gp__select_scratch_bytes(p.tiles, KIND);

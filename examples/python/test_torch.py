@@ -152,6 +152,20 @@ except ValueError:
     expect(True, "")
 torch.cuda.synchronize()
 
+# ---- stream compaction: gp against torch ------------------------------------------------
+for n in (1, 33, 4097, 1_000_003):
+    x = torch.rand(n, device=dev)
+    x[::7] = float("nan")
+    mask = x < 0.5
+    out, count = gpuprims.select_flagged(torch.empty_like(x), x, mask)
+    k = int(count.item())
+    expect(k == int(mask.sum()) and torch.equal(out[:k], x[mask]), "select_flagged_f32 n=%d against x[mask]" % n)
+    r = torch.randint(-2, 2, (n,), device=dev, dtype=torch.int32)
+    u, c = gpuprims.unique(torch.empty_like(r), r)
+    m = int(c.item())
+    want = torch.unique_consecutive(r)
+    expect(m == want.numel() and torch.equal(u[:m], want), "unique_i32 n=%d against unique_consecutive" % n)
+
 # ---- CuPy, when installed -------------------------------------------------------------
 try:
     import cupy

@@ -60,8 +60,9 @@ extern "C" void test_select_host(void)
     EXPECT(pl.tile == 2048 && pl.tiles == 3 && !pl.in_vec && pl.flags_vec, "plan f64 off 16");
     pl = gp__select_make_plan(0x1000, 0, 100, 16);
     EXPECT(pl.tile == 1024 && pl.in_vec, "plan 16-byte");
-    EXPECT(gp__select_smem(GP__SEL_RUNS, 4) == 2 * 4096 * 8 && gp__select_smem(GP__SEL_NONZERO, 8) == 2 * 2048 * 4,
-           "shared memory sizes (two buffers)");
+    EXPECT(gp__select_smem(GP__SEL_RUNS, 4) == 4096 * 8 &&
+               gp__select_smem(GP__SEL_NONZERO, 8) == (GP__SELECT_PIPELINE ? 2u : 1u) * 2048 * 4,
+           "shared memory sizes (two buffers for the pipeline)");
 }
 
 /* ---- GPU: default instances ---------------------------------------------------------------- */
