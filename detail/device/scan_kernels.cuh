@@ -128,6 +128,62 @@ static __device__ __forceinline__ void gp__scan_finish(typename Op::type (&x)[RO
 
 /* ---- ONE_BLOCK and CLUSTER: one tile per block, no scratch --------------------------------- */
 
+/* A block's tile, one tile per block: the thread's vectors from v0 (gp__scan_load; `whole`:
+ * as 16-byte vectors) into x, scanned by rows (gp__scan_warp_rows: lane_prefix), and the
+ * warps' totals scanned across the block (gp__block_scan_warp_totals: *agg, the tile's
+ * total). Returns the total of the warps before this one. Every thread of the block calls
+ * it (a barrier inside). */
+template <class Op, int ROWS, int VEC>
+static __device__ __forceinline__ typename Op::type gp__scan_block_tile(typename Op::type (&x)[ROWS * VEC],
+                                                                       typename Op::type (&lane_prefix)[ROWS],
+                                                                       typename Op::type *agg,
+                                                                       const typename Op::type *in, size_t v0,
+                                                                       const gp__scan_plan &p, bool whole)
+{
+    gp__scan_load<Op, ROWS, VEC>(x, in, v0, p, whole);
+    /* Reconverge before the shuffles: after the element-by-element path's branches the
+     * lanes may still run apart, and nvcc then takes a slow "collective" path for every
+     * shuffle (ncu: 30% of stalls were branch resolving, every shuffle one at a time). */
+    __syncwarp();
+    const typename Op::type carry = gp__scan_warp_rows<Op, ROWS, VEC>(x, lane_prefix);
+    return gp__block_scan_warp_totals<Op>(carry, agg);
+}
+
+/* CLUSTER mode, the cluster is the whole grid (rank = blockIdx.x): base with the totals of
+ * the blocks before this one put first, reduced by one warp in a fixed tree
+ * (gp__warp_reduce). agg: this block's total; s_agg, s_prefix: two T in the block's shared
+ * memory; warp, lane: the thread's. Every thread of every block calls it, and a block must
+ * not exit before it calls gp__scan_cluster_done (others may still read its s_agg). sm_90+. */
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+template <class Op>
+static __device__ __forceinline__ typename Op::type gp__scan_cluster_prefix(typename Op::type *s_agg,
+                                                                           typename Op::type *s_prefix,
+                                                                           typename Op::type agg,
+                                                                           typename Op::type base, unsigned warp,
+                                                                           unsigned lane)
+{
+    typedef typename Op::type T;
+    if (threadIdx.x == 0) *s_agg = agg;
+    __cluster_barrier_arrive(); /* release: s_agg is visible cluster-wide */
+    __cluster_barrier_wait();
+    if (warp == 0) {
+        T v = Op::identity();
+        if (lane < blockIdx.x) v = *static_cast<T *>(__cluster_map_shared_rank(s_agg, lane));
+        __syncwarp();
+        const T pre = gp__warp_reduce<Op>(v); /* blocks before this one, fixed tree */
+        if (lane == 0) *s_prefix = pre;
+    }
+    __syncthreads();
+    if (blockIdx.x > 0) base = Op::apply(*s_prefix, base);
+    return base;
+}
+static __device__ __forceinline__ void gp__scan_cluster_done(void)
+{
+    __cluster_barrier_arrive_relaxed();
+    __cluster_barrier_wait();
+}
+#endif
+
 /* Warp w owns the 32 * ITEMS contiguous elements from virtual index
  * blockIdx.x * TILE + w * 32 * ITEMS (virtual = real + pad), as ROWS rows of 32 vectors.
  * init (may be NULL): a value on the device that comes before element 0. */
@@ -143,43 +199,20 @@ __global__ void __launch_bounds__(BLOCK)
     gp__chain_wait(); /* launched chained (launch.cuh): nothing is read or written before it */
     const size_t v0 = tile * TILE + (size_t)warp * 32 * ITEMS + (size_t)lane * VEC;
     const bool whole = p.vec_ok && tile * TILE >= p.pad && (tile + 1) * TILE - p.pad <= p.n;
-    T x[ITEMS];
-    gp__scan_load<Op, ROWS, VEC>(x, in, v0, p, whole);
-    /* Reconverge before the shuffles: after the element-by-element path's branches the
-     * lanes may still run apart, and nvcc then takes a slow "collective" path for every
-     * shuffle (ncu: 30% of stalls were branch resolving, every shuffle one at a time). */
-    __syncwarp();
-    T lane_prefix[ROWS];
-    const T carry = gp__scan_warp_rows<Op, ROWS, VEC>(x, lane_prefix);
-    T agg;
-    T base = gp__block_scan_warp_totals<Op>(carry, &agg); /* the warps before this one */
+    T x[ITEMS], lane_prefix[ROWS], agg;
+    T base = gp__scan_block_tile<Op, ROWS, VEC>(x, lane_prefix, &agg, in, v0, p, whole);
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     __shared__ T s_agg, s_prefix;
-    if (p.mode == GP__CLUSTER) { /* the cluster is the whole grid: rank = blockIdx.x */
-        if (threadIdx.x == 0) s_agg = agg;
-        __cluster_barrier_arrive(); /* release: s_agg is visible cluster-wide */
-        __cluster_barrier_wait();
-        if (warp == 0) {
-            T v = Op::identity();
-            if (lane < blockIdx.x) v = *static_cast<T *>(__cluster_map_shared_rank(&s_agg, lane));
-            __syncwarp();
-            const T pre = gp__warp_reduce<Op>(v); /* blocks before this one, fixed tree */
-            if (lane == 0) s_prefix = pre;
-        }
-        __syncthreads();
-        if (blockIdx.x > 0) base = Op::apply(s_prefix, base);
-    }
+    if (p.mode == GP__CLUSTER) base = gp__scan_cluster_prefix<Op>(&s_agg, &s_prefix, agg, base, warp, lane);
 #endif
     if (init) base = Op::apply(*init, base);
     gp__scan_finish<Op, ROWS, VEC>(x, lane_prefix, base, inclusive);
     gp__scan_store<Op, ROWS, VEC>(out, x, v0, p, whole);
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    if (p.mode == GP__CLUSTER) { /* no block exits while another may still read its s_agg */
-        __cluster_barrier_arrive_relaxed();
-        __cluster_barrier_wait();
-    }
+    if (p.mode == GP__CLUSTER) gp__scan_cluster_done();
 #endif
 }
+
 /* ---- GRID: the persistent look-ahead scan ---------------------------------------------------- */
 
 /* A tile's total by one warp, in index order: lane l folds the l-th 32nd of the tile (R
