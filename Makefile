@@ -210,7 +210,7 @@ consumers: lib
 version-check:
 	@bash .ci/version-check
 
-# Read what the macros generate: make expand F=tests/test_reduce_user.cu. Prints the
+# Read what the macros generate: make expand F=tests/reduce/test_reduce_user.cu. Prints the
 # preprocessed F without the headers' expansion, formatted (needs clang-format); then
 # compiles F, and fails with the compiler's errors if it does not compile.
 EXPAND_FLAGS = -std=c++17 -arch=$(ARCH1) -I.
