@@ -117,7 +117,7 @@ static long long newest_header(const char *root)
     long long newest = mtime_ns(path);
     if (newest < 0) return -1;
     for (int level = 0; level < 2; level++) {
-        char dir[2048];
+        char dir[1024];
         snprintf(dir, sizeof dir, "%s/detail", root);
         DIR *d = opendir(dir);
         if (!d) return -1;
@@ -129,7 +129,7 @@ static long long newest_header(const char *root)
                 const long long t = mtime_ns(path);
                 if (t > newest) newest = t;
             } else if (level == 1 && strchr(e->d_name, '.') == NULL) { /* a folder: its headers */
-                char sub[2048];
+                char sub[1536];
                 snprintf(sub, sizeof sub, "%s/%s", dir, e->d_name);
                 DIR *sd = opendir(sub);
                 if (!sd) continue;
