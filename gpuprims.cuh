@@ -214,12 +214,23 @@
  *   Destination first. Counts are size_t (more than 2^31 elements work). Asynchronous on
  *   the given stream; the result lands in device memory. Returns the first cudaError_t:
  *   n == 0 is a no-op returning cudaSuccess; a NULL pointer with n > 0 returns
- *   cudaErrorInvalidValue and launches nothing. Scratch, when needed, is stream-ordered
- *   (cudaMallocFromPoolAsync on a pool the library keeps per device, so that it is not
- *   returned to the OS at every synchronisation); no data is kept between calls, so
- *   calls on several streams or threads at once are safe, and calls can be captured in a
- *   CUDA graph. Deterministic: the same input, at the same pointer alignment, on the same
- *   GPU model, gives bitwise the same output on every run and on every stream.
+ *   cudaErrorInvalidValue and launches nothing. No caller workspace. Scratch, when needed,
+ *   is stream-ordered (cudaMallocFromPoolAsync on a pool the library keeps per device).
+ *   STATUS MEMORY is the one state kept between calls (detail/util/status.cuh): per device
+ *   and per stream (named by cudaStreamGetId, so per-thread default streams and re-created
+ *   streams each get their own), a region holding only the library's status words (tile
+ *   words tagged with the call's epoch, counters the kernel's last block resets), zeroed
+ *   once when made and left as found by every call, so a grid-mode reduce or scan is one
+ *   launch with no clearing and no allocation. Calls on one stream share its region (stream
+ *   order separates them); calls on two streams never do. A call under stream capture uses
+ *   graph-owned scratch cleared by the graph instead (a graph may run on any stream). At
+ *   most 64 regions of at most 64 MB per device; beyond, a call clears its own scratch as
+ *   before (slower by a launch, never wrong). A launch that fails without killing the
+ *   context discards its region; a kernel fault kills the context anyway.
+ *   gp_release_device_state(device) frees the regions (safe at exit; later calls make them
+ *   again). No data of the user's is kept.
+ *   Deterministic: the same input, at the same pointer alignment, on the same GPU model,
+ *   gives bitwise the same output on every run and on every stream.
  *
  * OPTIONS (define before including)
  *   GPUPRIMS_IMPLEMENTATION   in one .cu file: compile the default instances there

@@ -254,7 +254,7 @@ static cudaError_t gp__histogram_run(uint64_t *d_hist, const T *d_in, size_t n, 
     shape.scratch_bytes = p.merge == GP__HIST_LAST ? gp__hist_scratch_bytes(bins) : 0;
     shape.scratch_zeroed = shape.scratch_bytes; /* every byte is a counter returned to 0 */
     shape.scratch_wait = 0;
-    shape.status_kept = 1;
+    shape.status_kept = GP__STATUS_HISTOGRAM;
     shape.chain = dev.cluster_ok && p.merge != GP__HIST_ZEROED; /* after a memset: plain stream order */
     if (p.merge == GP__HIST_ZEROED) GP__TRY(cudaMemsetAsync(d_hist, 0, (size_t)bins * sizeof(uint64_t), s));
     return gp__launch_device_wide(shape, dev.id, s, [&](const cudaLaunchConfig_t &cfg, void *scratch, uint32_t) {

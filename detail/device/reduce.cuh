@@ -192,7 +192,7 @@ static inline GP__HD gp__launch_shape gp__reduce_shape(const gp__reduce_plan &p,
     sh.scratch_bytes = p.mode == GP__GRID ? gp__reduce_partials_offset() + (size_t)p.blocks * elem : 0;
     sh.scratch_zeroed = p.mode == GP__GRID ? sizeof(unsigned long long) : 0;
     sh.scratch_wait = 0;
-    sh.status_kept = 1;
+    sh.status_kept = GP__STATUS_REDUCE;
     sh.chain = 0; /* set by the caller, which knows the device */
     return sh;
 }

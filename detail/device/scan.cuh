@@ -158,7 +158,7 @@ static cudaError_t gp__scan(typename Op::type *d_out, const typename Op::type *d
     shape.smem_bytes = ring;
     shape.scratch_bytes = shape.scratch_zeroed = gp__scan_scratch_bytes(p.tiles, sizeof(T));
     shape.scratch_wait = sm90 && !(knobs && knobs->memset_clear); /* its sm_90 code calls gp__chain_wait() */
-    shape.status_kept = !(knobs && (knobs->memset_clear || knobs->per_call)); /* tagged words, counters reset */
+    shape.status_kept = knobs && (knobs->memset_clear || knobs->per_call) ? 0 : GP__STATUS_SCAN;
     /* loaded, and opted in to the deepest ring any configuration asks for (the same for
      * every call of this type), so the bench's knobs never leave it below what one needs */
     const size_t ring_max =

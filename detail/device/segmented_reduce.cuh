@@ -37,6 +37,7 @@
 #include "../util/ops.cuh"
 
 #define GP__SEG_THREADS 256
+#define GP__SEG_MIN_BLOCKS 4                               /* blocks an SM the registers must allow */
 #define GP__SEG_NONE (~(uint64_t)0)                        /* a record without a head */
 #define GP__COLS_W 32                                      /* columns a block */
 #define GP__COLS_H 8                                       /* row groups a block */
@@ -155,8 +156,11 @@ static inline GP__HD size_t gp__seg_scratch_bytes(size_t P)
     return GP__SCRATCH_ALIGN + gp__round_up(P * 8, GP__SCRATCH_ALIGN) + 2 * gp__round_up(P * sizeof(gp__seg_pair<T>), GP__SCRATCH_ALIGN);
 }
 
+/* Four blocks an SM at least (64 registers a thread): a block waits on each tile's search,
+ * loads and scan in turn, so the SM's other blocks are what keeps memory busy (at 128
+ * registers, two blocks an SM read at 14-25% of the read rate on the H100). */
 template <class Op, class Src>
-__global__ void __launch_bounds__(GP__SEG_THREADS)
+__global__ void __launch_bounds__(GP__SEG_THREADS, GP__SEG_MIN_BLOCKS)
     gp__seg_reduce_kernel(typename Op::type *out, Src src, char *scratch)
 {
     typedef typename Op::type T;
@@ -165,55 +169,60 @@ __global__ void __launch_bounds__(GP__SEG_THREADS)
     enum { ITEMS = gp__seg_items(sizeof(T)), TILE = GP__SEG_THREADS * ITEMS, SMEM = (TILE + TILE / 32 + 1) };
     __shared__ T s_val[SMEM];
     __shared__ uint32_t s_end[SMEM];
-    __shared__ unsigned long long s_i1, s_j1;
+    __shared__ unsigned long long s_i0, s_j0, s_i1[2], s_j1[2];
     const unsigned tid = threadIdx.x, warp = tid >> 5;
     gp__chain_wait();
     src.init();
     const uint64_t N = src.total(), S = src.S, total = N + S;
     const uint64_t tiles = (total + TILE - 1) / TILE, P = gridDim.x;
     const uint64_t t_begin = tiles * blockIdx.x / P, t_end = tiles * (blockIdx.x + 1) / P;
-    /* the block's start: (i0, j0) on diagonal t_begin * TILE */
+    /* the block's start (i0, j0) on diagonal t_begin * TILE (warp 0) and its first tile's
+     * end (warp 1), searched at once */
     uint64_t i0 = 0, j0 = 0;
     if (t_begin < t_end) {
-        if (warp == 0) {
-            const uint64_t d = t_begin * TILE;
+        if (warp < 2) {
+            const uint64_t d = warp == 0 ? t_begin * TILE : gp__min_size((t_begin + 1) * TILE, total);
             const size_t x = gp__seg_search(src, d, (size_t)(d > N ? d - N : 0), (size_t)(d < S ? d : S));
-            if (tid == 0) { s_i1 = x; s_j1 = d - x; }
+            if (tid == 0) { s_i0 = x; s_j0 = d - x; }
+            if (tid == 32) { s_i1[0] = x; s_j1[0] = d - x; }
         }
         __syncthreads();
-        i0 = s_i1;
-        j0 = s_j1;
+        i0 = s_i0;
+        j0 = s_j0;
     }
     pair run = SOp::identity();    /* the block's carry so far */
     uint64_t head_row = GP__SEG_NONE;
     T head_val = Op::identity();
     for (uint64_t t = t_begin; t < t_end; t++) {
-        const uint64_t d1 = (t + 1) * TILE < total ? (t + 1) * TILE : total;
-        __syncthreads(); /* the previous tile's shared memory and s_i1 are read */
-        if (warp == 0) {
-            const uint64_t lo = gp__max_size(i0, d1 > N ? d1 - N : 0);
-            const uint64_t hi = gp__min_size(gp__min_size(d1, S), i0 + TILE);
-            const size_t x = gp__seg_search(src, d1, (size_t)lo, (size_t)hi);
-            if (tid == 0) { s_i1 = x; s_j1 = d1 - x; }
-        }
-        __syncthreads();
-        const uint64_t i1 = s_i1, j1 = s_j1;
+        const unsigned par = (unsigned)((t - t_begin) & 1);
+        __syncthreads(); /* the previous tile's shared memory is read; this tile's end is known */
+        const uint64_t i1 = s_i1[par], j1 = s_j1[par];
         const unsigned ne = (unsigned)(i1 - i0), nv = (unsigned)(j1 - j0), nt = ne + nv;
         { /* all loads in flight before the first store */
             T r[ITEMS];
-            uint64_t e[ITEMS];
+            uint32_t e[ITEMS];
 #pragma unroll
             for (unsigned q = 0; q < ITEMS; q++) {
                 const unsigned k = tid + q * GP__SEG_THREADS;
                 if (k < nv) r[q] = src.value(j0 + k);
-                if (k < ne) e[q] = src.end(i0 + k) - j0; /* >= 0 on the merge path */
+                if (k < ne) { /* >= 0 on the merge path; only compared with positions below TILE:
+                               * clamped so that adding one cannot wrap */
+                    const uint64_t x = src.end(i0 + k) - j0;
+                    e[q] = (uint32_t)(x < 0x7fffffffu ? x : 0x7fffffffu);
+                }
+            }
+            if (warp == 0 && t + 1 < t_end) { /* the next tile's end, while the loads fly */
+                const uint64_t d2 = gp__min_size((t + 2) * TILE, total);
+                const uint64_t lo = gp__max_size(i1, d2 > N ? d2 - N : 0);
+                const uint64_t hi = gp__min_size(gp__min_size(d2, S), i1 + TILE);
+                const size_t x = gp__seg_search(src, d2, (size_t)lo, (size_t)hi);
+                if (tid == 0) { s_i1[par ^ 1] = x; s_j1[par ^ 1] = d2 - x; }
             }
 #pragma unroll
             for (unsigned q = 0; q < ITEMS; q++) {
                 const unsigned k = tid + q * GP__SEG_THREADS;
                 if (k < nv) s_val[gp__seg_pad(k)] = r[q];
-                /* only compared with positions below TILE: clamped so that adding one cannot wrap */
-                if (k < ne) s_end[gp__seg_pad(k)] = (uint32_t)(e[q] < 0x7fffffffu ? e[q] : 0x7fffffffu);
+                if (k < ne) s_end[gp__seg_pad(k)] = e[q];
             }
         }
         __syncthreads();
@@ -287,9 +296,11 @@ __global__ void __launch_bounds__(GP__SEG_THREADS)
         rec_row[blockIdx.x] = s_head_row;
         rec_carry[blockIdx.x] = run; /* the same in every thread */
         __threadfence();
+        /* an untagged counter at offset 0, where every user of the status region keeps its
+         * counters (data lies from GP__SCRATCH_ALIGN on): the last block returns it to 0 */
         unsigned long long *done = reinterpret_cast<unsigned long long *>(scratch);
         const bool last = atomicAdd(done, 1ull) == P - 1;
-        if (last) *done = 0; /* for the next call on this region: every block has arrived */
+        if (last) *done = 0;
         s_last = last;
     }
     __syncthreads();
@@ -401,7 +412,7 @@ static cudaError_t gp__seg_reduce_run(typename Op::type *d_out, const Src &src, 
     shape.scratch_bytes = gp__seg_scratch_bytes<T>(P);
     shape.scratch_zeroed = 8; /* the done counter; the records are written before they are read */
     shape.scratch_wait = dev.cluster_ok;
-    shape.status_kept = 1;
+    shape.status_kept = GP__STATUS_SEGMENTED;
     shape.chain = dev.cluster_ok;
     return gp__launch_device_wide(shape, dev.id, s, [&](const cudaLaunchConfig_t &cfg, void *scratch, uint32_t) {
         return cudaLaunchKernelEx(&cfg, kernel, d_out, src, (char *)scratch);
@@ -467,7 +478,9 @@ static cudaError_t gp__reduce_cols(typename Op::type *d_out, const typename Op::
         shape.scratch_zeroed = gp__round_up(p.strips * 8, GP__SCRATCH_ALIGN);
         shape.scratch_bytes = shape.scratch_zeroed + p.chunks * cols * sizeof(T);
         shape.scratch_wait = dev.cluster_ok;
-        shape.status_kept = 1;
+        /* per-call scratch, cleared: the counters' span grows with the strips, over
+         * what an earlier call of fewer strips used as data, so no kept region */
+        shape.status_kept = 0;
     }
     shape.chain = dev.cluster_ok;
     return gp__launch_device_wide(shape, dev.id, s, [&](const cudaLaunchConfig_t &cfg, void *scratch, uint32_t) {

@@ -187,7 +187,7 @@ static cudaError_t gp__sscan_run(const Job &job, size_t n, cudaStream_t s)
     shape.scratch_bytes = shape.scratch_zeroed =
         gp__sscan_status_offset() + tiles * gp__status_words(sizeof(pair)) * 8;
     shape.scratch_wait = dev.cluster_ok;
-    shape.status_kept = 1;
+    shape.status_kept = GP__STATUS_SEGMENTED_SCAN;
     shape.chain = dev.cluster_ok;
     return gp__launch_device_wide(shape, dev.id, s, [&](const cudaLaunchConfig_t &cfg, void *scratch, uint32_t epoch) {
         return cudaLaunchKernelEx(&cfg, kernel, job, (char *)scratch, tiles, epoch);

@@ -81,12 +81,12 @@ static inline GP__HD gp__select_plan gp__select_make_plan(uintptr_t in, uintptr_
     p.flags_vec = flags % vec == 0;
     return p;
 }
-/* Shared memory a block: the tile's values (not for nonzero) and 32-bit places (nonzero,
- * run-length). */
+/* Shared memory a block: two buffers (one filled while the other is written out) of the
+ * tile's values (not for nonzero) and 32-bit places (nonzero, run-length). */
 static inline GP__HD size_t gp__select_smem(int kind, size_t elem)
 {
     const size_t tile = (size_t)GP__SEL_BLOCK * gp__select_items(elem);
-    return (kind == GP__SEL_NONZERO ? 0 : tile * elem) + (kind == GP__SEL_NONZERO || kind == GP__SEL_RUNS ? tile * 4 : 0);
+    return 2 * ((kind == GP__SEL_NONZERO ? 0 : tile * elem) + (kind == GP__SEL_NONZERO || kind == GP__SEL_RUNS ? tile * 4 : 0));
 }
 /* Scratch: the tile counter and the done counter, then the status words (2 a tile: a
  * 64-bit count; 4 for run-length: count and last head). */
@@ -208,17 +208,23 @@ static __device__ __forceinline__ void gp__select_load(T (&x)[ROWS * VEC], uint3
 /* Heads and tails of runs: keep bits for unique (head) and run-length (head | tail << 16).
  * The neighbours come from the next lane or row by shuffles, and at the warp's two ends
  * from global memory (the previous warp's or tile's last element, the next one's first). */
-template <class T, class Fn, int ROWS, int VEC, bool TAILS>
-static __device__ __forceinline__ void gp__select_heads(uint32_t (&kb)[ROWS * VEC], const T (&x)[ROWS * VEC],
-                                                       const T *in, size_t start, size_t n)
+template <class T, int ROWS, int VEC>
+static __device__ __forceinline__ void gp__select_load_edges(T (&edge)[2], const T *in, size_t start, size_t n)
 {
     const unsigned warp = threadIdx.x >> 5, lane = gp__lane_id();
     const size_t w0 = start + (size_t)warp * 32 * ROWS * VEC, w1 = w0 + 32 * ROWS * VEC; /* the warp's range */
-    T before, after;
-    memset(&before, 0, sizeof(T));
-    memset(&after, 0, sizeof(T));
-    if (lane == 0 && w0 > 0 && w0 - 1 < n) before = gp__load_elem(in + (w0 - 1));
-    if (TAILS && lane == 31 && w1 < n) after = gp__load_elem(in + w1);
+    memset(&edge[0], 0, sizeof(T));
+    memset(&edge[1], 0, sizeof(T));
+    if (lane == 0 && w0 > 0 && w0 - 1 < n) edge[0] = gp__load_elem(in + (w0 - 1));
+    if (lane == 31 && w1 < n) edge[1] = gp__load_elem(in + w1);
+}
+template <class T, class Fn, int ROWS, int VEC, bool TAILS>
+static __device__ __forceinline__ void gp__select_heads(uint32_t (&kb)[ROWS * VEC], const T (&x)[ROWS * VEC],
+                                                       const T (&edge)[2], size_t start, size_t n)
+{
+    const unsigned warp = threadIdx.x >> 5, lane = gp__lane_id();
+    const size_t w0 = start + (size_t)warp * 32 * ROWS * VEC;
+    const T before = edge[0], after = edge[1];
     __syncwarp();
 #pragma unroll
     for (int j = 0; j < ROWS; j++) {
@@ -246,10 +252,23 @@ static __device__ __forceinline__ void gp__select_heads(uint32_t (&kb)[ROWS * VE
     }
 }
 
-/* Threads: GP__SEL_BLOCK scanning threads, then two look-ahead warps. Named barriers: 1 the
- * scanning warps, 2 the look-ahead warps (inside gp__scan_look_ahead too), 3 and 4 (by
- * the parity of the block's tile) the scanning warps and look-ahead part 0, which hands
- * over the tile's prefix and the block's next tile. Dynamic shared memory: gp__select_smem. */
+/* Threads: GP__SEL_BLOCK scanning threads, then two look-ahead warps. Dynamic shared
+ * memory: gp__select_smem, two tile buffers.
+ *
+ * The scanning warps' pipeline, iteration i (tile t_i in registers): count t_i and publish
+ * its count; scatter it into buffer i % 2; start the loads of t_{i+1}; then take the prefix
+ * of t_{i-1} and write t_{i-1} out of buffer (i-1) % 2. A count thus waits only on the
+ * prefix of the block's tile two before (a tile's neighbours in index order belong to other
+ * blocks, so that prefix is long known), never on its own: counts do not chain, and the
+ * next tile's loads are in flight while a tile is written.
+ *
+ * Tiles: t_0, t_1, t_2 are taken at the start; look-ahead part 0 takes t_{k+3} once it has
+ * the prefix of t_k, into slot (k + 3) % 4 of s_tile. Tiles go to blocks in increasing
+ * order, and every count depends only on tiles of lower index, so no block waits on one
+ * that cannot finish. Named barriers: 1 the scanning warps, 2 the look-ahead warps (and
+ * inside gp__scan_look_ahead), 3 + k % 3 the scanning warps and look-ahead part 0, which
+ * hands over the prefix of t_k in s_prefix[k % 3] (three, as part 0 may run up to two
+ * prefixes ahead of the scanning warps). */
 template <int KIND, class T, class P, class Fn>
 __global__ void __launch_bounds__(GP__SEL_THREADS, GP__MIN_BLOCKS(GP__SEL_THREADS, GP__SEL_MIN_BLOCKS))
     gp__select_kernel(gp__select_args<T, P> a, gp__select_plan p, char *scratch, uint32_t epoch)
@@ -258,42 +277,41 @@ __global__ void __launch_bounds__(GP__SEL_THREADS, GP__MIN_BLOCKS(GP__SEL_THREAD
     typedef typename SOp::type S;
     enum { VEC = gp__scan_vec(sizeof(T)), ROWS = gp__scan_rows(sizeof(T)), ITEMS = VEC * ROWS };
     constexpr bool RUNS = KIND == GP__SEL_RUNS, HEADS = KIND == GP__SEL_UNIQUE || RUNS;
+    constexpr bool PART = KIND <= GP__SEL_PRED;
     const size_t TILE = (size_t)GP__SEL_BLOCK * ITEMS;
+    const size_t BUF = gp__select_smem(KIND, sizeof(T)) / 2;
     extern __shared__ __align__(16) unsigned char gp__sel_smem[];
-    T *s_val = reinterpret_cast<T *>(gp__sel_smem);
-    uint32_t *s_idx = reinterpret_cast<uint32_t *>(gp__sel_smem + (KIND == GP__SEL_NONZERO ? 0 : TILE * sizeof(T)));
-    __shared__ unsigned long long s_tile[2], s_ahead_tile[2], s_first_len, s_wlast[GP__SEL_WARPS];
-    __shared__ S s_prefix[2], s_xchg[2 * gp__scan_nb(sizeof(S))];
-    __shared__ uint32_t s_wtot[GP__SEL_WARPS], s_head0;
+    __shared__ unsigned long long s_tile[4], s_ahead_tile[2], s_wlast[GP__SEL_WARPS];
+    __shared__ S s_prefix[3], s_xchg[2 * gp__scan_nb(sizeof(S))];
+    __shared__ uint32_t s_wtot[GP__SEL_WARPS], s_head0[2], s_first_tail[2];
     unsigned long long *counter = reinterpret_cast<unsigned long long *>(scratch);
     uint64_t *status = reinterpret_cast<uint64_t *>(scratch + GP__SCRATCH_ALIGN);
     const unsigned warp = threadIdx.x >> 5, lane = gp__lane_id();
 
     gp__chain_wait(); /* the stream's earlier work may have used this status region */
-    if (threadIdx.x == 0) s_tile[0] = atomicAdd(counter, 1ull);
+    if (threadIdx.x == 0)
+        for (int k = 0; k < 3; k++) s_tile[k] = atomicAdd(counter, 1ull);
     __syncthreads();
 
     if (warp >= GP__SEL_WARPS) { /* look-ahead, parts 0 and 1: the prefix of the block's tiles */
         const unsigned part_id = warp - GP__SEL_WARPS;
         gp__scan_ahead<S> ahead = {SOp::identity(), 0, 0};
-        for (unsigned i = 0;; i++) {
+        for (unsigned k = 0;; k++) {
             unsigned long long t = 0;
-            if (part_id == 0 && lane == 0) s_ahead_tile[i & 1] = t = s_tile[i & 1];
+            if (part_id == 0 && lane == 0) s_ahead_tile[k & 1] = t = s_tile[k % 4];
             asm volatile("bar.sync 2, 64;" ::: "memory");
-            if (part_id == 1 && lane == 0) t = s_ahead_tile[i & 1];
+            if (part_id == 1 && lane == 0) t = s_ahead_tile[k & 1];
             t = __shfl_sync(GP__FULL_MASK, t, 0);
             if (t >= p.tiles) break;
             const S pre = gp__scan_look_ahead<SOp>(status, epoch, t, ahead, 0, part_id, 2, s_xchg);
             if (part_id == 0) {
-                /* the next tile is taken only now: tiles go to blocks in increasing order, and
-                 * a block takes one only when all the tiles before it are someone's */
                 if (lane == 0) {
-                    s_prefix[i & 1] = pre;
-                    s_tile[(i + 1) & 1] = atomicAdd(counter, 1ull);
+                    s_prefix[k % 3] = pre;
+                    s_tile[(k + 3) % 4] = atomicAdd(counter, 1ull);
                 }
                 __syncwarp();
-                if (i & 1) asm volatile("bar.arrive 4, %0;" ::"r"(GP__SEL_BLOCK + 32) : "memory");
-                else asm volatile("bar.arrive 3, %0;" ::"r"(GP__SEL_BLOCK + 32) : "memory");
+                const unsigned id = 3 + k % 3;
+                asm volatile("bar.arrive %0, %1;" ::"r"(id), "r"(GP__SEL_BLOCK + 32) : "memory");
             }
         }
         if (part_id == 0 && lane == 0) gp__last_block_reset(counter + 1, counter, 1);
@@ -302,137 +320,158 @@ __global__ void __launch_bounds__(GP__SEL_THREADS, GP__MIN_BLOCKS(GP__SEL_THREAD
 
     /* scanning warps */
     constexpr int LOAD_FLAGS = KIND == GP__SEL_FLAGGED;
-    T x[ITEMS];
+    T x[ITEMS], edge[2];
     uint32_t fl[ROWS];
     unsigned long long t = s_tile[0];
-    if (t < p.tiles) gp__select_load<T, ROWS, VEC, LOAD_FLAGS>(x, fl, a.in, a.flags, t * TILE, p);
-    for (unsigned i = 0; t < p.tiles; i++) {
+    const uint32_t local0 = warp * 32 * ITEMS + lane * VEC; /* + j * 32 * VEC + k */
+    auto load = [&](unsigned long long tile) {
+        gp__select_load<T, ROWS, VEC, LOAD_FLAGS>(x, fl, a.in, a.flags, tile * TILE, p);
+        if constexpr (HEADS) gp__select_load_edges<T, ROWS, VEC>(edge, a.in, tile * TILE, p.n);
+    };
+    if (t < p.tiles) load(t);
+    /* the previous tile, written out one iteration later */
+    size_t prev_start = 0;
+    uint32_t prev_total = 0, prev_valid = 0;
+    unsigned long long prev_t = 0;
+    for (unsigned i = 0;; i++) {
+        const bool cur = t < p.tiles;
+        unsigned char *buf = gp__sel_smem + (i & 1) * BUF;
+        T *s_val = reinterpret_cast<T *>(buf);
+        uint32_t *s_idx = reinterpret_cast<uint32_t *>(buf + (KIND == GP__SEL_NONZERO ? 0 : TILE * sizeof(T)));
         const size_t start = t * TILE;
-        const uint32_t local0 = warp * 32 * ITEMS + lane * VEC; /* + j * 32 * VEC + k */
-        uint32_t kb[ITEMS];
-        if constexpr (HEADS) {
-            gp__select_heads<T, Fn, ROWS, VEC, RUNS>(kb, x, a.in, start, p.n);
-        } else {
-#pragma unroll
-            for (int j = 0; j < ROWS; j++)
-#pragma unroll
-                for (int k = 0; k < VEC; k++) {
-                    const bool in_range = start + local0 + j * 32 * VEC + k < p.n;
-                    bool keep;
-                    if constexpr (KIND == GP__SEL_FLAGGED) keep = fl[j] >> k & 1;
-                    else keep = in_range && Fn::pred(x[j * VEC + k], a.p);
-                    kb[j * VEC + k] = keep ? 1u : 0u;
-                }
-        }
-        __syncwarp();
-        uint32_t lp[ROWS];
-        const uint32_t wt = gp__scan_warp_rows<gp__op_sel_u32, ROWS, VEC>(kb, lp);
-        if (lane == 0) s_wtot[warp] = wt;
-        if constexpr (RUNS) { /* the warp's last head (0 when none: tile 0 always has one) */
-            unsigned long long last = 0;
-#pragma unroll
-            for (int j = 0; j < ROWS; j++)
-#pragma unroll
-                for (int k = 0; k < VEC; k++)
-                    if (kb[j * VEC + k] & 1) last = start + local0 + j * 32 * VEC + k;
-#pragma unroll
-            for (int o = 16; o > 0; o >>= 1) {
-                const unsigned long long other = __shfl_xor_sync(GP__FULL_MASK, last, o);
-                last = other > last ? other : last;
-            }
-            if (lane == 0) s_wlast[warp] = last;
-            if (threadIdx.x == 0) s_head0 = kb[0] & 1;
-        }
-        asm volatile("bar.sync 1, %0;" ::"r"(GP__SEL_BLOCK) : "memory");
-        uint32_t before = 0, total = 0;
-#pragma unroll
-        for (unsigned w = 0; w < GP__SEL_WARPS; w++) {
-            const uint32_t v = s_wtot[w];
-            before += w < warp ? v : 0u;
-            total += v;
-        }
-        if (threadIdx.x == 0) {
-            S mine;
-            if constexpr (RUNS) {
-                unsigned long long last = 0;
-                for (unsigned w = 0; w < GP__SEL_WARPS; w++) last = s_wlast[w] > last ? s_wlast[w] : last;
-                mine = {total & 0xffffu, last};
+        uint32_t total = 0, valid = 0;
+        if (cur) {
+            uint32_t kb[ITEMS];
+            if constexpr (HEADS) {
+                gp__select_heads<T, Fn, ROWS, VEC, RUNS>(kb, x, edge, start, p.n);
             } else {
-                mine = total;
+#pragma unroll
+                for (int j = 0; j < ROWS; j++)
+#pragma unroll
+                    for (int k = 0; k < VEC; k++) {
+                        bool keep;
+                        if constexpr (KIND == GP__SEL_FLAGGED) keep = fl[j] >> k & 1;
+                        else keep = start + local0 + j * 32 * VEC + k < p.n && Fn::pred(x[j * VEC + k], a.p);
+                        kb[j * VEC + k] = keep ? 1u : 0u;
+                    }
             }
-            gp__status_publish<S>(status, t, mine, epoch);
-        }
-        const uint32_t kept = RUNS ? total & 0xffffu : total;
-        const uint32_t valid = (uint32_t)(p.n - start < TILE ? p.n - start : TILE);
-        /* scatter into the tile's places: kept first, partition's rejected after them */
+            __syncwarp();
+            uint32_t lp[ROWS];
+            const uint32_t wt = gp__scan_warp_rows<gp__op_sel_u32, ROWS, VEC>(kb, lp);
+            if (lane == 0) s_wtot[warp] = wt;
+            if constexpr (RUNS) { /* the warp's last head (0 when none: tile 0 always has one) */
+                unsigned long long last = 0;
 #pragma unroll
-        for (int j = 0; j < ROWS; j++) {
-            uint32_t run = before + lp[j];
+                for (int j = 0; j < ROWS; j++)
 #pragma unroll
-            for (int k = 0; k < VEC; k++) {
-                const uint32_t local = local0 + j * 32 * VEC + k, b = kb[j * VEC + k];
-                const uint32_t pos = RUNS ? run & 0xffffu : run;
-                if (b & 1) {
-                    if constexpr (KIND == GP__SEL_NONZERO) s_idx[pos] = local;
-                    else s_val[pos] = x[j * VEC + k];
-                    if constexpr (RUNS) s_idx[pos] = local;
-                } else if (KIND <= GP__SEL_PRED && a.rejected && local < valid) {
-                    s_val[kept + local - pos] = x[j * VEC + k];
+                    for (int k = 0; k < VEC; k++)
+                        if (kb[j * VEC + k] & 1) last = start + local0 + j * 32 * VEC + k;
+#pragma unroll
+                for (int o = 16; o > 0; o >>= 1) {
+                    const unsigned long long other = __shfl_xor_sync(GP__FULL_MASK, last, o);
+                    last = other > last ? other : last;
                 }
-                run += b;
+                if (lane == 0) s_wlast[warp] = last;
+                if (threadIdx.x == 0) s_head0[i & 1] = kb[0] & 1;
             }
-        }
-        /* the prefix (and the next tile) from the look-ahead; the scatter is visible */
-        if (i & 1) asm volatile("bar.sync 4, %0;" ::"r"(GP__SEL_BLOCK + 32) : "memory");
-        else asm volatile("bar.sync 3, %0;" ::"r"(GP__SEL_BLOCK + 32) : "memory");
-        const S pre = s_prefix[i & 1];
-        const unsigned long long next = s_tile[(i + 1) & 1];
-        unsigned long long P0;
-        if constexpr (RUNS) P0 = pre.count;
-        else P0 = pre;
-        if constexpr (RUNS) { /* each tail turns its run's head place into the run's length */
+            asm volatile("bar.sync 1, %0;" ::"r"(GP__SEL_BLOCK) : "memory");
+            uint32_t before = 0;
+#pragma unroll
+            for (unsigned w = 0; w < GP__SEL_WARPS; w++) {
+                const uint32_t v = s_wtot[w];
+                before += w < warp ? v : 0u;
+                total += v;
+            }
+            if (threadIdx.x == 0) {
+                S mine;
+                if constexpr (RUNS) {
+                    unsigned long long last = 0;
+                    for (unsigned w = 0; w < GP__SEL_WARPS; w++) last = s_wlast[w] > last ? s_wlast[w] : last;
+                    mine = {total & 0xffffu, last};
+                } else {
+                    mine = total;
+                }
+                gp__status_publish<S>(status, t, mine, epoch);
+            }
+            const uint32_t kept = RUNS ? total & 0xffffu : total;
+            valid = (uint32_t)(p.n - start < TILE ? p.n - start : TILE);
+            /* scatter into the tile's places: kept first, partition's rejected after them */
 #pragma unroll
             for (int j = 0; j < ROWS; j++) {
                 uint32_t run = before + lp[j];
 #pragma unroll
                 for (int k = 0; k < VEC; k++) {
                     const uint32_t local = local0 + j * 32 * VEC + k, b = kb[j * VEC + k];
+                    const uint32_t pos = RUNS ? run & 0xffffu : run;
+                    if (b & 1) {
+                        if constexpr (KIND == GP__SEL_NONZERO) s_idx[pos] = local;
+                        else s_val[pos] = x[j * VEC + k];
+                        if constexpr (RUNS) s_idx[pos] = local;
+                    } else if (PART && a.rejected && local < valid) {
+                        s_val[kept + local - pos] = x[j * VEC + k];
+                    }
                     run += b;
-                    if (b >> 16) {
-                        const int r = (int)(run & 0xffffu) - 1; /* this run's place in the tile */
-                        if (r >= 0) s_idx[r] = local - s_idx[r] + 1;
-                        else s_first_len = start + local - pre.last + 1; /* a run from an earlier tile */
+                }
+            }
+            /* the next tile's loads go out now: x is in shared memory */
+            const unsigned long long next = s_tile[(i + 1) % 4];
+            if (next < p.tiles) load(next);
+            t = next;
+            if constexpr (RUNS) { /* each tail turns its run's head place into the run's length */
+                asm volatile("bar.sync 1, %0;" ::"r"(GP__SEL_BLOCK) : "memory");
+#pragma unroll
+                for (int j = 0; j < ROWS; j++) {
+                    uint32_t run = before + lp[j];
+#pragma unroll
+                    for (int k = 0; k < VEC; k++) {
+                        const uint32_t local = local0 + j * 32 * VEC + k, b = kb[j * VEC + k];
+                        run += b;
+                        if (b >> 16) {
+                            const int r = (int)(run & 0xffffu) - 1; /* this run's place in the tile */
+                            if (r >= 0) s_idx[r] = local - s_idx[r] + 1;
+                            else s_first_tail[i & 1] = local; /* ends a run from an earlier tile */
+                        }
                     }
                 }
             }
-            asm volatile("bar.sync 1, %0;" ::"r"(GP__SEL_BLOCK) : "memory");
         }
-        /* the next tile's loads go out before this tile's stores */
-        T xn[ITEMS];
-        uint32_t fn[ROWS];
-        if (next < p.tiles) gp__select_load<T, ROWS, VEC, LOAD_FLAGS>(xn, fn, a.in, a.flags, next * TILE, p);
-        for (uint32_t q = threadIdx.x; q < kept; q += GP__SEL_BLOCK) {
-            if constexpr (KIND == GP__SEL_NONZERO) a.idx[P0 + q] = start + s_idx[q];
-            else gp__store_elem(a.out + (P0 + q), s_val[q]);
-        }
-        if (KIND <= GP__SEL_PRED && a.rejected)
-            for (uint32_t q = kept + threadIdx.x; q < valid; q += GP__SEL_BLOCK)
-                gp__store_elem(a.rejected + (start - P0 + (q - kept)), s_val[q]);
-        if constexpr (RUNS) {
-            const uint32_t tails = total >> 16;
-            const int r0 = s_head0 ? 0 : -1;
-            for (uint32_t q = threadIdx.x; q < tails; q += GP__SEL_BLOCK) {
-                const int r = r0 + (int)q;
-                a.lengths[P0 + r] = r < 0 ? s_first_len : (unsigned long long)s_idx[r];
+        if (i > 0) { /* write out the previous tile */
+            const unsigned id = 3 + (i - 1) % 3;
+            asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(GP__SEL_BLOCK + 32) : "memory");
+            const S pre = s_prefix[(i - 1) % 3];
+            unsigned long long P0;
+            if constexpr (RUNS) P0 = pre.count;
+            else P0 = pre;
+            unsigned char *pbuf = gp__sel_smem + ((i - 1) & 1) * BUF;
+            const T *p_val = reinterpret_cast<const T *>(pbuf);
+            const uint32_t *p_idx =
+                reinterpret_cast<const uint32_t *>(pbuf + (KIND == GP__SEL_NONZERO ? 0 : TILE * sizeof(T)));
+            const uint32_t kept = RUNS ? prev_total & 0xffffu : prev_total;
+            for (uint32_t q = threadIdx.x; q < kept; q += GP__SEL_BLOCK) {
+                if constexpr (KIND == GP__SEL_NONZERO) a.idx[P0 + q] = prev_start + p_idx[q];
+                else gp__store_elem(a.out + (P0 + q), p_val[q]);
             }
+            if (PART && a.rejected)
+                for (uint32_t q = kept + threadIdx.x; q < prev_valid; q += GP__SEL_BLOCK)
+                    gp__store_elem(a.rejected + (prev_start - P0 + (q - kept)), p_val[q]);
+            if constexpr (RUNS) {
+                const uint32_t tails = prev_total >> 16;
+                const int r0 = s_head0[(i - 1) & 1] ? 0 : -1;
+                for (uint32_t q = threadIdx.x; q < tails; q += GP__SEL_BLOCK) {
+                    const int r = r0 + (int)q;
+                    a.lengths[P0 + r] = r < 0 ? prev_start + s_first_tail[(i - 1) & 1] - pre.last + 1
+                                              : (unsigned long long)p_idx[r];
+                }
+            }
+            if (prev_t == p.tiles - 1 && threadIdx.x == 0) *a.count = P0 + kept;
         }
-        if (t == p.tiles - 1 && threadIdx.x == 0) *a.count = P0 + kept;
-        asm volatile("bar.sync 1, %0;" ::"r"(GP__SEL_BLOCK) : "memory"); /* shared memory free again */
-        t = next;
-#pragma unroll
-        for (int q = 0; q < ITEMS; q++) x[q] = xn[q];
-#pragma unroll
-        for (int j = 0; j < ROWS; j++) fl[j] = fn[j];
+        /* the buffer written out is the next one filled; s_wtot is rewritten */
+        asm volatile("bar.sync 1, %0;" ::"r"(GP__SEL_BLOCK) : "memory");
+        if (!cur) break;
+        prev_start = start;
+        prev_total = total;
+        prev_valid = valid;
+        prev_t = start / TILE;
     }
 }
 

@@ -70,7 +70,7 @@ static cudaError_t gp__select_launch(const gp__select_args<T, P> &a, size_t n, c
     gp__launch_shape shape = {GP__GRID, (unsigned)p.tiles, GP__SEL_THREADS, smem, 0, 0, 0, 0, 0};
     shape.scratch_bytes = shape.scratch_zeroed = gp__select_scratch_bytes(p.tiles, KIND);
     shape.scratch_wait = sm90;
-    shape.status_kept = 1; /* tagged words; the last block resets the counters */
+    shape.status_kept = GP__STATUS_SELECT; /* tagged words; the last block resets the counters */
     shape.chain = sm90;
     return gp__launch_device_wide(shape, dev.id, s, [&](const cudaLaunchConfig_t &base, void *scratch, uint32_t epoch) {
         /* blocks that fit, asked once per device (host memory only; a race asks twice) */

@@ -61,9 +61,10 @@ typedef struct gp__launch_shape {
     size_t scratch_zeroed; /* bytes of it cleared before the launch */
     int scratch_wait;      /* the kernel calls gp__chain_wait() first: the clearing may overlap
                             * its launch (set only for sm_90 code on an sm_90+ device) */
-    int status_kept;       /* the kernel keeps the status-memory protocol (status.cuh): its first
-                            * `scratch_zeroed` bytes are tagged words and counters it leaves
-                            * as found, so an eager call runs on the stream's region with no
+    int status_kept;       /* 0, or the kernel's layout key (GP__STATUS_*, status.cuh): it keeps
+                            * the status-memory protocol, its first `scratch_zeroed` bytes
+                            * being tagged words and counters it leaves as found, so an eager
+                            * call runs on the region of its stream and layout with no
                             * clearing (a chained kernel calls gp__chain_wait() first) */
     int chain;             /* the kernel (or the zeroing kernel before it) waits for the stream's
                             * earlier work before it touches memory (griddepcontrol.wait): it is
@@ -311,7 +312,7 @@ static cudaError_t gp__launch_device_wide(const gp__launch_shape &shape, int dev
         if (d) {
             std::lock_guard<std::mutex> g(d->lock); /* held through the launch: epochs in stream order */
             gp__status_lease lease;
-            GP__TRY(gp__status_take(d, &lease, shape.scratch_bytes, device, s));
+            GP__TRY(gp__status_take(d, &lease, shape.scratch_bytes, shape.status_kept, device, s));
             if (lease.mem) {
                 if (shape.chain) attrs[cfg.numAttrs++] = pdl;
                 return gp__status_done(&lease, launch(cfg, lease.mem, lease.epoch), s);

@@ -17,6 +17,13 @@
  * Data that no protocol reads before writing (partials, carries) may live beside the
  * words in the same region.
  *
+ * Layouts. A region belongs to one stream and one layout key (GP__STATUS_* below): the
+ * kernels that share a key use one layout, in which each word is always a counter (0
+ * between calls), always a tagged word, or always data written before it is read,
+ * whatever the call's size and type. Two families never share a region: one's data or
+ * tagged words would read as another's counters (or as its tagged words, when a data word
+ * happened to carry the epoch in its high half).
+ *
  * Ownership. A region belongs to one stream, named by cudaStreamGetId (unique for the
  * stream's lifetime, so a destroyed stream's reused handle, or each host thread's
  * per-thread default stream, gets a region of its own). Calls on one stream share it:
@@ -49,14 +56,25 @@
 #include <mutex>
 
 #ifndef GP__STATUS_SLOTS
-#define GP__STATUS_SLOTS 64 /* regions per device (streams in use at once) */
+#define GP__STATUS_SLOTS 256 /* regions per device (streams x layouts in use at once) */
 #endif
+
+/* Layout keys (gp__launch_shape.status_kept): one per kernel layout. */
+enum {
+    GP__STATUS_SCAN = 1,     /* tile and done counters, then tagged tile totals */
+    GP__STATUS_REDUCE,       /* done counter, then one partial a block */
+    GP__STATUS_SELECT,       /* tile and done counters, then tagged tile counts */
+    GP__STATUS_SEGMENTED,    /* done counter, then one fix-up record a block */
+    GP__STATUS_SEGMENTED_SCAN, /* counters, then tagged (head, value) tile totals */
+    GP__STATUS_HISTOGRAM,    /* done counter and bin accumulators, all returned to 0 */
+};
 #ifndef GP__STATUS_MAX
 #define GP__STATUS_MAX ((size_t)64 << 20) /* bytes per region; larger calls clear per call */
 #endif
 
 typedef struct gp__status_slot {
     unsigned long long stream_id; /* cudaStreamGetId of the owner; valid while `mem` != NULL */
+    int key;                      /* its layout (GP__STATUS_*) */
     void *mem;                    /* `bytes` of device memory, zero or left as found */
     size_t bytes;
     uint32_t epoch;               /* the last epoch handed out (0: none yet) */
@@ -104,11 +122,11 @@ typedef struct gp__status_lease {
     gp__status_slot *slot; /* NULL: per-call scratch (free `mem` on the stream after the launch) */
 } gp__status_lease;
 
-/* The stream's region, grown to `bytes`, with its next epoch. Called with the device's lock
+/* The region of the stream and layout `key`, grown to `bytes`, with its next epoch. Called with the device's lock
  * held. Returns cudaSuccess with lease->mem == NULL when no region can serve the call
  * (too large, or every slot busy): the caller takes the per-call path. */
-static inline cudaError_t gp__status_take(gp__status_device *d, gp__status_lease *lease, size_t bytes, int dev,
-                                          cudaStream_t s)
+static inline cudaError_t gp__status_take(gp__status_device *d, gp__status_lease *lease, size_t bytes, int key,
+                                          int dev, cudaStream_t s)
 {
     lease->mem = NULL;
     lease->slot = NULL;
@@ -118,7 +136,7 @@ static inline cudaError_t gp__status_take(gp__status_device *d, gp__status_lease
     gp__status_slot *sl = NULL, *free_sl = NULL, *idle = NULL;
     for (int i = 0; i < GP__STATUS_SLOTS && !sl; i++) {
         gp__status_slot *c = &d->slot[i];
-        if (c->mem && c->stream_id == id) sl = c;
+        if (c->mem && c->stream_id == id && c->key == key) sl = c;
         else if (!c->mem && !free_sl) free_sl = c;
     }
     if (!sl && !free_sl) { /* recycle the least recently used region whose work is done */
@@ -135,6 +153,7 @@ static inline cudaError_t gp__status_take(gp__status_device *d, gp__status_lease
         sl = free_sl;
         if (!sl->last) GP__TRY(cudaEventCreateWithFlags(&sl->last, cudaEventDisableTiming));
         sl->stream_id = id;
+        sl->key = key;
     }
     if (sl->bytes < bytes || sl->epoch == UINT32_MAX) {
         /* grow by replacement (or clear at the epoch's wrap): the old region is freed behind

@@ -509,7 +509,11 @@ static void check_streams_big(const char *what, size_t bytes, Launch launch)
     enum { K = 4 };
     unsigned char *out[K];
     std::vector<unsigned char> want(bytes * K), got(bytes * K);
-    for (int k = 0; k < K; k++) CK(cudaMalloc(&out[k], bytes));
+    for (int k = 0; k < K; k++) {
+        CK(cudaMalloc(&out[k], bytes));
+        CK(cudaMemset(out[k], 0xA7, bytes)); /* outputs past a count stay as poisoned */
+    }
+    CK(cudaDeviceSynchronize());
     for (int k = 0; k < K; k++) launch(k, out[k], (cudaStream_t)0);
     CK(cudaDeviceSynchronize());
     for (int k = 0; k < K; k++) CK(cudaMemcpy(want.data() + k * bytes, out[k], bytes, cudaMemcpyDeviceToHost));

@@ -60,8 +60,8 @@ extern "C" void test_select_host(void)
     EXPECT(pl.tile == 2048 && pl.tiles == 3 && !pl.in_vec && pl.flags_vec, "plan f64 off 16");
     pl = gp__select_make_plan(0x1000, 0, 100, 16);
     EXPECT(pl.tile == 1024 && pl.in_vec, "plan 16-byte");
-    EXPECT(gp__select_smem(GP__SEL_RUNS, 4) == 4096 * 8 && gp__select_smem(GP__SEL_NONZERO, 8) == 2048 * 4,
-           "shared memory sizes");
+    EXPECT(gp__select_smem(GP__SEL_RUNS, 4) == 2 * 4096 * 8 && gp__select_smem(GP__SEL_NONZERO, 8) == 2 * 2048 * 4,
+           "shared memory sizes (two buffers)");
 }
 
 /* ---- GPU: default instances ---------------------------------------------------------------- */
@@ -307,7 +307,7 @@ __global__ void block_select_kernel(float *out, unsigned *count, const float *in
     const unsigned c2 = gp_block_select_flagged_f32(out + blockIdx.x * 256, v, v > thr, NULL);
     __syncthreads();
     if (threadIdx.x < c && kept[threadIdx.x] != out[blockIdx.x * 256 + threadIdx.x]) atomicAdd(count + 1, 1u);
-    if (threadIdx.x == 0) count[0] += c + (c2 != c ? 1000000u : 0u);
+    if (threadIdx.x == 0) atomicAdd(count, c + (c2 != c ? 1000000u : 0u));
 }
 
 static void check_user(bufs &b)
@@ -409,19 +409,36 @@ static void check_user(bufs &b)
 
 /* ---- determinism over streams ---------------------------------------------------------------- */
 
+/* gp_t_check_streams compares 16 bytes a call: each call's outputs are folded into a
+ * position-weighted digest (two sums of hash(i, word i): any change of a word or its place
+ * changes them), on the call's stream. */
+__global__ void digest(const uint32_t *w, size_t words, unsigned long long *out)
+{
+    unsigned long long a = 0, b = 0;
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < words; i += (size_t)gridDim.x * blockDim.x) {
+        a += hash32(i, w[i]);
+        b += (unsigned long long)hash32(i ^ 0x9e37u, w[i]) * (i + 1);
+    }
+    atomicAdd(out, a);
+    atomicAdd(out + 1, b);
+}
 struct stream_ctx {
     const float *in;
     const uint8_t *flags;
-    size_t n;
+    size_t n, N;
+    float *work[4]; /* per call: selected, rejected, count, run values, run lengths, runs */
 };
 static void launch_part(void *p, int k, void *d_out, cudaStream_t s)
 {
     const stream_ctx *c = (const stream_ctx *)p;
-    (void)k;
-    float *o = (float *)d_out;
-    const size_t N = (c->n + 3) / 4 * 4; /* 8-byte outputs on 8-byte boundaries */
+    float *o = c->work[k];
+    const size_t N = c->N; /* 8-byte outputs on 8-byte boundaries */
+    CUDA_CHK(cudaMemsetAsync(o, POISON, (5 * N + 8) * 4, s));
     CUDA_CHK(gp_partition_flagged_f32(o, o + N, (uint64_t *)(o + 2 * N), c->in, c->flags, c->n, s));
     CUDA_CHK(gp_run_length_f32(o + 2 * N + 4, (uint64_t *)(o + 3 * N + 4), (uint64_t *)(o + 5 * N + 4), c->in, c->n, s));
+    CUDA_CHK(cudaMemsetAsync(d_out, 0, 16, s));
+    digest<<<256, 256, 0, s>>>((const uint32_t *)o, 5 * N + 8, (unsigned long long *)d_out);
+    CUDA_CHK_LAUNCH();
 }
 static void check_streams(bufs &b, size_t n)
 {
@@ -434,8 +451,10 @@ static void check_streams(bufs &b, size_t n)
     }
     CUDA_CHK(cudaMemcpy(b.in, x.data(), n * 4, cudaMemcpyHostToDevice));
     CUDA_CHK(cudaMemcpy(b.flags, f.data(), n, cudaMemcpyHostToDevice));
-    stream_ctx c = {(const float *)b.in, b.flags, n};
-    gp_t_check_streams("partition_flagged_f32 + run_length_f32", (5 * ((n + 3) / 4 * 4) + 6) * 4, launch_part, &c);
+    stream_ctx c = {(const float *)b.in, b.flags, n, (n + 3) / 4 * 4, {}};
+    for (int k = 0; k < 4; k++) CUDA_CHK(cudaMalloc(&c.work[k], (5 * c.N + 8) * 4));
+    gp_t_check_streams("partition_flagged_f32 + run_length_f32 (digests)", 16, launch_part, &c);
+    for (int k = 0; k < 4; k++) CUDA_CHK(cudaFree(c.work[k]));
 }
 
 /* ---- above 2^31: made and checked on the device ------------------------------------------- */

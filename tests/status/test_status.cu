@@ -11,6 +11,7 @@
 #include "../harness.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <thread>
 #include <vector>
@@ -67,6 +68,7 @@ extern "C" void test_status_gpu(void)
     }
     uint64_t st = gp_t_state(0x57a7);
     const int small = gp_t_small();
+    const int stress = getenv("GP_TEST_STRESS") != NULL; /* make stress: more rounds */
     /* grid-mode sizes: larger, then smaller (stale words of the larger call remain) */
     const size_t sizes[] = {(size_t)1 << 23, ((size_t)1 << 21) + 7, ((size_t)1 << 22) + 12345, (size_t)1 << 20};
     const int ncases = small ? 2 : 4;
@@ -154,7 +156,7 @@ extern "C" void test_status_gpu(void)
         /* 5. streams destroyed and re-created in a loop: a new stream never inherits a
          * region that the old one's work may still use */
         ok = 1;
-        const int loops = small ? 8 : 96, ring = 8;
+        const int loops = small ? 8 : stress ? 960 : 96, ring = 8;
         int *d_ring[ring];
         for (int k = 0; k < ring; k++) CK(cudaMalloc(&d_ring[k], most * sizeof(int)));
         for (int r = 0; r < loops; r++) {
@@ -181,12 +183,12 @@ extern "C" void test_status_gpu(void)
         CK(cudaFree(d_sum));
     }
 
-    /* 6. 16 host threads: each on its own stream, on one stream shared by all, and on its
-     * per-thread default stream, mixed reduce and scan calls */
+    /* 6. 16 host threads: each on its own stream, on 16 streams shared by all (a different
+     * one each round), and on its per-thread default stream, mixed reduce and scan calls */
     {
-        const int threads = small ? 4 : 16, rounds = small ? 2 : 6;
-        cudaStream_t shared;
-        CK(cudaStreamCreateWithFlags(&shared, cudaStreamNonBlocking));
+        const int threads = small ? 4 : 16, rounds = small ? 2 : stress ? 64 : 6;
+        cudaStream_t shared[16];
+        for (int k = 0; k < 16; k++) CK(cudaStreamCreateWithFlags(&shared[k], cudaStreamNonBlocking));
         std::vector<int> good(threads, 1);
         std::vector<std::thread> pool;
         for (int t = 0; t < threads; t++)
@@ -202,10 +204,11 @@ extern "C" void test_status_gpu(void)
                     good[t] = 0;
                     return;
                 }
-                const cudaStream_t streams[3] = {own, shared, cudaStreamPerThread};
                 for (int r = 0; r < rounds; r++)
-                    for (int k = 0; k < 3; k++)
+                    for (int k = 0; k < 3; k++) {
+                        const cudaStream_t streams[3] = {own, shared[(t + r) % 16], cudaStreamPerThread};
                         good[t] &= case_run_check(&cases[(t + r + k) % ncases], d_scan, d_sum, streams[k], "threads");
+                    }
                 cudaStreamDestroy(own);
                 cudaFree(d_scan);
                 cudaFree(d_sum);
@@ -213,8 +216,9 @@ extern "C" void test_status_gpu(void)
         for (auto &th : pool) th.join();
         int ok = 1;
         for (int t = 0; t < threads; t++) ok &= good[t];
-        EXPECT(ok, "status: %d host threads on private, shared and per-thread default streams", threads);
-        CK(cudaStreamDestroy(shared));
+        EXPECT(ok, "status: %d host threads x %d rounds on private, 16 shared and per-thread default streams",
+               threads, rounds);
+        for (int k = 0; k < 16; k++) CK(cudaStreamDestroy(shared[k]));
     }
 
     /* 7. a second device, where present */

@@ -1,0 +1,352 @@
+/* bench/sort/sort.cu -- the radix sort against CUB's DeviceRadixSort (Onesweep) and the
+ * copy rate, with the ladder from the textbook scan-based sort to the one-sweep passes.
+ *
+ * Part 1, "ladder" (u32 keys, 2^24 random): each design step as its own row.
+ *   1-bit split: GPU Gems 3 ch. 39 (Harris, Sengupta & Owens) and Sengupta, Harris, Zhang &
+ *     Owens (2007): per bit, flags, a device-wide exclusive scan (gp_exclusive_scan_sum_u32)
+ *     and a stable scatter: 32 passes of 3 launches.
+ *   4-bit digits, block scans: per 4-bit digit, each block counts its 16 digits, one
+ *     device-wide exclusive scan of the digit-major counts, each block ranks its tile
+ *     (gp_block_radix_rank) and scatters: 8 passes of 3 launches.
+ *   one-sweep, 8-bit digits (Adinets & Merrill 2022): gp_sort_u32 with 64-bit status words
+ *     (the layout needed above 2^32 keys), then with 32-bit words (the default).
+ * Part 2, "against CUB": keys u32 and f32 (in [0, 1)), pairs u32/u32, keys u64 at 2^28 and
+ *   u32 at 2^24, argsort i32 and f32 at 2^28 (CUB: SortPairs of key and a 64-bit index,
+ *   the index array made by a kernel inside the timed region, as an argsort must), low-
+ *   entropy u32 keys (all equal, 8 distinct, below 2^8) at 2^28, small u32 sorts, and the
+ *   empty-kernel floor. Each row: time, Gkeys/s, % of the bound (the bytes an 8-bit LSD
+ *   sort must move: the keys read once for the histograms, then read and written (keys and
+ *   values) once per pass, at this run's device-to-device copy rate), CUB time and
+ *   CUB / gp (above 1: faster than CUB). CUB's temp storage is allocated outside the timed
+ *   region; the library takes its scratch from its pool inside.
+ * Every gp result is checked against CUB's (bitwise; no -0.0 among the keys) before timing.
+ *
+ * Build and run:  make bench-sort   (or: make build/bench/sort/sort && build/bench/sort/sort)
+ * Tables: stdout and bench/results/<gpu>.sort.{md,csv}. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cub/device/device_radix_sort.cuh>
+
+#include "../../gpuprims.cuh"
+#include "../../examples/need_gpu.h"
+#include "../bench.cuh"
+
+/* ---- data -------------------------------------------------------------------------------- */
+static __device__ __forceinline__ uint32_t mix32(uint64_t i, uint32_t key)
+{
+    uint32_t x = (uint32_t)i ^ (uint32_t)(i >> 32) * 0x9E3779B1u ^ key;
+    x ^= x >> 16; x *= 0x7feb352du; x ^= x >> 15; x *= 0x846ca68bu; x ^= x >> 16;
+    return x;
+}
+enum { G_RANDOM, G_EQUAL, G_FEW, G_SMALL, G_UNIT_F32 };
+__global__ void fill_u32(uint32_t *k, size_t n, int kind, uint32_t seed)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
+        const uint32_t r = mix32(i, seed);
+        k[i] = kind == G_EQUAL ? 0x2468ACE1u : kind == G_FEW ? mix32(r & 7, 99) : kind == G_SMALL ? (r & 255)
+               : kind == G_UNIT_F32 ? __float_as_uint((float)(r >> 8) * (1.0f / 16777216.0f)) : r;
+    }
+}
+__global__ void fill_u64(uint64_t *k, size_t n, uint32_t seed)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
+        k[i] = (uint64_t)mix32(i, seed) << 32 | mix32(i, seed ^ 0x55u);
+}
+__global__ void iota_u64(uint64_t *v, size_t n)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) v[i] = i;
+}
+__global__ void empty_kernel(void) {}
+static void empty_once(void *) { empty_kernel<<<1, 32>>>(); }
+
+/* ---- the ladder's textbook sorts ----------------------------------------------------------- */
+/* 1-bit split: flags f = (bit == 0), s = exclusive scan of f, zeros = s[n-1] + f[n-1];
+ * key i goes to s[i] if f, else zeros + i - s[i]. */
+__global__ void split_flags(uint32_t *f, const uint32_t *k, size_t n, int bit)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
+        f[i] = ((k[i] >> bit) & 1) ^ 1;
+}
+__global__ void split_scatter(uint32_t *out, const uint32_t *k, const uint32_t *s, size_t n, int bit)
+{
+    const size_t zeros = s[n - 1] + (((k[n - 1] >> bit) & 1) ^ 1);
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
+        const uint32_t b = (k[i] >> bit) & 1;
+        out[b ? zeros + i - s[i] : s[i]] = k[i];
+    }
+}
+typedef struct { uint32_t *a, *b, *f, *s; size_t n; } split_ctx;
+static void split_sort(void *p)
+{
+    split_ctx *c = (split_ctx *)p;
+    uint32_t *in = c->a, *out = c->b;
+    for (int bit = 0; bit < 32; bit++) {
+        split_flags<<<1024, 256>>>(c->f, in, c->n, bit);
+        CUDA_CHK(gp_exclusive_scan_sum_u32(c->s, c->f, c->n, 0));
+        split_scatter<<<1024, 256>>>(out, in, c->s, c->n, bit);
+        uint32_t *t = in; in = out; out = t;
+    }
+}
+
+/* 4-bit digits, block scans: tiles of 256 x 8 keys */
+#define L4_BLOCK 256
+#define L4_ITEMS 8
+#define L4_TILE (L4_BLOCK * L4_ITEMS)
+__global__ void __launch_bounds__(L4_BLOCK) l4_count(uint32_t *counts, const uint32_t *k, size_t n, int shift, unsigned tiles)
+{
+    __shared__ unsigned h[16];
+    if (threadIdx.x < 16) h[threadIdx.x] = 0;
+    __syncthreads();
+    for (unsigned i = threadIdx.x; i < L4_TILE; i += L4_BLOCK) {
+        const size_t at = (size_t)blockIdx.x * L4_TILE + i;
+        if (at < n) atomicAdd(&h[(k[at] >> shift) & 15], 1u);
+    }
+    __syncthreads();
+    if (threadIdx.x < 16) counts[(size_t)threadIdx.x * tiles + blockIdx.x] = h[threadIdx.x]; /* digit-major */
+}
+__global__ void __launch_bounds__(L4_BLOCK) l4_scatter(uint32_t *out, const uint32_t *k, const uint32_t *offsets, size_t n,
+                                                       int shift, unsigned tiles)
+{
+    __shared__ gp_block_radix_rank_smem<L4_BLOCK> s;
+    const unsigned lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const size_t first = (size_t)blockIdx.x * L4_TILE + warp * 32 * L4_ITEMS + lane;
+    uint32_t key[L4_ITEMS];
+    unsigned digit[L4_ITEMS], rank[L4_ITEMS];
+    for (int i = 0; i < L4_ITEMS; i++) {
+        const size_t at = first + 32 * i;
+        key[i] = at < n ? k[at] : 0;
+        digit[i] = at < n ? (key[i] >> shift) & 15 : 255;
+    }
+    gp_block_radix_rank<L4_BLOCK, L4_ITEMS>(digit, rank, s);
+    for (int i = 0; i < L4_ITEMS; i++)
+        if (first + 32 * i < n)
+            out[offsets[(size_t)digit[i] * tiles + blockIdx.x] + rank[i] - s.digit_start[digit[i]]] = key[i];
+}
+typedef struct { uint32_t *a, *b, *counts, *offsets; size_t n; } l4_ctx;
+static void l4_sort(void *p)
+{
+    l4_ctx *c = (l4_ctx *)p;
+    const unsigned tiles = (unsigned)((c->n + L4_TILE - 1) / L4_TILE);
+    uint32_t *in = c->a, *out = c->b;
+    for (int shift = 0; shift < 32; shift += 4) {
+        l4_count<<<tiles, L4_BLOCK>>>(c->counts, in, c->n, shift, tiles);
+        CUDA_CHK(gp_exclusive_scan_sum_u32(c->offsets, c->counts, (size_t)16 * tiles, 0));
+        l4_scatter<<<tiles, L4_BLOCK>>>(out, in, c->offsets, c->n, shift, tiles);
+        uint32_t *t = in; in = out; out = t;
+    }
+}
+
+/* ---- timed calls ------------------------------------------------------------------------------ */
+enum { J_KEYS, J_PAIRS, J_ARGSORT };
+typedef struct {
+    int job, type; /* type: 0 u32, 1 f32, 2 u64, 3 i32 */
+    size_t n;
+    void *in, *out, *vin, *vout, *tmp;
+    size_t tmp_bytes;
+    const gp__sort_knobs *knobs;
+} sort_ctx;
+
+static void gp_call(void *p)
+{
+    sort_ctx *c = (sort_ctx *)p;
+    if (c->knobs) {
+        CUDA_CHK((gp__sort<uint32_t, uint32_t, GP__SORT_KEYS>((uint32_t *)c->out, NULL, (const uint32_t *)c->in, NULL, c->n, 0, 0,
+                                                              c->knobs)));
+        return;
+    }
+    if (c->job == J_KEYS) {
+        if (c->type == 0) CUDA_CHK(gp_sort_u32((uint32_t *)c->out, (const uint32_t *)c->in, c->n, 0));
+        if (c->type == 1) CUDA_CHK(gp_sort_f32((float *)c->out, (const float *)c->in, c->n, 0));
+        if (c->type == 2) CUDA_CHK(gp_sort_u64((uint64_t *)c->out, (const uint64_t *)c->in, c->n, 0));
+    } else if (c->job == J_PAIRS) {
+        CUDA_CHK(gp_sort_pairs_u32_u32((uint32_t *)c->out, (uint32_t *)c->vout, (const uint32_t *)c->in,
+                                       (const uint32_t *)c->vin, c->n, 0));
+    } else {
+        if (c->type == 1) CUDA_CHK(gp_argsort_f32((uint64_t *)c->vout, (const float *)c->in, c->n, 0));
+        if (c->type == 3) CUDA_CHK(gp_argsort_i32((uint64_t *)c->vout, (const int32_t *)c->in, c->n, 0));
+    }
+}
+static void cub_call(void *p)
+{
+    sort_ctx *c = (sort_ctx *)p;
+    size_t tb = c->tmp_bytes;
+    const int n = (int)c->n; /* CUB 3 takes a 64-bit count through its num_items template; int is enough here */
+    if (c->job == J_KEYS) {
+        if (c->type == 0) CUDA_CHK(cub::DeviceRadixSort::SortKeys(c->tmp, tb, (const uint32_t *)c->in, (uint32_t *)c->out, n));
+        if (c->type == 1) CUDA_CHK(cub::DeviceRadixSort::SortKeys(c->tmp, tb, (const float *)c->in, (float *)c->out, n));
+        if (c->type == 2) CUDA_CHK(cub::DeviceRadixSort::SortKeys(c->tmp, tb, (const uint64_t *)c->in, (uint64_t *)c->out, n));
+    } else if (c->job == J_PAIRS) {
+        CUDA_CHK(cub::DeviceRadixSort::SortPairs(c->tmp, tb, (const uint32_t *)c->in, (uint32_t *)c->out,
+                                                 (const uint32_t *)c->vin, (uint32_t *)c->vout, n));
+    } else {
+        iota_u64<<<1024, 256>>>((uint64_t *)c->vin, c->n);
+        if (c->type == 1)
+            CUDA_CHK(cub::DeviceRadixSort::SortPairs(c->tmp, tb, (const float *)c->in, (float *)c->out,
+                                                     (const uint64_t *)c->vin, (uint64_t *)c->vout, n));
+        if (c->type == 3)
+            CUDA_CHK(cub::DeviceRadixSort::SortPairs(c->tmp, tb, (const int32_t *)c->in, (int32_t *)c->out,
+                                                     (const uint64_t *)c->vin, (uint64_t *)c->vout, n));
+    }
+}
+static size_t cub_temp(sort_ctx *c)
+{
+    void *save = c->tmp;
+    c->tmp = NULL;
+    c->tmp_bytes = 0;
+    size_t tb = 0;
+    const int n = (int)c->n;
+    if (c->job == J_KEYS && c->type == 0) cub::DeviceRadixSort::SortKeys(NULL, tb, (const uint32_t *)c->in, (uint32_t *)c->out, n);
+    if (c->job == J_KEYS && c->type == 1) cub::DeviceRadixSort::SortKeys(NULL, tb, (const float *)c->in, (float *)c->out, n);
+    if (c->job == J_KEYS && c->type == 2) cub::DeviceRadixSort::SortKeys(NULL, tb, (const uint64_t *)c->in, (uint64_t *)c->out, n);
+    if (c->job == J_PAIRS)
+        cub::DeviceRadixSort::SortPairs(NULL, tb, (const uint32_t *)c->in, (uint32_t *)c->out, (const uint32_t *)c->vin,
+                                        (uint32_t *)c->vout, n);
+    if (c->job == J_ARGSORT)
+        cub::DeviceRadixSort::SortPairs(NULL, tb, (const float *)c->in, (float *)c->out, (const uint64_t *)c->vin,
+                                        (uint64_t *)c->vout, n);
+    c->tmp = save;
+    return tb;
+}
+
+/* device buffers for the largest job: keys 8 bytes, values 8 bytes, n = 2^28 */
+static void *g_in, *g_out, *g_vin, *g_vout, *g_check, *g_tmp;
+static size_t g_tmp_bytes;
+
+static float time_gp(sort_ctx *c) { return gp_bench_median_ms(gp_call, c); }
+static float time_cub(sort_ctx *c)
+{
+    const size_t need = cub_temp(c);
+    if (need > g_tmp_bytes) {
+        CUDA_CHK(cudaFree(g_tmp));
+        CUDA_CHK(cudaMalloc(&g_tmp, need));
+        g_tmp_bytes = need;
+    }
+    c->tmp = g_tmp;
+    c->tmp_bytes = need;
+    return gp_bench_median_ms(cub_call, c);
+}
+/* gp's output against CUB's (keys for sorts, the indices for argsort, values for pairs) */
+static int same_as_cub(sort_ctx *c, size_t bytes)
+{
+    void *result = c->job == J_KEYS ? c->out : c->vout;
+    gp_call(c);
+    CUDA_CHK(cudaMemcpy(g_check, result, bytes, cudaMemcpyDeviceToDevice));
+    time_cub(c); /* sizes its temp storage */
+    cub_call(c);
+    CUDA_CHK(cudaDeviceSynchronize());
+    unsigned char *a = (unsigned char *)malloc(bytes), *b = (unsigned char *)malloc(bytes);
+    CUDA_CHK(cudaMemcpy(a, g_check, bytes, cudaMemcpyDeviceToHost));
+    CUDA_CHK(cudaMemcpy(b, result, bytes, cudaMemcpyDeviceToHost));
+    const int same = memcmp(a, b, bytes) == 0;
+    free(a);
+    free(b);
+    return same;
+}
+
+int main(void)
+{
+    need_gpu(__FILE__);
+    gp_bench_begin("sort", "Radix sort");
+    const size_t big = (size_t)1 << 28;
+    CUDA_CHK(cudaMalloc(&g_in, big * 8));
+    CUDA_CHK(cudaMalloc(&g_out, big * 8));
+    CUDA_CHK(cudaMalloc(&g_vin, big * 8));
+    CUDA_CHK(cudaMalloc(&g_vout, big * 8));
+    CUDA_CHK(cudaMalloc(&g_check, big * 8));
+    const float copy_ms = gp_bench_copy_ms(g_out, g_in, big * 4);
+    const double copy_gbs = gp_bench_gbps(2.0 * big * 4, copy_ms);
+    const float floor_ms = gp_bench_median_ms_batch(empty_once, NULL, 64);
+
+    /* Part 1: the ladder at 2^24 u32 */
+    {
+        const size_t n = (size_t)1 << 24;
+        fill_u32<<<1024, 256>>>((uint32_t *)g_in, n, G_RANDOM, 1);
+        uint32_t *s_f = (uint32_t *)g_vin, *s_s = (uint32_t *)g_vout;
+        gp_table_begin("Ladder: u32 keys, 2^24 random", "step|launches|ms|Gkeys/s|% of bound|vs CUB");
+        sort_ctx c = {J_KEYS, 0, n, g_in, g_out, NULL, NULL, NULL, 0, NULL};
+        const float cub_ms = time_cub(&c);
+        const double bound_ms = 36.0 * n / (copy_gbs * 1e6);
+        /* the textbook sorts work on copies of the keys (they sort in ping-pong buffers) */
+        uint32_t *a = (uint32_t *)g_check, *b = (uint32_t *)g_out;
+        split_ctx sc = {a, b, s_f, s_s, n};
+        CUDA_CHK(cudaMemcpy(a, g_in, n * 4, cudaMemcpyDeviceToDevice));
+        const float split_ms = gp_bench_median_ms_n(split_sort, &sc, 1, 5); /* 32 passes of a stable sort of sorted keys: same work */
+        l4_ctx lc = {a, b, s_f, s_s, n};
+        const float l4_ms = gp_bench_median_ms_n(l4_sort, &lc, 2, 21);
+        /* check the 4-bit sort: 8 passes (even) leave the result in a */
+        CUDA_CHK(cudaMemcpy(a, g_in, n * 4, cudaMemcpyDeviceToDevice));
+        l4_sort(&lc);
+        cub_call(&c);
+        CUDA_CHK(cudaDeviceSynchronize());
+        {
+            uint32_t *h1 = (uint32_t *)malloc(n * 4), *h2 = (uint32_t *)malloc(n * 4);
+            CUDA_CHK(cudaMemcpy(h1, a, n * 4, cudaMemcpyDeviceToHost));
+            CUDA_CHK(cudaMemcpy(h2, g_out, n * 4, cudaMemcpyDeviceToHost));
+            if (memcmp(h1, h2, n * 4)) fprintf(stderr, "ladder: the 4-bit sort differs from CUB\n");
+            CUDA_CHK(cudaMemcpy(a, g_in, n * 4, cudaMemcpyDeviceToDevice));
+            split_sort(&sc); /* 32 passes: the result in a */
+            CUDA_CHK(cudaMemcpy(h1, a, n * 4, cudaMemcpyDeviceToHost));
+            if (memcmp(h1, h2, n * 4)) fprintf(stderr, "ladder: the 1-bit split sort differs from CUB\n");
+            free(h1);
+            free(h2);
+        }
+        gp__sort_knobs wide = {1, 0, 1};
+        sort_ctx cw = c;
+        cw.knobs = &wide;
+        const float wide_ms = time_gp(&cw);
+        const float gp_ms = time_gp(&c);
+        const struct { const char *step, *launches; float ms; } rows[] = {
+            {"1-bit split, device scan per bit (GPU Gems 3 ch. 39)", "96", split_ms},
+            {"4-bit digits, block rank + device scan of block counts", "24", l4_ms},
+            {"8-bit one-sweep, 64-bit status words", "1 memset + 5", wide_ms},
+            {"8-bit one-sweep, 32-bit status words (gp_sort_u32)", "1 memset + 5", gp_ms},
+            {"CUB DeviceRadixSort::SortKeys (Onesweep)", "-", cub_ms},
+        };
+        for (size_t r = 0; r < sizeof rows / sizeof rows[0]; r++)
+            gp_table_row("%s|%s|%.3f|%.2f|%.1f%%|%.2fx", rows[r].step, rows[r].launches, rows[r].ms, n / (rows[r].ms * 1e6),
+                         100.0 * bound_ms / rows[r].ms, cub_ms / rows[r].ms);
+        gp_bench_note("Bound: 36 bytes per key (read once for the histograms, read and written in each of 4 passes) at "
+                      "this run's copy rate, %.0f GB/s. vs CUB: CUB time / time.", copy_gbs);
+    }
+
+    /* Part 2: against CUB */
+    gp_table_begin("Against CUB (this run)", "job|n|gp ms|Gkeys/s|% of bound|CUB ms|vs CUB|checked");
+    struct row { const char *name; int job, type, gen; int lg; double bytes_per_key; };
+    const row rows[] = {
+        {"keys u32, random", J_KEYS, 0, G_RANDOM, 28, 36},
+        {"keys f32 in [0, 1)", J_KEYS, 1, G_UNIT_F32, 28, 36},
+        {"pairs u32/u32, random", J_PAIRS, 0, G_RANDOM, 28, 68},
+        {"keys u64, random", J_KEYS, 2, G_RANDOM, 28, 136},
+        {"keys u32, random", J_KEYS, 0, G_RANDOM, 24, 36},
+        {"argsort i32 (CUB: pairs with a u64 index)", J_ARGSORT, 3, G_RANDOM, 28, 4 + 4 * 12.0 + 8 /* last pass: no keys */},
+        {"argsort f32 in [0, 1)", J_ARGSORT, 1, G_UNIT_F32, 28, 4 + 4 * 12.0 + 8},
+        {"keys u32, all equal", J_KEYS, 0, G_EQUAL, 28, 36},
+        {"keys u32, 8 distinct", J_KEYS, 0, G_FEW, 28, 36},
+        {"keys u32, below 2^8", J_KEYS, 0, G_SMALL, 28, 36},
+        {"keys u32, random", J_KEYS, 0, G_RANDOM, 20, 36},
+        {"keys u32, random", J_KEYS, 0, G_RANDOM, 16, 36},
+        {"keys u32, random", J_KEYS, 0, G_RANDOM, 10, 36},
+    };
+    for (size_t r = 0; r < sizeof rows / sizeof rows[0]; r++) {
+        const size_t n = (size_t)1 << rows[r].lg;
+        sort_ctx c = {rows[r].job, rows[r].type, n, g_in, g_out, g_vin, g_vout, NULL, 0, NULL};
+        if (rows[r].type == 2) fill_u64<<<1024, 256>>>((uint64_t *)g_in, n, 7);
+        else fill_u32<<<1024, 256>>>((uint32_t *)g_in, n, rows[r].gen, 7 + (unsigned)r);
+        if (rows[r].job == J_PAIRS) iota_u64<<<1024, 256>>>((uint64_t *)g_vin, n / 2); /* any values */
+        const size_t out_bytes = rows[r].job == J_ARGSORT ? n * 8 : rows[r].type == 2 ? n * 8 : n * 4;
+        const int same = same_as_cub(&c, out_bytes);
+        const float gp_ms = time_gp(&c), cub_ms = time_cub(&c);
+        const double bound_ms = rows[r].bytes_per_key * n / (copy_gbs * 1e6);
+        gp_table_row("%s|2^%d|%.4f|%.2f|%.1f%%|%.4f|%.2fx|%s", rows[r].name, rows[r].lg, gp_ms, n / (gp_ms * 1e6),
+                     100.0 * bound_ms / gp_ms, cub_ms, cub_ms / gp_ms, same ? "= CUB" : "DIFFERS");
+    }
+    gp_bench_note("Copy: %.0f GB/s (1 GiB device-to-device, read + write). Empty kernel back to back: %.2f us. Bound bytes "
+                  "per key: keys u32 36, pairs u32/u32 68, u64 keys 136, argsort (u32 keys, u64 indices) 60. Small sizes "
+                  "(2^10 .. 2^20) are single calls from an idle GPU, not rotated (they sit in L2).",
+                  copy_gbs, floor_ms * 1e3);
+    gp_bench_end();
+    return 0;
+}
