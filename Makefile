@@ -140,14 +140,15 @@ ptx: $(BUILD)/examples/ptx.ptx
 	@grep -E '\.entry|(cvt|mul)(\.rn)?\.f(32|64)' $<
 
 # Every header compiles as a translation unit on its own (it includes what it uses), and
-# gpuprims.cuh also compiles as plain C (only the host API is visible there).
+# gpuprims.cuh also compiles as plain C (only the host API is visible there). Each check is
+# done again when its header or one it includes changes (its .d file), and only then.
 DETAIL_H  := $(wildcard detail/*.cuh detail/*/*.cuh)
 HEADER_OK := $(patsubst detail/%.cuh,$(BUILD)/headers/%.ok,$(DETAIL_H)) $(BUILD)/headers/gpuprims_c.ok
 headers: $(HEADER_OK)
 $(BUILD)/headers/%.ok: detail/%.cuh
 	@mkdir -p $(@D)
 	@echo '#include "detail/$*.cuh"' > $(@:.ok=.cu)
-	$(NVCC) -std=c++17 -arch=$(ARCH1) -Xcompiler -Wall,-Wextra -I. -c $(@:.ok=.cu) -o /dev/null
+	$(NVCC) -std=c++17 -arch=$(ARCH1) -Xcompiler -Wall,-Wextra -MMD -MP -MF $(@:.ok=.d) -MT $@ -I. -c $(@:.ok=.cu) -o /dev/null
 	@touch $@
 $(BUILD)/headers/gpuprims_c.ok: gpuprims.cuh $(DETAIL_H)
 	@mkdir -p $(@D)
@@ -210,7 +211,7 @@ consumers: lib
 version-check:
 	@bash .ci/version-check
 
-# Read what the macros generate: make expand F=tests/test_reduce_user.cu. Prints the
+# Read what the macros generate: make expand F=tests/reduce/test_reduce_user.cu. Prints the
 # preprocessed F without the headers' expansion, formatted (needs clang-format); then
 # compiles F, and fails with the compiler's errors if it does not compile.
 EXPAND_FLAGS = -std=c++17 -arch=$(ARCH1) -I.
@@ -276,16 +277,20 @@ $(BUILD)/tests/%.o: tests/%.cu
 	@mkdir -p $(@D)
 	$(NVCC_ALL) $(DEPFLAGS) $(TEST_DEFS) -I. -c $< -o $@
 
+# The tests that run the compiler keep each compile's status and output in T_CACHE
+# (gp_t_run_cached), so that a second `make test` compiles again only what changed.
+T_CACHE   := -DGP_T_CACHE='"$(abspath $(BUILD))/tests/cache"'
+
 # tests/test_examples.cu runs nvcc on examples/ptx.cu and runs the built examples.
-$(BUILD)/tests/test_examples.o: TEST_DEFS = -DGP_T_NVCC='"$(NVCC)"' -DGP_T_ARCH='"$(ARCH1)"' \
+$(BUILD)/tests/test_examples.o: TEST_DEFS = $(T_CACHE) -DGP_T_NVCC='"$(NVCC)"' -DGP_T_ARCH='"$(ARCH1)"' \
     -DGP_T_ROOT='"$(CURDIR)"' -DGP_T_EXAMPLES='"$(abspath $(BUILD))/examples"'
 
 # tests/test_readme.cu compiles the README's first example against the library.
-$(BUILD)/tests/test_readme.o: TEST_DEFS = -DGP_T_NVCC='"$(NVCC)"' -DGP_T_ARCH='"$(ARCH1)"' \
+$(BUILD)/tests/test_readme.o: TEST_DEFS = $(T_CACHE) -DGP_T_NVCC='"$(NVCC)"' -DGP_T_ARCH='"$(ARCH1)"' \
     -DGP_T_ROOT='"$(CURDIR)"' -DGP_T_LIB='"$(abspath $(LIB_A))"'
 
 # tests/test_compile_errors.cu compiles the files of tests/compile_errors/, which must fail.
-$(BUILD)/tests/test_compile_errors.o: TEST_DEFS = -DGP_T_NVCC='"$(NVCC)"' -DGP_T_ARCH='"$(ARCH1)"' \
+$(BUILD)/tests/test_compile_errors.o: TEST_DEFS = $(T_CACHE) -DGP_T_NVCC='"$(NVCC)"' -DGP_T_ARCH='"$(ARCH1)"' \
     -DGP_T_ROOT='"$(CURDIR)"' -DGP_T_CC='"$(CC)"' -DGP_T_CUDA_INC='"$(CUDA_HOME)/include"'
 
 $(BUILD)/tests/%.c.o: tests/%.c

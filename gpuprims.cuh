@@ -34,6 +34,7 @@
  *      GP_OP_SUM/MIN/MAX, GP_ID_<OP>_<type>, GP_DEFINE_OP detail/util/ops.cuh
  *      (cp.async copies)                                 detail/util/async_copy.cuh
  *      (stream-ordered scratch)                          detail/util/scratch.cuh
+ *      (the one per-device cache)                        detail/util/device_cache.cuh
  *      (the device-wide launch skeleton)                 detail/util/launch.cuh
  *   1  gp_warp_reduce_<name>, gp_warp_reduce_smem_<name>, detail/warp/warp.cuh
  *        gp_warp_inclusive_scan_<name>, gp_warp_exclusive_scan_<name>
@@ -43,13 +44,19 @@
  *        gp_blelloch_index, gp_blelloch_smem_elems
  *      gp_tile_pitch, gp_tile_load_<name>,               detail/block/tile.cuh
  *        gp_tile_load_async_<name>, gp_tile_load_wait, gp_tile_store_<name>, GP_DEFINE_TILE
+ *      (fixed-shape cp.async tile copies)                detail/block/tile_async.cuh
+ *   3  (the single-pass engine: status words; look-ahead) detail/agent/single_pass.cuh,
+ *                                                          detail/agent/look_ahead.cuh
  *   3  gp_reduce_<name>, GP_DEFINE_REDUCE[_EXTERN],      detail/device/reduce.cuh
  *        GP_DECLARE_REDUCE; gp_dot_*, gp_sum_squares_*, gp_count_nonzero_*,
  *        GP_DEFINE_MAP[2]_REDUCE[_EXTERN], GP_DECLARE_MAP[2]_REDUCE
  *      gp_{ex,in}clusive_scan[_init]_<name>, GP_DEFINE_SCAN[_EXTERN], GP_DECLARE_SCAN   detail/device/scan.cuh
+ *        (plan: scan_plan.cuh; kernels: scan_kernels.cuh)
  *      gp_transpose[_strided|_batched]_<name>,           detail/device/transpose.cuh
- *        GP_DEFINE_TRANSPOSE[_EXTERN], GP_DECLARE_TRANSPOSE
+ *        GP_DEFINE_TRANSPOSE[_EXTERN], GP_DECLARE_TRANSPOSE (plan: transpose_plan.cuh;
+ *        kernels: transpose_kernels.cuh)
  *      gp_matmul_f32, gp_matmul_f64                      detail/device/matmul.cuh
+ *        (plan: matmul_plan.cuh; kernels: matmul_kernels.cuh)
  *      gp_select_flagged_<t>, gp_partition_flagged_<t>,  detail/device/select_host.cuh
  *        gp_nonzero_<t>, gp_unique_<t>, gp_run_length_<t>; GP_DEFINE_SELECT[_EXTERN],
  *        GP_DEFINE_UNIQUE[_EXTERN], GP_DECLARE_SELECT, GP_DECLARE_UNIQUE (kernels:
@@ -264,6 +271,7 @@
 #include "detail/util/ops.cuh"
 #ifdef __CUDACC__
 #include "detail/util/async_copy.cuh"
+#include "detail/util/device_cache.cuh"
 #include "detail/util/scratch.cuh"
 #include "detail/util/status.cuh"
 #include "detail/util/mbarrier.cuh"
@@ -273,11 +281,13 @@
 #include "detail/block/block_reduce.cuh"
 #include "detail/block/block_scan.cuh"
 #include "detail/block/tile.cuh"
+#include "detail/block/tile_async.cuh"
 #include "detail/block/block_select.cuh"
 #include "detail/block/block_histogram.cuh"
 #include "detail/block/block_radix_rank.cuh"
 /* Level 3: the single-pass engine. */
 #include "detail/agent/single_pass.cuh"
+#include "detail/agent/look_ahead.cuh"
 #endif
 /* Level 3: device-wide primitives (C files see their declarations only). */
 #include "detail/device/reduce.cuh"

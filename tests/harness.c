@@ -1,11 +1,13 @@
 /* tests/harness.c -- counters, seed, skips, child processes; see harness.h. */
-#define _POSIX_C_SOURCE 200809L /* popen, pclose */
+#define _POSIX_C_SOURCE 200809L /* popen, pclose, stat's st_mtim, opendir */
 #include "harness.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <cuda_runtime_api.h>
 
@@ -96,6 +98,96 @@ int gp_t_run(const char *cmd, char *out, size_t cap)
     if (cap) out[got] = 0;
     int status = pclose(f);
     return status != -1 && WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* A file's modification time in nanoseconds, or -1 when it cannot be read. */
+static long long mtime_ns(const char *path)
+{
+    struct stat st;
+    if (stat(path, &st) != 0) return -1;
+    return (long long)st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec;
+}
+
+/* The newest modification time of root/gpuprims.cuh and the .cuh files of root/detail and
+ * its folders (one level down), or -1 when root/gpuprims.cuh cannot be read. */
+static long long newest_header(const char *root)
+{
+    char path[2048];
+    snprintf(path, sizeof path, "%s/gpuprims.cuh", root);
+    long long newest = mtime_ns(path);
+    if (newest < 0) return -1;
+    for (int level = 0; level < 2; level++) {
+        char dir[1024];
+        snprintf(dir, sizeof dir, "%s/detail", root);
+        DIR *d = opendir(dir);
+        if (!d) return -1;
+        for (struct dirent *e; (e = readdir(d)) != NULL;) {
+            const size_t len = strlen(e->d_name);
+            if (e->d_name[0] == '.') continue;
+            if (level == 0 && len > 4 && strcmp(e->d_name + len - 4, ".cuh") == 0) {
+                snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+                const long long t = mtime_ns(path);
+                if (t > newest) newest = t;
+            } else if (level == 1 && strchr(e->d_name, '.') == NULL) { /* a folder: its headers */
+                char sub[1536];
+                snprintf(sub, sizeof sub, "%s/%s", dir, e->d_name);
+                DIR *sd = opendir(sub);
+                if (!sd) continue;
+                for (struct dirent *f; (f = readdir(sd)) != NULL;) {
+                    const size_t fl = strlen(f->d_name);
+                    if (fl <= 4 || strcmp(f->d_name + fl - 4, ".cuh") != 0) continue;
+                    snprintf(path, sizeof path, "%s/%s", sub, f->d_name);
+                    const long long t = mtime_ns(path);
+                    if (t > newest) newest = t;
+                }
+                closedir(sd);
+            }
+        }
+        closedir(d);
+    }
+    return newest;
+}
+
+int gp_t_run_cached(const char *stamp, const char *root, const char *const *deps, const char *cmd, char *out,
+                    size_t cap)
+{
+    /* the stamp holds "cmd: <cmd>\nstatus: <n>\n" and then the output */
+    const long long made = stamp ? mtime_ns(stamp) : -1;
+    long long newest = root ? newest_header(root) : 0;
+    for (const char *const *d = deps; d && *d && newest >= 0; d++) {
+        const long long t = mtime_ns(*d);
+        newest = t < 0 ? -1 : t > newest ? t : newest;
+    }
+    if (made >= 0 && newest >= 0 && made > newest) {
+        FILE *f = fopen(stamp, "r");
+        char line[2048], want[2048];
+        int status = -1;
+        snprintf(want, sizeof want, "cmd: %s\n", cmd);
+        if (f && fgets(line, sizeof line, f) && strcmp(line, want) == 0 && fscanf(f, "status: %d\n", &status) == 1) {
+            const size_t got = cap ? fread(out, 1, cap - 1, f) : 0;
+            if (cap) out[got] = 0;
+            fclose(f);
+            return status;
+        }
+        if (f) fclose(f);
+    }
+    const int status = gp_t_run(cmd, out, cap);
+    if (stamp) { /* its folders, if it is the first stamp there (mkdir -p) */
+        char dir[2048];
+        snprintf(dir, sizeof dir, "%s", stamp);
+        for (char *c = dir + 1; *c; c++)
+            if (*c == '/') {
+                *c = 0;
+                mkdir(dir, 0777);
+                *c = '/';
+            }
+    }
+    FILE *f = stamp && status != -1 ? fopen(stamp, "w") : NULL;
+    if (f) {
+        fprintf(f, "cmd: %s\nstatus: %d\n%s", cmd, status, cap ? out : "");
+        fclose(f);
+    }
+    return status;
 }
 
 void gp_t_expect_chk_failure(const char *what, const char *cmd, const char *where, const char *call,

@@ -48,6 +48,14 @@ static constexpr int gp_t_streq(const char *a, const char *b) { return *a == *b 
 /* Runs a shell command (stderr folded into stdout), its output into out (NUL-terminated,
  * truncated to cap). Returns the exit status, or -1 if it could not run or did not exit. */
 int gp_t_run(const char *cmd, char *out, size_t cap);
+/* gp_t_run, remembered: the status and output of a run of `cmd` are kept in the file
+ * `stamp`, and a later call with the same cmd gives them again without running it, as long
+ * as the stamp is newer than every file in `deps` (NULL-terminated; may be NULL) and, when
+ * root is not NULL, every header of the library under root (gpuprims.cuh, detail/). So a
+ * second `make test` does not compile again what has not changed. A stamp of NULL: no
+ * memory, gp_t_run. */
+int gp_t_run_cached(const char *stamp, const char *root, const char *const *deps, const char *cmd, char *out,
+                    size_t cap);
 /* Runs a program that must fail through CUDA_CHK: EXPECTs a non-zero exit status and, in
  * its output, `where` (file:line), `call` and `error` (or `or_error`, when not NULL).
  * `what` names the run in failure messages; the output is echoed, indented. */

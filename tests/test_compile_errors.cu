@@ -5,15 +5,18 @@
  * every <text>: the message says what the mistake is, in the user's words where it can. A mistake that compiled
  * with only a warning would make a wrong kernel (a host function as OP compiles to a
  * kernel with no arithmetic), so a warning is not enough.
- * The Makefile passes GP_T_NVCC, GP_T_ARCH, GP_T_ROOT, GP_T_CC and GP_T_CUDA_INC. */
+ * Each compile's status and output are kept under GP_T_CACHE (gp_t_run_cached): a second
+ * run compiles again only the cases whose file or the library's headers changed.
+ * The Makefile passes GP_T_NVCC, GP_T_ARCH, GP_T_ROOT, GP_T_CC, GP_T_CUDA_INC and GP_T_CACHE. */
 #include "harness.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#if !defined(GP_T_NVCC) || !defined(GP_T_ARCH) || !defined(GP_T_ROOT) || !defined(GP_T_CC) || !defined(GP_T_CUDA_INC)
-#error "tests/test_compile_errors.cu: build it with the Makefile (it defines GP_T_NVCC, GP_T_ARCH, GP_T_ROOT, GP_T_CC, GP_T_CUDA_INC)"
+#if !defined(GP_T_NVCC) || !defined(GP_T_ARCH) || !defined(GP_T_ROOT) || !defined(GP_T_CC) || !defined(GP_T_CUDA_INC) || \
+    !defined(GP_T_CACHE)
+#error "tests/test_compile_errors.cu: build it with the Makefile (it defines GP_T_NVCC, GP_T_ARCH, GP_T_ROOT, GP_T_CC, GP_T_CUDA_INC, GP_T_CACHE)"
 #endif
 
 /* The line marked "error here: <text>" in a case file: its number, and <text> in `want`. */
@@ -55,7 +58,10 @@ extern "C" void test_compile_errors(void)
         else
             snprintf(cmd, sizeof cmd, "%s -std=c++17 -arch=%s -I'%s' -c '%s' -o /dev/null", GP_T_NVCC, GP_T_ARCH,
                      GP_T_ROOT, path);
-        const int status = gp_t_run(cmd, out, sizeof out);
+        char stamp[1100];
+        snprintf(stamp, sizeof stamp, "%s/compile_errors/%s.txt", GP_T_CACHE, cases[i]);
+        const char *const deps[] = {path, NULL};
+        const int status = gp_t_run_cached(stamp, GP_T_ROOT, deps, cmd, out, sizeof out);
         snprintf(at_nvcc, sizeof at_nvcc, "%s(%d): error", cases[i], line); /* nvcc's form */
         snprintf(at_cc, sizeof at_cc, "%s:%d:", cases[i], line);            /* gcc's form */
         const int named = strstr(out, at_nvcc) != NULL || strstr(out, at_cc) != NULL;

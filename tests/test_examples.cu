@@ -6,7 +6,9 @@
  *   CUDA_CHK names the line marked "bug K is caught here" and the expected error; run
  *   with no argument: exits 0.
  * The Makefile passes GP_T_NVCC, GP_T_ARCH, GP_T_ROOT (the source tree) and
- * GP_T_EXAMPLES (where `make examples` puts the binaries). */
+ * GP_T_EXAMPLES (where `make examples` puts the binaries), and GP_T_CACHE (where the PTX and
+ * the compile's status are kept: gp_t_run_cached compiles again only when examples/ptx.cu or
+ * a header changed). */
 #include "harness.h"
 
 #include <stdio.h>
@@ -14,8 +16,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#if !defined(GP_T_NVCC) || !defined(GP_T_ARCH) || !defined(GP_T_ROOT) || !defined(GP_T_EXAMPLES)
-#error "tests/test_examples.cu: build it with the Makefile (it defines GP_T_NVCC, GP_T_ARCH, GP_T_ROOT, GP_T_EXAMPLES)"
+#if !defined(GP_T_NVCC) || !defined(GP_T_ARCH) || !defined(GP_T_ROOT) || !defined(GP_T_EXAMPLES) || !defined(GP_T_CACHE)
+#error "tests/test_examples.cu: build it with the Makefile (it defines GP_T_NVCC, GP_T_ARCH, GP_T_ROOT, GP_T_EXAMPLES, GP_T_CACHE)"
 #endif
 
 /* Reads a whole file into a NUL-terminated malloc'd buffer; NULL if it cannot. */
@@ -47,17 +49,19 @@ static char *ptx_entry(char *ptx, const char *name)
 extern "C" void test_examples_ptx(void)
 {
     gp_t_section("examples: PTX of examples/ptx.cu (2.27 against 2.27f)");
-    char path[] = "/tmp/gp_ptx_XXXXXX", cmd[2048], out[4096];
-    int fd = mkstemp(path);
-    EXPECT(fd >= 0, "mkstemp failed");
-    if (fd < 0) return;
-    close(fd);
+    const char *path = GP_T_CACHE "/examples_ptx.ptx", *stamp = GP_T_CACHE "/examples_ptx.txt";
+    const char *const deps[] = {GP_T_ROOT "/examples/ptx.cu", NULL};
+    char cmd[2048], out[4096];
     snprintf(cmd, sizeof cmd, "%s -arch=%s -O3 -std=c++17 -I'%s' -ptx '%s/examples/ptx.cu' -o '%s'", GP_T_NVCC,
              GP_T_ARCH, GP_T_ROOT, GP_T_ROOT, path);
-    int status = gp_t_run(cmd, out, sizeof out);
+    int status = gp_t_run_cached(stamp, GP_T_ROOT, deps, cmd, out, sizeof out);
+    char *ptx = status == 0 ? read_file(path) : NULL;
+    if (status == 0 && !ptx) { /* the stamp outlived its PTX: compile again */
+        status = gp_t_run_cached(NULL, NULL, NULL, cmd, out, sizeof out);
+        ptx = status == 0 ? read_file(path) : NULL;
+    }
     EXPECT(status == 0, "nvcc -ptx failed (status %d): %s\n%s", status, cmd, out);
-    char *ptx = read_file(path), *dbl_copy = ptx ? strdup(ptx) : NULL;
-    unlink(path);
+    char *dbl_copy = ptx ? strdup(ptx) : NULL;
     EXPECT(ptx != NULL && dbl_copy != NULL, "no PTX read from %s", path);
     if (!ptx || !dbl_copy) return;
 

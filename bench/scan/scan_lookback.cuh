@@ -7,7 +7,7 @@
 #define GPUPRIMS_BENCH_SCAN_LOOKBACK_CUH
 
 #include <stdint.h>
-#include "../../detail/device/scan.cuh" /* the plan struct, tile loads and stores, status accesses */
+#include "../../detail/device/scan.cuh" /* the plan struct, register tiles, cluster prefix, status accesses */
 
 /* Tuning (overridable for experiments; the defaults are what bench/results measured). */
 #ifndef GP__LB_BLOCK
@@ -15,9 +15,6 @@
 #endif
 #ifndef GP__LB_BLOCK_BIG
 #define GP__LB_BLOCK_BIG 1024     /* ONE_BLOCK and CLUSTER modes: threads per block */
-#endif
-#ifndef GP__LB_THREAD_BYTES
-#define GP__LB_THREAD_BYTES 64    /* bytes each thread holds in registers: 4 x 16-byte vectors */
 #endif
 #ifndef GP__LB_BACKOFF_NS
 #define GP__LB_BACKOFF_NS 0       /* look-back: sleep between polling rounds (100 ns: no change) */
@@ -28,15 +25,6 @@
 
 namespace gp_lookback {
 enum { GP__LB_ONE_BLOCK = 0, GP__LB_CLUSTER = 1, GP__LB_GRID = 2 };
-
-/* Vectors per thread and elements per thread, for an element of `elem` bytes, under this
- * design's own knob (elements per vector: the library's gp__scan_vec). */
-static constexpr __host__ __device__ unsigned gp__scan_rows(size_t elem)
-{
-    return GP__LB_THREAD_BYTES / (gp__scan_vec(elem) * elem) > 0
-               ? (unsigned)(GP__LB_THREAD_BYTES / (gp__scan_vec(elem) * elem)) : 1u;
-}
-static constexpr __host__ __device__ unsigned gp__scan_items(size_t elem) { return gp__scan_vec(elem) * gp__scan_rows(elem); }
 
 /* How a scan of n elements of `elem` bytes from address `in` to address `out` is tiled
  * (see the top of this file). cluster_ok: clusters can be launched and the kernel was
@@ -220,9 +208,10 @@ static __device__ __forceinline__ typename Op::type gp__scan_lookback(char *scra
 
 /* ---- the kernel -------------------------------------------------------------------------- */
 
-/* Tiles move between registers and memory with the library's gp__scan_load / gp__scan_store
- * (detail/device/scan.cuh): the same warp-striped rows of 16-byte vectors, element by element at
- * the edges. */
+/* Tiles move between registers and memory, and are scanned there, with the library's
+ * register tiles (gp__scan_block_tile, gp__scan_finish, gp__scan_store:
+ * detail/device/scan_kernels.cuh), 64 bytes a thread as there; CLUSTER mode's prefix is the
+ * library's (gp__scan_cluster_prefix). Only the GRID mode's look-back is this design's own. */
 
 /* One tile per block of BLOCK threads (p.block). Warp w owns the 32 * ITEMS contiguous
  * elements from virtual index tile * TILE + w * 32 * ITEMS (virtual = real + pad), as
@@ -247,34 +236,8 @@ __global__ void __launch_bounds__(BLOCK)
     }
     const size_t v0 = tile * TILE + (size_t)warp * 32 * ITEMS + (size_t)lane * VEC;
     const bool whole = p.vec_ok && tile * TILE >= p.pad && (tile + 1) * TILE - p.pad <= p.n;
-    T x[ITEMS];
-    gp__scan_load<Op, ROWS, VEC>(x, in, v0, p, whole);
-    /* Reconverge before the shuffles: after the element-by-element path's branches the
-     * lanes may still run apart, and nvcc then takes a slow "collective" path for every
-     * shuffle (ncu: 30% of stalls were branch resolving, every shuffle one at a time). */
-    __syncwarp();
-
-    /* per row: the lane's vector total, a warp scan, the row's total; rows chain in order.
-     * lane_prefix[j]: the warp's elements before vector (j, lane). */
-    T lane_prefix[ROWS], carry = Op::identity();
-#pragma unroll
-    for (int j = 0; j < ROWS; j++) {
-        T v = x[j * VEC];
-#pragma unroll
-        for (int k = 1; k < VEC; k++) v = Op::apply(v, x[j * VEC + k]);
-        const T incl = gp__warp_inclusive_scan<Op>(v);
-        const T row_total = gp__shfl<GP__SHFL_IDX>(incl, 31);
-        const T left = gp__shfl<GP__SHFL_UP>(incl, 1);
-        if (j == 0) {
-            lane_prefix[0] = lane == 0 ? Op::identity() : left;
-            carry = row_total;
-        } else {
-            lane_prefix[j] = lane == 0 ? carry : Op::apply(carry, left);
-            carry = Op::apply(carry, row_total);
-        }
-    }
-    T agg;
-    T base = gp__block_scan_warp_totals<Op>(carry, &agg); /* the warps before this one */
+    T x[ITEMS], lane_prefix[ROWS], agg;
+    T base = gp__scan_block_tile<Op, ROWS, VEC>(x, lane_prefix, &agg, in, v0, p, whole);
 
     /* the tile's exclusive prefix */
     if (p.mode == GP__LB_GRID) {
@@ -291,38 +254,12 @@ __global__ void __launch_bounds__(BLOCK)
     }
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     __shared__ T s_agg;
-    if (p.mode == GP__LB_CLUSTER) { /* the cluster is the whole grid: rank = blockIdx.x */
-        if (threadIdx.x == 0) s_agg = agg;
-        __cluster_barrier_arrive(); /* release: s_agg is visible cluster-wide */
-        __cluster_barrier_wait();
-        if (warp == 0) {
-            T v = Op::identity();
-            if (lane < blockIdx.x) v = *static_cast<T *>(__cluster_map_shared_rank(&s_agg, lane));
-            __syncwarp();
-            const T pre = gp__warp_reduce<Op>(v); /* blocks before this one, fixed tree */
-            if (lane == 0) s_prefix = pre;
-        }
-        __syncthreads();
-        if (blockIdx.x > 0) base = Op::apply(s_prefix, base);
-    }
+    if (p.mode == GP__LB_CLUSTER) base = gp__scan_cluster_prefix<Op>(&s_agg, &s_prefix, agg, base, warp, lane);
 #endif
-    /* outputs, in place in x */
-#pragma unroll
-    for (int j = 0; j < ROWS; j++) {
-        T run = Op::apply(base, lane_prefix[j]);
-#pragma unroll
-        for (int k = 0; k < VEC; k++) {
-            const T next = Op::apply(run, x[j * VEC + k]);
-            x[j * VEC + k] = inclusive ? next : run;
-            run = next;
-        }
-    }
+    gp__scan_finish<Op, ROWS, VEC>(x, lane_prefix, base, inclusive);
     gp__scan_store<Op, ROWS, VEC>(out, x, v0, p, whole);
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    if (p.mode == GP__LB_CLUSTER) { /* no block exits while another may still read its s_agg */
-        __cluster_barrier_arrive_relaxed();
-        __cluster_barrier_wait();
-    }
+    if (p.mode == GP__LB_CLUSTER) gp__scan_cluster_done(); /* others may still read s_agg */
 #endif
 }
 

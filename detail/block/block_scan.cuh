@@ -2,7 +2,7 @@
  * memory (Harris, Sengupta & Owens, GPU Gems 3 ch. 39, with its bank-conflict-free padding
  * done right), and a register scan built from warp scans. Level 2: needs warp.cuh (and
  * common.cuh).
- * The padding arithmetic is plain host/device code: tests/test_scan.cu checks it against
+ * The padding arithmetic is plain host/device code: tests/scan/test_scan.cu checks it against
  * a 32-bank model on the host.
  *
  * Which is faster where: the register scan needs 2 barriers and 10 shuffles per element;

@@ -1,7 +1,7 @@
 /* detail/util/launch.cuh -- the launch skeleton that every device-wide primitive with a
  * cross-block step shares (reduce and scan today): the device's properties, the launch
  * mode, stream-ordered scratch, and one cluster or grid launch. Level 0 (host code): needs
- * check.cuh, scratch.cuh and common.cuh.
+ * check.cuh, scratch.cuh, status.cuh, device_cache.cuh and common.cuh.
  *
  * A primitive plans its launch from n, the pointers and gp__device (plain host/device
  * arithmetic, tested on the host), fills a gp__launch_shape, and hands the skeleton a
@@ -34,6 +34,7 @@
 #include "common.cuh"
 #include "check.cuh"
 #include "scratch.cuh"
+#include "device_cache.cuh"
 #include "status.cuh"
 
 enum { GP__ONE_BLOCK = 0, GP__CLUSTER = 1, GP__GRID = 2 };
@@ -132,22 +133,24 @@ static inline cudaError_t gp__kernel_attributes(const void *kernel, cudaFuncAttr
 
 /* Loads `kernel` on device `dev` (the current one) and, where smem_bytes is above the 48 KB
  * a block gets without asking, opts it in to that much dynamic shared memory, unless the
- * caller's cache says both are done there: bit `which` of loaded[dev]. Both cost
- * microseconds of host time, which a stream of mid-sized calls would pay every time, so
- * they are done once per device and kernel (host memory only; a race does them twice,
- * harmlessly; devices past GP__MAX_DEVICES do them every time). cudaDeviceReset unloads
- * the kernel and forgets the opt-in, but not the cache: do not reset under the library. */
-static inline cudaError_t gp__kernel_load(const void *kernel, int dev, unsigned *loaded, int which, int smem_bytes = 0)
+ * caller's cache says both are done there: entry `which` of `loaded` (device_cache.cuh).
+ * Both cost microseconds of host time, which a stream of mid-sized calls would pay every
+ * time, so they are done once per device and kernel (host memory only; devices past
+ * GP__MAX_DEVICES do them every time). cudaDeviceReset unloads the kernel and forgets the
+ * opt-in, but not the cache: do not reset under the library. */
+template <int KEYS>
+static inline cudaError_t gp__kernel_load(const void *kernel, int dev, gp__device_cache<char, KEYS> &loaded, int which,
+                                          int smem_bytes = 0)
 {
-    const unsigned bit = 1u << which;
-    const bool cacheable = dev >= 0 && dev < GP__MAX_DEVICES;
-    if (cacheable && (__atomic_load_n(&loaded[dev], __ATOMIC_ACQUIRE) & bit)) return cudaSuccess;
-    cudaFuncAttributes fa;
-    GP__TRY(gp__kernel_attributes(kernel, &fa));
-    if (smem_bytes > GP__STATIC_SMEM_MAX)
-        GP__TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem_bytes));
-    if (cacheable) __atomic_fetch_or(&loaded[dev], bit, __ATOMIC_RELEASE);
-    return cudaSuccess;
+    char done;
+    return loaded.get(dev, which, &done, [&](char *ok) {
+        cudaFuncAttributes fa;
+        GP__TRY(gp__kernel_attributes(kernel, &fa));
+        if (smem_bytes > GP__STATIC_SMEM_MAX)
+            GP__TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem_bytes));
+        *ok = 1;
+        return cudaSuccess;
+    });
 }
 
 /* The same for a kernel known at compile time, on the current device, with its own cache
@@ -155,7 +158,7 @@ static inline cudaError_t gp__kernel_load(const void *kernel, int dev, unsigned 
 template <auto Kernel>
 static inline cudaError_t gp__kernel_load(int smem_bytes = 0)
 {
-    static unsigned loaded[GP__MAX_DEVICES];
+    static gp__device_cache<char> loaded;
     int dev = -1;
     GP__TRY(cudaGetDevice(&dev));
     return gp__kernel_load((const void *)Kernel, dev, loaded, 0, smem_bytes);
@@ -226,38 +229,27 @@ __global__ void gp__scratch_zero_kernel(unsigned long long *p, size_t words)
 }
 
 /* The properties of device `id` (gp__stream_device's dev: the call's device), asked once
- * per device and translation unit: asked on every call, the queries cost a small product
- * (gp_matmul_f32 at 1000^3, 70 us on the H100) 3%. The first caller to claim a device's
- * entry (state 0 -> 1) fills it in and publishes it (-> 2); a caller that finds it being
- * filled uses its own answers. */
+ * per device and translation unit (device_cache.cuh): asked on every call, the queries cost
+ * a small product (gp_matmul_f32 at 1000^3, 70 us on the H100) 3%. */
 static inline cudaError_t gp__device_query(gp__device *d, int id)
 {
-    static gp__device known[GP__MAX_DEVICES];
-    static int state[GP__MAX_DEVICES];
-    const bool cacheable = id >= 0 && id < GP__MAX_DEVICES;
-    if (cacheable && __atomic_load_n(&state[id], __ATOMIC_ACQUIRE) == 2) {
-        *d = known[id];
+    static gp__device_cache<gp__device> known;
+    return known.get(id, 0, d, [&](gp__device *q) {
+        int sms, cluster, mem_khz, bus_bits;
+        GP__TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, id));
+        GP__TRY(cudaDeviceGetAttribute(&mem_khz, cudaDevAttrMemoryClockRate, id));
+        GP__TRY(cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, id));
+        GP__TRY(cudaDeviceGetAttribute(&cluster, cudaDevAttrClusterLaunch, id));
+        GP__TRY(cudaDeviceGetAttribute(&q->smem_block, cudaDevAttrMaxSharedMemoryPerBlockOptin, id));
+        GP__TRY(cudaDeviceGetAttribute(&q->smem_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, id));
+        GP__TRY(cudaDeviceGetAttribute(&q->smem_reserved, cudaDevAttrReservedSharedMemoryPerBlock, id));
+        q->id = id;
+        q->sms = (unsigned)sms;
+        /* two transfers a clock on every bit of the bus: kHz x bits / 4e6 = GB/s */
+        q->mem_gbs_sm = sms > 0 ? (unsigned)((double)mem_khz * bus_bits / 4e6 / sms) : 0;
+        q->cluster_ok = cluster && gp__built_for_clusters();
         return cudaSuccess;
-    }
-    int sms, cluster, mem_khz, bus_bits;
-    GP__TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, id));
-    GP__TRY(cudaDeviceGetAttribute(&mem_khz, cudaDevAttrMemoryClockRate, id));
-    GP__TRY(cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, id));
-    GP__TRY(cudaDeviceGetAttribute(&cluster, cudaDevAttrClusterLaunch, id));
-    GP__TRY(cudaDeviceGetAttribute(&d->smem_block, cudaDevAttrMaxSharedMemoryPerBlockOptin, id));
-    GP__TRY(cudaDeviceGetAttribute(&d->smem_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, id));
-    GP__TRY(cudaDeviceGetAttribute(&d->smem_reserved, cudaDevAttrReservedSharedMemoryPerBlock, id));
-    d->id = id;
-    d->sms = (unsigned)sms;
-    /* two transfers a clock on every bit of the bus: kHz x bits / 4e6 = GB/s */
-    d->mem_gbs_sm = sms > 0 ? (unsigned)((double)mem_khz * bus_bits / 4e6 / sms) : 0;
-    d->cluster_ok = cluster && gp__built_for_clusters();
-    int unclaimed = 0;
-    if (cacheable && __atomic_compare_exchange_n(&state[id], &unclaimed, 1, false, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) {
-        known[id] = *d;
-        __atomic_store_n(&state[id], 2, __ATOMIC_RELEASE);
-    }
-    return cudaSuccess;
+    });
 }
 
 /* The largest thread-block cluster that `Kernel` may be launched with on device `dev`, at up
@@ -270,24 +262,22 @@ static inline cudaError_t gp__device_query(gp__device *d, int id)
 template <auto Kernel>
 static inline unsigned gp__cluster_limit(int dev, unsigned threads)
 {
-    static int known[GP__MAX_DEVICES];
-    const bool cacheable = dev >= 0 && dev < GP__MAX_DEVICES;
-    if (cacheable) {
-        const int k = __atomic_load_n(&known[dev], __ATOMIC_ACQUIRE);
-        if (k) return (unsigned)k;
-    }
-    cudaLaunchAttribute cluster = gp__cluster_attribute(16);
-    cudaLaunchConfig_t cfg = {};
-    cfg.gridDim = dim3(16);
-    cfg.blockDim = dim3(threads);
-    cfg.attrs = &cluster;
-    cfg.numAttrs = 1;
-    int size = 0;
-    if (cudaFuncSetAttribute(Kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1) != cudaSuccess ||
-        cudaOccupancyMaxPotentialClusterSize(&size, Kernel, &cfg) != cudaSuccess)
-        size = 0;
-    const int limit = size >= 16 ? 16 : GP__CLUSTER_MAX;
-    if (cacheable) __atomic_store_n(&known[dev], limit, __ATOMIC_RELEASE);
+    static gp__device_cache<int> known;
+    int limit = GP__CLUSTER_MAX;
+    known.get(dev, 0, &limit, [&](int *v) {
+        cudaLaunchAttribute cluster = gp__cluster_attribute(16);
+        cudaLaunchConfig_t cfg = {};
+        cfg.gridDim = dim3(16);
+        cfg.blockDim = dim3(threads);
+        cfg.attrs = &cluster;
+        cfg.numAttrs = 1;
+        int size = 0;
+        if (cudaFuncSetAttribute(Kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1) != cudaSuccess ||
+            cudaOccupancyMaxPotentialClusterSize(&size, Kernel, &cfg) != cudaSuccess)
+            size = 0;
+        *v = size >= 16 ? 16 : GP__CLUSTER_MAX;
+        return cudaSuccess;
+    });
     return (unsigned)limit;
 }
 

@@ -1,5 +1,5 @@
 /* detail/util/scratch.cuh -- stream-ordered scratch memory for the device-wide primitives.
- * Level 0: host code (C++), needs check.cuh.
+ * Level 0: host code (C++), needs check.cuh and device_cache.cuh.
  *
  * Scratch comes from cudaMallocFromPoolAsync / cudaFreeAsync on one memory pool per
  * device that the library creates on first use, with the release threshold raised so the
@@ -18,9 +18,9 @@
 #include <stdint.h>
 #include <cuda_runtime_api.h>
 #include "check.cuh"
+#include "device_cache.cuh"
 
 #ifdef __cplusplus
-#define GP__MAX_DEVICES 64
 #define GP__SCRATCH_KEEP ((uint64_t)64 << 20)
 
 /* A pool on device `dev` that keeps up to GP__SCRATCH_KEEP bytes between calls. */
@@ -37,33 +37,27 @@ inline cudaError_t gp__scratch_pool_create(int dev, cudaMemPool_t *pool)
 }
 
 /* The library's pool for device `dev`, created once (thread-safe; a loser of the creation
- * race destroys its own pool). An `inline` function: one pool per program, not per TU. */
+ * race destroys its own pool and takes the winner's: device_cache.cuh). An `inline`
+ * function: one pool per program, not per TU. */
 inline cudaError_t gp__scratch_pool(int dev, cudaMemPool_t *pool)
 {
-    static cudaMemPool_t pools[GP__MAX_DEVICES];
+    static gp__device_cache<cudaMemPool_t> pools;
     if (dev < 0 || dev >= GP__MAX_DEVICES) return cudaErrorInvalidDevice;
-    cudaMemPool_t p = __atomic_load_n(&pools[dev], __ATOMIC_ACQUIRE);
-    if (p == NULL) {
-        /* The first call may come inside a stream capture; creating a pool there is an
-         * "unsafe" call that would invalidate a global-mode capture. Relaxed mode for this
-         * thread, for the creation only (the documented way for lazy initialisation). */
-        cudaStreamCaptureMode mode = cudaStreamCaptureModeRelaxed;
-        GP__TRY(cudaThreadExchangeStreamCaptureMode(&mode));
-        cudaError_t err = gp__scratch_pool_create(dev, &p);
-        const cudaError_t restore = cudaThreadExchangeStreamCaptureMode(&mode);
-        if (err == cudaSuccess) err = restore;
-        if (err != cudaSuccess) {
-            if (p) cudaMemPoolDestroy(p);
+    return pools.get(
+        dev, 0, pool,
+        [&](cudaMemPool_t *p) {
+            /* The first call may come inside a stream capture; creating a pool there is an
+             * "unsafe" call that would invalidate a global-mode capture. Relaxed mode for
+             * this thread, for the creation only (the documented way for lazy initialisation). */
+            cudaStreamCaptureMode mode = cudaStreamCaptureModeRelaxed;
+            GP__TRY(cudaThreadExchangeStreamCaptureMode(&mode));
+            cudaError_t err = gp__scratch_pool_create(dev, p);
+            const cudaError_t restore = cudaThreadExchangeStreamCaptureMode(&mode);
+            if (err == cudaSuccess) err = restore;
+            if (err != cudaSuccess && *p) cudaMemPoolDestroy(*p);
             return err;
-        }
-        cudaMemPool_t seen = NULL;
-        if (!__atomic_compare_exchange_n(&pools[dev], &seen, p, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
-            cudaMemPoolDestroy(p);
-            p = seen;
-        }
-    }
-    *pool = p;
-    return cudaSuccess;
+        },
+        [](cudaMemPool_t *p) { cudaMemPoolDestroy(*p); });
 }
 
 /* bytes of scratch on stream s, for device dev; release with cudaFreeAsync(p, s). */

@@ -1,13 +1,13 @@
-/* tests/test_scan_user.cu -- GP_DEFINE_SCAN for users' types and non-commutative
- * operators, at warp, block and device level.
+/* tests/scan/test_scan_user.cu -- GP_DEFINE_SCAN for users' types and non-commutative
+ * operators, at device level (the warp and block levels: tests/warp, tests/block).
  *   mat2:  2x2 integer matrix product mod 2^32, 16 bytes (one element per 16-byte vector)
  *   aff:   composition of affine maps x -> a*x + b mod 2^32, 8 bytes (two status words)
  *   aff16: the same mod 2^16, packed in 4 bytes (one status word, 4 per vector)
  * Any slip in the order of combination changes the result. */
-#include "../gpuprims.cuh"
-#include "harness.h"
-#include "mat2.cuh"
-#include "scan_wrap.h"
+#include "../../gpuprims.cuh"
+#include "../harness.h"
+#include "../mat2.cuh"
+#include "../scan_wrap.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,142 +48,6 @@ static aff16 aff16_random(uint64_t *st)
     return f;
 }
 
-/* Sequential scan of x (exclusive or inclusive), compared with got; returns the first
- * wrong index, or n if all match. */
-template <class T, class F>
-static size_t first_wrong(const T *x, const T *got, size_t n, int inclusive, T id, F op)
-{
-    T acc = id;
-    for (size_t i = 0; i < n; i++) {
-        const T next = op(acc, x[i]);
-        const T want = inclusive ? next : acc;
-        if (memcmp(&want, &got[i], sizeof(T)) != 0) return i;
-        acc = next;
-    }
-    return n;
-}
-
-/* ---- warp and block level --------------------------------------------------------------- */
-
-__global__ void warp_scans_mat2(const mat2 *x, mat2 *out)
-{
-    const unsigned l = threadIdx.x;
-    mat2 total;
-    out[l] = gp_warp_inclusive_scan_mat2(x[l]);
-    out[32 + l] = gp_warp_exclusive_scan_mat2(x[l], &total);
-    out[64 + l] = total;
-}
-
-/* Each block scans its threads' elements (linear rank), twice back to back (no barrier
- * of ours between); out: exclusive, inclusive, aggregate per thread. */
-__global__ void block_scans_mat2(const mat2 *x, mat2 *out)
-{
-    const unsigned t = gp__thread_rank(), bs = gp__block_size(), b = blockIdx.x * bs;
-    mat2 agg1, agg2;
-    const mat2 ex = gp_block_exclusive_scan_mat2(x[b + t], &agg1);
-    const mat2 in = gp_block_inclusive_scan_mat2(x[b + t], &agg2);
-    const mat2 bad = {0, 0, 0, 0};
-    const bool same = agg1.a == agg2.a && agg1.b == agg2.b && agg1.c == agg2.c && agg1.d == agg2.d;
-    out[3 * b + t] = ex;
-    out[3 * b + bs + t] = in;
-    out[3 * b + 2 * bs + t] = same ? agg1 : bad;
-}
-
-/* Blelloch: n elements of T from x into padded (or plain) dynamic shared memory, scanned;
- * out gets the n exclusive results and the total. */
-template <class Op, bool PADDED>
-__global__ void blelloch_kernel(const typename Op::type *x, typename Op::type *out, unsigned n)
-{
-    typedef typename Op::type T;
-    extern __shared__ unsigned char smem_raw[];
-    T *s = reinterpret_cast<T *>(smem_raw);
-    const unsigned t = threadIdx.x, half = n / 2;
-    if (t < half) { /* thread t: elements t and t + n/2 (conflict-free with the padding) */
-        s[PADDED ? gp_blelloch_index(t) : t] = x[t];
-        s[PADDED ? gp_blelloch_index(t + half) : t + half] = x[t + half];
-    }
-    /* the padded form through its public name, gp_block_scan_blelloch_<name>; the unpadded
-     * one (the bank-conflict ladder row) through the template */
-    const T total = PADDED ? gp_block_scan_blelloch_mat2(s, n) : gp__block_scan_blelloch<Op, PADDED>(s, n);
-    if (t < half) {
-        out[t] = s[PADDED ? gp_blelloch_index(t) : t];
-        out[t + half] = s[PADDED ? gp_blelloch_index(t + half) : t + half];
-    }
-    if (t == 0) out[n] = total;
-}
-
-static void check_warp_block(void)
-{
-    uint64_t st = gp_t_state(30);
-    const size_t cap = 3 * 2 * 1024 + 64;
-    mat2 *h = (mat2 *)malloc(cap * sizeof(mat2)), *got = (mat2 *)malloc(cap * sizeof(mat2));
-    mat2 *d_x, *d_out;
-    CUDA_CHK(cudaMalloc(&d_x, cap * sizeof(mat2)));
-    CUDA_CHK(cudaMalloc(&d_out, cap * sizeof(mat2)));
-    for (size_t i = 0; i < cap; i++) h[i] = mat2_random(&st);
-    CUDA_CHK(cudaMemcpy(d_x, h, cap * sizeof(mat2), cudaMemcpyHostToDevice));
-
-    CUDA_CHK(cudaMemset(d_out, 0xA7, 96 * sizeof(mat2)));
-    warp_scans_mat2<<<1, 32>>>(d_x, d_out);
-    CUDA_CHK_LAUNCH();
-    CUDA_CHK(cudaMemcpy(got, d_out, 96 * sizeof(mat2), cudaMemcpyDeviceToHost));
-    EXPECT(first_wrong(h, got, 32, 1, MAT2_ID, mat2_mul) == 32, "gp_warp_inclusive_scan_mat2: ordered prefixes");
-    EXPECT(first_wrong(h, got + 32, 32, 0, MAT2_ID, mat2_mul) == 32, "gp_warp_exclusive_scan_mat2: ordered prefixes");
-    mat2 total = MAT2_ID;
-    for (int l = 0; l < 32; l++) total = mat2_mul(total, h[l]);
-    int ok = 1;
-    for (int l = 0; l < 32; l++) ok &= memcmp(&got[64 + l], &total, sizeof total) == 0;
-    EXPECT(ok, "gp_warp_exclusive_scan_mat2: every lane gets the total");
-
-    const dim3 shapes[] = {dim3(32), dim3(64), dim3(96), dim3(256), dim3(544), dim3(1024), dim3(32, 8), dim3(16, 4, 2),
-                           dim3(8, 4, 32)};
-    for (size_t k = 0; k < sizeof shapes / sizeof *shapes; k++) {
-        const unsigned bs = shapes[k].x * shapes[k].y * shapes[k].z;
-        CUDA_CHK(cudaMemset(d_out, 0xA7, 6 * bs * sizeof(mat2)));
-        block_scans_mat2<<<2, shapes[k]>>>(d_x, d_out);
-        CUDA_CHK_LAUNCH();
-        CUDA_CHK(cudaMemcpy(got, d_out, 6 * bs * sizeof(mat2), cudaMemcpyDeviceToHost));
-        ok = 1;
-        for (unsigned b = 0; b < 2; b++) {
-            const mat2 *x = h + b * bs, *g = got + 3 * b * bs;
-            ok &= first_wrong(x, g, bs, 0, MAT2_ID, mat2_mul) == bs;
-            ok &= first_wrong(x, g + bs, bs, 1, MAT2_ID, mat2_mul) == bs;
-            for (unsigned t = 0; t < bs; t++) ok &= memcmp(&g[2 * bs + t], &g[2 * bs - 1], sizeof(mat2)) == 0;
-        }
-        EXPECT(ok, "gp_block_{ex,in}clusive_scan_mat2, block (%u,%u,%u): ordered prefixes and the aggregate everywhere",
-               shapes[k].x, shapes[k].y, shapes[k].z);
-    }
-
-    /* Blelloch, padded (the public one) and plain: n = 2 .. 2048, n/2 threads, and n = 64
-     * with more threads than it needs */
-    for (int padded = 1; padded >= 0; padded--)
-        for (unsigned n = 2; n <= 2048; n <<= 1)
-            for (unsigned extra = 0; extra <= (n == 64 ? 224u : 0u); extra += 224) {
-                const unsigned threads = n / 2 + extra;
-                const size_t smem = (padded ? gp_blelloch_smem_elems(n) : n) * sizeof(mat2);
-                CUDA_CHK(cudaMemset(d_out, 0xA7, (n + 1) * sizeof(mat2)));
-                if (padded) {
-                    CUDA_CHK(cudaFuncSetAttribute(blelloch_kernel<gp__op_scan_mat2, true>,
-                                                  cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
-                    blelloch_kernel<gp__op_scan_mat2, true><<<1, threads, smem>>>(d_x, d_out, n);
-                } else {
-                    CUDA_CHK(cudaFuncSetAttribute(blelloch_kernel<gp__op_scan_mat2, false>,
-                                                  cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
-                    blelloch_kernel<gp__op_scan_mat2, false><<<1, threads, smem>>>(d_x, d_out, n);
-                }
-                CUDA_CHK_LAUNCH();
-                CUDA_CHK(cudaMemcpy(got, d_out, (n + 1) * sizeof(mat2), cudaMemcpyDeviceToHost));
-                mat2 tot = MAT2_ID;
-                for (unsigned i = 0; i < n; i++) tot = mat2_mul(tot, h[i]);
-                EXPECT(first_wrong(h, got, n, 0, MAT2_ID, mat2_mul) == n && memcmp(&got[n], &tot, sizeof tot) == 0,
-                       "Blelloch (%s) mat2 n=%u, %u threads: ordered exclusive prefixes and total",
-                       padded ? "padded" : "plain", n, threads);
-            }
-    CUDA_CHK(cudaFree(d_x));
-    CUDA_CHK(cudaFree(d_out));
-    free(h);
-    free(got);
-}
 
 /* ---- device level ---------------------------------------------------------------------- */
 
@@ -287,12 +151,9 @@ static void check_carry_in(size_t max_n)
 extern "C" void test_scan_user(void)
 {
     if (!gp_t_have_gpu()) {
-        gp_t_skip("GP_DEFINE_SCAN: warp, block and Blelloch scans of 2x2 matrix products");
         gp_t_skip("GP_DEFINE_SCAN: device scans of mat2, affine maps (8 and 4 bytes), carry-in");
         return;
     }
-    gp_t_section("GP_DEFINE_SCAN: warp and block level (2x2 matrix product)");
-    check_warp_block();
     gp_t_section("GP_DEFINE_SCAN: device level, non-commutative operators");
     const size_t max_n = gp_t_small() ? 300007 : (1u << 24) + 7;
     const aff AFF_ID = {1, 0};

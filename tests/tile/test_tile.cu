@@ -1,11 +1,11 @@
-/* tests/test_tile.cu -- the tile level: gp_tile_load_<name>, gp_tile_load_async_<name>,
+/* tests/tile/test_tile.cu -- the tile level: gp_tile_load_<name>, gp_tile_load_async_<name>,
  * gp_tile_store_<name>, gp_tile_pitch and the bank model behind it.
  * Host: the bank model, the padded pitch for 1- to 16-byte elements, chunk widths.
  * GPU: tile load/store against a host model (ragged edges, fill, pitches, block shapes,
  * every chunk width), for the default u8, f32, f64 and v16 instances and a 12-byte user
  * type. */
-#include "../gpuprims.cuh"
-#include "harness.h"
+#include "../../gpuprims.cuh"
+#include "../harness.h"
 
 #include <stdio.h>
 #include <stdlib.h>

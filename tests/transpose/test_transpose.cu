@@ -1,4 +1,4 @@
-/* tests/test_transpose.cu -- gp_transpose_<name> (the tile level: tests/test_tile.cu).
+/* tests/transpose/test_transpose.cu -- gp_transpose_<name> (the tile level: tests/tile/test_tile.cu).
  * Host: the in-register cell transpose, argument validation, the word each call moves,
  * the tile shape each matrix gets and the pitches that keep the tile reads conflict-free.
  * GPU: every default transpose instance and two user types (a 12-byte struct, an 8-byte
@@ -8,9 +8,9 @@
  * must stay poisoned; doubles at 4-byte and gp_v16_t at 4- and 8-byte boundaries; bad
  * input; the tiles a GPU with more DRAM bandwidth an SM chooses, run on this one; counts
  * above 2^32 elements, generated and checked on the device. */
-#include "../gpuprims.cuh"
-#include "harness.h"
-#include "hash.cuh"
+#include "../../gpuprims.cuh"
+#include "../harness.h"
+#include "../hash.cuh"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,4 +1,4 @@
-/* tests/test_map_reduce.cu -- the fused map-reduces: the default instances (gp_dot_*,
+/* tests/map_reduce/test_map_reduce.cu -- the fused map-reduces: the default instances (gp_dot_*,
  * gp_sum_squares_*, gp_count_nonzero_*) and GP_DEFINE_MAP_REDUCE / GP_DEFINE_MAP2_REDUCE for
  * a user's map and non-commutative operator.
  * GPU: every default instance against a host reference (long double for the float sums,
@@ -6,11 +6,11 @@
  * in step, out of step (one element apart from a 16-byte boundary) and, for 8-byte
  * elements, at a 4-byte boundary; poisoned outputs, bad input, determinism across
  * streams, and counts above 2^31 generated on the device. */
-#include "../gpuprims.cuh"
-#include "harness.h"
-#include "hash.cuh"
-#include "mat2.cuh"
-#include "user_pair.h"
+#include "../../gpuprims.cuh"
+#include "../harness.h"
+#include "../hash.cuh"
+#include "../mat2.cuh"
+#include "../user_pair.h"
 
 #include <float.h>
 #include <math.h>
@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-double gp_t_reduce_tree_depth(const gp__reduce_plan *p, unsigned arity, size_t elem); /* tests/test_reduce.cu */
+double gp_t_reduce_tree_depth(const gp__reduce_plan *p, unsigned arity, size_t elem); /* tests/reduce/test_reduce.cu */
 
 /* ---- the default instances, as rows the test walks ------------------------------------- */
 

@@ -1,4 +1,4 @@
-/* tests/test_matmul.cu -- gp_matmul_f32 and gp_matmul_f64.
+/* tests/matmul/test_matmul.cu -- gp_matmul_f32 and gp_matmul_f64.
  * Host: the plan arithmetic (block order, tile choice, shape and overlap checks).
  * GPU: against a host reference in long double at square, odd and tiny shapes (1x1x1,
  * 1xNx1, Mx1xK, k = 0, partial tiles in m, n and k), through gp_matmul_<type> and through
@@ -12,8 +12,8 @@
  * C poisoned (NaN) with poisoned guards on both sides that must stay untouched; pointers
  * off a 16-byte boundary and rows of odd length (the narrower copy and store paths); bad
  * input; determinism; gp_matmul_f64 runs on the tensor cores where its code allows. */
-#include "../gpuprims.cuh"
-#include "harness.h"
+#include "../../gpuprims.cuh"
+#include "../harness.h"
 
 #include <float.h>
 #include <math.h>

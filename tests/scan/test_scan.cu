@@ -1,4 +1,4 @@
-/* tests/test_scan.cu -- gp_{exclusive,inclusive}_scan_<name> for every default instance,
+/* tests/scan/test_scan.cu -- gp_{exclusive,inclusive}_scan_<name> for every default instance,
  * and the arithmetic under it.
  * Host: the Blelloch padding against a 32-bank model (every tree level, both sweeps, the
  * loads), the GPU Gems 3 precedence bug, the scan plan and scratch layout.
@@ -7,9 +7,9 @@
  * both sides), bad input, determinism, concurrent streams, and a count above 2^31 with
  * inputs made on the device and checked there against a closed form; the same scans from
  * a carry-in on the device (gp_*_scan_init_<name>). */
-#include "../gpuprims.cuh"
-#include "harness.h"
-#include "scan_wrap.h"
+#include "../../gpuprims.cuh"
+#include "../harness.h"
+#include "../scan_wrap.h"
 
 #include <float.h>
 #include <limits>

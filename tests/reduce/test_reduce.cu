@@ -1,11 +1,11 @@
-/* tests/test_reduce.cu -- gp_reduce_<name> for every default instance.
+/* tests/reduce/test_reduce.cu -- gp_reduce_<name> for every default instance.
  * Host: the plan arithmetic (how n splits into head, vectors, tail, warps and blocks).
  * GPU: every instance against a host reference at the edge sizes, aligned and offset by one
  * element, poisoned outputs, bad input, determinism, concurrent streams, and one count
  * above 2^31 with inputs generated on the device. */
-#include "../gpuprims.cuh"
-#include "harness.h"
-#include "hash.cuh"
+#include "../../gpuprims.cuh"
+#include "../harness.h"
+#include "../hash.cuh"
 
 #include <float.h>
 #include <math.h>
