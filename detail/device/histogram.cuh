@@ -262,7 +262,7 @@ static cudaError_t gp__histogram_run(uint64_t *d_hist, const T *d_in, size_t n, 
     });
 }
 
-/* The default instances' even and range bins (checks: the issue's argument rules). */
+/* The default instances' even and range bins (checks: the argument rules at GP_DEFINE_HISTOGRAM). */
 template <class T>
 static cudaError_t gp__histogram_even(uint64_t *d_hist, const T *d_in, size_t n, size_t bins, int64_t lower, int64_t upper,
                                       cudaStream_t s, const gp__hist_knobs *knobs = NULL)

@@ -42,7 +42,7 @@ static void check_bank_model(void)
 
 static void check_pitch(void)
 {
-    /* The issue's statement, for 4-byte elements: a column of a 32-wide tile. */
+    /* The claim, for 4-byte elements: a column of a 32-wide tile. */
     EXPECT(gp__tile_column_wavefronts(32, 4, 0, 1) == 32, "unpadded 32 x 32 floats: a column is a 32-way conflict (%d)",
            gp__tile_column_wavefronts(32, 4, 0, 1));
     EXPECT(gp__tile_column_wavefronts(33, 4, 0, 1) == 1, "padded to 33: a column touches 32 distinct banks");
