@@ -250,7 +250,7 @@ static __device__ __forceinline__ typename Map::type gp__map_elem(const gp__redu
 /* Elements of Tin in a body vector, the plan's vec, known at compile time. (As the plan's
  * run-time value, each row's index times vec was a 64-bit multiply-add in the inner loop:
  * the grid kernel alone took 27.1 us at 2^24 floats on the H100 against 26.3 with the
- * constant, bench/reduce/probes/reduce_gap.cu.) */
+ * constant.) */
 template <class Tin>
 struct gp__reduce_vec {
     enum { N = gp__reduce_vec_elems(sizeof(Tin)) };

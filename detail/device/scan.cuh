@@ -165,15 +165,9 @@ static cudaError_t gp__scan(typename Op::type *d_out, const typename Op::type *d
         sm90 && gp__scan_vec(sizeof(T)) * sizeof(T) == 16 ? (size_t)GP__SCAN_STAGES_MAX * p.tile * sizeof(T) : 0;
     GP__TRY(gp__kernel_load<gp__scan_grid_kernel<Op>>((int)ring_max));
     return gp__launch_device_wide(shape, dev.id, s, [&](const cudaLaunchConfig_t &base, void *scratch, uint32_t epoch) {
-        /* The occupancy query costs microseconds of host time, which a stream of mid-sized
-         * calls would pay every time: the answer is kept per device and ring (device_cache.cuh;
-         * none is kept where no block fits). */
-        static gp__device_cache<int, (GP__SCAN_STAGES_MAX + 1) * 2> fits;
+        static gp__device_cache<int, (GP__SCAN_STAGES_MAX + 1) * 2> fits; /* per device and ring */
         int fit = 0;
-        GP__TRY(fits.get(dev.id, (int)stages * 2 + (bulk != 0), &fit, [&](int *v) {
-            GP__TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(v, kernel, GP__SCAN_THREADS, ring));
-            return *v < 1 ? cudaErrorInvalidConfiguration : cudaSuccess;
-        }));
+        GP__TRY(gp__blocks_per_sm(fits, dev.id, (int)stages * 2 + (bulk != 0), kernel, GP__SCAN_THREADS, ring, &fit));
         if (knobs && knobs->blocks_per_sm > 0 && knobs->blocks_per_sm < fit) fit = knobs->blocks_per_sm;
         if (fit < 1) return cudaErrorInvalidConfiguration;
         const size_t most = (size_t)fit * dev.sms;

@@ -400,13 +400,9 @@ static cudaError_t gp__seg_reduce_run(typename Op::type *d_out, const Src &src, 
     typedef typename Op::type T;
     void (*kernel)(T *, Src, char *) = gp__seg_reduce_kernel<Op, Src>;
     GP__TRY(gp__kernel_load<gp__seg_reduce_kernel<Op, Src>>());
-    static int fit_cache[GP__MAX_DEVICES];
-    int fit = dev.id >= 0 && dev.id < GP__MAX_DEVICES ? __atomic_load_n(&fit_cache[dev.id], __ATOMIC_ACQUIRE) : 0;
-    if (fit == 0) {
-        GP__TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&fit, kernel, GP__SEG_THREADS, 0));
-        if (fit > 0 && dev.id >= 0 && dev.id < GP__MAX_DEVICES) __atomic_store_n(&fit_cache[dev.id], fit, __ATOMIC_RELEASE);
-    }
-    if (fit < 1) return cudaErrorInvalidConfiguration;
+    static gp__device_cache<int> fits;
+    int fit = 0;
+    GP__TRY(gp__blocks_per_sm(fits, dev.id, 0, kernel, GP__SEG_THREADS, 0, &fit));
     const size_t P = (size_t)fit * dev.sms;
     gp__launch_shape shape = {GP__GRID, (unsigned)P, GP__SEG_THREADS, 0, 0, 0, 0, 0, 0};
     shape.scratch_bytes = gp__seg_scratch_bytes<T>(P);

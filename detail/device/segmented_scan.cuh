@@ -175,13 +175,9 @@ static cudaError_t gp__sscan_run(const Job &job, size_t n, cudaStream_t s)
     const size_t tiles = gp__ceil_div(n, tile);
     void (*kernel)(Job, char *, size_t, uint32_t) = gp__sscan_kernel<Job>;
     GP__TRY(gp__kernel_load<gp__sscan_kernel<Job>>());
-    static int fit_cache[GP__MAX_DEVICES];
-    int fit = dev.id >= 0 && dev.id < GP__MAX_DEVICES ? __atomic_load_n(&fit_cache[dev.id], __ATOMIC_ACQUIRE) : 0;
-    if (fit == 0) {
-        GP__TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&fit, kernel, GP__SSCAN_THREADS, 0));
-        if (fit > 0 && dev.id >= 0 && dev.id < GP__MAX_DEVICES) __atomic_store_n(&fit_cache[dev.id], fit, __ATOMIC_RELEASE);
-    }
-    if (fit < 1) return cudaErrorInvalidConfiguration;
+    static gp__device_cache<int> fits;
+    int fit = 0;
+    GP__TRY(gp__blocks_per_sm(fits, dev.id, 0, kernel, GP__SSCAN_THREADS, 0, &fit));
     const size_t most = (size_t)fit * dev.sms;
     gp__launch_shape shape = {GP__GRID, (unsigned)(tiles < most ? tiles : most), GP__SSCAN_THREADS, 0, 0, 0, 0, 0, 0};
     shape.scratch_bytes = shape.scratch_zeroed =

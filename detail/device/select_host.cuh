@@ -77,15 +77,9 @@ static cudaError_t gp__select_launch(const gp__select_args<T, P> &a, size_t n, c
     shape.status_kept = GP__STATUS_SELECT; /* tagged words; the last block resets the counters */
     shape.chain = sm90;
     return gp__launch_device_wide(shape, dev.id, s, [&](const cudaLaunchConfig_t &base, void *scratch, uint32_t epoch) {
-        /* blocks that fit, asked once per device (host memory only; a race asks twice) */
-        static int fit_cache[GP__MAX_DEVICES];
-        int fit = dev.id >= 0 && dev.id < GP__MAX_DEVICES ? __atomic_load_n(&fit_cache[dev.id], __ATOMIC_ACQUIRE) : 0;
-        if (fit == 0) {
-            GP__TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&fit, kernel, GP__SEL_THREADS, smem));
-            if (fit > 0 && dev.id >= 0 && dev.id < GP__MAX_DEVICES)
-                __atomic_store_n(&fit_cache[dev.id], fit, __ATOMIC_RELEASE);
-        }
-        if (fit < 1) return cudaErrorInvalidConfiguration;
+        static gp__device_cache<int> fits;
+        int fit = 0;
+        GP__TRY(gp__blocks_per_sm(fits, dev.id, 0, kernel, GP__SEL_THREADS, smem, &fit));
         const size_t most = (size_t)fit * dev.sms;
         cudaLaunchConfig_t cfg = base;
         cfg.gridDim = dim3((unsigned)(p.tiles < most ? p.tiles : most));

@@ -57,18 +57,6 @@ typedef struct gp__sort_knobs {
     int wide;
 } gp__sort_knobs;
 
-template <class... Params, class... Args>
-static cudaError_t gp__sort_launch(void (*kernel)(Params...), unsigned blocks, unsigned threads, size_t smem,
-                                   cudaStream_t s, Args... args)
-{
-    cudaLaunchConfig_t cfg = {};
-    cfg.gridDim = dim3(blocks);
-    cfg.blockDim = dim3(threads);
-    cfg.dynamicSmemBytes = smem;
-    cfg.stream = s;
-    return cudaLaunchKernelEx(&cfg, kernel, args...);
-}
-
 /* The host side of every sort. MODE: GP__SORT_KEYS (V unused), _PAIRS, _ARGSORT (V is
  * uint64_t, v_out the indices). */
 template <class K, class V, int MODE>
@@ -107,7 +95,7 @@ static cudaError_t gp__sort(K *k_out, V *v_out, const K *k_in, const V *v_in, si
     const size_t small_smem = gp__sort_small_smem_bytes<K, V, MODE>(n);
     if (n <= small_max && small_smem <= (size_t)dev.smem_block) {
         GP__TRY(gp__kernel_load<gp__sort_small_kernel<K, V, MODE>>(dev.smem_block));
-        return gp__sort_launch(gp__sort_small_kernel<K, V, MODE>, 1, GP__SORT_SMALL_BLOCK, small_smem, s, k_out, v_out,
+        return gp__launch(gp__sort_small_kernel<K, V, MODE>, 1, GP__SORT_SMALL_BLOCK, small_smem, s, false, k_out, v_out,
                                k_in, v_in, (unsigned)n, desc);
     }
 
@@ -150,12 +138,12 @@ static cudaError_t gp__sort(K *k_out, V *v_out, const K *k_in, const V *v_in, si
     cudaError_t err = cudaMemsetAsync(scratch, 0, l.zeroed, s);
     const size_t hist_blocks = gp__min_size(gp__ceil_div(n, (size_t)GP__SORT_HIST_THREADS * 16), (size_t)dev.sms * 4);
     if (err == cudaSuccess)
-        err = gp__sort_launch(gp__sort_hist_kernel<K, V>, (unsigned)hist_blocks, GP__SORT_HIST_THREADS, 0, s, io);
+        err = gp__launch(gp__sort_hist_kernel<K, V>, (unsigned)hist_blocks, GP__SORT_HIST_THREADS, 0, s, false, io);
     for (int p = 0; p < P && err == cudaSuccess; p++)
-        err = gp__sort_launch(pass, (unsigned)tiles, GP__SORT_BLOCK, pass_smem, s, io, p);
+        err = gp__launch(pass, (unsigned)tiles, GP__SORT_BLOCK, pass_smem, s, false, io, p);
     if (in_place && err == cudaSuccess)
-        err = gp__sort_launch(gp__sort_finish_kernel<K, V, MODE>,
-                              (unsigned)gp__min_size(gp__ceil_div(n, (size_t)1024), (size_t)dev.sms * 8), 256, 0, s, io);
+        err = gp__launch(gp__sort_finish_kernel<K, V, MODE>,
+                         (unsigned)gp__min_size(gp__ceil_div(n, (size_t)1024), (size_t)dev.sms * 8), 256, 0, s, false, io);
     const cudaError_t free_err = cudaFreeAsync(scratch, s);
     return err != cudaSuccess ? err : free_err;
 }

@@ -198,22 +198,30 @@ static inline cudaLaunchAttribute gp__cluster_attribute(unsigned n)
     return a;
 }
 
-/* Launches kernel<<<blocks, threads, 0, s>>>(args...), as a programmatic dependent of the
- * stream's earlier work where `chain` (sm_90 code on an sm_90 device: gp__device's
+/* Launches kernel<<<blocks, threads, smem, s>>>(args...), as a programmatic dependent of
+ * the stream's earlier work where `chain` (sm_90 code on an sm_90 device: gp__device's
  * cluster_ok): the kernel must call gp__chain_wait() first. Back-to-back calls then do not
  * each wait for a launch: the next grid is placed while this one finishes. */
 template <class... Params, class... Args>
-static cudaError_t gp__chained_launch(void (*kernel)(Params...), unsigned blocks, unsigned threads, cudaStream_t s,
-                                      bool chain, Args... args)
+static cudaError_t gp__launch(void (*kernel)(Params...), unsigned blocks, unsigned threads, size_t smem,
+                              cudaStream_t s, bool chain, Args... args)
 {
     cudaLaunchConfig_t cfg = {};
     cfg.gridDim = dim3(blocks);
     cfg.blockDim = dim3(threads);
+    cfg.dynamicSmemBytes = smem;
     cfg.stream = s;
     cudaLaunchAttribute pdl = gp__pdl_attribute();
     cfg.attrs = &pdl;
     cfg.numAttrs = chain ? 1 : 0;
     return cudaLaunchKernelEx(&cfg, kernel, args...);
+}
+/* The same without dynamic shared memory. */
+template <class... Params, class... Args>
+static cudaError_t gp__chained_launch(void (*kernel)(Params...), unsigned blocks, unsigned threads, cudaStream_t s,
+                                      bool chain, Args... args)
+{
+    return gp__launch(kernel, blocks, threads, 0, s, chain, args...);
 }
 
 /* Clears `bytes` (a multiple of 8) at `p`, and lets the dependent launch begin at once. A
@@ -226,6 +234,21 @@ __global__ void gp__scratch_zero_kernel(unsigned long long *p, size_t words)
     gp__chain_wait();
     for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < words; i += (size_t)gridDim.x * blockDim.x)
         p[i] = 0;
+}
+
+/* Blocks of `kernel` that fit on one SM with `threads` threads and `smem` bytes of dynamic
+ * shared memory: the occupancy query costs microseconds of host time, which a stream of
+ * mid-sized calls would pay every time, so the answer is kept in the caller's `cache`
+ * under (device, key); none is kept, and cudaErrorInvalidConfiguration is returned, where
+ * no block fits. */
+template <class Kernel, int KEYS>
+static inline cudaError_t gp__blocks_per_sm(gp__device_cache<int, KEYS> &cache, int dev, int key, Kernel kernel,
+                                            unsigned threads, size_t smem, int *fit)
+{
+    return cache.get(dev, key, fit, [&](int *v) {
+        GP__TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(v, kernel, (int)threads, smem));
+        return *v < 1 ? cudaErrorInvalidConfiguration : cudaSuccess;
+    });
 }
 
 /* The properties of device `id` (gp__stream_device's dev: the call's device), asked once

@@ -121,7 +121,7 @@ static double time_alone(alone *a)
         spin<<<1, 32>>>(probe_cycles(30));
         CK(cudaEventRecord(e0, 0));
         gp__scan_grid_kernel<gp__op_sum_f32><<<grid, GP__SCAN_THREADS, ring, 0>>>(a->out, a->in, p, a->scratch, NULL, 0,
-                                                                                  GP__SCAN_STAGES, 1, 0, GP__SCAN_RAMP);
+                                                                                  GP__SCAN_STAGES, 1, 0, GP__SCAN_RAMP, 1u);
         CK(cudaEventRecord(e1, 0));
         CK(cudaEventSynchronize(e1));
         float m;
