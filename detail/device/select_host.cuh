@@ -65,11 +65,8 @@ static cudaError_t gp__select_launch(const gp__select_args<T, P> &a, size_t n, c
     if (p.tiles > GP__GRID_MAX) return cudaErrorInvalidValue;
     const size_t smem = gp__select_smem(KIND, sizeof(T));
     if (smem > (size_t)dev.smem_block) return cudaErrorInvalidValue;
-    constexpr bool ONE = !(GP__SELECT_PIPELINE && KIND <= GP__SEL_NONZERO); /* as gp__select_pipelined */
-    void (*kernel)(gp__select_args<T, P>, gp__select_plan, char *, uint32_t) =
-        ONE ? gp__select_one_kernel<KIND, T, P, Fn> : gp__select_kernel<KIND, T, P, Fn>;
-    if constexpr (ONE) GP__TRY(gp__kernel_load<gp__select_one_kernel<KIND, T, P, Fn>>((int)smem));
-    else GP__TRY(gp__kernel_load<gp__select_kernel<KIND, T, P, Fn>>((int)smem));
+    void (*kernel)(gp__select_args<T, P>, gp__select_plan, char *, uint32_t) = gp__select_one_kernel<KIND, T, P, Fn>;
+    GP__TRY(gp__kernel_load<gp__select_one_kernel<KIND, T, P, Fn>>((int)smem));
     const int sm90 = dev.cluster_ok; /* sm_90 code on an sm_90+ device: chained launches */
     gp__launch_shape shape = {GP__GRID, (unsigned)p.tiles, GP__SEL_THREADS, smem, 0, 0, 0, 0, 0};
     shape.scratch_bytes = shape.scratch_zeroed = gp__select_scratch_bytes(p.tiles, KIND);

@@ -10,10 +10,9 @@
 #ifdef __CUDACC__
 
 /* One tile in flight a block (the next tile's loads are issued while the current one is
- * written out), the prefix of tile t_i waited for in the same iteration. On the H100 it ran
- * select f32 2^28 at 41% of copy, where select.cuh's two-tile pipeline (GP__SELECT_PIPELINE)
- * ran it at 57%; but unique at 42%, where the pipeline ran it at 13% (not yet understood).
- * It is the default for every kind until the pipeline has passed the test suite on a GPU.
+ * written out), the prefix of tile t_i waited for in the same iteration. On the H100 it runs
+ * select f32 2^28 at 41% of copy (docs/select.md: a two-tile pipeline measured 57% there,
+ * but 13% for unique; it is not in the library until it passes the tests on a GPU).
  * Threads: GP__SEL_BLOCK scanning threads, then two look-ahead warps. Named barriers: 1 the
  * scanning warps, 2 the look-ahead warps (inside gp__scan_look_ahead too), 3 and 4 (by
  * the parity of the block's tile) the scanning warps and look-ahead part 0, which hands

@@ -61,8 +61,8 @@ extern "C" void test_select_host(void)
     pl = gp__select_make_plan(0x1000, 0, 100, 16);
     EXPECT(pl.tile == 1024 && pl.in_vec, "plan 16-byte");
     EXPECT(gp__select_smem(GP__SEL_RUNS, 4) == 4096 * 8 &&
-               gp__select_smem(GP__SEL_NONZERO, 8) == (GP__SELECT_PIPELINE ? 2u : 1u) * 2048 * 4,
-           "shared memory sizes (two buffers for the pipeline)");
+               gp__select_smem(GP__SEL_NONZERO, 8) == 2048 * 4,
+           "shared memory sizes");
 }
 
 /* ---- GPU: default instances ---------------------------------------------------------------- */
