@@ -1,7 +1,8 @@
 /* detail/device/histogram.cuh -- device-wide histograms: equal-width bins, bins between
  * edges, and a user's own binning (GP_DEFINE_HISTOGRAM), any bins count from 1 to 2^32,
  * one pass over the input, counts exact in uint64_t. Level 4: needs histogram_bin.cuh (the
- * rules and the plan), block/block_histogram.cuh, util/launch.cuh and util/status.cuh.
+ * rules and the plan), block/block_histogram.cuh, util/launch.cuh, util/status.cuh and
+ * agent/single_pass.cuh.
  *
  * How it works. Each block keeps private counters in shared memory, `copies` of them (warp w
  * counts into copy w % copies: with few bins, warps would otherwise queue on the same
@@ -47,6 +48,7 @@
 #include "histogram_bin.cuh"
 #include "../block/block_histogram.cuh"
 #include "../util/launch.cuh"
+#include "../agent/single_pass.cuh"
 
 /* ---- binners: bin(x) < bins, or >= bins (not counted). setup() runs once per block, before
  * a barrier, with the binner's shared memory (smem_bytes of it, 0 for none). ------------ */
@@ -188,13 +190,7 @@ __global__ void __launch_bounds__(GP__HIST_BLOCK, GP__MIN_BLOCKS(GP__HIST_BLOCK,
     }
     if (p.merge != GP__HIST_LAST) return;
     /* the last block to finish moves the accumulators to the output, leaving them 0 */
-    __shared__ int last;
-    __threadfence();
-    __syncthreads();
-    if (tid == 0) last = atomicAdd(scratch, 1ull) == gridDim.x - 1;
-    __syncthreads();
-    if (!last) return;
-    __threadfence();
+    if (!gp__block_is_last(scratch)) return;
     unsigned long long *acc = scratch + 1;
     for (size_t k = tid; k < p.bins; k += GP__HIST_BLOCK) out[k] = atomicExch(acc + k, 0ull);
     if (tid == 0) *scratch = 0;

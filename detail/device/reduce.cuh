@@ -1,7 +1,7 @@
 /* detail/device/reduce.cuh -- device-wide reduce and map-reduce: one pass over the input for any n
- * (one launch up to 1 MB, a grid and a one-block finish beyond), in index order,
- * deterministic, no static device state. Level 3: needs block_reduce.cuh,
- * warp.cuh, launch.cuh (the device-wide skeleton), ops.cuh and common.cuh. The plan
+ * (one launch: a cluster up to 1 MB, a grid whose last block finishes beyond), in index
+ * order, deterministic. Level 4: needs block_reduce.cuh, warp.cuh, launch.cuh (the
+ * device-wide skeleton and its status memory), agent/single_pass.cuh, ops.cuh and common.cuh. The plan
  * arithmetic is plain host/device code, tested on the host.
  *
  * One kernel serves both: it reduces MAP(a[i]) or MAP2(a[i], b[i]) over i, and a plain
@@ -69,6 +69,7 @@
 #include "../warp/warp.cuh"
 #include "../block/block_reduce.cuh"
 #include "../util/launch.cuh"
+#include "../agent/single_pass.cuh"
 
 /* Tuning (overridable for experiments; the defaults are what bench/results measured).
  * Eight 16-byte loads in flight per lane at two blocks of 512 per SM: 128 KB in flight per
@@ -422,15 +423,8 @@ __global__ void __launch_bounds__(GP__REDUCE_BLOCK, GP__MIN_BLOCKS(GP__REDUCE_BL
      * returns the counter to 0 for the next call on this status region */
     unsigned long long *done = reinterpret_cast<unsigned long long *>(scratch);
     T *partials = reinterpret_cast<T *>(scratch + gp__reduce_partials_offset());
-    __shared__ bool last;
-    if (threadIdx.x == 0) {
-        partials[blockIdx.x] = block_total;
-        __threadfence(); /* the partial is visible before the arrival */
-        last = atomicAdd(done, 1ull) == gridDim.x - 1;
-    }
-    __syncthreads();
-    if (!last) return;
-    __threadfence(); /* every other block's partial is seen */
+    if (threadIdx.x == 0) partials[blockIdx.x] = block_total;
+    if (!gp__block_is_last(done)) return;
     gp__reduce_finish<Op, Map>(out, src, p, partials);
     if (threadIdx.x == 0) *done = 0;
 }

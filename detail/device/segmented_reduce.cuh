@@ -73,6 +73,7 @@ static constexpr GP__HD unsigned gp__seg_items(size_t elem) { return elem <= 4 ?
 
 #include "../block/block_scan.cuh"
 #include "../util/launch.cuh"
+#include "../agent/single_pass.cuh"
 
 /* A value and a flag under the segmented operator: (f1, a) . (f2, b) = (f1 | f2, f2 ? b :
  * a OP b). Associative whenever OP is; a flag resets the fold (a segment began). */
@@ -277,7 +278,6 @@ __global__ void __launch_bounds__(GP__SEG_THREADS, GP__SEG_MIN_BLOCKS)
     }
     /* the records; the last block folds them */
     __shared__ uint64_t s_head_row;
-    __shared__ bool s_last;
     uint64_t *rec_row = reinterpret_cast<uint64_t *>(scratch + gp__seg_rec_rows_offset());
     pair *rec_head = reinterpret_cast<pair *>(scratch + GP__SCRATCH_ALIGN + gp__round_up(P * 8, GP__SCRATCH_ALIGN));
     pair *rec_carry = rec_head + gp__round_up(P * sizeof(pair), GP__SCRATCH_ALIGN) / sizeof(pair);
@@ -295,17 +295,12 @@ __global__ void __launch_bounds__(GP__SEG_THREADS, GP__SEG_MIN_BLOCKS)
     if (tid == 0) {
         rec_row[blockIdx.x] = s_head_row;
         rec_carry[blockIdx.x] = run; /* the same in every thread */
-        __threadfence();
-        /* an untagged counter at offset 0, where every user of the status region keeps its
-         * counters (data lies from GP__SCRATCH_ALIGN on): the last block returns it to 0 */
-        unsigned long long *done = reinterpret_cast<unsigned long long *>(scratch);
-        const bool last = atomicAdd(done, 1ull) == P - 1;
-        if (last) *done = 0;
-        s_last = last;
     }
-    __syncthreads();
-    if (!s_last) return;
-    __threadfence();
+    /* the done counter at offset 0 (data lies from GP__SCRATCH_ALIGN on): the last block
+     * returns it to 0 for the next call on this status region */
+    unsigned long long *done = reinterpret_cast<unsigned long long *>(scratch);
+    if (!gp__block_is_last(done)) return;
+    if (tid == 0) *done = 0;
     /* the last block: blocks in order, each thread a contiguous run of them */
     const uint64_t per = (P + GP__SEG_THREADS - 1) / GP__SEG_THREADS, b0 = tid * per;
     const uint64_t b1 = b0 + per < P ? b0 + per : P;

@@ -173,7 +173,6 @@ __global__ void __launch_bounds__(GP__SORT_HIST_THREADS) gp__sort_hist_kernel(gp
     constexpr int P = sizeof(typename gp__sort_key<K>::U);
     __shared__ unsigned s_hist[P][256];
     __shared__ unsigned long long s_total[8];
-    __shared__ bool s_last;
     for (unsigned i = threadIdx.x; i < P * 256; i += blockDim.x) (&s_hist[0][0])[i] = 0;
     __syncthreads();
     const size_t stride = (size_t)gridDim.x * blockDim.x;
@@ -195,13 +194,8 @@ __global__ void __launch_bounds__(GP__SORT_HIST_THREADS) gp__sort_hist_kernel(gp
     __syncthreads();
     for (unsigned j = threadIdx.x; j < P * 256; j += blockDim.x)
         if ((&s_hist[0][0])[j]) atomicAdd(&io.hist[j], (unsigned long long)(&s_hist[0][0])[j]);
-    __threadfence();
-    __syncthreads();
-    if (threadIdx.x == 0) s_last = atomicAdd(&io.ctl[1], 1ull) == gridDim.x - 1;
-    __syncthreads();
-    if (!s_last) return;
+    if (!gp__block_is_last(&io.ctl[1])) return;
     /* the last block: offsets of every pass, and the passes to skip (one digit holds all) */
-    __threadfence();
     unsigned skip = 0;
     for (int p = 0; p < P; p++) {
         const unsigned long long c = threadIdx.x < 256 ? __ldcg(&io.hist[p * 256 + threadIdx.x]) : 0;
