@@ -7,13 +7,14 @@
 # GP_TEST_ONLY (make sanitize-<family>) narrows every run to one family. Prints each run's
 # closing lines; fails if any run reports an error or a failed test.
 set -u
-tests=$1 logs=$2 shards=${RACE_SHARDS:-8}
+tests=$1 logs=$2 shards=${RACE_SHARDS:-$(( $(nproc) >= 16 ? 16 : 8 ))}
 mkdir -p "$logs"
 san="compute-sanitizer --error-exitcode 1 --target-processes application-only"
 pids=() names=()
 run() { # name, env..., tool args...
     local name=$1; shift
-    ( env "$@" "$tests" > "$logs/$name.log" 2>&1; echo $? > "$logs/$name.rc" ) &
+    ( t=$(date +%s); env "$@" "$tests" > "$logs/$name.log" 2>&1; echo $? > "$logs/$name.rc"
+      echo $(( $(date +%s) - t )) > "$logs/$name.s" ) &
     pids+=($!) names+=("$name")
 }
 start=$(date +%s)
@@ -25,7 +26,7 @@ wait "${pids[@]}"
 status=0
 for name in "${names[@]}"; do
     rc=$(cat "$logs/$name.rc")
-    printf '%-12s rc %s: %s; %s\n' "$name" "$rc" "$(grep -E '^[0-9]+ passed' "$logs/$name.log" | tail -1)" \
+    printf '%-12s rc %s, %4s s: %s; %s\n' "$name" "$rc" "$(cat "$logs/$name.s")" "$(grep -E '^[0-9]+ passed' "$logs/$name.log" | tail -1)" \
         "$(grep -E 'ERROR SUMMARY' "$logs/$name.log" | tail -1 | sed 's/^=* *//')"
     [ "$rc" = 0 ] || status=1
 done

@@ -268,6 +268,7 @@ struct sort_case {
 static std::vector<size_t> test_sizes(int big)
 {
     std::vector<size_t> s = {0, 1, 31, 32, 33, 1023, 1025, 4095, 4097, 8192, 8193, 65537};
+    if (gp_t_small() == 2) s = {0, 1, 33, 1025, 4097, 65537}; /* racecheck: each path and tail once */
     if (!gp_t_small()) {
         s.push_back(1048573); /* a prime near 2^20 */
         if (big) s.push_back(((size_t)1 << 24) + 7);
@@ -288,7 +289,9 @@ static void keys_suite(const char *name, typename sort_case<K, K, 0>::keys_fn as
         for (int d = 0; d < D_COUNT; d++) {
             if (n > 70000 && d != D_RANDOM && d != D_FEW && d != D_SPECIAL) continue;
             if (n > ((size_t)1 << 21) && d != D_RANDOM) continue;
-            if (gp_t_small() && n > 10000 && d != D_RANDOM) continue;
+            /* the sanitizers (minutes per family otherwise): every distribution at small n only */
+            if (gp_t_small() && n > 1025 && d != D_RANDOM && d != D_SPECIAL) continue;
+            if (gp_t_small() == 2 && n > 33 && d != D_RANDOM) continue;
             const uint64_t seed = gp_t_state(n * 16 + d);
             for (int dir = 0; dir < 2; dir++) {
                 kc.kf = dir ? desc : asc;
@@ -304,7 +307,7 @@ static void keys_suite(const char *name, typename sort_case<K, K, 0>::keys_fn as
     const size_t off = sizeof(K) == 8 ? 4 : sizeof(K);
     const size_t some[] = {1, 33, 4097, 8193, 65537, 300007};
     for (size_t n : some) {
-        if (gp_t_small() && n > 70000) continue;
+        if (gp_t_small() && (n == 1 || n == 4097 || n > 70000)) continue;
         const uint64_t seed = gp_t_state(n * 7 + 3);
         kc.kf = asc;
         snprintf(what, sizeof what, "gp_sort_%s", name);
@@ -353,7 +356,8 @@ static void pairs_suite(const char *name, typename sort_case<K, V, 1>::pairs_fn 
     for (size_t n : sizes) {
         if ((gp_t_small() && n > 70000) || (n > ((size_t)1 << 21) && !big)) continue;
         const uint64_t seed = gp_t_state(n * 5 + 11);
-        for (int d = 0; d < D_COUNT; d += (n > 70000 ? 4 : 1)) /* random, few (and specials below 2^17) */
+        /* random and few (every distribution below 2^17, except under racecheck) */
+        for (int d = 0; d < D_COUNT; d += (n > 70000 || gp_t_small() == 2 ? 4 : 1))
             for (int dir = 0; dir < 2; dir++) {
                 pc.pf = dir ? desc : asc;
                 snprintf(what, sizeof what, "gp_sort_pairs%s_%s", dir ? "_desc" : "", name);
