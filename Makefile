@@ -1,6 +1,8 @@
-# gpuprims -- build, test, bench, package. `make` builds the library, tests, examples and
-# benches; `make test` runs the tests (GPU tests are skipped without a GPU); `make install`.
-# Targets: all lib test test-python sanitize bench results plots examples run-examples ptx headers
+# gpuprims -- build, test, bench, package. `make` builds the library, tests and examples;
+# `make test` runs the tests (GPU tests are skipped without a GPU); `make install`. The
+# GPU-only programs (benches, stress) are built by `make bench` / `make stress`, or all at
+# once by `make extras` (CI builds them, so a break in them fails there).
+# Targets: all lib test test-python sanitize bench extras results plots examples run-examples ptx headers
 #          compile-cost install uninstall consumers version-check expand clean;
 #          nccl test-nccl sanitize-nccl bench-nccl (the optional NCCL layer: see its section).
 #
@@ -67,15 +69,17 @@ EXAMPLES  := $(patsubst examples/%.cu,$(BUILD)/examples/%,$(wildcard examples/*.
 BENCH_SRC := $(foreach d,$(patsubst bench/%/,%,$(wildcard bench/*/)),$(wildcard bench/$d/$d.cu))
 BENCHES   := $(patsubst bench/%.cu,$(BUILD)/bench/%,$(BENCH_SRC))
 
-.PHONY: all lib test test-python sanitize bench results plots examples run-examples ptx headers names names-check \
+.PHONY: all lib test test-python sanitize bench extras results plots examples run-examples ptx headers names names-check \
         compile-cost install uninstall consumers version-check expand clean nccl test-nccl sanitize-nccl bench-nccl
 
-# Longest compiles first (the library, then the benches), so both cores stay busy to the end.
-all: lib $(BENCHES) $(TESTS) $(EXAMPLES)
+# Longest compiles first (the library), so both cores stay busy to the end. The benches
+# (about a third of the compile time) only run on a GPU: `make bench` builds them.
+all: lib $(TESTS) $(EXAMPLES)
+extras: $(BENCHES) # and the stress program (tests/stress/stress.mk)
 
 lib: $(LIB_A) $(LIB_SO)
 
-# Everything is built first, so a build break anywhere fails `make test` (and CI).
+# The library, tests and examples are built first, with the header and name checks.
 test: all headers names-check
 	$(TESTS)
 

@@ -8,7 +8,7 @@ STRESS         := $(BUILD)/tests/stress
 STRESS_SECONDS ?= 300
 
 .PHONY: stress stress-memcheck
-all: $(STRESS) # built by `make` (and CI), so a break shows there
+extras: $(STRESS) # built by `make extras` (and CI), so a break shows there
 stress: $(STRESS) $(TESTS)
 	STRESS_SECONDS=$(STRESS_SECONDS) $(STRESS)
 	GP_TEST_STRESS=1 GP_TEST_ONLY=status $(TESTS)
