@@ -9,6 +9,7 @@
 #include <dirent.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <cuda_runtime_api.h>
 
 uint64_t gp_t_seed;
@@ -58,10 +59,24 @@ void gp_t_skip(const char *fmt, ...)
     va_end(ap);
 }
 
+/* GP_TEST_TIMES=1 (make sanitize): each section line starts with the seconds since the
+ * first section, so a log shows where a slow tool spends its time. */
 void gp_t_section(const char *fmt, ...)
 {
+    static int times = -1;
+    static struct timespec t0;
+    if (times < 0) {
+        const char *e = getenv("GP_TEST_TIMES");
+        times = e && *e && *e != '0';
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+    }
     va_list ap;
     va_start(ap, fmt);
+    if (times) {
+        struct timespec t;
+        clock_gettime(CLOCK_MONOTONIC, &t);
+        printf("[%7.1f s] ", (double)(t.tv_sec - t0.tv_sec) + 1e-9 * (double)(t.tv_nsec - t0.tv_nsec));
+    }
     printf("-- ");
     vprintf(fmt, ap);
     printf("\n");

@@ -7,7 +7,8 @@
  *
  * Seed: fresh per run (printed first); GP_TEST_SEED=<n> replays one.
  * GP_TEST_SMALL=1 (make sanitize): skips the largest sizes; GP_TEST_SMALL=2 (racecheck,
- * which is slow on shared memory) also runs fewer instances and placements of the scans. */
+ * which is slow on shared memory) also runs fewer instances and placements of the scans.
+ * GP_TEST_TIMES=1 (make sanitize): section lines start with the seconds since the first. */
 #ifndef GPUPRIMS_TESTS_HARNESS_H
 #define GPUPRIMS_TESTS_HARNESS_H
 
