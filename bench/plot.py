@@ -9,6 +9,8 @@ writes DIR/<gpu>.<bench>.png:
   transpose  % of the copy rate by shape: gp_transpose per element size, cuBLAS geam
   matmul     the ladder at 4096^3 (TFLOP/s per step, cuBLAS as a line), and gp against
              cuBLAS by shape (f32)
+  select, segmented, histogram, sort
+             % of the ceiling (copy, read, or the sort's bound) of gp and CUB, at 2^27-2^28
 Each figure is titled with the GPU, date and commit read from the <gpu>.<bench>.md beside
 the CSV. Needs matplotlib (bench/requirements.txt; `make plots` installs it if missing).
 
@@ -253,7 +255,85 @@ def plot_matmul(tables, title):
     return fig
 
 
-PLOTS = {"reduce": plot_reduce, "scan": plot_scan, "transpose": plot_transpose, "matmul": plot_matmul}
+def bars(title, groups, ceiling):
+    """One panel per (panel title, [(label, gp %, NVIDIA %)]): horizontal bars, % of ceiling."""
+    groups = [(t, rs) for t, rs in groups if rs]
+    if not groups:
+        return None
+    height = sum(len(rs) for _, rs in groups) * 0.42 + 1.4 * len(groups)
+    fig, axes = plt.subplots(len(groups), 1, figsize=(9, height), squeeze=False,
+                             gridspec_kw={"height_ratios": [len(rs) + 1 for _, rs in groups]})
+    for ax, (panel, rs) in zip(axes[:, 0], groups):
+        y = list(range(len(rs)))[::-1]
+        ax.barh([v + 0.2 for v in y], [r[1] for r in rs], 0.4, color=GP, label="gpuprims")
+        ax.barh([v - 0.2 for v in y], [r[2] or 0 for r in rs], 0.4, color=CUB, label="CUB")
+        for v, r in zip(y, rs):
+            ax.text(r[1] + 1, v + 0.2, "%.0f%%" % r[1], va="center", fontsize=7)
+            if r[2]:
+                ax.text(r[2] + 1, v - 0.2, "%.0f%%" % r[2], va="center", fontsize=7)
+        ax.set_yticks(y)
+        ax.set_yticklabels([r[0] for r in rs], fontsize=8)
+        ax.set_xlim(0, 110)
+        ax.axvline(100, color=COPY, ls=":")
+        ax.set_xlabel("%% of %s (this run)" % ceiling, fontsize=8)
+        ax.set_title(panel, fontsize=9)
+        ax.grid(alpha=0.3, axis="x")
+        ax.legend(fontsize=7, loc="lower right")
+    fig.suptitle(title, fontsize=9)
+    return fig
+
+
+def pct_rows(rows, label, gp_pct, nvidia=None, keep=lambda r: True):
+    """(label, gp %, NVIDIA %) per row; NVIDIA's % from its column, or from gp % / (gp / NVIDIA speed)."""
+    out = []
+    for r in rows or []:
+        g = num(r.get(gp_pct))
+        if g is None or not keep(r):
+            continue
+        c = None
+        if nvidia and nvidia[0] == "pct":
+            c = num(r.get(nvidia[1]))
+        elif nvidia and num(r.get(nvidia[1])):
+            c = g / num(r.get(nvidia[1]))
+        out.append((label(r), g, c))
+    return out
+
+
+def big(r, key="n"):
+    return (num(r.get(key)) or 0) >= 2 ** 27
+
+
+def plot_select(tables, title):
+    rows = (find(tables, "Select by flags") or []) + (find(tables, "Partition") or []) + \
+           (find(tables, "Unique and run-length") or [])
+    rs = pct_rows(rows, lambda r: r["call"], "% of copy (small: x floor)", ("speed", "vs CUB"), big)
+    return bars(title, [("compaction, 2^27-2^28 elements (bytes each call must move)", rs)], "copy")
+
+
+def plot_segmented(tables, title):
+    seg = pct_rows(find(tables, "Segmented reduce"), lambda r: "segmented reduce, " + r["segments"], "% of read",
+                   ("speed", "gp / CUB"), lambda r: r["values"] == "2^28")
+    rbk = pct_rows(find(tables, "Reduce-by-key"), lambda r: "reduce-by-key, runs of " + r["runs of"], "% of copy",
+                   ("speed", "gp / CUB"), lambda r: r["n"] == "2^28")
+    return bars(title, [("segmented reduce f32, 2^28 values (% of the read rate)", seg),
+                        ("reduce-by-key i32/f32, 2^28 (% of the copy rate)", rbk)], "the ceiling")
+
+
+def plot_histogram(tables, title):
+    rs = pct_rows(find(tables, "gp_histogram against"), lambda r: r["row"], "% of read", ("pct", "CUB % of read"),
+                  lambda r: r["n"] in ("2^27", "2^28") and not r["row"].startswith("PyTorch"))  # reference rows
+    return bars(title, [("histograms of 2^27-2^28 values (input bytes)", rs)], "read")
+
+
+def plot_sort(tables, title):
+    rs = pct_rows(find(tables, "Against CUB"), lambda r: r["job"], "% of bound", ("speed", "vs CUB"),
+                  lambda r: r["n"] == "2^28")
+    return bars(title, [("radix sort, 2^28 (bound: the bytes an 8-bit LSD sort moves, at the copy rate)", rs)],
+                "bound")
+
+
+PLOTS = {"reduce": plot_reduce, "scan": plot_scan, "transpose": plot_transpose, "matmul": plot_matmul,
+         "select": plot_select, "segmented": plot_segmented, "histogram": plot_histogram, "sort": plot_sort}
 
 
 def main():
