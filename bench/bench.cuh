@@ -199,15 +199,21 @@ static inline void gp_table_row(const char *fmt, ...)
 }
 
 /* Free text under a table (notes, the original papers' figures). */
+/* A paragraph under a table, any length (a ladder's note runs past 4 KB). */
 static inline void gp_bench_note(const char *fmt, ...)
 {
-    char line[4096];
-    va_list ap;
+    va_list ap, again;
     va_start(ap, fmt);
-    vsnprintf(line, sizeof line, fmt, ap);
+    va_copy(again, ap);
+    const int len = vsnprintf(NULL, 0, fmt, ap);
     va_end(ap);
+    char *line = len >= 0 ? (char *)malloc((size_t)len + 1) : NULL;
+    if (line) vsnprintf(line, (size_t)len + 1, fmt, again);
+    va_end(again);
+    if (!line) return;
     fprintf(stdout, "\n%s\n", line);
     if (gp__bench.md) fprintf(gp__bench.md, "\n%s\n", line);
+    free(line);
 }
 
 static inline void gp_bench_end(void)
