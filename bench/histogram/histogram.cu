@@ -221,7 +221,7 @@ int main(void)
     gp_table_row("PyTorch 2.11 histc, f32 1024 bins|2^28|1053 (reference figure, not this run)|33%%|-|-|-|-|-");
     gp_bench_note("%% of read: a kernel that only reads the same bytes (16-byte loads, 4 in flight a thread) over the row's "
                   "time, measured beside it. Small sizes: 64 calls back to back per timed batch; floor: an empty <<<1, 32>>> "
-                  "kernel the same way. PyTorch is not installed on the bench machine: its rows are reference figures for PyTorch 2.11 on an H100 80GB HBM3, not measured in this run.");
+                  "kernel the same way. The bench runs no PyTorch (a CUDA program): its rows are reference figures for PyTorch 2.11 on an H100 80GB HBM3, not measured in this run.");
 
     /* the ladder: each step of the design on u8 2^28 and f32 1024 bins 2^28 */
     gp_table_begin("Ladder (this run): each design step", "step|row|gp us|% of read");
