@@ -69,7 +69,7 @@ EXAMPLES  := $(patsubst examples/%.cu,$(BUILD)/examples/%,$(wildcard examples/*.
 BENCH_SRC := $(foreach d,$(patsubst bench/%/,%,$(wildcard bench/*/)),$(wildcard bench/$d/$d.cu))
 BENCHES   := $(patsubst bench/%.cu,$(BUILD)/bench/%,$(BENCH_SRC))
 
-.PHONY: all lib test test-python sanitize bench extras results plots examples run-examples ptx headers names names-check \
+.PHONY: all lib test test-python sanitize bench bench-torch extras results plots examples run-examples ptx headers names names-check \
         compile-cost install uninstall consumers version-check expand clean nccl test-nccl sanitize-nccl bench-nccl
 
 # Longest compiles first (the library), so both cores stay busy to the end. The benches
@@ -108,6 +108,12 @@ sanitize: $(TESTS)
 bench: $(BENCHES)
 	@mkdir -p bench/results
 	@for b in $(BENCHES); do GP_COMMIT=$(COMMIT) $$b || exit 1; done
+	@$(MAKE) results
+# make bench-torch: gpuprims against PyTorch on the same GPU (bench/torch/vs_torch.py; needs
+# python3 with torch and a GPU, says "skipped" without them). Not part of `make bench`.
+bench-torch: $(LIB_SO)
+	@mkdir -p bench/results
+	GP_COMMIT=$(COMMIT) $(PYTHON) bench/torch/vs_torch.py $(LIB_SO)
 	@$(MAKE) results
 # make bench-<family>: one family's bench (bench-scan, bench-select), then the results page.
 bench-%: $(BUILD)/bench/%/%
