@@ -146,13 +146,47 @@ def jobs():
         expect(torch.equal(idx, torch.argsort(ki, stable=True)), "argsort")
         out.append(("argsort i32, stable (torch.argsort)", n, 0, lambda k=ki: torch.argsort(k, stable=True),
                     lambda f=f, i=idx, k=ki, n=n: call(f, ptr(i), ptr(k), n)))
-        del x, y, kept, keys, uk, ki, ks, idx
+        vals, lens = torch.empty_like(keys), torch.empty(n, device=DEV, dtype=torch.int64)
+        runs = torch.empty(1, device=DEV, dtype=torch.int64)
+        f = c_fn("gp_run_length_i32", P, P, P, P, Z, P)
+        call(f, ptr(vals), ptr(lens), ptr(runs), ptr(keys), n)
+        wv, wc = torch.unique_consecutive(keys, return_counts=True)
+        r = int(runs.item())
+        expect(r == wv.numel() and torch.equal(vals[:r], wv) and torch.equal(lens[:r], wc), "run length")
+        out.append(("run-length i32, runs of 8 (torch.unique_consecutive, counts)", n, 4 * n + 12 * (n // 8),
+                    lambda k=keys: torch.unique_consecutive(k, return_counts=True),
+                    lambda f=f, v=vals, l=lens, r=runs, k=keys, n=n: call(f, ptr(v), ptr(l), ptr(r), ptr(k), n)))
+        b8 = torch.randint(0, 256, (n,), device=DEV, dtype=torch.uint8, generator=g)
+        b64 = b8.long()  # torch.bincount takes int64 only
+        h8 = torch.empty(256, device=DEV, dtype=torch.int64)
+        f = c_fn("gp_histogram_even_u8", P, P, Z, Z, ctypes.c_int64, ctypes.c_int64, P)
+        call(f, ptr(h8), ptr(b8), n, 256, 0, 256)
+        expect(torch.equal(h8, torch.bincount(b64, minlength=256)), "bincount")
+        out.append(("histogram u8, 256 bins (torch.bincount of the same values as int64)", n, n,
+                    lambda b=b64: torch.bincount(b, minlength=256),
+                    lambda f=f, h=h8, b=b8, n=n: call(f, ptr(h), ptr(b), n, 256, 0, 256)))
+        kf = torch.rand(n, device=DEV, generator=g)
+        kfs = torch.empty_like(kf)
+        f = c_fn("gp_sort_f32", P, P, Z, P)
+        call(f, ptr(kfs), ptr(kf), n)
+        expect(torch.equal(kfs, torch.sort(kf)[0]), "sort f32")
+        out.append(("sort f32 keys in [0, 1) (torch.sort: values and indices)", n, 36 * n, lambda k=kf: torch.sort(k),
+                    lambda f=f, o=kfs, k=kf, n=n: call(f, ptr(o), ptr(k), n)))
+        del x, y, kept, keys, uk, ki, ks, idx, vals, lens, b8, b64, kf, kfs
     a = torch.rand(8192, 8192, device=DEV, generator=g)
     t = torch.empty(8192, 8192, device=DEV)
     gpuprims.transpose(t, a)
     expect(torch.equal(t, a.t()), "transpose")
     out.append(("transpose f32 8192^2 (x.t().contiguous())", a.numel(), 8 * a.numel(),
                 lambda a=a, t=t: t.copy_(a.t()), lambda a=a, t=t: gpuprims.transpose(t, a)))
+    for dim, fname in ((1, "gp_reduce_rows_sum_f32"), (0, "gp_reduce_cols_sum_f32")):
+        red = torch.empty(8192, device=DEV)
+        f = c_fn(fname, P, P, Z, Z, Z, P)
+        call(f, ptr(red), ptr(a), 8192, 8192, 8192)
+        expect(torch.allclose(red, a.sum(dim=dim), rtol=1e-4), fname)
+        out.append(("sum along dim %d, f32 8192^2 (x.sum(dim=%d))" % (dim, dim), a.numel(), 4 * a.numel(),
+                    lambda a=a, d=dim: a.sum(dim=d),
+                    lambda f=f, r=red, a=a: call(f, ptr(r), ptr(a), 8192, 8192, 8192)))
     torch.backends.cuda.matmul.allow_tf32 = False
     ma, mb = torch.rand(4096, 4096, device=DEV, generator=g), torch.rand(4096, 4096, device=DEV, generator=g)
     mc = torch.empty(4096, 4096, device=DEV)
@@ -183,7 +217,7 @@ def main():
         else:
             rate = "%.0f GB/s" % (nbytes / g_ms / 1e6)
             pct = "%.1f%%" % (100 * nbytes / g_ms / 1e6 / copy_gbs)
-        size = "2^%d" % (n.bit_length() - 1) if n & (n - 1) == 0 and job[:6] not in ("transp", "matmul") else ""
+        size = "2^%d" % (n.bit_length() - 1) if n & (n - 1) == 0 and "8192" not in job and "4096" not in job else ""
         rows.append((job, size, "%.3f" % t_ms, "%.3f" % g_ms, rate, pct, "%.2fx" % (t_ms / g_ms)))
         print("%-60s %5s torch %9.3f ms  gp %9.3f ms  %s" % (job, size, t_ms, g_ms, rows[-1][-1]), flush=True)
 
