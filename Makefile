@@ -263,7 +263,7 @@ $(LIB_SO): $(LIB_OBJ) lib/exports.map
 	$(NVCC_ALL) -shared -Xlinker --version-script=lib/exports.map $(LIB_OBJ) -o $@
 
 $(TESTS): $(TEST_OBJ) $(LIB_A)
-	$(NVCC_ALL) $^ -o $@
+	$(NVCC_ALL) $^ -o $@ -ldl
 
 # The list of test entry points, written by no one: every `void test_<name>(void)` that a
 # test file defines at the start of a line (tests/main.c includes it).
@@ -302,6 +302,9 @@ $(BUILD)/tests/test_readme.o: TEST_DEFS = $(T_CACHE) -DGP_T_NVCC='"$(NVCC)"' -DG
 # tests/test_compile_errors.cu compiles the files of tests/compile_errors/, which must fail.
 $(BUILD)/tests/test_compile_errors.o: TEST_DEFS = $(T_CACHE) -DGP_T_NVCC='"$(NVCC)"' -DGP_T_ARCH='"$(ARCH1)"' \
     -DGP_T_ROOT='"$(CURDIR)"' -DGP_T_CC='"$(CC)"' -DGP_T_CUDA_INC='"$(CUDA_HOME)/include"'
+
+# tests/status/test_launch_count.cu loads CUPTI from the toolkit (or the loader's path).
+$(BUILD)/tests/status/test_launch_count.o: TEST_DEFS = -DGP_T_CUPTI='"$(CUDA_LIBDIR)/libcupti.so"'
 
 $(BUILD)/tests/%.c.o: tests/%.c
 	@mkdir -p $(@D)

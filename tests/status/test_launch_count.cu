@@ -1,0 +1,123 @@
+/* tests/status/test_launch_count.cu -- one launch per call: the driver calls a grid-mode
+ * reduce or scan makes on an eager stream, counted with CUPTI's callback API (loaded with
+ * dlopen, so the tests need no CUPTI to build or run: without it, or under a tool that holds
+ * CUPTI itself, such as compute-sanitizer, the check is skipped). After a first call has
+ * created the stream's status region, each further call must make exactly one kernel
+ * launch, and no memset, allocation or copy. The results are checked too (integer sums). */
+#include "../../gpuprims.cuh"
+#include "../harness.h"
+
+#include <dlfcn.h>
+#include <stdio.h>
+#include <string.h>
+#include <vector>
+
+#if __has_include(<cupti.h>)
+#include <cupti.h>
+
+/* Driver calls seen while counting, by kind (the callback's function name). */
+typedef struct { int launches, memsets, allocs, copies, other; } driver_calls;
+static driver_calls calls;
+
+static void CUPTIAPI on_driver_call(void *, CUpti_CallbackDomain domain, CUpti_CallbackId, const void *data)
+{
+    const CUpti_CallbackData *cb = (const CUpti_CallbackData *)data;
+    if (domain != CUPTI_CB_DOMAIN_DRIVER_API || cb->callbackSite != CUPTI_API_ENTER) return;
+    const char *f = cb->functionName ? cb->functionName : "";
+    if (!strncmp(f, "cuLaunch", 8)) calls.launches++;
+    else if (!strncmp(f, "cuMemset", 8)) calls.memsets++;
+    else if (!strncmp(f, "cuMemAlloc", 10) || !strncmp(f, "cuMemFree", 9)) calls.allocs++;
+    else if (!strncmp(f, "cuMemcpy", 8)) calls.copies++;
+    else calls.other++;
+}
+
+typedef CUptiResult (*subscribe_fn)(CUpti_SubscriberHandle *, CUpti_CallbackFunc, void *);
+typedef CUptiResult (*enable_domain_fn)(uint32_t, CUpti_SubscriberHandle, CUpti_CallbackDomain);
+typedef CUptiResult (*unsubscribe_fn)(CUpti_SubscriberHandle);
+
+static void count_launches(void)
+{
+    if (!gp_t_have_gpu()) {
+        gp_t_skip("launch count: needs a GPU");
+        return;
+    }
+#ifndef GP_T_CUPTI
+#define GP_T_CUPTI "libcupti.so"
+#endif
+    void *lib = dlopen(GP_T_CUPTI, RTLD_NOW); /* the toolkit's, then the loader's */
+    if (!lib) lib = dlopen("libcupti.so", RTLD_NOW);
+    subscribe_fn subscribe = lib ? (subscribe_fn)dlsym(lib, "cuptiSubscribe") : NULL;
+    enable_domain_fn enable = lib ? (enable_domain_fn)dlsym(lib, "cuptiEnableDomain") : NULL;
+    unsubscribe_fn unsubscribe = lib ? (unsubscribe_fn)dlsym(lib, "cuptiUnsubscribe") : NULL;
+    if (!subscribe || !enable || !unsubscribe) {
+        gp_t_skip("launch count: libcupti.so not found");
+        if (lib) dlclose(lib);
+        return;
+    }
+    const size_t sizes[] = {(size_t)1 << 20, ((size_t)1 << 24) + 7}; /* both grid mode on an H100 */
+    const size_t max_n = sizes[1];
+    std::vector<int> h(max_n);
+    for (size_t i = 0; i < max_n; i++) h[i] = (int)(i % 15) - 7;
+    int *d_in = NULL, *d_out = NULL;
+    cudaStream_t s = NULL;
+    EXPECT(cudaMalloc(&d_in, max_n * sizeof(int)) == cudaSuccess, "cudaMalloc");
+    EXPECT(cudaMalloc(&d_out, max_n * sizeof(int)) == cudaSuccess, "cudaMalloc");
+    EXPECT(cudaMemcpy(d_in, h.data(), max_n * sizeof(int), cudaMemcpyHostToDevice) == cudaSuccess, "cudaMemcpy");
+    EXPECT(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) == cudaSuccess, "cudaStreamCreate");
+
+    CUpti_SubscriberHandle sub;
+    for (size_t k = 0; k < sizeof sizes / sizeof *sizes; k++) {
+        const size_t n = sizes[k];
+        long long want = 0;
+        for (size_t i = 0; i < n; i++) want += h[i];
+        /* first calls: the stream's regions are created (zeroed once), the kernels loaded */
+        EXPECT(gp_reduce_sum_i32(d_out, d_in, n, s) == cudaSuccess, "reduce");
+        EXPECT(gp_inclusive_scan_sum_i32(d_out, d_in, n, s) == cudaSuccess, "scan");
+        EXPECT(cudaStreamSynchronize(s) == cudaSuccess, "sync");
+        if (subscribe(&sub, on_driver_call, NULL) != CUPTI_SUCCESS) {
+            gp_t_skip("launch count: CUPTI is held by another subscriber (a profiler or sanitizer)");
+            break;
+        }
+        enable(1, sub, CUPTI_CB_DOMAIN_DRIVER_API);
+        const int rounds = 8;
+        memset(&calls, 0, sizeof calls);
+        for (int r = 0; r < rounds; r++) EXPECT(gp_reduce_sum_i32(d_out, d_in, n, s) == cudaSuccess, "reduce");
+        const driver_calls reduce_calls = calls;
+        memset(&calls, 0, sizeof calls);
+        for (int r = 0; r < rounds; r++) EXPECT(gp_inclusive_scan_sum_i32(d_out, d_in, n, s) == cudaSuccess, "scan");
+        const driver_calls scan_calls = calls;
+        enable(0, sub, CUPTI_CB_DOMAIN_DRIVER_API);
+        unsubscribe(sub);
+        EXPECT(cudaStreamSynchronize(s) == cudaSuccess, "sync");
+        int last = 0, sum = 0;
+        EXPECT(cudaMemcpy(&last, d_out + n - 1, sizeof last, cudaMemcpyDeviceToHost) == cudaSuccess, "copy back");
+        EXPECT(gp_reduce_sum_i32(d_out, d_in, n, s) == cudaSuccess && cudaStreamSynchronize(s) == cudaSuccess &&
+                   cudaMemcpy(&sum, d_out, sizeof sum, cudaMemcpyDeviceToHost) == cudaSuccess,
+               "reduce");
+        EXPECT(last == (int)want && sum == (int)want, "n = %zu: scan's last %d, sum %d, want %lld", n, last, sum, want);
+        printf("  n = %zu: %d reduces made %d launches, %d memsets, %d allocations, %d copies; %d scans: %d, %d, %d, %d\n",
+               n, rounds, reduce_calls.launches, reduce_calls.memsets, reduce_calls.allocs, reduce_calls.copies, rounds,
+               scan_calls.launches, scan_calls.memsets, scan_calls.allocs, scan_calls.copies);
+        EXPECT(reduce_calls.launches == rounds && reduce_calls.memsets + reduce_calls.allocs + reduce_calls.copies == 0,
+               "n = %zu: %d reduces made %d launches and %d other work calls (want one launch each)", n, rounds,
+               reduce_calls.launches, reduce_calls.memsets + reduce_calls.allocs + reduce_calls.copies);
+        EXPECT(scan_calls.launches == rounds && scan_calls.memsets + scan_calls.allocs + scan_calls.copies == 0,
+               "n = %zu: %d scans made %d launches and %d other work calls (want one launch each)", n, rounds,
+               scan_calls.launches, scan_calls.memsets + scan_calls.allocs + scan_calls.copies);
+    }
+    cudaStreamDestroy(s);
+    cudaFree(d_in);
+    cudaFree(d_out);
+    dlclose(lib);
+}
+#endif
+
+extern "C" void test_status_launch_count(void)
+{
+    gp_t_section("status memory: one launch per grid-mode call (driver calls counted with CUPTI)");
+#if __has_include(<cupti.h>)
+    count_launches();
+#else
+    gp_t_skip("launch count: cupti.h not found at build time");
+#endif
+}
