@@ -86,6 +86,16 @@ def expect(ok, what):
 
 # ---- the jobs: (job, n, bytes moved, torch call, gpuprims call), each checked first -------------
 
+def sort_job(label, typ, keys):
+    """gp_sort_<typ> against torch.sort (which also returns the indices); 36 bytes a 4-byte key."""
+    n, out_keys = keys.numel(), torch.empty_like(keys)
+    f = c_fn("gp_sort_" + typ, P, P, Z, P)
+    call(f, ptr(out_keys), ptr(keys), n)
+    expect(torch.equal(out_keys, torch.sort(keys)[0]), "sort " + typ)
+    return (label + " (torch.sort: values and indices)", n, 36 * n, lambda: torch.sort(keys),
+            lambda: call(f, ptr(out_keys), ptr(keys), n))
+
+
 def jobs():
     out = []
     g = torch.Generator(device=DEV).manual_seed(1)
@@ -134,12 +144,7 @@ def jobs():
                     lambda x=x, o=offs: torch.segment_reduce(x, "sum", offsets=o),
                     lambda f=f, s=sums, x=x, o=offs, k=segs: call(f, ptr(s), ptr(x), ptr(o), k)))
         ki = torch.randint(-2 ** 31, 2 ** 31 - 1, (n,), device=DEV, dtype=torch.int32, generator=g)
-        ks = torch.empty_like(ki)
-        f = c_fn("gp_sort_i32", P, P, Z, P)
-        call(f, ptr(ks), ptr(ki), n)
-        expect(torch.equal(ks, torch.sort(ki)[0]), "sort")
-        out.append(("sort i32 keys (torch.sort: values and indices)", n, 36 * n, lambda k=ki: torch.sort(k),
-                    lambda f=f, o=ks, k=ki, n=n: call(f, ptr(o), ptr(k), n)))
+        out.append(sort_job("sort i32 keys", "i32", ki))
         idx = torch.empty(n, device=DEV, dtype=torch.int64)
         f = c_fn("gp_argsort_i32", P, P, Z, P)
         call(f, ptr(idx), ptr(ki), n)
@@ -165,14 +170,8 @@ def jobs():
         out.append(("histogram u8, 256 bins (torch.bincount of the same values as int64)", n, n,
                     lambda b=b64: torch.bincount(b, minlength=256),
                     lambda f=f, h=h8, b=b8, n=n: call(f, ptr(h), ptr(b), n, 256, 0, 256)))
-        kf = torch.rand(n, device=DEV, generator=g)
-        kfs = torch.empty_like(kf)
-        f = c_fn("gp_sort_f32", P, P, Z, P)
-        call(f, ptr(kfs), ptr(kf), n)
-        expect(torch.equal(kfs, torch.sort(kf)[0]), "sort f32")
-        out.append(("sort f32 keys in [0, 1) (torch.sort: values and indices)", n, 36 * n, lambda k=kf: torch.sort(k),
-                    lambda f=f, o=kfs, k=kf, n=n: call(f, ptr(o), ptr(k), n)))
-        del x, y, kept, keys, uk, ki, ks, idx, vals, lens, b8, b64, kf, kfs
+        out.append(sort_job("sort f32 keys in [0, 1)", "f32", torch.rand(n, device=DEV, generator=g)))
+        del x, y, kept, keys, uk, ki, idx, vals, lens, b8, b64
     a = torch.rand(8192, 8192, device=DEV, generator=g)
     t = torch.empty(8192, 8192, device=DEV)
     gpuprims.transpose(t, a)
