@@ -157,29 +157,8 @@ def _count_arg(x, count):
     return count, _iface(count)["data"][0]
 
 
-def select_flagged(out, x, flags, count=None, stream=None):
-    """Keeps x[i] where flags[i] != 0 (flags: uint8/bool, as many as x), in order, into
-    out[0 .. count). Returns (out, count): count is a one-element device tensor (int64 view
-    of the library's uint64), filled on the stream: nothing waits for the host."""
-    ix, io, iff = _iface(x), _iface(out), _iface(flags)
-    if ix["typestr"] != io["typestr"] or iff["typestr"] not in ("|u1", "|b1"):
-        raise TypeError("gpuprims: select_flagged wants out like x and uint8/bool flags")
-    n = 1
-    for d in ix["shape"]:
-        n *= d
-    count, pc = _count_arg(x, count)
-    name = "gp_select_flagged_" + TYPES[ix["typestr"]]
-    f = getattr(library(), name)
-    f.restype = ctypes.c_int
-    f.argtypes = [ctypes.c_void_p] * 4 + [ctypes.c_size_t, ctypes.c_void_p]
-    with _device_of(x):
-        _check(f(io["data"][0], pc, ix["data"][0], iff["data"][0], n, _stream(x, stream)), name)
-    return out, count
-
-
-def unique(out, x, count=None, stream=None):
-    """The first of each run of equal consecutive elements of x (torch.unique_consecutive),
-    into out[0 .. count). Returns (out, count) as select_flagged does. out may be x."""
+def _compact(kind, out, x, extra, count, stream):
+    """gp_<kind>_<type>(out, count, x, [extra,] n, stream): the shared call of the compactions."""
     ix, io = _iface(x), _iface(out)
     if ix["typestr"] != io["typestr"]:
         raise TypeError("gpuprims: out and x differ in type (%s, %s)" % (io["typestr"], ix["typestr"]))
@@ -187,10 +166,26 @@ def unique(out, x, count=None, stream=None):
     for d in ix["shape"]:
         n *= d
     count, pc = _count_arg(x, count)
-    name = "gp_unique_" + TYPES[ix["typestr"]]
+    name = "gp_%s_%s" % (kind, TYPES[ix["typestr"]])
     f = getattr(library(), name)
     f.restype = ctypes.c_int
-    f.argtypes = [ctypes.c_void_p] * 3 + [ctypes.c_size_t, ctypes.c_void_p]
+    f.argtypes = [ctypes.c_void_p] * (3 + len(extra)) + [ctypes.c_size_t, ctypes.c_void_p]
     with _device_of(x):
-        _check(f(io["data"][0], pc, ix["data"][0], n, _stream(x, stream)), name)
+        _check(f(io["data"][0], pc, ix["data"][0], *extra, n, _stream(x, stream)), name)
     return out, count
+
+
+def select_flagged(out, x, flags, count=None, stream=None):
+    """Keeps x[i] where flags[i] != 0 (flags: uint8/bool, as many as x), in order, into
+    out[0 .. count). Returns (out, count): count is a one-element device tensor (int64 view
+    of the library's uint64), filled on the stream: nothing waits for the host."""
+    iff = _iface(flags)
+    if iff["typestr"] not in ("|u1", "|b1"):
+        raise TypeError("gpuprims: select_flagged wants uint8/bool flags")
+    return _compact("select_flagged", out, x, [iff["data"][0]], count, stream)
+
+
+def unique(out, x, count=None, stream=None):
+    """The first of each run of equal consecutive elements of x (torch.unique_consecutive),
+    into out[0 .. count). Returns (out, count) as select_flagged does. out may be x."""
+    return _compact("unique", out, x, [], count, stream)
