@@ -17,6 +17,27 @@
 #include <algorithm>
 #include <vector>
 
+/* The median of 20 timed calls of call() on stream 0, after 3 warm-ups, in ms. */
+template <class Call>
+static float median_ms(Call call)
+{
+    cudaEvent_t a, b;
+    CUDA_CHK(cudaEventCreate(&a));
+    CUDA_CHK(cudaEventCreate(&b));
+    std::vector<float> ms(20);
+    for (int i = 0; i < 23; i++) {
+        CUDA_CHK(cudaEventRecord(a, 0));
+        call();
+        CUDA_CHK(cudaEventRecord(b, 0));
+        CUDA_CHK(cudaEventSynchronize(b));
+        if (i >= 3) CUDA_CHK(cudaEventElapsedTime(&ms[i - 3], a, b));
+    }
+    CUDA_CHK(cudaEventDestroy(a));
+    CUDA_CHK(cudaEventDestroy(b));
+    std::sort(ms.begin(), ms.end());
+    return ms[10];
+}
+
 /* the map: one product per nonzero */
 __global__ void products(float *p, const float *vals, const int *cols, const float *x, size_t nnz)
 {
@@ -57,24 +78,15 @@ static float cusparse_spmv_ms(int rows, int cols, int64_t nnz, const int *d_rowo
                               CUSPARSE_SPMV_ALG_DEFAULT, &bytes);
     void *buf = NULL;
     CUDA_CHK(cudaMalloc(&buf, bytes + 1));
-    cudaEvent_t a, b;
-    CUDA_CHK(cudaEventCreate(&a));
-    CUDA_CHK(cudaEventCreate(&b));
-    std::vector<float> ms(20);
-    for (int i = 0; i < 23; i++) {
-        CUDA_CHK(cudaEventRecord(a, 0));
+    const float ms = median_ms([&] {
         p_cusparseSpMV(hs, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, A, X, &zero, Y, CUDA_R_32F, CUSPARSE_SPMV_ALG_DEFAULT, buf);
-        CUDA_CHK(cudaEventRecord(b, 0));
-        CUDA_CHK(cudaEventSynchronize(b));
-        if (i >= 3) CUDA_CHK(cudaEventElapsedTime(&ms[i - 3], a, b));
-    }
-    std::sort(ms.begin(), ms.end());
+    });
     p_cusparseDestroySpMat(A);
     p_cusparseDestroyDnVec(X);
     p_cusparseDestroyDnVec(Y);
     p_cusparseDestroy(hs);
     CUDA_CHK(cudaFree(buf));
-    return ms[10];
+    return ms;
 }
 
 int main(void)
@@ -119,25 +131,16 @@ int main(void)
     CUDA_CHK(cudaMemcpy(d_off32, off32.data(), (rows + 1) * 4, cudaMemcpyHostToDevice));
 
     /* y = A x: the map, then the segmented reduce over the row offsets */
-    cudaEvent_t a, b;
-    CUDA_CHK(cudaEventCreate(&a));
-    CUDA_CHK(cudaEventCreate(&b));
-    std::vector<float> ms(20);
-    for (int i = 0; i < 23; i++) {
-        CUDA_CHK(cudaEventRecord(a, 0));
+    const float ms = median_ms([&] {
         products<<<1024, 256>>>(d_p, d_vals, d_cols, d_x, nnz);
         CUDA_CHK_LAUNCH();
         CUDA_CHK(gp_segmented_reduce_sum_f32(d_y, d_p, d_off, rows, 0));
-        CUDA_CHK(cudaEventRecord(b, 0));
-        CUDA_CHK(cudaEventSynchronize(b));
-        if (i >= 3) CUDA_CHK(cudaEventElapsedTime(&ms[i - 3], a, b));
-    }
-    std::sort(ms.begin(), ms.end());
+    });
     CUDA_CHK(cudaMemcpy(got.data(), d_y, rows * 4, cudaMemcpyDeviceToHost));
     size_t bad = 0;
     for (int r = 0; r < rows; r++) bad += got[r] != want[r];
     printf("spmv: %d x %d, %zu nonzeros (empty rows, one of %d): map + gp_segmented_reduce_sum_f32 %.1f us, %zu rows wrong\n",
-           rows, cols, nnz, cols / 2, ms[10] * 1e3, bad);
+           rows, cols, nnz, cols / 2, ms * 1e3, bad);
     const float cs = cusparse_spmv_ms(rows, cols, (int64_t)nnz, d_off32, d_cols, d_vals, d_x, d_y2);
     if (cs >= 0) {
         CUDA_CHK(cudaMemcpy(got.data(), d_y2, rows * 4, cudaMemcpyDeviceToHost));
