@@ -144,7 +144,7 @@ static inline GP__HD uint64_t gp__hist_clamp_bin(double f, const gp__hist_even_f
     return f < e.dbins ? (uint64_t)f : e.bins - 1;
 }
 
-/* The rule as written (the host reference and the kernel's slow path). */
+/* The rule as written: the slow path of gp__hist_even_float_bin, near a bin's edge. */
 static inline GP__HD uint64_t gp__hist_even_float_exact(const gp__hist_even_float &e, double x)
 {
     if (!(x >= e.lower && x < e.upper)) return e.bins;
@@ -157,7 +157,7 @@ static inline GP__HD uint64_t gp__hist_even_float_bin(const gp__hist_even_float 
     const double a = (x - e.lower) * e.dbins;
     const double q = a * e.inv, f = floor(q), tol = q * 0x1p-46;
     if (q - f > tol && f + 1.0 - q > tol && q < e.dbins) return (uint64_t)f; /* NaN/inf fail the tests */
-    return gp__hist_clamp_bin(floor(a / e.width), e);
+    return gp__hist_even_float_exact(e, x);
 }
 
 /* ---- edges ----------------------------------------------------------------------------------
