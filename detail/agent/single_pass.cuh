@@ -57,25 +57,6 @@ static __device__ __forceinline__ void gp__status_publish(uint64_t *status, size
     for (int c = 0; c < W; c++) gp__st_relaxed_u64(status + t * W + c, gp__status_word(bits[c], epoch));
 }
 
-/* One look at slot t: true, with v, when all its words carry this call's epoch. */
-template <class T>
-static __device__ __forceinline__ bool gp__status_try_read(const uint64_t *status, size_t t, uint32_t epoch, T &v)
-{
-    enum { W = gp__status_words(sizeof(T)) };
-    uint64_t w[W];
-#pragma unroll
-    for (int c = 0; c < W; c++) w[c] = gp__ld_relaxed_u64(status + t * W + c);
-    bool ready = true;
-    uint32_t bits[W];
-#pragma unroll
-    for (int c = 0; c < W; c++) {
-        ready &= gp__status_ready(w[c], epoch);
-        bits[c] = (uint32_t)w[c];
-    }
-    if (ready) memcpy(&v, bits, sizeof(T));
-    return ready;
-}
-
 /* Called by one thread of every block as the block's last act, after all its uses of the
  * counters: the last block to arrive returns `done` and the other `n` counters to 0, so
  * the next call on the region finds them as this one did. `done` counts blocks. */
