@@ -4,8 +4,9 @@
  * side of status memory is util/status.cuh, and util/launch.cuh hands each launch its
  * region and epoch.
  *
- * Every single-pass family (scan, select, sort, ...) hands values from tile to tile through
- * these words. A value of type T travels as ceil(sizeof(T) / 4) 64-bit words, each holding
+ * The single-pass families (scan, select, segmented scan, reduce-by-key) hand values from
+ * tile to tile through these words (the sort tags its words by pass instead, in scratch
+ * cleared per call: sort_kernels.cuh). A value of type T travels as ceil(sizeof(T) / 4) 64-bit words, each holding
  * 32 bits of the value in its low half and the call's epoch in its high half. A reader
  * takes a word as published only when its tag is this call's epoch: whatever an earlier
  * call left there (another epoch) reads as "not yet", so the words are never cleared
