@@ -67,14 +67,15 @@ __global__ void blelloch_kernel(const typename Op::type *x, typename Op::type *o
     if (t == 0) out[n] = total;
 }
 
+/* Block shapes: multiples of 32 up to 1024, in 1, 2 and 3 dimensions; 2 blocks of each. */
+static const dim3 shapes[] = {dim3(32), dim3(64), dim3(96), dim3(256), dim3(544), dim3(1024), dim3(32, 8),
+                              dim3(16, 4, 2), dim3(8, 4, 32)};
+
 static void check_block_reduce(void)
 {
     mat2 *h, *got, *d_x, *d_out;
     mat2_alloc(10, 4 * 1024, &h, &got, &d_x, &d_out);
     uint64_t st = gp_t_state(11);
-    /* block shapes: multiples of 32 up to 1024, in 1, 2 and 3 dimensions; 2 blocks each */
-    const dim3 shapes[] = {dim3(32), dim3(64), dim3(96), dim3(256), dim3(544), dim3(1024), dim3(32, 8), dim3(16, 4, 2),
-                           dim3(8, 4, 32)};
     for (size_t k = 0; k < sizeof shapes / sizeof *shapes; k++) {
         const unsigned bs = shapes[k].x * shapes[k].y * shapes[k].z;
         CUDA_CHK(cudaMemset(d_out, 0xA7, 2 * bs * sizeof(mat2)));
@@ -110,8 +111,6 @@ static void check_block_scan(void)
     mat2 *h, *got, *d_x, *d_out;
     mat2_alloc(30, 3 * 2 * 1024 + 64, &h, &got, &d_x, &d_out);
     int ok;
-    const dim3 shapes[] = {dim3(32), dim3(64), dim3(96), dim3(256), dim3(544), dim3(1024), dim3(32, 8), dim3(16, 4, 2),
-                           dim3(8, 4, 32)};
     for (size_t k = 0; k < sizeof shapes / sizeof *shapes; k++) {
         const unsigned bs = shapes[k].x * shapes[k].y * shapes[k].z;
         CUDA_CHK(cudaMemset(d_out, 0xA7, 6 * bs * sizeof(mat2)));
