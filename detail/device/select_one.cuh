@@ -9,6 +9,24 @@
 
 #ifdef __CUDACC__
 
+/* The hand-off slots s_prefix[i & 1] and s_tile[(i + 1) & 1] are written by look-ahead part 0
+ * for tile i and read by the scanning warps after barrier 3 or 4. Before part 0 writes them
+ * again, for tile i + 2, it waits on barrier 5 + (i & 1), where the scanners arrive once they
+ * have read them (the slot of tile -1 is s_tile[0], read before the first tile). The status
+ * words already order the two (tile i + 2's prefix needs tile i + 1's total, published after
+ * those reads), but through relaxed global loads that neither the memory model nor racecheck
+ * counts as synchronisation; the barrier pair costs one arrive per tile. */
+static __device__ __forceinline__ void gp__sel_slots_release(unsigned i)
+{
+    if (i & 1) asm volatile("bar.arrive 6, %0;" ::"r"(GP__SEL_BLOCK + 32) : "memory");
+    else asm volatile("bar.arrive 5, %0;" ::"r"(GP__SEL_BLOCK + 32) : "memory");
+}
+static __device__ __forceinline__ void gp__sel_slots_wait(unsigned i)
+{
+    if (i & 1) asm volatile("bar.sync 6, %0;" ::"r"(GP__SEL_BLOCK + 32) : "memory");
+    else asm volatile("bar.sync 5, %0;" ::"r"(GP__SEL_BLOCK + 32) : "memory");
+}
+
 /* One tile in flight a block (the next tile's loads are issued while the current one is
  * written out), the prefix of tile t_i waited for in the same iteration. On the H100 it runs
  * select f32 2^28 at 41% of copy (docs/select.md: a two-tile pipeline measured 57% there,
@@ -16,7 +34,8 @@
  * Threads: GP__SEL_BLOCK scanning threads, then two look-ahead warps. Named barriers: 1 the
  * scanning warps, 2 the look-ahead warps (inside gp__scan_look_ahead too), 3 and 4 (by
  * the parity of the block's tile) the scanning warps and look-ahead part 0, which hands
- * over the tile's prefix and the block's next tile. Dynamic shared memory: gp__select_smem. */
+ * over the tile's prefix and the block's next tile, 5 and 6 the scanning warps handing the
+ * slots back (above). Dynamic shared memory: gp__select_smem. */
 template <int KIND, class T, class P, class Fn>
 __global__ void __launch_bounds__(GP__SEL_THREADS, GP__MIN_BLOCKS(GP__SEL_THREADS, GP__SEL_MIN_BLOCKS))
     gp__select_one_kernel(gp__select_args<T, P> a, gp__select_plan p, char *scratch, uint32_t epoch)
@@ -43,7 +62,8 @@ __global__ void __launch_bounds__(GP__SEL_THREADS, GP__MIN_BLOCKS(GP__SEL_THREAD
     if (warp >= GP__SEL_WARPS) { /* look-ahead, parts 0 and 1: the prefix of the block's tiles */
         const unsigned part_id = warp - GP__SEL_WARPS;
         gp__scan_ahead<S> ahead = {SOp::identity(), 0, 0};
-        for (unsigned i = 0;; i++) {
+        unsigned i = 0; /* the block's tile count, kept after the loop */
+        for (;; i++) {
             unsigned long long t = 0;
             if (part_id == 0 && lane == 0) s_ahead_tile[i & 1] = t = s_tile[i & 1];
             asm volatile("bar.sync 2, 64;" ::: "memory");
@@ -52,6 +72,8 @@ __global__ void __launch_bounds__(GP__SEL_THREADS, GP__MIN_BLOCKS(GP__SEL_THREAD
             if (t >= p.tiles) break;
             const S pre = gp__scan_look_ahead<SOp>(status, epoch, t, ahead, 0, part_id, 2, s_xchg);
             if (part_id == 0) {
+                /* the slots written below were last read by the scanners two tiles back */
+                if (i >= 1) gp__sel_slots_wait(i);
                 /* the next tile is taken only now: tiles go to blocks in increasing order, and
                  * a block takes one only when all the tiles before it are someone's */
                 if (lane == 0) {
@@ -63,7 +85,11 @@ __global__ void __launch_bounds__(GP__SEL_THREADS, GP__MIN_BLOCKS(GP__SEL_THREAD
                 else asm volatile("bar.arrive 3, %0;" ::"r"(GP__SEL_BLOCK + 32) : "memory");
             }
         }
-        if (part_id == 0 && lane == 0) gp__last_block_reset(counter + 1, counter, 1);
+        if (part_id == 0) { /* the scanners' last two releases of the slots, so no barrier is left half-arrived */
+            if (i >= 1) gp__sel_slots_wait(i);
+            gp__sel_slots_wait(i + 1);
+            if (lane == 0) gp__last_block_reset(counter + 1, counter, 1);
+        }
         return;
     }
 
@@ -72,6 +98,7 @@ __global__ void __launch_bounds__(GP__SEL_THREADS, GP__MIN_BLOCKS(GP__SEL_THREAD
     T x[ITEMS];
     uint32_t fl[ROWS];
     unsigned long long t = s_tile[0];
+    gp__sel_slots_release(1); /* "tile -1": s_tile[0] is read */
     if (t < p.tiles) gp__select_load<T, ROWS, VEC, LOAD_FLAGS>(x, fl, a.in, a.flags, t * TILE, p);
     for (unsigned i = 0; t < p.tiles; i++) {
         const size_t start = t * TILE;
@@ -156,6 +183,7 @@ __global__ void __launch_bounds__(GP__SEL_THREADS, GP__MIN_BLOCKS(GP__SEL_THREAD
         else asm volatile("bar.sync 3, %0;" ::"r"(GP__SEL_BLOCK + 32) : "memory");
         const S pre = s_prefix[i & 1];
         const unsigned long long next = s_tile[(i + 1) & 1];
+        gp__sel_slots_release(i); /* the look-ahead may fill these slots again, for tile i + 2 */
         unsigned long long P0;
         if constexpr (RUNS) P0 = pre.count;
         else P0 = pre;
