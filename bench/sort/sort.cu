@@ -8,8 +8,9 @@
  *   4-bit digits, block scans: per 4-bit digit, each block counts its 16 digits, one
  *     device-wide exclusive scan of the digit-major counts, each block ranks its tile
  *     (gp_block_radix_rank) and scatters: 8 passes of 3 launches.
- *   one-sweep, 8-bit digits (Adinets & Merrill 2022): gp_sort_u32 with 64-bit status words
- *     (the layout needed above 2^32 keys), then with 32-bit words (the default).
+ *   one-sweep, 8-bit digits (Adinets & Merrill 2022): the block rank by __match_any_sync
+ *     (the first version); by atomicOr peer masks with 64-bit counts in the status words
+ *     (the layout needed above 2^32 keys); then with 32-bit counts (the default, gp_sort_u32).
  * Part 2, "against CUB": keys u32 and f32 (in [0, 1)), pairs u32/u32, keys u64 at 2^28 and
  *   u32 at 2^24, argsort i32 and f32 at 2^28 (CUB: SortPairs of key and a 64-bit index,
  *   the index array made by a kernel inside the timed region, as an argsort must), low-
@@ -29,6 +30,8 @@
 #include <string.h>
 
 #include <cub/device/device_radix_sort.cuh>
+
+#define GP__SORT_LADDER /* the ladder's __match_any_sync rank (gp__sort_knobs.match_any) */
 
 #include "../../gpuprims.cuh"
 #include "../../examples/need_gpu.h"
@@ -293,15 +296,18 @@ int main(void)
             free(h1);
             free(h2);
         }
-        gp__sort_knobs wide = {1, 0, 1};
-        sort_ctx cw = c;
+        gp__sort_knobs wide = {1, 0, 1, 0}, match = {1, 0, 0, 1};
+        sort_ctx cw = c, cm = c;
         cw.knobs = &wide;
+        cm.knobs = &match;
+        const float match_ms = time_gp(&cm);
         const float wide_ms = time_gp(&cw);
         const float gp_ms = time_gp(&c);
         const struct { const char *step, *launches; float ms; } rows[] = {
             {"1-bit split, device scan per bit (GPU Gems 3 ch. 39)", "96", split_ms},
             {"4-bit digits, block rank + device scan of block counts", "24", l4_ms},
-            {"8-bit one-sweep, 64-bit status words", "1 memset + 5", wide_ms},
+            {"8-bit one-sweep, rank by __match_any_sync", "1 memset + 5", match_ms},
+            {"8-bit one-sweep, rank by atomicOr peers, 64-bit status words", "1 memset + 5", wide_ms},
             {"8-bit one-sweep, 32-bit status words (gp_sort_u32)", "1 memset + 5", gp_ms},
             {"CUB DeviceRadixSort::SortKeys (Onesweep)", "-", cub_ms},
         };

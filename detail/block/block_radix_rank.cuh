@@ -4,7 +4,9 @@
  * a user's kernel may call it to sort a tile in shared memory.
  *
  * How. Each warp counts its keys into its own 256 counters in shared memory, one item row at
- * a time: lanes holding the same digit find each other with __match_any_sync, the lowest of
+ * a time: lanes holding the same digit find each other (each sets its bit in a per-warp word
+ * of its digit with atomicOr and reads the word back, as CUB's one-sweep rank does; or with
+ * __match_any_sync, MATCH_ANY = 1, slower on the H100), the lowest of
  * them adds the group's size to the warp's counter, and each lane's rank in the warp is the
  * counter before the add plus the number of group members in lower lanes. Then, per digit,
  * the warps' counts become exclusive offsets (warp order), and the digits' totals an
@@ -44,12 +46,13 @@ static __device__ __forceinline__ C gp__block_digit_scan(C x, C *s_total)
 }
 
 /* The shared memory gp_block_radix_rank needs for a block of BLOCK threads:
- * BLOCK / 32 KB + 2 KB + 32 bytes (18 KB for 512 threads). After the call, digit_count[d]
+ * BLOCK / 16 KB + 2 KB + 32 bytes (34 KB for 512 threads). After the call, digit_count[d]
  * holds how many of the tile's keys have digit d and digit_start[d] the exclusive scan of
  * those counts (where digit d's keys begin in the ordered tile). */
 template <int BLOCK>
 struct gp_block_radix_rank_smem {
     unsigned warp_count[BLOCK / 32][GP_RADIX_DIGITS];
+    unsigned warp_match[BLOCK / 32][GP_RADIX_DIGITS]; /* lanes holding each digit (0 between rows) */
     unsigned digit_count[GP_RADIX_DIGITS];
     unsigned digit_start[GP_RADIX_DIGITS];
     unsigned total[8];
@@ -63,25 +66,35 @@ struct gp_block_radix_rank_smem {
  * with one coalesced access). Pad a partial tile with digit 255 at its end: padding then
  * ranks last. Every thread of the block must call it (barriers inside; it ends with one,
  * so smem may be reused at once, and digit_count / digit_start read by any thread). */
-template <int BLOCK, int ITEMS>
+template <int BLOCK, int ITEMS, int MATCH_ANY = 0>
 static __device__ __forceinline__ void gp_block_radix_rank(const unsigned (&digit)[ITEMS], unsigned (&rank)[ITEMS],
                                                            gp_block_radix_rank_smem<BLOCK> &s)
 {
     static_assert(BLOCK % 32 == 0 && BLOCK >= GP_RADIX_DIGITS && BLOCK <= 1024, "gp_block_radix_rank: 256..1024 threads, whole warps");
     const unsigned lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     unsigned *flat = &s.warp_count[0][0];
-    for (unsigned i = threadIdx.x; i < BLOCK / 32 * GP_RADIX_DIGITS; i += BLOCK) flat[i] = 0;
+    unsigned *mflat = &s.warp_match[0][0];
+    for (unsigned i = threadIdx.x; i < BLOCK / 32 * GP_RADIX_DIGITS; i += BLOCK) flat[i] = mflat[i] = 0;
     __syncthreads();
     unsigned *count = s.warp_count[warp];
     const unsigned below = (1u << lane) - 1;
 #pragma unroll
     for (int i = 0; i < ITEMS; i++) {
-        const unsigned peers = __match_any_sync(GP__FULL_MASK, digit[i]);
+        unsigned peers;
+        if constexpr (MATCH_ANY) {
+            peers = __match_any_sync(GP__FULL_MASK, digit[i]);
+        } else { /* each lane sets its bit in its digit's word: faster than match.any on sm_70..sm_90 */
+            atomicOr(&s.warp_match[warp][digit[i]], 1u << lane);
+            __syncwarp();
+            peers = s.warp_match[warp][digit[i]];
+            __syncwarp();
+        }
         const unsigned leader = __ffs(peers) - 1;
         unsigned before = 0;
         if (lane == leader) {
             before = count[digit[i]];
             count[digit[i]] = before + __popc(peers);
+            if constexpr (!MATCH_ANY) s.warp_match[warp][digit[i]] = 0; /* clean for the next row */
         }
         before = __shfl_sync(GP__FULL_MASK, before, leader);
         rank[i] = before + __popc(peers & below);

@@ -3,7 +3,8 @@
  * (the kernels and how they work), util/launch.cuh and util/scratch.cuh.
  *
  * A call is: n <= GP__SORT_SMALL_MAX (and the data fits one block's shared memory): one
- * launch of one block that sorts everything in shared memory. Otherwise: a zeroing of the
+ * launch of one block (256 threads up to 2048 keys, else 1024) that sorts everything in
+ * shared memory. Otherwise: a zeroing of the
  * histograms and status words, the histogram kernel, one kernel per pass (8-bit digits:
  * 2 passes for 16-bit keys, 4 for 32-bit, 8 for 64-bit; a pass whose digit is the same for
  * every key returns at once), and in place a copy kernel that works only when one pass was
@@ -55,6 +56,7 @@ typedef struct gp__sort_knobs {
     int no_small;
     size_t small_max;
     int wide;
+    int match_any; /* the ladder's rank by __match_any_sync: only where GP__SORT_LADDER is defined (the bench) */
 } gp__sort_knobs;
 
 /* The host side of every sort. MODE: GP__SORT_KEYS (V unused), _PAIRS, _ARGSORT (V is
@@ -92,11 +94,16 @@ static cudaError_t gp__sort(K *k_out, V *v_out, const K *k_in, const V *v_in, si
 
     /* small: one block, one launch */
     const size_t small_max = knobs && knobs->no_small ? 0 : knobs && knobs->small_max ? knobs->small_max : GP__SORT_SMALL_MAX;
-    const size_t small_smem = gp__sort_small_smem_bytes<K, V, MODE>(n);
+    if (n <= small_max && n <= GP__SORT_TINY) {
+        GP__TRY(gp__kernel_load<gp__sort_small_kernel<K, V, MODE, 256>>(dev.smem_block));
+        return gp__launch(gp__sort_small_kernel<K, V, MODE, 256>, 1, 256, gp__sort_small_smem_bytes<K, V, MODE, 256>(n), s,
+                          false, k_out, v_out, k_in, v_in, (unsigned)n, desc);
+    }
+    const size_t small_smem = gp__sort_small_smem_bytes<K, V, MODE, GP__SORT_SMALL_BLOCK>(n);
     if (n <= small_max && small_smem <= (size_t)dev.smem_block) {
-        GP__TRY(gp__kernel_load<gp__sort_small_kernel<K, V, MODE>>(dev.smem_block));
-        return gp__launch(gp__sort_small_kernel<K, V, MODE>, 1, GP__SORT_SMALL_BLOCK, small_smem, s, false, k_out, v_out,
-                               k_in, v_in, (unsigned)n, desc);
+        GP__TRY(gp__kernel_load<gp__sort_small_kernel<K, V, MODE, GP__SORT_SMALL_BLOCK>>(dev.smem_block));
+        return gp__launch(gp__sort_small_kernel<K, V, MODE, GP__SORT_SMALL_BLOCK>, 1, GP__SORT_SMALL_BLOCK, small_smem, s,
+                          false, k_out, v_out, k_in, v_in, (unsigned)n, desc);
     }
 
     const size_t tiles = gp__ceil_div(n, (size_t)TILE);
@@ -104,6 +111,13 @@ static cudaError_t gp__sort(K *k_out, V *v_out, const K *k_in, const V *v_in, si
     const bool wide = n > UINT32_MAX || (knobs && knobs->wide);
     void (*pass)(gp__sort_io<K, V>, int) = wide ? gp__sort_pass_kernel<K, V, MODE, uint64_t, GP__SORT_BLOCK, ITEMS>
                                                 : gp__sort_pass_kernel<K, V, MODE, uint32_t, GP__SORT_BLOCK, ITEMS>;
+#ifdef GP__SORT_LADDER
+    if (knobs && knobs->match_any) {
+        pass = gp__sort_pass_kernel<K, V, MODE, uint32_t, GP__SORT_BLOCK, ITEMS, 1>;
+        GP__TRY(gp__kernel_load<gp__sort_pass_kernel<K, V, MODE, uint32_t, GP__SORT_BLOCK, ITEMS, 1>>(
+            (int)gp__sort_pass_smem_bytes<K, V, GP__SORT_BLOCK, ITEMS>()));
+    }
+#endif
     constexpr size_t pass_smem = gp__sort_pass_smem_bytes<K, V, GP__SORT_BLOCK, ITEMS>();
     /* every kernel loaded before the allocation: a full GPU fails here, nothing launched */
     GP__TRY(gp__kernel_load<gp__sort_hist_kernel<K, V>>());

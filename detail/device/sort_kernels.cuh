@@ -230,6 +230,10 @@ static __device__ __forceinline__ bool gp__sort_status_read(const uint64_t *stat
     return true;
 }
 
+#ifndef GP__SORT_MIN_BLOCKS
+#define GP__SORT_MIN_BLOCKS 3 /* pass kernel: blocks per SM the registers must allow */
+#endif
+
 /* ---- one pass ------------------------------------------------------------------------------ */
 /* Dynamic shared memory of the pass kernel: the rank's, the digits' shifts, and one staging
  * buffer of a tile of keys, then of values. */
@@ -246,8 +250,8 @@ static constexpr GP__HD size_t gp__sort_pass_smem_bytes()
            (size_t)BLOCK * ITEMS * (sizeof(K) > sizeof(V) ? sizeof(K) : sizeof(V));
 }
 
-template <class K, class V, int MODE, class W, int BLOCK, int ITEMS>
-__global__ void __launch_bounds__(BLOCK, 2) gp__sort_pass_kernel(gp__sort_io<K, V> io, int pass)
+template <class K, class V, int MODE, class W, int BLOCK, int ITEMS, int MATCH_ANY = 0>
+__global__ void __launch_bounds__(BLOCK, GP__SORT_MIN_BLOCKS) gp__sort_pass_kernel(gp__sort_io<K, V> io, int pass)
 {
     constexpr int P = sizeof(typename gp__sort_key<K>::U);
     constexpr unsigned TILE = BLOCK * ITEMS;
@@ -298,7 +302,7 @@ __global__ void __launch_bounds__(BLOCK, 2) gp__sort_pass_kernel(gp__sort_io<K, 
             digit[i] = 255; /* padding ranks last */
         }
     }
-    gp_block_radix_rank<BLOCK, ITEMS>(digit, rank, s.rank);
+    gp_block_radix_rank<BLOCK, ITEMS, MATCH_ANY>(digit, rank, s.rank);
 
     /* look-back, one thread per digit */
     if (threadIdx.x < 256) {
@@ -371,32 +375,33 @@ __global__ void gp__sort_finish_kernel(gp__sort_io<K, V> io)
 }
 
 /* ---- one block sorts it all (small n) ------------------------------------------------------- */
-#define GP__SORT_SMALL_BLOCK 1024
+#define GP__SORT_SMALL_BLOCK 1024 /* threads; 256 up to GP__SORT_TINY keys (less to clear and to wait for) */
+#define GP__SORT_TINY 2048
 #define GP__SORT_SMALL_ITEMS 4
-template <int P>
+template <int P, int BLOCK>
 struct gp__sort_small_smem {
-    gp_block_radix_rank_smem<GP__SORT_SMALL_BLOCK> rank;
+    gp_block_radix_rank_smem<BLOCK> rank;
     unsigned hist[P][256];
     unsigned run[256];
     unsigned skip;
 };
 /* Bytes of dynamic shared memory for n elements (two copies of keys and values). */
-template <class K, class V, int MODE>
+template <class K, class V, int MODE, int BLOCK>
 static inline GP__HD size_t gp__sort_small_smem_bytes(size_t n)
 {
-    return gp__round_up(sizeof(gp__sort_small_smem<(int)sizeof(typename gp__sort_key<K>::U)>), 16) +
+    return gp__round_up(sizeof(gp__sort_small_smem<(int)sizeof(typename gp__sort_key<K>::U), BLOCK>), 16) +
            2 * gp__round_up(n * sizeof(K), 16) + (MODE == GP__SORT_KEYS ? 0 : 2 * gp__round_up(n * sizeof(V), 16));
 }
 
-template <class K, class V, int MODE>
-__global__ void __launch_bounds__(GP__SORT_SMALL_BLOCK) gp__sort_small_kernel(K *k_out, V *v_out, const K *k_in,
-                                                                             const V *v_in, unsigned n, int desc)
+template <class K, class V, int MODE, int BLOCK>
+__global__ void __launch_bounds__(BLOCK) gp__sort_small_kernel(K *k_out, V *v_out, const K *k_in, const V *v_in,
+                                                              unsigned n, int desc)
 {
-    constexpr int P = sizeof(typename gp__sort_key<K>::U), BLOCK = GP__SORT_SMALL_BLOCK, ITEMS = GP__SORT_SMALL_ITEMS;
+    constexpr int P = sizeof(typename gp__sort_key<K>::U), ITEMS = GP__SORT_SMALL_ITEMS;
     constexpr unsigned TILE = BLOCK * ITEMS;
     extern __shared__ __align__(16) unsigned char gp__sort_smem[];
-    gp__sort_small_smem<P> &s = *reinterpret_cast<gp__sort_small_smem<P> *>(gp__sort_smem);
-    unsigned char *at = gp__sort_smem + gp__round_up(sizeof(gp__sort_small_smem<P>), 16);
+    gp__sort_small_smem<P, BLOCK> &s = *reinterpret_cast<gp__sort_small_smem<P, BLOCK> *>(gp__sort_smem);
+    unsigned char *at = gp__sort_smem + gp__round_up(sizeof(gp__sort_small_smem<P, BLOCK>), 16);
     K *kb[2];
     V *vb[2];
     kb[0] = reinterpret_cast<K *>(at);
