@@ -2,12 +2,16 @@
 # tools/sanitize.sh TESTS LOGDIR -- the GPU tests under the four compute-sanitizer tools at
 # once (make sanitize). memcheck (with leak check), synccheck and initcheck run the tests
 # with GP_TEST_SMALL=1 (no 2^24 or 2^31 counts); racecheck, slow on shared memory, runs
-# GP_TEST_SMALL=2 (fewer placements too) in RACE_SHARDS processes, each every k-th test
-# function (GP_TEST_SHARD), so that all four finish in a few minutes on a many-core host.
+# GP_TEST_SMALL=2 (fewer placements too). Each tool's run is split into shards, processes
+# that each take every k-th test function (GP_TEST_SHARD): racecheck RACE_SHARDS, initcheck
+# INIT_SHARDS, memcheck MEM_SHARDS (the sanitizers are CPU-bound, so on a many-core host the
+# four finish in the time of the slowest shard).
 # GP_TEST_ONLY (make sanitize-<family>) narrows every run to one family. Prints each run's
 # closing lines; fails if any run reports an error or a failed test.
 set -u
-tests=$1 logs=$2 shards=${RACE_SHARDS:-$(( $(nproc) >= 16 ? 16 : 8 ))}
+tests=$1 logs=$2 many=$(( $(nproc) >= 16 ))
+race_shards=${RACE_SHARDS:-$(( many ? 12 : 6 ))} init_shards=${INIT_SHARDS:-$(( many ? 4 : 2 ))}
+mem_shards=${MEM_SHARDS:-$(( many ? 2 : 1 ))}
 mkdir -p "$logs"
 san="compute-sanitizer --error-exitcode 1 --target-processes application-only"
 pids=() names=()
@@ -18,10 +22,14 @@ run() { # name, env..., tool args...
     pids+=($!) names+=("$name")
 }
 start=$(date +%s)
-run memcheck GP_TEST_SMALL=1 $san --tool memcheck --leak-check full
-run synccheck GP_TEST_SMALL=1 $san --tool synccheck
-run initcheck GP_TEST_SMALL=1 $san --tool initcheck
-for ((i = 0; i < shards; i++)); do run "racecheck-$i" GP_TEST_SMALL=2 GP_TEST_SHARD="$i/$shards" $san --tool racecheck; done
+sharded() { # tool, shards, small, tool args...
+    local tool=$1 n=$2 small=$3 i; shift 3
+    for ((i = 0; i < n; i++)); do run "$tool-$i" GP_TEST_SMALL="$small" GP_TEST_SHARD="$i/$n" $san --tool "$tool" "$@"; done
+}
+sharded memcheck "$mem_shards" 1 --leak-check full
+sharded synccheck 1 1
+sharded initcheck "$init_shards" 1
+sharded racecheck "$race_shards" 2
 wait "${pids[@]}"
 status=0
 for name in "${names[@]}"; do
