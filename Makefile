@@ -116,7 +116,9 @@ bench-torch: $(LIB_SO)
 	GP_COMMIT=$(COMMIT) $(PYTHON) bench/torch/vs_torch.py $(LIB_SO)
 	@$(MAKE) results
 # make bench-<family>: one family's bench (bench-scan, bench-select), then the results page.
-bench-%: $(BUILD)/bench/%/%
+# (The binary's path names the family twice: a pattern replaces only its first %, hence $$*.)
+.SECONDEXPANSION:
+bench-%: $$(BUILD)/bench/$$*/$$*
 	@mkdir -p bench/results
 	GP_COMMIT=$(COMMIT) $<
 	@$(MAKE) results
