@@ -306,9 +306,9 @@ int main(void)
         const struct { const char *step, *launches; float ms; } rows[] = {
             {"1-bit split, device scan per bit (GPU Gems 3 ch. 39)", "96", split_ms},
             {"4-bit digits, block rank + device scan of block counts", "24", l4_ms},
-            {"8-bit one-sweep, rank by __match_any_sync", "1 memset + 5", match_ms},
-            {"8-bit one-sweep, rank by atomicOr peers, 64-bit status words", "1 memset + 5", wide_ms},
-            {"8-bit one-sweep, 32-bit status words (gp_sort_u32)", "1 memset + 5", gp_ms},
+            {"8-bit one-sweep, rank by __match_any_sync, 32-bit counts", "1 memset + 5", match_ms},
+            {"8-bit one-sweep, rank by atomicOr peers, 64-bit counts (two status words)", "1 memset + 5", wide_ms},
+            {"8-bit one-sweep, 32-bit counts (gp_sort_u32)", "1 memset + 5", gp_ms},
             {"CUB DeviceRadixSort::SortKeys (Onesweep)", "-", cub_ms},
         };
         for (size_t r = 0; r < sizeof rows / sizeof rows[0]; r++)
