@@ -2,16 +2,18 @@
 # tools/sanitize.sh TESTS LOGDIR -- the GPU tests under the four compute-sanitizer tools at
 # once (make sanitize). memcheck (with leak check), synccheck and initcheck run the tests
 # with GP_TEST_SMALL=1 (no 2^24 or 2^31 counts); racecheck, slow on shared memory, runs
-# GP_TEST_SMALL=2 (fewer placements too). Each tool's run is split into shards, processes
-# that each take every k-th test function (GP_TEST_SHARD): racecheck RACE_SHARDS, initcheck
-# INIT_SHARDS, memcheck MEM_SHARDS (the sanitizers are CPU-bound, so on a many-core host the
-# four finish in the time of the slowest shard).
+# GP_TEST_SMALL=2 (fewer placements and types too). Each tool's run is split into shards,
+# processes that each take every k-th test function (GP_TEST_SHARD): RACE_SHARDS,
+# INIT_SHARDS, MEM_SHARDS and SYNC_SHARDS. The sanitizers are CPU-bound, so on a many-core
+# host the four finish in the time of the slowest shard. The longest single test functions
+# are racecheck's scan and sort tests, so GP_TEST_SMALL=2 runs their grid paths with one
+# type per element size (on the 16-core H100 host, synccheck unsharded took 480 s).
 # GP_TEST_ONLY (make sanitize-<family>) narrows every run to one family. Prints each run's
 # closing lines; fails if any run reports an error or a failed test.
 set -u
 tests=$1 logs=$2 many=$(( $(nproc) >= 16 ))
 race_shards=${RACE_SHARDS:-$(( many ? 12 : 6 ))} init_shards=${INIT_SHARDS:-$(( many ? 4 : 2 ))}
-mem_shards=${MEM_SHARDS:-$(( many ? 2 : 1 ))}
+mem_shards=${MEM_SHARDS:-$(( many ? 3 : 1 ))} sync_shards=${SYNC_SHARDS:-$(( many ? 2 : 1 ))}
 mkdir -p "$logs"
 san="compute-sanitizer --error-exitcode 1 --target-processes application-only"
 pids=() names=()
@@ -27,7 +29,7 @@ sharded() { # tool, shards, small, tool args...
     for ((i = 0; i < n; i++)); do run "$tool-$i" GP_TEST_SMALL="$small" GP_TEST_SHARD="$i/$n" $san --tool "$tool" "$@"; done
 }
 sharded memcheck "$mem_shards" 1 --leak-check full
-sharded synccheck 1 1
+sharded synccheck "$sync_shards" 1
 sharded initcheck "$init_shards" 1
 sharded racecheck "$race_shards" 2
 wait "${pids[@]}"
@@ -35,7 +37,7 @@ status=0
 for name in "${names[@]}"; do
     rc=$(cat "$logs/$name.rc")
     printf '%-12s rc %s, %4s s: %s; %s\n' "$name" "$rc" "$(cat "$logs/$name.s")" "$(grep -E '^[0-9]+ passed' "$logs/$name.log" | tail -1)" \
-        "$(grep -E 'ERROR SUMMARY' "$logs/$name.log" | tail -1 | sed 's/^=* *//')"
+        "$(grep -E '(ERROR|RACECHECK) SUMMARY' "$logs/$name.log" | tail -1 | sed 's/^=* *//')"
     [ "$rc" = 0 ] || status=1
 done
 echo "sanitize: $(( $(date +%s) - start )) s, $([ $status = 0 ] && echo clean || echo 'FAILED (logs in '"$logs"')')"
