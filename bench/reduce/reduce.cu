@@ -377,6 +377,16 @@ static void gp_timed(void *p)
     else CUDA_CHK(gp_reduce_sum_i32((int32_t *)c->d_out, (const int32_t *)in, c->n, 0));
 }
 
+/* The same call with grid-mode scratch from the pool, cleared per call (the ladder's
+ * "per-call clearing" row; the library keeps status memory instead). */
+static void gp_per_call_timed(void *p)
+{
+    sum_ctx *c = (sum_ctx *)p;
+    const void *in = sum_next_input(c);
+    if (c->is_f32) CUDA_CHK((gp__reduce<gp__op_sum_f32, true>((float *)c->d_out, (const float *)in, c->n, 0)));
+    else CUDA_CHK((gp__reduce<gp__op_sum_i32, true>((int32_t *)c->d_out, (const int32_t *)in, c->n, 0)));
+}
+
 /* CUB gets num_items as int (every n here is < 2^31): its 32-bit-offset path, its best. */
 static void cub_call(sum_ctx *c, const void *in)
 {
@@ -657,6 +667,45 @@ static struct {
     float blas_gp_ms[4][8], blas_ms[4][8], blas_read_ms[4][8]; /* [op][size]; 0: not run */
     float types_ms[8], types_read_ms;
 } g_goals;
+
+/* The status-memory ladder: the same kernel with its scratch cleared per call (allocation,
+ * memset, kernel, free, all stream-ordered) against the stream's status memory (one
+ * launch). i32 sum: the pool holds part 2's i32 inputs (filled last). */
+static void bench_status(void *pool)
+{
+    gp_table_begin("Status memory against per-call clearing (i32 sum)",
+                   "n|per-call clearing (us)|status memory = gp_reduce_sum_i32 (us)|speedup|per-call one call from idle (us)|"
+                   "status memory one call from idle (us)");
+    void *d_out = NULL;
+    CUDA_CHK(cudaMalloc(&d_out, 4));
+    const int sizes[] = {20, 24, 28};
+    for (int lg : sizes) {
+        const size_t n = (size_t)1 << lg;
+        sum_ctx c = {0, (const char *)pool, n, rotation_slots(n * 4), 0, d_out, NULL, 0};
+        int32_t a = 0, b = 1;
+        c.next = 0;
+        gp_per_call_timed(&c);
+        CUDA_CHK(cudaMemcpy(&a, d_out, 4, cudaMemcpyDeviceToHost));
+        c.next = 0;
+        gp_timed(&c);
+        CUDA_CHK(cudaMemcpy(&b, d_out, 4, cudaMemcpyDeviceToHost));
+        if (a != b) fail("status ladder: per-call and status-memory sums differ");
+        const size_t bn = ((size_t)1 << 22) / n;
+        const int batch = bn < 1 ? 1 : bn > 64 ? 64 : (int)bn;
+        const float per_call = gp_bench_median_ms_batch(gp_per_call_timed, &c, batch);
+        const float kept = gp_bench_median_ms_batch(gp_timed, &c, batch);
+        const float per_call_one = gp_bench_median_ms(gp_per_call_timed, &c);
+        const float kept_one = gp_bench_median_ms(gp_timed, &c);
+        gp_table_row("2^%d|%.2f|%.2f|%.2fx|%.2f|%.2f", lg, per_call * 1e3, kept * 1e3, per_call / kept, per_call_one * 1e3,
+                     kept_one * 1e3);
+    }
+    gp_bench_note("The same reduce kernel both ways, checked bitwise equal first. Per-call clearing: its scratch "
+                  "(done counter and one partial a block) allocated from the pool, its counter cleared by "
+                  "cudaMemsetAsync, freed after the kernel, all stream-ordered: a memset and a kernel a call. Status "
+                  "memory (the library): the stream's region, left at zero by the last block, one launch a call. "
+                  "Calls back to back as in part 2 (rotated inputs), and one call from an idle GPU.");
+    CUDA_CHK(cudaFree(d_out));
+}
 
 static void bench_table(void *pool, size_t pool_elems, double copy_gbps, float empty_ms)
 {
@@ -1152,6 +1201,7 @@ int main(int argc, char **argv)
 
     if (!table_only) bench_ladder(copy_gbps);
     bench_table(pool, pool_elems, copy_gbps, empty_ms);
+    if (!table_only) bench_status(pool);
     if (!table_only) {
         void *host = malloc(pool_elems * 4);
         if (!host) fail("host malloc");

@@ -430,8 +430,10 @@ __global__ void __launch_bounds__(GP__REDUCE_BLOCK, GP__MIN_BLOCKS(GP__REDUCE_BL
 }
 
 /* The host side of every map-reduce (d_b: the second input of a two-input map; d_a again
- * for one input) and, with the identity map, of every gp_reduce_<name> (gp__reduce below). */
-template <class Op, class Map>
+ * for one input) and, with the identity map, of every gp_reduce_<name> (gp__reduce below).
+ * PER_CALL (the bench's ladder only): grid-mode scratch from the pool for this call, cleared
+ * before the kernel, instead of the stream's status memory. */
+template <class Op, class Map, bool PER_CALL = false>
 static cudaError_t gp__map_reduce(typename Op::type *d_out, const typename Map::in_type *d_a,
                                   const typename Map::in_type *d_b, size_t n, cudaStream_t s)
 {
@@ -454,16 +456,17 @@ static cudaError_t gp__map_reduce(typename Op::type *d_out, const typename Map::
      * sm_90 device, the same condition as for clusters */
     const int pdl_ok = dev.cluster_ok;
     shape.chain = GP__REDUCE_CHAIN && pdl_ok;
+    if (PER_CALL) shape.status_kept = 0;
     return gp__launch_device_wide(shape, dev.id, s, [&](const cudaLaunchConfig_t &cfg, void *scratch, uint32_t) {
         return cudaLaunchKernelEx(&cfg, gp__reduce_kernel<Op, Map>, d_out, src, p, static_cast<char *>(scratch));
     });
 }
 
 /* The plain reduce: the identity map. */
-template <class Op>
+template <class Op, bool PER_CALL = false>
 static cudaError_t gp__reduce(typename Op::type *d_out, const typename Op::type *d_in, size_t n, cudaStream_t s)
 {
-    return gp__map_reduce<Op, gp__map_identity<typename Op::type>>(d_out, d_in, d_in, n, s);
+    return gp__map_reduce<Op, gp__map_identity<typename Op::type>, PER_CALL>(d_out, d_in, d_in, n, s);
 }
 
 /* ---- instantiation ----------------------------------------------------------------------
