@@ -5,37 +5,35 @@
 #ifndef GPUPRIMS_DETAIL_SELECT_ONE_CUH
 #define GPUPRIMS_DETAIL_SELECT_ONE_CUH
 
+#include "../util/mbarrier.cuh"
 #include "select.cuh"
 
 #ifdef __CUDACC__
 
-/* The hand-off slots s_prefix[i & 1] and s_tile[(i + 1) & 1] are written by look-ahead part 0
- * for tile i and read by the scanning warps after barrier 3 or 4. Before part 0 writes them
- * again, for tile i + 2, it waits on barrier 5 + (i & 1), where the scanners arrive once they
- * have read them (the slot of tile -1 is s_tile[0], read before the first tile). The status
- * words already order the two (tile i + 2's prefix needs tile i + 1's total, published after
- * those reads), but through relaxed global loads that neither the memory model nor racecheck
- * counts as synchronisation; the barrier pair costs one arrive per tile. */
-static __device__ __forceinline__ void gp__sel_slots_release(unsigned i)
-{
-    if (i & 1) asm volatile("bar.arrive 6, %0;" ::"r"(GP__SEL_BLOCK + 32) : "memory");
-    else asm volatile("bar.arrive 5, %0;" ::"r"(GP__SEL_BLOCK + 32) : "memory");
-}
-static __device__ __forceinline__ void gp__sel_slots_wait(unsigned i)
-{
-    if (i & 1) asm volatile("bar.sync 6, %0;" ::"r"(GP__SEL_BLOCK + 32) : "memory");
-    else asm volatile("bar.sync 5, %0;" ::"r"(GP__SEL_BLOCK + 32) : "memory");
-}
+/* The hand-off from look-ahead part 0 to the scanning warps, through two slot pairs: pair
+ * i & 1 is s_prefix[i & 1] and s_tile[(i + 1) & 1], the prefix of the block's tile i and its
+ * next tile. Two mbarriers per pair order it both ways: s_handed[i & 1] (one arrival, lane 0
+ * of part 0, after it filled the pair for tile i) and s_freed[i & 1] (every scanning thread,
+ * after it read the pair). Part 0 fills the pair for tile i only once the scanners have
+ * freed it from tile i - 2; the first read of all, s_tile[0] before tile 0 ("tile -1"),
+ * frees pair 1. So the k-th completion of s_handed[i & 1] is tile i with k = i >> 1, and
+ * the reads of tile j complete s_freed[j & 1] for the ((j + 1) >> 1)-th time: waits on
+ * phase parity k & 1, never more than one phase behind. (The status words alone already
+ * order the two: tile i + 2's prefix needs tile i + 1's total, published after those
+ * reads; but through relaxed global loads, which neither the memory model nor racecheck
+ * counts as synchronisation. Named barriers with bar.arrive order it too, but racecheck
+ * reported the slots as shared-memory hazards; mbarriers it follows, as in the scan.) */
+static __device__ __forceinline__ unsigned gp__sel_handed_parity(unsigned i) { return (i >> 1) & 1u; }
+static __device__ __forceinline__ unsigned gp__sel_freed_parity(unsigned i) { return ((i - 1) >> 1) & 1u; } /* i >= 1 */
 
 /* One tile in flight a block (the next tile's loads are issued while the current one is
  * written out), the prefix of tile t_i waited for in the same iteration. On the H100 it runs
  * select f32 2^28 at 41% of copy (docs/select.md: a two-tile pipeline measured 57% there,
  * but 13% for unique; it is not in the library until it passes the tests on a GPU).
  * Threads: GP__SEL_BLOCK scanning threads, then two look-ahead warps. Named barriers: 1 the
- * scanning warps, 2 the look-ahead warps (inside gp__scan_look_ahead too), 3 and 4 (by
- * the parity of the block's tile) the scanning warps and look-ahead part 0, which hands
- * over the tile's prefix and the block's next tile, 5 and 6 the scanning warps handing the
- * slots back (above). Dynamic shared memory: gp__select_smem. */
+ * scanning warps, 2 the look-ahead warps (inside gp__scan_look_ahead too); the hand-off of
+ * each tile's prefix and the block's next tile through mbarriers (above). Dynamic shared
+ * memory: gp__select_smem. */
 template <int KIND, class T, class P, class Fn>
 __global__ void __launch_bounds__(GP__SEL_THREADS, GP__MIN_BLOCKS(GP__SEL_THREADS, GP__SEL_MIN_BLOCKS))
     gp__select_one_kernel(gp__select_args<T, P> a, gp__select_plan p, char *scratch, uint32_t epoch)
@@ -51,12 +49,19 @@ __global__ void __launch_bounds__(GP__SEL_THREADS, GP__MIN_BLOCKS(GP__SEL_THREAD
     __shared__ unsigned long long s_tile[2], s_ahead_tile[2], s_first_len, s_wlast[GP__SEL_WARPS];
     __shared__ S s_prefix[2], s_xchg[2 * gp__scan_nb(sizeof(S))];
     __shared__ uint32_t s_wtot[GP__SEL_WARPS], s_head0;
+    __shared__ uint64_t s_handed[2], s_freed[2];
     unsigned long long *counter = reinterpret_cast<unsigned long long *>(scratch);
     uint64_t *status = reinterpret_cast<uint64_t *>(scratch + GP__SCRATCH_ALIGN);
     const unsigned warp = threadIdx.x >> 5, lane = gp__lane_id();
 
     gp__chain_wait(); /* the stream's earlier work may have used this status region */
-    if (threadIdx.x == 0) s_tile[0] = atomicAdd(counter, 1ull);
+    if (threadIdx.x == 0) {
+        s_tile[0] = atomicAdd(counter, 1ull);
+        for (int b = 0; b < 2; b++) {
+            gp__mbar_init(&s_handed[b], 1);
+            gp__mbar_init(&s_freed[b], GP__SEL_BLOCK);
+        }
+    }
     __syncthreads();
 
     if (warp >= GP__SEL_WARPS) { /* look-ahead, parts 0 and 1: the prefix of the block's tiles */
@@ -71,25 +76,19 @@ __global__ void __launch_bounds__(GP__SEL_THREADS, GP__MIN_BLOCKS(GP__SEL_THREAD
             t = __shfl_sync(GP__FULL_MASK, t, 0);
             if (t >= p.tiles) break;
             const S pre = gp__scan_look_ahead<SOp>(status, epoch, t, ahead, 0, part_id, 2, s_xchg);
+            /* the next tile is taken only now: tiles go to blocks in increasing order, and a
+             * block takes one only when all the tiles before it are someone's */
             if (part_id == 0) {
-                /* the slots written below were last read by the scanners two tiles back */
-                if (i >= 1) gp__sel_slots_wait(i);
-                /* the next tile is taken only now: tiles go to blocks in increasing order, and
-                 * a block takes one only when all the tiles before it are someone's */
                 if (lane == 0) {
+                    if (i >= 1) gp__mbar_wait(&s_freed[i & 1], gp__sel_freed_parity(i)); /* read for tile i - 2 */
                     s_prefix[i & 1] = pre;
                     s_tile[(i + 1) & 1] = atomicAdd(counter, 1ull);
+                    gp__mbar_arrive(&s_handed[i & 1]);
                 }
-                __syncwarp();
-                if (i & 1) asm volatile("bar.arrive 4, %0;" ::"r"(GP__SEL_BLOCK + 32) : "memory");
-                else asm volatile("bar.arrive 3, %0;" ::"r"(GP__SEL_BLOCK + 32) : "memory");
+                __syncwarp(); /* converged again for the barrier and the shuffles ahead */
             }
         }
-        if (part_id == 0) { /* the scanners' last two releases of the slots, so no barrier is left half-arrived */
-            if (i >= 1) gp__sel_slots_wait(i);
-            gp__sel_slots_wait(i + 1);
-            if (lane == 0) gp__last_block_reset(counter + 1, counter, 1);
-        }
+        if (part_id == 0 && lane == 0) gp__last_block_reset(counter + 1, counter, 1);
         return;
     }
 
@@ -98,7 +97,7 @@ __global__ void __launch_bounds__(GP__SEL_THREADS, GP__MIN_BLOCKS(GP__SEL_THREAD
     T x[ITEMS];
     uint32_t fl[ROWS];
     unsigned long long t = s_tile[0];
-    gp__sel_slots_release(1); /* "tile -1": s_tile[0] is read */
+    gp__mbar_arrive(&s_freed[1]); /* "tile -1": s_tile[0] is read */
     if (t < p.tiles) gp__select_load<T, ROWS, VEC, LOAD_FLAGS>(x, fl, a.in, a.flags, t * TILE, p);
     for (unsigned i = 0; t < p.tiles; i++) {
         const size_t start = t * TILE;
@@ -178,12 +177,14 @@ __global__ void __launch_bounds__(GP__SEL_THREADS, GP__MIN_BLOCKS(GP__SEL_THREAD
                 run += b;
             }
         }
-        /* the prefix (and the next tile) from the look-ahead; the scatter is visible */
-        if (i & 1) asm volatile("bar.sync 4, %0;" ::"r"(GP__SEL_BLOCK + 32) : "memory");
-        else asm volatile("bar.sync 3, %0;" ::"r"(GP__SEL_BLOCK + 32) : "memory");
+        /* the prefix (and the next tile) from the look-ahead; then the scatter is visible
+         * to every scanning thread (barrier 1) */
+        gp__mbar_wait(&s_handed[i & 1], gp__sel_handed_parity(i));
         const S pre = s_prefix[i & 1];
         const unsigned long long next = s_tile[(i + 1) & 1];
-        gp__sel_slots_release(i); /* the look-ahead may fill these slots again, for tile i + 2 */
+        gp__mbar_arrive(&s_freed[i & 1]); /* the look-ahead may fill the pair again, for tile i + 2 */
+        __syncwarp();
+        asm volatile("bar.sync 1, %0;" ::"r"(GP__SEL_BLOCK) : "memory");
         unsigned long long P0;
         if constexpr (RUNS) P0 = pre.count;
         else P0 = pre;
