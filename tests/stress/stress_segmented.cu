@@ -297,7 +297,8 @@ bool case_segmented_reduce(uint64_t *st, frame &f, const buffers &b, streams ss,
     offsets.assign(1, base);
     for (size_t l : len) offsets.push_back(offsets.back() + l), longest = std::max(longest, l);
     std::vector<T> in(offsets.back());
-    for (T &x : in) x = random_value<T>(st, op, longest);
+    for (size_t i = 0; i < in.size(); i++) /* before offsets[0]: values a read there would show */
+        in[i] = i < base ? trap_value<T>(op) : random_value<T>(st, op, longest);
 
     expect_out &o = f.outs[0];
     for (size_t i = 0; i < S; i++) {
