@@ -204,8 +204,8 @@ static size_t pick_size(uint64_t *st, size_t cap)
     case 1: n = primes[(r >> 8) % 16]; break;
     case 2: case 3: n = edges[(r >> 8) % 6] * (1 + (r >> 16) % 3) + (size_t)((r >> 24) % 5) - 2; break;
     default: {
-        /* anything from 32 up to 2^20; rarely (1 in 32 cases) 2^21 .. 2^25 */
-        const int k = r % 8 == 7 && (r >> 8) % 4 == 0 ? 21 + (int)((r >> 16) % 4) : 5 + (int)((r >> 8) % 15);
+        /* anything from 32 up to 2^20; rarely (1 in 64 cases) 2^21 .. 2^25 */
+        const int k = r % 8 == 7 && (r >> 8) % 8 == 0 ? 21 + (int)((r >> 16) % 4) : 5 + (int)((r >> 8) % 15);
         n = ((size_t)1 << k) + (size_t)((r >> 24) % ((size_t)1 << k));
     }
     }
