@@ -12,6 +12,7 @@
 #include "../../gpuprims.cuh"
 #include "../harness.h"
 #include "families.h"
+#include "family_util.h"
 
 #include <algorithm>
 #include <chrono>
@@ -23,9 +24,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#define POISON 0xA7
+using family::GUARD;  /* poisoned bytes after the data */
+using family::POISON;
 #define FRONT 64                      /* poisoned bytes before the counts (and their offset) */
-#define GUARD 64                      /* poisoned bytes after them */
 #define MAX_OFF 16                    /* input offsets are below this many bytes */
 #define CAP_BYTES ((size_t)1 << 27)   /* the input: up to 2^24 doubles, 2^27 bytes */
 #define MAX_BINS ((size_t)1 << 24)    /* 128 MB of counts, 128 MB of edges */
@@ -230,25 +231,12 @@ struct hist_case {
     cudaStream_t s;
 };
 
-/* n biased to the edges: 0 and 1, small primes, next to multiples of 32 .. 2^16 and of the
- * small path's 64 KB and a block's 32 KB chunk, anything up to 2^20, rarely up to `cap`. */
+/* n near the warp, 1024 .. 2^16, the small path's 64 KB and a block's 32 KB chunk, up to
+ * 2^20, and 1 in 64 up to `cap`. */
 static size_t pick_size(uint64_t *st, size_t elem, size_t cap)
 {
-    static const size_t primes[] = {2, 3, 5, 7, 13, 31, 61, 127, 257, 509, 1021, 2039, 4093, 8191, 65521, 1048573};
     const size_t edges[] = {32, 1024, 2048, 4096, 8192, 65536, 32768 / elem, 65536 / elem};
-    const uint64_t r = gp_t_next(st);
-    size_t n;
-    switch (r % 8) {
-    case 0: n = r >> 8 & 1; break;
-    case 1: n = primes[(r >> 8) % 16]; break;
-    case 2: case 3: n = edges[(r >> 8) % 8] * (1 + (r >> 16) % 3) + (size_t)((r >> 24) % 5) - 2; break;
-    default: {
-        /* anything from 32 up to 2^20; rarely (1 in 64 cases) 2^21 .. 2^25 */
-        const int k = r % 8 == 7 && (r >> 8) % 8 == 0 ? 21 + (int)((r >> 16) % 4) : 5 + (int)((r >> 8) % 15);
-        n = ((size_t)1 << k) + (size_t)((r >> 24) % ((size_t)1 << k));
-    }
-    }
-    return std::min(n, cap);
+    return family::pick_n(st, edges, sizeof edges / sizeof *edges, 20, 64, cap);
 }
 
 static uint64_t *hist_at(const hist_env &e, size_t off) { return (uint64_t *)(e.hist + FRONT) + off; }
@@ -343,8 +331,7 @@ static bool run_one(const hist_env &e, uint64_t id)
     hist_case c;
     memset(&c, 0, sizeof c);
     c.id = id;
-    c.st = e.ctx->seed ^ (id * 0x9E3779B97F4A7C15ull);
-    gp_t_next(&c.st); /* mixed once: neighbouring cases share no bits */
+    c.st = family::case_state(e.ctx->seed, id); /* neighbouring cases share no bits */
     const uint64_t r = gp_t_next(&c.st);
     c.dist = (int)((r >> 8) % H_COUNT);
     c.twice = (r >> 16) % 8 == 0;

@@ -11,6 +11,7 @@
 #include "../../gpuprims.cuh"
 #include "../harness.h"
 #include "families.h"
+#include "family_util.h"
 
 #include <chrono>
 #include <limits>
@@ -23,73 +24,28 @@
 
 namespace {
 
-const uint8_t POISON = 0xA7;
-const size_t GUARD = 64;                  /* poisoned bytes before and after every output */
 const size_t CAP_BYTES = (size_t)1 << 28; /* one input or output buffer's data */
 const char *const REPLAY = "build/tests/stress --only segmented";
 
-uint64_t below(uint64_t *st, uint64_t m) { return m ? gp_t_next(st) % m : 0; }
-double now_s() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
+using family::below;
+using family::cuda_ok;
+using family::GUARD;
+using family::now_s;
+using family::pick_n;
+using family::put;
+using family::POISON;
+using family::region;
+using family::type_name;
 
-/* Sizes biased to the edges: 0-2, primes, next to multiples of the warp, the tiles (4096
- * merge items) and 2^16, log-uniform up to 2^24, rarely up to 2^26. */
-size_t pick_n(uint64_t *st, size_t cap)
-{
-    static const size_t primes[] = {3, 5, 7, 13, 31, 61, 127, 251, 509, 1021, 2039, 4093, 8191, 65521, 1048573};
-    static const size_t steps[] = {32, 1024, 2048, 4096, 8192, 16384, 65536};
-    const uint64_t r = below(st, 100);
-    size_t n;
-    if (r < 10) n = below(st, 3);
-    else if (r < 20) n = primes[below(st, sizeof primes / sizeof *primes)];
-    else if (r < 45) n = steps[below(st, sizeof steps / sizeof *steps)] * (1 + below(st, 8)) + below(st, 5) - 2;
-    else if (r < 97) n = below(st, (uint64_t)1 << (1 + below(st, 24)));
-    else n = ((size_t)1 << 24) + below(st, (size_t)3 << 24);
-    return n < cap ? n : cap;
-}
-
-/* A device output with guards: GUARD poison, `lead` more (the misalignment), data, GUARD. */
-struct region {
-    uint8_t *base;
-    size_t lead, bytes;
-    uint8_t *data() const { return base + GUARD + lead; }
-    size_t span() const { return 2 * GUARD + lead + bytes; }
-};
 
 /* Guards poisoned, data[0, want) as expected, the rest of the data still poison. */
 bool region_ok(const std::vector<uint8_t> &got, const region &r, const std::vector<uint8_t> &want, char *why, size_t cap)
 {
-    const uint8_t *d = got.data() + GUARD + r.lead;
-    for (size_t i = 0; i < GUARD + r.lead; i++)
-        if (got[i] != POISON) return snprintf(why, cap, "guard byte %zu before it written", GUARD + r.lead - i), false;
-    if (!want.empty() && memcmp(d, want.data(), want.size()) != 0)
-        for (size_t i = 0; i < want.size(); i++)
-            if (d[i] != want[i]) return snprintf(why, cap, "byte %zu: 0x%02x, want 0x%02x", i, d[i], want[i]), false;
-    for (size_t i = want.size(); i < r.bytes + GUARD; i++)
-        if (d[i] != POISON) return snprintf(why, cap, "byte %zu (past the result or in the guard) written", i), false;
-    return true;
+    return family::region_ok(got, r, want.data(), want.size(), NULL, why, cap);
 }
 
-bool cuda_ok(cudaError_t e, const char *what, const char *desc)
-{
-    if (e != cudaSuccess) FEXPECT(0, "%s: %s: %s", desc, what, cudaGetErrorString(e));
-    return e == cudaSuccess;
-}
 
-template <class T>
-const char *type_name()
-{
-    const bool four = sizeof(T) == 4;
-    if (std::is_floating_point<T>::value) return four ? "f32" : "f64";
-    return std::is_signed<T>::value ? (four ? "i32" : "i64") : (four ? "u32" : "u64");
-}
 
-template <class V>
-void put(std::vector<uint8_t> &b, V v)
-{
-    const size_t at = b.size();
-    b.resize(at + sizeof v);
-    memcpy(b.data() + at, &v, sizeof v);
-}
 
 /* ---- operators and values ------------------------------------------------------------------ */
 
@@ -552,14 +508,7 @@ void bad_input_checks(const buffers &b, cudaStream_t s)
         FEXPECT(c.e == c.want, "segmented bad input: %s gave %s, want %s; replay: %s", c.what, cudaGetErrorString(c.e),
                 cudaGetErrorString(c.want), REPLAY);
     cuda_ok(cudaDeviceSynchronize(), "sync", "segmented bad input");
-    std::vector<uint8_t> h(span);
-    for (uint8_t *p : {b.b, b.d, b.count}) {
-        cuda_ok(cudaMemcpy(h.data(), p, span, cudaMemcpyDeviceToHost), "copy back", "segmented bad input");
-        size_t i = 0;
-        while (i < span && h[i] == POISON) i++;
-        FEXPECT(i == span, "segmented bad input: a rejected or empty call wrote byte %zu of an output; replay: %s",
-                i - GUARD, REPLAY);
-    }
+    family::expect_untouched({b.b, b.d, b.count}, span, "segmented bad input", REPLAY);
 }
 
 } // namespace
@@ -583,8 +532,7 @@ void stress_segmented(const stress_family_ctx *ctx)
     int wrong = 0;
     while (ok && (cases < 8 || now_s() < end)) {
         ctx->beat("segmented cases");
-        uint64_t st = ctx->seed ^ (cases * 0x9E3779B97F4A7C15ull);
-        gp_t_next(&st);
+        uint64_t st = family::case_state(ctx->seed, cases);
         frame f = {};
         f.seed = ctx->seed;
         f.id = cases;

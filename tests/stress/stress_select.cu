@@ -9,6 +9,7 @@
 #include "../../gpuprims.cuh"
 #include "../harness.h"
 #include "families.h"
+#include "family_util.h"
 
 #include <chrono>
 #include <limits>
@@ -25,72 +26,24 @@ GP_DEFINE_SELECT(stress_below_i32, int32_t, int32_t, STRESS_BELOW)
 
 namespace {
 
-const uint8_t POISON = 0xA7;
-const size_t GUARD = 64;                     /* poisoned bytes before and after every output */
 const size_t CAP_BYTES = (size_t)1 << 28;    /* one input or output: 2^26 4-byte or 2^25 8-byte items */
 const size_t CAP_N = (size_t)1 << 26;
 const char *const REPLAY = "build/tests/stress --only select";
 
-uint64_t below(uint64_t *st, uint64_t m) { return m ? gp_t_next(st) % m : 0; }
-double now_s() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
+using family::below;
+using family::cuda_ok;
+using family::GUARD;
+using family::now_s;
+using family::pick_n;
+using family::put;
+using family::POISON;
+using family::region;
+using family::region_ok;
+using family::type_name;
 
-/* Sizes biased to the edges: 0-2, primes, next to multiples of the warp, the tiles (4096
- * 4-byte items) and 2^16, log-uniform up to 2^24, rarely up to 2^26. */
-size_t pick_n(uint64_t *st, size_t cap)
-{
-    static const size_t primes[] = {3, 5, 7, 13, 31, 61, 127, 251, 509, 1021, 2039, 4093, 8191, 65521, 1048573};
-    static const size_t steps[] = {32, 1024, 2048, 4096, 8192, 16384, 65536};
-    const uint64_t r = below(st, 100);
-    size_t n;
-    if (r < 10) n = below(st, 3);
-    else if (r < 20) n = primes[below(st, sizeof primes / sizeof *primes)];
-    else if (r < 45) n = steps[below(st, sizeof steps / sizeof *steps)] * (1 + below(st, 8)) + below(st, 5) - 2;
-    else if (r < 97) n = below(st, (uint64_t)1 << (1 + below(st, 24)));
-    else n = ((size_t)1 << 24) + below(st, (size_t)3 << 24);
-    return n < cap ? n : cap;
-}
 
-/* A device output with guards: GUARD poison, `lead` more poison (the misalignment), `bytes`
- * of data, GUARD poison. */
-struct region {
-    uint8_t *base;
-    size_t lead, bytes;
-    uint8_t *data() const { return base + GUARD + lead; }
-    size_t span() const { return 2 * GUARD + lead + bytes; }
-};
 
-/* Checks a copy of a region: guards poisoned, data[0, ref_bytes) == ref, and the rest of the
- * data equal to `tail` (the same offsets as data; NULL: still poison). Describes the first
- * wrong byte in `why`. */
-bool region_ok(const std::vector<uint8_t> &got, const region &r, const void *ref, size_t ref_bytes,
-               const void *tail, char *why, size_t cap)
-{
-    const uint8_t *d = got.data() + GUARD + r.lead, *w = (const uint8_t *)ref, *t = (const uint8_t *)tail;
-    for (size_t i = 0; i < GUARD + r.lead; i++)
-        if (got[i] != POISON) return snprintf(why, cap, "guard byte %zu before the output written", GUARD + r.lead - i), false;
-    if (ref_bytes && memcmp(d, w, ref_bytes) != 0)
-        for (size_t i = 0; i < ref_bytes; i++)
-            if (d[i] != w[i]) return snprintf(why, cap, "result byte %zu: 0x%02x, want 0x%02x", i, d[i], w[i]), false;
-    for (size_t i = ref_bytes; i < r.bytes; i++)
-        if (d[i] != (t ? t[i] : POISON)) return snprintf(why, cap, "byte %zu past the count changed", i), false;
-    for (size_t i = 0; i < GUARD; i++)
-        if (d[r.bytes + i] != POISON) return snprintf(why, cap, "guard byte %zu after the output written", i), false;
-    return true;
-}
 
-template <class T>
-const char *type_name()
-{
-    const bool four = sizeof(T) == 4;
-    if (std::is_floating_point<T>::value) return four ? "f32" : "f64";
-    return std::is_signed<T>::value ? (four ? "i32" : "i64") : (four ? "u32" : "u64");
-}
-
-bool cuda_ok(cudaError_t e, const char *what, const char *desc)
-{
-    if (e != cudaSuccess) FEXPECT(0, "%s: %s: %s", desc, what, cudaGetErrorString(e));
-    return e == cudaSuccess;
-}
 
 /* ---- inputs ------------------------------------------------------------------------------ */
 
@@ -201,13 +154,6 @@ struct expected {
     uint64_t count;
 };
 
-template <class V>
-void put(std::vector<uint8_t> &b, V v)
-{
-    const size_t at = b.size();
-    b.resize(at + sizeof v);
-    memcpy(b.data() + at, &v, sizeof v);
-}
 
 template <class T>
 void reference(int kind, const std::vector<T> &in, const std::vector<uint8_t> &flags, size_t n, T p, expected *e)
@@ -415,14 +361,7 @@ void bad_input_checks(const buffers &b, cudaStream_t s)
     for (uint8_t *p : {b.out1, b.out2, b.count}) cuda_ok(cudaMemset(p, POISON, span), "poison", "select bad input");
     bad_inputs(b, s);
     cuda_ok(cudaDeviceSynchronize(), "sync", "select bad input");
-    std::vector<uint8_t> h(span);
-    for (uint8_t *p : {b.out1, b.out2, b.count}) {
-        cuda_ok(cudaMemcpy(h.data(), p, span, cudaMemcpyDeviceToHost), "copy back", "select bad input");
-        size_t i = 0;
-        while (i < span && h[i] == POISON) i++;
-        FEXPECT(i == span, "select bad input: a rejected call wrote byte %zu of an output or count; replay: %s",
-                i - GUARD, REPLAY);
-    }
+    family::expect_untouched({b.out1, b.out2, b.count}, span, "select bad input", REPLAY);
 }
 
 } // namespace
@@ -445,8 +384,7 @@ void stress_select(const stress_family_ctx *ctx)
     int wrong = 0;
     while (ok && (cases < 8 || now_s() < end)) {
         ctx->beat("select cases");
-        uint64_t st = ctx->seed ^ (cases * 0x9E3779B97F4A7C15ull);
-        gp_t_next(&st);
+        uint64_t st = family::case_state(ctx->seed, cases);
         plan c = {};
         c.id = cases++;
         c.kind = (int)below(&st, K_KINDS);

@@ -11,6 +11,7 @@
 #include "../../gpuprims.cuh"
 #include "../harness.h"
 #include "families.h"
+#include "family_util.h"
 
 #include <algorithm>
 #include <chrono>
@@ -21,9 +22,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#define POISON 0xA7
+using family::GUARD;  /* poisoned bytes after the data */
+using family::POISON;
 #define FRONT 64                      /* poisoned bytes before a buffer's data (and its offset) */
-#define GUARD 64                      /* poisoned bytes after it */
 #define MAX_OFF 16                    /* data offsets are below this many bytes */
 #define CAP_BYTES ((size_t)1 << 27)   /* each buffer's data: 2^24 8-byte or 2^25 4-byte elements */
 #define MIN_CASES 8
@@ -191,25 +192,12 @@ struct sort_case {
     char fn[64];
 };
 
-/* n biased to the edges: 0 and 1, small primes, next to multiples of 32 .. 2^16 (the
- * one-block path ends near 8192 keys), anything up to 2^20, and rarely up to `cap`. */
+/* n near the warp, 1024, 2048 (the small block's limit), 4096, 8192 (the one-block path's)
+ * and 2^16, up to 2^20, and 1 in 64 up to `cap` (the host's stable sort dominates there). */
 static size_t pick_size(uint64_t *st, size_t cap)
 {
-    static const size_t primes[] = {2, 3, 5, 7, 13, 31, 61, 127, 257, 509, 1021, 2039, 4093, 8191, 65521, 1048573};
     static const size_t edges[] = {32, 1024, 2048, 4096, 8192, 65536};
-    const uint64_t r = gp_t_next(st);
-    size_t n;
-    switch (r % 8) {
-    case 0: n = r >> 8 & 1; break;
-    case 1: n = primes[(r >> 8) % 16]; break;
-    case 2: case 3: n = edges[(r >> 8) % 6] * (1 + (r >> 16) % 3) + (size_t)((r >> 24) % 5) - 2; break;
-    default: {
-        /* anything from 32 up to 2^20; rarely (1 in 64 cases) 2^21 .. 2^25 */
-        const int k = r % 8 == 7 && (r >> 8) % 8 == 0 ? 21 + (int)((r >> 16) % 4) : 5 + (int)((r >> 8) % 15);
-        n = ((size_t)1 << k) + (size_t)((r >> 24) % ((size_t)1 << k));
-    }
-    }
-    return std::min(n, cap);
+    return family::pick_n(st, edges, sizeof edges / sizeof *edges, 20, 64, cap);
 }
 
 static bool fail(char *why, size_t cap, const char *what, size_t at)
@@ -337,8 +325,7 @@ static bool run_one(const sort_env &e, uint64_t id)
     sort_case c;
     memset(&c, 0, sizeof c);
     c.id = id;
-    c.st = e.ctx->seed ^ (id * 0x9E3779B97F4A7C15ull);
-    gp_t_next(&c.st); /* mixed once: neighbouring cases share no bits */
+    c.st = family::case_state(e.ctx->seed, id); /* neighbouring cases share no bits */
     const uint64_t r = gp_t_next(&c.st);
     c.dist = (int)((r >> 8) % D_COUNT);
     c.desc = (int)(r >> 16 & 1);
