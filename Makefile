@@ -246,7 +246,7 @@ $(ARCH_STAMP): FORCE
 	@mkdir -p $(@D)
 	@echo '$(ARCHFLAGS)' | cmp -s - $@ || echo '$(ARCHFLAGS)' > $@
 FORCE:
-$(LIB_OBJ) $(filter-out %.c.o,$(TEST_OBJ)) $(EXAMPLES:%=%.o) $(BENCHES:%=%.o) $(BUILD)/stress/stress.o $(HEADER_OK): \
+$(LIB_OBJ) $(filter-out %.c.o,$(TEST_OBJ)) $(EXAMPLES:%=%.o) $(BENCHES:%=%.o) $(HEADER_OK): \
     $(ARCH_STAMP)
 
 # ---- build rules ----------------------------------------------------------------------

@@ -4,7 +4,8 @@
  *
  *   build/tests/stress                       every section; STRESS_SECONDS=<s> scales it (default 300)
  *   build/tests/stress --only random,load    some sections (random load corun graph streams
- *                                            gpus oom sticky align)
+ *                                            gpus oom sticky align families, or one family:
+ *                                            select segmented histogram sort)
  *   build/tests/stress --case 1234           replays one randomized case, verbose (with the
  *                                            run's GP_TEST_SEED: every failure prints the command)
  *   GP_TEST_SEED=<n>                         replays a whole run's cases
@@ -20,6 +21,7 @@
 #include "../../gpuprims.cuh"
 #include "../harness.h"
 #include "../mat2.cuh"
+#include "families.h"
 
 #include <atomic>
 #include <chrono>
@@ -1826,6 +1828,34 @@ static void selftest(uint64_t count)
 
 static int wanted(const char *only, const char *name) { return !only || strstr(only, name) != NULL; }
 
+/* families.h: a check from a family's file, and its heartbeat (watchdog slot 0) */
+void stress_check(int ok, const char *file, int line, const char *fmt, ...)
+{
+    char text[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    std::lock_guard<std::mutex> lk(g_lock);
+    gp_t_check(ok, file, line, "%s", text);
+}
+static void family_beat(const char *what) { wd_set(0, what); }
+
+/* The families on the single-pass engine, each a share of `seconds`. */
+static void section_families(const char *only, double seconds)
+{
+    const struct { const char *name; void (*run)(const stress_family_ctx *); } fams[] = {
+        {"select", stress_select}, {"segmented", stress_segmented}, {"histogram", stress_histogram}, {"sort", stress_sort}};
+    int n = 0;
+    for (const auto &f : fams) n += wanted(only, "families") || wanted(only, f.name);
+    for (const auto &f : fams)
+        if (wanted(only, "families") || wanted(only, f.name)) {
+            const stress_family_ctx ctx = {seconds / n, gp_t_seed, family_beat};
+            f.run(&ctx);
+            wd_clear(0);
+        }
+}
+
 int main(int argc, char **argv)
 {
     gp_t_argv0 = argv[0];
@@ -1849,8 +1879,8 @@ int main(int argc, char **argv)
     if (!gp_t_have_gpu() || (only && strstr(only, "selftest"))) {
         selftest(only && strstr(only, "selftest") ? 20000 : 1000);
         if (gp_t_have_gpu()) return printf("%d passed, %d failed, %d skipped\n", gp_t_passed, gp_t_failed, gp_t_skipped), gp_t_failed != 0;
-        static const char *const all[] = {"random", "load", "co-running", "graph", "streams", "two GPUs", "memory exhaustion",
-                                          "sticky errors", "alignment"};
+        static const char *const all[] = {"random", "load", "families", "co-running", "graph", "streams", "two GPUs",
+                                          "memory exhaustion", "sticky errors", "alignment"};
         for (const char *s : all) gp_t_skip("stress: %s (no GPU)", s);
         printf("%d passed, %d failed, %d skipped\n", gp_t_passed, gp_t_failed, gp_t_skipped);
         return gp_t_failed != 0;
@@ -1870,6 +1900,9 @@ int main(int argc, char **argv)
     if (wanted(only, "corun")) section_corun(seconds >= 150 ? 20 : 5);
     if (wanted(only, "gpus")) section_gpus(seconds >= 150 ? 15 : 3);
     if (wanted(only, "load")) section_load(std::min(60.0, std::max(5.0, 0.2 * seconds)), 16, 16);
+    if (wanted(only, "families") || wanted(only, "select") || wanted(only, "segmented") || wanted(only, "histogram") ||
+        wanted(only, "sort"))
+        section_families(only, std::max(4.0, 0.25 * seconds));
     if (wanted(only, "random")) {
         /* the rest of the budget */
         const double left = seconds - (now_s() - t0);

@@ -16,9 +16,11 @@ stress: $(STRESS) $(TESTS)
 stress-memcheck: $(STRESS)
 	STRESS_SECONDS=20 STRESS_HANG_S=600 $(SANITIZE) --tool memcheck --leak-check full $(STRESS)
 
-$(STRESS): $(BUILD)/stress/stress.o $(BUILD)/tests/harness.c.o $(LIB_A)
+# stress.cu and the families' files beside it (families.h), one object each.
+STRESS_OBJ     := $(patsubst tests/stress/%.cu,$(BUILD)/stress/%.o,$(wildcard tests/stress/*.cu))
+$(STRESS): $(STRESS_OBJ) $(BUILD)/tests/harness.c.o $(LIB_A)
 	$(NVCC_ALL) $^ -o $@
 
-$(BUILD)/stress/stress.o: tests/stress/stress.cu
+$(STRESS_OBJ): $(BUILD)/stress/%.o: tests/stress/%.cu $(ARCH_STAMP)
 	@mkdir -p $(@D)
 	$(NVCC_ALL) $(DEPFLAGS) -I. -c $< -o $@
