@@ -1,6 +1,6 @@
 /* detail/device/segmented_reduce.cuh -- the kernels and host launchers of the segmented
  * reduce (CSR offsets), the reduce along rows and the reduce along columns. Level 4: needs
- * warp.cuh, block_scan.cuh, launch.cuh, ops.cuh and common.cuh; the public names and
+ * warp.cuh, block_scan.cuh, reduce.cuh, launch.cuh, ops.cuh and common.cuh; the public names and
  * macros are in segmented.cuh.
  *
  * Segmented reduce, and rows (segments of `cols` elements): merge path (Merrill & Garland,
@@ -23,6 +23,9 @@
  * combined in index order with an association fixed by num_segments, N and P (the GPU's
  * SM count): bitwise the same on every run.
  *
+ * Rows of 16 KB or more (GP__ROWS_BLOCK_MIN_BYTES), two waves of blocks of them or more: a
+ * block a row, each row reduced as the plain reduce reduces a block's run (reduce.cuh).
+ *
  * Columns: block (32 columns x 8 row groups) folds its column strip over a chunk of rows,
  * each thread a contiguous run of rows (index order), the 8 partials folded in order in
  * shared memory; chunks of rows are spread over blocks, their partials written to
@@ -42,6 +45,12 @@
 #define GP__COLS_W 32                                      /* columns a block */
 #define GP__COLS_H 8                                       /* row groups a block */
 #define GP__COLS_TARGET_BLOCKS 2048                        /* blocks a column reduce aims at */
+#ifndef GP__ROWS_BLOCK_MIN_BYTES
+#define GP__ROWS_BLOCK_MIN_BYTES 16384                     /* rows at least this long: a block a row */
+#endif
+#ifndef GP__ROWS_BLOCKS_PER_SM
+#define GP__ROWS_BLOCKS_PER_SM 2 /* a block a row, 512 threads: 64 registers (sm_90: 8-24 bytes of the row's plan spill) */
+#endif
 
 /* Shared-memory index with one pad word per 32: thread k starts near item 16 k, and
  * without the pad every other thread would fall in the same bank. */
@@ -74,6 +83,7 @@ static constexpr GP__HD unsigned gp__seg_items(size_t elem) { return elem <= 4 ?
 #include "../block/block_scan.cuh"
 #include "../util/launch.cuh"
 #include "../agent/single_pass.cuh"
+#include "reduce.cuh"
 
 /* A value and a flag under the segmented operator: (f1, a) . (f2, b) = (f1 | f2, f2 ? b :
  * a OP b). Associative whenever OP is; a flag resets the fold (a segment began). */
@@ -370,6 +380,34 @@ __global__ void __launch_bounds__(GP__COLS_W *GP__COLS_H)
     gp__store_elem(out + c, r);
 }
 
+/* Long rows, many of them: one block a row (the grid strides over the rows), each row
+ * reduced as the plain reduce's block reduces its run: the elements before the row's first
+ * 16-byte boundary, whole 16-byte vectors tile by tile (every load of a step issued before
+ * any is used), the rest; in index order, with an association fixed by the row's length
+ * and alignment. The merge path (above) is made for any segment lengths; rows of equal,
+ * long length need none of its searches and carries. */
+template <class Op>
+__global__ void __launch_bounds__(GP__REDUCE_BLOCK, GP__MIN_BLOCKS(GP__REDUCE_BLOCK, GP__ROWS_BLOCKS_PER_SM))
+    gp__rows_block_kernel(typename Op::type *out, const typename Op::type *in, size_t rows, size_t cols, size_t ld)
+{
+    typedef typename Op::type T;
+    typedef gp__map_identity<T> Map;
+    enum { ROWS = GP__REDUCE_ROWS(1, sizeof(T)) };
+    gp__chain_wait();
+    for (size_t r = blockIdx.x; r < rows; r += gridDim.x) {
+        const T *row = in + r * ld;
+        const gp__reduce_plan p = gp__reduce_make_plan((uintptr_t)row, (uintptr_t)row, cols, sizeof(T), 1, 1, 0);
+        const gp__reduce_src<T> src = {row, row}, body = {row + p.head, row + p.head};
+        const bool aligned16 = p.aligned16 != 0;
+        const T total = p.nvec <= (size_t)GP__REDUCE_BLOCK * ROWS
+                            ? gp__block_combine_warps<Op>(
+                                  gp__reduce_step<Op, Map>(body, (threadIdx.x >> 5) * 32 * ROWS, p.nvec, aligned16))
+                            : gp__reduce_block_run<Op, Map>(body, 0, p.nvec, aligned16);
+        if (threadIdx.x == 0) gp__store_elem(out + r, gp__reduce_with_edges<Op, Map>(src, p, total));
+        __syncthreads(); /* the next row reuses the block's shared slots */
+    }
+}
+
 /* Fills out[0 .. n) with the identity (empty rows or columns). */
 template <class Op>
 __global__ void gp__seg_fill_kernel(typename Op::type *out, size_t n)
@@ -442,6 +480,14 @@ static cudaError_t gp__reduce_rows(typename Op::type *d_out, const typename Op::
     gp__device dev;
     GP__TRY(gp__device_query(&dev, on.dev));
     if (cols == 0) return gp__seg_fill<Op>(d_out, rows, dev, s);
+    /* rows of GP__ROWS_BLOCK_MIN_BYTES or more, and enough of them for two waves of blocks:
+     * a block a row */
+    const size_t blocks = (size_t)dev.sms * GP__ROWS_BLOCKS_PER_SM;
+    if (cols * sizeof(T) >= GP__ROWS_BLOCK_MIN_BYTES && rows >= 2 * blocks) {
+        GP__TRY(gp__kernel_load<gp__rows_block_kernel<Op>>());
+        return gp__chained_launch(gp__rows_block_kernel<Op>, (unsigned)blocks, GP__REDUCE_BLOCK, s, dev.cluster_ok != 0,
+                                  d_out, d_in, rows, cols, ld);
+    }
     gp__seg_rows<T> src = {d_in, rows, cols, ld};
     return gp__seg_reduce_run<Op>(d_out, src, s, dev);
 }
