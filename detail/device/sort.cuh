@@ -61,6 +61,16 @@ typedef struct gp__sort_knobs {
 
 /* The host side of every sort. MODE: GP__SORT_KEYS (V unused), _PAIRS, _ARGSORT (V is
  * uint64_t, v_out the indices). */
+/* One block of BLOCK threads sorts all n elements in `smem` bytes of shared memory. */
+template <class K, class V, int MODE, int BLOCK>
+static cudaError_t gp__sort_small(K *k_out, V *v_out, const K *k_in, const V *v_in, size_t n, int desc, size_t smem,
+                                  const gp__device &dev, cudaStream_t s)
+{
+    GP__TRY(gp__kernel_load<gp__sort_small_kernel<K, V, MODE, BLOCK>>(dev.smem_block));
+    return gp__launch(gp__sort_small_kernel<K, V, MODE, BLOCK>, 1, BLOCK, smem, s, false, k_out, v_out, k_in, v_in,
+                      (unsigned)n, desc);
+}
+
 template <class K, class V, int MODE>
 static cudaError_t gp__sort(K *k_out, V *v_out, const K *k_in, const V *v_in, size_t n, int desc, cudaStream_t s,
                             const gp__sort_knobs *knobs = NULL)
@@ -92,18 +102,15 @@ static cudaError_t gp__sort(K *k_out, V *v_out, const K *k_in, const V *v_in, si
     gp__device dev;
     GP__TRY(gp__device_query(&dev, on.dev));
 
-    /* small: one block, one launch */
+    /* small: one block, one launch, where its shared memory holds the data */
     const size_t small_max = knobs && knobs->no_small ? 0 : knobs && knobs->small_max ? knobs->small_max : GP__SORT_SMALL_MAX;
-    if (n <= small_max && n <= GP__SORT_TINY) {
-        GP__TRY(gp__kernel_load<gp__sort_small_kernel<K, V, MODE, 256>>(dev.smem_block));
-        return gp__launch(gp__sort_small_kernel<K, V, MODE, 256>, 1, 256, gp__sort_small_smem_bytes<K, V, MODE, 256>(n), s,
-                          false, k_out, v_out, k_in, v_in, (unsigned)n, desc);
-    }
-    const size_t small_smem = gp__sort_small_smem_bytes<K, V, MODE, GP__SORT_SMALL_BLOCK>(n);
-    if (n <= small_max && small_smem <= (size_t)dev.smem_block) {
-        GP__TRY(gp__kernel_load<gp__sort_small_kernel<K, V, MODE, GP__SORT_SMALL_BLOCK>>(dev.smem_block));
-        return gp__launch(gp__sort_small_kernel<K, V, MODE, GP__SORT_SMALL_BLOCK>, 1, GP__SORT_SMALL_BLOCK, small_smem, s,
-                          false, k_out, v_out, k_in, v_in, (unsigned)n, desc);
+    if (n <= small_max) {
+        const bool tiny = n <= GP__SORT_TINY;
+        const size_t smem = tiny ? gp__sort_small_smem_bytes<K, V, MODE, GP__SORT_TINY_BLOCK>(n)
+                                 : gp__sort_small_smem_bytes<K, V, MODE, GP__SORT_SMALL_BLOCK>(n);
+        if (smem <= (size_t)dev.smem_block)
+            return tiny ? gp__sort_small<K, V, MODE, GP__SORT_TINY_BLOCK>(k_out, v_out, k_in, v_in, n, desc, smem, dev, s)
+                        : gp__sort_small<K, V, MODE, GP__SORT_SMALL_BLOCK>(k_out, v_out, k_in, v_in, n, desc, smem, dev, s);
     }
 
     const size_t tiles = gp__ceil_div(n, (size_t)TILE);

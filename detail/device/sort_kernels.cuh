@@ -375,8 +375,9 @@ __global__ void gp__sort_finish_kernel(gp__sort_io<K, V> io)
 }
 
 /* ---- one block sorts it all (small n) ------------------------------------------------------- */
-#define GP__SORT_SMALL_BLOCK 1024 /* threads; 256 up to GP__SORT_TINY keys (less to clear and to wait for) */
-#define GP__SORT_TINY 2048
+#define GP__SORT_SMALL_BLOCK 1024 /* threads */
+#define GP__SORT_TINY 2048       /* up to this many keys, GP__SORT_TINY_BLOCK threads: less to clear and to wait for */
+#define GP__SORT_TINY_BLOCK 256
 #define GP__SORT_SMALL_ITEMS 4
 template <int P, int BLOCK>
 struct gp__sort_small_smem {
