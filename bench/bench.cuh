@@ -61,6 +61,13 @@ static inline float gp_bench_median_ms(gp_bench_fn fn, void *ctx)
  * GP_BENCH_REPS batches): the GPU's cost of a call once launches are queued, which is what
  * a pipeline of small calls sees. A single call from an idle GPU (gp_bench_median_ms)
  * adds the host's launch latency instead. */
+/* How many calls a batch holds: `total` units of work (elements, bytes) between the events
+ * at `per_call` each, from 1 to 64. */
+static inline int gp_bench_batch_size(size_t total, size_t per_call)
+{
+    const size_t b = per_call ? total / per_call : 64;
+    return b < 1 ? 1 : b > 64 ? 64 : (int)b;
+}
 typedef struct { gp_bench_fn fn; void *ctx; int batch; } gp__bench_batch_ctx;
 static void gp__bench_batch(void *p)
 {
@@ -198,8 +205,8 @@ static inline void gp_table_row(const char *fmt, ...)
     fflush(stdout);
 }
 
-/* Free text under a table (notes, the original papers' figures). */
-/* A paragraph under a table, any length (a ladder's note runs past 4 KB). */
+/* Free text under a table (notes, the original papers' figures), any length (a ladder's
+ * note runs past 4 KB). */
 static inline void gp_bench_note(const char *fmt, ...)
 {
     va_list ap, again;

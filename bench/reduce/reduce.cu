@@ -413,16 +413,16 @@ static void cub_alloc(sum_ctx *c)
     CUDA_CHK(cudaMalloc(&c->d_temp, c->temp_bytes > 0 ? c->temp_bytes : 1));
 }
 
-/* One result of either library on slot 0, output poisoned first. */
-static void sum_once(sum_ctx *c, int use_cub, void *host_out)
+/* One result of `call` (gp_timed, cub_timed, ...) on slot 0, output poisoned first. */
+static void sum_once(sum_ctx *c, void (*call)(void *), void *host_out)
 {
     CUDA_CHK(cudaMemset(c->d_out, 0xA5, 4));
     c->next = 0;
-    if (use_cub) cub_timed(c);
-    else gp_timed(c);
+    call(c);
     CUDA_CHK(cudaMemcpy(host_out, c->d_out, 4, cudaMemcpyDeviceToHost));
     c->next = 0;
 }
+
 
 /* ---- inputs ----------------------------------------------------------------------------- */
 
@@ -607,7 +607,7 @@ static void bench_ladder(double copy_gbps)
     for (int use_cub = 0; use_cub < 2; use_cub++) {
         const char *who = use_cub ? "CUB DeviceReduce::Sum" : "gp_reduce_sum_i32";
         int32_t got = 0;
-        sum_once(&sc, use_cub, &got);
+        sum_once(&sc, use_cub ? cub_timed : gp_timed, &got);
         if ((int64_t)got != ref_small) {
             snprintf(msg, sizeof msg, "%s on 2^22: sum %d, host reference %lld", who, got,
                      (long long)ref_small);
@@ -683,15 +683,10 @@ static void bench_status(void *pool)
         const size_t n = (size_t)1 << lg;
         sum_ctx c = {0, (const char *)pool, n, rotation_slots(n * 4), 0, d_out, NULL, 0};
         int32_t a = 0, b = 1;
-        c.next = 0;
-        gp_per_call_timed(&c);
-        CUDA_CHK(cudaMemcpy(&a, d_out, 4, cudaMemcpyDeviceToHost));
-        c.next = 0;
-        gp_timed(&c);
-        CUDA_CHK(cudaMemcpy(&b, d_out, 4, cudaMemcpyDeviceToHost));
+        sum_once(&c, gp_per_call_timed, &a);
+        sum_once(&c, gp_timed, &b);
         if (a != b) fail("status ladder: per-call and status-memory sums differ");
-        const size_t bn = ((size_t)1 << 22) / n;
-        const int batch = bn < 1 ? 1 : bn > 64 ? 64 : (int)bn;
+        const int batch = gp_bench_batch_size((size_t)1 << 22, n);
         const float per_call = gp_bench_median_ms_batch(gp_per_call_timed, &c, batch);
         const float kept = gp_bench_median_ms_batch(gp_timed, &c, batch);
         const float per_call_one = gp_bench_median_ms(gp_per_call_timed, &c);
@@ -753,8 +748,8 @@ static void bench_table(void *pool, size_t pool_elems, double copy_gbps, float e
 
             /* validate gp and CUB on slot 0: against the host and against each other */
             union { float f; int32_t i; } gp_r, cub_r;
-            sum_once(&c, 0, &gp_r);
-            sum_once(&c, 1, &cub_r);
+            sum_once(&c, gp_timed, &gp_r);
+            sum_once(&c, cub_timed, &cub_r);
             int ok;
             if (is_f32)
                 ok = f32_close(gp_r.f, ref_f[s]) && f32_close(cub_r.f, ref_f[s]) &&
@@ -772,8 +767,7 @@ static void bench_table(void *pool, size_t pool_elems, double copy_gbps, float e
             }
 
             /* back to back (batch) for the throughput columns; one call from idle too */
-            const size_t b = ((size_t)1 << 22) / n;
-            const int batch = b < 1 ? 1 : b > 64 ? 64 : (int)b;
+            const int batch = gp_bench_batch_size((size_t)1 << 22, n);
             float gp_ms = gp_bench_median_ms_batch(gp_timed, &c, batch);
             float cub_ms = gp_bench_median_ms_batch(cub_timed, &c, batch);
             float read_ms = read_kernel_ms(pool, n * 4, batch);
@@ -937,8 +931,7 @@ static void bench_blas(void *pool, size_t pool_bytes, void *host)
                          blas_log2n[s], gp_r, blas_ops[op].cublas, blas_r, want);
                 fail(msg);
             }
-            const size_t b = ((size_t)1 << 22) / n;
-            const int batch = b < 1 ? 1 : b > 64 ? 64 : (int)b;
+            const int batch = gp_bench_batch_size((size_t)1 << 22, n);
             const float gp_ms = gp_bench_median_ms_batch(gp_blas_timed, &c, batch);
             const float blas_ms = gp_bench_median_ms_batch(cublas_timed, &c, batch);
             const float read_ms = read_kernel_ms(pool, bytes, batch);

@@ -390,8 +390,7 @@ static void bench_ladder(char *in_pool, char *out_pool, size_t pool_bytes)
                             : cub::DeviceScan::ExclusiveSum(NULL, c.cub_bytes, (const int32_t *)in_pool, (int32_t *)out_pool, (int)n));
             CUDA_CHK(cudaMalloc(&c.cub_temp, c.cub_bytes));
             float ms[VARIANTS];
-            const size_t b = ((size_t)1 << 22) / n;
-            const int batch = b < 1 ? 1 : b > 64 ? 64 : (int)b;
+            const int batch = gp_bench_batch_size((size_t)1 << 22, n);
             for (int v = 0; v < VARIANTS; v++) {
                 c.variant = v;
                 c.next = 0;

@@ -637,8 +637,7 @@ static void bench_table(void)
 
             /* Calls back to back, so small shapes are priced by the GPU's time per call, not
              * by host launch latency: about 256 MB moved between the events. */
-            size_t b = ((size_t)256 << 20) / (2 * c.bytes);
-            int batch = b < 1 ? 1 : b > 64 ? 64 : (int)b;
+            int batch = gp_bench_batch_size((size_t)256 << 20, 2 * c.bytes);
             double moved = 2.0 * (double)c.bytes;
             c.who = WHO_COPY;
             float copy_ms = gp_bench_median_ms_batch(bench_timed, &c, batch);
@@ -965,8 +964,7 @@ static void bench_steps(void)
         CUDA_CHK(cudaMalloc(&ref, c.bytes));
         fill(c.in, c.bytes * c.slots, FILL_RAW, DATA_SEED + 100 + (uint32_t)si);
         ref_launch((size_t)c.elem, ref, c.in, c.rows, c.cols);
-        size_t b = ((size_t)256 << 20) / (2 * c.bytes);
-        const int batch = b < 1 ? 1 : b > 64 ? 64 : (int)b;
+        const int batch = gp_bench_batch_size((size_t)256 << 20, 2 * c.bytes);
         for (int st = 0; st < STEPS; st++) {
             c.step = st;
             CUDA_CHK(cudaMemset(c.out, 0xA5, c.bytes));

@@ -281,8 +281,7 @@ static void probe(const char *type, size_t elem, size_t rows, size_t cols, const
     default: ref_transpose<<<sms * 8, 256>>>((uint2 *)ref, (const uint2 *)c.in, rows, cols); break;
     }
     CUDA_CHK_LAUNCH();
-    size_t b = ((size_t)256 << 20) / (2 * c.bytes);
-    const int batch = b < 1 ? 1 : b > 64 ? 64 : (int)b;
+    const int batch = gp_bench_batch_size((size_t)256 << 20, 2 * c.bytes);
     c.who = 1;
     const double copy_ms = gp_bench_median_ms_batch(timed, &c, batch);
     printf("%s %zu x %zu: copy %.1f us (%.0f GB/s)", type, rows, cols, copy_ms * 1e3, 2e-6 * c.bytes / copy_ms);
