@@ -265,12 +265,15 @@ __global__ void __launch_bounds__(BLOCK, GP__SORT_MIN_BLOCKS) gp__sort_pass_kern
     const int R = gp__sort_real_passes(skip, P), r = gp__sort_rank_of(skip, pass);
     const size_t t0 = (size_t)blockIdx.x * TILE;
     if (skip >> pass & 1) {
-        /* every pass skipped: the last pass's kernel copies the input (argsort: 0, 1, 2, ...) */
-        if (pass != P - 1 || R != 0 || io.in_place) return;
+        /* every pass skipped: the last pass's kernel copies the input (argsort: 0, 1, 2, ...),
+         * each side whose output is not its input (in place may hold for the keys only) */
+        if (pass != P - 1 || R != 0) return;
+        const bool copy_keys = io.k_buf[GP__SORT_OUT] != io.k_in, copy_values = io.v_buf[GP__SORT_OUT] != io.v_buf[GP__SORT_IN];
         for (size_t i = t0 + threadIdx.x; i < t0 + TILE && i < io.n; i += BLOCK) {
-            if constexpr (MODE != GP__SORT_ARGSORT) gp__store_elem(io.k_buf[GP__SORT_OUT] + i, gp__load_elem(io.k_in + i));
+            if constexpr (MODE != GP__SORT_ARGSORT)
+                if (copy_keys) gp__store_elem(io.k_buf[GP__SORT_OUT] + i, gp__load_elem(io.k_in + i));
             if constexpr (MODE == GP__SORT_PAIRS)
-                gp__store_elem(io.v_buf[GP__SORT_OUT] + i, gp__load_elem(io.v_buf[GP__SORT_IN] + i));
+                if (copy_values) gp__store_elem(io.v_buf[GP__SORT_OUT] + i, gp__load_elem(io.v_buf[GP__SORT_IN] + i));
             if constexpr (MODE == GP__SORT_ARGSORT) gp__store_elem(io.v_buf[GP__SORT_OUT] + i, (V)i);
         }
         return;
