@@ -22,6 +22,7 @@ extern "C" {
 
 extern uint64_t gp_t_seed;
 extern const char *gp_t_argv0;
+extern int gp_t_passed, gp_t_failed, gp_t_skipped; /* the run's counts so far */
 
 int gp_t_have_gpu(void);   /* 1 when a CUDA device is usable */
 int gp_t_small(void);      /* GP_TEST_SMALL: 0, 1 (small sizes) or 2 (also fewer cases: racecheck) */
@@ -67,6 +68,7 @@ void gp_t_expect_chk_failure(const char *what, const char *cmd, const char *wher
  * .cu files) at the start of a line; the Makefile lists them for tests/main.c, and
  * GP_TEST_ONLY=<text> (make test-<family>) runs those whose name contains the text. */
 int test_check_scenario(int which); /* runs in a child process: must exit non-zero */
+int test_status_launch_count_child(void); /* runs in a child process: the CUPTI count */
 
 #ifdef __cplusplus
 }

@@ -1,6 +1,7 @@
 /* tests/main.c -- runs every test file in turn; ends with "N passed, N failed, N skipped".
  *   run_tests                  all tests (GPU tests skipped without a GPU)
  *   run_tests --scenario K     one CUDA_CHK error scenario (test_check spawns these)
+ *   run_tests --launch-count   the CUPTI launch count alone (test_status_launch_count spawns it)
  *   GP_TEST_ONLY=scan run_tests   only the test functions whose name contains "scan"
  *   GP_TEST_SHARD=1/4 run_tests   every 4th test function from the second (parallel sanitizers) */
 #include "harness.h"
@@ -15,13 +16,13 @@
 #include <string.h>
 #include <time.h>
 
-extern int gp_t_passed, gp_t_failed, gp_t_skipped;
 
 int main(int argc, char **argv)
 {
     gp_t_argv0 = argv[0];
     setvbuf(stdout, NULL, _IOLBF, 0); /* progress survives a crash, even through a pipe */
     if (argc == 3 && strcmp(argv[1], "--scenario") == 0) return test_check_scenario(atoi(argv[2]));
+    if (argc == 2 && strcmp(argv[1], "--launch-count") == 0) return test_status_launch_count_child();
 
     const char *seed = getenv("GP_TEST_SEED");
     gp_t_seed = seed && *seed ? strtoull(seed, NULL, 0) : (uint64_t)time(NULL) ^ ((uint64_t)clock() << 32);

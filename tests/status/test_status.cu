@@ -59,6 +59,13 @@ static int case_run_check(const status_case *c, int *d_scan, int *d_sum, cudaStr
     return ok;
 }
 
+/* A line after each step, so that a run that stops shows where. */
+static void step_done(const char *what)
+{
+    printf("  done: %s\n", what);
+    fflush(stdout);
+}
+
 extern "C" void test_status_gpu(void)
 {
     gp_t_section("status memory: regions kept between calls, no clearing launch");
@@ -88,6 +95,7 @@ extern "C" void test_status_gpu(void)
         for (int r = 0; r < 3; r++)
             for (int i = 0; i < ncases; i++) ok &= case_run_check(&cases[i], d_scan, d_sum, s, "one stream");
         EXPECT(ok, "status: back-to-back calls of mixed sizes on one stream");
+        step_done("back-to-back calls of mixed sizes on one stream");
 
         /* 2. a call that fails its argument check between good ones */
         ok = case_run_check(&cases[0], d_scan, d_sum, s, "before a bad call");
@@ -97,6 +105,7 @@ extern "C" void test_status_gpu(void)
                "status: a NULL input is cudaErrorInvalidValue");
         ok &= case_run_check(&cases[ncases - 1], d_scan, d_sum, s, "after a bad call");
         EXPECT(ok, "status: calls before and after a failed argument check");
+        step_done("calls before and after a failed argument check");
 
         /* 3. release while idle, then more calls (the regions are made again) */
         CK(cudaStreamSynchronize(s));
@@ -108,6 +117,7 @@ extern "C" void test_status_gpu(void)
         ok = 1;
         for (int i = 0; i < ncases; i++) ok &= case_run_check(&cases[i], d_scan, d_sum, s, "after release");
         EXPECT(ok, "status: calls after gp_release_device_state");
+        step_done("calls after gp_release_device_state");
 
         /* 4. graphs: captured calls take graph-owned scratch, replayed back to back, with
          * eager calls on the same stream in between, and two instantiations at once */
@@ -146,6 +156,7 @@ extern "C" void test_status_gpu(void)
             }
         }
         EXPECT(ok, "status: graphs replayed back to back, two at once, eager calls between");
+        step_done("graphs replayed back to back, two at once, eager calls between");
         for (int g = 0; g < 2; g++) {
             CK(cudaGraphExecDestroy(exec[g]));
             CK(cudaStreamDestroy(gs[g]));
@@ -178,6 +189,7 @@ extern "C" void test_status_gpu(void)
         for (int k = 0; k < ring; k++) CK(cudaFree(d_ring[k]));
         ok &= case_run_check(&cases[0], d_scan, d_sum, s, "after the stream loop");
         EXPECT(ok, "status: %d streams created, used and destroyed in a loop", loops);
+        step_done("streams created, used and destroyed in a loop");
         CK(cudaStreamDestroy(s));
         CK(cudaFree(d_scan));
         CK(cudaFree(d_sum));
@@ -218,6 +230,7 @@ extern "C" void test_status_gpu(void)
         for (int t = 0; t < threads; t++) ok &= good[t];
         EXPECT(ok, "status: %d host threads x %d rounds on private, 16 shared and per-thread default streams",
                threads, rounds);
+        step_done("host threads on private, shared and per-thread default streams");
         for (int k = 0; k < 16; k++) CK(cudaStreamDestroy(shared[k]));
     }
 
