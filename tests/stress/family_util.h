@@ -127,6 +127,29 @@ inline void expect_untouched(std::initializer_list<uint8_t *> bufs, size_t span,
     }
 }
 
+/* The section's loop, the same for every family: case 0, 1, ... by `one(id, &wrong)`, which
+ * adds the case's wrong results to `wrong` and returns false only on a CUDA error (the
+ * context may be broken: the section stops). Runs for ctx->seconds, at least 8 cases, and
+ * stops after 10 wrong ones (one bug, not a flood); then one counted check and the line
+ * "  <name>: N cases in T s, W wrong". `beat` is a string literal for the watchdog. */
+template <class OneCase>
+inline void run_cases(const stress_family_ctx *ctx, const char *name, const char *beat, OneCase one)
+{
+    const uint64_t min_cases = 8, max_wrong = 10;
+    const double t0 = now_s();
+    uint64_t cases = 0, wrong = 0;
+    bool ok = true;
+    for (; ok && wrong < max_wrong && (cases < min_cases || now_s() - t0 < ctx->seconds); cases++) {
+        ctx->beat(beat);
+        ok = one(cases, &wrong);
+    }
+    const double took = now_s() - t0;
+    FEXPECT(ok && wrong == 0, "%s stress: %llu cases in %.1f s, %llu wrong%s; replay: GP_TEST_SEED=%llu build/tests/stress --only %s",
+            name, (unsigned long long)cases, took, (unsigned long long)wrong,
+            !ok ? " (stopped at a CUDA error)" : wrong >= max_wrong ? " (stopped early)" : "", (unsigned long long)ctx->seed, name);
+    printf("  %s: %llu cases in %.1f s, %llu wrong\n", name, (unsigned long long)cases, took, (unsigned long long)wrong);
+}
+
 } // namespace family
 
 #endif

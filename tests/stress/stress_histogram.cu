@@ -15,7 +15,6 @@
 #include "family_util.h"
 
 #include <algorithm>
-#include <chrono>
 #include <limits>
 #include <type_traits>
 #include <vector>
@@ -31,8 +30,6 @@ using family::POISON;
 #define CAP_BYTES ((size_t)1 << 27)   /* the input: up to 2^24 doubles, 2^27 bytes */
 #define MAX_BINS ((size_t)1 << 24)    /* 128 MB of counts, 128 MB of edges */
 #define HIST_OFF_MAX 3                /* counts at 0 .. 3 elements past the front guard */
-#define MIN_CASES 8
-#define MAX_WRONG 10                  /* stop after this many wrong cases: one bug, not a flood */
 
 template <class T>
 using bound_t = typename std::conditional<std::is_floating_point<T>::value, double, int64_t>::type;
@@ -397,16 +394,10 @@ void stress_histogram(const stress_family_ctx *ctx)
     if (ok) {
         check_bad_inputs(e, api_u8), check_bad_inputs(e, api_u16), check_bad_inputs(e, api_i32);
         check_bad_inputs(e, api_u32), check_bad_inputs(e, api_f32), check_bad_inputs(e, api_f64);
-        const auto t0 = std::chrono::steady_clock::now();
-        auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
-        uint64_t cases = 0, wrong = 0;
-        for (; wrong < MAX_WRONG && (cases < MIN_CASES || elapsed() < ctx->seconds); cases++) {
-            ctx->beat("histogram cases");
-            wrong += !run_one(e, cases);
-        }
-        FEXPECT(wrong == 0, "histogram stress: %llu cases in %.1f s, %llu wrong%s", (unsigned long long)cases, elapsed(),
-                (unsigned long long)wrong, wrong >= MAX_WRONG ? " (stopped early)" : "");
-        printf("  histogram: %llu cases in %.1f s, %llu wrong\n", (unsigned long long)cases, elapsed(), (unsigned long long)wrong);
+        family::run_cases(ctx, "histogram", "histogram cases", [&](uint64_t id, uint64_t *wrong) {
+            *wrong += !run_one(e, id);
+            return true;
+        });
     }
     cudaFree(e.in), cudaFree(e.hist), cudaFree(e.edges);
     if (e.s1) cudaStreamDestroy(e.s1);

@@ -13,7 +13,6 @@
 #include "families.h"
 #include "family_util.h"
 
-#include <chrono>
 #include <limits>
 #include <type_traits>
 #include <vector>
@@ -30,7 +29,6 @@ const char *const REPLAY = "build/tests/stress --only segmented";
 using family::below;
 using family::cuda_ok;
 using family::GUARD;
-using family::now_s;
 using family::pick_n;
 using family::put;
 using family::POISON;
@@ -527,21 +525,18 @@ void stress_segmented(const stress_family_ctx *ctx)
          cuda_ok(cudaStreamCreateWithFlags(&s2, cudaStreamNonBlocking), "stream", "segmented");
     if (ok) bad_input_checks(b, s1);
 
-    const double end = now_s() + ctx->seconds;
-    uint64_t cases = 0;
-    int wrong = 0;
-    while (ok && (cases < 8 || now_s() < end)) {
-        ctx->beat("segmented cases");
-        uint64_t st = family::case_state(ctx->seed, cases);
-        frame f = {};
-        f.seed = ctx->seed;
-        f.id = cases;
-        snprintf(f.desc, sizeof f.desc, "segmented case %llu", (unsigned long long)cases);
-        ok = one_case(&st, f, b, pick_streams(&st, s1, s2), &wrong);
-        cases++;
-    }
-    FEXPECT(ok && wrong == 0, "segmented: %llu cases, %d wrong%s; replay: GP_TEST_SEED=%llu %s", (unsigned long long)cases,
-            wrong, ok ? "" : " (stopped at a CUDA error)", (unsigned long long)ctx->seed, REPLAY);
+    if (ok)
+        family::run_cases(ctx, "segmented", "segmented cases", [&](uint64_t id, uint64_t *wrong) {
+            uint64_t st = family::case_state(ctx->seed, id);
+            frame f = {};
+            f.seed = ctx->seed;
+            f.id = id;
+            snprintf(f.desc, sizeof f.desc, "segmented case %llu", (unsigned long long)id);
+            int w = 0;
+            const bool fine = one_case(&st, f, b, pick_streams(&st, s1, s2), &w);
+            *wrong += (uint64_t)w;
+            return fine;
+        });
     if (s1) cudaStreamDestroy(s1);
     if (s2) cudaStreamDestroy(s2);
     for (uint8_t *p : {b.a, b.b, b.c, b.d, b.count}) cudaFree(p);

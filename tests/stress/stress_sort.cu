@@ -14,7 +14,6 @@
 #include "family_util.h"
 
 #include <algorithm>
-#include <chrono>
 #include <type_traits>
 #include <vector>
 
@@ -27,8 +26,6 @@ using family::POISON;
 #define FRONT 64                      /* poisoned bytes before a buffer's data (and its offset) */
 #define MAX_OFF 16                    /* data offsets are below this many bytes */
 #define CAP_BYTES ((size_t)1 << 27)   /* each buffer's data: 2^24 8-byte or 2^25 4-byte elements */
-#define MIN_CASES 8
-#define MAX_WRONG 10                  /* stop after this many wrong cases: one bug, not a flood */
 
 /* ---- guarded device buffers, reused by every case -------------------------------------------- */
 
@@ -385,16 +382,10 @@ void stress_sort(const stress_family_ctx *ctx)
         check_bad_inputs(e, api_u16), check_bad_inputs(e, api_i32), check_bad_inputs(e, api_u32);
         check_bad_inputs(e, api_i64), check_bad_inputs(e, api_u64), check_bad_inputs(e, api_f32);
         check_bad_inputs(e, api_f64);
-        const auto t0 = std::chrono::steady_clock::now();
-        auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
-        uint64_t cases = 0, wrong = 0;
-        for (; wrong < MAX_WRONG && (cases < MIN_CASES || elapsed() < ctx->seconds); cases++) {
-            ctx->beat("sort cases");
-            wrong += !run_one(e, cases);
-        }
-        FEXPECT(wrong == 0, "sort stress: %llu cases in %.1f s, %llu wrong%s", (unsigned long long)cases, elapsed(),
-                (unsigned long long)wrong, wrong >= MAX_WRONG ? " (stopped early)" : "");
-        printf("  sort: %llu cases in %.1f s, %llu wrong\n", (unsigned long long)cases, elapsed(), (unsigned long long)wrong);
+        family::run_cases(ctx, "sort", "sort cases", [&](uint64_t id, uint64_t *wrong) {
+            *wrong += !run_one(e, id);
+            return true;
+        });
     }
     cudaFree(e.kin.base), cudaFree(e.kout.base), cudaFree(e.vin.base), cudaFree(e.vout.base);
     if (e.s1) cudaStreamDestroy(e.s1);
