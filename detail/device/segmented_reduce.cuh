@@ -85,31 +85,37 @@ static constexpr GP__HD unsigned gp__seg_items(size_t elem) { return elem <= 4 ?
 #include "../agent/single_pass.cuh"
 #include "reduce.cuh"
 
-/* A value and a flag under the segmented operator: (f1, a) . (f2, b) = (f1 | f2, f2 ? b :
- * a OP b). Associative whenever OP is; a flag resets the fold (a segment began). */
-template <class T>
-struct gp__seg_pair {
-    T v;
-    uint32_t f;
-};
-template <class Op>
-struct gp__seg_op {
-    typedef gp__seg_pair<typename Op::type> type;
+/* A value and the segment heads at or before it, under the segmented operator:
+ * (h1, a) . (h2, b) = (h1 + h2, h2 ? b : a OP b). Associative whenever OP is; a head resets
+ * the fold (a segment began). HEADS: how heads combine, as a flag (OR: the segmented reduce
+ * and scan) or as a count (+: reduce-by-key numbers its runs with it). */
+enum { GP__HEADS_FLAG, GP__HEADS_COUNT };
+template <class Op, class Pair, int HEADS>
+struct gp__head_op {
+    typedef Pair type;
     static __device__ __forceinline__ type apply(type a, type b)
     {
         type r;
-        r.v = b.f ? b.v : Op::apply(a.v, b.v);
-        r.f = a.f | b.f;
+        r.v = b.h ? b.v : Op::apply(a.v, b.v);
+        r.h = HEADS == GP__HEADS_COUNT ? a.h + b.h : a.h | b.h;
         return r;
     }
     static __device__ __forceinline__ type identity()
     {
         type r;
         r.v = Op::identity();
-        r.f = 0;
+        r.h = 0;
         return r;
     }
 };
+/* The segmented reduce's and scan's pair: a value and a head flag. */
+template <class T>
+struct gp__seg_pair {
+    T v;
+    uint32_t h;
+};
+template <class Op>
+using gp__seg_op = gp__head_op<Op, gp__seg_pair<typename Op::type>, GP__HEADS_FLAG>;
 
 /* Where segment ends come from. CSR: segment i is in[off[i] .. off[i+1]), positions are
  * relative to off[0]. Rows: segment i is row i, cols elements at in + i * ld; positions
@@ -256,10 +262,10 @@ __global__ void __launch_bounds__(GP__SEG_THREADS, GP__SEG_MIN_BLOCKS)
             const unsigned stop = dk + ITEMS < nt ? dk + ITEMS : nt;
             for (unsigned q = dk; q < stop; q++) {
                 if (i < ne && s_end[gp__seg_pad(i)] <= j) {
-                    if (!mine.f) {
+                    if (!mine.h) {
                         first_row = i0 + i;
                         first_val = acc;
-                        mine.f = 1;
+                        mine.h = 1;
                     } else {
                         gp__store_elem(out + i0 + i, acc);
                     }
@@ -274,9 +280,9 @@ __global__ void __launch_bounds__(GP__SEG_THREADS, GP__SEG_MIN_BLOCKS)
         }
         pair agg;
         const pair pre = SOp::apply(run, gp__block_scan<SOp, false>(mine, &agg));
-        if (mine.f) {
+        if (mine.h) {
             const T v = Op::apply(pre.v, first_val);
-            if (pre.f) gp__store_elem(out + first_row, v);
+            if (pre.h) gp__store_elem(out + first_row, v);
             else { /* the block's first segment end: it may have begun in an earlier block */
                 head_row = first_row;
                 head_val = v;
@@ -295,10 +301,10 @@ __global__ void __launch_bounds__(GP__SEG_THREADS, GP__SEG_MIN_BLOCKS)
     __syncthreads();
     if (head_row != GP__SEG_NONE) { /* one thread at most */
         s_head_row = head_row;
-        pair h;
-        h.v = head_val;
-        h.f = 1;
-        rec_head[blockIdx.x] = h;
+        pair head;
+        head.v = head_val;
+        head.h = 1;
+        rec_head[blockIdx.x] = head;
         __threadfence(); /* before thread 0's arrival */
     }
     __syncthreads();

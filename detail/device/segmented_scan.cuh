@@ -32,30 +32,14 @@ static inline GP__HD size_t gp__sscan_status_offset(void) { return GP__SCRATCH_A
 /* Elements a thread: 8 for 4-byte values, fewer for wider ones (registers). */
 static constexpr GP__HD unsigned gp__sscan_items(size_t elem) { return elem <= 4 ? 8u : elem >= 32 ? 1u : (unsigned)(32 / elem); }
 
-/* (head count, value) under reduce-by-key's operator. */
+/* Reduce-by-key's pair: the heads so far (a count: the run's number) and a value. */
 template <class T>
 struct gp__rbk_pair {
-    uint64_t c;
+    uint64_t h;
     T v;
 };
 template <class Op>
-struct gp__rbk_op {
-    typedef gp__rbk_pair<typename Op::type> type;
-    static __device__ __forceinline__ type apply(type a, type b)
-    {
-        type r;
-        r.v = b.c ? b.v : Op::apply(a.v, b.v);
-        r.c = a.c + b.c;
-        return r;
-    }
-    static __device__ __forceinline__ type identity()
-    {
-        type r;
-        r.v = Op::identity();
-        r.c = 0;
-        return r;
-    }
-};
+using gp__rbk_op = gp__head_op<Op, gp__rbk_pair<typename Op::type>, GP__HEADS_COUNT>;
 
 /* The segmented scan's job: element i is (head, d_in[i]); its output, from the pairs
  * before it (`before`) and itself. */
@@ -73,12 +57,12 @@ struct gp__sscan_job {
     {
         pair x;
         x.v = gp__load_elem(in + i);
-        x.f = i == 0 || heads[i] != 0;
+        x.h = i == 0 || heads[i] != 0;
         return x;
     }
     __device__ __forceinline__ void emit(size_t i, const pair &before, const pair &x) const
     {
-        const T v = inclusive ? POp::apply(before, x).v : x.f ? Op::identity() : before.v;
+        const T v = inclusive ? POp::apply(before, x).v : x.h ? Op::identity() : before.v;
         gp__store_elem(out + i, v);
     }
 };
@@ -99,16 +83,16 @@ struct gp__rbk_job {
     {
         pair x;
         x.v = gp__load_elem(vals + i);
-        x.c = i == 0 || !EqS::eq(gp__load_elem(keys + i - 1), gp__load_elem(keys + i));
+        x.h = i == 0 || !EqS::eq(gp__load_elem(keys + i - 1), gp__load_elem(keys + i));
         return x;
     }
     __device__ __forceinline__ void emit(size_t i, const pair &before, const pair &x) const
     {
         const pair after = POp::apply(before, x);
         const K k = gp__load_elem(keys + i);
-        if (x.c) gp__store_elem(keys_out + (after.c - 1), k);
-        if (i + 1 == n || !EqS::eq(k, gp__load_elem(keys + i + 1))) gp__store_elem(vals_out + (after.c - 1), after.v);
-        if (i + 1 == n) *runs = after.c;
+        if (x.h) gp__store_elem(keys_out + (after.h - 1), k);
+        if (i + 1 == n || !EqS::eq(k, gp__load_elem(keys + i + 1))) gp__store_elem(vals_out + (after.h - 1), after.v);
+        if (i + 1 == n) *runs = after.h;
     }
 };
 
