@@ -181,11 +181,14 @@ static __device__ __forceinline__ void gp__chain_wait(void)
 /* The launch attributes the primitives use: a programmatic dependent launch (the kernel
  * may be placed while the stream's earlier work runs; it waits with gp__chain_wait), and a
  * thread-block cluster of n blocks. */
+#ifndef GP__PDL
+#define GP__PDL 1 /* 0: every launch waits for the stream's earlier work in plain stream order */
+#endif
 static inline cudaLaunchAttribute gp__pdl_attribute(void)
 {
     cudaLaunchAttribute a;
     a.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    a.val.programmaticStreamSerializationAllowed = 1;
+    a.val.programmaticStreamSerializationAllowed = GP__PDL;
     return a;
 }
 static inline cudaLaunchAttribute gp__cluster_attribute(unsigned n)
