@@ -116,7 +116,7 @@ static void count_launches(void)
 /* Child side (run_tests --launch-count): the count, then the child's totals. CUPTI is
  * loaded only in this child: once subscribed, the driver keeps pointers into it for the
  * life of the process, and on the H100 a process that had subscribed then hung in the
- * status-memory test in 3 of 12 runs (0 of 19 that had not; cause not established), so no
+ * status-memory test in 3 of 14 runs (0 of 10 that had not; cause not established), so no
  * other test shares its process. */
 extern "C" int test_status_launch_count_child(void)
 {
