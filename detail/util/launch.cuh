@@ -340,7 +340,11 @@ static cudaError_t gp__launch_device_wide(const gp__launch_shape &shape, int dev
             gp__status_lease lease;
             GP__TRY(gp__status_take(d, &lease, shape.scratch_bytes, shape.status_kept, device, s));
             if (lease.mem) {
-                if (shape.chain) attrs[cfg.numAttrs++] = pdl;
+                /* chained to the stream's earlier kernel, except right after the region's
+                 * zeroing: a programmatic dependent waits (griddepcontrol.wait) for earlier
+                 * grids, and a memset need not be one, so it follows the memset in plain
+                 * stream order (as the per-call path below does) */
+                if (shape.chain && !lease.cleared) attrs[cfg.numAttrs++] = pdl;
                 return gp__status_done(&lease, launch(cfg, lease.mem, lease.epoch), s);
             }
         }
