@@ -7,6 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <dirent.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <unistd.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -59,6 +62,43 @@ void gp_t_skip(const char *fmt, ...)
     va_end(ap);
 }
 
+/* The watchdog: the current section's start (ms on the monotonic clock) and its name. */
+static atomic_llong section_start_ms;
+static char section_name[512];
+
+static long long now_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (long long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+static void *watchdog(void *arg)
+{
+    const long long limit_ms = *(const long long *)arg;
+    for (;;) {
+        sleep(5);
+        const long long start = atomic_load(&section_start_ms);
+        if (start && now_ms() - start > limit_ms) {
+            fprintf(stderr, "HANG: the section \"%s\" ran over %lld s (GP_TEST_HANG_S); stopping. Replay with GP_TEST_SEED=%llu\n",
+                    section_name, limit_ms / 1000, (unsigned long long)gp_t_seed);
+            fflush(stdout);
+            fflush(stderr);
+            _exit(3);
+        }
+    }
+    return NULL;
+}
+
+void gp_t_watchdog_start(void)
+{
+    static long long limit_ms;
+    const char *e = getenv("GP_TEST_HANG_S");
+    limit_ms = (e && *e ? atoll(e) : 900) * 1000;
+    pthread_t t;
+    if (limit_ms > 0 && pthread_create(&t, NULL, watchdog, &limit_ms) == 0) pthread_detach(t);
+}
+
 /* GP_TEST_TIMES=1 (make sanitize): each section line starts with the seconds since the
  * first section, so a log shows where a slow tool spends its time. */
 void gp_t_section(const char *fmt, ...)
@@ -72,15 +112,15 @@ void gp_t_section(const char *fmt, ...)
     }
     va_list ap;
     va_start(ap, fmt);
+    vsnprintf(section_name, sizeof section_name, fmt, ap);
+    va_end(ap);
+    atomic_store(&section_start_ms, now_ms());
     if (times) {
         struct timespec t;
         clock_gettime(CLOCK_MONOTONIC, &t);
         printf("[%7.1f s] ", (double)(t.tv_sec - t0.tv_sec) + 1e-9 * (double)(t.tv_nsec - t0.tv_nsec));
     }
-    printf("-- ");
-    vprintf(fmt, ap);
-    printf("\n");
-    va_end(ap);
+    printf("-- %s\n", section_name);
     fflush(stdout);
 }
 

@@ -8,7 +8,8 @@
  * Seed: fresh per run (printed first); GP_TEST_SEED=<n> replays one.
  * GP_TEST_SMALL=1 (make sanitize): skips the largest sizes; GP_TEST_SMALL=2 (racecheck,
  * which is slow on shared memory) also runs fewer instances and placements of the scans.
- * GP_TEST_TIMES=1 (make sanitize): section lines start with the seconds since the first. */
+ * GP_TEST_TIMES=1 (make sanitize): section lines start with the seconds since the first.
+ * GP_TEST_HANG_S=<s>: a section running longer ends the run with status 3 (default 900; 0: off). */
 #ifndef GPUPRIMS_TESTS_HARNESS_H
 #define GPUPRIMS_TESTS_HARNESS_H
 
@@ -29,6 +30,9 @@ int gp_t_small(void);      /* GP_TEST_SMALL: 0, 1 (small sizes) or 2 (also fewer
 void gp_t_check(int ok, const char *file, int line, const char *fmt, ...);
 void gp_t_skip(const char *fmt, ...);
 void gp_t_section(const char *fmt, ...);
+/* A thread that ends the run (exit status 3, naming the section and the seed) when one
+ * section runs over GP_TEST_HANG_S seconds (default 900; 0: off). */
+void gp_t_watchdog_start(void);
 uint64_t gp_t_next(uint64_t *state); /* splitmix64 */
 uint64_t gp_t_state(uint64_t stream); /* a fresh state derived from the run's seed */
 

@@ -26,6 +26,7 @@ int main(int argc, char **argv)
 
     const char *seed = getenv("GP_TEST_SEED");
     gp_t_seed = seed && *seed ? strtoull(seed, NULL, 0) : (uint64_t)time(NULL) ^ ((uint64_t)clock() << 32);
+    gp_t_watchdog_start(); /* a hang ends the run, naming its section */
     printf("gpuprims tests: seed %llu (replay with GP_TEST_SEED=%llu)%s; %s\n", (unsigned long long)gp_t_seed,
            (unsigned long long)gp_t_seed, gp_t_small() ? ", small sizes" : "",
            gp_t_have_gpu() ? "GPU present" : "no GPU: GPU tests are skipped");

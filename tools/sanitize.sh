@@ -19,7 +19,7 @@ san="compute-sanitizer --error-exitcode 1 --target-processes application-only"
 pids=() names=()
 run() { # name, env..., tool args...
     local name=$1; shift
-    ( t=$(date +%s); env GP_TEST_TIMES=1 "$@" "$tests" > "$logs/$name.log" 2>&1; echo $? > "$logs/$name.rc"
+    ( t=$(date +%s); env GP_TEST_TIMES=1 GP_TEST_HANG_S=3600 "$@" "$tests" > "$logs/$name.log" 2>&1; echo $? > "$logs/$name.rc"
       echo $(( $(date +%s) - t )) > "$logs/$name.s" ) &
     pids+=($!) names+=("$name")
 }
