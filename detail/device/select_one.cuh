@@ -67,8 +67,7 @@ __global__ void __launch_bounds__(GP__SEL_THREADS, GP__MIN_BLOCKS(GP__SEL_THREAD
     if (warp >= GP__SEL_WARPS) { /* look-ahead, parts 0 and 1: the prefix of the block's tiles */
         const unsigned part_id = warp - GP__SEL_WARPS;
         gp__scan_ahead<S> ahead = {SOp::identity(), 0, 0};
-        unsigned i = 0; /* the block's tile count, kept after the loop */
-        for (;; i++) {
+        for (unsigned i = 0;; i++) {
             unsigned long long t = 0;
             if (part_id == 0 && lane == 0) s_ahead_tile[i & 1] = t = s_tile[i & 1];
             asm volatile("bar.sync 2, 64;" ::: "memory");

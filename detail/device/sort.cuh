@@ -59,8 +59,6 @@ typedef struct gp__sort_knobs {
     int match_any; /* the ladder's rank by __match_any_sync: only where GP__SORT_LADDER is defined (the bench) */
 } gp__sort_knobs;
 
-/* The host side of every sort. MODE: GP__SORT_KEYS (V unused), _PAIRS, _ARGSORT (V is
- * uint64_t, v_out the indices). */
 /* One block of BLOCK threads sorts all n elements in `smem` bytes of shared memory. */
 template <class K, class V, int MODE, int BLOCK>
 static cudaError_t gp__sort_small(K *k_out, V *v_out, const K *k_in, const V *v_in, size_t n, int desc, size_t smem,
@@ -71,6 +69,8 @@ static cudaError_t gp__sort_small(K *k_out, V *v_out, const K *k_in, const V *v_
                       (unsigned)n, desc);
 }
 
+/* The host side of every sort. MODE: GP__SORT_KEYS (V unused), _PAIRS, _ARGSORT (V is
+ * uint64_t, v_out the indices). */
 template <class K, class V, int MODE>
 static cudaError_t gp__sort(K *k_out, V *v_out, const K *k_in, const V *v_in, size_t n, int desc, cudaStream_t s,
                             const gp__sort_knobs *knobs = NULL)
