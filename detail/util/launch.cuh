@@ -341,10 +341,10 @@ static cudaError_t gp__launch_device_wide(const gp__launch_shape &shape, int dev
             GP__TRY(gp__status_take(d, &lease, shape.scratch_bytes, shape.status_kept, device, s));
             if (lease.mem) {
                 /* chained to the stream's earlier kernel, except right after the region's
-                 * zeroing: a programmatic dependent waits (griddepcontrol.wait) for earlier
-                 * grids, and a memset need not be one, so it follows the memset in plain
-                 * stream order (as the per-call path below does) */
-                if (shape.chain && !lease.cleared) attrs[cfg.numAttrs++] = pdl;
+                 * zeroing (epoch 1): a programmatic dependent waits (griddepcontrol.wait)
+                 * for earlier grids, and a memset need not be one, so it follows the memset
+                 * in plain stream order (as the per-call path below does) */
+                if (shape.chain && lease.epoch != 1) attrs[cfg.numAttrs++] = pdl;
                 return gp__status_done(&lease, launch(cfg, lease.mem, lease.epoch), s);
             }
         }

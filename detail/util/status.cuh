@@ -115,13 +115,12 @@ static inline cudaError_t gp__status_drop(gp__status_slot *sl, cudaStream_t s, b
     return err;
 }
 
-/* What a launch gets: `mem` (at least the bytes asked for) and the epoch its words carry. */
+/* What a launch gets: `mem` (at least the bytes asked for) and the epoch its words carry.
+ * Epoch 1 is the first call on a region just made and zeroed on the stream. */
 typedef struct gp__status_lease {
     void *mem;
     uint32_t epoch;
     gp__status_slot *slot; /* NULL: per-call scratch (free `mem` on the stream after the launch) */
-    bool cleared;          /* the region was (re)made and zeroed on the stream just now: the
-                            * launch must follow that memset in plain stream order */
 } gp__status_lease;
 
 /* The region of the stream and layout `key`, grown to `bytes`, with its next epoch. Called with the device's lock
@@ -132,7 +131,6 @@ static inline cudaError_t gp__status_take(gp__status_device *d, gp__status_lease
 {
     lease->mem = NULL;
     lease->slot = NULL;
-    lease->cleared = false;
     if (bytes > GP__STATUS_MAX) return cudaSuccess;
     unsigned long long id = 0;
     GP__TRY(cudaStreamGetId(s, &id));
@@ -175,7 +173,6 @@ static inline cudaError_t gp__status_take(gp__status_device *d, gp__status_lease
         sl->mem = mem;
         sl->bytes = want;
         sl->epoch = 0;
-        lease->cleared = true;
     }
     sl->epoch++;
     sl->used = ++d->clock;
