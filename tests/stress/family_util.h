@@ -127,7 +127,8 @@ inline void expect_untouched(std::initializer_list<uint8_t *> bufs, size_t span,
     }
 }
 
-/* The section's loop, the same for every family: case 0, 1, ... by `one(id, &wrong)`, which
+/* The section's loop, the same for every family: case 0, 1, ... by `one(id, st, &wrong)`,
+ * where st is the case's random state (case_state: the run's seed and the case number), which
  * adds the case's wrong results to `wrong` and returns false only on a CUDA error (the
  * context may be broken: the section stops). Runs for ctx->seconds, at least 8 cases, and
  * stops after 10 wrong ones (one bug, not a flood); then one counted check and the line
@@ -141,7 +142,7 @@ inline void run_cases(const stress_family_ctx *ctx, const char *name, const char
     bool ok = true;
     for (; ok && wrong < max_wrong && (cases < min_cases || now_s() - t0 < ctx->seconds); cases++) {
         ctx->beat(beat);
-        ok = one(cases, &wrong);
+        ok = one(cases, case_state(ctx->seed, cases), &wrong);
     }
     const double took = now_s() - t0;
     FEXPECT(ok && wrong == 0, "%s stress: %llu cases in %.1f s, %llu wrong%s; replay: GP_TEST_SEED=%llu build/tests/stress --only %s",

@@ -323,12 +323,12 @@ static bool run_case(const hist_env &e, hist_case &c, const hist_api<T> &a)
     return ok;
 }
 
-static bool run_one(const hist_env &e, uint64_t id)
+static bool run_one(const hist_env &e, uint64_t id, uint64_t st)
 {
     hist_case c;
     memset(&c, 0, sizeof c);
     c.id = id;
-    c.st = family::case_state(e.ctx->seed, id); /* neighbouring cases share no bits */
+    c.st = st;
     const uint64_t r = gp_t_next(&c.st);
     c.dist = (int)((r >> 8) % H_COUNT);
     c.twice = (r >> 16) % 8 == 0;
@@ -394,8 +394,8 @@ void stress_histogram(const stress_family_ctx *ctx)
     if (ok) {
         check_bad_inputs(e, api_u8), check_bad_inputs(e, api_u16), check_bad_inputs(e, api_i32);
         check_bad_inputs(e, api_u32), check_bad_inputs(e, api_f32), check_bad_inputs(e, api_f64);
-        family::run_cases(ctx, "histogram", "histogram cases", [&](uint64_t id, uint64_t *wrong) {
-            *wrong += !run_one(e, id);
+        family::run_cases(ctx, "histogram", "histogram cases", [&](uint64_t id, uint64_t st, uint64_t *wrong) {
+            *wrong += !run_one(e, id, st);
             return true;
         });
     }

@@ -526,8 +526,7 @@ void stress_segmented(const stress_family_ctx *ctx)
     if (ok) bad_input_checks(b, s1);
 
     if (ok)
-        family::run_cases(ctx, "segmented", "segmented cases", [&](uint64_t id, uint64_t *wrong) {
-            uint64_t st = family::case_state(ctx->seed, id);
+        family::run_cases(ctx, "segmented", "segmented cases", [&](uint64_t id, uint64_t st, uint64_t *wrong) {
             frame f = {};
             f.seed = ctx->seed;
             f.id = id;

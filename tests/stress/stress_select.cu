@@ -378,8 +378,7 @@ void stress_select(const stress_family_ctx *ctx)
     if (ok) bad_input_checks(b, s1);
 
     if (ok)
-        family::run_cases(ctx, "select", "select cases", [&](uint64_t id, uint64_t *wrong) {
-            uint64_t st = family::case_state(ctx->seed, id);
+        family::run_cases(ctx, "select", "select cases", [&](uint64_t id, uint64_t st, uint64_t *wrong) {
             plan c = {};
             c.id = id;
             c.kind = (int)below(&st, K_KINDS);

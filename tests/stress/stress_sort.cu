@@ -317,12 +317,12 @@ static bool run_for_key(const sort_env &e, sort_case &c, const sort_api<K> &a)
     return run_case<K, uint64_t, M_ARGSORT>(e, c, a);
 }
 
-static bool run_one(const sort_env &e, uint64_t id)
+static bool run_one(const sort_env &e, uint64_t id, uint64_t st)
 {
     sort_case c;
     memset(&c, 0, sizeof c);
     c.id = id;
-    c.st = family::case_state(e.ctx->seed, id); /* neighbouring cases share no bits */
+    c.st = st;
     const uint64_t r = gp_t_next(&c.st);
     c.dist = (int)((r >> 8) % D_COUNT);
     c.desc = (int)(r >> 16 & 1);
@@ -382,8 +382,8 @@ void stress_sort(const stress_family_ctx *ctx)
         check_bad_inputs(e, api_u16), check_bad_inputs(e, api_i32), check_bad_inputs(e, api_u32);
         check_bad_inputs(e, api_i64), check_bad_inputs(e, api_u64), check_bad_inputs(e, api_f32);
         check_bad_inputs(e, api_f64);
-        family::run_cases(ctx, "sort", "sort cases", [&](uint64_t id, uint64_t *wrong) {
-            *wrong += !run_one(e, id);
+        family::run_cases(ctx, "sort", "sort cases", [&](uint64_t id, uint64_t st, uint64_t *wrong) {
+            *wrong += !run_one(e, id, st);
             return true;
         });
     }
