@@ -57,10 +57,6 @@ static inline float gp_bench_median_ms(gp_bench_fn fn, void *ctx)
     return gp_bench_median_ms_n(fn, ctx, GP_BENCH_WARMUP, GP_BENCH_REPS);
 }
 
-/* Time per call when `batch` calls run back to back between the events (median over
- * GP_BENCH_REPS batches): the GPU's cost of a call once launches are queued, which is what
- * a pipeline of small calls sees. A single call from an idle GPU (gp_bench_median_ms)
- * adds the host's launch latency instead. */
 /* How many calls a batch holds: `total` units of work (elements, bytes) between the events
  * at `per_call` each, from 1 to 64. */
 static inline int gp_bench_batch_size(size_t total, size_t per_call)
@@ -68,6 +64,11 @@ static inline int gp_bench_batch_size(size_t total, size_t per_call)
     const size_t b = per_call ? total / per_call : 64;
     return b < 1 ? 1 : b > 64 ? 64 : (int)b;
 }
+
+/* Time per call when `batch` calls run back to back between the events (median over
+ * GP_BENCH_REPS batches): the GPU's cost of a call once launches are queued, which is what
+ * a pipeline of small calls sees. A single call from an idle GPU (gp_bench_median_ms)
+ * adds the host's launch latency instead. */
 typedef struct { gp_bench_fn fn; void *ctx; int batch; } gp__bench_batch_ctx;
 static void gp__bench_batch(void *p)
 {

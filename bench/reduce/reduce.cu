@@ -423,7 +423,6 @@ static void sum_once(sum_ctx *c, void (*call)(void *), void *host_out)
     c->next = 0;
 }
 
-
 /* ---- inputs ----------------------------------------------------------------------------- */
 
 /* Host RNG for the ladder's inputs: splitmix64. */
