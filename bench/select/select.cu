@@ -110,7 +110,7 @@ static int get_int(const int *p)
 }
 
 /* ---- the calls ---------------------------------------------------------------------------- */
-enum { K_SELECT, K_PARTITION, K_NONZERO, K_UNIQUE, K_RLE, K_SELECT_F64, K_SELECT_V16, K_THREE_PASS, K_SELECT_LATE };
+enum { K_SELECT, K_PARTITION, K_NONZERO, K_UNIQUE, K_RLE, K_SELECT_F64, K_SELECT_V16, K_THREE_PASS };
 typedef struct { int kind; size_t n; int cub; } call_t;
 
 __global__ void mark(uint32_t *pos, const uint8_t *f, size_t n)
@@ -141,10 +141,6 @@ static void run_call(void *p)
         case K_RLE: CUDA_CHK(gp_run_length_i32((int32_t *)O, L, CNT, (const int32_t *)X, n, 0)); break;
         case K_SELECT_F64: CUDA_CHK(gp_select_flagged_f64((double *)O, CNT, (const double *)X, F, n, 0)); break;
         case K_SELECT_V16: CUDA_CHK(gp_select_rec_below((rec16_t *)O, CNT, (const rec16_t *)X, n, 0, 0)); break;
-        case K_SELECT_LATE: /* the ladder's previous step: the next tile's loads after the prefix */
-            CUDA_CHK((gp__select<GP__SEL_FLAGGED, float, char, gp__sel_default_fn<float>, true>(
-                {X, F, 0, O, NULL, NULL, NULL, CNT}, n, 0)));
-            break;
         case K_THREE_PASS: /* flags to u32, scan in place, scatter */
             mark<<<2048, 256>>>((uint32_t *)R, F, n);
             CUDA_CHK(gp_exclusive_scan_sum_u32((uint32_t *)R, (uint32_t *)R, n, 0));
@@ -155,8 +151,7 @@ static void run_call(void *p)
     }
     size_t b = TMP_BYTES;
     switch (c->kind) {
-    case K_SELECT:
-    case K_SELECT_LATE: CUDA_CHK(cub::DeviceSelect::Flagged(TMP, b, X, F, CO, CCNT, in)); break;
+    case K_SELECT: CUDA_CHK(cub::DeviceSelect::Flagged(TMP, b, X, F, CO, CCNT, in)); break;
     case K_PARTITION: CUDA_CHK(cub::DevicePartition::Flagged(TMP, b, X, F, CO, CCNT, in)); break;
     case K_UNIQUE: CUDA_CHK(cub::DeviceSelect::Unique(TMP, b, (const int32_t *)X, (int32_t *)CO, CCNT, in)); break;
     case K_RLE:
@@ -225,7 +220,7 @@ static float row(const char *what, int kind, size_t n, int small, float floor_ms
     if (!ok) BAD_ROWS++;
     /* bytes */
     double bytes = (double)n * e;
-    if (kind == K_SELECT || kind == K_SELECT_LATE || kind == K_SELECT_F64 || kind == K_THREE_PASS) bytes += (double)n + (double)k * e;
+    if (kind == K_SELECT || kind == K_SELECT_F64 || kind == K_THREE_PASS) bytes += (double)n + (double)k * e;
     if (kind == K_SELECT_V16) bytes += (double)k * e;
     if (kind == K_PARTITION) bytes += (double)n + (double)n * e;
     if (kind == K_NONZERO) bytes += (double)k * 8;
@@ -331,10 +326,7 @@ int main(void)
     CUDA_CHK_LAUNCH();
     for (int s = 0; s < 2; s++) {
         row("1. three passes: flags to u32, gp_exclusive_scan_sum_u32, scatter", K_THREE_PASS, sizes[s], 0, floor_ms);
-        row("2. one pass: count, look-ahead, scatter through shared memory; next tile loaded after the prefix",
-            K_SELECT_LATE, sizes[s], 0, floor_ms);
-        row("3. the next tile taken while this one is counted, its loads before the prefix wait (gp_select_flagged_f32)",
-            K_SELECT, sizes[s], 0, floor_ms);
+        row("2. one pass: count, look-ahead, scatter through shared memory", K_SELECT, sizes[s], 0, floor_ms);
     }
     gp_bench_note("Three passes move 4n + n (flags) + 4n + 4n (scan) + 4n + n + 4n (scatter) + 4k bytes; their %% of "
                   "copy counts only what the one pass must move, so the rows compare times.");

@@ -53,9 +53,8 @@ static inline int gp__select_args_ok(const void *const *ptr, const size_t *bytes
 
 #ifdef __CUDACC__
 
-/* Launches the compaction of n > 0 elements (arguments checked by the caller). LATE_LOADS:
- * the bench's ladder (select_one.cuh). */
-template <int KIND, class T, class P, class Fn, bool LATE_LOADS>
+/* Launches the compaction of n > 0 elements (arguments checked by the caller). */
+template <int KIND, class T, class P, class Fn>
 static cudaError_t gp__select_launch(const gp__select_args<T, P> &a, size_t n, cudaStream_t s)
 {
     const gp__stream_device on(s);
@@ -66,8 +65,8 @@ static cudaError_t gp__select_launch(const gp__select_args<T, P> &a, size_t n, c
     if (p.tiles > GP__GRID_MAX) return cudaErrorInvalidValue;
     const size_t smem = gp__select_smem(KIND, sizeof(T));
     if (smem > (size_t)dev.smem_block) return cudaErrorInvalidValue;
-    void (*kernel)(gp__select_args<T, P>, gp__select_plan, char *, uint32_t) = gp__select_one_kernel<KIND, T, P, Fn, LATE_LOADS>;
-    GP__TRY(gp__kernel_load<gp__select_one_kernel<KIND, T, P, Fn, LATE_LOADS>>((int)smem));
+    void (*kernel)(gp__select_args<T, P>, gp__select_plan, char *, uint32_t) = gp__select_one_kernel<KIND, T, P, Fn>;
+    GP__TRY(gp__kernel_load<gp__select_one_kernel<KIND, T, P, Fn>>((int)smem));
     const int sm90 = dev.cluster_ok; /* sm_90 code on an sm_90+ device: chained launches */
     gp__launch_shape shape = {GP__GRID, (unsigned)p.tiles, GP__SEL_THREADS, smem, 0, 0, 0, 0, 0};
     shape.scratch_bytes = shape.scratch_zeroed = gp__select_scratch_bytes(p.tiles, KIND);
@@ -87,7 +86,7 @@ static cudaError_t gp__select_launch(const gp__select_args<T, P> &a, size_t n, c
 
 /* The host side of every name: checks, n == 0 (a stream-ordered memset of the count), the
  * launch. `outs` extra output bytes per element for the overlap check. */
-template <int KIND, class T, class P, class Fn, bool LATE_LOADS = false>
+template <int KIND, class T, class P, class Fn>
 static cudaError_t gp__select(gp__select_args<T, P> a, size_t n, cudaStream_t s)
 {
     if (a.count == NULL) return cudaErrorInvalidValue;
@@ -108,7 +107,7 @@ static cudaError_t gp__select(gp__select_args<T, P> a, size_t n, cudaStream_t s)
         return cudaMemsetAsync(a.count, 0, sizeof(uint64_t), s);
     }
     if (!gp__select_args_ok(ptr, bytes, c, in_place)) return cudaErrorInvalidValue;
-    return gp__select_launch<KIND, T, P, Fn, LATE_LOADS>(a, n, s);
+    return gp__select_launch<KIND, T, P, Fn>(a, n, s);
 }
 
 /* ---- instantiation --------------------------------------------------------------------------

@@ -1,7 +1,7 @@
-/* detail/device/select_one.cuh -- the compaction kernel, one tile counted a block at a time:
+/* detail/device/select_one.cuh -- the compaction kernel with one tile in flight a block:
  * select.cuh's map, count, look-ahead and scatter, the prefix of a tile waited for in the
- * iteration that counts it, while the block's next tile loads. It runs every kind.
- * Level 4: needs select.cuh (the map helpers, plan and status types) and util/mbarrier.cuh. */
+ * iteration that counts it. It runs every kind (the default), unique and run-length always.
+ * Level 4: needs select.cuh (the map helpers, plan and status types). */
 #ifndef GPUPRIMS_DETAIL_SELECT_ONE_CUH
 #define GPUPRIMS_DETAIL_SELECT_ONE_CUH
 
@@ -10,37 +10,31 @@
 
 #ifdef __CUDACC__
 
-/* The hand-offs between the scanning warps and look-ahead part 0, through slot pairs used
- * by tile parity. The scanning warps take the tiles: thread 0 takes the block's tile i + 1
- * while it counts tile i and writes it to s_tile[(i + 1) & 1]; it arrives on s_taken[i & 1]
- * when it starts to count tile i, and part 0 waits there before it folds the tile's
- * prefix. (Arriving at the take made the look-ahead poll the status words for a whole
- * iteration before the counts it needs could be there: unique and run-length ran 1.6x
- * slower.) Part 0 writes tile i's prefix
- * to s_prefix[i & 1] and arrives on s_handed[i & 1]; every scanning thread arrives on
- * s_freed[i & 1] once it has read it, and part 0 writes that slot again (tile i + 2) only
- * after. Each mbarrier of slot b completes once per tile of parity b, in tile order, so
- * tile i is completion i >> 1 of s_taken and s_handed, and part 0 waits for the scanners'
- * reads of tile i - 2 as completion (i - 2) >> 1 of s_freed: never more than one phase
- * behind. (The status words alone already order the slots' reuse, but through relaxed
- * global loads, which neither the memory model nor racecheck counts as synchronisation;
- * named barriers with bar.arrive order it too, but racecheck reports the slots as
- * shared-memory hazards; mbarriers it follows, as in the scan.) */
-static __device__ __forceinline__ unsigned gp__sel_slot_parity(unsigned i) { return (i >> 1) & 1u; }
+/* The hand-off from look-ahead part 0 to the scanning warps, through two slot pairs: pair
+ * i & 1 is s_prefix[i & 1] and s_tile[(i + 1) & 1], the prefix of the block's tile i and its
+ * next tile. Two mbarriers per pair order it both ways: s_handed[i & 1] (one arrival, lane 0
+ * of part 0, after it filled the pair for tile i) and s_freed[i & 1] (every scanning thread,
+ * after it read the pair). Part 0 fills the pair for tile i only once the scanners have
+ * freed it from tile i - 2; the first read of all, s_tile[0] before tile 0 ("tile -1"),
+ * frees pair 1. So the k-th completion of s_handed[i & 1] is tile i with k = i >> 1, and
+ * the reads of tile j complete s_freed[j & 1] for the ((j + 1) >> 1)-th time: waits on
+ * phase parity k & 1, never more than one phase behind. (The status words alone already
+ * order the two: tile i + 2's prefix needs tile i + 1's total, published after those
+ * reads; but through relaxed global loads, which neither the memory model nor racecheck
+ * counts as synchronisation. Named barriers with bar.arrive order it too, but racecheck
+ * reported the slots as shared-memory hazards; mbarriers it follows, as in the scan.) */
+static __device__ __forceinline__ unsigned gp__sel_handed_parity(unsigned i) { return (i >> 1) & 1u; }
+static __device__ __forceinline__ unsigned gp__sel_freed_parity(unsigned i) { return ((i - 1) >> 1) & 1u; } /* i >= 1 */
 
-/* One tile counted a block at a time, the prefix of tile t_i waited for in the iteration
- * that counts it; the block's next tile is taken while this one is counted, and (but for
- * run-length, whose lengths pass needs the keep bits after the prefix) its loads go out
- * before the wait for this tile's prefix, so they overlap it. docs/select.md has the
- * figures (LATE_LOADS, the bench's ladder only: every kind's loads after the prefix, the
- * previous step). Threads: GP__SEL_BLOCK scanning threads, then two look-ahead warps. Named
- * barriers: 1 the scanning warps, 2 the look-ahead warps (inside gp__scan_look_ahead too);
- * the hand-offs through mbarriers (above). Dynamic shared memory: gp__select_smem.
- *
- * Taking tile i + 1 before tile i's prefix is known cannot deadlock: a count never waits
- * on a prefix, so the lowest tile whose count is unpublished belongs to a block whose
- * current tile (lower, counted) waits only on counts that are published. */
-template <int KIND, class T, class P, class Fn, bool LATE_LOADS>
+/* One tile in flight a block (the next tile's loads are issued while the current one is
+ * written out), the prefix of tile t_i waited for in the same iteration. On the H100 it runs
+ * select f32 2^28 at 41% of copy (docs/select.md: a two-tile pipeline measured 57% there,
+ * but 13% for unique; it is not in the library until it passes the tests on a GPU).
+ * Threads: GP__SEL_BLOCK scanning threads, then two look-ahead warps. Named barriers: 1 the
+ * scanning warps, 2 the look-ahead warps (inside gp__scan_look_ahead too); the hand-off of
+ * each tile's prefix and the block's next tile through mbarriers (above). Dynamic shared
+ * memory: gp__select_smem. */
+template <int KIND, class T, class P, class Fn>
 __global__ void __launch_bounds__(GP__SEL_THREADS, GP__MIN_BLOCKS(GP__SEL_THREADS, GP__SEL_MIN_BLOCKS))
     gp__select_one_kernel(gp__select_args<T, P> a, gp__select_plan p, char *scratch, uint32_t epoch)
 {
@@ -48,7 +42,6 @@ __global__ void __launch_bounds__(GP__SEL_THREADS, GP__MIN_BLOCKS(GP__SEL_THREAD
     typedef typename SOp::type S;
     enum { VEC = gp__scan_vec(sizeof(T)), ROWS = gp__scan_rows(sizeof(T)), ITEMS = VEC * ROWS };
     constexpr bool RUNS = KIND == GP__SEL_RUNS, HEADS = KIND == GP__SEL_UNIQUE || RUNS;
-    constexpr bool EARLY = !RUNS && !LATE_LOADS; /* the next tile's loads before this tile's prefix */
     const size_t TILE = (size_t)GP__SEL_BLOCK * ITEMS;
     extern __shared__ __align__(16) unsigned char gp__sel_smem[];
     T *s_val = reinterpret_cast<T *>(gp__sel_smem);
@@ -56,19 +49,18 @@ __global__ void __launch_bounds__(GP__SEL_THREADS, GP__MIN_BLOCKS(GP__SEL_THREAD
     __shared__ unsigned long long s_tile[2], s_ahead_tile[2], s_first_len, s_wlast[GP__SEL_WARPS];
     __shared__ S s_prefix[2], s_xchg[2 * gp__scan_nb(sizeof(S))];
     __shared__ uint32_t s_wtot[GP__SEL_WARPS], s_head0;
-    __shared__ uint64_t s_taken[2], s_handed[2], s_freed[2];
+    __shared__ uint64_t s_handed[2], s_freed[2];
     unsigned long long *counter = reinterpret_cast<unsigned long long *>(scratch);
     uint64_t *status = reinterpret_cast<uint64_t *>(scratch + GP__SCRATCH_ALIGN);
     const unsigned warp = threadIdx.x >> 5, lane = gp__lane_id();
 
     gp__chain_wait(); /* the stream's earlier work may have used this status region */
     if (threadIdx.x == 0) {
+        s_tile[0] = atomicAdd(counter, 1ull);
         for (int b = 0; b < 2; b++) {
-            gp__mbar_init(&s_taken[b], 1);
             gp__mbar_init(&s_handed[b], 1);
             gp__mbar_init(&s_freed[b], GP__SEL_BLOCK);
         }
-        s_tile[0] = atomicAdd(counter, 1ull);
     }
     __syncthreads();
 
@@ -77,51 +69,42 @@ __global__ void __launch_bounds__(GP__SEL_THREADS, GP__MIN_BLOCKS(GP__SEL_THREAD
         gp__scan_ahead<S> ahead = {SOp::identity(), 0, 0};
         for (unsigned i = 0;; i++) {
             unsigned long long t = 0;
-            if (part_id == 0 && lane == 0) {
-                gp__mbar_wait(&s_taken[i & 1], gp__sel_slot_parity(i));
-                s_ahead_tile[i & 1] = t = s_tile[i & 1];
-            }
+            if (part_id == 0 && lane == 0) s_ahead_tile[i & 1] = t = s_tile[i & 1];
             asm volatile("bar.sync 2, 64;" ::: "memory");
             if (part_id == 1 && lane == 0) t = s_ahead_tile[i & 1];
             t = __shfl_sync(GP__FULL_MASK, t, 0);
             if (t >= p.tiles) break;
             const S pre = gp__scan_look_ahead<SOp>(status, epoch, t, ahead, 0, part_id, 2, s_xchg);
+            /* the next tile is taken only now: tiles go to blocks in increasing order, and a
+             * block takes one only when all the tiles before it are someone's */
             if (part_id == 0) {
                 if (lane == 0) {
-                    if (i >= 2) gp__mbar_wait(&s_freed[i & 1], gp__sel_slot_parity(i - 2)); /* read for tile i - 2 */
+                    if (i >= 1) gp__mbar_wait(&s_freed[i & 1], gp__sel_freed_parity(i)); /* read for tile i - 2 */
                     s_prefix[i & 1] = pre;
+                    s_tile[(i + 1) & 1] = atomicAdd(counter, 1ull);
                     gp__mbar_arrive(&s_handed[i & 1]);
                 }
                 __syncwarp(); /* converged again for the barrier and the shuffles ahead */
             }
         }
+        if (part_id == 0 && lane == 0) gp__last_block_reset(counter + 1, counter, 1);
         return;
     }
 
     /* scanning warps */
     constexpr int LOAD_FLAGS = KIND == GP__SEL_FLAGGED;
-    T x[ITEMS], xn[ITEMS], edge[2], edge_n[2]; /* edge: the neighbours of unique and run-length */
-    uint32_t fl[ROWS], fn[ROWS];
+    T x[ITEMS];
+    uint32_t fl[ROWS];
     unsigned long long t = s_tile[0];
-    const auto load = [&](T(&v)[ITEMS], uint32_t(&f)[ROWS], T(&e)[2], unsigned long long u) {
-        gp__select_load<T, ROWS, VEC, LOAD_FLAGS>(v, f, a.in, a.flags, u * TILE, p);
-        if constexpr (HEADS) gp__select_load_edges<T, ROWS, VEC>(e, a.in, u * TILE, p.n);
-    };
-    if (t < p.tiles) load(x, fl, edge, t);
-    unsigned i = 0;
-    for (; t < p.tiles; i++) {
+    gp__mbar_arrive(&s_freed[1]); /* "tile -1": s_tile[0] is read */
+    if (t < p.tiles) gp__select_load<T, ROWS, VEC, LOAD_FLAGS>(x, fl, a.in, a.flags, t * TILE, p);
+    for (unsigned i = 0; t < p.tiles; i++) {
         const size_t start = t * TILE;
         const uint32_t local0 = warp * 32 * ITEMS + lane * VEC; /* + j * 32 * VEC + k */
-        /* the look-ahead may fold this tile's prefix now; the block's next tile is taken
-         * (tiles go to blocks in increasing order; the slot was last read for tile i - 1,
-         * whose prefix this block has had), its atomic's round trip under the count */
-        unsigned long long taken = 0;
-        if (threadIdx.x == 0) {
-            gp__mbar_arrive(&s_taken[i & 1]);
-            taken = atomicAdd(counter, 1ull);
-        }
         uint32_t kb[ITEMS];
         if constexpr (HEADS) {
+            T edge[2];
+            gp__select_load_edges<T, ROWS, VEC>(edge, a.in, start, p.n);
             gp__select_heads<T, Fn, ROWS, VEC, RUNS>(kb, x, edge, start, p.n);
         } else {
 #pragma unroll
@@ -154,8 +137,7 @@ __global__ void __launch_bounds__(GP__SEL_THREADS, GP__MIN_BLOCKS(GP__SEL_THREAD
             if (lane == 0) s_wlast[warp] = last;
             if (threadIdx.x == 0) s_head0 = kb[0] & 1;
         }
-        if (threadIdx.x == 0) s_tile[(i + 1) & 1] = taken;
-        asm volatile("bar.sync 1, %0;" ::"r"(GP__SEL_BLOCK) : "memory"); /* also: s_tile[(i + 1) & 1] is written */
+        asm volatile("bar.sync 1, %0;" ::"r"(GP__SEL_BLOCK) : "memory");
         uint32_t before = 0, total = 0;
 #pragma unroll
         for (unsigned w = 0; w < GP__SEL_WARPS; w++) {
@@ -174,7 +156,6 @@ __global__ void __launch_bounds__(GP__SEL_THREADS, GP__MIN_BLOCKS(GP__SEL_THREAD
             }
             gp__status_publish<S>(status, t, mine, epoch);
         }
-        const unsigned long long next = s_tile[(i + 1) & 1];
         const uint32_t kept = RUNS ? total & 0xffffu : total;
         const uint32_t valid = (uint32_t)(p.n - start < TILE ? p.n - start : TILE);
         /* scatter into the tile's places: kept first, partition's rejected after them */
@@ -195,12 +176,12 @@ __global__ void __launch_bounds__(GP__SEL_THREADS, GP__MIN_BLOCKS(GP__SEL_THREAD
                 run += b;
             }
         }
-        if (EARLY && next < p.tiles) load(xn, fn, edge_n, next);
-        /* the prefix from the look-ahead; then the scatter is visible to every scanning
-         * thread (barrier 1) */
-        gp__mbar_wait(&s_handed[i & 1], gp__sel_slot_parity(i));
+        /* the prefix (and the next tile) from the look-ahead; then the scatter is visible
+         * to every scanning thread (barrier 1) */
+        gp__mbar_wait(&s_handed[i & 1], gp__sel_handed_parity(i));
         const S pre = s_prefix[i & 1];
-        gp__mbar_arrive(&s_freed[i & 1]); /* the look-ahead may fill the slot again, for tile i + 2 */
+        const unsigned long long next = s_tile[(i + 1) & 1];
+        gp__mbar_arrive(&s_freed[i & 1]); /* the look-ahead may fill the pair again, for tile i + 2 */
         __syncwarp();
         asm volatile("bar.sync 1, %0;" ::"r"(GP__SEL_BLOCK) : "memory");
         unsigned long long P0;
@@ -224,7 +205,9 @@ __global__ void __launch_bounds__(GP__SEL_THREADS, GP__MIN_BLOCKS(GP__SEL_THREAD
             asm volatile("bar.sync 1, %0;" ::"r"(GP__SEL_BLOCK) : "memory");
         }
         /* the next tile's loads go out before this tile's stores */
-        if (!EARLY && next < p.tiles) load(xn, fn, edge_n, next);
+        T xn[ITEMS];
+        uint32_t fn[ROWS];
+        if (next < p.tiles) gp__select_load<T, ROWS, VEC, LOAD_FLAGS>(xn, fn, a.in, a.flags, next * TILE, p);
         for (uint32_t q = threadIdx.x; q < kept; q += GP__SEL_BLOCK) {
             if constexpr (KIND == GP__SEL_NONZERO) a.idx[P0 + q] = start + s_idx[q];
             else gp__store_elem(a.out + (P0 + q), s_val[q]);
@@ -247,12 +230,6 @@ __global__ void __launch_bounds__(GP__SEL_THREADS, GP__MIN_BLOCKS(GP__SEL_THREAD
         for (int q = 0; q < ITEMS; q++) x[q] = xn[q];
 #pragma unroll
         for (int j = 0; j < ROWS; j++) fl[j] = fn[j];
-        edge[0] = edge_n[0], edge[1] = edge_n[1];
-    }
-    if (threadIdx.x == 0) {
-        gp__mbar_arrive(&s_taken[i & 1]); /* the tile past the end: the look-ahead stops */
-        /* thread 0 took every tile of this block: the last block back returns the counters to 0 */
-        gp__last_block_reset(counter + 1, counter, 1);
     }
 }
 
