@@ -16,7 +16,6 @@
 #include <string.h>
 #include <time.h>
 
-
 int main(int argc, char **argv)
 {
     gp_t_argv0 = argv[0];

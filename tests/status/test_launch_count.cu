@@ -141,9 +141,12 @@ extern "C" void test_status_launch_count(void)
     const int rc = gp_t_run(cmd, out, sizeof out);
     int passed = -1, failed = -1, skipped = -1;
     const char *totals = NULL;
-    for (const char *line = out; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+    for (const char *line = out; *line;) { /* the child's totals; its other lines echoed, indented */
+        const char *end = strchr(line, '\n');
+        const int len = (int)(end ? end - line : strlen(line));
         if (sscanf(line, "%d passed, %d failed, %d skipped", &passed, &failed, &skipped) == 3) totals = line;
-        else if (*line != '\n') printf("  %.*s\n", (int)(strchr(line, '\n') ? strchr(line, '\n') - line : strlen(line)), line);
+        else if (len > 0) printf("  %.*s\n", len, line);
+        line += len + (end != NULL);
     }
     EXPECT(totals && rc == (failed > 0), "launch count: the child process ended with status %d and %s", rc,
            totals ? "its totals" : "no totals");

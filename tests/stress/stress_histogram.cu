@@ -23,8 +23,7 @@
 #include <stdio.h>
 #include <string.h>
 
-using family::GUARD;  /* poisoned bytes after the data */
-using family::POISON;
+using namespace family; /* the families' shared helpers (family_util.h) */
 #define FRONT 64                      /* poisoned bytes before the counts (and their offset) */
 #define MAX_OFF 16                    /* input offsets are below this many bytes */
 #define CAP_BYTES ((size_t)1 << 27)   /* the input: up to 2^24 doubles, 2^27 bytes */

@@ -26,24 +26,13 @@ namespace {
 const size_t CAP_BYTES = (size_t)1 << 28; /* one input or output buffer's data */
 const char *const REPLAY = "build/tests/stress --only segmented";
 
-using family::below;
-using family::cuda_ok;
-using family::GUARD;
-using family::pick_n;
-using family::put;
-using family::POISON;
-using family::region;
-using family::type_name;
-
+using namespace family; /* the families' shared helpers (family_util.h) */
 
 /* Guards poisoned, data[0, want) as expected, the rest of the data still poison. */
 bool region_ok(const std::vector<uint8_t> &got, const region &r, const std::vector<uint8_t> &want, char *why, size_t cap)
 {
     return family::region_ok(got, r, want.data(), want.size(), NULL, why, cap);
 }
-
-
-
 
 /* ---- operators and values ------------------------------------------------------------------ */
 

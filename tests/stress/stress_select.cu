@@ -29,19 +29,7 @@ const size_t CAP_BYTES = (size_t)1 << 28;    /* one input or output: 2^26 4-byte
 const size_t CAP_N = (size_t)1 << 26;
 const char *const REPLAY = "build/tests/stress --only select";
 
-using family::below;
-using family::cuda_ok;
-using family::GUARD;
-using family::pick_n;
-using family::put;
-using family::POISON;
-using family::region;
-using family::region_ok;
-using family::type_name;
-
-
-
-
+using namespace family; /* the families' shared helpers (family_util.h) */
 
 /* ---- inputs ------------------------------------------------------------------------------ */
 
@@ -151,7 +139,6 @@ struct expected {
     std::vector<uint8_t> out1, out2;
     uint64_t count;
 };
-
 
 template <class T>
 void reference(int kind, const std::vector<T> &in, const std::vector<uint8_t> &flags, size_t n, T p, expected *e)

@@ -21,8 +21,7 @@
 #include <stdio.h>
 #include <string.h>
 
-using family::GUARD;  /* poisoned bytes after the data */
-using family::POISON;
+using namespace family; /* the families' shared helpers (family_util.h) */
 #define FRONT 64                      /* poisoned bytes before a buffer's data (and its offset) */
 #define MAX_OFF 16                    /* data offsets are below this many bytes */
 #define CAP_BYTES ((size_t)1 << 27)   /* each buffer's data: 2^24 8-byte or 2^25 4-byte elements */
