@@ -145,6 +145,30 @@ struct gp__sel_default_fn {
     static __device__ __forceinline__ bool eq(const T &a, const T &b) { return a == b; }
 };
 
+/* Bit k set where the k-th of VEC flag bytes at f (aligned to VEC; global or shared
+ * memory) is nonzero; VEC > 1. */
+template <int VEC>
+static __device__ __forceinline__ uint32_t gp__select_flag_bits(const uint8_t *f)
+{
+    uint32_t bits = 0;
+    if constexpr (VEC == 2) {
+        const uint32_t w = *reinterpret_cast<const uint16_t *>(f);
+        bits = (w & 0xffu ? 1u : 0u) | (w & 0xff00u ? 2u : 0u);
+    } else if constexpr (VEC == 4) {
+        const uint32_t w = *reinterpret_cast<const uint32_t *>(f);
+        bits = __vcmpne4(w, 0u) & 0x01010101u;
+        bits = (bits | bits >> 7 | bits >> 14 | bits >> 21) & 0xfu;
+    } else if constexpr (VEC == 8 || VEC == 16) {
+#pragma unroll
+        for (int h = 0; h < VEC / 4; h++) {
+            uint32_t w = *reinterpret_cast<const uint32_t *>(f + 4 * h);
+            w = __vcmpne4(w, 0u) & 0x01010101u;
+            bits |= ((w | w >> 7 | w >> 14 | w >> 21) & 0xfu) << (4 * h);
+        }
+    }
+    return bits;
+}
+
 /* Loads a thread's items of the tile starting at `start`: vector (j, lane) of warp w holds
  * elements start + w * 32 * ITEMS + (j * 32 + lane) * VEC + k (k < VEC). Elements past n
  * are not loaded (their keep bits are 0). fl[j]: bit k = flags of element k of vector j. */
@@ -180,21 +204,7 @@ static __device__ __forceinline__ void gp__select_load(T (&x)[ROWS * VEC], uint3
             const size_t e = e0 + (size_t)j * 32 * VEC;
             uint32_t bits = 0;
             if (whole && p.flags_vec && VEC > 1) {
-                if constexpr (VEC == 2) {
-                    const uint32_t w = *reinterpret_cast<const uint16_t *>(flags + e);
-                    bits = (w & 0xffu ? 1u : 0u) | (w & 0xff00u ? 2u : 0u);
-                } else if constexpr (VEC == 4) {
-                    const uint32_t w = *reinterpret_cast<const uint32_t *>(flags + e);
-                    bits = __vcmpne4(w, 0u) & 0x01010101u;
-                    bits = (bits | bits >> 7 | bits >> 14 | bits >> 21) & 0xfu;
-                } else if constexpr (VEC == 8 || VEC == 16) {
-#pragma unroll
-                    for (int h = 0; h < VEC / 4; h++) {
-                        uint32_t w = *reinterpret_cast<const uint32_t *>(flags + e + 4 * h);
-                        w = __vcmpne4(w, 0u) & 0x01010101u;
-                        bits |= ((w | w >> 7 | w >> 14 | w >> 21) & 0xfu) << (4 * h);
-                    }
-                }
+                bits = gp__select_flag_bits<VEC>(flags + e);
             } else {
 #pragma unroll
                 for (int k = 0; k < VEC; k++)
@@ -250,6 +260,74 @@ static __device__ __forceinline__ void gp__select_heads(uint32_t (&kb)[ROWS * VE
             kb[j * VEC + k] = b;
         }
     }
+}
+
+/* Keep bits of select, partition and nonzero (unique and run-length: gp__select_heads):
+ * the flag, or PRED(x, p) / x != 0 for elements below n. local0: the thread's first place
+ * in the tile, as gp__select_load lays it out. */
+template <int KIND, class T, class P, class Fn, int ROWS, int VEC>
+static __device__ __forceinline__ void gp__select_keep(uint32_t (&kb)[ROWS * VEC], const T (&x)[ROWS * VEC],
+                                                      const uint32_t (&fl)[ROWS], size_t start, uint32_t local0,
+                                                      size_t n, const P &p)
+{
+#pragma unroll
+    for (int j = 0; j < ROWS; j++)
+#pragma unroll
+        for (int k = 0; k < VEC; k++) {
+            const bool in_range = start + local0 + j * 32 * VEC + k < n;
+            bool keep;
+            if constexpr (KIND == GP__SEL_FLAGGED) keep = fl[j] >> k & 1;
+            else keep = in_range && Fn::pred(x[j * VEC + k], p);
+            kb[j * VEC + k] = keep ? 1u : 0u;
+        }
+}
+
+/* Puts the thread's items at their places in the tile's buffer (shared memory): kept items
+ * at their rank (values to s_val, or places to s_idx: nonzero, and run-length beside the
+ * values), partition's rejected ones after the tile's `kept`, in order. before + lp[j]: the
+ * tile's keep bits before row j of the thread (run-length: heads in the low 16 bits);
+ * valid: the tile's elements below n. */
+template <int KIND, class T, int ROWS, int VEC>
+static __device__ __forceinline__ void gp__select_scatter(T *s_val, uint32_t *s_idx, const T (&x)[ROWS * VEC],
+                                                         const uint32_t (&kb)[ROWS * VEC], const uint32_t (&lp)[ROWS],
+                                                         uint32_t before, uint32_t kept, uint32_t valid,
+                                                         uint32_t local0, bool rejected)
+{
+    constexpr bool RUNS = KIND == GP__SEL_RUNS;
+#pragma unroll
+    for (int j = 0; j < ROWS; j++) {
+        uint32_t run = before + lp[j];
+#pragma unroll
+        for (int k = 0; k < VEC; k++) {
+            const uint32_t local = local0 + j * 32 * VEC + k, b = kb[j * VEC + k];
+            const uint32_t pos = RUNS ? run & 0xffffu : run;
+            if (b & 1) {
+                if constexpr (KIND == GP__SEL_NONZERO) s_idx[pos] = local;
+                else s_val[pos] = x[j * VEC + k];
+                if constexpr (RUNS) s_idx[pos] = local;
+            } else if (KIND <= GP__SEL_PRED && rejected && local < valid) {
+                s_val[kept + local - pos] = x[j * VEC + k];
+            }
+            run += b;
+        }
+    }
+}
+
+/* The block's scanning threads write the tile's buffer out as contiguous runs: the kept
+ * items (or nonzero's indices) from out[P0], partition's rejected ones from
+ * rejected[start - P0]. */
+template <int KIND, class T, class P>
+static __device__ __forceinline__ void gp__select_write(const gp__select_args<T, P> &a, const T *s_val,
+                                                       const uint32_t *s_idx, unsigned long long P0, uint32_t kept,
+                                                       uint32_t valid, size_t start)
+{
+    for (uint32_t q = threadIdx.x; q < kept; q += GP__SEL_BLOCK) {
+        if constexpr (KIND == GP__SEL_NONZERO) a.idx[P0 + q] = start + s_idx[q];
+        else gp__store_elem(a.out + (P0 + q), s_val[q]);
+    }
+    if (KIND <= GP__SEL_PRED && a.rejected)
+        for (uint32_t q = kept + threadIdx.x; q < valid; q += GP__SEL_BLOCK)
+            gp__store_elem(a.rejected + (start - P0 + (q - kept)), s_val[q]);
 }
 
 

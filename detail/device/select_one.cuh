@@ -107,16 +107,7 @@ __global__ void __launch_bounds__(GP__SEL_THREADS, GP__MIN_BLOCKS(GP__SEL_THREAD
             gp__select_load_edges<T, ROWS, VEC>(edge, a.in, start, p.n);
             gp__select_heads<T, Fn, ROWS, VEC, RUNS>(kb, x, edge, start, p.n);
         } else {
-#pragma unroll
-            for (int j = 0; j < ROWS; j++)
-#pragma unroll
-                for (int k = 0; k < VEC; k++) {
-                    const bool in_range = start + local0 + j * 32 * VEC + k < p.n;
-                    bool keep;
-                    if constexpr (KIND == GP__SEL_FLAGGED) keep = fl[j] >> k & 1;
-                    else keep = in_range && Fn::pred(x[j * VEC + k], a.p);
-                    kb[j * VEC + k] = keep ? 1u : 0u;
-                }
+            gp__select_keep<KIND, T, P, Fn, ROWS, VEC>(kb, x, fl, start, local0, p.n, a.p);
         }
         __syncwarp();
         uint32_t lp[ROWS];
@@ -159,23 +150,7 @@ __global__ void __launch_bounds__(GP__SEL_THREADS, GP__MIN_BLOCKS(GP__SEL_THREAD
         const uint32_t kept = RUNS ? total & 0xffffu : total;
         const uint32_t valid = (uint32_t)(p.n - start < TILE ? p.n - start : TILE);
         /* scatter into the tile's places: kept first, partition's rejected after them */
-#pragma unroll
-        for (int j = 0; j < ROWS; j++) {
-            uint32_t run = before + lp[j];
-#pragma unroll
-            for (int k = 0; k < VEC; k++) {
-                const uint32_t local = local0 + j * 32 * VEC + k, b = kb[j * VEC + k];
-                const uint32_t pos = RUNS ? run & 0xffffu : run;
-                if (b & 1) {
-                    if constexpr (KIND == GP__SEL_NONZERO) s_idx[pos] = local;
-                    else s_val[pos] = x[j * VEC + k];
-                    if constexpr (RUNS) s_idx[pos] = local;
-                } else if (KIND <= GP__SEL_PRED && a.rejected && local < valid) {
-                    s_val[kept + local - pos] = x[j * VEC + k];
-                }
-                run += b;
-            }
-        }
+        gp__select_scatter<KIND, T, ROWS, VEC>(s_val, s_idx, x, kb, lp, before, kept, valid, local0, a.rejected != NULL);
         /* the prefix (and the next tile) from the look-ahead; then the scatter is visible
          * to every scanning thread (barrier 1) */
         gp__mbar_wait(&s_handed[i & 1], gp__sel_handed_parity(i));
@@ -208,13 +183,7 @@ __global__ void __launch_bounds__(GP__SEL_THREADS, GP__MIN_BLOCKS(GP__SEL_THREAD
         T xn[ITEMS];
         uint32_t fn[ROWS];
         if (next < p.tiles) gp__select_load<T, ROWS, VEC, LOAD_FLAGS>(xn, fn, a.in, a.flags, next * TILE, p);
-        for (uint32_t q = threadIdx.x; q < kept; q += GP__SEL_BLOCK) {
-            if constexpr (KIND == GP__SEL_NONZERO) a.idx[P0 + q] = start + s_idx[q];
-            else gp__store_elem(a.out + (P0 + q), s_val[q]);
-        }
-        if (KIND <= GP__SEL_PRED && a.rejected)
-            for (uint32_t q = kept + threadIdx.x; q < valid; q += GP__SEL_BLOCK)
-                gp__store_elem(a.rejected + (start - P0 + (q - kept)), s_val[q]);
+        gp__select_write<KIND, T, P>(a, s_val, s_idx, P0, kept, valid, start);
         if constexpr (RUNS) {
             const uint32_t tails = total >> 16;
             const int r0 = s_head0 ? 0 : -1;
