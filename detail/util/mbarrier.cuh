@@ -59,16 +59,26 @@ static __device__ __forceinline__ void gp__mbar_wait(uint64_t *b, unsigned parit
 }
 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-/* One arrival that also expects `bytes` from a bulk copy, and the copy itself: `bytes`
- * (a multiple of 16) from global `src` (16-byte aligned) to shared `dst`. */
-static __device__ __forceinline__ void gp__bulk_load(void *dst, const void *src, unsigned bytes, uint64_t *bar)
+/* One arrival that also expects `bytes` more from bulk copies completing on `bar`. */
+static __device__ __forceinline__ void gp__mbar_arrive_expect(uint64_t *bar, unsigned bytes)
 {
     asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(gp__smem_u32(bar)), "r"(bytes)
                  : "memory");
+}
+/* A bulk copy of `bytes` (a multiple of 16) from global `src` (16-byte aligned) to shared
+ * `dst` (16-byte aligned), completing its bytes on `bar`. */
+static __device__ __forceinline__ void gp__bulk_copy(void *dst, const void *src, unsigned bytes, uint64_t *bar)
+{
     asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(
                      gp__smem_u32(dst)),
                  "l"(src), "r"(bytes), "r"(gp__smem_u32(bar))
                  : "memory");
+}
+/* One arrival that also expects `bytes`, and the one bulk copy that brings them. */
+static __device__ __forceinline__ void gp__bulk_load(void *dst, const void *src, unsigned bytes, uint64_t *bar)
+{
+    gp__mbar_arrive_expect(bar, bytes);
+    gp__bulk_copy(dst, src, bytes, bar);
 }
 #endif
 
