@@ -2,7 +2,7 @@
  * thread's share of a tile, moved as 16-byte vectors and scanned by rows), the ONE_BLOCK /
  * CLUSTER kernel and the GRID mode's persistent look-ahead kernel with its warp roles (see
  * device/scan.cuh). Level 4 (device code): needs device/scan_plan.cuh, agent/look_ahead.cuh,
- * agent/single_pass.cuh, block/block_scan.cuh, warp/warp.cuh, util/mbarrier.cuh,
+ * agent/ring.cuh, agent/single_pass.cuh, block/block_scan.cuh, warp/warp.cuh, util/mbarrier.cuh,
  * util/launch.cuh (gp__chain_wait) and util/ops.cuh. */
 #ifndef GPUPRIMS_DETAIL_SCAN_KERNELS_CUH
 #define GPUPRIMS_DETAIL_SCAN_KERNELS_CUH
@@ -20,6 +20,7 @@
 #include "../block/block_scan.cuh"
 #include "../agent/single_pass.cuh"
 #include "../agent/look_ahead.cuh"
+#include "../agent/ring.cuh"
 #include "scan_plan.cuh"
 
 /* ---- register tiles ------------------------------------------------------------------------ */
@@ -318,15 +319,8 @@ __global__ void __launch_bounds__(GP__SCAN_THREADS, GP__SCAN_MIN_BLOCKS)
         if (lane == 0)
             for (unsigned i = 0;; i++) {
                 const unsigned s = i % stages;
-                if (i >= stages) gp__mbar_wait(&empty[s], (i / stages - 1) & 1);
-                /* the ramp: stage i (i <= ramp) is taken once stage i - 1 has landed, so that the
-                 * grid's first tiles land, and the chain of prefixes starts, before the rest
-                 * of the ring is in flight */
-                else if (i > 0 && i <= ramp) gp__mbar_wait(&full[i - 1], 0);
-                const unsigned long long t = atomicAdd(counter, 1ull);
-                s_tile[s] = t;
+                const unsigned long long t = gp__ring_take(i, stages, ramp, full, taken, empty, s_tile, counter);
                 if (t < p.tiles) GP__SCAN_TRACE(t, 0);
-                gp__mbar_arrive(&taken[s]);
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
                 const bool whole = t < p.tiles && t * TILE >= p.pad && (t + 1) * TILE - p.pad <= p.n;
                 if (bulk && whole && p.in_vec)
@@ -349,17 +343,7 @@ __global__ void __launch_bounds__(GP__SCAN_THREADS, GP__SCAN_MIN_BLOCKS)
         gp__scan_ahead<T> ahead = {Op::identity(), 0, 0};
         for (unsigned i = 0;; i++) {
             const unsigned s = i % stages;
-            unsigned long long t = 0;
-            if (part_id == 0 && lane == 0) { /* one reader: the slot is rewritten once the stage's readers are done */
-                gp__mbar_wait(&taken[s], (i / stages) & 1);
-                t = s_tile[s];
-                if (parts > 1) s_ahead_tile[i & 1] = t; /* for part 1: two slots, as part 0 may be a tile ahead */
-            }
-            if (parts > 1) {
-                asm volatile("bar.sync 2, 64;" ::: "memory"); /* the two look-ahead warps */
-                if (part_id == 1 && lane == 0) t = s_ahead_tile[i & 1];
-            }
-            t = __shfl_sync(GP__FULL_MASK, t, 0);
+            const unsigned long long t = gp__ring_ahead_tile(i, stages, taken, s_tile, s_ahead_tile, part_id, parts, lane);
             if (t >= p.tiles) break;
             const T pre = gp__scan_look_ahead<Op>(status, epoch, t, ahead, flags, part_id, parts, s_xchg);
             if (part_id == 0 && lane == 0) {
