@@ -110,7 +110,7 @@ static int get_int(const int *p)
 }
 
 /* ---- the calls ---------------------------------------------------------------------------- */
-enum { K_SELECT, K_PARTITION, K_NONZERO, K_UNIQUE, K_RLE, K_SELECT_F64, K_SELECT_V16, K_THREE_PASS };
+enum { K_SELECT, K_PARTITION, K_NONZERO, K_UNIQUE, K_RLE, K_SELECT_F64, K_SELECT_V16, K_THREE_PASS, K_SELECT_ONE };
 typedef struct { int kind; size_t n; int cub; } call_t;
 
 __global__ void mark(uint32_t *pos, const uint8_t *f, size_t n)
@@ -141,6 +141,10 @@ static void run_call(void *p)
         case K_RLE: CUDA_CHK(gp_run_length_i32((int32_t *)O, L, CNT, (const int32_t *)X, n, 0)); break;
         case K_SELECT_F64: CUDA_CHK(gp_select_flagged_f64((double *)O, CNT, (const double *)X, F, n, 0)); break;
         case K_SELECT_V16: CUDA_CHK(gp_select_rec_below((rec16_t *)O, CNT, (const rec16_t *)X, n, 0, 0)); break;
+        case K_SELECT_ONE: /* the ladder's one-tile kernel */
+            CUDA_CHK((gp__select<GP__SEL_FLAGGED, float, char, gp__sel_default_fn<float>, true>(
+                {X, F, 0, O, NULL, NULL, NULL, CNT}, n, 0)));
+            break;
         case K_THREE_PASS: /* flags to u32, scan in place, scatter */
             mark<<<2048, 256>>>((uint32_t *)R, F, n);
             CUDA_CHK(gp_exclusive_scan_sum_u32((uint32_t *)R, (uint32_t *)R, n, 0));
@@ -151,7 +155,8 @@ static void run_call(void *p)
     }
     size_t b = TMP_BYTES;
     switch (c->kind) {
-    case K_SELECT: CUDA_CHK(cub::DeviceSelect::Flagged(TMP, b, X, F, CO, CCNT, in)); break;
+    case K_SELECT:
+    case K_SELECT_ONE: CUDA_CHK(cub::DeviceSelect::Flagged(TMP, b, X, F, CO, CCNT, in)); break;
     case K_PARTITION: CUDA_CHK(cub::DevicePartition::Flagged(TMP, b, X, F, CO, CCNT, in)); break;
     case K_UNIQUE: CUDA_CHK(cub::DeviceSelect::Unique(TMP, b, (const int32_t *)X, (int32_t *)CO, CCNT, in)); break;
     case K_RLE:
@@ -171,7 +176,8 @@ static size_t cub_temp(const call_t *c)
     size_t b = 0;
     const int in = (int)c->n;
     switch (c->kind) {
-    case K_SELECT: cub::DeviceSelect::Flagged(NULL, b, X, F, CO, CCNT, in); break;
+    case K_SELECT:
+    case K_SELECT_ONE: cub::DeviceSelect::Flagged(NULL, b, X, F, CO, CCNT, in); break;
     case K_PARTITION: cub::DevicePartition::Flagged(NULL, b, X, F, CO, CCNT, in); break;
     case K_UNIQUE: cub::DeviceSelect::Unique(NULL, b, (const int32_t *)X, (int32_t *)CO, CCNT, in); break;
     case K_RLE: cub::DeviceRunLengthEncode::Encode(NULL, b, (const int32_t *)X, (int32_t *)CO, CL, CCNT, in); break;
@@ -220,7 +226,7 @@ static float row(const char *what, int kind, size_t n, int small, float floor_ms
     if (!ok) BAD_ROWS++;
     /* bytes */
     double bytes = (double)n * e;
-    if (kind == K_SELECT || kind == K_SELECT_F64 || kind == K_THREE_PASS) bytes += (double)n + (double)k * e;
+    if (kind == K_SELECT || kind == K_SELECT_ONE || kind == K_SELECT_F64 || kind == K_THREE_PASS) bytes += (double)n + (double)k * e;
     if (kind == K_SELECT_V16) bytes += (double)k * e;
     if (kind == K_PARTITION) bytes += (double)n + (double)n * e;
     if (kind == K_NONZERO) bytes += (double)k * 8;
@@ -326,7 +332,10 @@ int main(void)
     CUDA_CHK_LAUNCH();
     for (int s = 0; s < 2; s++) {
         row("1. three passes: flags to u32, gp_exclusive_scan_sum_u32, scatter", K_THREE_PASS, sizes[s], 0, floor_ms);
-        row("2. one pass: count, look-ahead, scatter through shared memory", K_SELECT, sizes[s], 0, floor_ms);
+        row("2. one pass, one tile in flight a block: count, look-ahead, scatter through shared memory", K_SELECT_ONE,
+            sizes[s], 0, floor_ms);
+        row("3. a ring of stages filled by bulk copies, counts published as tiles land (gp_select_flagged_f32)",
+            K_SELECT, sizes[s], 0, floor_ms);
     }
     gp_bench_note("Three passes move 4n + n (flags) + 4n + 4n (scan) + 4n + n + 4n (scatter) + 4k bytes; their %% of "
                   "copy counts only what the one pass must move, so the rows compare times.");

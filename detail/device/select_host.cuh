@@ -1,7 +1,7 @@
 /* detail/device/select_host.cuh -- the host side of stream compaction: argument checks, the
  * launch of select.cuh's kernel, and the instance macros (GP_DEFINE_SELECT,
  * GP_DEFINE_UNIQUE, their _EXTERN and GP_DECLARE_ forms, and the default instances' rows).
- * Level 4: needs select.cuh, select_one.cuh and the launch skeleton. The argument checks are plain host code,
+ * Level 4: needs select.cuh, select_one.cuh, select_ring.cuh and the launch skeleton. The argument checks are plain host code,
  * tested on the host. */
 #ifndef GPUPRIMS_DETAIL_SELECT_HOST_CUH
 #define GPUPRIMS_DETAIL_SELECT_HOST_CUH
@@ -12,6 +12,7 @@
 #include "../util/common.cuh"
 #include "select.cuh"
 #include "select_one.cuh"
+#include "select_ring.cuh"
 
 /* Whether a call's buffers may be used together: none NULL, and no two overlapping, except
  * that the first output may be the input itself when `in_place` (select, unique). ptr[0] is
@@ -53,8 +54,10 @@ static inline int gp__select_args_ok(const void *const *ptr, const size_t *bytes
 
 #ifdef __CUDACC__
 
-/* Launches the compaction of n > 0 elements (arguments checked by the caller). */
-template <int KIND, class T, class P, class Fn>
+/* Launches the compaction of n > 0 elements (arguments checked by the caller): on the ring
+ * kernel (select_ring.cuh) where it applies, sm_90 code on an sm_90+ device; else, and for
+ * unique and run-length, on select_one. ONE_TILE: select_one always (the bench's ladder). */
+template <int KIND, class T, class P, class Fn, bool ONE_TILE>
 static cudaError_t gp__select_launch(const gp__select_args<T, P> &a, size_t n, cudaStream_t s)
 {
     const gp__stream_device on(s);
@@ -63,30 +66,47 @@ static cudaError_t gp__select_launch(const gp__select_args<T, P> &a, size_t n, c
     GP__TRY(gp__device_query(&dev, on.dev));
     const gp__select_plan p = gp__select_make_plan((uintptr_t)a.in, (uintptr_t)a.flags, n, sizeof(T));
     if (p.tiles > GP__GRID_MAX) return cudaErrorInvalidValue;
-    const size_t smem = gp__select_smem(KIND, sizeof(T));
-    if (smem > (size_t)dev.smem_block) return cudaErrorInvalidValue;
-    void (*kernel)(gp__select_args<T, P>, gp__select_plan, char *, uint32_t) = gp__select_one_kernel<KIND, T, P, Fn>;
-    GP__TRY(gp__kernel_load<gp__select_one_kernel<KIND, T, P, Fn>>((int)smem));
-    const int sm90 = dev.cluster_ok; /* sm_90 code on an sm_90+ device: chained launches */
-    gp__launch_shape shape = {GP__GRID, (unsigned)p.tiles, GP__SEL_THREADS, smem, 0, 0, 0, 0, 0};
+    const int sm90 = dev.cluster_ok; /* sm_90 code on an sm_90+ device: chained launches, bulk copies */
+    gp__launch_shape shape = {GP__GRID, (unsigned)p.tiles, GP__SEL_THREADS, 0, 0, 0, 0, 0, 0};
     shape.scratch_bytes = shape.scratch_zeroed = gp__select_scratch_bytes(p.tiles, KIND);
     shape.scratch_wait = sm90;
     shape.status_kept = GP__STATUS_SELECT; /* tagged words; the last block resets the counters */
     shape.chain = sm90;
-    return gp__launch_device_wide(shape, dev.id, s, [&](const cudaLaunchConfig_t &base, void *scratch, uint32_t epoch) {
-        static gp__device_cache<int> fits;
-        int fit = 0;
-        GP__TRY(gp__blocks_per_sm(fits, dev.id, 0, kernel, GP__SEL_THREADS, smem, &fit));
-        const size_t most = (size_t)fit * dev.sms;
-        cudaLaunchConfig_t cfg = base;
-        cfg.gridDim = dim3((unsigned)(p.tiles < most ? p.tiles : most));
-        return cudaLaunchKernelEx(&cfg, kernel, a, p, (char *)scratch, epoch);
-    });
+    /* a persistent grid: as many blocks as fit at once, up to one a tile */
+    const auto launch = [&](auto kernel, int smem, auto... extra) {
+        shape.smem_bytes = (size_t)smem;
+        return gp__launch_device_wide(shape, dev.id, s, [&](const cudaLaunchConfig_t &base, void *scratch, uint32_t epoch) {
+            static gp__device_cache<int> fits;
+            int fit = 0;
+            GP__TRY(gp__blocks_per_sm(fits, dev.id, 0, kernel, shape.threads, (size_t)smem, &fit));
+            const size_t most = (size_t)fit * dev.sms;
+            cudaLaunchConfig_t cfg = base;
+            cfg.gridDim = dim3((unsigned)(p.tiles < most ? p.tiles : most));
+            return cudaLaunchKernelEx(&cfg, kernel, a, p, (char *)scratch, epoch, extra...);
+        });
+    };
+    if constexpr (!ONE_TILE && gp__select_ring_kind<KIND, T>()) {
+        const size_t stage = gp__select_ring_stage(KIND, sizeof(T)), room = (size_t)dev.smem_block / stage;
+        const unsigned stages = (unsigned)(room < GP__SEL_RING_STAGES ? room : GP__SEL_RING_STAGES);
+        if (sm90 && stages >= 2 && gp__select_ring_ok(KIND, p, (uintptr_t)a.flags)) {
+            const int smem = (int)(stages * stage);
+            void (*kernel)(gp__select_args<T, P>, gp__select_plan, char *, uint32_t, unsigned) =
+                gp__select_ring_kernel<KIND, T, P, Fn>;
+            GP__TRY(gp__kernel_load<gp__select_ring_kernel<KIND, T, P, Fn>>(smem));
+            shape.threads = GP__SEL_RING_THREADS;
+            return launch(kernel, smem, stages);
+        }
+    }
+    const size_t smem = gp__select_smem(KIND, sizeof(T));
+    if (smem > (size_t)dev.smem_block) return cudaErrorInvalidValue;
+    void (*kernel)(gp__select_args<T, P>, gp__select_plan, char *, uint32_t) = gp__select_one_kernel<KIND, T, P, Fn>;
+    GP__TRY(gp__kernel_load<gp__select_one_kernel<KIND, T, P, Fn>>((int)smem));
+    return launch(kernel, (int)smem);
 }
 
 /* The host side of every name: checks, n == 0 (a stream-ordered memset of the count), the
  * launch. `outs` extra output bytes per element for the overlap check. */
-template <int KIND, class T, class P, class Fn>
+template <int KIND, class T, class P, class Fn, bool ONE_TILE = false>
 static cudaError_t gp__select(gp__select_args<T, P> a, size_t n, cudaStream_t s)
 {
     if (a.count == NULL) return cudaErrorInvalidValue;
@@ -107,7 +127,7 @@ static cudaError_t gp__select(gp__select_args<T, P> a, size_t n, cudaStream_t s)
         return cudaMemsetAsync(a.count, 0, sizeof(uint64_t), s);
     }
     if (!gp__select_args_ok(ptr, bytes, c, in_place)) return cudaErrorInvalidValue;
-    return gp__select_launch<KIND, T, P, Fn>(a, n, s);
+    return gp__select_launch<KIND, T, P, Fn, ONE_TILE>(a, n, s);
 }
 
 /* ---- instantiation --------------------------------------------------------------------------

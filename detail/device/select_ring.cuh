@@ -1,0 +1,251 @@
+/* detail/device/select_ring.cuh -- the compaction kernel on a ring of shared-memory stages,
+ * the scan's grid design (device/scan_kernels.cuh) for select, partition and nonzero on
+ * values (and flags) that sit on 16-byte boundaries. Unique and run-length, and inputs off
+ * those boundaries, run on select_one.cuh.
+ *
+ * Why: select_one counts a tile only when its block's scanning warps reach it, after they
+ * have waited for the prefix of the tile before, so one tile a block is in flight and every
+ * prefix waits on other blocks' waits (H100: select f32 2^28 at 41% of copy; taking the
+ * next tile early made that worse, docs/select.md). Here:
+ *   - a producer thread takes each tile and brings it into a stage with bulk copies (the
+ *     values, then the flags), up to `stages` tiles ahead of the scanning warps;
+ *   - a count warp publishes each tile's count of kept items as soon as the tile lands, so
+ *     a count never waits for anything;
+ *   - two look-ahead warps fold the counts before each tile into its prefix (the scan's
+ *     gp__scan_look_ahead over a 64-bit sum);
+ *   - the scanning warps rank the tile's items (gp__select_keep, a warp scan of the keep
+ *     bits), put them in order in the stage itself once everyone has read it (kept first,
+ *     partition's rejected after them), and write them out from there when the prefix is
+ *     known.
+ * The last tile, when partial, is read from global memory with bounds, and nobody counts it:
+ * no tile after it needs its count. In place (select: d_out == d_in) stays safe: a tile's
+ * count is published only after its data has landed in shared memory, and a tile writes
+ * only below its own end once every earlier tile is counted.
+ * Level 4: needs select.cuh, agent/ring.cuh, agent/look_ahead.cuh, util/mbarrier.cuh. */
+#ifndef GPUPRIMS_DETAIL_SELECT_RING_CUH
+#define GPUPRIMS_DETAIL_SELECT_RING_CUH
+
+#include <stddef.h>
+#include <stdint.h>
+#include "select.cuh"
+
+#define GP__SEL_RING_THREADS (GP__SEL_BLOCK + 128) /* + producer, look-ahead, count, second look-ahead warps */
+#ifndef GP__SEL_RING_STAGES
+#define GP__SEL_RING_STAGES 4 /* ring depth, in tiles: 80 KB a block for f32 by flags */
+#endif
+#ifndef GP__SEL_RING_RAMP
+#define GP__SEL_RING_RAMP 3   /* stages first filled one at a time (agent/ring.cuh) */
+#endif
+
+/* Bytes of a stage: the tile's values, then its flags (select and partition by flags). */
+static inline GP__HD size_t gp__select_ring_stage(int kind, size_t elem)
+{
+    const size_t tile = (size_t)GP__SEL_BLOCK * gp__select_items(elem);
+    return tile * elem + (kind == GP__SEL_FLAGGED ? tile : 0);
+}
+/* Whether a call runs on the ring: the values (and flags) on 16-byte boundaries. */
+static inline GP__HD int gp__select_ring_ok(int kind, const gp__select_plan &p, uintptr_t flags)
+{
+    return p.in_vec && (kind != GP__SEL_FLAGGED || flags % 16 == 0);
+}
+
+#ifdef __CUDACC__
+#include "../util/mbarrier.cuh"
+#include "../agent/ring.cuh"
+
+/* The kinds and types the ring kernel is built for: values that move as 16-byte vectors,
+ * and for nonzero, 4-byte places that fit where the values were. */
+template <int KIND, class T>
+static constexpr bool gp__select_ring_kind()
+{
+    return KIND <= GP__SEL_NONZERO && gp__scan_vec(sizeof(T)) * sizeof(T) == 16 &&
+           (KIND != GP__SEL_NONZERO || sizeof(T) >= 4);
+}
+
+/* A whole tile's count of kept items by one warp, from its stage (lane l takes the 16-byte
+ * words l, l + 32, ...: a count is the same in any order). */
+template <int KIND, class T, class P, class Fn, int TILE>
+static __device__ __forceinline__ uint32_t gp__select_ring_count(const unsigned char *stage, const P &p)
+{
+    const unsigned lane = gp__lane_id();
+    uint32_t c = 0;
+    if constexpr (KIND == GP__SEL_FLAGGED) {
+        const uint4 *f = reinterpret_cast<const uint4 *>(stage + (size_t)TILE * sizeof(T));
+#pragma unroll 4
+        for (unsigned q = lane; q < TILE / 16; q += 32) {
+            const uint4 w = f[q];
+            c += __popc(__vcmpne4(w.x, 0u) & 0x01010101u) + __popc(__vcmpne4(w.y, 0u) & 0x01010101u) +
+                 __popc(__vcmpne4(w.z, 0u) & 0x01010101u) + __popc(__vcmpne4(w.w, 0u) & 0x01010101u);
+        }
+    } else {
+        enum { VEC = 16 / sizeof(T) };
+        const uint4 *v = reinterpret_cast<const uint4 *>(stage);
+#pragma unroll 4
+        for (unsigned q = lane; q < TILE / VEC; q += 32) {
+            const uint4 w = v[q];
+            T e[VEC];
+            memcpy(e, &w, sizeof w);
+#pragma unroll
+            for (int k = 0; k < VEC; k++) c += Fn::pred(e[k], p) ? 1u : 0u;
+        }
+    }
+#pragma unroll
+    for (int o = 16; o > 0; o >>= 1) c += __shfl_xor_sync(GP__FULL_MASK, c, o);
+    return c;
+}
+
+/* Threads: GP__SEL_BLOCK scanning threads, then the producer, look-ahead part 0, count and
+ * look-ahead part 1 warps. Named barriers: 1 the scanning warps, 2 the look-ahead warps.
+ * Dynamic shared memory: `stages` stages of gp__select_ring_stage bytes. sm_90+. */
+template <int KIND, class T, class P, class Fn>
+__global__ void __launch_bounds__(GP__SEL_RING_THREADS, GP__MIN_BLOCKS(GP__SEL_RING_THREADS, GP__SEL_MIN_BLOCKS))
+    gp__select_ring_kernel(gp__select_args<T, P> a, gp__select_plan p, char *scratch, uint32_t epoch, unsigned stages)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    typedef gp__sel_count_op SOp;
+    typedef SOp::type S;
+    enum { VEC = gp__scan_vec(sizeof(T)), ROWS = gp__scan_rows(sizeof(T)), ITEMS = VEC * ROWS,
+           TILE = GP__SEL_BLOCK * ITEMS, SMAX = GP__SCAN_STAGES_MAX };
+    constexpr bool FLAGS = KIND == GP__SEL_FLAGGED;
+    constexpr unsigned VALUES = (unsigned)(TILE * sizeof(T)), STAGE = VALUES + (FLAGS ? TILE : 0);
+    extern __shared__ __align__(128) unsigned char gp__sel_ring[];
+    /* per stage (agent/ring.cuh): full, taken, empty; ready (the prefix is known) and
+     * counted (the count warp has read the stage: the scanning warps may reorder it) */
+    __shared__ uint64_t full[SMAX], taken[SMAX], ready[SMAX], counted[SMAX], empty[SMAX];
+    __shared__ unsigned long long s_tile[SMAX], s_ahead_tile[2];
+    __shared__ S s_prefix[SMAX], s_xchg[2 * gp__scan_nb(sizeof(S))];
+    __shared__ uint32_t s_wtot[GP__SEL_WARPS];
+    unsigned long long *counter = reinterpret_cast<unsigned long long *>(scratch);
+    uint64_t *status = reinterpret_cast<uint64_t *>(scratch + GP__SCRATCH_ALIGN);
+    const unsigned warp = threadIdx.x >> 5, lane = gp__lane_id();
+
+    if (threadIdx.x == 0) {
+        for (unsigned s = 0; s < stages; s++) {
+            gp__mbar_init(&full[s], 1);
+            gp__mbar_init(&taken[s], 1);
+            gp__mbar_init(&ready[s], 1);
+            gp__mbar_init(&counted[s], 1);
+            gp__mbar_init(&empty[s], GP__SEL_BLOCK + 32); /* the scanning threads and the count warp */
+        }
+        asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory"); /* visible to the copy engine */
+    }
+    gp__chain_wait(); /* the stream's earlier work is done: it may have used this status region */
+    __syncthreads();
+
+    if (warp == GP__SEL_WARPS) { /* producer */
+        if (lane == 0) {
+            const unsigned ramp = GP__SEL_RING_RAMP < stages ? GP__SEL_RING_RAMP : stages - 1;
+            for (unsigned i = 0;; i++) {
+                const unsigned s = i % stages;
+                const unsigned long long t = gp__ring_take(i, stages, ramp, full, taken, empty, s_tile, counter);
+                if (t < p.tiles && (t + 1) * TILE <= p.n) {
+                    unsigned char *stage = gp__sel_ring + (size_t)s * STAGE;
+                    gp__mbar_arrive_expect(&full[s], STAGE);
+                    gp__bulk_copy(stage, a.in + t * TILE, VALUES, &full[s]);
+                    if constexpr (FLAGS) gp__bulk_copy(stage + VALUES, a.flags + t * TILE, TILE, &full[s]);
+                } else {
+                    gp__mbar_arrive(&full[s]); /* past the end, or the partial last tile (read from global) */
+                }
+                if (t >= p.tiles) break;
+            }
+            /* every block's producer has taken its last tile: the last one back resets the
+             * counters for the next call on this region (status memory) */
+            gp__last_block_reset(counter + 1, counter, 1);
+        }
+        return;
+    }
+    if (warp == GP__SEL_WARPS + 1 || warp == GP__SEL_WARPS + 3) { /* look-ahead, parts 0 and 1 */
+        const unsigned part_id = warp == GP__SEL_WARPS + 3;
+        gp__scan_ahead<S> ahead = {SOp::identity(), 0, 0};
+        for (unsigned i = 0;; i++) {
+            const unsigned s = i % stages;
+            const unsigned long long t = gp__ring_ahead_tile(i, stages, taken, s_tile, s_ahead_tile, part_id, 2, lane);
+            if (t >= p.tiles) break;
+            const S pre = gp__scan_look_ahead<SOp>(status, epoch, t, ahead, 0, part_id, 2, s_xchg);
+            if (part_id == 0 && lane == 0) {
+                s_prefix[s] = pre;
+                gp__mbar_arrive(&ready[s]);
+            }
+            __syncwarp(); /* converged again for the barrier and the shuffles ahead */
+        }
+        return;
+    }
+    if (warp == GP__SEL_WARPS + 2) { /* count: publishes each tile's count as soon as its data is in */
+        for (unsigned i = 0;; i++) {
+            const unsigned s = i % stages;
+            gp__mbar_wait(&full[s], (i / stages) & 1);
+            const unsigned long long t = s_tile[s];
+            if (t >= p.tiles) break;
+            if ((t + 1) * TILE <= p.n) {
+                const uint32_t c = gp__select_ring_count<KIND, T, P, Fn, TILE>(gp__sel_ring + (size_t)s * STAGE, a.p);
+                if (lane == 0) gp__status_publish<S>(status, t, (S)c, epoch);
+            }
+            __syncwarp();
+            if (lane == 0) gp__mbar_arrive(&counted[s]);
+            gp__mbar_arrive(&empty[s]); /* every lane, after its reads of the stage */
+        }
+        return;
+    }
+
+    /* scanning warps */
+    const uint32_t local0 = warp * 32 * ITEMS + lane * VEC; /* + j * 32 * VEC + k */
+    T x[ITEMS];
+    uint32_t fl[ROWS];
+    for (unsigned i = 0;; i++) {
+        const unsigned s = i % stages, parity = (i / stages) & 1;
+        gp__mbar_wait(&full[s], parity);
+        const unsigned long long t = s_tile[s];
+        if (t >= p.tiles) break;
+        const size_t start = t * TILE;
+        unsigned char *stage = gp__sel_ring + (size_t)s * STAGE;
+        if (start + TILE <= p.n) { /* warp-striped out of the stage: conflict-free 16-byte reads */
+            const uint4 *src = reinterpret_cast<const uint4 *>(stage) + warp * 32 * ROWS + lane;
+            uint4 w[ROWS];
+#pragma unroll
+            for (int j = 0; j < ROWS; j++) w[j] = src[j * 32];
+            memcpy(x, w, sizeof w);
+            if constexpr (FLAGS) {
+#pragma unroll
+                for (int j = 0; j < ROWS; j++) {
+                    const uint8_t *f = stage + VALUES + local0 + j * 32 * VEC;
+                    if constexpr (VEC > 1) fl[j] = gp__select_flag_bits<VEC>(f);
+                    else fl[j] = *f != 0;
+                }
+            }
+        } else {
+            gp__select_load<T, ROWS, VEC, FLAGS>(x, fl, a.in, a.flags, start, p);
+        }
+        __syncwarp();
+        uint32_t kb[ITEMS], lp[ROWS];
+        gp__select_keep<KIND, T, P, Fn, ROWS, VEC>(kb, x, fl, start, local0, p.n, a.p);
+        const uint32_t wt = gp__scan_warp_rows<gp__op_sel_u32, ROWS, VEC>(kb, lp);
+        if (lane == 0) s_wtot[warp] = wt;
+        /* the warps' totals are in, and every scanning thread has read the stage */
+        asm volatile("bar.sync 1, %0;" ::"r"(GP__SEL_BLOCK) : "memory");
+        uint32_t before = 0, total = 0;
+#pragma unroll
+        for (unsigned w = 0; w < GP__SEL_WARPS; w++) {
+            const uint32_t v = s_wtot[w];
+            before += w < warp ? v : 0u;
+            total += v;
+        }
+        const uint32_t valid = (uint32_t)(p.n - start < TILE ? p.n - start : TILE);
+        T *s_val = reinterpret_cast<T *>(stage);
+        uint32_t *s_idx = reinterpret_cast<uint32_t *>(stage);
+        gp__mbar_wait(&counted[s], parity); /* the count warp is done with the stage too */
+        gp__select_scatter<KIND, T, ROWS, VEC>(s_val, s_idx, x, kb, lp, before, total, valid, local0,
+                                               a.rejected != NULL);
+        gp__mbar_wait(&ready[s], parity);
+        const unsigned long long P0 = s_prefix[s];
+        asm volatile("bar.sync 1, %0;" ::"r"(GP__SEL_BLOCK) : "memory"); /* the scatter is visible */
+        gp__select_write<KIND, T, P>(a, s_val, s_idx, P0, total, valid, start);
+        if (t == p.tiles - 1 && threadIdx.x == 0) *a.count = P0 + total;
+        /* this thread's writes and reads of the stage come before the next bulk copy into it */
+        asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+        gp__mbar_arrive(&empty[s]);
+    }
+#endif
+}
+
+#endif /* __CUDACC__ */
+#endif /* GPUPRIMS_DETAIL_SELECT_RING_CUH */
