@@ -37,6 +37,10 @@
 #define GP__SEL_RING_RAMP 3   /* stages first filled one at a time (agent/ring.cuh) */
 #endif
 
+#ifdef __CUDACC__
+#include "../util/mbarrier.cuh"
+#include "../agent/ring.cuh"
+
 /* Bytes of a stage: the tile's values, then its flags (select and partition by flags). */
 static inline GP__HD size_t gp__select_ring_stage(int kind, size_t elem)
 {
@@ -48,10 +52,6 @@ static inline GP__HD int gp__select_ring_ok(int kind, const gp__select_plan &p, 
 {
     return p.in_vec && (kind != GP__SEL_FLAGGED || flags % 16 == 0);
 }
-
-#ifdef __CUDACC__
-#include "../util/mbarrier.cuh"
-#include "../agent/ring.cuh"
 
 /* The kinds and types the ring kernel is built for: values that move as 16-byte vectors,
  * and for nonzero, 4-byte places that fit where the values were. */
