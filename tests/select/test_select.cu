@@ -4,8 +4,9 @@
  * parameter and a 16-byte user type, and the block select.
  * Host: the argument checks (NULL, overlaps, in place) and the plan.
  * GPU: against a host reference on fresh random inputs (flags kept at 0%, 0.1%, 50%, 100%;
- * runs of random lengths; zeros, -0.0 and NaN for floats), at the edge sizes, with aligned
- * and misaligned pointers, outputs poisoned first and checked untouched past the count, in
+ * runs of random lengths; zeros, -0.0 and NaN for floats), at the edge sizes (whole tiles
+ * only at 2^20), with aligned pointers (select, partition and nonzero on the ring kernel on
+ * sm_90) and misaligned ones (the one-tile kernel), outputs poisoned first and checked untouched past the count, in
  * place, n == 0, determinism over reruns and streams, and a count above 2^31 made and
  * checked on the device. */
 #include "../../gpuprims.cuh"
@@ -254,7 +255,7 @@ static void check_one(bufs &b, size_t n, double rate, int off, int maxrun)
 template <class T>
 static void check_type(bufs &b, size_t max_n)
 {
-    const size_t sizes[] = {1, 31, 32, 33, 1023, 1025, 4096, 4097, 65537, 1048573, (1u << 24) + 7};
+    const size_t sizes[] = {1, 31, 32, 33, 1023, 1025, 4096, 4097, 65537, 1048573, 1u << 20, (1u << 24) + 7};
     const double rates[] = {0.0, 0.001, 0.5, 1.0};
     const int small = gp_t_small();
     for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++) {
