@@ -1,7 +1,7 @@
 /* detail/device/select_ring.cuh -- the compaction kernel on a ring of shared-memory stages,
- * the scan's grid design (device/scan_kernels.cuh) for select, partition and nonzero on
- * values (and flags) that sit on 16-byte boundaries. Unique and run-length, and inputs off
- * those boundaries, run on select_one.cuh.
+ * the scan's grid design (device/scan_kernels.cuh) for select, partition, nonzero and unique
+ * on values (and flags) that sit on 16-byte boundaries. Run-length, and inputs off those
+ * boundaries, run on select_one.cuh.
  *
  * Why: select_one counts a tile only when its block's scanning warps reach it, after they
  * have waited for the prefix of the tile before, so one tile a block is in flight and every
@@ -17,6 +17,10 @@
  *     bits), put them in order in the stage itself once everyone has read it (kept first,
  *     partition's rejected after them), and write them out from there when the prefix is
  *     known.
+ * Unique's stage starts with the 16 bytes before the tile, so that every head test of a
+ * whole tile reads shared memory; only the last element of those bytes is used, and an
+ * earlier tile can overwrite that element in place only with its own value (out[j] for j
+ * just below the tile's start is written only when every element before it is a head).
  * The last tile, when partial, is read from global memory with bounds, and nobody counts it:
  * no tile after it needs its count. In place (select: d_out == d_in) stays safe: a tile's
  * count is published only after its data has landed in shared memory, and a tile writes
@@ -41,11 +45,12 @@
 #include "../util/mbarrier.cuh"
 #include "../agent/ring.cuh"
 
-/* Bytes of a stage: the tile's values, then its flags (select and partition by flags). */
+/* Bytes of a stage: (unique) the 16 bytes before the tile, whose last element is the first
+ * one's neighbour; the tile's values; (select and partition by flags) its flags. */
 static inline GP__HD size_t gp__select_ring_stage(int kind, size_t elem)
 {
     const size_t tile = (size_t)GP__SEL_BLOCK * gp__select_items(elem);
-    return tile * elem + (kind == GP__SEL_FLAGGED ? tile : 0);
+    return (kind == GP__SEL_UNIQUE ? 16 : 0) + tile * elem + (kind == GP__SEL_FLAGGED ? tile : 0);
 }
 /* Whether a call runs on the ring: the values (and flags) on 16-byte boundaries. */
 static inline GP__HD int gp__select_ring_ok(int kind, const gp__select_plan &p, uintptr_t flags)
@@ -53,23 +58,36 @@ static inline GP__HD int gp__select_ring_ok(int kind, const gp__select_plan &p, 
     return p.in_vec && (kind != GP__SEL_FLAGGED || flags % 16 == 0);
 }
 
-/* The kinds and types the ring kernel is built for: values that move as 16-byte vectors,
- * and for nonzero, 4-byte places that fit where the values were. */
+/* The kinds and types the ring kernel is built for: every kind but run-length, on values
+ * that move as 16-byte vectors; for nonzero, 4-byte places that fit where the values were. */
 template <int KIND, class T>
 static constexpr bool gp__select_ring_kind()
 {
-    return KIND <= GP__SEL_NONZERO && gp__scan_vec(sizeof(T)) * sizeof(T) == 16 &&
+    return KIND <= GP__SEL_UNIQUE && gp__scan_vec(sizeof(T)) * sizeof(T) == 16 &&
            (KIND != GP__SEL_NONZERO || sizeof(T) >= 4);
 }
 
 /* A whole tile's count of kept items by one warp, from its stage (lane l takes the 16-byte
  * words l, l + 32, ...: a count is the same in any order). */
 template <int KIND, class T, class P, class Fn, int TILE>
-static __device__ __forceinline__ uint32_t gp__select_ring_count(const unsigned char *stage, const P &p)
+static __device__ __forceinline__ uint32_t gp__select_ring_count(const unsigned char *stage, const P &p, bool first)
 {
     const unsigned lane = gp__lane_id();
     uint32_t c = 0;
-    if constexpr (KIND == GP__SEL_FLAGGED) {
+    if constexpr (KIND == GP__SEL_UNIQUE) { /* heads: the neighbour before each element, from the stage */
+        enum { VEC = 16 / sizeof(T) };
+        const T *v = reinterpret_cast<const T *>(stage + 16);
+#pragma unroll 4
+        for (unsigned q = lane; q < TILE / VEC; q += 32) {
+            const uint4 w = reinterpret_cast<const uint4 *>(v)[q];
+            T e[VEC];
+            memcpy(e, &w, sizeof w);
+            if (q == 0 && first) c += 1u; /* element 0 */
+            else c += !Fn::eq(v[(int)(q * VEC) - 1], e[0]) ? 1u : 0u; /* q == 0: the last of the 16 bytes before */
+#pragma unroll
+            for (int k = 1; k < VEC; k++) c += !Fn::eq(e[k - 1], e[k]) ? 1u : 0u;
+        }
+    } else if constexpr (KIND == GP__SEL_FLAGGED) {
         const uint4 *f = reinterpret_cast<const uint4 *>(stage + (size_t)TILE * sizeof(T));
 #pragma unroll 4
         for (unsigned q = lane; q < TILE / 16; q += 32) {
@@ -106,8 +124,10 @@ __global__ void __launch_bounds__(GP__SEL_RING_THREADS, GP__MIN_BLOCKS(GP__SEL_R
     typedef SOp::type S;
     enum { VEC = gp__scan_vec(sizeof(T)), ROWS = gp__scan_rows(sizeof(T)), ITEMS = VEC * ROWS,
            TILE = GP__SEL_BLOCK * ITEMS, SMAX = GP__SCAN_STAGES_MAX };
-    constexpr bool FLAGS = KIND == GP__SEL_FLAGGED;
-    constexpr unsigned VALUES = (unsigned)(TILE * sizeof(T)), STAGE = VALUES + (FLAGS ? TILE : 0);
+    constexpr bool FLAGS = KIND == GP__SEL_FLAGGED, HEADS = KIND == GP__SEL_UNIQUE;
+    /* a stage: PRE bytes before the tile (unique), its values, its flags */
+    constexpr unsigned PRE = HEADS ? 16 : 0, VALUES = (unsigned)(TILE * sizeof(T)),
+                       STAGE = PRE + VALUES + (FLAGS ? TILE : 0);
     extern __shared__ __align__(128) unsigned char gp__sel_ring[];
     /* per stage (agent/ring.cuh): full, taken, empty; ready (the prefix is known) and
      * counted (the count warp has read the stage: the scanning warps may reorder it) */
@@ -140,9 +160,11 @@ __global__ void __launch_bounds__(GP__SEL_RING_THREADS, GP__MIN_BLOCKS(GP__SEL_R
                 const unsigned long long t = gp__ring_take(i, stages, ramp, full, taken, empty, s_tile, counter);
                 if (t < p.tiles && (t + 1) * TILE <= p.n) {
                     unsigned char *stage = gp__sel_ring + (size_t)s * STAGE;
-                    gp__mbar_arrive_expect(&full[s], STAGE);
-                    gp__bulk_copy(stage, a.in + t * TILE, VALUES, &full[s]);
-                    if constexpr (FLAGS) gp__bulk_copy(stage + VALUES, a.flags + t * TILE, TILE, &full[s]);
+                    const unsigned pre = t > 0 ? PRE : 0; /* tile 0 has nothing before it */
+                    gp__mbar_arrive_expect(&full[s], STAGE - PRE + pre);
+                    gp__bulk_copy(stage + PRE - pre, reinterpret_cast<const unsigned char *>(a.in + t * TILE) - pre,
+                                  VALUES + pre, &full[s]);
+                    if constexpr (FLAGS) gp__bulk_copy(stage + PRE + VALUES, a.flags + t * TILE, TILE, &full[s]);
                 } else {
                     gp__mbar_arrive(&full[s]); /* past the end, or the partial last tile (read from global) */
                 }
@@ -177,7 +199,8 @@ __global__ void __launch_bounds__(GP__SEL_RING_THREADS, GP__MIN_BLOCKS(GP__SEL_R
             const unsigned long long t = s_tile[s];
             if (t >= p.tiles) break;
             if ((t + 1) * TILE <= p.n) {
-                const uint32_t c = gp__select_ring_count<KIND, T, P, Fn, TILE>(gp__sel_ring + (size_t)s * STAGE, a.p);
+                const uint32_t c =
+                    gp__select_ring_count<KIND, T, P, Fn, TILE>(gp__sel_ring + (size_t)s * STAGE, a.p, t == 0);
                 if (lane == 0) gp__status_publish<S>(status, t, (S)c, epoch);
             }
             __syncwarp();
@@ -198,8 +221,11 @@ __global__ void __launch_bounds__(GP__SEL_RING_THREADS, GP__MIN_BLOCKS(GP__SEL_R
         if (t >= p.tiles) break;
         const size_t start = t * TILE;
         unsigned char *stage = gp__sel_ring + (size_t)s * STAGE;
+        T *values = reinterpret_cast<T *>(stage + PRE);
+        T edge[2]; /* unique: the element before the warp's first (and, unused, after its last) */
+        memset(edge, 0, sizeof edge);
         if (start + TILE <= p.n) { /* warp-striped out of the stage: conflict-free 16-byte reads */
-            const uint4 *src = reinterpret_cast<const uint4 *>(stage) + warp * 32 * ROWS + lane;
+            const uint4 *src = reinterpret_cast<const uint4 *>(values) + warp * 32 * ROWS + lane;
             uint4 w[ROWS];
 #pragma unroll
             for (int j = 0; j < ROWS; j++) w[j] = src[j * 32];
@@ -207,17 +233,22 @@ __global__ void __launch_bounds__(GP__SEL_RING_THREADS, GP__MIN_BLOCKS(GP__SEL_R
             if constexpr (FLAGS) {
 #pragma unroll
                 for (int j = 0; j < ROWS; j++) {
-                    const uint8_t *f = stage + VALUES + local0 + j * 32 * VEC;
+                    const uint8_t *f = stage + PRE + VALUES + local0 + j * 32 * VEC;
                     if constexpr (VEC > 1) fl[j] = gp__select_flag_bits<VEC>(f);
                     else fl[j] = *f != 0;
                 }
             }
+            /* warp 0's neighbour is the last of the 16 bytes before the tile (none for tile 0) */
+            if constexpr (HEADS)
+                if (lane == 0 && (warp > 0 || t > 0)) edge[0] = values[(int)(warp * 32 * ITEMS) - 1];
         } else {
             gp__select_load<T, ROWS, VEC, FLAGS>(x, fl, a.in, a.flags, start, p);
+            if constexpr (HEADS) gp__select_load_edges<T, ROWS, VEC>(edge, a.in, start, p.n);
         }
         __syncwarp();
         uint32_t kb[ITEMS], lp[ROWS];
-        gp__select_keep<KIND, T, P, Fn, ROWS, VEC>(kb, x, fl, start, local0, p.n, a.p);
+        if constexpr (HEADS) gp__select_heads<T, Fn, ROWS, VEC, false>(kb, x, edge, start, p.n);
+        else gp__select_keep<KIND, T, P, Fn, ROWS, VEC>(kb, x, fl, start, local0, p.n, a.p);
         const uint32_t wt = gp__scan_warp_rows<gp__op_sel_u32, ROWS, VEC>(kb, lp);
         if (lane == 0) s_wtot[warp] = wt;
         /* the warps' totals are in, and every scanning thread has read the stage */
@@ -230,8 +261,8 @@ __global__ void __launch_bounds__(GP__SEL_RING_THREADS, GP__MIN_BLOCKS(GP__SEL_R
             total += v;
         }
         const uint32_t valid = (uint32_t)(p.n - start < TILE ? p.n - start : TILE);
-        T *s_val = reinterpret_cast<T *>(stage);
-        uint32_t *s_idx = reinterpret_cast<uint32_t *>(stage);
+        T *s_val = values;
+        uint32_t *s_idx = reinterpret_cast<uint32_t *>(values);
         gp__mbar_wait(&counted[s], parity); /* the count warp is done with the stage too */
         gp__select_scatter<KIND, T, ROWS, VEC>(s_val, s_idx, x, kb, lp, before, total, valid, local0,
                                                a.rejected != NULL);
