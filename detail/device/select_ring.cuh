@@ -144,7 +144,7 @@ __global__ void __launch_bounds__(GP__SEL_RING_THREADS, GP__MIN_BLOCKS(GP__SEL_R
             gp__mbar_init(&full[s], 1);
             gp__mbar_init(&taken[s], 1);
             gp__mbar_init(&ready[s], 1);
-            gp__mbar_init(&counted[s], 1);
+            gp__mbar_init(&counted[s], 32); /* the count warp's lanes, each after its own reads */
             gp__mbar_init(&empty[s], GP__SEL_BLOCK + 32); /* the scanning threads and the count warp */
         }
         asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory"); /* visible to the copy engine */
@@ -203,9 +203,8 @@ __global__ void __launch_bounds__(GP__SEL_RING_THREADS, GP__MIN_BLOCKS(GP__SEL_R
                     gp__select_ring_count<KIND, T, P, Fn, TILE>(gp__sel_ring + (size_t)s * STAGE, a.p, t == 0);
                 if (lane == 0) gp__status_publish<S>(status, t, (S)c, epoch);
             }
-            __syncwarp();
-            if (lane == 0) gp__mbar_arrive(&counted[s]);
-            gp__mbar_arrive(&empty[s]); /* every lane, after its reads of the stage */
+            gp__mbar_arrive(&counted[s]); /* every lane, after its reads of the stage */
+            gp__mbar_arrive(&empty[s]);
         }
         return;
     }
