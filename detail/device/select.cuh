@@ -240,12 +240,14 @@ static __device__ __forceinline__ void gp__select_heads(uint32_t (&kb)[ROWS * VE
     for (int j = 0; j < ROWS; j++) {
         const T up = gp__shfl<GP__SHFL_UP>(x[j * VEC + VEC - 1], 1);
         const T last_row = gp__shfl<GP__SHFL_IDX>(x[(j > 0 ? j - 1 : 0) * VEC + VEC - 1], 31);
-        const T prev0 = lane > 0 ? up : j > 0 ? last_row : before;
+        /* gp__select, not ?: on the lane: nvcc unswitched the rows on `lane > 0` and ran
+         * every shuffle on a slow divergent path (unique on the ring at 36% of copy) */
+        const T prev0 = gp__select(lane > 0, up, j > 0 ? last_row : before);
         T next_last;
         if (TAILS) {
             const T down = gp__shfl<GP__SHFL_DOWN>(x[j * VEC], 1);
             const T first_row = gp__shfl<GP__SHFL_IDX>(x[(j < ROWS - 1 ? j + 1 : j) * VEC], 0);
-            next_last = lane < 31 ? down : j < ROWS - 1 ? first_row : after;
+            next_last = gp__select(lane < 31, down, j < ROWS - 1 ? first_row : after);
         }
         const size_t e0 = w0 + ((size_t)j * 32 + lane) * VEC;
 #pragma unroll
