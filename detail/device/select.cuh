@@ -264,6 +264,20 @@ static __device__ __forceinline__ void gp__select_heads(uint32_t (&kb)[ROWS * VE
     }
 }
 
+/* From the scanning warps' totals in shared memory: the tile's kept items before this
+ * warp's (`before`) and in all (`total`). */
+static __device__ __forceinline__ void gp__select_warps_before(const uint32_t *s_wtot, unsigned warp,
+                                                              uint32_t &before, uint32_t &total)
+{
+    before = total = 0;
+#pragma unroll
+    for (unsigned w = 0; w < GP__SEL_WARPS; w++) {
+        const uint32_t v = s_wtot[w];
+        before += w < warp ? v : 0u;
+        total += v;
+    }
+}
+
 /* Keep bits of select, partition and nonzero (unique and run-length: gp__select_heads):
  * the flag, or PRED(x, p) / x != 0 for elements below n. local0: the thread's first place
  * in the tile, as gp__select_load lays it out. */

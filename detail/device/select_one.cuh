@@ -129,13 +129,8 @@ __global__ void __launch_bounds__(GP__SEL_THREADS, GP__MIN_BLOCKS(GP__SEL_THREAD
             if (threadIdx.x == 0) s_head0 = kb[0] & 1;
         }
         asm volatile("bar.sync 1, %0;" ::"r"(GP__SEL_BLOCK) : "memory");
-        uint32_t before = 0, total = 0;
-#pragma unroll
-        for (unsigned w = 0; w < GP__SEL_WARPS; w++) {
-            const uint32_t v = s_wtot[w];
-            before += w < warp ? v : 0u;
-            total += v;
-        }
+        uint32_t before, total;
+        gp__select_warps_before(s_wtot, warp, before, total);
         if (threadIdx.x == 0) {
             S mine;
             if constexpr (RUNS) {

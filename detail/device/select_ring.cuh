@@ -252,13 +252,8 @@ __global__ void __launch_bounds__(GP__SEL_RING_THREADS, GP__MIN_BLOCKS(GP__SEL_R
         if (lane == 0) s_wtot[warp] = wt;
         /* the warps' totals are in, and every scanning thread has read the stage */
         asm volatile("bar.sync 1, %0;" ::"r"(GP__SEL_BLOCK) : "memory");
-        uint32_t before = 0, total = 0;
-#pragma unroll
-        for (unsigned w = 0; w < GP__SEL_WARPS; w++) {
-            const uint32_t v = s_wtot[w];
-            before += w < warp ? v : 0u;
-            total += v;
-        }
+        uint32_t before, total;
+        gp__select_warps_before(s_wtot, warp, before, total);
         const uint32_t valid = (uint32_t)(p.n - start < TILE ? p.n - start : TILE);
         T *s_val = values;
         uint32_t *s_idx = reinterpret_cast<uint32_t *>(values);
