@@ -255,7 +255,7 @@ static void check_one(bufs &b, size_t n, double rate, int off, int maxrun)
 template <class T>
 static void check_type(bufs &b, size_t max_n)
 {
-    const size_t sizes[] = {1, 31, 32, 33, 1023, 1025, 4096, 4097, 65537, 1048573, 1u << 20, (1u << 24) + 7};
+    const size_t sizes[] = {1, 31, 32, 33, 1023, 1025, 4096, 4097, 8191, 12289, 65537, 1048573, 1u << 20, (1u << 24) + 7};
     const double rates[] = {0.0, 0.001, 0.5, 1.0};
     const int small = gp_t_small();
     for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++) {
