@@ -174,22 +174,6 @@ static cudaError_t gp__sscan_run(const Job &job, size_t n, cudaStream_t s)
     });
 }
 
-/* gp_{inclusive,exclusive}_segmented_scan_<name> */
-template <class Op>
-static cudaError_t gp__segmented_scan(typename Op::type *d_out, const typename Op::type *d_in, const uint8_t *d_heads,
-                                      size_t n, cudaStream_t s, int inclusive)
-{
-    typedef typename Op::type T;
-    if (n == 0) return cudaSuccess;
-    if (d_out == NULL || d_in == NULL || d_heads == NULL || n > SIZE_MAX / 2 / sizeof(T)) return cudaErrorInvalidValue;
-    const size_t bytes = n * sizeof(T);
-    /* in place, or apart: a partial overlap would let one tile overwrite another's input */
-    if (d_out != d_in && gp__ranges_overlap(d_in, bytes, d_out, bytes)) return cudaErrorInvalidValue;
-    if (gp__ranges_overlap(d_heads, n, d_out, bytes)) return cudaErrorInvalidValue;
-    gp__sscan_job<Op> job = {d_out, d_in, d_heads, n, inclusive};
-    return gp__sscan_run(job, n, s);
-}
-
 /* gp_reduce_by_key_<name> */
 template <class Op, class K, class EqS>
 static cudaError_t gp__reduce_by_key(K *d_keys_out, typename Op::type *d_values_out, uint64_t *d_runs, const K *d_keys,

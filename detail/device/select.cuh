@@ -145,30 +145,6 @@ struct gp__sel_default_fn {
     static __device__ __forceinline__ bool eq(const T &a, const T &b) { return a == b; }
 };
 
-/* Bit k set where the k-th of VEC flag bytes at f (aligned to VEC; global or shared
- * memory) is nonzero; VEC > 1. */
-template <int VEC>
-static __device__ __forceinline__ uint32_t gp__select_flag_bits(const uint8_t *f)
-{
-    uint32_t bits = 0;
-    if constexpr (VEC == 2) {
-        const uint32_t w = *reinterpret_cast<const uint16_t *>(f);
-        bits = (w & 0xffu ? 1u : 0u) | (w & 0xff00u ? 2u : 0u);
-    } else if constexpr (VEC == 4) {
-        const uint32_t w = *reinterpret_cast<const uint32_t *>(f);
-        bits = __vcmpne4(w, 0u) & 0x01010101u;
-        bits = (bits | bits >> 7 | bits >> 14 | bits >> 21) & 0xfu;
-    } else if constexpr (VEC == 8 || VEC == 16) {
-#pragma unroll
-        for (int h = 0; h < VEC / 4; h++) {
-            uint32_t w = *reinterpret_cast<const uint32_t *>(f + 4 * h);
-            w = __vcmpne4(w, 0u) & 0x01010101u;
-            bits |= ((w | w >> 7 | w >> 14 | w >> 21) & 0xfu) << (4 * h);
-        }
-    }
-    return bits;
-}
-
 /* Loads a thread's items of the tile starting at `start`: vector (j, lane) of warp w holds
  * elements start + w * 32 * ITEMS + (j * 32 + lane) * VEC + k (k < VEC). Elements past n
  * are not loaded (their keep bits are 0). fl[j]: bit k = flags of element k of vector j. */
@@ -204,7 +180,7 @@ static __device__ __forceinline__ void gp__select_load(T (&x)[ROWS * VEC], uint3
             const size_t e = e0 + (size_t)j * 32 * VEC;
             uint32_t bits = 0;
             if (whole && p.flags_vec && VEC > 1) {
-                bits = gp__select_flag_bits<VEC>(flags + e);
+                bits = gp__flag_bits<VEC>(flags + e);
             } else {
 #pragma unroll
                 for (int k = 0; k < VEC; k++)

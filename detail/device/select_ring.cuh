@@ -233,7 +233,7 @@ __global__ void __launch_bounds__(GP__SEL_RING_THREADS, GP__MIN_BLOCKS(GP__SEL_R
 #pragma unroll
                 for (int j = 0; j < ROWS; j++) {
                     const uint8_t *f = stage + PRE + VALUES + local0 + j * 32 * VEC;
-                    if constexpr (VEC > 1) fl[j] = gp__select_flag_bits<VEC>(f);
+                    if constexpr (VEC > 1) fl[j] = gp__flag_bits<VEC>(f);
                     else fl[j] = *f != 0;
                 }
             }

@@ -158,6 +158,32 @@ static __device__ __forceinline__ void gp__store_elem(T *p, const T &v)
     }
 }
 
+/* Bit k set where the k-th of VEC flag bytes at f (aligned to VEC; global or shared
+ * memory) is nonzero (VEC 1, 2, 4, 8 or 16). */
+template <int VEC>
+static __device__ __forceinline__ uint32_t gp__flag_bits(const uint8_t *f)
+{
+    uint32_t bits = 0;
+    if constexpr (VEC == 1) {
+        bits = *f != 0;
+    } else if constexpr (VEC == 2) {
+        const uint32_t w = *reinterpret_cast<const uint16_t *>(f);
+        bits = (w & 0xffu ? 1u : 0u) | (w & 0xff00u ? 2u : 0u);
+    } else if constexpr (VEC == 4) {
+        const uint32_t w = *reinterpret_cast<const uint32_t *>(f);
+        bits = __vcmpne4(w, 0u) & 0x01010101u;
+        bits = (bits | bits >> 7 | bits >> 14 | bits >> 21) & 0xfu;
+    } else if constexpr (VEC == 8 || VEC == 16) {
+#pragma unroll
+        for (int h = 0; h < VEC / 4; h++) {
+            uint32_t w = *reinterpret_cast<const uint32_t *>(f + 4 * h);
+            w = __vcmpne4(w, 0u) & 0x01010101u;
+            bits |= ((w | w >> 7 | w >> 14 | w >> 21) & 0xfu) << (4 * h);
+        }
+    }
+    return bits;
+}
+
 /* A load that bypasses L1: for values other blocks wrote during this kernel. */
 template <class T>
 static __device__ __forceinline__ T gp__load_cg(const T *p)

@@ -1,0 +1,314 @@
+/* detail/device/segmented_scan_ring.cuh -- the segmented scan on the scan's grid design
+ * (device/scan_kernels.cuh): a ring of shared-memory stages filled by bulk copies, a reduce
+ * warp that publishes each tile's total as soon as the tile lands, look-ahead warps, and
+ * scanning warps that never wait for a tile's data once its prefix is known. For values
+ * that move as 16-byte vectors, with the values, the output and the head flags on 16-byte
+ * boundaries, on sm_90 code; other calls, and reduce-by-key, run on gp__sscan_kernel
+ * (segmented_scan.cuh).
+ *
+ * Why: gp__sscan_kernel holds one tile a block and publishes its total only after the
+ * block has loaded and scanned it, so each prefix waits on other blocks' loads (H100:
+ * 23% of copy at 2^28). The scan over pairs is the one of segmented_scan.cuh: (value,
+ * head) under the segmented operator gp__seg_op, folded in index order, so the result is
+ * bitwise the same on every run.
+ * Level 4: needs segmented_scan.cuh, scan_kernels.cuh, agent/ring.cuh, agent/look_ahead.cuh,
+ * util/mbarrier.cuh. */
+#ifndef GPUPRIMS_DETAIL_SEGMENTED_SCAN_RING_CUH
+#define GPUPRIMS_DETAIL_SEGMENTED_SCAN_RING_CUH
+
+#include <stddef.h>
+#include <stdint.h>
+#include "segmented_scan.cuh"
+
+#define GP__SSR_WARPS 8                          /* scanning warps a block */
+#define GP__SSR_BLOCK (GP__SSR_WARPS * 32)       /* scanning threads */
+#define GP__SSR_THREADS (GP__SSR_BLOCK + 128)    /* + producer, look-ahead, reduce, second look-ahead warps */
+#ifndef GP__SSR_STAGES
+#define GP__SSR_STAGES 4 /* ring depth, in tiles: 80 KB a block for f32 */
+#endif
+#ifndef GP__SSR_RAMP
+#define GP__SSR_RAMP 3   /* stages first filled one at a time (agent/ring.cuh) */
+#endif
+
+/* Elements a tile: 256 threads x 64 bytes of values, as the scan. */
+static inline GP__HD size_t gp__ssr_tile(size_t elem) { return (size_t)GP__SSR_BLOCK * gp__scan_vec(elem) * gp__scan_rows(elem); }
+/* Bytes of a stage: the tile's values, then its head flags. */
+static inline GP__HD size_t gp__ssr_stage(size_t elem) { return gp__ssr_tile(elem) * (elem + 1); }
+
+#ifdef __CUDACC__
+#include "scan_kernels.cuh"
+#include "../util/mbarrier.cuh"
+#include "../agent/ring.cuh"
+
+/* Whether a call runs on the ring: values that move as 16-byte vectors, on 16-byte
+ * boundaries, and head flags there too. */
+template <class T>
+static inline bool gp__ssr_ok(const void *out, const void *in, const uint8_t *heads)
+{
+    return gp__scan_vec(sizeof(T)) * sizeof(T) == 16 && (uintptr_t)out % 16 == 0 && (uintptr_t)in % 16 == 0 &&
+           (uintptr_t)heads % 16 == 0;
+}
+
+/* A whole tile's total by one warp, in index order, from its stage: lane l folds the l-th
+ * 32nd of the tile (R vectors), starting at vector l % R and wrapping so that the lanes'
+ * 16-byte reads fall in different banks; the vectors before the wrap point are folded
+ * apart and put first (gp__scan_tile_total's order). `first`: tile 0, whose element 0 is
+ * a head whatever its flag. */
+template <class Op, int TILE>
+static __device__ __forceinline__ typename gp__seg_op<Op>::type gp__ssr_tile_total(const unsigned char *stage, bool first)
+{
+    typedef gp__seg_op<Op> POp;
+    typedef typename POp::type pair;
+    typedef typename Op::type T;
+    enum { VEC = gp__scan_vec(sizeof(T)), R = TILE / VEC / 32 };
+    const unsigned lane = gp__lane_id(), start = lane % R;
+    const uint8_t *heads = stage + (size_t)TILE * sizeof(T);
+    pair head = POp::identity(), tail = POp::identity();
+#pragma unroll 4
+    for (unsigned r = 0; r < R; r++) {
+        const unsigned k = (r + start) % R, u = lane * R + k; /* the vector's index in the tile */
+        const uint4 w = reinterpret_cast<const uint4 *>(stage)[u];
+        T e[VEC];
+        memcpy(e, &w, sizeof w);
+        const uint32_t hb = gp__flag_bits<VEC>(heads + (size_t)u * VEC) | (first && u == 0 ? 1u : 0u);
+        pair f;
+        f.v = e[0];
+        f.h = hb & 1u;
+#pragma unroll
+        for (int q = 1; q < VEC; q++) {
+            pair x;
+            x.v = e[q];
+            x.h = hb >> q & 1u;
+            f = POp::apply(f, x);
+        }
+        if (k >= start) tail = POp::apply(tail, f);
+        else head = POp::apply(head, f);
+    }
+    __syncwarp();
+    return gp__warp_reduce<POp>(POp::apply(head, tail));
+}
+
+/* Threads: GP__SSR_BLOCK scanning threads, then the producer, look-ahead part 0, reduce and
+ * look-ahead part 1 warps. Named barriers: 1 the scanning warps, 2 the look-ahead warps.
+ * Dynamic shared memory: `stages` stages of gp__ssr_stage bytes. sm_90+. */
+template <class Op>
+__global__ void __launch_bounds__(GP__SSR_THREADS, GP__MIN_BLOCKS(GP__SSR_THREADS, 2))
+    gp__ssr_kernel(typename Op::type *out, const typename Op::type *in, const uint8_t *heads, size_t n, size_t tiles,
+                   int inclusive, char *scratch, uint32_t epoch, unsigned stages)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    typedef gp__seg_op<Op> POp;
+    typedef typename POp::type pair;
+    typedef typename Op::type T;
+    enum { VEC = gp__scan_vec(sizeof(T)), ROWS = gp__scan_rows(sizeof(T)), ITEMS = VEC * ROWS,
+           TILE = GP__SSR_BLOCK * ITEMS, SMAX = GP__SCAN_STAGES_MAX };
+    constexpr unsigned VALUES = (unsigned)(TILE * sizeof(T)), STAGE = VALUES + TILE;
+    extern __shared__ __align__(128) unsigned char gp__ssr_ring[];
+    __shared__ uint64_t full[SMAX], taken[SMAX], ready[SMAX], empty[SMAX];
+    __shared__ unsigned long long s_tile[SMAX], s_ahead_tile[2];
+    __shared__ pair s_prefix[SMAX], s_warp[SMAX][GP__SSR_WARPS], s_xchg[2 * gp__scan_nb(sizeof(pair))];
+    unsigned long long *counter = reinterpret_cast<unsigned long long *>(scratch);
+    uint64_t *status = reinterpret_cast<uint64_t *>(scratch + gp__sscan_status_offset());
+    const unsigned warp = threadIdx.x >> 5, lane = gp__lane_id();
+
+    if (threadIdx.x == 0) {
+        for (unsigned s = 0; s < stages; s++) {
+            gp__mbar_init(&full[s], 1);
+            gp__mbar_init(&taken[s], 1);
+            gp__mbar_init(&ready[s], 1);
+            gp__mbar_init(&empty[s], GP__SSR_BLOCK + 32); /* the scanning threads and the reduce warp */
+        }
+        asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory"); /* visible to the copy engine */
+    }
+    gp__chain_wait(); /* the stream's earlier work is done: it may have used this status region */
+    __syncthreads();
+
+    if (warp == GP__SSR_WARPS) { /* producer */
+        if (lane == 0) {
+            const unsigned ramp = GP__SSR_RAMP < stages ? GP__SSR_RAMP : stages - 1;
+            for (unsigned i = 0;; i++) {
+                const unsigned s = i % stages;
+                const unsigned long long t = gp__ring_take(i, stages, ramp, full, taken, empty, s_tile, counter);
+                if (t < tiles && (t + 1) * TILE <= n) {
+                    unsigned char *stage = gp__ssr_ring + (size_t)s * STAGE;
+                    gp__mbar_arrive_expect(&full[s], STAGE);
+                    gp__bulk_copy(stage, reinterpret_cast<const unsigned char *>(in + t * TILE), VALUES, &full[s]);
+                    gp__bulk_copy(stage + VALUES, heads + t * TILE, TILE, &full[s]);
+                } else {
+                    gp__mbar_arrive(&full[s]); /* past the end, or the partial last tile (read from global) */
+                }
+                if (t >= tiles) break;
+            }
+            /* every block's producer has taken its last tile: the last one back resets the
+             * counters for the next call on this region (status memory) */
+            gp__last_block_reset(counter + 1, counter, 1);
+        }
+        return;
+    }
+    if (warp == GP__SSR_WARPS + 1 || warp == GP__SSR_WARPS + 3) { /* look-ahead, parts 0 and 1 */
+        const unsigned part_id = warp == GP__SSR_WARPS + 3, parts = gp__scan_aheads(sizeof(pair));
+        if (part_id >= parts) return;
+        gp__scan_ahead<pair> ahead = {POp::identity(), 0, 0};
+        for (unsigned i = 0;; i++) {
+            const unsigned s = i % stages;
+            const unsigned long long t = gp__ring_ahead_tile(i, stages, taken, s_tile, s_ahead_tile, part_id, parts, lane);
+            if (t >= tiles) break;
+            const pair pre = gp__scan_look_ahead<POp>(status, epoch, t, ahead, 0, part_id, parts, s_xchg);
+            if (part_id == 0 && lane == 0) {
+                s_prefix[s] = pre;
+                gp__mbar_arrive(&ready[s]);
+            }
+            __syncwarp(); /* converged again for the barrier and the shuffles ahead */
+        }
+        return;
+    }
+    if (warp == GP__SSR_WARPS + 2) { /* reduce: publishes each tile's total as soon as its data is in */
+        for (unsigned i = 0;; i++) {
+            const unsigned s = i % stages;
+            gp__mbar_wait(&full[s], (i / stages) & 1);
+            const unsigned long long t = s_tile[s];
+            if (t >= tiles) break;
+            if ((t + 1) * TILE <= n) { /* the partial last tile: no tile after it needs its total */
+                const pair agg = gp__ssr_tile_total<Op, TILE>(gp__ssr_ring + (size_t)s * STAGE, t == 0);
+                if (lane == 0) gp__status_publish<pair>(status, t, agg, epoch);
+            }
+            gp__mbar_arrive(&empty[s]); /* every lane, after its reads of the stage */
+        }
+        return;
+    }
+
+    /* scanning warps: vector (j, lane) of warp w is the tile's vector w * 32 * ROWS + j * 32 + lane */
+    const size_t local0 = (size_t)warp * 32 * ITEMS + (size_t)lane * VEC; /* + j * 32 * VEC + k */
+    for (unsigned i = 0;; i++) {
+        const unsigned s = i % stages, parity = (i / stages) & 1;
+        gp__mbar_wait(&full[s], parity);
+        const unsigned long long t = s_tile[s];
+        if (t >= tiles) break;
+        const size_t start = t * TILE;
+        const bool whole = start + TILE <= n;
+        pair x[ITEMS];
+        uint32_t hb = 0; /* bit j * VEC + k: element (j, k) is a head */
+        if (whole) { /* warp-striped out of the stage: conflict-free 16-byte reads */
+            const unsigned char *stage = gp__ssr_ring + (size_t)s * STAGE;
+            const uint4 *src = reinterpret_cast<const uint4 *>(stage) + warp * 32 * ROWS + lane;
+#pragma unroll
+            for (int j = 0; j < ROWS; j++) {
+                const uint4 w = src[j * 32];
+                T e[VEC];
+                memcpy(e, &w, sizeof w);
+                hb |= gp__flag_bits<VEC>(stage + VALUES + local0 + j * 32 * VEC) << (j * VEC);
+#pragma unroll
+                for (int k = 0; k < VEC; k++) x[j * VEC + k].v = e[k];
+            }
+        } else {
+#pragma unroll
+            for (int j = 0; j < ROWS; j++)
+#pragma unroll
+                for (int k = 0; k < VEC; k++) {
+                    const size_t e = start + local0 + j * 32 * VEC + k;
+                    x[j * VEC + k].v = e < n ? gp__load_elem(in + e) : Op::identity();
+                    hb |= (e < n && heads[e] != 0 ? 1u : 0u) << (j * VEC + k);
+                }
+        }
+        if (t == 0 && warp == 0 && lane == 0) hb |= 1u; /* element 0 is a head */
+#pragma unroll
+        for (int q = 0; q < ITEMS; q++) x[q].h = hb >> q & 1u;
+        __syncwarp();
+        pair lane_prefix[ROWS];
+        const pair carry = gp__scan_warp_rows<POp, ROWS, VEC>(x, lane_prefix);
+        if (lane == 0) s_warp[s][warp] = carry;
+        asm volatile("bar.sync 1, %0;" ::"r"(GP__SSR_BLOCK) : "memory"); /* scanning warps only */
+        /* the warps before this one, in warp order (the tile's total is the reduce warp's) */
+        pair base = POp::identity();
+        if (warp > 0) {
+            base = s_warp[s][0];
+            for (unsigned w = 1; w < warp; w++) base = POp::apply(base, s_warp[s][w]);
+        }
+        gp__mbar_wait(&ready[s], parity);
+        if (t > 0) base = POp::apply(s_prefix[s], base);
+        /* every thread, after its reads of the stage, tile index, warp totals, prefix */
+        asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+        gp__mbar_arrive(&empty[s]);
+        gp__scan_finish<POp, ROWS, VEC>(x, lane_prefix, base, inclusive);
+        /* exclusive: a head starts its segment at the identity, whatever came before */
+        T y[ITEMS];
+#pragma unroll
+        for (int q = 0; q < ITEMS; q++) y[q] = !inclusive && (hb >> q & 1u) ? Op::identity() : x[q].v;
+        if (whole) {
+            uint4 *dst = reinterpret_cast<uint4 *>(out + start + local0);
+#pragma unroll
+            for (int j = 0; j < ROWS; j++) {
+                uint4 w;
+                memcpy(&w, y + j * VEC, sizeof w);
+                dst[j * 32] = w;
+            }
+        } else {
+#pragma unroll
+            for (int j = 0; j < ROWS; j++)
+#pragma unroll
+                for (int k = 0; k < VEC; k++) {
+                    const size_t e = start + local0 + j * 32 * VEC + k;
+                    if (e < n) gp__store_elem(out + e, y[j * VEC + k]);
+                }
+        }
+    }
+#endif
+}
+
+/* The ring launch of a segmented scan (arguments checked, n > 0, gp__ssr_ok). */
+template <class Op>
+static cudaError_t gp__ssr_run(typename Op::type *out, const typename Op::type *in, const uint8_t *heads, size_t n,
+                               int inclusive, const gp__device &dev, cudaStream_t s)
+{
+    typedef typename gp__seg_op<Op>::type pair;
+    typedef typename Op::type T;
+    const size_t tile = gp__ssr_tile(sizeof(T)), tiles = gp__ceil_div(n, tile), stage = gp__ssr_stage(sizeof(T));
+    if (tiles > GP__GRID_MAX) return cudaErrorInvalidValue;
+    /* as many stages as leave room for two blocks an SM, up to GP__SSR_STAGES */
+    const size_t room = (size_t)dev.smem_block / 2 / stage;
+    const unsigned stages = (unsigned)(room < GP__SSR_STAGES ? room : GP__SSR_STAGES);
+    const int smem = (int)(stages * stage);
+    void (*kernel)(T *, const T *, const uint8_t *, size_t, size_t, int, char *, uint32_t, unsigned) = gp__ssr_kernel<Op>;
+    GP__TRY(gp__kernel_load<gp__ssr_kernel<Op>>(smem));
+    static gp__device_cache<int> fits;
+    int fit = 0;
+    GP__TRY(gp__blocks_per_sm(fits, dev.id, 0, kernel, GP__SSR_THREADS, (size_t)smem, &fit));
+    const size_t most = (size_t)fit * dev.sms;
+    gp__launch_shape shape = {GP__GRID, (unsigned)(tiles < most ? tiles : most), GP__SSR_THREADS, 0, 0, 0, 0, 0, 0};
+    shape.smem_bytes = (size_t)smem;
+    shape.scratch_bytes = shape.scratch_zeroed = gp__sscan_status_offset() + tiles * gp__status_words(sizeof(pair)) * 8;
+    shape.scratch_wait = 1;
+    shape.status_kept = GP__STATUS_SEGMENTED_SCAN;
+    shape.chain = 1;
+    return gp__launch_device_wide(shape, dev.id, s, [&](const cudaLaunchConfig_t &cfg, void *scratch, uint32_t epoch) {
+        return cudaLaunchKernelEx(&cfg, kernel, out, in, heads, n, tiles, inclusive, (char *)scratch, epoch, stages);
+    });
+}
+
+/* gp_{inclusive,exclusive}_segmented_scan_<name>: on the ring where it applies, else gp__sscan_kernel */
+template <class Op>
+static cudaError_t gp__segmented_scan(typename Op::type *d_out, const typename Op::type *d_in, const uint8_t *d_heads,
+                                      size_t n, cudaStream_t s, int inclusive)
+{
+    typedef typename Op::type T;
+    if (n == 0) return cudaSuccess;
+    if (d_out == NULL || d_in == NULL || d_heads == NULL || n > SIZE_MAX / 2 / sizeof(T)) return cudaErrorInvalidValue;
+    const size_t bytes = n * sizeof(T);
+    /* in place, or apart: a partial overlap would let one tile overwrite another's input */
+    if (d_out != d_in && gp__ranges_overlap(d_in, bytes, d_out, bytes)) return cudaErrorInvalidValue;
+    if (gp__ranges_overlap(d_heads, n, d_out, bytes)) return cudaErrorInvalidValue;
+    if constexpr (gp__scan_vec(sizeof(T)) * sizeof(T) == 16) {
+        if (gp__ssr_ok<T>(d_out, d_in, d_heads)) {
+            const gp__stream_device on(s);
+            GP__TRY(on.err);
+            gp__device dev;
+            GP__TRY(gp__device_query(&dev, on.dev));
+            if (dev.cluster_ok) return gp__ssr_run<Op>(d_out, d_in, d_heads, n, inclusive, dev, s); /* sm_90 code */
+        }
+    }
+    gp__sscan_job<Op> job = {d_out, d_in, d_heads, n, inclusive};
+    return gp__sscan_run(job, n, s);
+}
+
+#endif /* __CUDACC__ */
+#endif /* GPUPRIMS_DETAIL_SEGMENTED_SCAN_RING_CUH */
