@@ -174,28 +174,5 @@ static cudaError_t gp__sscan_run(const Job &job, size_t n, cudaStream_t s)
     });
 }
 
-/* gp_reduce_by_key_<name> */
-template <class Op, class K, class EqS>
-static cudaError_t gp__reduce_by_key(K *d_keys_out, typename Op::type *d_values_out, uint64_t *d_runs, const K *d_keys,
-                                     const typename Op::type *d_values, size_t n, cudaStream_t s)
-{
-    typedef typename Op::type T;
-    if (d_runs == NULL) return cudaErrorInvalidValue;
-    if (n == 0) return cudaMemsetAsync(d_runs, 0, sizeof(uint64_t), s);
-    if (d_keys_out == NULL || d_values_out == NULL || d_keys == NULL || d_values == NULL ||
-        n > SIZE_MAX / 2 / (sizeof(T) > sizeof(K) ? sizeof(T) : sizeof(K)))
-        return cudaErrorInvalidValue;
-    /* the outputs may not overlap the inputs (later tiles read them) or each other */
-    const size_t kb = n * sizeof(K), vb = n * sizeof(T);
-    if (gp__ranges_overlap(d_keys_out, kb, d_keys, kb) || gp__ranges_overlap(d_keys_out, kb, d_values, vb) ||
-        gp__ranges_overlap(d_values_out, vb, d_keys, kb) || gp__ranges_overlap(d_values_out, vb, d_values, vb) ||
-        gp__ranges_overlap(d_keys_out, kb, d_values_out, vb) || gp__ranges_overlap(d_runs, 8, d_keys_out, kb) ||
-        gp__ranges_overlap(d_runs, 8, d_values_out, vb) || gp__ranges_overlap(d_runs, 8, d_keys, kb) ||
-        gp__ranges_overlap(d_runs, 8, d_values, vb))
-        return cudaErrorInvalidValue;
-    gp__rbk_job<Op, K, EqS> job = {d_keys_out, d_values_out, d_runs, d_keys, d_values, n};
-    return gp__sscan_run(job, n, s);
-}
-
 #endif /* __CUDACC__ */
 #endif /* GPUPRIMS_DETAIL_SEGMENTED_SCAN_CUH */

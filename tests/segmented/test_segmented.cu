@@ -449,7 +449,7 @@ extern "C" void test_segmented_scan_gpu(void)
     uint64_t st = gp_t_state(341);
     const size_t cap = gp_t_small() ? 65537 : 1048573;
     static const unsigned every[] = {0, 1, 8, 1024};
-    /* and even sizes of whole tiles (aligned: the ring kernel; odd sizes run misaligned or in place) */
+    /* and even sizes of whole tiles (aligned: the ring kernels; odd sizes run misaligned, or in place) */
     static const size_t sscan_sizes[] = {1, 31, 32, 33, 1023, 1025, 4097, 8192, 12290, 65537, 1048572, 1048573};
 #define SSCAN_ROW(name, T, op, kind, OP, ID)                                                                \
     for (size_t n : sscan_sizes) {                                                                          \
@@ -463,7 +463,7 @@ extern "C" void test_segmented_scan_gpu(void)
     GP__OP_INSTANCES(SSCAN_ROW)
 #undef SSCAN_ROW
 #define RBK_ROW(name, K, T, op)                                                                             \
-    for (size_t n : edge_sizes) {                                                                           \
+    for (size_t n : sscan_sizes) {                                                                          \
         if (n > cap) continue;                                                                              \
         check_rbk<href_##op, K, gp_t_eq<K>>(#name, gp_reduce_by_key_##name, n, 8, 0, (unsigned)(n % 2), &st); \
         if (n <= 70000) {                                                                                   \
