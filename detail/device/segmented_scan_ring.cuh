@@ -27,7 +27,7 @@
 #define GP__SSR_STAGES 4 /* ring depth, in tiles: 80 KB a block for f32 */
 #endif
 #ifndef GP__RBKR_MIN_BLOCKS
-/* reduce-by-key: blocks an SM the registers must allow. One (up to 168 registers, no spills)
+/* reduce-by-key: blocks an SM the registers must allow. One (98-101 registers, no spills)
  * ran runs of 1 / 8 / 1024 at 2^28 in 3053 / 1609 / 1506 us on the H100, two (80 registers,
  * 172-196 bytes spilled) in 3333 / 1635 / 1515 us, one run. */
 #define GP__RBKR_MIN_BLOCKS 1
