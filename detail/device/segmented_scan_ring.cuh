@@ -36,15 +36,15 @@
 #define GP__SSR_RAMP 3   /* stages first filled one at a time (agent/ring.cuh) */
 #endif
 
+#ifdef __CUDACC__ /* (gpuprims.cuh is also C: the host helpers below are CUDA-only too) */
+#include "scan_kernels.cuh"
+#include "../util/mbarrier.cuh"
+#include "../agent/ring.cuh"
+
 /* Elements a tile: 256 threads x 64 bytes of values, as the scan. */
 static inline GP__HD size_t gp__ssr_tile(size_t elem) { return (size_t)GP__SSR_BLOCK * gp__scan_vec(elem) * gp__scan_rows(elem); }
 /* Bytes of a stage: the tile's values, then its head flags. */
 static inline GP__HD size_t gp__ssr_stage(size_t elem) { return gp__ssr_tile(elem) * (elem + 1); }
-
-#ifdef __CUDACC__
-#include "scan_kernels.cuh"
-#include "../util/mbarrier.cuh"
-#include "../agent/ring.cuh"
 
 /* Whether a call runs on the ring: values that move as 16-byte vectors, on 16-byte
  * boundaries, and head flags there too. */
