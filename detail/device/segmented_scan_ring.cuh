@@ -96,6 +96,47 @@ static __device__ __forceinline__ typename gp__seg_op<Op>::type gp__ssr_tile_tot
 
 /* ---- the roles every ring kernel of this file runs ---------------------------------------- */
 
+/* One thread sets up the ring's barriers for `stages` stages (full, taken, ready: one
+ * arrival; empty: the scanning threads and the reduce warp) where the copy engine sees
+ * them; then every thread waits for the stream's earlier work (it may have used this
+ * status region) and for the set-up. */
+static __device__ __forceinline__ void gp__ssr_start(unsigned stages, uint64_t *full, uint64_t *taken, uint64_t *ready,
+                                                     uint64_t *empty)
+{
+    if (threadIdx.x == 0) {
+        for (unsigned s = 0; s < stages; s++) {
+            gp__mbar_init(&full[s], 1);
+            gp__mbar_init(&taken[s], 1);
+            gp__mbar_init(&ready[s], 1);
+            gp__mbar_init(&empty[s], GP__SSR_BLOCK + 32);
+        }
+        asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+    }
+    gp__chain_wait();
+    __syncthreads();
+}
+
+/* The scanning warps' scan of a tile's pairs by rows (gp__scan_warp_rows: lane_prefix),
+ * their totals through `s_warp` (one named barrier, 1), and the return: the pairs of the
+ * warps before this one, in warp order. */
+template <class POp, int ROWS, int VEC>
+static __device__ __forceinline__ typename POp::type gp__ssr_scan_rows(const typename POp::type (&x)[ROWS * VEC],
+                                                                      typename POp::type (&lane_prefix)[ROWS],
+                                                                      typename POp::type *s_warp, unsigned warp,
+                                                                      unsigned lane)
+{
+    typedef typename POp::type pair;
+    const pair carry = gp__scan_warp_rows<POp, ROWS, VEC>(x, lane_prefix);
+    if (lane == 0) s_warp[warp] = carry;
+    asm volatile("bar.sync 1, %0;" ::"r"(GP__SSR_BLOCK) : "memory"); /* scanning warps only */
+    pair base = POp::identity();
+    if (warp > 0) {
+        base = s_warp[0];
+        for (unsigned w = 1; w < warp; w++) base = POp::apply(base, s_warp[w]);
+    }
+    return base;
+}
+
 /* The producer thread: takes tiles into stages (agent/ring.cuh). A whole tile (ending at
  * or below n) arrives by the bulk copies `copy(stage, t, &full)` issues, with their bytes
  * expected; any other arrives at once (read from global memory, or past the end). Then the
@@ -186,17 +227,7 @@ __global__ void __launch_bounds__(GP__SSR_THREADS, GP__MIN_BLOCKS(GP__SSR_THREAD
     uint64_t *status = reinterpret_cast<uint64_t *>(scratch + gp__sscan_status_offset());
     const unsigned warp = threadIdx.x >> 5, lane = gp__lane_id();
 
-    if (threadIdx.x == 0) {
-        for (unsigned s = 0; s < stages; s++) {
-            gp__mbar_init(&full[s], 1);
-            gp__mbar_init(&taken[s], 1);
-            gp__mbar_init(&ready[s], 1);
-            gp__mbar_init(&empty[s], GP__SSR_BLOCK + 32); /* the scanning threads and the reduce warp */
-        }
-        asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory"); /* visible to the copy engine */
-    }
-    gp__chain_wait(); /* the stream's earlier work is done: it may have used this status region */
-    __syncthreads();
+    gp__ssr_start(stages, full, taken, ready, empty);
 
     if (warp == GP__SSR_WARPS) { /* producer */
         if (lane == 0)
@@ -259,15 +290,7 @@ __global__ void __launch_bounds__(GP__SSR_THREADS, GP__MIN_BLOCKS(GP__SSR_THREAD
         for (int q = 0; q < ITEMS; q++) x[q].h = hb >> q & 1u;
         __syncwarp();
         pair lane_prefix[ROWS];
-        const pair carry = gp__scan_warp_rows<POp, ROWS, VEC>(x, lane_prefix);
-        if (lane == 0) s_warp[s][warp] = carry;
-        asm volatile("bar.sync 1, %0;" ::"r"(GP__SSR_BLOCK) : "memory"); /* scanning warps only */
-        /* the warps before this one, in warp order (the tile's total is the reduce warp's) */
-        pair base = POp::identity();
-        if (warp > 0) {
-            base = s_warp[s][0];
-            for (unsigned w = 1; w < warp; w++) base = POp::apply(base, s_warp[s][w]);
-        }
+        pair base = gp__ssr_scan_rows<POp, ROWS, VEC>(x, lane_prefix, s_warp[s], warp, lane);
         gp__mbar_wait(&ready[s], parity);
         if (t > 0) base = POp::apply(s_prefix[s], base);
         /* every thread, after its reads of the stage, tile index, warp totals, prefix */
@@ -425,17 +448,7 @@ __global__ void __launch_bounds__(GP__SSR_THREADS, GP__MIN_BLOCKS(GP__SSR_THREAD
     uint64_t *status = reinterpret_cast<uint64_t *>(scratch + gp__sscan_status_offset());
     const unsigned warp = threadIdx.x >> 5, lane = gp__lane_id();
 
-    if (threadIdx.x == 0) {
-        for (unsigned s = 0; s < stages; s++) {
-            gp__mbar_init(&full[s], 1);
-            gp__mbar_init(&taken[s], 1);
-            gp__mbar_init(&ready[s], 1);
-            gp__mbar_init(&empty[s], GP__SSR_BLOCK + 32); /* the scanning threads and the reduce warp */
-        }
-        asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory"); /* visible to the copy engine */
-    }
-    gp__chain_wait(); /* the stream's earlier work is done: it may have used this status region */
-    __syncthreads();
+    gp__ssr_start(stages, full, taken, ready, empty);
 
     if (warp == GP__SSR_WARPS) { /* producer */
         if (lane == 0)
@@ -511,14 +524,7 @@ __global__ void __launch_bounds__(GP__SSR_THREADS, GP__MIN_BLOCKS(GP__SSR_THREAD
         for (int q = 0; q < ITEMS; q++) x[q].h = hb >> q & 1u;
         __syncwarp();
         pair lane_prefix[ROWS];
-        const pair carry = gp__scan_warp_rows<POp, ROWS, VEC>(x, lane_prefix);
-        if (lane == 0) s_warp[s][warp] = carry;
-        asm volatile("bar.sync 1, %0;" ::"r"(GP__SSR_BLOCK) : "memory"); /* scanning warps only */
-        pair base = POp::identity();
-        if (warp > 0) {
-            base = s_warp[s][0];
-            for (unsigned w = 1; w < warp; w++) base = POp::apply(base, s_warp[s][w]);
-        }
+        pair base = gp__ssr_scan_rows<POp, ROWS, VEC>(x, lane_prefix, s_warp[s], warp, lane);
         gp__mbar_wait(&ready[s], parity);
         const wide pre = t > 0 ? s_prefix[s] : WOp::identity();
         gp__scan_finish<POp, ROWS, VEC>(x, lane_prefix, base, 1);
