@@ -60,12 +60,13 @@
  *      gp_select_flagged_<t>, gp_partition_flagged_<t>,  detail/device/select_host.cuh
  *        gp_nonzero_<t>, gp_unique_<t>, gp_run_length_<t>; GP_DEFINE_SELECT[_EXTERN],
  *        GP_DEFINE_UNIQUE[_EXTERN], GP_DECLARE_SELECT, GP_DECLARE_UNIQUE (kernels:
- *        select.cuh, select_one.cuh)
+ *        select.cuh, select_one.cuh, select_ring.cuh)
  *      gp_block_select_flagged_<t>, gp_block_select_<name> detail/block/block_select.cuh
  *      gp_segmented_reduce_<name>, gp_reduce_rows_<name>,  detail/device/segmented.cuh
  *        gp_reduce_cols_<name>, gp_{in,ex}clusive_segmented_scan_<name>,
  *        gp_reduce_by_key_<op>_<k>_<v>, GP_DEFINE_SEGMENTED_REDUCE, GP_DEFINE_SEGMENTED_SCAN,
- *        GP_DEFINE_REDUCE_BY_KEY (each [_EXTERN], GP_DECLARE_*)
+ *        GP_DEFINE_REDUCE_BY_KEY (each [_EXTERN], GP_DECLARE_*) (kernels:
+ *        segmented_reduce.cuh, segmented_scan.cuh, segmented_scan_ring.cuh)
  *      gp_histogram_even_<t>, gp_histogram_range_<t>,    detail/device/histogram.cuh
  *        GP_DEFINE_HISTOGRAM[_EXTERN], GP_DECLARE_HISTOGRAM (bin rules: histogram_bin.cuh)
  *   2  gp_block_histogram_zero/_add/_flush,              detail/block/block_histogram.cuh
