@@ -1,7 +1,12 @@
 /* detail/agent/ring.cuh -- the ring of shared-memory stages of the single-pass kernels (the
- * scan's grid kernel, the compaction's ring kernel): the producer's take of a block's next
- * tile into a stage, and the hand-off of each stage's tile index to the look-ahead warps.
- * Level 3 (device code): needs util/mbarrier.cuh and util/common.cuh.
+ * scan's grid kernel, the compaction's, the segmented scan's and reduce-by-key's): the
+ * producer's take of a block's next tile into a stage, the hand-off of each stage's tile
+ * index to the look-ahead warps, and the producer, look-ahead and reduce loops of the ring
+ * kernels after the scan's. The scan's own (trace points, non-bulk paths) is written out in
+ * scan_kernels.cuh; the compaction's (select_ring.cuh) is still written out too: calling
+ * these changes its PTX, which has not yet been run on a GPU.
+ * Level 3 (device code): needs util/mbarrier.cuh, util/common.cuh, agent/single_pass.cuh
+ * (gp__last_block_reset, gp__status_publish) and agent/look_ahead.cuh.
  *
  * Stage s = i % stages holds the block's i-th tile. Per stage: `full` (the tile's data has
  * landed, or, with no bulk copy, its index is known), `taken` (the index is known, so the
@@ -16,6 +21,8 @@
 
 #ifdef __CUDACC__
 #include "../util/mbarrier.cuh"
+#include "single_pass.cuh"
+#include "look_ahead.cuh"
 
 /* The producer's i-th take (one thread): waits until stage i % stages is free (its use
  * i - stages emptied; the first `ramp` uses each wait for the previous stage to land, so
@@ -58,6 +65,78 @@ static __device__ __forceinline__ unsigned long long gp__ring_ahead_tile(unsigne
         if (part_id == 1 && lane == 0) t = s_ahead_tile[i & 1];
     }
     return __shfl_sync(GP__FULL_MASK, t, 0);
+}
+
+/* ---- the roles of a ring kernel (the compaction's, the segmented scan's, reduce-by-key's) ---- */
+
+/* The producer thread: takes tiles into stages (gp__ring_take; `ramp`: at most that many
+ * stages first filled one at a time). A whole tile (ending at or below n) arrives by the
+ * bulk copies `copy(stage, t, &full)` issues, with their bytes expected; any other arrives
+ * at once (read from global memory, or past the end). Then the last block back resets the
+ * counters for the next call on the region (status memory). */
+template <class Copy>
+static __device__ __forceinline__ void gp__ring_produce(unsigned stages, unsigned ramp, size_t tiles, size_t tile,
+                                                        size_t n, unsigned char *ring, size_t stage_bytes,
+                                                        uint64_t *full, uint64_t *taken, uint64_t *empty,
+                                                        unsigned long long *s_tile, unsigned long long *counter,
+                                                        const Copy &copy)
+{
+    if (ramp >= stages) ramp = stages - 1;
+    for (unsigned i = 0;; i++) {
+        const unsigned s = i % stages;
+        const unsigned long long t = gp__ring_take(i, stages, ramp, full, taken, empty, s_tile, counter);
+        if (t < tiles && (t + 1) * tile <= n) copy(ring + (size_t)s * stage_bytes, t, &full[s]);
+        else gp__mbar_arrive(&full[s]);
+        if (t >= tiles) break;
+    }
+    gp__last_block_reset(counter + 1, counter, 1);
+}
+
+/* A look-ahead warp (part `part` of gp__scan_aheads): each tile's prefix into s_prefix. */
+template <class POp>
+static __device__ __forceinline__ void gp__ring_look_ahead(unsigned part, unsigned stages, size_t tiles,
+                                                           const uint64_t *status, uint32_t epoch, uint64_t *taken,
+                                                           uint64_t *ready, const unsigned long long *s_tile,
+                                                           unsigned long long *s_ahead_tile,
+                                                           typename POp::type *s_prefix, typename POp::type *s_xchg)
+{
+    typedef typename POp::type pair;
+    const unsigned lane = gp__lane_id(), parts = gp__scan_aheads(sizeof(pair));
+    if (part >= parts) return;
+    gp__scan_ahead<pair> ahead = {POp::identity(), 0, 0};
+    for (unsigned i = 0;; i++) {
+        const unsigned s = i % stages;
+        const unsigned long long t = gp__ring_ahead_tile(i, stages, taken, s_tile, s_ahead_tile, part, parts, lane);
+        if (t >= tiles) break;
+        const pair pre = gp__scan_look_ahead<POp>(status, epoch, t, ahead, 0, part, parts, s_xchg);
+        if (part == 0 && lane == 0) {
+            s_prefix[s] = pre;
+            gp__mbar_arrive(&ready[s]);
+        }
+        __syncwarp(); /* converged again for the barrier and the shuffles ahead */
+    }
+}
+
+/* The reduce warp: publishes each whole tile's total, `total(stage, t)`, as soon as the
+ * tile lands (the partial last tile: no tile after it needs its total), then every lane
+ * arrives on `empty`. */
+template <class Pair, class Total>
+static __device__ __forceinline__ void gp__ring_reduce(unsigned stages, size_t tiles, size_t tile, size_t n,
+                                                        const unsigned char *ring, size_t stage_bytes, uint64_t *full,
+                                                        uint64_t *empty, const unsigned long long *s_tile,
+                                                       uint64_t *status, uint32_t epoch, const Total &total)
+{
+    for (unsigned i = 0;; i++) {
+        const unsigned s = i % stages;
+        gp__mbar_wait(&full[s], (i / stages) & 1);
+        const unsigned long long t = s_tile[s];
+        if (t >= tiles) break;
+        if ((t + 1) * tile <= n) {
+            const Pair agg = total(ring + (size_t)s * stage_bytes, t);
+            if (gp__lane_id() == 0) gp__status_publish<Pair>(status, t, agg, epoch);
+        }
+        gp__mbar_arrive(&empty[s]); /* every lane, after its reads of the stage */
+    }
 }
 
 #endif /* __CUDACC__ */

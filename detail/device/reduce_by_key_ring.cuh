@@ -29,14 +29,13 @@ struct gp__rbk_pair32 {
 template <class Op>
 using gp__rbk_op32 = gp__head_op<Op, gp__rbk_pair32<typename Op::type>, GP__HEADS_COUNT>;
 
-/* The 64-bit pair of a tile prefix `pre` followed by the in-tile pair `x`. */
-template <class Op>
-static __device__ __forceinline__ gp__rbk_pair<typename Op::type> gp__rbkr_widen(const gp__rbk_pair<typename Op::type> &pre,
-                                                                               const gp__rbk_pair32<typename Op::type> &x)
+/* An in-tile pair as gp__rbk_op's 64-bit pair. */
+template <class T>
+static __device__ __forceinline__ gp__rbk_pair<T> gp__rbk_wide(const gp__rbk_pair32<T> &x)
 {
-    gp__rbk_pair<typename Op::type> r;
-    r.h = pre.h + x.h;
-    r.v = x.h ? x.v : Op::apply(pre.v, x.v);
+    gp__rbk_pair<T> r;
+    r.h = x.h;
+    r.v = x.v;
     return r;
 }
 
@@ -77,11 +76,7 @@ static __device__ __forceinline__ gp__rbk_pair<typename Op::type> gp__rbkr_tile_
         else head = POp::apply(head, f);
     }
     __syncwarp();
-    const pair tot = gp__warp_reduce<POp>(POp::apply(head, tail));
-    gp__rbk_pair<T> r;
-    r.h = tot.h;
-    r.v = tot.v;
-    return r;
+    return gp__rbk_wide(gp__warp_reduce<POp>(POp::apply(head, tail)));
 }
 
 /* Reduce-by-key on the ring, for keys and values of one size that moves as 16-byte
@@ -92,7 +87,8 @@ static __device__ __forceinline__ gp__rbk_pair<typename Op::type> gp__rbkr_tile_
 template <class Op, class K, class EqS>
 __global__ void __launch_bounds__(GP__SSR_THREADS, GP__MIN_BLOCKS(GP__SSR_THREADS, GP__RBKR_MIN_BLOCKS))
     gp__rbkr_kernel(K *keys_out, typename Op::type *vals_out, uint64_t *runs, const K *keys,
-                    const typename Op::type *vals, size_t n, size_t tiles, char *scratch, uint32_t epoch, unsigned stages)
+                    const typename Op::type *vals, size_t n, size_t tiles, char *scratch, uint32_t epoch,
+                    unsigned stages)
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     typedef gp__rbk_op<Op> WOp; /* across tiles: 64-bit counts */
@@ -117,22 +113,23 @@ __global__ void __launch_bounds__(GP__SSR_THREADS, GP__MIN_BLOCKS(GP__SSR_THREAD
 
     if (warp == GP__SSR_WARPS) { /* producer */
         if (lane == 0)
-            gp__ssr_produce(stages, tiles, TILE, n, gp__ssr_ring, STAGE, full, taken, empty, s_tile, counter,
-                            [&](unsigned char *stage, unsigned long long t, uint64_t *bar) {
+            gp__ring_produce(stages, GP__SSR_RAMP, tiles, TILE, n, gp__ssr_ring, STAGE, full, taken, empty, s_tile,
+                             counter, [&](unsigned char *stage, unsigned long long t, uint64_t *bar) {
                                 gp__mbar_arrive_expect(bar, STAGE);
-                                gp__bulk_copy(stage, reinterpret_cast<const unsigned char *>(keys + t * TILE), BYTES, bar);
+                                gp__bulk_copy(stage, reinterpret_cast<const unsigned char *>(keys + t * TILE), BYTES,
+                                              bar);
                                 gp__bulk_copy(stage + BYTES, reinterpret_cast<const unsigned char *>(vals + t * TILE),
                                               BYTES, bar);
                             });
         return;
     }
     if (warp == GP__SSR_WARPS + 1 || warp == GP__SSR_WARPS + 3) { /* look-ahead, parts 0 and 1 */
-        gp__ssr_look_ahead<WOp>(warp == GP__SSR_WARPS + 3, stages, tiles, status, epoch, taken, ready, s_tile,
+        gp__ring_look_ahead<WOp>(warp == GP__SSR_WARPS + 3, stages, tiles, status, epoch, taken, ready, s_tile,
                                 s_ahead_tile, s_prefix, s_xchg);
         return;
     }
     if (warp == GP__SSR_WARPS + 2) { /* reduce */
-        gp__ssr_reduce<wide>(stages, tiles, TILE, n, gp__ssr_ring, STAGE, full, empty, s_tile, status, epoch,
+        gp__ring_reduce<wide>(stages, tiles, TILE, n, gp__ssr_ring, STAGE, full, empty, s_tile, status, epoch,
                              [&](const unsigned char *stage, unsigned long long t) {
                                  return gp__rbkr_tile_total<Op, K, EqS, TILE>(stage, keys, t);
                              });
@@ -199,9 +196,15 @@ __global__ void __launch_bounds__(GP__SSR_THREADS, GP__MIN_BLOCKS(GP__SSR_THREAD
             for (int k = 0; k < VEC; k++) {
                 const int q = j * VEC + k;
                 if (!((hb | tb) >> q & 1u)) continue;
-                const wide after = gp__rbkr_widen<Op>(pre, x[q]); /* after.h: the run's number */
+                /* pre then x[q], 64-bit: after.h is the run's number. This is WOp::apply(pre,
+                 * gp__rbk_wide(x[q])) in the instruction order that was measured on the H100
+                 * (the call orders them otherwise) */
+                wide after;
+                after.h = pre.h + x[q].h;
+                after.v = x[q].h ? x[q].v : Op::apply(pre.v, x[q].v);
                 const unsigned l = local0 + j * 32 * VEC + k;
-                if (hb >> q & 1u) gp__store_elem(keys_out + (after.h - 1), whole ? ks[l] : gp__load_elem(keys + start + l));
+                if (hb >> q & 1u)
+                    gp__store_elem(keys_out + (after.h - 1), whole ? ks[l] : gp__load_elem(keys + start + l));
                 if (tb >> q & 1u) {
                     gp__store_elem(vals_out + (after.h - 1), after.v);
                     if (start + l + 1 == n) *runs = after.h;
@@ -265,18 +268,15 @@ static cudaError_t gp__reduce_by_key(K *d_keys_out, typename Op::type *d_values_
         gp__ranges_overlap(d_runs, 8, d_values_out, vb) || gp__ranges_overlap(d_runs, 8, d_keys, kb) ||
         gp__ranges_overlap(d_runs, 8, d_values, vb))
         return cudaErrorInvalidValue;
-    if constexpr (sizeof(K) == sizeof(T) && gp__scan_vec(sizeof(T)) * sizeof(T) == 16) {
-        if ((uintptr_t)d_keys % 16 == 0 && (uintptr_t)d_values % 16 == 0) {
-            const gp__stream_device on(s);
-            GP__TRY(on.err);
-            gp__device dev;
-            GP__TRY(gp__device_query(&dev, on.dev));
-            if (dev.cluster_ok) /* sm_90 code */
-                return gp__rbkr_run<Op, K, EqS>(d_keys_out, d_values_out, d_runs, d_keys, d_values, n, dev, s);
-        }
-    }
+    const gp__stream_device on(s);
+    GP__TRY(on.err);
+    gp__device dev;
+    GP__TRY(gp__device_query(&dev, on.dev));
+    if constexpr (sizeof(K) == sizeof(T) && gp__scan_vec(sizeof(T)) * sizeof(T) == 16)
+        if (dev.cluster_ok && (uintptr_t)d_keys % 16 == 0 && (uintptr_t)d_values % 16 == 0) /* sm_90 code */
+            return gp__rbkr_run<Op, K, EqS>(d_keys_out, d_values_out, d_runs, d_keys, d_values, n, dev, s);
     gp__rbk_job<Op, K, EqS> job = {d_keys_out, d_values_out, d_runs, d_keys, d_values, n};
-    return gp__sscan_run(job, n, s);
+    return gp__sscan_run(job, n, dev, s);
 }
 
 #endif /* __CUDACC__ */

@@ -146,15 +146,12 @@ __global__ void __launch_bounds__(GP__SSCAN_THREADS)
 
 /* ---- host side ------------------------------------------------------------------------------ */
 
+/* The launch of a scan over pairs on gp__sscan_kernel, on the stream's device `dev`. */
 template <class Job>
-static cudaError_t gp__sscan_run(const Job &job, size_t n, cudaStream_t s)
+static cudaError_t gp__sscan_run(const Job &job, size_t n, const gp__device &dev, cudaStream_t s)
 {
     typedef typename Job::POp POp;
     typedef typename POp::type pair;
-    const gp__stream_device on(s);
-    GP__TRY(on.err);
-    gp__device dev;
-    GP__TRY(gp__device_query(&dev, on.dev));
     const size_t tile = (size_t)GP__SSCAN_THREADS * gp__sscan_items(sizeof(typename Job::T));
     const size_t tiles = gp__ceil_div(n, tile);
     void (*kernel)(Job, char *, size_t, uint32_t) = gp__sscan_kernel<Job>;

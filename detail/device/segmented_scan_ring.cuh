@@ -36,7 +36,10 @@
 #include "../agent/ring.cuh"
 
 /* Elements a tile: 256 threads x 64 bytes of values, as the scan. */
-static inline GP__HD size_t gp__ssr_tile(size_t elem) { return (size_t)GP__SSR_BLOCK * gp__scan_vec(elem) * gp__scan_rows(elem); }
+static inline GP__HD size_t gp__ssr_tile(size_t elem)
+{
+    return (size_t)GP__SSR_BLOCK * gp__scan_vec(elem) * gp__scan_rows(elem);
+}
 /* Bytes of a stage: the tile's values, then its head flags. */
 static inline GP__HD size_t gp__ssr_stage(size_t elem) { return gp__ssr_tile(elem) * (elem + 1); }
 
@@ -55,7 +58,8 @@ static inline bool gp__ssr_ok(const void *out, const void *in, const uint8_t *he
  * apart and put first (gp__scan_tile_total's order). `first`: tile 0, whose element 0 is
  * a head whatever its flag. */
 template <class Op, int TILE>
-static __device__ __forceinline__ typename gp__seg_op<Op>::type gp__ssr_tile_total(const unsigned char *stage, bool first)
+static __device__ __forceinline__ typename gp__seg_op<Op>::type gp__ssr_tile_total(const unsigned char *stage,
+                                                                                 bool first)
 {
     typedef gp__seg_op<Op> POp;
     typedef typename POp::type pair;
@@ -88,7 +92,7 @@ static __device__ __forceinline__ typename gp__seg_op<Op>::type gp__ssr_tile_tot
     return gp__warp_reduce<POp>(POp::apply(head, tail));
 }
 
-/* ---- the roles every ring kernel of this file runs ---------------------------------------- */
+/* ---- what the two ring kernels of this file share (their roles: agent/ring.cuh) ------------- */
 
 /* One thread sets up the ring's barriers for `stages` stages (full, taken, ready: one
  * arrival; empty: the scanning threads and the reduce warp) where the copy engine sees
@@ -131,73 +135,6 @@ static __device__ __forceinline__ typename POp::type gp__ssr_scan_rows(const typ
     return base;
 }
 
-/* The producer thread: takes tiles into stages (agent/ring.cuh). A whole tile (ending at
- * or below n) arrives by the bulk copies `copy(stage, t, &full)` issues, with their bytes
- * expected; any other arrives at once (read from global memory, or past the end). Then the
- * last block back resets the counters for the next call on the region (status memory). */
-template <class Copy>
-static __device__ __forceinline__ void gp__ssr_produce(unsigned stages, size_t tiles, size_t tile, size_t n,
-                                                       unsigned char *ring, size_t stage_bytes, uint64_t *full,
-                                                       uint64_t *taken, uint64_t *empty, unsigned long long *s_tile,
-                                                       unsigned long long *counter, const Copy &copy)
-{
-    const unsigned ramp = GP__SSR_RAMP < stages ? GP__SSR_RAMP : stages - 1;
-    for (unsigned i = 0;; i++) {
-        const unsigned s = i % stages;
-        const unsigned long long t = gp__ring_take(i, stages, ramp, full, taken, empty, s_tile, counter);
-        if (t < tiles && (t + 1) * tile <= n) copy(ring + (size_t)s * stage_bytes, t, &full[s]);
-        else gp__mbar_arrive(&full[s]);
-        if (t >= tiles) break;
-    }
-    gp__last_block_reset(counter + 1, counter, 1);
-}
-
-/* A look-ahead warp (part `part` of gp__scan_aheads): each tile's prefix into s_prefix. */
-template <class POp>
-static __device__ __forceinline__ void gp__ssr_look_ahead(unsigned part, unsigned stages, size_t tiles,
-                                                          const uint64_t *status, uint32_t epoch, uint64_t *taken,
-                                                          uint64_t *ready, const unsigned long long *s_tile,
-                                                          unsigned long long *s_ahead_tile,
-                                                          typename POp::type *s_prefix, typename POp::type *s_xchg)
-{
-    typedef typename POp::type pair;
-    const unsigned lane = gp__lane_id(), parts = gp__scan_aheads(sizeof(pair));
-    if (part >= parts) return;
-    gp__scan_ahead<pair> ahead = {POp::identity(), 0, 0};
-    for (unsigned i = 0;; i++) {
-        const unsigned s = i % stages;
-        const unsigned long long t = gp__ring_ahead_tile(i, stages, taken, s_tile, s_ahead_tile, part, parts, lane);
-        if (t >= tiles) break;
-        const pair pre = gp__scan_look_ahead<POp>(status, epoch, t, ahead, 0, part, parts, s_xchg);
-        if (part == 0 && lane == 0) {
-            s_prefix[s] = pre;
-            gp__mbar_arrive(&ready[s]);
-        }
-        __syncwarp(); /* converged again for the barrier and the shuffles ahead */
-    }
-}
-
-/* The reduce warp: publishes each whole tile's total, `total(stage, t)`, as soon as the
- * tile lands (the partial last tile: no tile after it needs its total). */
-template <class Pair, class Total>
-static __device__ __forceinline__ void gp__ssr_reduce(unsigned stages, size_t tiles, size_t tile, size_t n,
-                                                      const unsigned char *ring, size_t stage_bytes, uint64_t *full,
-                                                      uint64_t *empty, const unsigned long long *s_tile,
-                                                      uint64_t *status, uint32_t epoch, const Total &total)
-{
-    for (unsigned i = 0;; i++) {
-        const unsigned s = i % stages;
-        gp__mbar_wait(&full[s], (i / stages) & 1);
-        const unsigned long long t = s_tile[s];
-        if (t >= tiles) break;
-        if ((t + 1) * tile <= n) {
-            const Pair agg = total(ring + (size_t)s * stage_bytes, t);
-            if (gp__lane_id() == 0) gp__status_publish<Pair>(status, t, agg, epoch);
-        }
-        gp__mbar_arrive(&empty[s]); /* every lane, after its reads of the stage */
-    }
-}
-
 /* Threads: GP__SSR_BLOCK scanning threads, then the producer, look-ahead part 0, reduce and
  * look-ahead part 1 warps. Named barriers: 1 the scanning warps, 2 the look-ahead warps.
  * Dynamic shared memory: `stages` stages of gp__ssr_stage bytes. sm_90+. */
@@ -225,21 +162,22 @@ __global__ void __launch_bounds__(GP__SSR_THREADS, GP__MIN_BLOCKS(GP__SSR_THREAD
 
     if (warp == GP__SSR_WARPS) { /* producer */
         if (lane == 0)
-            gp__ssr_produce(stages, tiles, TILE, n, gp__ssr_ring, STAGE, full, taken, empty, s_tile, counter,
-                            [&](unsigned char *stage, unsigned long long t, uint64_t *bar) {
+            gp__ring_produce(stages, GP__SSR_RAMP, tiles, TILE, n, gp__ssr_ring, STAGE, full, taken, empty, s_tile,
+                             counter, [&](unsigned char *stage, unsigned long long t, uint64_t *bar) {
                                 gp__mbar_arrive_expect(bar, STAGE);
-                                gp__bulk_copy(stage, reinterpret_cast<const unsigned char *>(in + t * TILE), VALUES, bar);
+                                gp__bulk_copy(stage, reinterpret_cast<const unsigned char *>(in + t * TILE), VALUES,
+                                              bar);
                                 gp__bulk_copy(stage + VALUES, heads + t * TILE, TILE, bar);
                             });
         return;
     }
     if (warp == GP__SSR_WARPS + 1 || warp == GP__SSR_WARPS + 3) { /* look-ahead, parts 0 and 1 */
-        gp__ssr_look_ahead<POp>(warp == GP__SSR_WARPS + 3, stages, tiles, status, epoch, taken, ready, s_tile,
+        gp__ring_look_ahead<POp>(warp == GP__SSR_WARPS + 3, stages, tiles, status, epoch, taken, ready, s_tile,
                                 s_ahead_tile, s_prefix, s_xchg);
         return;
     }
     if (warp == GP__SSR_WARPS + 2) { /* reduce */
-        gp__ssr_reduce<pair>(stages, tiles, TILE, n, gp__ssr_ring, STAGE, full, empty, s_tile, status, epoch,
+        gp__ring_reduce<pair>(stages, tiles, TILE, n, gp__ssr_ring, STAGE, full, empty, s_tile, status, epoch,
                              [&](const unsigned char *stage, unsigned long long t) {
                                  return gp__ssr_tile_total<Op, TILE>(stage, t == 0);
                              });
@@ -329,7 +267,8 @@ static cudaError_t gp__ssr_run(typename Op::type *out, const typename Op::type *
     const size_t room = (size_t)dev.smem_block / 2 / stage;
     const unsigned stages = (unsigned)(room < GP__SSR_STAGES ? room : GP__SSR_STAGES);
     const int smem = (int)(stages * stage);
-    void (*kernel)(T *, const T *, const uint8_t *, size_t, size_t, int, char *, uint32_t, unsigned) = gp__ssr_kernel<Op>;
+    void (*kernel)(T *, const T *, const uint8_t *, size_t, size_t, int, char *, uint32_t, unsigned) =
+        gp__ssr_kernel<Op>;
     GP__TRY(gp__kernel_load<gp__ssr_kernel<Op>>(smem));
     static gp__device_cache<int> fits;
     int fit = 0;
@@ -358,17 +297,15 @@ static cudaError_t gp__segmented_scan(typename Op::type *d_out, const typename O
     /* in place, or apart: a partial overlap would let one tile overwrite another's input */
     if (d_out != d_in && gp__ranges_overlap(d_in, bytes, d_out, bytes)) return cudaErrorInvalidValue;
     if (gp__ranges_overlap(d_heads, n, d_out, bytes)) return cudaErrorInvalidValue;
-    if constexpr (gp__scan_vec(sizeof(T)) * sizeof(T) == 16) {
-        if (gp__ssr_ok<T>(d_out, d_in, d_heads)) {
-            const gp__stream_device on(s);
-            GP__TRY(on.err);
-            gp__device dev;
-            GP__TRY(gp__device_query(&dev, on.dev));
-            if (dev.cluster_ok) return gp__ssr_run<Op>(d_out, d_in, d_heads, n, inclusive, dev, s); /* sm_90 code */
-        }
-    }
+    const gp__stream_device on(s);
+    GP__TRY(on.err);
+    gp__device dev;
+    GP__TRY(gp__device_query(&dev, on.dev));
+    if constexpr (gp__scan_vec(sizeof(T)) * sizeof(T) == 16)
+        if (dev.cluster_ok && gp__ssr_ok<T>(d_out, d_in, d_heads)) /* sm_90 code */
+            return gp__ssr_run<Op>(d_out, d_in, d_heads, n, inclusive, dev, s);
     gp__sscan_job<Op> job = {d_out, d_in, d_heads, n, inclusive};
-    return gp__sscan_run(job, n, s);
+    return gp__sscan_run(job, n, dev, s);
 }
 
 #endif /* __CUDACC__ */
