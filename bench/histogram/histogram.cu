@@ -7,6 +7,7 @@
  * over the row's time. CUB: cub::DeviceHistogram::HistogramEven / HistogramRange, temp
  * storage allocated outside the timed region, in the same run. Each gp row's counts are
  * checked (their total) before it is timed. */
+#define GP__HIST_LADDER /* the ladder's bytes counted by bin (gp__hist_knobs.no_values) */
 #include "../bench.cuh"
 #include "../read_kernel.cuh"
 #include "../../tests/hash.cuh"
@@ -226,18 +227,26 @@ int main(void)
     /* the ladder: each step of the design on u8 2^28 and f32 1024 bins 2^28 */
     gp_table_begin("Ladder (this run): each design step", "step|row|gp us|% of read");
     struct step { const char *name; int what, lg, elem, same; size_t bins; gp__hist_knobs k; };
+    /* knobs: force_zeroed, copies, no_values, lanes, double_rule, no_cells */
     const step steps[] = {
-        {"1. bins by the rule, one shared copy per block", W_EVEN_U8, 28, 1, 0, 256, {0, 1, 1}},
-        {"1. bins by the rule, one shared copy per block", W_EVEN_U8, 28, 1, 1, 256, {0, 1, 1}},
-        {"2. + a copy per warp (16 copies)", W_EVEN_U8, 28, 1, 0, 256, {0, 16, 1}},
-        {"2. + a copy per warp (16 copies)", W_EVEN_U8, 28, 1, 1, 256, {0, 16, 1}},
-        {"3. + bytes counted by value (the library)", W_EVEN_U8, 28, 1, 0, 256, {0, 0, 0}},
-        {"3. + bytes counted by value (the library)", W_EVEN_U8, 28, 1, 1, 256, {0, 0, 0}},
-        {"f32 1024: one copy per block", W_EVEN_F32, 28, 4, 0, 1024, {0, 1, 0}},
-        {"f32 1024: merge into a cleared output (memset + kernel)", W_EVEN_F32, 28, 4, 0, 1024, {1, 0, 0}},
-        {"f32 1024: last block merges status memory (the library)", W_EVEN_F32, 28, 4, 0, 1024, {0, 0, 0}},
-        {"u8 2^16 back to back: memset + kernel", W_EVEN_U8, 16, 1, 0, 8000, {1, 0, 0}},
-        {"u8 2^16 back to back: one launch (the library, 8000 bins: last block)", W_EVEN_U8, 16, 1, 0, 8000, {0, 0, 0}},
+        {"1. bins by the rule, one shared copy per block", W_EVEN_U8, 28, 1, 0, 256, {0, 1, 1, 0, 0, 0}},
+        {"1. bins by the rule, one shared copy per block", W_EVEN_U8, 28, 1, 1, 256, {0, 1, 1, 0, 0, 0}},
+        {"2. + a copy per warp (16 copies)", W_EVEN_U8, 28, 1, 0, 256, {0, 16, 1, 0, 0, 0}},
+        {"2. + a copy per warp (16 copies)", W_EVEN_U8, 28, 1, 1, 256, {0, 16, 1, 0, 0, 0}},
+        {"3. + bytes counted by value (256 counters a copy)", W_EVEN_U8, 28, 1, 0, 256, {0, 16, 0, 1, 0, 0}},
+        {"3. + bytes counted by value (256 counters a copy)", W_EVEN_U8, 28, 1, 1, 256, {0, 16, 0, 1, 0, 0}},
+        {"4. + a counter per lane in its own bank, one copy", W_EVEN_U8, 28, 1, 0, 256, {0, 1, 0, 0, 0, 0}},
+        {"4. + a counter per lane in its own bank, one copy", W_EVEN_U8, 28, 1, 1, 256, {0, 1, 0, 0, 0, 0}},
+        {"5. + two copies (the library)", W_EVEN_U8, 28, 1, 0, 256, {0, 0, 0, 0, 0, 0}},
+        {"5. + two copies (the library)", W_EVEN_U8, 28, 1, 1, 256, {0, 0, 0, 0, 0, 0}},
+        {"f32 1024: the rule in double per element", W_EVEN_F32, 28, 4, 0, 1024, {0, 0, 0, 0, 1, 0}},
+        {"f32 1024: float arithmetic, the rule near edges (the library)", W_EVEN_F32, 28, 4, 0, 1024, {0, 0, 0, 0, 0, 0}},
+        {"f32 1024: one copy per block", W_EVEN_F32, 28, 4, 0, 1024, {0, 1, 0, 0, 0, 0}},
+        {"f32 1024: merge into a cleared output (memset + kernel)", W_EVEN_F32, 28, 4, 0, 1024, {1, 0, 0, 0, 0, 0}},
+        {"f32 range 1024: bisection over the edges in shared memory", W_RANGE_F32, 28, 4, 0, 1024, {0, 0, 0, 0, 0, 1}},
+        {"f32 range 1024: a table of 4096 cells (the library)", W_RANGE_F32, 28, 4, 0, 1024, {0, 0, 0, 0, 0, 0}},
+        {"u8 2^16 back to back: memset + kernel", W_EVEN_U8, 16, 1, 0, 8000, {1, 0, 0, 0, 0, 0}},
+        {"u8 2^16 back to back: one launch (the library, 8000 bins: last block)", W_EVEN_U8, 16, 1, 0, 8000, {0, 0, 0, 0, 0, 0}},
     };
     for (size_t s = 0; s < sizeof steps / sizeof *steps; s++) {
         const step &w = steps[s];
@@ -255,7 +264,8 @@ int main(void)
         rd.n = c.n * w.elem;
         const int batch = w.lg < 20 ? 64 : 1;
         const float read_ms = time_call(&rd, batch), ms = time_call(&c, batch);
-        gp_table_row("%s|%s 2^%d%s|%.1f|%.1f%%", w.name, w.elem == 1 ? "u8" : "f32", w.lg, w.same ? " one value" : "", ms * 1e3,
+        gp_table_row("%s|%s 2^%d%s|%.1f|%.1f%%", w.name, w.elem == 1 ? "u8" : w.what == W_RANGE_F32 ? "f32 range" : "f32", w.lg,
+                     w.same ? " one value" : "", ms * 1e3,
                      100.0 * read_ms / ms);
     }
     gp_bench_note("Knobs of the library's internal launcher (gp__hist_knobs); every step's counts checked first.");

@@ -6,11 +6,15 @@
  *
  * How it works. Each block keeps private counters in shared memory, `copies` of them (warp w
  * counts into copy w % copies: with few bins, warps would otherwise queue on the same
- * counters), streams its share of the input as 16-byte vectors (GP__HIST_UNROLL loads in
- * flight per thread), and counts a run of equal bins within a thread once, so data of one
- * value costs one atomic per run rather than per element. Bytes count by value (256
- * counters whatever the bins; the value-to-bin map is applied once per value, at the
- * merge), so u8 is as fast with 7 bins, 256, or 2^32, with even, range or user binning.
+ * counters), and streams its share of the input as 16-byte vectors (GP__HIST_UNROLL loads
+ * in flight per thread). A vector whose elements all fall in one bin costs one atomic, so
+ * constant data does not queue a warp on one counter element by element. Bytes count by
+ * value (256 values whatever the bins; the value-to-bin map is applied once per value, at
+ * the merge), so u8 is as fast with 7 bins, 256, or 2^32, with even, range or user
+ * binning; each value has a counter per lane, in the lane's own bank, so a byte costs
+ * three instructions (extract, address, a shared reduction) and no two lanes ever meet.
+ * Floats binned evenly use float arithmetic, and the rule in double only next to a bin's
+ * edge; range bins look their bin up in a table of cells (histogram_bin.cuh).
  * Counts are integers, so the order of the atomics changes nothing: the result is
  * the same on every run and stream. The blocks' counters then merge, in one launch:
  *   GP__HIST_ONE    small inputs: one block, which writes every bin itself;
@@ -50,35 +54,57 @@
 #include "../util/launch.cuh"
 #include "../agent/single_pass.cuh"
 
-/* ---- binners: bin(x) < bins, or >= bins (not counted). setup() runs once per block, before
- * a barrier, with the binner's shared memory (smem_bytes of it, 0 for none). ------------ */
-template <class T>
-struct gp__hist_by_even_int {
-    gp__hist_even_int e;
+/* ---- binners: bin(x) < bins, or >= bins (not counted). On the host, smem_want(smem_max)
+ * says how much shared memory the binner would like (it may shrink its plans to fit);
+ * smem_bytes is what it got (0: none). On the device, setup(smem, build) runs once per
+ * block, every thread, before a barrier (build: the input is large enough to repay a
+ * table). ------------------------------------------------------------------------------ */
+struct gp__hist_binner_base {
     size_t smem_bytes;
-    __device__ __forceinline__ void setup(void *) {}
+    size_t smem_want(size_t) { return 0; }
+    __device__ __forceinline__ void setup(void *, bool) {}
+};
+
+template <class T>
+struct gp__hist_by_even_int : gp__hist_binner_base {
+    gp__hist_even_int e;
     __device__ __forceinline__ uint64_t operator()(T x) const { return gp__hist_even_int_bin(e, (int64_t)x); }
 };
 
 template <class T>
-struct gp__hist_by_even_float {
+struct gp__hist_by_even_float : gp__hist_binner_base {
     gp__hist_even_float e;
-    size_t smem_bytes;
-    __device__ __forceinline__ void setup(void *) {}
-    __device__ __forceinline__ uint64_t operator()(T x) const { return gp__hist_even_float_bin(e, (double)x); }
+    __device__ __forceinline__ uint64_t operator()(T x) const
+    {
+        if constexpr (std::is_same<T, float>::value) return gp__hist_even_float_bin_f32(e, x);
+        else return gp__hist_even_float_bin(e, (double)x);
+    }
 };
 
 /* Edges of type E (int64_t or double) on the device; in shared memory as SE (float for float
- * x, else E) when smem_bytes says they fit. */
+ * x, else E) when they fit, with the table of cells (histogram_bin.cuh) after them when it
+ * fits too and the input repays building it. */
 template <class T, class E>
-struct gp__hist_by_edges {
+struct gp__hist_by_edges : gp__hist_binner_base {
     typedef typename std::conditional<std::is_same<T, float>::value, float, E>::type SE;
     const E *edges;
-    const SE *s_edges;
     uint64_t bins;
-    size_t smem_bytes;
-    __device__ __forceinline__ void setup(void *smem)
+    uint32_t ncells;       /* cells of the table (0: bisection over the edges) */
+    int no_table;          /* the bench's ladder: no table */
+    const SE *s_edges;     /* device: the edges in shared memory */
+    const uint32_t *table; /* device: the table, or NULL */
+    gp__hist_cells cells;
+    SE e0, eN;
+    GP__HD size_t edge_bytes() const { return gp__round_up((size_t)(bins + 1) * sizeof(SE), 4); }
+    size_t smem_want(size_t smem_max)
     {
+        ncells = no_table ? 0 : gp__hist_cells_for(bins);
+        if (edge_bytes() + (size_t)ncells * 4 + (size_t)bins * 4 > smem_max) ncells = 0;
+        return edge_bytes() + (size_t)ncells * 4;
+    }
+    __device__ __forceinline__ void setup(void *smem, bool build)
+    {
+        table = NULL;
         if (!smem_bytes) return;
         SE *s = static_cast<SE *>(smem);
         for (uint64_t i = gp__thread_rank(); i <= bins; i += gp__block_size()) {
@@ -87,18 +113,38 @@ struct gp__hist_by_edges {
             else s[i] = e;
         }
         s_edges = s;
+        if (!build || !ncells || smem_bytes < edge_bytes() + (size_t)ncells * 4) return;
+        __syncthreads(); /* the edges are in */
+        e0 = s[0];
+        eN = s[bins];
+        cells = gp__hist_cells_make((float)e0, (float)eN, ncells);
+        uint32_t *t = reinterpret_cast<uint32_t *>(static_cast<unsigned char *>(smem) + edge_bytes());
+        for (uint32_t c = gp__thread_rank(); c < ncells; c += gp__block_size()) t[c] = gp__hist_cell_entry(s, bins, cells, c);
+        table = t;
     }
     __device__ __forceinline__ uint64_t operator()(T x) const
     {
+        if (table) {
+            const SE v = (SE)x;
+            if (!(v >= e0 && v < eN)) return bins;
+            return gp__hist_cells_bin(s_edges, table, cells, v);
+        }
         if (smem_bytes) return gp__hist_edges_bin(s_edges, bins, (SE)x);
         return gp__hist_edges_bin(edges, bins, (E)x);
     }
 };
 
+/* Adds 1 to the shared-memory counter at `addr` (a shared-window address), no result. */
+static __device__ __forceinline__ void gp__hist_red_shared(uint32_t addr)
+{
+    asm volatile("red.shared.add.u32 [%0], 1;" ::"r"(addr) : "memory");
+}
+
 /* ---- the kernel ------------------------------------------------------------------------------
- * VALUES: 1-byte elements, counted by value and binned at the merge. Every block: clear its
- * counters, count its chunks of GP__HIST_BLOCK x GP__HIST_UNROLL vectors (grid-stride) and
- * its share of the head and tail elements, then merge (see the top of this file). */
+ * VALUES: 1-byte elements, counted by value (lane-banked counters) and binned at the merge.
+ * Every block: clear its counters, count its chunks of GP__HIST_BLOCK x GP__HIST_UNROLL
+ * vectors (grid-stride) and its share of the head and tail elements, then merge (see the
+ * top of this file). */
 template <class T, class Bin, bool VALUES>
 __global__ void __launch_bounds__(GP__HIST_BLOCK, GP__MIN_BLOCKS(GP__HIST_BLOCK, 2))
     gp__hist_kernel(const T *in, size_t n, gp__hist_plan p, Bin bin, uint64_t *out, unsigned long long *scratch)
@@ -108,26 +154,55 @@ __global__ void __launch_bounds__(GP__HIST_BLOCK, GP__MIN_BLOCKS(GP__HIST_BLOCK,
     gp__chain_wait();
     const unsigned tid = threadIdx.x;
     Bin b = bin;
-    b.setup(gp__hist_smem);
+    b.setup(gp__hist_smem, p.merge != GP__HIST_ONE);
     uint32_t *cnt = reinterpret_cast<uint32_t *>(gp__hist_smem + b.smem_bytes);
-    const size_t keys = p.keys;
-    gp_block_histogram_zero(cnt, (size_t)p.copies * keys); /* its barrier also covers setup() */
-    uint32_t *mine = p.copies ? cnt + ((tid >> 5) % p.copies) * keys : cnt;
+    const size_t keys = p.keys, per_copy = (size_t)p.keys * p.lanes;
+    gp_block_histogram_zero(cnt, (size_t)p.copies * per_copy); /* its barrier also covers setup() */
+    uint32_t *mine = p.copies ? cnt + ((tid >> 5) % p.copies) * per_copy : cnt;
+    /* bytes: lane l counts value v at mine[v * 32 + l], in bank l (lanes == 1: at mine[v]) */
+    const uint32_t lane_base = (uint32_t)__cvta_generic_to_shared(mine + (p.lanes == 32 ? (tid & 31) : 0)),
+                   value_step = 4 * p.lanes;
 
-    auto key_of = [&](T x) -> uint64_t {
-        if constexpr (VALUES) {
-            uint8_t v;
-            memcpy(&v, &x, 1);
-            return v;
-        } else {
-            return b(x);
-        }
-    };
     auto add = [&](uint64_t k, uint32_t c) {
         if (keys) gp_block_histogram_add(mine, keys, k, c);
         else if (k < p.bins) atomicAdd(reinterpret_cast<unsigned long long *>(out + k), (unsigned long long)c);
     };
-    gp__hist_run run;
+    auto count_one = [&](T x) {
+        if constexpr (VALUES) {
+            uint8_t v;
+            memcpy(&v, &x, 1);
+            gp__hist_red_shared(lane_base + v * value_step);
+        } else {
+            add(b(x), 1);
+        }
+    };
+    /* 16 bytes. Elements: when the vector's bins are all equal (constant data), one atomic of
+     * VEC, so that a warp on one counter does not queue a VEC-fold; else one per element. */
+    auto count_vector = [&](const uint4 &v) {
+        if constexpr (VALUES) {
+            const uint32_t w[4] = {v.x, v.y, v.z, v.w};
+#pragma unroll
+            for (int q = 0; q < 4; q++)
+#pragma unroll
+                for (unsigned k = 0; k < 4; k++) gp__hist_red_shared(lane_base + __byte_perm(w[q], 0, 0x4440 + k) * value_step);
+        } else {
+            T x[VEC];
+            memcpy(x, &v, 16);
+            uint64_t k[VEC];
+            bool same = true;
+#pragma unroll
+            for (int j = 0; j < VEC; j++) {
+                k[j] = b(x[j]);
+                same &= k[j] == k[0];
+            }
+            if (same) {
+                add(k[0], VEC);
+            } else {
+#pragma unroll
+                for (int j = 0; j < VEC; j++) add(k[j], 1);
+            }
+        }
+    };
 
     const uint4 *body = reinterpret_cast<const uint4 *>(in + p.head);
     const size_t chunk = (size_t)GP__HIST_BLOCK * GP__HIST_UNROLL;
@@ -142,17 +217,13 @@ __global__ void __launch_bounds__(GP__HIST_BLOCK, GP__MIN_BLOCKS(GP__HIST_BLOCK,
 #pragma unroll
         for (int k = 0; k < GP__HIST_UNROLL; k++) {
             if (!whole && c0 + (size_t)k * GP__HIST_BLOCK + tid >= p.nvec) break;
-            T x[VEC];
-            memcpy(x, &v[k], 16);
-#pragma unroll
-            for (int j = 0; j < VEC; j++) run.push(key_of(x[j]), add);
+            count_vector(v[k]);
         }
     }
     /* head and tail, element by element, spread over the grid */
     const size_t edges = p.head + p.tail, after = p.head + p.nvec * VEC;
     for (size_t s = blockIdx.x * (size_t)GP__HIST_BLOCK + tid; s < edges; s += (size_t)gridDim.x * GP__HIST_BLOCK)
-        run.push(key_of(gp__load_elem(in + (s < p.head ? s : after + (s - p.head)))), add);
-    run.flush(add);
+        count_one(gp__load_elem(in + (s < p.head ? s : after + (s - p.head))));
     (void)n;
     if (!keys) return; /* global counting: done */
     __syncthreads();
@@ -160,7 +231,12 @@ __global__ void __launch_bounds__(GP__HIST_BLOCK, GP__MIN_BLOCKS(GP__HIST_BLOCK,
     /* merge: the block's total of key k, and its bin */
     auto total = [&](size_t k) {
         uint32_t c = 0;
-        for (uint32_t q = 0; q < p.copies; q++) c += cnt[q * keys + k];
+        for (uint32_t q = 0; q < p.copies; q++) {
+            const uint32_t *row = cnt + q * per_copy + k * p.lanes;
+            if (p.lanes == 1) c += row[0];
+            else /* rotated by k: the 32 threads of a warp read 32 banks */
+                for (uint32_t j = 0; j < 32; j++) c += row[(j + (uint32_t)k) & 31];
+        }
         return c;
     };
     auto bin_of = [&](size_t k) -> uint64_t {
@@ -176,6 +252,17 @@ __global__ void __launch_bounds__(GP__HIST_BLOCK, GP__MIN_BLOCKS(GP__HIST_BLOCK,
     if (p.merge == GP__HIST_ONE) {
         if constexpr (!VALUES) {
             for (size_t k = tid; k < keys; k += GP__HIST_BLOCK) out[k] = total(k);
+            return;
+        } else if (p.bins <= (size_t)p.copies * per_copy) { /* bins summed over the counters' memory */
+            static_assert(GP__HIST_BLOCK >= 256, "a thread per byte value");
+            const uint32_t c = tid < 256 ? total(tid) : 0;
+            const uint64_t bk = tid < 256 ? bin_of(tid) : p.bins;
+            __syncthreads();
+            for (size_t k = tid; k < p.bins; k += GP__HIST_BLOCK) cnt[k] = 0;
+            __syncthreads();
+            if (c && bk < p.bins) atomicAdd(&cnt[bk], c);
+            __syncthreads();
+            for (size_t k = tid; k < p.bins; k += GP__HIST_BLOCK) out[k] = cnt[k];
             return;
         } else {
             for (size_t k = tid; k < p.bins; k += GP__HIST_BLOCK) out[k] = 0;
@@ -201,12 +288,15 @@ __global__ void __launch_bounds__(GP__HIST_BLOCK, GP__MIN_BLOCKS(GP__HIST_BLOCK,
 typedef struct gp__hist_knobs {
     int force_zeroed; /* merge by a cleared output even where GP__HIST_LAST applies */
     int copies;       /* copies per block (0: the plan's) */
-    int no_values;    /* bytes counted by bin, not by value */
+    int no_values;    /* bytes counted by bin, not by value (only where GP__HIST_LADDER is defined: the bench) */
+    int lanes;        /* byte values: 1 counter per value in a copy, not one per lane (0: the plan's) */
+    int double_rule;  /* f32 even bins: the rule in double for every element */
+    int no_cells;     /* range bins: bisection over the edges, no table of cells */
 } gp__hist_knobs;
 
 template <class T, class Bin>
-static cudaError_t gp__histogram_run(uint64_t *d_hist, const T *d_in, size_t n, uint64_t bins, Bin bin,
-                                     size_t edge_bytes, cudaStream_t s, const gp__hist_knobs *knobs = NULL)
+static cudaError_t gp__histogram_run(uint64_t *d_hist, const T *d_in, size_t n, uint64_t bins, Bin bin, cudaStream_t s,
+                                     const gp__hist_knobs *knobs = NULL)
 {
     if (d_hist == NULL || bins == 0 || bins > GP__HIST_MAX_BINS) return cudaErrorInvalidValue;
     if (n == 0) return cudaMemsetAsync(d_hist, 0, (size_t)bins * sizeof(uint64_t), s);
@@ -217,24 +307,29 @@ static cudaError_t gp__histogram_run(uint64_t *d_hist, const T *d_in, size_t n, 
     gp__device dev;
     GP__TRY(gp__device_query(&dev, on.dev));
     const size_t smem_max = (size_t)dev.smem_block - 1024; /* the kernel's own static bytes and margin */
-    gp__hist_plan p = gp__hist_make_plan((uintptr_t)d_in, n, sizeof(T), bins, edge_bytes, smem_max);
+    gp__hist_plan p = gp__hist_make_plan((uintptr_t)d_in, n, sizeof(T), bins, bin.smem_want(smem_max), smem_max);
+    bin.smem_bytes = p.smem_bytes - (size_t)p.copies * p.keys * p.lanes * 4; /* the binner's, if it stayed */
+#ifdef GP__HIST_LADDER
     if (knobs && knobs->no_values && p.values) { /* bytes by bin: as a 2-byte type would be */
         p.values = 0;
+        p.lanes = 1;
         p.keys = bins * 4 <= smem_max ? (uint32_t)bins : 0;
         p.copies = p.keys ? (uint32_t)gp__max_size(1, gp__min_size(GP__HIST_BLOCK / 32, GP__HIST_COPY_BYTES / (4 * bins))) : 0;
-        p.smem_bytes = edge_bytes + (size_t)p.copies * p.keys * 4;
     }
-    if (knobs && knobs->copies && p.keys) {
-        p.copies = (uint32_t)knobs->copies;
-        p.smem_bytes = edge_bytes + (size_t)p.copies * p.keys * 4;
-    }
+#endif
+    if (knobs && knobs->copies && p.keys) p.copies = (uint32_t)knobs->copies;
+    if (knobs && knobs->lanes && p.values) p.lanes = (uint32_t)knobs->lanes; /* 1: byte counters as one array */
+    p.smem_bytes = bin.smem_bytes + (size_t)p.copies * p.keys * p.lanes * 4;
     if (knobs && knobs->force_zeroed && p.merge == GP__HIST_LAST) p.merge = GP__HIST_ZEROED;
-    bin.smem_bytes = p.smem_bytes - (size_t)p.copies * p.keys * 4; /* edges, if they stayed */
-    const bool values = p.values != 0;
-    void (*kernel)(const T *, size_t, gp__hist_plan, Bin, uint64_t *, unsigned long long *) =
-        values ? gp__hist_kernel<T, Bin, true> : gp__hist_kernel<T, Bin, false>;
-    GP__TRY(values ? gp__kernel_load<gp__hist_kernel<T, Bin, true>>((int)smem_max)
-                   : gp__kernel_load<gp__hist_kernel<T, Bin, false>>((int)smem_max));
+    constexpr bool bytes = sizeof(T) == 1; /* the plan counts bytes by value */
+    void (*kernel)(const T *, size_t, gp__hist_plan, Bin, uint64_t *, unsigned long long *) = gp__hist_kernel<T, Bin, bytes>;
+    GP__TRY(gp__kernel_load<gp__hist_kernel<T, Bin, bytes>>((int)smem_max));
+#ifdef GP__HIST_LADDER /* the bench's ladder: bytes counted by bin */
+    if (bytes && !p.values) {
+        kernel = gp__hist_kernel<T, Bin, false>;
+        GP__TRY(gp__kernel_load<gp__hist_kernel<T, Bin, false>>((int)smem_max));
+    }
+#endif
     int per_sm = 1;
     if (p.merge != GP__HIST_ONE) {
         GP__TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, GP__HIST_BLOCK, p.smem_bytes));
@@ -264,8 +359,9 @@ static cudaError_t gp__histogram_even(uint64_t *d_hist, const T *d_in, size_t n,
                                       cudaStream_t s, const gp__hist_knobs *knobs = NULL)
 {
     if (lower >= upper || bins == 0 || bins > GP__HIST_MAX_BINS) return cudaErrorInvalidValue;
-    gp__hist_by_even_int<T> b = {gp__hist_even_int_make(lower, upper, bins), 0};
-    return gp__histogram_run(d_hist, d_in, n, bins, b, 0, s, knobs);
+    gp__hist_by_even_int<T> b = {};
+    b.e = gp__hist_even_int_make(lower, upper, bins);
+    return gp__histogram_run(d_hist, d_in, n, bins, b, s, knobs);
 }
 template <class T>
 static cudaError_t gp__histogram_even(uint64_t *d_hist, const T *d_in, size_t n, size_t bins, double lower, double upper,
@@ -273,17 +369,21 @@ static cudaError_t gp__histogram_even(uint64_t *d_hist, const T *d_in, size_t n,
 {
     if (!(lower < upper) || !isfinite(lower) || !isfinite(upper) || bins == 0 || bins > GP__HIST_MAX_BINS)
         return cudaErrorInvalidValue;
-    gp__hist_by_even_float<T> b = {gp__hist_even_float_make(lower, upper, bins), 0};
-    return gp__histogram_run(d_hist, d_in, n, bins, b, 0, s, knobs);
+    gp__hist_by_even_float<T> b = {};
+    b.e = gp__hist_even_float_make(lower, upper, bins);
+    if (knobs && knobs->double_rule) b.e.f_fast = 0;
+    return gp__histogram_run(d_hist, d_in, n, bins, b, s, knobs);
 }
 template <class T, class E>
 static cudaError_t gp__histogram_range(uint64_t *d_hist, const T *d_in, size_t n, const E *d_edges, size_t bins,
                                        cudaStream_t s, const gp__hist_knobs *knobs = NULL)
 {
     if (bins == 0 || bins > GP__HIST_MAX_BINS || (n > 0 && d_edges == NULL)) return cudaErrorInvalidValue;
-    typedef gp__hist_by_edges<T, E> B;
-    B b = {d_edges, NULL, bins, 0};
-    return gp__histogram_run(d_hist, d_in, n, bins, b, (bins + 1) * sizeof(typename B::SE), s, knobs);
+    gp__hist_by_edges<T, E> b = {};
+    b.edges = d_edges;
+    b.bins = bins;
+    b.no_table = knobs && knobs->no_cells;
+    return gp__histogram_run(d_hist, d_in, n, bins, b, s, knobs);
 }
 
 /* ---- instantiation ------------------------------------------------------------------------------
@@ -307,21 +407,19 @@ static cudaError_t gp__histogram_range(uint64_t *d_hist, const T *d_in, size_t n
 #define GP__DEFINE_HISTOGRAM_AS(SCOPE, name, T, BIN)                                                   \
     namespace {                                                                                        \
     GP__DIAG_PUSH_OP_ERRORS                                                                            \
-    struct gp__hist_by_##name {                                                                        \
-        size_t smem_bytes;                                                                             \
-        __device__ __forceinline__ void setup(void *) {}                                               \
+    struct gp__hist_by_##name : gp__hist_binner_base {                                                 \
         __device__ __forceinline__ uint64_t operator()(T x) const { return (uint64_t)(int64_t)(BIN(x)); } \
     };                                                                                                 \
     GP__DIAG_POP                                                                                       \
     [[maybe_unused]] static __device__ __forceinline__ void gp_block_histogram_##name(                 \
         uint32_t *s_hist, size_t bins, const T *items, int count)                                      \
     {                                                                                                  \
-        gp__block_histogram(s_hist, bins, items, count, gp__hist_by_##name{0});                        \
+        gp__block_histogram(s_hist, bins, items, count, gp__hist_by_##name{});                         \
     }                                                                                                  \
     }                                                                                                  \
     SCOPE cudaError_t gp_histogram_##name(uint64_t *d_hist, const T *d_in, size_t n, size_t bins, cudaStream_t s) \
     {                                                                                                  \
-        return gp__histogram_run(d_hist, d_in, n, bins, gp__hist_by_##name{0}, 0, s);                  \
+        return gp__histogram_run(d_hist, d_in, n, bins, gp__hist_by_##name{}, s);                      \
     }
 #define GP_DEFINE_HISTOGRAM(name, T, BIN) GP__DEFINE_HISTOGRAM_AS([[maybe_unused]] static, name, T, BIN)
 #define GP_DEFINE_HISTOGRAM_EXTERN(name, T, BIN) GP__DEFINE_HISTOGRAM_AS(extern "C", name, T, BIN)

@@ -124,7 +124,39 @@ static inline GP__HD uint64_t gp__hist_even_int_bin(const gp__hist_even_int &e, 
 typedef struct gp__hist_even_float {
     double lower, upper, width, inv, dbins;
     uint64_t bins;
+    /* float x, in float arithmetic (gp__hist_even_float_bin_f32): x >= lower and x < upper
+     * exactly as x >= f_lower_ceil and x < f_upper_ceil; q = (x - f_lower) * f_scale lies
+     * within q * 2^-20 + f_tol of the rule's quotient (f_fast: where that bound is useful) */
+    float f_lower_ceil, f_upper_ceil, f_lower, f_scale, f_tol, f_bins;
+    int f_fast;
 } gp__hist_even_float;
+
+/* Float arithmetic rounded as written on host and device (nvcc would fuse into an FMA). */
+static inline GP__HD float gp__fsub_rn(float a, float b)
+{
+#ifdef __CUDA_ARCH__
+    return __fsub_rn(a, b);
+#else
+    return a - b;
+#endif
+}
+static inline GP__HD float gp__fmul_rn(float a, float b)
+{
+#ifdef __CUDA_ARCH__
+    return __fmul_rn(a, b);
+#else
+    return a * b;
+#endif
+}
+
+/* The smallest float >= e (a double edge as a float edge: for a float x, x >= e exactly when
+ * x >= gp__float_ceil(e)). NaN stays NaN; past FLT_MAX it is +inf. */
+static inline GP__HD float gp__float_ceil(double e)
+{
+    float f = (float)e;
+    if ((double)f < e) f = nextafterf(f, INFINITY);
+    return f;
+}
 
 static inline GP__HD gp__hist_even_float gp__hist_even_float_make(double lower, double upper, uint64_t bins)
 {
@@ -135,6 +167,20 @@ static inline GP__HD gp__hist_even_float gp__hist_even_float_make(double lower, 
     e.inv = 1.0 / e.width;
     e.dbins = (double)bins;
     e.bins = bins;
+    /* The float quotient's error against the exact (x - lower) * bins / w, S = bins / w:
+     * f_lower is lower rounded (off by e1), then three float roundings (2^-24 each), so
+     * |q - exact| <= 2^-22 (exact + e1 S) + e1 S; the rule's own double rounding is 2^-51
+     * relative. Allowing q * 2^-20 + 2 e1 S + 2^-40 covers both with room. Far from an
+     * integer by more than that, floor(q) is the rule's bin. */
+    const double S = e.dbins / e.width;
+    e.f_lower_ceil = gp__float_ceil(lower);
+    e.f_upper_ceil = gp__float_ceil(upper);
+    e.f_lower = (float)lower;
+    e.f_scale = (float)S;
+    e.f_tol = gp__float_ceil(2.0 * fabs(lower - (double)e.f_lower) * S + 0x1p-40);
+    e.f_bins = (float)bins;
+    e.f_fast = bins < ((uint64_t)1 << 24) && isfinite(e.f_lower) && isfinite(e.f_scale) && e.f_scale > 0.0f &&
+               e.f_tol < 0.25f;
     return e;
 }
 
@@ -160,6 +206,19 @@ static inline GP__HD uint64_t gp__hist_even_float_bin(const gp__hist_even_float 
     return gp__hist_even_float_exact(e, x);
 }
 
+/* The same rule for a float x, through float arithmetic: a third of the instructions of
+ * the double path, none of them on the (half-rate) FP64 pipe. Near a bin edge, or where
+ * the float bound is no use (f_fast == 0), it takes the rule as written. */
+static inline GP__HD uint64_t gp__hist_even_float_bin_f32(const gp__hist_even_float &e, float x)
+{
+    if (!e.f_fast) return gp__hist_even_float_bin(e, (double)x);
+    if (!(x >= e.f_lower_ceil && x < e.f_upper_ceil)) return e.bins; /* NaN fails */
+    const float q = gp__fmul_rn(gp__fsub_rn(x, e.f_lower), e.f_scale); /* >= 0: x >= f_lower */
+    const float f = floorf(q), tol = q * 0x1p-20f + e.f_tol;
+    if (q - f > tol && (f + 1.0f) - q > tol && f < e.f_bins) return (uint64_t)f; /* inf / NaN q fail */
+    return gp__hist_even_float_exact(e, (double)x);
+}
+
 /* ---- edges ----------------------------------------------------------------------------------
  * The bin of x among edges[0..bins]: the last i < bins with edges[i] <= x, found in
  * ceil(log2(bins)) steps of the same length in every thread. Edges out of order give some
@@ -177,20 +236,96 @@ static inline GP__HD uint64_t gp__hist_edges_bin(const E *edges, uint64_t bins, 
     return base;
 }
 
-/* The smallest float >= e (a double edge as a float edge: for a float x, x >= e exactly when
- * x >= gp__float_ceil(e)). NaN stays NaN; past FLT_MAX it is +inf. */
-static inline GP__HD float gp__float_ceil(double e)
+/* ---- edges through a table of cells ------------------------------------------------------------
+ * The bisection above costs ceil(log2(bins)) dependent loads per element. Instead, cut
+ * [edges[0], edges[bins]) into `cells` equal cells by a float function cell(x) that never
+ * decreases as x grows, and keep for each cell c the bins its elements can have: lo(c) =
+ * #{i in 1..bins-1 : cell(edges[i]) < c} and hi(c) = #{... <= c}. For x in range, every
+ * edge of a lower cell is <= x and every edge of a higher cell is > x, so bin(x) = lo(c) +
+ * #{i in (lo, hi] : edges[i] <= x}: with a few cells per bin, usually hi == lo and the bin
+ * is one table load, whatever the edges. Exact by construction (no tolerance involved):
+ * only the monotonicity of cell() matters, which float subtraction and multiplication by
+ * a non-negative scale keep. A table entry packs lo | hi << 16 (bins <= 65536). Edges out of
+ * order give some bin in [0, bins), never an index outside the arrays. */
+typedef struct gp__hist_cells {
+    float e0, scale; /* cell(x) = floor(((float)x - e0) * scale), clamped to [0, cells) */
+    uint32_t cells;
+} gp__hist_cells;
+
+#define GP__HIST_CELLS_MAX 8192   /* cells of the table (32 KB) */
+#define GP__HIST_CELLS_BINS 65536 /* the table's entries hold bins below this */
+
+/* Cells for `bins` bins (0: no table): a power of two, about four per bin. */
+static inline GP__HD uint32_t gp__hist_cells_for(uint64_t bins)
 {
-    float f = (float)e;
-    if ((double)f < e) f = nextafterf(f, INFINITY);
-    return f;
+    if (bins < 2 || bins > GP__HIST_CELLS_BINS) return 0;
+    uint32_t c = 256;
+    while (c < 4 * bins && c < GP__HIST_CELLS_MAX) c *= 2;
+    return c;
+}
+
+/* The cell function of edges e0 .. eN (float edges: lossless; others rounded, which keeps
+ * it monotone). A scale that is not a positive finite float puts everything in cell 0. */
+static inline GP__HD gp__hist_cells gp__hist_cells_make(float e0, float eN, uint32_t cells)
+{
+    gp__hist_cells c;
+    c.e0 = e0;
+    c.cells = cells;
+    const float s = (float)cells / gp__fsub_rn(eN, e0);
+    c.scale = s > 0.0f && s < INFINITY ? s : 0.0f;
+    return c;
+}
+template <class X>
+static inline GP__HD uint32_t gp__hist_cell(const gp__hist_cells &c, X x)
+{
+    const float q = gp__fmul_rn(gp__fsub_rn((float)x, c.e0), c.scale);
+    if (!(q > 0.0f)) return 0; /* negative, zero, NaN */
+    return q < (float)c.cells ? (uint32_t)q : c.cells - 1;
+}
+/* #{i in 1..bins-1 : cell(edges[i]) < cell}, by bisection (a prefix for ascending edges). */
+template <class E>
+static inline GP__HD uint32_t gp__hist_cell_below(const E *edges, uint64_t bins, const gp__hist_cells &c, uint32_t cell)
+{
+    uint32_t lo = 1, n = (uint32_t)bins - 1;
+    while (n > 0) {
+        const uint32_t half = n / 2;
+        if (gp__hist_cell(c, edges[lo + half]) < cell) {
+            lo += half + 1;
+            n -= half + 1;
+        } else {
+            n = half;
+        }
+    }
+    return lo - 1;
+}
+/* Table entry of cell c. */
+template <class E>
+static inline GP__HD uint32_t gp__hist_cell_entry(const E *edges, uint64_t bins, const gp__hist_cells &c, uint32_t cell)
+{
+    return gp__hist_cell_below(edges, bins, c, cell) | gp__hist_cell_below(edges, bins, c, cell + 1) << 16;
+}
+/* The bin of an x already known to lie in [edges[0], edges[bins]). */
+template <class E, class X>
+static inline GP__HD uint64_t gp__hist_cells_bin(const E *edges, const uint32_t *table, const gp__hist_cells &c, X x)
+{
+    const uint32_t t = table[gp__hist_cell(c, x)];
+    uint32_t lo = t & 0xffff, hi = t >> 16;
+    while (hi > lo) { /* the last i in [lo, hi] with edges[i] <= x (or lo) */
+        const uint32_t mid = lo + (hi - lo + 1) / 2;
+        if (x >= edges[mid]) lo = mid;
+        else hi = mid - 1;
+    }
+    return lo;
 }
 
 /* ---- the launch plan --------------------------------------------------------------------------
  * The input splits into a head (elements before the first 16-byte boundary), a body of whole
- * 16-byte vectors, and a tail. Counters: `keys` counters per copy (bins, or 256 byte values
+ * 16-byte vectors, and a tail. Counters: `keys` keys per copy (bins, or 256 byte values
  * for 1-byte types), `copies` copies per block in shared memory (a warp uses copy
- * warp % copies), or none (global: atomics straight into the output). Merge:
+ * warp % copies), or none (global: atomics straight into the output). Byte values have 32
+ * counters each (`lanes`), one per lane, laid out so that lane l's counters all sit in
+ * bank l: a warp's 32 increments then never meet in a bank or an address, whatever the
+ * bytes, and need no run detection. Merge:
  *   GP__HIST_ONE    one block writes every bin of the output itself (small n);
  *   GP__HIST_LAST   blocks add into accumulators in status memory, and the last block to
  *                   finish copies them to the output and returns them to 0: one launch;
@@ -210,6 +345,9 @@ enum { GP__HIST_ONE = 0, GP__HIST_LAST = 1, GP__HIST_ZEROED = 2 };
 #ifndef GP__HIST_LAST_BINS
 #define GP__HIST_LAST_BINS 8192 /* GP__HIST_LAST up to here; past it GP__HIST_ZEROED */
 #endif
+#ifndef GP__HIST_VALUE_COPIES
+#define GP__HIST_VALUE_COPIES 2 /* copies of the byte counters (32 KB each) per block */
+#endif
 #ifndef GP__HIST_ONE_VECS
 #define GP__HIST_ONE_VECS 4096 /* GP__HIST_ONE up to this many 16-byte vectors (64 KB) */
 #endif
@@ -217,7 +355,8 @@ enum { GP__HIST_ONE = 0, GP__HIST_LAST = 1, GP__HIST_ZEROED = 2 };
 typedef struct gp__hist_plan {
     size_t head, nvec, tail; /* elements before the body, body vectors, elements after */
     uint64_t bins;           /* output bins */
-    uint32_t keys;           /* counters per copy (0: global counting) */
+    uint32_t keys;           /* keys counted per copy (0: global counting) */
+    uint32_t lanes;          /* counters per key in a copy: 32 (lane l counts in bank l) or 1 */
     uint32_t copies;         /* counter copies per block */
     uint32_t blocks;
     uint32_t values;         /* counters are byte values, mapped to bins at the merge */
@@ -241,19 +380,26 @@ static inline GP__HD gp__hist_plan gp__hist_make_plan(uintptr_t in, size_t n, si
     p.values = elem == 1; /* bytes: 256 value counters cover any bins */
     const size_t keys = p.values ? 256 : bins;
     const size_t warps = GP__HIST_BLOCK / 32;
+    p.lanes = 1;
     size_t fit = smem_max > edge_bytes ? (smem_max - edge_bytes) / 4 : 0;
-    if (keys > fit && edge_bytes) { /* edges move to global memory before the counters do */
+    const size_t need = p.values ? 256 * 32 : keys; /* the fewest counters the plan takes */
+    if (need > fit && edge_bytes) { /* edges move to global memory before the counters do */
         edge_bytes = 0;
         fit = smem_max / 4;
     }
-    if (keys <= fit) {
+    if (p.values) { /* 256 keys x 32 lanes: 32 KB a copy */
+        p.keys = 256;
+        p.lanes = 32;
+        p.copies = (uint32_t)gp__max_size(1, gp__min_size(n <= GP__HIST_ONE_VECS * 16 ? 1 : GP__HIST_VALUE_COPIES,
+                                                          fit / (256 * 32)));
+    } else if (keys <= fit) {
         p.keys = (uint32_t)keys;
         p.copies = (uint32_t)gp__max_size(1, gp__min_size(warps, GP__HIST_COPY_BYTES / (4 * keys)));
     } else {
         p.keys = 0;
         p.copies = 0;
     }
-    p.smem_bytes = edge_bytes + (size_t)p.copies * p.keys * 4;
+    p.smem_bytes = edge_bytes + (size_t)p.copies * p.keys * p.lanes * 4;
     p.blocks = 1;
     p.merge = bins > GP__HIST_LAST_BINS      ? GP__HIST_ZEROED
               : p.nvec <= GP__HIST_ONE_VECS ? GP__HIST_ONE

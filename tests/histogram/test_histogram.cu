@@ -137,6 +137,112 @@ static void check_float_rule(void)
            "float rule: NaN and upper not counted, -0.0 in bin 0, just below upper in the last bin");
 }
 
+/* The float path of float x (gp__hist_even_float_bin_f32) against the rule as written, where
+ * its float bound applies and where it does not; x at and next to the bins' edges. */
+static void check_float_rule_f32(void)
+{
+    gp_t_section("histogram: the float rule for float x, float arithmetic against the rule as written (host)");
+    uint64_t st = gp_t_state(7);
+    struct { double lo, hi; uint64_t bins; int fast; } cases[] = {
+        {0, 1, 1024, 1},       {0, 1, 4096, 1},        {0, 1, 65536, 1},     {-1, 1, 7, 1},          {0.1, 0.7, 3, 1},
+        {1000.1, 1000.2, 100, 1}, {-3.3, 1e10, 1000003, 1}, {0, 1, 1u << 24, 0}, {-1e300, 1e300, 5, 0}, {1e-300, 2e-300, 10, 0},
+        {-5e-39, 5e-39, 9, 0}, {0, 255.5, 256, 1}};
+    int bad = 0, fast_ok = 1;
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+        const gp__hist_even_float e = gp__hist_even_float_make(cases[c].lo, cases[c].hi, cases[c].bins);
+        if (e.f_fast != cases[c].fast) fast_ok = 0;
+        const double w = cases[c].hi - cases[c].lo;
+        for (int i = 0; i < 60000; i++) {
+            const uint64_t r = gp_t_next(&st);
+            const double u = (double)(r >> 11) * 0x1p-53;
+            const double edge = cases[c].lo + (double)(r % cases[c].bins) * (w / (double)cases[c].bins);
+            float x;
+            switch (i % 5) {
+            case 0: x = (float)(cases[c].lo + u * w); break;
+            case 1: x = (float)edge; break;
+            case 2: x = nextafterf((float)edge, (r & 1) ? INFINITY : -INFINITY); break;
+            case 3: { const float v[] = {NAN, INFINITY, -INFINITY, -0.0f, 0.0f, (float)cases[c].lo, (float)cases[c].hi,
+                                         nextafterf((float)cases[c].hi, -INFINITY), nextafterf((float)cases[c].lo, -INFINITY),
+                                         nextafterf((float)cases[c].lo, INFINITY)};
+                      x = v[r % 10]; break; }
+            default: x = (float)(cases[c].lo - w + 3 * u * w);
+            }
+            const uint64_t got = gp__hist_even_float_bin_f32(e, x), want = ref_even_float(cases[c].lo, cases[c].hi, cases[c].bins, (double)x);
+            if (got != want && bad++ < 5)
+                EXPECT(0, "float x rule [%g, %g) bins %llu x %.9g: %llu, want %llu", cases[c].lo, cases[c].hi,
+                       (unsigned long long)cases[c].bins, (double)x, (unsigned long long)got, (unsigned long long)want);
+        }
+    }
+    EXPECT(bad == 0, "float rule for float x: %d mismatches", bad);
+    EXPECT(fast_ok, "the float path applies where its bound is useful, not elsewhere");
+}
+
+/* The table of cells against a linear scan: random ascending edges (float and double), edges
+ * crowded into one cell, infinite edges; out of order: still a bin in range. */
+template <class E>
+static int check_cells_case(std::vector<E> &e, uint64_t bins, uint64_t &st, int rounds)
+{
+    const uint32_t ncells = gp__hist_cells_for(bins);
+    if (!ncells) return 0;
+    const gp__hist_cells c = gp__hist_cells_make((float)e[0], (float)e[bins], ncells);
+    std::vector<uint32_t> table(ncells);
+    for (uint32_t k = 0; k < ncells; k++) table[k] = gp__hist_cell_entry(e.data(), bins, c, k);
+    int bad = 0;
+    for (int i = 0; i < rounds; i++) {
+        const uint64_t r = gp_t_next(&st);
+        const E lo = e[0], hi = e[bins];
+        E x;
+        switch (i % 3) {
+        case 0: x = e[r % (bins + 1)]; break;
+        case 1: x = (E)nextafter((double)e[r % (bins + 1)], (r & 1) ? INFINITY : -INFINITY); break;
+        default: x = (E)((double)lo + ((double)hi - (double)lo) * (double)(r >> 11) * 0x1p-53);
+        }
+        if (!(x >= lo && x < hi)) continue;
+        const uint64_t got = gp__hist_cells_bin(e.data(), table.data(), c, x), want = ref_edges_scan(e.data(), bins, x);
+        if (got != want && bad++ < 3)
+            EXPECT(0, "cells: bins %llu x %.17g: %llu, want %llu", (unsigned long long)bins, (double)x, (unsigned long long)got,
+                   (unsigned long long)want);
+    }
+    return bad;
+}
+static void check_cells(void)
+{
+    gp_t_section("histogram: edges through a table of cells, against a linear scan (host)");
+    uint64_t st = gp_t_state(8);
+    int bad = 0, out = 0;
+    const uint64_t sizes[] = {2, 3, 7, 64, 1000, 1024, 4099};
+    for (size_t z = 0; z < sizeof sizes / sizeof *sizes; z++) {
+        const uint64_t bins = sizes[z];
+        std::vector<double> e(bins + 1);
+        std::vector<float> ef(bins + 1);
+        for (int shape = 0; shape < 4; shape++) {
+            double v = -10;
+            for (uint64_t i = 0; i <= bins; i++) {
+                const double step = shape == 1 && i > 0 && i < bins ? 1e-7 : 0.01 + (double)(gp_t_next(&st) % 1000) / 100.0;
+                e[i] = v += shape == 2 ? (double)(i + 1) * (double)(i + 1) : step; /* 1: crowded; 2: widening */
+            }
+            if (shape == 3) { e[0] = -INFINITY; e[bins] = INFINITY; }
+            bad += check_cells_case(e, bins, st, 3000);
+            for (uint64_t i = 0; i <= bins; i++) ef[i] = gp__float_ceil(e[i]);
+            bool strict = true; /* float edges rounded up may tie: still ascending */
+            for (uint64_t i = 0; i < bins; i++) strict &= ef[i] <= ef[i + 1];
+            if (strict) bad += check_cells_case(ef, bins, st, 3000);
+        }
+        /* out of order */
+        for (uint64_t i = 0; i <= bins; i++) e[i] = (double)(gp_t_next(&st) % 100);
+        const uint32_t ncells = gp__hist_cells_for(bins);
+        const gp__hist_cells c = gp__hist_cells_make((float)e[0], (float)e[bins], ncells);
+        std::vector<uint32_t> table(ncells);
+        for (uint32_t k = 0; k < ncells; k++) table[k] = gp__hist_cell_entry(e.data(), bins, c, k);
+        for (int i = 0; i < 300; i++) out += gp__hist_cells_bin(e.data(), table.data(), c, (double)(gp_t_next(&st) % 100)) >= bins;
+    }
+    EXPECT(bad == 0, "cells: %d mismatches", bad);
+    EXPECT(out == 0, "cells, edges out of order: %d bins out of range", out);
+    EXPECT(gp__hist_cells_for(1) == 0 && gp__hist_cells_for(1024) == 4096 && gp__hist_cells_for(65537) == 0 &&
+               gp__hist_cells_for(100000) == 0 && gp__hist_cells_for(65536) == GP__HIST_CELLS_MAX,
+           "cells: about four per bin, a power of two, none past 65536 bins");
+}
+
 static void check_edges_rule(void)
 {
     gp_t_section("histogram: edges, binary search against a linear scan; float edges rounded up (host)");
@@ -170,11 +276,16 @@ static void check_plan_and_args(void)
     gp_t_section("histogram: plan and argument checks (host; nothing launched)");
     const size_t smem = 227 * 1024 - 1024;
     gp__hist_plan p = gp__hist_make_plan(0x1003, 1000, 1, 256, 0, smem);
-    EXPECT(p.head == 13 && p.nvec * 16 + p.head + p.tail == 1000 && p.values && p.keys == 256 && p.copies == 16 &&
-               p.merge == GP__HIST_ONE,
-           "u8 at +3: head 13, values, 16 copies, one block");
+    EXPECT(p.head == 13 && p.nvec * 16 + p.head + p.tail == 1000 && p.values && p.keys == 256 && p.lanes == 32 &&
+               p.copies == 1 && p.smem_bytes == 32768 && p.merge == GP__HIST_ONE,
+           "u8 at +3: head 13, values, a counter per lane, one copy, one block");
+    p = gp__hist_make_plan(0x1000, (size_t)1 << 28, 1, 7, 0, smem);
+    EXPECT(p.values && p.lanes == 32 && p.copies == GP__HIST_VALUE_COPIES && p.merge == GP__HIST_LAST, "u8 2^28, 7 bins: values, lane counters");
+    p = gp__hist_make_plan(0x1000, (size_t)1 << 28, 1, 7, 0, 40 * 1024);
+    EXPECT(p.values && p.copies == 1 && p.smem_bytes == 32768, "u8 in 40 KB of shared memory: one copy");
     p = gp__hist_make_plan(0x1004, (size_t)1 << 28, 4, 1024, 0, smem);
-    EXPECT(p.head == 3 && p.keys == 1024 && p.copies == 8 && p.merge == GP__HIST_LAST, "f32 1024 bins: 8 copies, last-block merge");
+    EXPECT(p.head == 3 && p.keys == 1024 && p.lanes == 1 && p.copies == 8 && p.merge == GP__HIST_LAST,
+           "f32 1024 bins: 8 copies, last-block merge");
     p = gp__hist_make_plan(0x1004, 1000, 8, 10, 0, smem);
     EXPECT(p.head == 1000 && p.nvec == 0, "f64 at a 4-byte boundary: element by element");
     p = gp__hist_make_plan(0x1000, 1 << 20, 2, 65536, 0, smem);
@@ -210,6 +321,8 @@ extern "C" void test_histogram_host(void)
     check_int_rule();
     check_float_rule();
     check_edges_rule();
+    check_float_rule_f32();
+    check_cells();
     check_plan_and_args();
 }
 
