@@ -140,6 +140,47 @@ static __device__ __forceinline__ void gp__hist_red_shared(uint32_t addr)
     asm volatile("red.shared.add.u32 [%0], 1;" ::"r"(addr) : "memory");
 }
 
+/* ---- 32-bit keys for shared counters -------------------------------------------------------------
+ * gp__hist_key32(b, x, keys, slow): x's bin, or `keys` (the copy's extra counter) when x is
+ * not counted; a binner with a fast path may instead set `slow` (never clear it), and the
+ * kernel then bins the vector again by the exact b(x). No branch on the fast path. */
+template <class Bin, class T>
+static __device__ __forceinline__ uint32_t gp__hist_key32_exact(const Bin &b, T x, uint32_t keys)
+{
+    const uint64_t k = b(x);
+    return k < keys ? (uint32_t)k : keys;
+}
+template <class Bin, class T>
+static __device__ __forceinline__ uint32_t gp__hist_key32(const Bin &b, T x, uint32_t keys, bool &)
+{
+    return gp__hist_key32_exact(b, x, keys);
+}
+static __device__ __forceinline__ uint32_t gp__hist_key32(const gp__hist_by_even_float<float> &b, float x, uint32_t keys,
+                                                          bool &slow)
+{
+    uint32_t bin; /* f_fast is checked by the kernel, once */
+    slow |= !gp__hist_even_float_fast_f32(b.e, x, bin);
+    return bin < keys ? bin : keys;
+}
+/* Edges by the table: a cell without an edge is its bin; with one edge, one comparison;
+ * with more (crowded edges), the bisection of b(x). */
+template <class T, class E>
+static __device__ __forceinline__ uint32_t gp__hist_key32(const gp__hist_by_edges<T, E> &b, T x, uint32_t keys, bool &slow)
+{
+    const typename gp__hist_by_edges<T, E>::SE v = x;
+    const bool in = v >= b.e0 && v < b.eN;
+    const uint32_t t = b.table[gp__hist_cell(b.cells, v)], lo = t & 0xffff, hi = t >> 16;
+    const uint32_t bin = hi == lo + 1 && v >= b.s_edges[hi] ? hi : lo;
+    slow |= in && hi > lo + 1;
+    return in ? bin : keys;
+}
+/* Whether gp__hist_key32 may be called (the fast path's data is there): */
+template <class Bin>
+static __device__ __forceinline__ bool gp__hist_key32_ok(const Bin &) { return true; }
+static __device__ __forceinline__ bool gp__hist_key32_ok(const gp__hist_by_even_float<float> &b) { return b.e.f_fast; }
+template <class T, class E>
+static __device__ __forceinline__ bool gp__hist_key32_ok(const gp__hist_by_edges<T, E> &b) { return b.table != NULL; }
+
 /* ---- the kernel ------------------------------------------------------------------------------
  * VALUES: 1-byte elements, counted by value (lane-banked counters) and binned at the merge.
  * Every block: clear its counters, count its chunks of GP__HIST_BLOCK x GP__HIST_UNROLL
@@ -156,17 +197,32 @@ __global__ void __launch_bounds__(GP__HIST_BLOCK, GP__MIN_BLOCKS(GP__HIST_BLOCK,
     Bin b = bin;
     b.setup(gp__hist_smem, p.merge != GP__HIST_ONE);
     uint32_t *cnt = reinterpret_cast<uint32_t *>(gp__hist_smem + b.smem_bytes);
-    const size_t keys = p.keys, per_copy = (size_t)p.keys * p.lanes;
+    const size_t keys = p.keys, per_copy = gp__hist_copy_words(p);
     gp_block_histogram_zero(cnt, (size_t)p.copies * per_copy); /* its barrier also covers setup() */
     uint32_t *mine = p.copies ? cnt + ((tid >> 5) % p.copies) * per_copy : cnt;
     /* bytes: lane l counts value v at mine[v * 32 + l], in bank l (lanes == 1: at mine[v]) */
     const uint32_t lane_base = (uint32_t)__cvta_generic_to_shared(mine + (p.lanes == 32 ? (tid & 31) : 0)),
                    value_step = 4 * p.lanes;
 
+    /* 16-bit counters (p.half): key k is half k & 1 of word k / 2. The add that takes a half to
+     * 2^15 (exactly one does) moves 2^15 to the output at once, so a half stays below 2^16
+     * unless 2^15 more increments of that one counter land between this thread's two
+     * atomics: same-address atomics are served one at a time, so that would take tens of
+     * microseconds, and a ready warp is never kept waiting that long. The extra counter
+     * (k == keys) is never flushed: its carries go only to bits no key uses. */
+    auto add_half = [&](uint32_t k, uint32_t c) {
+        const uint32_t shift = (k & 1) << 4, old = atomicAdd(&mine[k >> 1], c << shift), h = (old >> shift) & 0xffff;
+        if (h < 0x8000 && h + c >= 0x8000 && k < keys) {
+            atomicSub(&mine[k >> 1], 0x8000u << shift);
+            atomicAdd(reinterpret_cast<unsigned long long *>(out + k), 0x8000ull);
+        }
+    };
     auto add = [&](uint64_t k, uint32_t c) {
-        if (keys) gp_block_histogram_add(mine, keys, k, c);
+        if (keys && p.half) add_half(k < keys ? (uint32_t)k : (uint32_t)keys, c);
+        else if (keys) gp_block_histogram_add(mine, keys, k, c);
         else if (k < p.bins) atomicAdd(reinterpret_cast<unsigned long long *>(out + k), (unsigned long long)c);
     };
+    const bool fast32 = keys && gp__hist_key32_ok(b); /* shared counters, 32-bit keys, no branch */
     auto count_one = [&](T x) {
         if constexpr (VALUES) {
             uint8_t v;
@@ -188,6 +244,31 @@ __global__ void __launch_bounds__(GP__HIST_BLOCK, GP__MIN_BLOCKS(GP__HIST_BLOCK,
         } else {
             T x[VEC];
             memcpy(x, &v, 16);
+            if (fast32) {
+                uint32_t k[VEC];
+                bool slow = false, same = true;
+#pragma unroll
+                for (int j = 0; j < VEC; j++) k[j] = gp__hist_key32(b, x[j], (uint32_t)keys, slow);
+                if (slow) /* next to an edge: the exact rule (rare) */
+#pragma unroll
+                    for (int j = 0; j < VEC; j++) k[j] = gp__hist_key32_exact(b, x[j], (uint32_t)keys);
+#pragma unroll
+                for (int j = 1; j < VEC; j++) same &= k[j] == k[0];
+                if (p.half) {
+                    if (same) {
+                        add_half(k[0], VEC);
+                    } else {
+#pragma unroll
+                        for (int j = 0; j < VEC; j++) add_half(k[j], 1);
+                    }
+                } else if (same) {
+                    atomicAdd(&mine[k[0]], (uint32_t)VEC);
+                } else {
+#pragma unroll
+                    for (int j = 0; j < VEC; j++) atomicAdd(&mine[k[j]], 1u);
+                }
+                return;
+            }
             uint64_t k[VEC];
             bool same = true;
 #pragma unroll
@@ -231,6 +312,7 @@ __global__ void __launch_bounds__(GP__HIST_BLOCK, GP__MIN_BLOCKS(GP__HIST_BLOCK,
     /* merge: the block's total of key k, and its bin */
     auto total = [&](size_t k) {
         uint32_t c = 0;
+        if (p.half) return (cnt[k >> 1] >> ((k & 1) << 4)) & 0xffff;
         for (uint32_t q = 0; q < p.copies; q++) {
             const uint32_t *row = cnt + q * per_copy + k * p.lanes;
             if (p.lanes == 1) c += row[0];
@@ -308,7 +390,7 @@ static cudaError_t gp__histogram_run(uint64_t *d_hist, const T *d_in, size_t n, 
     GP__TRY(gp__device_query(&dev, on.dev));
     const size_t smem_max = (size_t)dev.smem_block - 1024; /* the kernel's own static bytes and margin */
     gp__hist_plan p = gp__hist_make_plan((uintptr_t)d_in, n, sizeof(T), bins, bin.smem_want(smem_max), smem_max);
-    bin.smem_bytes = p.smem_bytes - (size_t)p.copies * p.keys * p.lanes * 4; /* the binner's, if it stayed */
+    bin.smem_bytes = p.smem_bytes - (size_t)p.copies * gp__hist_copy_words(p) * 4; /* the binner's, if it stayed */
 #ifdef GP__HIST_LADDER
     if (knobs && knobs->no_values && p.values) { /* bytes by bin: as a 2-byte type would be */
         p.values = 0;
@@ -319,7 +401,7 @@ static cudaError_t gp__histogram_run(uint64_t *d_hist, const T *d_in, size_t n, 
 #endif
     if (knobs && knobs->copies && p.keys) p.copies = (uint32_t)knobs->copies;
     if (knobs && knobs->lanes && p.values) p.lanes = (uint32_t)knobs->lanes; /* 1: byte counters as one array */
-    p.smem_bytes = bin.smem_bytes + (size_t)p.copies * p.keys * p.lanes * 4;
+    p.smem_bytes = bin.smem_bytes + (size_t)p.copies * gp__hist_copy_words(p) * 4;
     if (knobs && knobs->force_zeroed && p.merge == GP__HIST_LAST) p.merge = GP__HIST_ZEROED;
     constexpr bool bytes = sizeof(T) == 1; /* the plan counts bytes by value */
     void (*kernel)(const T *, size_t, gp__hist_plan, Bin, uint64_t *, unsigned long long *) = gp__hist_kernel<T, Bin, bytes>;

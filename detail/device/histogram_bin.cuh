@@ -140,6 +140,15 @@ static inline GP__HD float gp__fsub_rn(float a, float b)
     return a - b;
 #endif
 }
+/* A float that is an integer in [0, 2^32) as uint32_t (anything else: some value, never UB). */
+static inline GP__HD uint32_t gp__f2u_floor(float f)
+{
+#ifdef __CUDA_ARCH__
+    return __float2uint_rd(f);
+#else
+    return f >= 0.0f && f < 4294967296.0f ? (uint32_t)f : 0u;
+#endif
+}
 static inline GP__HD float gp__fmul_rn(float a, float b)
 {
 #ifdef __CUDA_ARCH__
@@ -207,16 +216,24 @@ static inline GP__HD uint64_t gp__hist_even_float_bin(const gp__hist_even_float 
 }
 
 /* The same rule for a float x, through float arithmetic: a third of the instructions of
- * the double path, none of them on the (half-rate) FP64 pipe. Near a bin edge, or where
- * the float bound is no use (f_fast == 0), it takes the rule as written. */
+ * the double path, none of them on the (half-rate) FP64 pipe, and no branch. Needs f_fast.
+ * True: *bin is x's bin (bins when x is not counted). False: x lies next to a bin's edge,
+ * where only the rule as written can tell: no integer lies strictly between q - tol and
+ * q + tol exactly when both floor the same. */
+static inline GP__HD bool gp__hist_even_float_fast_f32(const gp__hist_even_float &e, float x, uint32_t &bin)
+{
+    const bool in = x >= e.f_lower_ceil && x < e.f_upper_ceil; /* NaN fails */
+    const float q = gp__fmul_rn(gp__fsub_rn(x, e.f_lower), e.f_scale); /* >= 0 when in: x >= f_lower */
+    const float tol = fmaf(q, 0x1p-20f, e.f_tol);
+    const float lo = floorf(gp__fsub_rn(q, tol)), hi = floorf(q + tol);
+    bin = in ? gp__f2u_floor(hi) : (uint32_t)e.bins;
+    return !in || (lo == hi && hi < e.f_bins);
+}
 static inline GP__HD uint64_t gp__hist_even_float_bin_f32(const gp__hist_even_float &e, float x)
 {
-    if (!e.f_fast) return gp__hist_even_float_bin(e, (double)x);
-    if (!(x >= e.f_lower_ceil && x < e.f_upper_ceil)) return e.bins; /* NaN fails */
-    const float q = gp__fmul_rn(gp__fsub_rn(x, e.f_lower), e.f_scale); /* >= 0: x >= f_lower */
-    const float f = floorf(q), tol = q * 0x1p-20f + e.f_tol;
-    if (q - f > tol && (f + 1.0f) - q > tol && f < e.f_bins) return (uint64_t)f; /* inf / NaN q fail */
-    return gp__hist_even_float_exact(e, (double)x);
+    uint32_t bin;
+    if (e.f_fast && gp__hist_even_float_fast_f32(e, x, bin)) return bin;
+    return gp__hist_even_float_bin(e, (double)x);
 }
 
 /* ---- edges ----------------------------------------------------------------------------------
@@ -325,7 +342,8 @@ static inline GP__HD uint64_t gp__hist_cells_bin(const E *edges, const uint32_t 
  * warp % copies), or none (global: atomics straight into the output). Byte values have 32
  * counters each (`lanes`), one per lane, laid out so that lane l's counters all sit in
  * bank l: a warp's 32 increments then never meet in a bank or an address, whatever the
- * bytes, and need no run detection. Merge:
+ * bytes, and need no run detection. Past the room of 32-bit counters, 16-bit ones (`half`),
+ * two to a word, each flushed to the output by 2^15 as it reaches 2^15. Merge:
  *   GP__HIST_ONE    one block writes every bin of the output itself (small n);
  *   GP__HIST_LAST   blocks add into accumulators in status memory, and the last block to
  *                   finish copies them to the output and returns them to 0: one launch;
@@ -346,7 +364,7 @@ enum { GP__HIST_ONE = 0, GP__HIST_LAST = 1, GP__HIST_ZEROED = 2 };
 #define GP__HIST_LAST_BINS 8192 /* GP__HIST_LAST up to here; past it GP__HIST_ZEROED */
 #endif
 #ifndef GP__HIST_VALUE_COPIES
-#define GP__HIST_VALUE_COPIES 2 /* copies of the byte counters (32 KB each) per block */
+#define GP__HIST_VALUE_COPIES 1 /* copies of the byte counters (32 KB each) per block: one is as fast as two */
 #endif
 #ifndef GP__HIST_ONE_VECS
 #define GP__HIST_ONE_VECS 4096 /* GP__HIST_ONE up to this many 16-byte vectors (64 KB) */
@@ -357,12 +375,20 @@ typedef struct gp__hist_plan {
     uint64_t bins;           /* output bins */
     uint32_t keys;           /* keys counted per copy (0: global counting) */
     uint32_t lanes;          /* counters per key in a copy: 32 (lane l counts in bank l) or 1 */
+    uint32_t half;           /* 16-bit counters, two to a word (bins past 32-bit counters' room) */
     uint32_t copies;         /* counter copies per block */
     uint32_t blocks;
     uint32_t values;         /* counters are byte values, mapped to bins at the merge */
     int merge;               /* GP__HIST_ONE, _LAST or _ZEROED */
     size_t smem_bytes;       /* dynamic shared memory: edges, then copies * keys counters */
 } gp__hist_plan;
+
+/* Counters in a copy: 32 per byte value (lanes), else one per key and one more that takes
+ * what is not counted (so that counting needs no branch). */
+static inline GP__HD size_t gp__hist_copy_words(const gp__hist_plan &p)
+{
+    return p.lanes == 32 ? (size_t)p.keys * 32 : p.half ? ((size_t)p.keys + 2) / 2 : p.keys ? (size_t)p.keys + 1 : 0;
+}
 
 /* elem: bytes per element; in: the input's address; edge_bytes: shared memory the binner
  * wants (0: none; the edges stay in global memory when they do not fit); smem_max: what a
@@ -381,6 +407,7 @@ static inline GP__HD gp__hist_plan gp__hist_make_plan(uintptr_t in, size_t n, si
     const size_t keys = p.values ? 256 : bins;
     const size_t warps = GP__HIST_BLOCK / 32;
     p.lanes = 1;
+    p.half = 0;
     size_t fit = smem_max > edge_bytes ? (smem_max - edge_bytes) / 4 : 0;
     const size_t need = p.values ? 256 * 32 : keys; /* the fewest counters the plan takes */
     if (need > fit && edge_bytes) { /* edges move to global memory before the counters do */
@@ -392,14 +419,18 @@ static inline GP__HD gp__hist_plan gp__hist_make_plan(uintptr_t in, size_t n, si
         p.lanes = 32;
         p.copies = (uint32_t)gp__max_size(1, gp__min_size(n <= GP__HIST_ONE_VECS * 16 ? 1 : GP__HIST_VALUE_COPIES,
                                                           fit / (256 * 32)));
-    } else if (keys <= fit) {
+    } else if (keys + 1 <= fit) {
         p.keys = (uint32_t)keys;
         p.copies = (uint32_t)gp__max_size(1, gp__min_size(warps, GP__HIST_COPY_BYTES / (4 * keys)));
+    } else if ((keys + 2) / 2 <= fit) { /* 16-bit counters: u16 and f32 at 65536 bins */
+        p.keys = (uint32_t)keys;
+        p.half = 1;
+        p.copies = 1;
     } else {
         p.keys = 0;
         p.copies = 0;
     }
-    p.smem_bytes = edge_bytes + (size_t)p.copies * p.keys * p.lanes * 4;
+    p.smem_bytes = edge_bytes + (size_t)p.copies * gp__hist_copy_words(p) * 4;
     p.blocks = 1;
     p.merge = bins > GP__HIST_LAST_BINS      ? GP__HIST_ZEROED
               : p.nvec <= GP__HIST_ONE_VECS ? GP__HIST_ONE

@@ -289,9 +289,12 @@ static void check_plan_and_args(void)
     p = gp__hist_make_plan(0x1004, 1000, 8, 10, 0, smem);
     EXPECT(p.head == 1000 && p.nvec == 0, "f64 at a 4-byte boundary: element by element");
     p = gp__hist_make_plan(0x1000, 1 << 20, 2, 65536, 0, smem);
-    EXPECT(p.keys == 0 && p.merge == GP__HIST_ZEROED, "u16 65536 bins: global counting into a cleared output");
+    EXPECT(p.keys == 65536 && p.half && p.copies == 1 && p.smem_bytes == 32769 * 4 && p.merge == GP__HIST_ZEROED,
+           "u16 65536 bins: 16-bit counters, into a cleared output");
+    p = gp__hist_make_plan(0x1000, 1 << 20, 4, 1 << 24, 0, smem);
+    EXPECT(p.keys == 0 && !p.half && p.merge == GP__HIST_ZEROED, "f32 2^24 bins: global counting into a cleared output");
     p = gp__hist_make_plan(0x1000, 1 << 20, 4, 40000, 40001 * 4, smem);
-    EXPECT(p.keys == 40000 && p.smem_bytes == 40000 * 4, "40000 range bins: counters stay, edges move to global memory");
+    EXPECT(p.keys == 40000 && p.smem_bytes == 40001 * 4, "40000 range bins: counters (and the one that takes the rest) stay, edges move to global memory");
     gp__hist_set_blocks(p, (size_t)1 << 36, 264);
     EXPECT(p.blocks > ((size_t)1 << 36) >> 31, "a block counts fewer than 2^31 elements");
 
@@ -613,6 +616,33 @@ static void check_large(void)
     CUDA_CHK(cudaFree(d_big));
 }
 
+/* 16-bit counters (65536 bins): three elements in four the same value, so that counters
+ * pass 2^15 and flush many times per block, the rest random; u16 and f32. */
+template <class T>
+static void check_half(gpu_fix &f)
+{
+    const size_t n = f.max_n, bins = 65536;
+    uint64_t st = gp_t_state(60 + sizeof(T));
+    std::vector<T> x(n);
+    std::vector<uint64_t> want(bins + GUARD, 0), got(bins + GUARD);
+    memset(&want[bins], POISON, GUARD * 8);
+    for (size_t i = 0; i < n; i++) {
+        const uint64_t r = gp_t_next(&st);
+        if (std::is_same<T, float>::value) x[i] = (T)((r & 3) ? 0.3125 : (double)(r >> 40) * 0x1p-24);
+        else x[i] = (T)((r & 3) ? 4242 : r >> 48);
+        const uint64_t b = std::is_same<T, float>::value ? ref_even_float(0, 1, bins, (double)x[i]) : ref_even_int(0, 65536, bins, (int64_t)x[i]);
+        if (b < bins) want[b]++;
+    }
+    CUDA_CHK(cudaMemcpy(f.d_in, x.data(), n * sizeof(T), cudaMemcpyHostToDevice));
+    CUDA_CHK(cudaMemset(f.d_hist, POISON, (bins + GUARD) * 8));
+    const cudaError_t err = std::is_same<T, float>::value
+                                ? gp_histogram_even_f32(f.d_hist, (const float *)f.d_in, n, bins, 0.0, 1.0, 0)
+                                : gp_histogram_even_u16(f.d_hist, (const uint16_t *)f.d_in, n, bins, 0, 65536, 0);
+    CUDA_CHK(cudaMemcpy(got.data(), f.d_hist, (bins + GUARD) * 8, cudaMemcpyDeviceToHost));
+    EXPECT(err == cudaSuccess && memcmp(got.data(), want.data(), (bins + GUARD) * 8) == 0,
+           "%s, 65536 bins (16-bit counters), n=%zu, 3/4 one value: %s", tinfo<T>::name(), n, cudaGetErrorName(err));
+}
+
 extern "C" void test_histogram_gpu(void)
 {
     if (!gp_t_have_gpu()) {
@@ -634,6 +664,9 @@ extern "C" void test_histogram_gpu(void)
     check_type<uint32_t>(f);
     check_type<float>(f);
     check_type<double>(f);
+    gp_t_section("histogram: 16-bit counters flushed as they fill");
+    check_half<uint16_t>(f);
+    check_half<float>(f);
     gp_t_section("histogram: user instance, block level, determinism, streams");
     check_user(f);
     {
