@@ -151,27 +151,40 @@ static __device__ __forceinline__ uint32_t gp__hist_key32_exact(const Bin &b, T 
     return k < keys ? (uint32_t)k : keys;
 }
 template <class Bin, class T>
-static __device__ __forceinline__ uint32_t gp__hist_key32(const Bin &b, T x, uint32_t keys, bool &)
+static __device__ __forceinline__ uint32_t gp__hist_key32(const Bin &b, T x, uint32_t keys, uint32_t &)
 {
     return gp__hist_key32_exact(b, x, keys);
 }
-static __device__ __forceinline__ uint32_t gp__hist_key32(const gp__hist_by_even_float<float> &b, float x, uint32_t keys,
-                                                          bool &slow)
+/* Integers by a shift (the range a multiple of bins by a power of two, as u8 / u16 over
+ * their whole range): 32-bit work where the type allows; the other forms by the rule. */
+template <class T>
+static __device__ __forceinline__ uint32_t gp__hist_key32(const gp__hist_by_even_int<T> &b, T x, uint32_t keys,
+                                                          uint32_t &slow)
 {
-    uint32_t bin; /* f_fast is checked by the kernel, once */
-    slow |= !gp__hist_even_float_fast_f32(b.e, x, bin);
-    return bin < keys ? bin : keys;
+    if constexpr (sizeof(T) <= 4) {
+        const uint64_t v = (uint64_t)((int64_t)x - b.e.lower);
+        slow |= (uint32_t)(b.e.kind != GP__HIST_SHIFT);
+        return v < b.e.range ? (uint32_t)(v >> b.e.shift) : keys;
+    } else {
+        return gp__hist_key32_exact(b, x, keys);
+    }
+}
+static __device__ __forceinline__ uint32_t gp__hist_key32(const gp__hist_by_even_float<float> &b, float x, uint32_t keys,
+                                                          uint32_t &slow)
+{
+    return gp__hist_even_float_fast_f32(b.e, x, slow); /* keys == bins here; f_fast checked by the kernel */
 }
 /* Edges by the table: a cell without an edge is its bin; with one edge, one comparison;
  * with more (crowded edges), the bisection of b(x). */
 template <class T, class E>
-static __device__ __forceinline__ uint32_t gp__hist_key32(const gp__hist_by_edges<T, E> &b, T x, uint32_t keys, bool &slow)
+static __device__ __forceinline__ uint32_t gp__hist_key32(const gp__hist_by_edges<T, E> &b, T x, uint32_t keys,
+                                                          uint32_t &slow)
 {
     const typename gp__hist_by_edges<T, E>::SE v = x;
-    const bool in = v >= b.e0 && v < b.eN;
+    const bool in = (v >= b.e0) & (v < b.eN);
     const uint32_t t = b.table[gp__hist_cell(b.cells, v)], lo = t & 0xffff, hi = t >> 16;
-    const uint32_t bin = hi == lo + 1 && v >= b.s_edges[hi] ? hi : lo;
-    slow |= in && hi > lo + 1;
+    const uint32_t bin = (hi == lo + 1) & (v >= b.s_edges[hi]) ? hi : lo; /* hi < bins: in bounds */
+    slow |= (uint32_t)(in & (hi > lo + 1));
     return in ? bin : keys;
 }
 /* Whether gp__hist_key32 may be called (the fast path's data is there): */
@@ -245,8 +258,8 @@ __global__ void __launch_bounds__(GP__HIST_BLOCK, GP__MIN_BLOCKS(GP__HIST_BLOCK,
             T x[VEC];
             memcpy(x, &v, 16);
             if (fast32) {
-                uint32_t k[VEC];
-                bool slow = false, same = true;
+                uint32_t k[VEC], slow = 0;
+                bool same = true;
 #pragma unroll
                 for (int j = 0; j < VEC; j++) k[j] = gp__hist_key32(b, x[j], (uint32_t)keys, slow);
                 if (slow) /* next to an edge: the exact rule (rare) */

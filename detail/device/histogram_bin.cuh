@@ -127,7 +127,8 @@ typedef struct gp__hist_even_float {
     /* float x, in float arithmetic (gp__hist_even_float_bin_f32): x >= lower and x < upper
      * exactly as x >= f_lower_ceil and x < f_upper_ceil; q = (x - f_lower) * f_scale lies
      * within q * 2^-20 + f_tol of the rule's quotient (f_fast: where that bound is useful) */
-    float f_lower_ceil, f_upper_ceil, f_lower, f_scale, f_tol, f_bins;
+    float f_lower_ceil, f_upper_ceil, f_lower, f_scale, f_tol;
+    uint32_t f_bins; /* bins, where f_fast */
     int f_fast;
 } gp__hist_even_float;
 
@@ -140,13 +141,15 @@ static inline GP__HD float gp__fsub_rn(float a, float b)
     return a - b;
 #endif
 }
-/* A float that is an integer in [0, 2^32) as uint32_t (anything else: some value, never UB). */
-static inline GP__HD uint32_t gp__f2u_floor(float f)
+/* floor(f) as int, saturated (NaN: 0), as the GPU converts. */
+static inline GP__HD int gp__f2i_floor(float f)
 {
 #ifdef __CUDA_ARCH__
-    return __float2uint_rd(f);
+    return __float2int_rd(f);
 #else
-    return f >= 0.0f && f < 4294967296.0f ? (uint32_t)f : 0u;
+    if (!(f == f)) return 0;
+    f = floorf(f);
+    return f >= 2147483648.0f ? INT32_MAX : f < -2147483648.0f ? INT32_MIN : (int)f;
 #endif
 }
 static inline GP__HD float gp__fmul_rn(float a, float b)
@@ -187,7 +190,7 @@ static inline GP__HD gp__hist_even_float gp__hist_even_float_make(double lower, 
     e.f_lower = (float)lower;
     e.f_scale = (float)S;
     e.f_tol = gp__float_ceil(2.0 * fabs(lower - (double)e.f_lower) * S + 0x1p-40);
-    e.f_bins = (float)bins;
+    e.f_bins = (uint32_t)bins;
     e.f_fast = bins < ((uint64_t)1 << 24) && isfinite(e.f_lower) && isfinite(e.f_scale) && e.f_scale > 0.0f &&
                e.f_tol < 0.25f;
     return e;
@@ -217,23 +220,23 @@ static inline GP__HD uint64_t gp__hist_even_float_bin(const gp__hist_even_float 
 
 /* The same rule for a float x, through float arithmetic: a third of the instructions of
  * the double path, none of them on the (half-rate) FP64 pipe, and no branch. Needs f_fast.
- * True: *bin is x's bin (bins when x is not counted). False: x lies next to a bin's edge,
- * where only the rule as written can tell: no integer lies strictly between q - tol and
- * q + tol exactly when both floor the same. */
-static inline GP__HD bool gp__hist_even_float_fast_f32(const gp__hist_even_float &e, float x, uint32_t &bin)
+ * Gives x's bin (bins when x is not counted), or sets `undecided` when x lies next to a
+ * bin's edge, where only the rule as written can tell: no integer lies strictly between
+ * q - tol and q + tol exactly when both floor the same. */
+static inline GP__HD uint32_t gp__hist_even_float_fast_f32(const gp__hist_even_float &e, float x, uint32_t &undecided)
 {
-    const bool in = x >= e.f_lower_ceil && x < e.f_upper_ceil; /* NaN fails */
     const float q = gp__fmul_rn(gp__fsub_rn(x, e.f_lower), e.f_scale); /* >= 0 when in: x >= f_lower */
     const float tol = fmaf(q, 0x1p-20f, e.f_tol);
-    const float lo = floorf(gp__fsub_rn(q, tol)), hi = floorf(q + tol);
-    bin = in ? gp__f2u_floor(hi) : (uint32_t)e.bins;
-    return !in || (lo == hi && hi < e.f_bins);
+    const int lo = gp__f2i_floor(gp__fsub_rn(q, tol)), hi = gp__f2i_floor(q + tol);
+    const bool in = (x >= e.f_lower_ceil) & (x < e.f_upper_ceil); /* NaN fails */
+    undecided |= (uint32_t)(in & ((lo != hi) | ((uint32_t)hi >= e.f_bins)));
+    return in ? (uint32_t)hi : e.f_bins;
 }
 static inline GP__HD uint64_t gp__hist_even_float_bin_f32(const gp__hist_even_float &e, float x)
 {
-    uint32_t bin;
-    if (e.f_fast && gp__hist_even_float_fast_f32(e, x, bin)) return bin;
-    return gp__hist_even_float_bin(e, (double)x);
+    uint32_t undecided = !e.f_fast;
+    const uint32_t bin = gp__hist_even_float_fast_f32(e, x, undecided);
+    return undecided ? gp__hist_even_float_bin(e, (double)x) : bin;
 }
 
 /* ---- edges ----------------------------------------------------------------------------------

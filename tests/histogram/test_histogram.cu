@@ -633,12 +633,15 @@ static void check_half(gpu_fix &f)
         const uint64_t b = std::is_same<T, float>::value ? ref_even_float(0, 1, bins, (double)x[i]) : ref_even_int(0, 65536, bins, (int64_t)x[i]);
         if (b < bins) want[b]++;
     }
+    uint64_t *d_hist; /* f.d_hist is smaller under the sanitizers */
+    CUDA_CHK(cudaMalloc(&d_hist, (bins + GUARD) * 8));
     CUDA_CHK(cudaMemcpy(f.d_in, x.data(), n * sizeof(T), cudaMemcpyHostToDevice));
-    CUDA_CHK(cudaMemset(f.d_hist, POISON, (bins + GUARD) * 8));
+    CUDA_CHK(cudaMemset(d_hist, POISON, (bins + GUARD) * 8));
     const cudaError_t err = std::is_same<T, float>::value
-                                ? gp_histogram_even_f32(f.d_hist, (const float *)f.d_in, n, bins, 0.0, 1.0, 0)
-                                : gp_histogram_even_u16(f.d_hist, (const uint16_t *)f.d_in, n, bins, 0, 65536, 0);
-    CUDA_CHK(cudaMemcpy(got.data(), f.d_hist, (bins + GUARD) * 8, cudaMemcpyDeviceToHost));
+                                ? gp_histogram_even_f32(d_hist, (const float *)f.d_in, n, bins, 0.0, 1.0, 0)
+                                : gp_histogram_even_u16(d_hist, (const uint16_t *)f.d_in, n, bins, 0, 65536, 0);
+    CUDA_CHK(cudaMemcpy(got.data(), d_hist, (bins + GUARD) * 8, cudaMemcpyDeviceToHost));
+    CUDA_CHK(cudaFree(d_hist));
     EXPECT(err == cudaSuccess && memcmp(got.data(), want.data(), (bins + GUARD) * 8) == 0,
            "%s, 65536 bins (16-bit counters), n=%zu, 3/4 one value: %s", tinfo<T>::name(), n, cudaGetErrorName(err));
 }
