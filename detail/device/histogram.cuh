@@ -207,6 +207,20 @@ __global__ void __launch_bounds__(GP__HIST_BLOCK, GP__MIN_BLOCKS(GP__HIST_BLOCK,
     enum { VEC = 16 / sizeof(T) };
     gp__chain_wait();
     const unsigned tid = threadIdx.x;
+    const uint4 *body = reinterpret_cast<const uint4 *>(in + p.head);
+    const size_t chunk = (size_t)GP__HIST_BLOCK * GP__HIST_UNROLL;
+    uint4 v[GP__HIST_UNROLL];
+    auto load = [&](size_t c0) {
+        const bool whole = c0 + chunk <= p.nvec;
+#pragma unroll
+        for (int k = 0; k < GP__HIST_UNROLL; k++) {
+            const size_t i = c0 + (size_t)k * GP__HIST_BLOCK + tid;
+            if (whole || i < p.nvec) v[k] = __ldg(body + i);
+        }
+    };
+    size_t c0 = blockIdx.x * chunk;
+    bool loaded = c0 < p.nvec;
+    if (loaded) load(c0); /* the first chunk is in flight while the counters are cleared */
     Bin b = bin;
     b.setup(gp__hist_smem, p.merge != GP__HIST_ONE);
     uint32_t *cnt = reinterpret_cast<uint32_t *>(gp__hist_smem + b.smem_bytes);
@@ -223,13 +237,15 @@ __global__ void __launch_bounds__(GP__HIST_BLOCK, GP__MIN_BLOCKS(GP__HIST_BLOCK,
      * atomics: same-address atomics are served one at a time, so that would take tens of
      * microseconds, and a ready warp is never kept waiting that long. The extra counter
      * (k == keys) is never flushed: its carries go only to bits no key uses. */
-    auto add_half = [&](uint32_t k, uint32_t c) {
-        const uint32_t shift = (k & 1) << 4, old = atomicAdd(&mine[k >> 1], c << shift), h = (old >> shift) & 0xffff;
+    auto half_add = [&](uint32_t k, uint32_t c) { return atomicAdd(&mine[k >> 1], c << ((k & 1) << 4)); };
+    auto half_check = [&](uint32_t k, uint32_t c, uint32_t old) {
+        const uint32_t shift = (k & 1) << 4, h = (old >> shift) & 0xffff;
         if (h < 0x8000 && h + c >= 0x8000 && k < keys) {
             atomicSub(&mine[k >> 1], 0x8000u << shift);
             atomicAdd(reinterpret_cast<unsigned long long *>(out + k), 0x8000ull);
         }
     };
+    auto add_half = [&](uint32_t k, uint32_t c) { half_check(k, c, half_add(k, c)); };
     auto add = [&](uint64_t k, uint32_t c) {
         if (keys && p.half) add_half(k < keys ? (uint32_t)k : (uint32_t)keys, c);
         else if (keys) gp_block_histogram_add(mine, keys, k, c);
@@ -270,9 +286,12 @@ __global__ void __launch_bounds__(GP__HIST_BLOCK, GP__MIN_BLOCKS(GP__HIST_BLOCK,
                 if (p.half) {
                     if (same) {
                         add_half(k[0], VEC);
-                    } else {
+                    } else { /* every atomic in flight before the first check */
+                        uint32_t old[VEC];
 #pragma unroll
-                        for (int j = 0; j < VEC; j++) add_half(k[j], 1);
+                        for (int j = 0; j < VEC; j++) old[j] = half_add(k[j], 1);
+#pragma unroll
+                        for (int j = 0; j < VEC; j++) half_check(k[j], 1, old[j]);
                     }
                 } else if (same) {
                     atomicAdd(&mine[k[0]], (uint32_t)VEC);
@@ -298,16 +317,10 @@ __global__ void __launch_bounds__(GP__HIST_BLOCK, GP__MIN_BLOCKS(GP__HIST_BLOCK,
         }
     };
 
-    const uint4 *body = reinterpret_cast<const uint4 *>(in + p.head);
-    const size_t chunk = (size_t)GP__HIST_BLOCK * GP__HIST_UNROLL;
-    for (size_t c0 = blockIdx.x * chunk; c0 < p.nvec; c0 += (size_t)gridDim.x * chunk) {
-        uint4 v[GP__HIST_UNROLL];
+    for (; c0 < p.nvec; c0 += (size_t)gridDim.x * chunk) {
+        if (!loaded) load(c0);
+        loaded = false;
         const bool whole = c0 + chunk <= p.nvec;
-#pragma unroll
-        for (int k = 0; k < GP__HIST_UNROLL; k++) {
-            const size_t i = c0 + (size_t)k * GP__HIST_BLOCK + tid;
-            if (whole || i < p.nvec) v[k] = __ldg(body + i);
-        }
 #pragma unroll
         for (int k = 0; k < GP__HIST_UNROLL; k++) {
             if (!whole && c0 + (size_t)k * GP__HIST_BLOCK + tid >= p.nvec) break;
