@@ -274,13 +274,18 @@ __global__ void __launch_bounds__(GP__HIST_BLOCK, GP__MIN_BLOCKS(GP__HIST_BLOCK,
             T x[VEC];
             memcpy(x, &v, 16);
             if (fast32) {
-                uint32_t k[VEC], slow = 0;
+                uint32_t k[VEC], slow[VEC], any = 0;
                 bool same = true;
 #pragma unroll
-                for (int j = 0; j < VEC; j++) k[j] = gp__hist_key32(b, x[j], (uint32_t)keys, slow);
-                if (slow) /* next to an edge: the exact rule (rare) */
+                for (int j = 0; j < VEC; j++) {
+                    slow[j] = 0;
+                    k[j] = gp__hist_key32(b, x[j], (uint32_t)keys, slow[j]);
+                    any |= slow[j];
+                }
+                if (any) /* next to an edge: those elements by the exact rule (rare) */
 #pragma unroll
-                    for (int j = 0; j < VEC; j++) k[j] = gp__hist_key32_exact(b, x[j], (uint32_t)keys);
+                    for (int j = 0; j < VEC; j++)
+                        if (slow[j]) k[j] = gp__hist_key32_exact(b, x[j], (uint32_t)keys);
 #pragma unroll
                 for (int j = 1; j < VEC; j++) same &= k[j] == k[0];
                 if (p.half) {

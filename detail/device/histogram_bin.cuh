@@ -126,7 +126,7 @@ typedef struct gp__hist_even_float {
     uint64_t bins;
     /* float x, in float arithmetic (gp__hist_even_float_bin_f32): x >= lower and x < upper
      * exactly as x >= f_lower_ceil and x < f_upper_ceil; q = (x - f_lower) * f_scale lies
-     * within q * 2^-20 + f_tol of the rule's quotient (f_fast: where that bound is useful) */
+     * within q * 2^-21 + f_tol of the rule's quotient (f_fast: where that bound is useful) */
     float f_lower_ceil, f_upper_ceil, f_lower, f_scale, f_tol;
     uint32_t f_bins; /* bins, where f_fast */
     int f_fast;
@@ -181,9 +181,10 @@ static inline GP__HD gp__hist_even_float gp__hist_even_float_make(double lower, 
     e.bins = bins;
     /* The float quotient's error against the exact (x - lower) * bins / w, S = bins / w:
      * f_lower is lower rounded (off by e1), then three float roundings (2^-24 each), so
-     * |q - exact| <= 2^-22 (exact + e1 S) + e1 S; the rule's own double rounding is 2^-51
-     * relative. Allowing q * 2^-20 + 2 e1 S + 2^-40 covers both with room. Far from an
-     * integer by more than that, floor(q) is the rule's bin. */
+     * |q - exact| <= 0.76 * 2^-22 (exact + e1 S) + e1 S; the rule's own double rounding is
+     * 2^-51 relative. Allowing q * 2^-21 + 2 e1 S + 2^-40 covers both, and the rounding of
+     * q -+ that (2^-24 q), with room. Far from an integer by more than that, floor(q) is
+     * the rule's bin. */
     const double S = e.dbins / e.width;
     e.f_lower_ceil = gp__float_ceil(lower);
     e.f_upper_ceil = gp__float_ceil(upper);
@@ -226,7 +227,7 @@ static inline GP__HD uint64_t gp__hist_even_float_bin(const gp__hist_even_float 
 static inline GP__HD uint32_t gp__hist_even_float_fast_f32(const gp__hist_even_float &e, float x, uint32_t &undecided)
 {
     const float q = gp__fmul_rn(gp__fsub_rn(x, e.f_lower), e.f_scale); /* >= 0 when in: x >= f_lower */
-    const float tol = fmaf(q, 0x1p-20f, e.f_tol);
+    const float tol = fmaf(q, 0x1p-21f, e.f_tol);
     const int lo = gp__f2i_floor(gp__fsub_rn(q, tol)), hi = gp__f2i_floor(q + tol);
     const bool in = (x >= e.f_lower_ceil) & (x < e.f_upper_ceil); /* NaN fails */
     undecided |= (uint32_t)(in & ((lo != hi) | ((uint32_t)hi >= e.f_bins)));
