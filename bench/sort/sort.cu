@@ -31,8 +31,6 @@
 
 #include <cub/device/device_radix_sort.cuh>
 
-#define GP__SORT_LADDER /* the ladder's __match_any_sync rank (gp__sort_knobs.match_any) */
-
 #include "../../gpuprims.cuh"
 #include "../../examples/need_gpu.h"
 #include "../bench.cuh"
@@ -149,15 +147,23 @@ typedef struct {
     size_t n;
     void *in, *out, *vin, *vout, *tmp;
     size_t tmp_bytes;
-    const gp__sort_knobs *knobs;
+    cudaError_t (*variant)(uint32_t *, const uint32_t *, size_t); /* a ladder step (u32 keys), else NULL */
 } sort_ctx;
+
+/* A ladder step: the grid path's pass kernel with BLOCK threads, ITEMS keys a thread,
+ * VARIANT flags (GP__SORT_V_*) and, with WIDE, 64-bit counts in the status words. */
+template <int BLOCK, int ITEMS, int VARIANT, int MINB, int WIDE>
+static cudaError_t u32_step(uint32_t *out, const uint32_t *in, size_t n)
+{
+    const gp__sort_knobs k = {1, 0, WIDE};
+    return gp__sort<uint32_t, uint32_t, GP__SORT_KEYS, BLOCK, ITEMS, VARIANT, MINB>(out, NULL, in, NULL, n, 0, 0, &k);
+}
 
 static void gp_call(void *p)
 {
     sort_ctx *c = (sort_ctx *)p;
-    if (c->knobs) {
-        CUDA_CHK((gp__sort<uint32_t, uint32_t, GP__SORT_KEYS>((uint32_t *)c->out, NULL, (const uint32_t *)c->in, NULL, c->n, 0, 0,
-                                                              c->knobs)));
+    if (c->variant) {
+        CUDA_CHK(c->variant((uint32_t *)c->out, (const uint32_t *)c->in, c->n));
         return;
     }
     if (c->job == J_KEYS) {

@@ -56,7 +56,6 @@ typedef struct gp__sort_knobs {
     int no_small;
     size_t small_max;
     int wide;
-    int match_any; /* the ladder's rank by __match_any_sync: only where GP__SORT_LADDER is defined (the bench) */
 } gp__sort_knobs;
 
 /* One block of BLOCK threads sorts all n elements in `smem` bytes of shared memory. */
@@ -70,15 +69,17 @@ static cudaError_t gp__sort_small(K *k_out, V *v_out, const K *k_in, const V *v_
 }
 
 /* The host side of every sort. MODE: GP__SORT_KEYS (V unused), _PAIRS, _ARGSORT (V is
- * uint64_t, v_out the indices). */
-template <class K, class V, int MODE>
+ * uint64_t, v_out the indices). BLOCK, ITEMS (0: gp__sort_items), VARIANT and MINB: the
+ * grid path's pass kernel (the bench's ladder and probes try others). */
+template <class K, class V, int MODE, int BLOCK = GP__SORT_BLOCK, int ITEMS_ = 0, int VARIANT = 0,
+          int MINB = GP__SORT_MIN_BLOCKS>
 static cudaError_t gp__sort(K *k_out, V *v_out, const K *k_in, const V *v_in, size_t n, int desc, cudaStream_t s,
                             const gp__sort_knobs *knobs = NULL)
 {
     constexpr int P = sizeof(typename gp__sort_key<K>::U);
     constexpr size_t KB = sizeof(K), VB = MODE == GP__SORT_KEYS ? 0 : sizeof(V);
-    constexpr int ITEMS = gp__sort_items(KB, VB);
-    constexpr unsigned TILE = GP__SORT_BLOCK * ITEMS;
+    constexpr int ITEMS = ITEMS_ ? ITEMS_ : gp__sort_items(KB, VB);
+    constexpr unsigned TILE = BLOCK * ITEMS;
     if (n == 0) return cudaSuccess;
     if (k_in == NULL || n > SIZE_MAX / 8 / (KB + 16)) return cudaErrorInvalidValue;
     if ((MODE != GP__SORT_ARGSORT && k_out == NULL) || (MODE != GP__SORT_KEYS && v_out == NULL) ||
@@ -116,20 +117,13 @@ static cudaError_t gp__sort(K *k_out, V *v_out, const K *k_in, const V *v_in, si
     const size_t tiles = gp__ceil_div(n, (size_t)TILE);
     if (tiles > GP__GRID_MAX) return cudaErrorInvalidValue;
     const bool wide = n > UINT32_MAX || (knobs && knobs->wide);
-    void (*pass)(gp__sort_io<K, V>, int) = wide ? gp__sort_pass_kernel<K, V, MODE, uint64_t, GP__SORT_BLOCK, ITEMS>
-                                                : gp__sort_pass_kernel<K, V, MODE, uint32_t, GP__SORT_BLOCK, ITEMS>;
-#ifdef GP__SORT_LADDER
-    if (knobs && knobs->match_any) {
-        pass = gp__sort_pass_kernel<K, V, MODE, uint32_t, GP__SORT_BLOCK, ITEMS, 1>;
-        GP__TRY(gp__kernel_load<gp__sort_pass_kernel<K, V, MODE, uint32_t, GP__SORT_BLOCK, ITEMS, 1>>(
-            (int)gp__sort_pass_smem_bytes<K, V, GP__SORT_BLOCK, ITEMS>()));
-    }
-#endif
-    constexpr size_t pass_smem = gp__sort_pass_smem_bytes<K, V, GP__SORT_BLOCK, ITEMS>();
+    void (*pass)(gp__sort_io<K, V>, int) = wide ? gp__sort_pass_kernel<K, V, MODE, uint64_t, BLOCK, ITEMS, VARIANT, MINB>
+                                                : gp__sort_pass_kernel<K, V, MODE, uint32_t, BLOCK, ITEMS, VARIANT, MINB>;
+    constexpr size_t pass_smem = gp__sort_pass_smem_bytes<K, V, BLOCK, ITEMS>();
     /* every kernel loaded before the allocation: a full GPU fails here, nothing launched */
     GP__TRY(gp__kernel_load<gp__sort_hist_kernel<K, V>>());
-    if (wide) GP__TRY(gp__kernel_load<gp__sort_pass_kernel<K, V, MODE, uint64_t, GP__SORT_BLOCK, ITEMS>>((int)pass_smem));
-    else GP__TRY(gp__kernel_load<gp__sort_pass_kernel<K, V, MODE, uint32_t, GP__SORT_BLOCK, ITEMS>>((int)pass_smem));
+    if (wide) GP__TRY((gp__kernel_load<gp__sort_pass_kernel<K, V, MODE, uint64_t, BLOCK, ITEMS, VARIANT, MINB>>((int)pass_smem)));
+    else GP__TRY((gp__kernel_load<gp__sort_pass_kernel<K, V, MODE, uint32_t, BLOCK, ITEMS, VARIANT, MINB>>((int)pass_smem)));
     if (in_place) GP__TRY(gp__kernel_load<gp__sort_finish_kernel<K, V, MODE>>());
 
     const gp__sort_layout l = gp__sort_make_layout(n, tiles, P, KB, VB, wide ? 2 : 1,
@@ -161,7 +155,7 @@ static cudaError_t gp__sort(K *k_out, V *v_out, const K *k_in, const V *v_in, si
     if (err == cudaSuccess)
         err = gp__launch(gp__sort_hist_kernel<K, V>, (unsigned)hist_blocks, GP__SORT_HIST_THREADS, 0, s, false, io);
     for (int p = 0; p < P && err == cudaSuccess; p++)
-        err = gp__launch(pass, (unsigned)tiles, GP__SORT_BLOCK, pass_smem, s, false, io, p);
+        err = gp__launch(pass, (unsigned)tiles, BLOCK, pass_smem, s, false, io, p);
     if (in_place && err == cudaSuccess)
         err = gp__launch(gp__sort_finish_kernel<K, V, MODE>,
                          (unsigned)gp__min_size(gp__ceil_div(n, (size_t)1024), (size_t)dev.sms * 8), 256, 0, s, false, io);
