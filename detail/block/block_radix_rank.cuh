@@ -47,13 +47,14 @@ static __device__ __forceinline__ C gp__block_digit_scan(C x, C *s_total)
 }
 
 /* The shared memory gp_block_radix_rank needs for a block of BLOCK threads:
- * BLOCK / 16 KB + 2 KB + 32 bytes (34 KB for 512 threads). After the call, digit_count[d]
+ * BLOCK / 8 KB + 2 KB + 32 bytes (34 KB for 256 threads); with BUFS = 1 (one match word per
+ * digit, a longer chain per item row) BLOCK / 16 KB + 2 KB + 32 bytes. After the call, digit_count[d]
  * holds how many of the tile's keys have digit d and digit_start[d] the exclusive scan of
  * those counts (where digit d's keys begin in the ordered tile). */
-template <int BLOCK>
-struct gp_block_radix_rank_smem {
+template <int BLOCK, int BUFS = 3>
+struct __align__(16) gp_block_radix_rank_smem {
     unsigned warp_count[BLOCK / 32][GP_RADIX_DIGITS];
-    unsigned warp_match[BLOCK / 32][GP_RADIX_DIGITS]; /* lanes holding each digit (0 between rows) */
+    unsigned warp_match[BLOCK / 32][BUFS][GP_RADIX_DIGITS]; /* lanes holding each digit, BUFS rows' buffers */
     unsigned digit_count[GP_RADIX_DIGITS];
     unsigned digit_start[GP_RADIX_DIGITS];
     unsigned total[8];
@@ -67,15 +68,15 @@ struct gp_block_radix_rank_smem {
  * counts of the warps before it), and digit_count / digit_start are filled. Returns digit
  * d's count in thread d (d < 256; other threads: 0). Every thread calls it; it ends with a
  * barrier. */
-template <int BLOCK, int ITEMS>
+template <int BLOCK, int ITEMS, int BUFS>
 static __device__ __forceinline__ unsigned gp__block_radix_count(const unsigned (&digit)[ITEMS],
-                                                                 gp_block_radix_rank_smem<BLOCK> &s)
+                                                                 gp_block_radix_rank_smem<BLOCK, BUFS> &s)
 {
     static_assert(BLOCK % 32 == 0 && BLOCK >= GP_RADIX_DIGITS && BLOCK <= 1024, "gp_block_radix_rank: 256..1024 threads, whole warps");
     const unsigned warp = threadIdx.x >> 5;
-    unsigned *flat = &s.warp_count[0][0];
-    unsigned *mflat = &s.warp_match[0][0];
-    for (unsigned i = threadIdx.x; i < BLOCK / 32 * GP_RADIX_DIGITS; i += BLOCK) flat[i] = mflat[i] = 0;
+    /* warp_count and warp_match are adjacent: zeroed together, 16 bytes a store */
+    uint4 *flat = reinterpret_cast<uint4 *>(&s.warp_count[0][0]);
+    for (unsigned i = threadIdx.x; i < BLOCK / 32 * (1 + BUFS) * GP_RADIX_DIGITS / 4; i += BLOCK) flat[i] = make_uint4(0, 0, 0, 0);
     __syncthreads();
 #pragma unroll
     for (int i = 0; i < ITEMS; i++) atomicAdd(&s.warp_count[warp][digit[i]], 1u);
@@ -98,43 +99,59 @@ static __device__ __forceinline__ unsigned gp__block_radix_count(const unsigned 
     return c;
 }
 
+/* How step 2 finds the lanes of a warp that hold the same digit (GP__RANK_*). */
+enum { GP__RANK_OR = 0, GP__RANK_MATCH_ANY = 1, GP__RANK_OR_LONG = 2 };
+
 /* Step 2: each key's place, after gp__block_radix_count on the same digits. One item row
- * at a time, the lanes of a warp holding the same digit find each other (each sets its bit
+ * at a time, the lanes of a warp holding the same digit find each other: each sets its bit
  * in a per-warp word of its digit with atomicOr and reads the word back, as CUB's one-sweep
- * rank does; or with __match_any_sync, MATCH_ANY = 1, slower on the H100), the lowest of
- * them advances the warp's counter of that digit by the group's size, and each lane's place
- * is the counter before the advance plus the group members in lower lanes. The order comes
- * from warp, row and lane, never from timing. No barrier at the end: smem.warp_count and
- * warp_match are in use until every thread has returned. */
-template <int BLOCK, int ITEMS, int MATCH_ANY = 0>
+ * rank does (HOW = GP__RANK_OR; __match_any_sync, GP__RANK_MATCH_ANY, is slower on the
+ * H100). The lowest of them advances the warp's counter of that digit by the group's size
+ * (atomicAdd, which returns the count before), and each lane's place is that count plus the
+ * group members in lower lanes. The order comes from warp, row and lane, never from timing:
+ * the next row's leader adds only after the shuffle that needs this row's result.
+ * The match words rotate over three buffers, so a word is cleared one row after its use,
+ * off the row's chain: row i's reads end before barrier i + 1 and its buffer is next set
+ * after barrier i + 2 (GP__RANK_OR_LONG: one buffer, cleared within the row, two more
+ * __syncwarp a row: the ladder's previous step). No barrier at the end: smem.warp_count
+ * and warp_match are in use until every thread has returned. */
+template <int BLOCK, int ITEMS, int HOW_ = GP__RANK_OR, int BUFS>
 static __device__ __forceinline__ void gp__block_radix_rank_counted(const unsigned (&digit)[ITEMS], unsigned (&rank)[ITEMS],
-                                                                    gp_block_radix_rank_smem<BLOCK> &s)
+                                                                    gp_block_radix_rank_smem<BLOCK, BUFS> &s)
 {
+    constexpr int HOW = HOW_ == GP__RANK_OR && BUFS < 3 ? GP__RANK_OR_LONG : HOW_; /* three buffers or the long chain */
     const unsigned lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     unsigned *count = s.warp_count[warp];
-    unsigned *match = s.warp_match[warp];
     const unsigned below = (1u << lane) - 1;
+    int led = -1; /* the digit this lane led in the row before (GP__RANK_OR) */
 #pragma unroll
     for (int i = 0; i < ITEMS; i++) {
+        unsigned *match = s.warp_match[warp][HOW == GP__RANK_OR ? i % 3 % BUFS : 0];
         unsigned peers;
-        if constexpr (MATCH_ANY) {
+        if constexpr (HOW == GP__RANK_MATCH_ANY) {
             peers = __match_any_sync(GP__FULL_MASK, digit[i]);
-        } else { /* each lane sets its bit in its digit's word: faster than match.any on sm_70..sm_90 */
+        } else {
             atomicOr(&match[digit[i]], 1u << lane);
             __syncwarp();
             peers = match[digit[i]];
-            __syncwarp();
+            if constexpr (HOW == GP__RANK_OR_LONG) __syncwarp();
         }
         const unsigned leader = __ffs(peers) - 1;
         unsigned before = 0;
-        if (lane == leader) {
-            before = count[digit[i]];
-            count[digit[i]] = before + __popc(peers);
-            if constexpr (!MATCH_ANY) match[digit[i]] = 0; /* clean for the next row */
+        if constexpr (HOW == GP__RANK_OR_LONG) {
+            if (lane == leader) {
+                before = count[digit[i]];
+                count[digit[i]] = before + __popc(peers);
+                match[digit[i]] = 0; /* clean for the next row */
+            }
+        } else {
+            if (lane == leader) before = atomicAdd(&count[digit[i]], __popc(peers));
+            if (HOW == GP__RANK_OR && i > 0 && led >= 0) s.warp_match[warp][(i + 2) % 3 % BUFS][led] = 0;
+            led = lane == leader ? (int)digit[i] : -1;
         }
         before = __shfl_sync(GP__FULL_MASK, before, leader);
         rank[i] = before + __popc(peers & below);
-        __syncwarp(); /* the leader's count is seen by the next row's leader */
+        if constexpr (HOW == GP__RANK_OR_LONG) __syncwarp(); /* the leader's count is seen by the next row's leader */
     }
 }
 
@@ -147,12 +164,12 @@ static __device__ __forceinline__ void gp__block_radix_rank_counted(const unsign
  * ranks last. Every thread of the block must call it (barriers inside; it ends with one,
  * so smem may be reused at once, and digit_count / digit_start read by any thread).
  * It is gp__block_radix_count then gp__block_radix_rank_counted. */
-template <int BLOCK, int ITEMS, int MATCH_ANY = 0>
+template <int BLOCK, int ITEMS, int HOW = GP__RANK_OR, int BUFS>
 static __device__ __forceinline__ void gp_block_radix_rank(const unsigned (&digit)[ITEMS], unsigned (&rank)[ITEMS],
-                                                           gp_block_radix_rank_smem<BLOCK> &s)
+                                                           gp_block_radix_rank_smem<BLOCK, BUFS> &s)
 {
-    gp__block_radix_count<BLOCK, ITEMS>(digit, s);
-    gp__block_radix_rank_counted<BLOCK, ITEMS, MATCH_ANY>(digit, rank, s);
+    gp__block_radix_count<BLOCK, ITEMS, BUFS>(digit, s);
+    gp__block_radix_rank_counted<BLOCK, ITEMS, HOW>(digit, rank, s);
     __syncthreads();
 }
 

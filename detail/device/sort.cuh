@@ -13,8 +13,9 @@
  * Scratch (the library's stream-ordered pool; cudaErrorMemoryAllocation, nothing launched
  * and the inputs untouched when it cannot be had): n keys (2n in place and for argsort),
  * plus n values for pairs (2n in place) or n indices for argsort, plus the status words
- * (8 bytes per digit per tile of 4096 keys: n / 2 bytes; twice that above 2^32 keys) and
- * 2 x 8 x 256 bytes per pass of histograms. */
+ * (8 bytes per digit per tile: 2 KB a tile of 9216 keys for keys of up to 4 bytes, 6144 for
+ * 8-byte keys and pairs within 8 bytes, 4608 within 16, else 3072; twice that above 2^32
+ * keys) and 2 x 8 x 256 bytes per pass of histograms. */
 #ifndef GPUPRIMS_DETAIL_SORT_CUH
 #define GPUPRIMS_DETAIL_SORT_CUH
 
@@ -40,12 +41,23 @@
 #ifndef GP__SORT_SMALL_MAX
 #define GP__SORT_SMALL_MAX 8192 /* one block up to this many keys (where shared memory holds them) */
 #endif
-#define GP__SORT_BLOCK 256      /* grid path: threads per block */
+#define GP__SORT_BLOCK 384       /* grid path: threads per block (2 blocks per SM) */
+#define GP__SORT_ITEMS_KEYS4 24  /* keys a thread: keys only, up to 4 bytes (9216-key tiles) */
+#define GP__SORT_ITEMS_8B 16     /* keys only of 8 bytes, or key and value within 8 bytes */
+#define GP__SORT_ITEMS_16B 12    /* key and value within 16 bytes */
+#define GP__SORT_ITEMS_MORE 8    /* larger (a user's value type) */
 
 #ifdef __CUDACC__
-/* Keys a thread ranks per pass: 16 where a key and its value fit 8 bytes (a 4096-key
- * tile), else 8. */
-static constexpr GP__HD int gp__sort_items(size_t kbytes, size_t vbytes) { return kbytes + vbytes <= 8 ? 16 : 8; }
+/* Keys a thread ranks per pass, by the bytes of a key and of a value (0: keys only).
+ * Larger tiles mean fewer status words and look-back steps per key; the registers of 2
+ * blocks of 384 threads a SM bound them (measured on the H100: bench/sort/probe.cu). */
+static constexpr GP__HD int gp__sort_items(size_t kbytes, size_t vbytes)
+{
+    return vbytes == 0 && kbytes <= 4 ? GP__SORT_ITEMS_KEYS4
+           : kbytes + vbytes <= 8     ? GP__SORT_ITEMS_8B
+           : kbytes + vbytes <= 16    ? GP__SORT_ITEMS_16B
+                                      : GP__SORT_ITEMS_MORE;
+}
 #include "../util/launch.cuh"
 #include "../util/scratch.cuh"
 
@@ -72,7 +84,7 @@ static cudaError_t gp__sort_small(K *k_out, V *v_out, const K *k_in, const V *v_
  * uint64_t, v_out the indices). BLOCK, ITEMS (0: gp__sort_items), VARIANT and MINB: the
  * grid path's pass kernel (the bench's ladder and probes try others). */
 template <class K, class V, int MODE, int BLOCK = GP__SORT_BLOCK, int ITEMS_ = 0, int VARIANT = 0,
-          int MINB = GP__SORT_MIN_BLOCKS>
+          int MINB = gp__sort_min_blocks(BLOCK)>
 static cudaError_t gp__sort(K *k_out, V *v_out, const K *k_in, const V *v_in, size_t n, int desc, cudaStream_t s,
                             const gp__sort_knobs *knobs = NULL)
 {

@@ -7,12 +7,13 @@
  *   1. one histogram kernel reads the keys once and counts the digits of every pass; its
  *      last block turns the counts into each pass's digit offsets and marks the passes
  *      whose digit is the same for every key (they are skipped: no data moves);
- *   2. one kernel per pass: each tile (taken in order from an atomic counter) ranks its
- *      keys (gp_block_radix_rank), publishes its 256 digit counts in status words, finds
- *      for each digit the count of all earlier tiles (decoupled look-back per digit: one
- *      thread per digit walks back, adding counts, until it meets an inclusive prefix),
- *      publishes its own inclusive prefix, and scatters keys (then values) through shared
- *      memory, so that each digit's run is written in order;
+ *   2. one kernel per pass: each tile (taken in order from an atomic counter) counts its
+ *      keys' digits and publishes the 256 counts in status words at once ("early counts"),
+ *      ranks its keys (gp__block_radix_rank_counted), then finds for each digit the count
+ *      of all earlier tiles (decoupled look-back per digit: one thread per digit walks
+ *      back, GP__SORT_WIN words a load step, adding counts until it meets an inclusive
+ *      prefix), publishes its own inclusive prefix, and scatters keys (then values)
+ *      through shared memory, so that each digit's run is written in order;
  *   3. small inputs: one block sorts everything in shared memory, one launch.
  * Keys are compared as unsigned bits: signed integers with the sign bit flipped, floats in
  * IEEE 754 totalOrder (negative: all bits flipped; positive: the sign bit), descending with
@@ -268,16 +269,17 @@ static __device__ __forceinline__ W gp__sort_look_back(const uint64_t *status, s
     }
 }
 
-#ifndef GP__SORT_MIN_BLOCKS
-#define GP__SORT_MIN_BLOCKS 3 /* pass kernel of 256 threads: blocks per SM the registers must allow */
-#endif
+/* Blocks per SM the pass kernel's registers must allow: 3 of 256 threads, else 2 (80
+ * registers a thread at 384). */
+static constexpr GP__HD int gp__sort_min_blocks(int block) { return block <= 256 ? 3 : 2; }
 /* The pass kernel's variants (template flags; 0 is the default, the others are the bench's
  * ladder): GP__SORT_V_MATCH_ANY ranks with __match_any_sync; GP__SORT_V_LATE publishes a
  * tile's counts only after the rank (the order before early counts); GP__SORT_V_WIN1 walks
- * the look-back one word a step. */
-enum { GP__SORT_V_MATCH_ANY = 1, GP__SORT_V_LATE = 2, GP__SORT_V_WIN1 = 4 };
+ * the look-back one word a step; GP__SORT_V_LONG ranks with the longer chain per item row
+ * (GP__RANK_OR_LONG). */
+enum { GP__SORT_V_MATCH_ANY = 1, GP__SORT_V_LATE = 2, GP__SORT_V_WIN1 = 4, GP__SORT_V_LONG = 8 };
 #ifndef GP__SORT_WIN
-#define GP__SORT_WIN 4 /* look-back words a step */
+#define GP__SORT_WIN 8 /* look-back words a step (on the H100, 4 measured alike, 16 slower) */
 #endif
 
 /* ---- one pass ------------------------------------------------------------------------------ */
@@ -301,12 +303,13 @@ static constexpr GP__HD size_t gp__sort_pass_smem_bytes()
  * them without waiting for this tile's rank), ranks, stages its keys in shared memory in
  * digit order, looks back for every digit's count in the tiles before it, publishes its
  * inclusive counts and writes each digit's run in address order (then the values). */
-template <class K, class V, int MODE, class W, int BLOCK, int ITEMS, int VARIANT = 0, int MINB = GP__SORT_MIN_BLOCKS>
+template <class K, class V, int MODE, class W, int BLOCK, int ITEMS, int VARIANT = 0, int MINB = gp__sort_min_blocks(BLOCK)>
 __global__ void __launch_bounds__(BLOCK, MINB) gp__sort_pass_kernel(gp__sort_io<K, V> io, int pass)
 {
     constexpr int P = sizeof(typename gp__sort_key<K>::U);
     constexpr unsigned TILE = BLOCK * ITEMS;
-    constexpr int MATCH_ANY = (VARIANT & GP__SORT_V_MATCH_ANY) != 0, EARLY = !(VARIANT & GP__SORT_V_LATE);
+    constexpr int EARLY = !(VARIANT & GP__SORT_V_LATE);
+    constexpr int HOW = (VARIANT & GP__SORT_V_MATCH_ANY) ? GP__RANK_MATCH_ANY : (VARIANT & GP__SORT_V_LONG) ? GP__RANK_OR_LONG : GP__RANK_OR;
     constexpr int WIN = (VARIANT & GP__SORT_V_WIN1) ? 1 : GP__SORT_WIN;
     extern __shared__ __align__(16) unsigned char gp__sort_smem[];
     gp__sort_pass_smem<BLOCK> &s = *reinterpret_cast<gp__sort_pass_smem<BLOCK> *>(gp__sort_smem);
@@ -361,9 +364,9 @@ __global__ void __launch_bounds__(BLOCK, MINB) gp__sort_pass_kernel(gp__sort_io<
     /* counts first (a partial tile's padding counts as digit 255: it is the last tile, so no
      * look-back reads its words) */
     const unsigned d = threadIdx.x;
-    const W count = gp__block_radix_count<BLOCK, ITEMS>(digit, s.rank);
+    const W count = gp__block_radix_count(digit, s.rank);
     if (EARLY && d < 256) gp__status_publish<W>(io.status, tile * 256 + d, count, tile == 0 ? 2 * pass + 2 : 2 * pass + 1);
-    gp__block_radix_rank_counted<BLOCK, ITEMS, MATCH_ANY>(digit, rank, s.rank);
+    gp__block_radix_rank_counted<BLOCK, ITEMS, HOW>(digit, rank, s.rank);
     if (!EARLY && d < 256) gp__status_publish<W>(io.status, tile * 256 + d, count, tile == 0 ? 2 * pass + 2 : 2 * pass + 1);
 #pragma unroll
     for (int i = 0; i < ITEMS; i++) s_keys[rank[i]] = key[i];
@@ -430,7 +433,7 @@ __global__ void gp__sort_finish_kernel(gp__sort_io<K, V> io)
 #define GP__SORT_SMALL_ITEMS 4
 template <int P, int BLOCK>
 struct gp__sort_small_smem {
-    gp_block_radix_rank_smem<BLOCK> rank;
+    gp_block_radix_rank_smem<BLOCK, 1> rank; /* one match buffer: less to clear, more data fits */
     unsigned hist[P][256];
     unsigned run[256];
     unsigned skip;
