@@ -8,9 +8,13 @@
  *   4-bit digits, block scans: per 4-bit digit, each block counts its 16 digits, one
  *     device-wide exclusive scan of the digit-major counts, each block ranks its tile
  *     (gp_block_radix_rank) and scatters: 8 passes of 3 launches.
- *   one-sweep, 8-bit digits (Adinets & Merrill 2022): the block rank by __match_any_sync
+ *   one-sweep, 8-bit digits (Adinets & Merrill 2022), at 2^24 and 2^28, each step one change
+ *     to the one before, 256 threads x 16 keys a tile: the block rank by __match_any_sync
  *     (the first version); by atomicOr peer masks with 64-bit counts in the status words
- *     (the layout needed above 2^32 keys); then with 32-bit counts (the default, gp_sort_u32).
+ *     (the layout needed above 2^32 keys); with 32-bit counts; early counts (a tile
+ *     publishes its digit counts before it ranks); the look-back loading GP__SORT_WIN words a
+ *     step; the rank's shorter chain per row; then the default tile (gp_sort_u32). The
+ *     variants are the pass kernel's template flags (GP__SORT_V_*); each checked against CUB.
  * Part 2, "against CUB": keys u32 and f32 (in [0, 1)), pairs u32/u32, keys u64 at 2^28 and
  *   u32 at 2^24, argsort i32 and f32 at 2^28 (CUB: SortPairs of key and a 64-bit index,
  *   the index array made by a kernel inside the timed region, as an argsort must), low-
