@@ -76,7 +76,8 @@ static __device__ __forceinline__ unsigned gp__block_radix_count(const unsigned 
     const unsigned warp = threadIdx.x >> 5;
     /* warp_count and warp_match are adjacent: zeroed together, 16 bytes a store */
     uint4 *flat = reinterpret_cast<uint4 *>(&s.warp_count[0][0]);
-    for (unsigned i = threadIdx.x; i < BLOCK / 32 * (1 + BUFS) * GP_RADIX_DIGITS / 4; i += BLOCK) flat[i] = make_uint4(0, 0, 0, 0);
+    for (unsigned i = threadIdx.x; i < BLOCK / 32 * (1 + BUFS) * GP_RADIX_DIGITS / 4; i += BLOCK)
+        flat[i] = make_uint4(0, 0, 0, 0);
     __syncthreads();
 #pragma unroll
     for (int i = 0; i < ITEMS; i++) atomicAdd(&s.warp_count[warp][digit[i]], 1u);
@@ -116,7 +117,8 @@ enum { GP__RANK_OR = 0, GP__RANK_MATCH_ANY = 1, GP__RANK_OR_LONG = 2 };
  * __syncwarp a row: the ladder's previous step). No barrier at the end: smem.warp_count
  * and warp_match are in use until every thread has returned. */
 template <int BLOCK, int ITEMS, int HOW_ = GP__RANK_OR, int BUFS>
-static __device__ __forceinline__ void gp__block_radix_rank_counted(const unsigned (&digit)[ITEMS], unsigned (&rank)[ITEMS],
+static __device__ __forceinline__ void gp__block_radix_rank_counted(const unsigned (&digit)[ITEMS],
+                                                                    unsigned (&rank)[ITEMS],
                                                                     gp_block_radix_rank_smem<BLOCK, BUFS> &s)
 {
     constexpr int HOW = HOW_ == GP__RANK_OR && BUFS < 3 ? GP__RANK_OR_LONG : HOW_; /* three buffers or the long chain */

@@ -129,13 +129,16 @@ static cudaError_t gp__sort(K *k_out, V *v_out, const K *k_in, const V *v_in, si
     const size_t tiles = gp__ceil_div(n, (size_t)TILE);
     if (tiles > GP__GRID_MAX) return cudaErrorInvalidValue;
     const bool wide = n > UINT32_MAX || (knobs && knobs->wide);
-    void (*pass)(gp__sort_io<K, V>, int) = wide ? gp__sort_pass_kernel<K, V, MODE, uint64_t, BLOCK, ITEMS, VARIANT, MINB>
-                                                : gp__sort_pass_kernel<K, V, MODE, uint32_t, BLOCK, ITEMS, VARIANT, MINB>;
+    void (*pass)(gp__sort_io<K, V>, int) =
+        wide ? gp__sort_pass_kernel<K, V, MODE, uint64_t, BLOCK, ITEMS, VARIANT, MINB>
+             : gp__sort_pass_kernel<K, V, MODE, uint32_t, BLOCK, ITEMS, VARIANT, MINB>;
     constexpr size_t pass_smem = gp__sort_pass_smem_bytes<K, V, BLOCK, ITEMS>();
     /* every kernel loaded before the allocation: a full GPU fails here, nothing launched */
     GP__TRY(gp__kernel_load<gp__sort_hist_kernel<K, V>>());
-    if (wide) GP__TRY((gp__kernel_load<gp__sort_pass_kernel<K, V, MODE, uint64_t, BLOCK, ITEMS, VARIANT, MINB>>((int)pass_smem)));
-    else GP__TRY((gp__kernel_load<gp__sort_pass_kernel<K, V, MODE, uint32_t, BLOCK, ITEMS, VARIANT, MINB>>((int)pass_smem)));
+    if (wide)
+        GP__TRY((gp__kernel_load<gp__sort_pass_kernel<K, V, MODE, uint64_t, BLOCK, ITEMS, VARIANT, MINB>>((int)pass_smem)));
+    else
+        GP__TRY((gp__kernel_load<gp__sort_pass_kernel<K, V, MODE, uint32_t, BLOCK, ITEMS, VARIANT, MINB>>((int)pass_smem)));
     if (in_place) GP__TRY(gp__kernel_load<gp__sort_finish_kernel<K, V, MODE>>());
 
     const gp__sort_layout l = gp__sort_make_layout(n, tiles, P, KB, VB, wide ? 2 : 1,

@@ -303,13 +303,16 @@ static constexpr GP__HD size_t gp__sort_pass_smem_bytes()
  * them without waiting for this tile's rank), ranks, stages its keys in shared memory in
  * digit order, looks back for every digit's count in the tiles before it, publishes its
  * inclusive counts and writes each digit's run in address order (then the values). */
-template <class K, class V, int MODE, class W, int BLOCK, int ITEMS, int VARIANT = 0, int MINB = gp__sort_min_blocks(BLOCK)>
+template <class K, class V, int MODE, class W, int BLOCK, int ITEMS, int VARIANT = 0,
+          int MINB = gp__sort_min_blocks(BLOCK)>
 __global__ void __launch_bounds__(BLOCK, MINB) gp__sort_pass_kernel(gp__sort_io<K, V> io, int pass)
 {
     constexpr int P = sizeof(typename gp__sort_key<K>::U);
     constexpr unsigned TILE = BLOCK * ITEMS;
     constexpr int EARLY = !(VARIANT & GP__SORT_V_LATE);
-    constexpr int HOW = (VARIANT & GP__SORT_V_MATCH_ANY) ? GP__RANK_MATCH_ANY : (VARIANT & GP__SORT_V_LONG) ? GP__RANK_OR_LONG : GP__RANK_OR;
+    constexpr int HOW = (VARIANT & GP__SORT_V_MATCH_ANY) ? GP__RANK_MATCH_ANY
+                        : (VARIANT & GP__SORT_V_LONG)    ? GP__RANK_OR_LONG
+                                                         : GP__RANK_OR;
     constexpr int WIN = (VARIANT & GP__SORT_V_WIN1) ? 1 : GP__SORT_WIN;
     extern __shared__ __align__(16) unsigned char gp__sort_smem[];
     gp__sort_pass_smem<BLOCK> &s = *reinterpret_cast<gp__sort_pass_smem<BLOCK> *>(gp__sort_smem);
@@ -365,9 +368,11 @@ __global__ void __launch_bounds__(BLOCK, MINB) gp__sort_pass_kernel(gp__sort_io<
      * look-back reads its words) */
     const unsigned d = threadIdx.x;
     const W count = gp__block_radix_count(digit, s.rank);
-    if (EARLY && d < 256) gp__status_publish<W>(io.status, tile * 256 + d, count, tile == 0 ? 2 * pass + 2 : 2 * pass + 1);
+    if (EARLY && d < 256) /* tile 0's count is its inclusive prefix */
+        gp__status_publish<W>(io.status, tile * 256 + d, count, tile == 0 ? 2 * pass + 2 : 2 * pass + 1);
     gp__block_radix_rank_counted<BLOCK, ITEMS, HOW>(digit, rank, s.rank);
-    if (!EARLY && d < 256) gp__status_publish<W>(io.status, tile * 256 + d, count, tile == 0 ? 2 * pass + 2 : 2 * pass + 1);
+    if (!EARLY && d < 256)
+        gp__status_publish<W>(io.status, tile * 256 + d, count, tile == 0 ? 2 * pass + 2 : 2 * pass + 1);
 #pragma unroll
     for (int i = 0; i < ITEMS; i++) s_keys[rank[i]] = key[i];
     /* look-back, one thread per digit, while the other threads' keys are staged */
