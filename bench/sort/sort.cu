@@ -8,9 +8,13 @@
  *   4-bit digits, block scans: per 4-bit digit, each block counts its 16 digits, one
  *     device-wide exclusive scan of the digit-major counts, each block ranks its tile
  *     (gp_block_radix_rank) and scatters: 8 passes of 3 launches.
- *   one-sweep, 8-bit digits (Adinets & Merrill 2022): the block rank by __match_any_sync
+ *   one-sweep, 8-bit digits (Adinets & Merrill 2022), at 2^24 and 2^28, each step one change
+ *     to the one before, 256 threads x 16 keys a tile: the block rank by __match_any_sync
  *     (the first version); by atomicOr peer masks with 64-bit counts in the status words
- *     (the layout needed above 2^32 keys); then with 32-bit counts (the default, gp_sort_u32).
+ *     (the layout needed above 2^32 keys); with 32-bit counts; early counts (a tile
+ *     publishes its digit counts before it ranks); the look-back loading GP__SORT_WIN words a
+ *     step; the rank's shorter chain per row; then the default tile (gp_sort_u32). The
+ *     variants are the pass kernel's template flags (GP__SORT_V_*); each checked against CUB.
  * Part 2, "against CUB": keys u32 and f32 (in [0, 1)), pairs u32/u32, keys u64 at 2^28 and
  *   u32 at 2^24, argsort i32 and f32 at 2^28 (CUB: SortPairs of key and a 64-bit index,
  *   the index array made by a kernel inside the timed region, as an argsort must), low-
@@ -31,11 +35,12 @@
 
 #include <cub/device/device_radix_sort.cuh>
 
-#define GP__SORT_LADDER /* the ladder's __match_any_sync rank (gp__sort_knobs.match_any) */
-
 #include "../../gpuprims.cuh"
 #include "../../examples/need_gpu.h"
 #include "../bench.cuh"
+
+#define STR_(x) #x
+#define STR(x) STR_(x)
 
 /* ---- data -------------------------------------------------------------------------------- */
 static __device__ __forceinline__ uint32_t mix32(uint64_t i, uint32_t key)
@@ -149,15 +154,23 @@ typedef struct {
     size_t n;
     void *in, *out, *vin, *vout, *tmp;
     size_t tmp_bytes;
-    const gp__sort_knobs *knobs;
+    cudaError_t (*variant)(uint32_t *, const uint32_t *, size_t); /* a ladder step (u32 keys), else NULL */
 } sort_ctx;
+
+/* A ladder step: the grid path's pass kernel with BLOCK threads, ITEMS keys a thread,
+ * VARIANT flags (GP__SORT_V_*) and, with WIDE, 64-bit counts in the status words. */
+template <int BLOCK, int ITEMS, int VARIANT, int MINB, int WIDE>
+static cudaError_t u32_step(uint32_t *out, const uint32_t *in, size_t n)
+{
+    const gp__sort_knobs k = {1, 0, WIDE};
+    return gp__sort<uint32_t, uint32_t, GP__SORT_KEYS, BLOCK, ITEMS, VARIANT, MINB>(out, NULL, in, NULL, n, 0, 0, &k);
+}
 
 static void gp_call(void *p)
 {
     sort_ctx *c = (sort_ctx *)p;
-    if (c->knobs) {
-        CUDA_CHK((gp__sort<uint32_t, uint32_t, GP__SORT_KEYS>((uint32_t *)c->out, NULL, (const uint32_t *)c->in, NULL, c->n, 0, 0,
-                                                              c->knobs)));
+    if (c->variant) {
+        CUDA_CHK(c->variant((uint32_t *)c->out, (const uint32_t *)c->in, c->n));
         return;
     }
     if (c->job == J_KEYS) {
@@ -263,12 +276,12 @@ int main(void)
     const double copy_gbs = gp_bench_gbps(2.0 * big * 4, copy_ms);
     const float floor_ms = gp_bench_median_ms_batch(empty_once, NULL, 64);
 
-    /* Part 1: the ladder at 2^24 u32 */
+    /* Part 1: the ladder at 2^24 u32 (the one-sweep steps also at 2^28) */
     {
         const size_t n = (size_t)1 << 24;
         fill_u32<<<1024, 256>>>((uint32_t *)g_in, n, G_RANDOM, 1);
         uint32_t *s_f = (uint32_t *)g_vin, *s_s = (uint32_t *)g_vout;
-        gp_table_begin("Ladder: u32 keys, 2^24 random", "step|launches|ms|Gkeys/s|% of bound|vs CUB");
+        gp_table_begin("Ladder: u32 keys, 2^24 random (and 2^28)", "step|launches|ms|Gkeys/s|% of bound|vs CUB|ms 2^28|vs CUB 2^28|checked");
         sort_ctx c = {J_KEYS, 0, n, g_in, g_out, NULL, NULL, NULL, 0, NULL};
         const float cub_ms = time_cub(&c);
         const double bound_ms = 36.0 * n / (copy_gbs * 1e6);
@@ -296,26 +309,48 @@ int main(void)
             free(h1);
             free(h2);
         }
-        gp__sort_knobs wide = {1, 0, 1, 0}, match = {1, 0, 0, 1};
-        sort_ctx cw = c, cm = c;
-        cw.knobs = &wide;
-        cm.knobs = &match;
-        const float match_ms = time_gp(&cm);
-        const float wide_ms = time_gp(&cw);
-        const float gp_ms = time_gp(&c);
-        const struct { const char *step, *launches; float ms; } rows[] = {
-            {"1-bit split, device scan per bit (GPU Gems 3 ch. 39)", "96", split_ms},
-            {"4-bit digits, block rank + device scan of block counts", "24", l4_ms},
-            {"8-bit one-sweep, rank by __match_any_sync, 32-bit counts", "1 memset + 5", match_ms},
-            {"8-bit one-sweep, rank by atomicOr peers, 64-bit counts (two status words)", "1 memset + 5", wide_ms},
-            {"8-bit one-sweep, 32-bit counts (gp_sort_u32)", "1 memset + 5", gp_ms},
-            {"CUB DeviceRadixSort::SortKeys (Onesweep)", "-", cub_ms},
+        /* the one-sweep steps, each checked against CUB, at 2^24 and at 2^28 */
+        enum { MA = GP__SORT_V_MATCH_ANY, LATE = GP__SORT_V_LATE, W1 = GP__SORT_V_WIN1, LONG = GP__SORT_V_LONG };
+        const struct { const char *step; cudaError_t (*fn)(uint32_t *, const uint32_t *, size_t); } steps[] = {
+            {"8-bit one-sweep, rank by __match_any_sync, 32-bit counts", u32_step<256, 16, MA | LATE | W1, 3, 0>},
+            {"8-bit one-sweep, rank by atomicOr peers, 64-bit counts (two status words)", u32_step<256, 16, LATE | W1 | LONG, 3, 1>},
+            {"8-bit one-sweep, 32-bit counts", u32_step<256, 16, LATE | W1 | LONG, 3, 0>},
+            {"early counts: a tile publishes its counts before it ranks", u32_step<256, 16, W1 | LONG, 3, 0>},
+            {"look-back: " STR(GP__SORT_WIN) " status words a load step", u32_step<256, 16, LONG, 3, 0>},
+            {"rank: leader's atomicAdd, match words in 3 buffers (2 syncs less a row)", u32_step<256, 16, 0, 3, 0>},
+            {"tiles of " STR(GP__SORT_BLOCK) " threads x " STR(GP__SORT_ITEMS_KEYS4) " keys (gp_sort_u32)", NULL},
         };
-        for (size_t r = 0; r < sizeof rows / sizeof rows[0]; r++)
-            gp_table_row("%s|%s|%.3f|%.2f|%.1f%%|%.2fx", rows[r].step, rows[r].launches, rows[r].ms, n / (rows[r].ms * 1e6),
-                         100.0 * bound_ms / rows[r].ms, cub_ms / rows[r].ms);
+        constexpr int STEPS = (int)(sizeof steps / sizeof steps[0]);
+        float ms24[STEPS], ms28[STEPS];
+        int same[STEPS];
+        const size_t big28 = (size_t)1 << 28;
+        for (int lg = 24; lg <= 28; lg += 4) {
+            sort_ctx cs = c;
+            cs.n = (size_t)1 << lg;
+            fill_u32<<<1024, 256>>>((uint32_t *)g_in, cs.n, G_RANDOM, 1);
+            for (int k = 0; k < STEPS; k++) {
+                cs.variant = steps[k].fn;
+                const int ok = same_as_cub(&cs, cs.n * 4);
+                (lg == 24 ? ms24 : ms28)[k] = time_gp(&cs);
+                same[k] = (lg == 24 ? 1 : same[k]) && ok;
+            }
+        }
+        sort_ctx c28 = c;
+        c28.n = big28;
+        const float cub28_ms = time_cub(&c28);
+        fill_u32<<<1024, 256>>>((uint32_t *)g_in, n, G_RANDOM, 1); /* back to the 2^24 keys */
+        gp_table_row("%s|%s|%.3f|%.2f|%.1f%%|%.2fx|-|-|checked", "1-bit split, device scan per bit (GPU Gems 3 ch. 39)", "96", split_ms,
+                     n / (split_ms * 1e6), 100.0 * bound_ms / split_ms, cub_ms / split_ms);
+        gp_table_row("%s|%s|%.3f|%.2f|%.1f%%|%.2fx|-|-|checked", "4-bit digits, block rank + device scan of block counts", "24", l4_ms,
+                     n / (l4_ms * 1e6), 100.0 * bound_ms / l4_ms, cub_ms / l4_ms);
+        for (int k = 0; k < STEPS; k++)
+            gp_table_row("%s|%s|%.3f|%.2f|%.1f%%|%.2fx|%.3f|%.2fx|%s", steps[k].step, "1 memset + 5", ms24[k], n / (ms24[k] * 1e6),
+                         100.0 * bound_ms / ms24[k], cub_ms / ms24[k], ms28[k], cub28_ms / ms28[k], same[k] ? "= CUB" : "DIFFERS");
+        gp_table_row("%s|-|%.3f|%.2f|%.1f%%|1.00x|%.3f|1.00x|-", "CUB DeviceRadixSort::SortKeys (Onesweep)", cub_ms, n / (cub_ms * 1e6),
+                     100.0 * bound_ms / cub_ms, cub28_ms);
         gp_bench_note("Bound: 36 bytes per key (read once for the histograms, read and written in each of 4 passes) at "
-                      "this run's copy rate, %.0f GB/s. vs CUB: CUB time / time.", copy_gbs);
+                      "this run's copy rate, %.0f GB/s. vs CUB: CUB time / time. Each one-sweep step checked against CUB at "
+                      "both sizes.", copy_gbs);
     }
 
     /* Part 2: against CUB */

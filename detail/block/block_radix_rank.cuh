@@ -3,16 +3,17 @@
  * util/common.cuh. The radix sort (device/sort*.cuh) ranks every tile of every pass with it;
  * a user's kernel may call it to sort a tile in shared memory.
  *
- * How. Each warp counts its keys into its own 256 counters in shared memory, one item row at
+ * How. First the counts: each warp adds its keys to its own 256 counters with shared-
+ * memory atomics, and per digit the warps' counts become where each warp's first key of that
+ * digit goes (digit start plus the earlier warps' counts). Then the places, one item row at
  * a time: lanes holding the same digit find each other (each sets its bit in a per-warp word
  * of its digit with atomicOr and reads the word back, as CUB's one-sweep rank does; or with
- * __match_any_sync, MATCH_ANY = 1, slower on the H100), the lowest of
- * them adds the group's size to the warp's counter, and each lane's rank in the warp is the
- * counter before the add plus the number of group members in lower lanes. Then, per digit,
- * the warps' counts become exclusive offsets (warp order), and the digits' totals an
- * exclusive scan (digit order). Stable: a key's place depends only on the keys before it in
- * tile order (warp, then item row, then lane). No atomics, so the result never depends on
- * timing. */
+ * __match_any_sync, MATCH_ANY = 1, slower on the H100), the lowest of them advances the
+ * warp's counter by the group's size, and each lane's place is the counter before the add
+ * plus the number of group members in lower lanes. Counting first lets the radix sort
+ * publish a tile's counts before it ranks (Adinets & Merrill, "Onesweep" (2022): early
+ * counts). Stable: a key's place depends only on the keys before it in tile order (warp,
+ * then item row, then lane), never on timing (the atomics only count). */
 #ifndef GPUPRIMS_DETAIL_BLOCK_RADIX_RANK_CUH
 #define GPUPRIMS_DETAIL_BLOCK_RADIX_RANK_CUH
 
@@ -46,17 +47,115 @@ static __device__ __forceinline__ C gp__block_digit_scan(C x, C *s_total)
 }
 
 /* The shared memory gp_block_radix_rank needs for a block of BLOCK threads:
- * BLOCK / 16 KB + 2 KB + 32 bytes (34 KB for 512 threads). After the call, digit_count[d]
+ * BLOCK / 8 KB + 2 KB + 32 bytes (34 KB for 256 threads); with BUFS = 1 (one match word per
+ * digit, a longer chain per item row) BLOCK / 16 KB + 2 KB + 32 bytes. After the call, digit_count[d]
  * holds how many of the tile's keys have digit d and digit_start[d] the exclusive scan of
  * those counts (where digit d's keys begin in the ordered tile). */
-template <int BLOCK>
-struct gp_block_radix_rank_smem {
+template <int BLOCK, int BUFS = 3>
+struct __align__(16) gp_block_radix_rank_smem {
     unsigned warp_count[BLOCK / 32][GP_RADIX_DIGITS];
-    unsigned warp_match[BLOCK / 32][GP_RADIX_DIGITS]; /* lanes holding each digit (0 between rows) */
+    unsigned warp_match[BLOCK / 32][BUFS][GP_RADIX_DIGITS]; /* lanes holding each digit, BUFS rows' buffers */
     unsigned digit_count[GP_RADIX_DIGITS];
     unsigned digit_start[GP_RADIX_DIGITS];
     unsigned total[8];
 };
+
+/* Step 1 of the rank: the tile's digit counts, before any key is ranked (so a caller can
+ * publish them at once: "early counts", Adinets & Merrill, "Onesweep" (2022)). Each warp
+ * adds its keys to its own 256 counters with shared-memory atomics (a count does not
+ * depend on the order of the adds); then, per digit, the warps' counters become where the
+ * warp's first key of that digit goes in the ordered tile (the digit's start plus the
+ * counts of the warps before it), and digit_count / digit_start are filled. Returns digit
+ * d's count in thread d (d < 256; other threads: 0). Every thread calls it; it ends with a
+ * barrier. */
+template <int BLOCK, int ITEMS, int BUFS>
+static __device__ __forceinline__ unsigned gp__block_radix_count(const unsigned (&digit)[ITEMS],
+                                                                 gp_block_radix_rank_smem<BLOCK, BUFS> &s)
+{
+    static_assert(BLOCK % 32 == 0 && BLOCK >= GP_RADIX_DIGITS && BLOCK <= 1024, "gp_block_radix_rank: 256..1024 threads, whole warps");
+    const unsigned warp = threadIdx.x >> 5;
+    /* warp_count and warp_match are adjacent: zeroed together, 16 bytes a store */
+    uint4 *flat = reinterpret_cast<uint4 *>(&s.warp_count[0][0]);
+    for (unsigned i = threadIdx.x; i < BLOCK / 32 * (1 + BUFS) * GP_RADIX_DIGITS / 4; i += BLOCK)
+        flat[i] = make_uint4(0, 0, 0, 0);
+    __syncthreads();
+#pragma unroll
+    for (int i = 0; i < ITEMS; i++) atomicAdd(&s.warp_count[warp][digit[i]], 1u);
+    __syncthreads();
+    unsigned c = 0;
+    if (threadIdx.x < GP_RADIX_DIGITS)
+        for (int w = 0; w < BLOCK / 32; w++) c += s.warp_count[w][threadIdx.x];
+    const unsigned start = gp__block_digit_scan<unsigned>(c, s.total);
+    if (threadIdx.x < GP_RADIX_DIGITS) { /* warps' counts -> first places, in warp order */
+        unsigned at = start;
+        for (int w = 0; w < BLOCK / 32; w++) {
+            const unsigned k = s.warp_count[w][threadIdx.x];
+            s.warp_count[w][threadIdx.x] = at;
+            at += k;
+        }
+        s.digit_count[threadIdx.x] = c;
+        s.digit_start[threadIdx.x] = start;
+    }
+    __syncthreads();
+    return c;
+}
+
+/* How step 2 finds the lanes of a warp that hold the same digit (GP__RANK_*). */
+enum { GP__RANK_OR = 0, GP__RANK_MATCH_ANY = 1, GP__RANK_OR_LONG = 2 };
+
+/* Step 2: each key's place, after gp__block_radix_count on the same digits. One item row
+ * at a time, the lanes of a warp holding the same digit find each other: each sets its bit
+ * in a per-warp word of its digit with atomicOr and reads the word back, as CUB's one-sweep
+ * rank does (HOW = GP__RANK_OR; __match_any_sync, GP__RANK_MATCH_ANY, is slower on the
+ * H100). The lowest of them advances the warp's counter of that digit by the group's size
+ * (atomicAdd, which returns the count before), and each lane's place is that count plus the
+ * group members in lower lanes. The order comes from warp, row and lane, never from timing:
+ * the next row's leader adds only after the shuffle that needs this row's result.
+ * The match words rotate over three buffers, so a word is cleared one row after its use,
+ * off the row's chain: row i's reads end before barrier i + 1 and its buffer is next set
+ * after barrier i + 2 (GP__RANK_OR_LONG: one buffer, cleared within the row, two more
+ * __syncwarp a row: the ladder's previous step). No barrier at the end: smem.warp_count
+ * and warp_match are in use until every thread has returned. */
+template <int BLOCK, int ITEMS, int HOW_ = GP__RANK_OR, int BUFS>
+static __device__ __forceinline__ void gp__block_radix_rank_counted(const unsigned (&digit)[ITEMS],
+                                                                    unsigned (&rank)[ITEMS],
+                                                                    gp_block_radix_rank_smem<BLOCK, BUFS> &s)
+{
+    constexpr int HOW = HOW_ == GP__RANK_OR && BUFS < 3 ? GP__RANK_OR_LONG : HOW_; /* three buffers or the long chain */
+    const unsigned lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    unsigned *count = s.warp_count[warp];
+    const unsigned below = (1u << lane) - 1;
+    int led = -1; /* the digit this lane led in the row before (GP__RANK_OR) */
+#pragma unroll
+    for (int i = 0; i < ITEMS; i++) {
+        unsigned *match = s.warp_match[warp][HOW == GP__RANK_OR ? i % 3 % BUFS : 0];
+        unsigned peers;
+        if constexpr (HOW == GP__RANK_MATCH_ANY) {
+            peers = __match_any_sync(GP__FULL_MASK, digit[i]);
+        } else {
+            atomicOr(&match[digit[i]], 1u << lane);
+            __syncwarp();
+            peers = match[digit[i]];
+            if constexpr (HOW == GP__RANK_OR_LONG) __syncwarp();
+        }
+        const unsigned leader = __ffs(peers) - 1;
+        unsigned before = 0;
+        if constexpr (HOW == GP__RANK_OR_LONG) {
+            if (lane == leader) {
+                before = count[digit[i]];
+                count[digit[i]] = before + __popc(peers);
+                match[digit[i]] = 0; /* clean for the next row */
+            }
+        } else {
+            if (lane == leader) before = atomicAdd(&count[digit[i]], __popc(peers));
+            if (HOW == GP__RANK_OR && i > 0 && led >= 0) s.warp_match[warp][(i + 2) % 3 % BUFS][led] = 0;
+            led = lane == leader ? (int)digit[i] : -1;
+        }
+        before = __shfl_sync(GP__FULL_MASK, before, leader);
+        rank[i] = before + __popc(peers & below);
+        if constexpr (HOW == GP__RANK_OR_LONG) __syncwarp(); /* the leader's count is seen by the next row's leader */
+    }
+}
 
 /* gp_block_radix_rank<BLOCK, ITEMS>(digit, rank, smem): every thread of a block of BLOCK
  * threads (a multiple of 32, at least 256, blockDim.x == BLOCK) passes the digits (0..255)
@@ -65,56 +164,14 @@ struct gp_block_radix_rank_smem {
  * lane l of warp w is key w * 32 * ITEMS + i * 32 + l (so a warp loads row i of its run
  * with one coalesced access). Pad a partial tile with digit 255 at its end: padding then
  * ranks last. Every thread of the block must call it (barriers inside; it ends with one,
- * so smem may be reused at once, and digit_count / digit_start read by any thread). */
-template <int BLOCK, int ITEMS, int MATCH_ANY = 0>
+ * so smem may be reused at once, and digit_count / digit_start read by any thread).
+ * It is gp__block_radix_count then gp__block_radix_rank_counted. */
+template <int BLOCK, int ITEMS, int HOW = GP__RANK_OR, int BUFS>
 static __device__ __forceinline__ void gp_block_radix_rank(const unsigned (&digit)[ITEMS], unsigned (&rank)[ITEMS],
-                                                           gp_block_radix_rank_smem<BLOCK> &s)
+                                                           gp_block_radix_rank_smem<BLOCK, BUFS> &s)
 {
-    static_assert(BLOCK % 32 == 0 && BLOCK >= GP_RADIX_DIGITS && BLOCK <= 1024, "gp_block_radix_rank: 256..1024 threads, whole warps");
-    const unsigned lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    unsigned *flat = &s.warp_count[0][0];
-    unsigned *mflat = &s.warp_match[0][0];
-    for (unsigned i = threadIdx.x; i < BLOCK / 32 * GP_RADIX_DIGITS; i += BLOCK) flat[i] = mflat[i] = 0;
-    __syncthreads();
-    unsigned *count = s.warp_count[warp];
-    const unsigned below = (1u << lane) - 1;
-#pragma unroll
-    for (int i = 0; i < ITEMS; i++) {
-        unsigned peers;
-        if constexpr (MATCH_ANY) {
-            peers = __match_any_sync(GP__FULL_MASK, digit[i]);
-        } else { /* each lane sets its bit in its digit's word: faster than match.any on sm_70..sm_90 */
-            atomicOr(&s.warp_match[warp][digit[i]], 1u << lane);
-            __syncwarp();
-            peers = s.warp_match[warp][digit[i]];
-            __syncwarp();
-        }
-        const unsigned leader = __ffs(peers) - 1;
-        unsigned before = 0;
-        if (lane == leader) {
-            before = count[digit[i]];
-            count[digit[i]] = before + __popc(peers);
-            if constexpr (!MATCH_ANY) s.warp_match[warp][digit[i]] = 0; /* clean for the next row */
-        }
-        before = __shfl_sync(GP__FULL_MASK, before, leader);
-        rank[i] = before + __popc(peers & below);
-        __syncwarp(); /* the leader's count is seen by the next row's leader */
-    }
-    __syncthreads();
-    unsigned c = 0;
-    if (threadIdx.x < GP_RADIX_DIGITS) { /* warps' counts -> exclusive offsets, in warp order */
-        for (int w = 0; w < BLOCK / 32; w++) {
-            const unsigned k = s.warp_count[w][threadIdx.x];
-            s.warp_count[w][threadIdx.x] = c;
-            c += k;
-        }
-        s.digit_count[threadIdx.x] = c;
-    }
-    const unsigned start = gp__block_digit_scan<unsigned>(c, s.total);
-    if (threadIdx.x < GP_RADIX_DIGITS) s.digit_start[threadIdx.x] = start;
-    __syncthreads();
-#pragma unroll
-    for (int i = 0; i < ITEMS; i++) rank[i] += s.digit_start[digit[i]] + count[digit[i]];
+    gp__block_radix_count<BLOCK, ITEMS, BUFS>(digit, s);
+    gp__block_radix_rank_counted<BLOCK, ITEMS, HOW>(digit, rank, s);
     __syncthreads();
 }
 

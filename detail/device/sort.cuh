@@ -13,8 +13,9 @@
  * Scratch (the library's stream-ordered pool; cudaErrorMemoryAllocation, nothing launched
  * and the inputs untouched when it cannot be had): n keys (2n in place and for argsort),
  * plus n values for pairs (2n in place) or n indices for argsort, plus the status words
- * (8 bytes per digit per tile of 4096 keys: n / 2 bytes; twice that above 2^32 keys) and
- * 2 x 8 x 256 bytes per pass of histograms. */
+ * (8 bytes per digit per tile: 2 KB a tile of 9216 keys for keys of up to 4 bytes, 6144 for
+ * 8-byte keys and pairs within 8 bytes, 4608 within 16, else 3072; twice that above 2^32
+ * keys) and 2 x 8 x 256 bytes per pass of histograms. */
 #ifndef GPUPRIMS_DETAIL_SORT_CUH
 #define GPUPRIMS_DETAIL_SORT_CUH
 
@@ -40,12 +41,23 @@
 #ifndef GP__SORT_SMALL_MAX
 #define GP__SORT_SMALL_MAX 8192 /* one block up to this many keys (where shared memory holds them) */
 #endif
-#define GP__SORT_BLOCK 256      /* grid path: threads per block */
+#define GP__SORT_BLOCK 384       /* grid path: threads per block (2 blocks per SM) */
+#define GP__SORT_ITEMS_KEYS4 24  /* keys a thread: keys only, up to 4 bytes (9216-key tiles) */
+#define GP__SORT_ITEMS_8B 16     /* keys only of 8 bytes, or key and value within 8 bytes */
+#define GP__SORT_ITEMS_16B 12    /* key and value within 16 bytes */
+#define GP__SORT_ITEMS_MORE 8    /* larger (a user's value type) */
 
 #ifdef __CUDACC__
-/* Keys a thread ranks per pass: 16 where a key and its value fit 8 bytes (a 4096-key
- * tile), else 8. */
-static constexpr GP__HD int gp__sort_items(size_t kbytes, size_t vbytes) { return kbytes + vbytes <= 8 ? 16 : 8; }
+/* Keys a thread ranks per pass, by the bytes of a key and of a value (0: keys only).
+ * Larger tiles mean fewer status words and look-back steps per key; the registers of 2
+ * blocks of 384 threads a SM bound them (measured on the H100: bench/sort/probe.cu). */
+static constexpr GP__HD int gp__sort_items(size_t kbytes, size_t vbytes)
+{
+    return vbytes == 0 && kbytes <= 4 ? GP__SORT_ITEMS_KEYS4
+           : kbytes + vbytes <= 8     ? GP__SORT_ITEMS_8B
+           : kbytes + vbytes <= 16    ? GP__SORT_ITEMS_16B
+                                      : GP__SORT_ITEMS_MORE;
+}
 #include "../util/launch.cuh"
 #include "../util/scratch.cuh"
 
@@ -56,7 +68,6 @@ typedef struct gp__sort_knobs {
     int no_small;
     size_t small_max;
     int wide;
-    int match_any; /* the ladder's rank by __match_any_sync: only where GP__SORT_LADDER is defined (the bench) */
 } gp__sort_knobs;
 
 /* One block of BLOCK threads sorts all n elements in `smem` bytes of shared memory. */
@@ -70,15 +81,17 @@ static cudaError_t gp__sort_small(K *k_out, V *v_out, const K *k_in, const V *v_
 }
 
 /* The host side of every sort. MODE: GP__SORT_KEYS (V unused), _PAIRS, _ARGSORT (V is
- * uint64_t, v_out the indices). */
-template <class K, class V, int MODE>
+ * uint64_t, v_out the indices). BLOCK, ITEMS (0: gp__sort_items), VARIANT and MINB: the
+ * grid path's pass kernel (the bench's ladder and probes try others). */
+template <class K, class V, int MODE, int BLOCK = GP__SORT_BLOCK, int ITEMS_ = 0, int VARIANT = 0,
+          int MINB = gp__sort_min_blocks(BLOCK)>
 static cudaError_t gp__sort(K *k_out, V *v_out, const K *k_in, const V *v_in, size_t n, int desc, cudaStream_t s,
                             const gp__sort_knobs *knobs = NULL)
 {
     constexpr int P = sizeof(typename gp__sort_key<K>::U);
     constexpr size_t KB = sizeof(K), VB = MODE == GP__SORT_KEYS ? 0 : sizeof(V);
-    constexpr int ITEMS = gp__sort_items(KB, VB);
-    constexpr unsigned TILE = GP__SORT_BLOCK * ITEMS;
+    constexpr int ITEMS = ITEMS_ ? ITEMS_ : gp__sort_items(KB, VB);
+    constexpr unsigned TILE = BLOCK * ITEMS;
     if (n == 0) return cudaSuccess;
     if (k_in == NULL || n > SIZE_MAX / 8 / (KB + 16)) return cudaErrorInvalidValue;
     if ((MODE != GP__SORT_ARGSORT && k_out == NULL) || (MODE != GP__SORT_KEYS && v_out == NULL) ||
@@ -116,20 +129,16 @@ static cudaError_t gp__sort(K *k_out, V *v_out, const K *k_in, const V *v_in, si
     const size_t tiles = gp__ceil_div(n, (size_t)TILE);
     if (tiles > GP__GRID_MAX) return cudaErrorInvalidValue;
     const bool wide = n > UINT32_MAX || (knobs && knobs->wide);
-    void (*pass)(gp__sort_io<K, V>, int) = wide ? gp__sort_pass_kernel<K, V, MODE, uint64_t, GP__SORT_BLOCK, ITEMS>
-                                                : gp__sort_pass_kernel<K, V, MODE, uint32_t, GP__SORT_BLOCK, ITEMS>;
-#ifdef GP__SORT_LADDER
-    if (knobs && knobs->match_any) {
-        pass = gp__sort_pass_kernel<K, V, MODE, uint32_t, GP__SORT_BLOCK, ITEMS, 1>;
-        GP__TRY(gp__kernel_load<gp__sort_pass_kernel<K, V, MODE, uint32_t, GP__SORT_BLOCK, ITEMS, 1>>(
-            (int)gp__sort_pass_smem_bytes<K, V, GP__SORT_BLOCK, ITEMS>()));
-    }
-#endif
-    constexpr size_t pass_smem = gp__sort_pass_smem_bytes<K, V, GP__SORT_BLOCK, ITEMS>();
+    void (*pass)(gp__sort_io<K, V>, int) =
+        wide ? gp__sort_pass_kernel<K, V, MODE, uint64_t, BLOCK, ITEMS, VARIANT, MINB>
+             : gp__sort_pass_kernel<K, V, MODE, uint32_t, BLOCK, ITEMS, VARIANT, MINB>;
+    constexpr size_t pass_smem = gp__sort_pass_smem_bytes<K, V, BLOCK, ITEMS>();
     /* every kernel loaded before the allocation: a full GPU fails here, nothing launched */
     GP__TRY(gp__kernel_load<gp__sort_hist_kernel<K, V>>());
-    if (wide) GP__TRY(gp__kernel_load<gp__sort_pass_kernel<K, V, MODE, uint64_t, GP__SORT_BLOCK, ITEMS>>((int)pass_smem));
-    else GP__TRY(gp__kernel_load<gp__sort_pass_kernel<K, V, MODE, uint32_t, GP__SORT_BLOCK, ITEMS>>((int)pass_smem));
+    if (wide)
+        GP__TRY((gp__kernel_load<gp__sort_pass_kernel<K, V, MODE, uint64_t, BLOCK, ITEMS, VARIANT, MINB>>((int)pass_smem)));
+    else
+        GP__TRY((gp__kernel_load<gp__sort_pass_kernel<K, V, MODE, uint32_t, BLOCK, ITEMS, VARIANT, MINB>>((int)pass_smem)));
     if (in_place) GP__TRY(gp__kernel_load<gp__sort_finish_kernel<K, V, MODE>>());
 
     const gp__sort_layout l = gp__sort_make_layout(n, tiles, P, KB, VB, wide ? 2 : 1,
@@ -161,7 +170,7 @@ static cudaError_t gp__sort(K *k_out, V *v_out, const K *k_in, const V *v_in, si
     if (err == cudaSuccess)
         err = gp__launch(gp__sort_hist_kernel<K, V>, (unsigned)hist_blocks, GP__SORT_HIST_THREADS, 0, s, false, io);
     for (int p = 0; p < P && err == cudaSuccess; p++)
-        err = gp__launch(pass, (unsigned)tiles, GP__SORT_BLOCK, pass_smem, s, false, io, p);
+        err = gp__launch(pass, (unsigned)tiles, BLOCK, pass_smem, s, false, io, p);
     if (in_place && err == cudaSuccess)
         err = gp__launch(gp__sort_finish_kernel<K, V, MODE>,
                          (unsigned)gp__min_size(gp__ceil_div(n, (size_t)1024), (size_t)dev.sms * 8), 256, 0, s, false, io);

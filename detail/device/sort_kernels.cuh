@@ -7,12 +7,13 @@
  *   1. one histogram kernel reads the keys once and counts the digits of every pass; its
  *      last block turns the counts into each pass's digit offsets and marks the passes
  *      whose digit is the same for every key (they are skipped: no data moves);
- *   2. one kernel per pass: each tile (taken in order from an atomic counter) ranks its
- *      keys (gp_block_radix_rank), publishes its 256 digit counts in status words, finds
- *      for each digit the count of all earlier tiles (decoupled look-back per digit: one
- *      thread per digit walks back, adding counts, until it meets an inclusive prefix),
- *      publishes its own inclusive prefix, and scatters keys (then values) through shared
- *      memory, so that each digit's run is written in order;
+ *   2. one kernel per pass: each tile (taken in order from an atomic counter) counts its
+ *      keys' digits and publishes the 256 counts in status words at once ("early counts"),
+ *      ranks its keys (gp__block_radix_rank_counted), then finds for each digit the count
+ *      of all earlier tiles (decoupled look-back per digit: one thread per digit walks
+ *      back, GP__SORT_WIN words a load step, adding counts until it meets an inclusive
+ *      prefix), publishes its own inclusive prefix, and scatters keys (then values)
+ *      through shared memory, so that each digit's run is written in order;
  *   3. small inputs: one block sorts everything in shared memory, one launch.
  * Keys are compared as unsigned bits: signed integers with the sign bit flipped, floats in
  * IEEE 754 totalOrder (negative: all bits flipped; positive: the sign bit), descending with
@@ -208,15 +209,22 @@ __global__ void __launch_bounds__(GP__SORT_HIST_THREADS) gp__sort_hist_kernel(gp
 
 /* ---- status words: a tile's count of one digit, aggregate or inclusive ------------------- */
 /* Pass p tags its words 2p + 1 (the tile's own count) or 2p + 2 (all tiles up to it); the
- * region is zeroed once per call, so a word of an earlier pass reads as not yet written. */
+ * region is zeroed once per call, so a word of an earlier pass reads as not yet written.
+ * Reads the WW words of a slot into w (all loads issued before any is used). */
 template <class W>
-static __device__ __forceinline__ bool gp__sort_status_read(const uint64_t *status, size_t slot, uint32_t pass, W &v,
-                                                            bool &inclusive)
+static __device__ __forceinline__ void gp__sort_status_load(const uint64_t *status, size_t slot,
+                                                            uint64_t (&w)[gp__status_words(sizeof(W))])
 {
     enum { WW = gp__status_words(sizeof(W)) };
-    uint64_t w[WW];
 #pragma unroll
     for (int c = 0; c < WW; c++) w[c] = gp__ld_relaxed_u64(status + slot * WW + c);
+}
+/* Whether the loaded words hold a count of this pass (then v and inclusive are set). */
+template <class W>
+static __device__ __forceinline__ bool gp__sort_status_parse(const uint64_t (&w)[gp__status_words(sizeof(W))],
+                                                             uint32_t pass, W &v, bool &inclusive)
+{
+    enum { WW = gp__status_words(sizeof(W)) };
     const uint32_t tag = (uint32_t)(w[0] >> 32);
     if (tag != 2 * pass + 1 && tag != 2 * pass + 2) return false;
     uint32_t bits[WW];
@@ -230,8 +238,48 @@ static __device__ __forceinline__ bool gp__sort_status_read(const uint64_t *stat
     return true;
 }
 
-#ifndef GP__SORT_MIN_BLOCKS
-#define GP__SORT_MIN_BLOCKS 3 /* pass kernel: blocks per SM the registers must allow */
+/* Digit d's count in all tiles before `tile` (tile > 0): decoupled look-back over the
+ * digit's status words. Each step loads the WIN nearest words not yet added at once (one L2
+ * round trip for up to WIN tiles), then adds them nearest first up to the first inclusive
+ * word (done) or the first not yet written (the next step starts there). The sum is of
+ * integers, so it does not depend on which words were ready when. */
+template <class W, int WIN>
+static __device__ __forceinline__ W gp__sort_look_back(const uint64_t *status, size_t tile, unsigned d, uint32_t pass)
+{
+    enum { WW = gp__status_words(sizeof(W)) };
+    W before = 0;
+    size_t k = tile; /* tiles k-1, k-2, ... are still to add */
+    for (;;) {
+        uint64_t w[WIN][WW];
+#pragma unroll
+        for (int j = 0; j < WIN; j++)
+            if (k > (size_t)j) gp__sort_status_load<W>(status, (k - 1 - j) * 256 + d, w[j]);
+        size_t used = 0;
+#pragma unroll
+        for (int j = 0; j < WIN; j++) {
+            if (k <= (size_t)j) break; /* not reached: tile 0's word is inclusive */
+            W v;
+            bool inclusive;
+            if (!gp__sort_status_parse<W>(w[j], pass, v, inclusive)) break;
+            before += v;
+            if (inclusive) return before;
+            used++;
+        }
+        k -= used;
+    }
+}
+
+/* Blocks per SM the pass kernel's registers must allow: 3 of 256 threads, else 2 (80
+ * registers a thread at 384). */
+static constexpr GP__HD int gp__sort_min_blocks(int block) { return block <= 256 ? 3 : 2; }
+/* The pass kernel's variants (template flags; 0 is the default, the others are the bench's
+ * ladder): GP__SORT_V_MATCH_ANY ranks with __match_any_sync; GP__SORT_V_LATE publishes a
+ * tile's counts only after the rank (the order before early counts); GP__SORT_V_WIN1 walks
+ * the look-back one word a step; GP__SORT_V_LONG ranks with the longer chain per item row
+ * (GP__RANK_OR_LONG). */
+enum { GP__SORT_V_MATCH_ANY = 1, GP__SORT_V_LATE = 2, GP__SORT_V_WIN1 = 4, GP__SORT_V_LONG = 8 };
+#ifndef GP__SORT_WIN
+#define GP__SORT_WIN 8 /* look-back words a step (on the H100, 4 measured alike, 16 slower) */
 #endif
 
 /* ---- one pass ------------------------------------------------------------------------------ */
@@ -250,11 +298,22 @@ static constexpr GP__HD size_t gp__sort_pass_smem_bytes()
            (size_t)BLOCK * ITEMS * (sizeof(K) > sizeof(V) ? sizeof(K) : sizeof(V));
 }
 
-template <class K, class V, int MODE, class W, int BLOCK, int ITEMS, int MATCH_ANY = 0>
-__global__ void __launch_bounds__(BLOCK, GP__SORT_MIN_BLOCKS) gp__sort_pass_kernel(gp__sort_io<K, V> io, int pass)
+/* One pass over the keys: each block takes the next tile (in start order), loads its keys,
+ * counts its digits and publishes the counts at once (so a later tile's look-back finds
+ * them without waiting for this tile's rank), ranks, stages its keys in shared memory in
+ * digit order, looks back for every digit's count in the tiles before it, publishes its
+ * inclusive counts and writes each digit's run in address order (then the values). */
+template <class K, class V, int MODE, class W, int BLOCK, int ITEMS, int VARIANT = 0,
+          int MINB = gp__sort_min_blocks(BLOCK)>
+__global__ void __launch_bounds__(BLOCK, MINB) gp__sort_pass_kernel(gp__sort_io<K, V> io, int pass)
 {
     constexpr int P = sizeof(typename gp__sort_key<K>::U);
     constexpr unsigned TILE = BLOCK * ITEMS;
+    constexpr int EARLY = !(VARIANT & GP__SORT_V_LATE);
+    constexpr int HOW = (VARIANT & GP__SORT_V_MATCH_ANY) ? GP__RANK_MATCH_ANY
+                        : (VARIANT & GP__SORT_V_LONG)    ? GP__RANK_OR_LONG
+                                                         : GP__RANK_OR;
+    constexpr int WIN = (VARIANT & GP__SORT_V_WIN1) ? 1 : GP__SORT_WIN;
     extern __shared__ __align__(16) unsigned char gp__sort_smem[];
     gp__sort_pass_smem<BLOCK> &s = *reinterpret_cast<gp__sort_pass_smem<BLOCK> *>(gp__sort_smem);
     unsigned char *stage = gp__sort_smem + gp__round_up(sizeof(gp__sort_pass_smem<BLOCK>), 16);
@@ -305,31 +364,26 @@ __global__ void __launch_bounds__(BLOCK, GP__SORT_MIN_BLOCKS) gp__sort_pass_kern
             digit[i] = 255; /* padding ranks last */
         }
     }
-    gp_block_radix_rank<BLOCK, ITEMS, MATCH_ANY>(digit, rank, s.rank);
-
-    /* look-back, one thread per digit */
-    if (threadIdx.x < 256) {
-        const unsigned d = threadIdx.x;
-        const W count = s.rank.digit_count[d];
+    /* counts first (a partial tile's padding counts as digit 255: it is the last tile, so no
+     * look-back reads its words) */
+    const unsigned d = threadIdx.x;
+    const W count = gp__block_radix_count(digit, s.rank);
+    if (EARLY && d < 256) /* tile 0's count is its inclusive prefix */
+        gp__status_publish<W>(io.status, tile * 256 + d, count, tile == 0 ? 2 * pass + 2 : 2 * pass + 1);
+    gp__block_radix_rank_counted<BLOCK, ITEMS, HOW>(digit, rank, s.rank);
+    if (!EARLY && d < 256)
+        gp__status_publish<W>(io.status, tile * 256 + d, count, tile == 0 ? 2 * pass + 2 : 2 * pass + 1);
+#pragma unroll
+    for (int i = 0; i < ITEMS; i++) s_keys[rank[i]] = key[i];
+    /* look-back, one thread per digit, while the other threads' keys are staged */
+    if (d < 256) {
         W before = 0;
-        if (tile == 0) {
-            gp__status_publish<W>(io.status, d, count, 2 * pass + 2);
-        } else {
-            gp__status_publish<W>(io.status, tile * 256 + d, count, 2 * pass + 1);
-            for (size_t k = tile - 1;; k--) {
-                W v;
-                bool inclusive;
-                while (!gp__sort_status_read<W>(io.status, k * 256 + d, pass, v, inclusive)) {
-                }
-                before += v;
-                if (inclusive) break;
-            }
+        if (tile != 0) {
+            before = gp__sort_look_back<W, WIN>(io.status, tile, d, pass);
             gp__status_publish<W>(io.status, tile * 256 + d, before + count, 2 * pass + 2);
         }
         s.shift[d] = (size_t)__ldcg(&io.offsets[pass * 256 + d]) + (size_t)before - s.rank.digit_start[d];
     }
-#pragma unroll
-    for (int i = 0; i < ITEMS; i++) s_keys[rank[i]] = key[i];
     __syncthreads();
     const unsigned valid = whole ? TILE : (unsigned)(io.n - base);
     unsigned slot_digit[ITEMS];
@@ -384,7 +438,7 @@ __global__ void gp__sort_finish_kernel(gp__sort_io<K, V> io)
 #define GP__SORT_SMALL_ITEMS 4
 template <int P, int BLOCK>
 struct gp__sort_small_smem {
-    gp_block_radix_rank_smem<BLOCK> rank;
+    gp_block_radix_rank_smem<BLOCK, 1> rank; /* one match buffer: less to clear, more data fits */
     unsigned hist[P][256];
     unsigned run[256];
     unsigned skip;

@@ -1,0 +1,155 @@
+/* bench/sort/probe.cu -- the grid path's pass kernel in several shapes (threads, keys a
+ * thread, variant flags, blocks per SM), u32 keys against CUB's DeviceRadixSort (Onesweep)
+ * in the same run: the measurements behind the default shape. Every result is checked
+ * bitwise against CUB's first. Not part of `make bench`.
+ *
+ * Build and run (GP__SORT_WIN: the look-back's words a step, default 4):
+ *   nvcc -O3 -std=c++17 -arch=sm_90 -I. bench/sort/probe.cu -o build/bench/sort/probe
+ *   build/bench/sort/probe */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cub/device/device_radix_sort.cuh>
+
+#include "../../gpuprims.cuh"
+#include "../../examples/need_gpu.h"
+#include "../bench.cuh"
+
+static __device__ __forceinline__ uint32_t mix32(uint64_t i, uint32_t key)
+{
+    uint32_t x = (uint32_t)i ^ (uint32_t)(i >> 32) * 0x9E3779B1u ^ key;
+    x ^= x >> 16; x *= 0x7feb352du; x ^= x >> 15; x *= 0x846ca68bu; x ^= x >> 16;
+    return x;
+}
+__global__ void fill(uint32_t *k, size_t n, int few, uint32_t seed)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
+        const uint32_t r = mix32(i, seed);
+        k[i] = few ? mix32(r & 7, 99) : r;
+    }
+}
+
+/* One call: u32 keys (keys in, out), u64 keys, or u32/u32 pairs (values in vin, vout). */
+typedef struct { void *out, *vout; const void *in, *vin; size_t n; void *tmp; size_t tb; } bufs;
+typedef void (*sort_fn)(bufs *);
+template <int BLOCK, int ITEMS, int VARIANT, int MINB>
+static void shape(bufs *b)
+{
+    const gp__sort_knobs k = {1, 0, 0};
+    CUDA_CHK((gp__sort<uint32_t, uint32_t, GP__SORT_KEYS, BLOCK, ITEMS, VARIANT, MINB>((uint32_t *)b->out, NULL,
+              (const uint32_t *)b->in, NULL, b->n, 0, 0, &k)));
+}
+template <int BLOCK, int ITEMS, int VARIANT, int MINB>
+static void shape64(bufs *b)
+{
+    const gp__sort_knobs k = {1, 0, 0};
+    CUDA_CHK((gp__sort<uint64_t, uint64_t, GP__SORT_KEYS, BLOCK, ITEMS, VARIANT, MINB>((uint64_t *)b->out, NULL,
+              (const uint64_t *)b->in, NULL, b->n, 0, 0, &k)));
+}
+template <int BLOCK, int ITEMS, int VARIANT, int MINB>
+static void shape_pairs(bufs *b)
+{
+    const gp__sort_knobs k = {1, 0, 0};
+    CUDA_CHK((gp__sort<uint32_t, uint32_t, GP__SORT_PAIRS, BLOCK, ITEMS, VARIANT, MINB>((uint32_t *)b->out,
+              (uint32_t *)b->vout, (const uint32_t *)b->in, (const uint32_t *)b->vin, b->n, 0, 0, &k)));
+}
+static void cub_u32(bufs *b)
+{
+    CUDA_CHK(cub::DeviceRadixSort::SortKeys(b->tmp, b->tb, (const uint32_t *)b->in, (uint32_t *)b->out, (int)b->n));
+}
+static void cub_u64(bufs *b)
+{
+    CUDA_CHK(cub::DeviceRadixSort::SortKeys(b->tmp, b->tb, (const uint64_t *)b->in, (uint64_t *)b->out, (int)b->n));
+}
+static void cub_pairs(bufs *b)
+{
+    CUDA_CHK(cub::DeviceRadixSort::SortPairs(b->tmp, b->tb, (const uint32_t *)b->in, (uint32_t *)b->out,
+                                             (const uint32_t *)b->vin, (uint32_t *)b->vout, (int)b->n));
+}
+#define L GP__SORT_V_LATE
+#define W1 GP__SORT_V_WIN1
+#define LC GP__SORT_V_LONG
+struct shape_row { const char *name; sort_fn fn; };
+static const shape_row u32_shapes[] = {
+    {"256x16 late, win 1, long chain (before)", shape<256, 16, L | W1 | LC, 3>},
+    {"256x16 early", shape<256, 16, 0, 3>},
+    {"256x24 early", shape<256, 24, 0, 3>},
+    {"384x20 early, 2 blocks/SM", shape<384, 20, 0, 2>},
+    {"384x24 early, 2 blocks/SM", shape<384, 24, 0, 2>},
+    {NULL, NULL},
+};
+static const shape_row u64_shapes[] = {
+    {"u64 256x8 early", shape64<256, 8, 0, 3>},
+    {"u64 256x12 early", shape64<256, 12, 0, 3>},
+    {"u64 384x8 early, 2 blocks/SM", shape64<384, 8, 0, 2>},
+    {"u64 384x12 early, 2 blocks/SM", shape64<384, 12, 0, 2>},
+    {"u64 384x16 early, 2 blocks/SM", shape64<384, 16, 0, 2>},
+    {NULL, NULL},
+};
+static const shape_row pair_shapes[] = {
+    {"pairs 256x16 early", shape_pairs<256, 16, 0, 3>},
+    {"pairs 256x24 early", shape_pairs<256, 24, 0, 3>},
+    {"pairs 384x16 early, 2 blocks/SM", shape_pairs<384, 16, 0, 2>},
+    {"pairs 384x24 early, 2 blocks/SM", shape_pairs<384, 24, 0, 2>},
+    {NULL, NULL},
+};
+static void run(void *p)
+{
+    void **q = (void **)p;
+    ((sort_fn)q[0])((bufs *)q[1]);
+}
+static float time_fn(sort_fn fn, bufs *b)
+{
+    void *q[2] = {(void *)fn, b};
+    return gp_bench_median_ms_n(run, q, 2, 15);
+}
+
+int main(void)
+{
+    need_gpu(__FILE__);
+    const size_t big = (size_t)1 << 28;
+    void *in, *out, *vin, *vout;
+    CUDA_CHK(cudaMalloc(&in, big * 8));
+    CUDA_CHK(cudaMalloc(&out, big * 8));
+    CUDA_CHK(cudaMalloc(&vin, big * 4));
+    CUDA_CHK(cudaMalloc(&vout, big * 4));
+    size_t tb = 0, t2 = 0;
+    cub::DeviceRadixSort::SortKeys(NULL, tb, (const uint64_t *)in, (uint64_t *)out, (int)big);
+    cub::DeviceRadixSort::SortPairs(NULL, t2, (const uint32_t *)in, (uint32_t *)out, (const uint32_t *)vin, (uint32_t *)vout, (int)big);
+    tb = tb > t2 ? tb : t2;
+    void *tmp;
+    CUDA_CHK(cudaMalloc(&tmp, tb));
+    unsigned char *h1 = (unsigned char *)malloc(big * 8), *h2 = (unsigned char *)malloc(big * 8);
+    const float copy_ms = gp_bench_copy_ms(out, in, big * 4);
+    const double copy_gbs = gp_bench_gbps(2.0 * big * 4, copy_ms);
+    printf("look-back words a step: %d; copy %.0f GB/s\n", GP__SORT_WIN, copy_gbs);
+    const struct { const char *what; int lg, few; sort_fn cub; const shape_row *shapes; int kb, vb; double bpk; } jobs[] = {
+        {"u32 random", 28, 0, cub_u32, u32_shapes, 4, 0, 36}, {"u32 random", 24, 0, cub_u32, u32_shapes, 4, 0, 36},
+        {"u32 8 distinct", 28, 1, cub_u32, u32_shapes, 4, 0, 36}, {"u64 random", 28, 0, cub_u64, u64_shapes, 8, 0, 136},
+        {"pairs u32/u32 random", 28, 0, cub_pairs, pair_shapes, 4, 4, 68},
+    };
+    for (size_t z = 0; z < sizeof jobs / sizeof jobs[0]; z++) {
+        const size_t n = (size_t)1 << jobs[z].lg, bytes = n * jobs[z].kb;
+        fill<<<1024, 256>>>((uint32_t *)in, bytes / 4, jobs[z].few, 7);
+        fill<<<1024, 256>>>((uint32_t *)vin, n, 0, 8);
+        bufs b = {out, vout, in, vin, n, tmp, tb};
+        const float cub_ms = time_fn(jobs[z].cub, &b);
+        jobs[z].cub(&b);
+        CUDA_CHK(cudaMemcpy(h2, jobs[z].vb ? vout : out, jobs[z].vb ? n * 4 : bytes, cudaMemcpyDeviceToHost));
+        printf("\n2^%d %s: CUB %.4f ms\n| shape | ms | Gkeys/s | %% of bound | vs CUB | checked |\n", jobs[z].lg,
+               jobs[z].what, cub_ms);
+        for (const shape_row *k = jobs[z].shapes; k->fn; k++) {
+            CUDA_CHK(cudaMemset(out, 0, bytes));
+            k->fn(&b);
+            CUDA_CHK(cudaMemcpy(h1, jobs[z].vb ? vout : out, jobs[z].vb ? n * 4 : bytes, cudaMemcpyDeviceToHost));
+            const int same = memcmp(h1, h2, jobs[z].vb ? n * 4 : bytes) == 0;
+            const float ms = time_fn(k->fn, &b);
+            printf("| %s | %.4f | %.2f | %.1f%% | %.2fx | %s |\n", k->name, ms, n / (ms * 1e6),
+                   100.0 * jobs[z].bpk * n / (copy_gbs * 1e6) / ms, cub_ms / ms, same ? "= CUB" : "DIFFERS");
+            fflush(stdout);
+        }
+    }
+    return 0;
+}
