@@ -1,11 +1,11 @@
-/* bench/sort/probe.cu -- the grid path's pass kernel in several shapes (threads, keys a
+/* bench/sort/probes/shapes.cu -- the grid path's pass kernel in several shapes (threads, keys a
  * thread, variant flags, blocks per SM), u32 keys against CUB's DeviceRadixSort (Onesweep)
  * in the same run: the measurements behind the default shape. Every result is checked
  * bitwise against CUB's first. Not part of `make bench`.
  *
- * Build and run (GP__SORT_WIN: the look-back's words a step, default 4):
- *   nvcc -O3 -std=c++17 -arch=sm_90 -I. bench/sort/probe.cu -o build/bench/sort/probe
- *   build/bench/sort/probe */
+ * Build and run (GP__SORT_WIN: the look-back's words a step, default 8):
+ *   nvcc -O3 -std=c++17 -arch=sm_90 -I. bench/sort/probes/shapes.cu -o build/bench/sort/shapes
+ *   build/bench/sort/shapes */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,9 +13,9 @@
 
 #include <cub/device/device_radix_sort.cuh>
 
-#include "../../gpuprims.cuh"
-#include "../../examples/need_gpu.h"
-#include "../bench.cuh"
+#include "../../../gpuprims.cuh"
+#include "../../../examples/need_gpu.h"
+#include "../../bench.cuh"
 
 static __device__ __forceinline__ uint32_t mix32(uint64_t i, uint32_t key)
 {
