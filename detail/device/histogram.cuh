@@ -196,25 +196,26 @@ static __device__ __forceinline__ bool gp__hist_key32_ok(const gp__hist_by_edges
 
 /* ---- the kernel ------------------------------------------------------------------------------
  * VALUES: 1-byte elements, counted by value (lane-banked counters) and binned at the merge.
- * Every block: clear its counters, count its chunks of GP__HIST_BLOCK x GP__HIST_UNROLL
+ * Every block: clear its counters, count its chunks of BLOCK x GP__HIST_UNROLL
  * vectors (grid-stride) and its share of the head and tail elements, then merge (see the
  * top of this file). */
 template <class T, class Bin, bool VALUES>
-__global__ void __launch_bounds__(GP__HIST_BLOCK, GP__MIN_BLOCKS(GP__HIST_BLOCK, 2))
+__global__ void __launch_bounds__(gp__hist_block(sizeof(T)), GP__MIN_BLOCKS(gp__hist_block(sizeof(T)), 1024 / gp__hist_block(sizeof(T))))
     gp__hist_kernel(const T *in, size_t n, gp__hist_plan p, Bin bin, uint64_t *out, unsigned long long *scratch)
 {
     extern __shared__ __align__(16) unsigned char gp__hist_smem[];
     enum { VEC = 16 / sizeof(T) };
+    constexpr unsigned BLOCK = gp__hist_block(sizeof(T)); /* == p.threads */
     gp__chain_wait();
     const unsigned tid = threadIdx.x;
     const uint4 *body = reinterpret_cast<const uint4 *>(in + p.head);
-    const size_t chunk = (size_t)GP__HIST_BLOCK * GP__HIST_UNROLL;
+    const size_t chunk = (size_t)BLOCK * GP__HIST_UNROLL;
     uint4 v[GP__HIST_UNROLL];
     auto load = [&](size_t c0) {
         const bool whole = c0 + chunk <= p.nvec;
 #pragma unroll
         for (int k = 0; k < GP__HIST_UNROLL; k++) {
-            const size_t i = c0 + (size_t)k * GP__HIST_BLOCK + tid;
+            const size_t i = c0 + (size_t)k * BLOCK + tid;
             if (whole || i < p.nvec) v[k] = __ldg(body + i);
         }
     };
@@ -328,13 +329,13 @@ __global__ void __launch_bounds__(GP__HIST_BLOCK, GP__MIN_BLOCKS(GP__HIST_BLOCK,
         const bool whole = c0 + chunk <= p.nvec;
 #pragma unroll
         for (int k = 0; k < GP__HIST_UNROLL; k++) {
-            if (!whole && c0 + (size_t)k * GP__HIST_BLOCK + tid >= p.nvec) break;
+            if (!whole && c0 + (size_t)k * BLOCK + tid >= p.nvec) break;
             count_vector(v[k]);
         }
     }
     /* head and tail, element by element, spread over the grid */
     const size_t edges = p.head + p.tail, after = p.head + p.nvec * VEC;
-    for (size_t s = blockIdx.x * (size_t)GP__HIST_BLOCK + tid; s < edges; s += (size_t)gridDim.x * GP__HIST_BLOCK)
+    for (size_t s = blockIdx.x * (size_t)BLOCK + tid; s < edges; s += (size_t)gridDim.x * BLOCK)
         count_one(gp__load_elem(in + (s < p.head ? s : after + (s - p.head))));
     (void)n;
     if (!keys) return; /* global counting: done */
@@ -364,26 +365,26 @@ __global__ void __launch_bounds__(GP__HIST_BLOCK, GP__MIN_BLOCKS(GP__HIST_BLOCK,
     };
     if (p.merge == GP__HIST_ONE) {
         if constexpr (!VALUES) {
-            for (size_t k = tid; k < keys; k += GP__HIST_BLOCK) out[k] = total(k);
+            for (size_t k = tid; k < keys; k += BLOCK) out[k] = total(k);
             return;
         } else if (p.bins <= (size_t)p.copies * per_copy) { /* bins summed over the counters' memory */
-            static_assert(GP__HIST_BLOCK >= 256, "a thread per byte value");
+            static_assert(BLOCK >= 256, "a thread per byte value");
             const uint32_t c = tid < 256 ? total(tid) : 0;
             const uint64_t bk = tid < 256 ? bin_of(tid) : p.bins;
             __syncthreads();
-            for (size_t k = tid; k < p.bins; k += GP__HIST_BLOCK) cnt[k] = 0;
+            for (size_t k = tid; k < p.bins; k += BLOCK) cnt[k] = 0;
             __syncthreads();
             if (c && bk < p.bins) atomicAdd(&cnt[bk], c);
             __syncthreads();
-            for (size_t k = tid; k < p.bins; k += GP__HIST_BLOCK) out[k] = cnt[k];
+            for (size_t k = tid; k < p.bins; k += BLOCK) out[k] = cnt[k];
             return;
         } else {
-            for (size_t k = tid; k < p.bins; k += GP__HIST_BLOCK) out[k] = 0;
+            for (size_t k = tid; k < p.bins; k += BLOCK) out[k] = 0;
             __syncthreads(); /* the zeros come before this block's atomics */
         }
     }
     uint64_t *target = p.merge == GP__HIST_LAST ? reinterpret_cast<uint64_t *>(scratch + 1) : out;
-    for (size_t k = tid; k < keys; k += GP__HIST_BLOCK) {
+    for (size_t k = tid; k < keys; k += BLOCK) {
         const uint32_t c = total(k);
         const uint64_t bk = bin_of(k);
         if (c && bk < p.bins) atomicAdd(reinterpret_cast<unsigned long long *>(target + bk), (unsigned long long)c);
@@ -392,7 +393,7 @@ __global__ void __launch_bounds__(GP__HIST_BLOCK, GP__MIN_BLOCKS(GP__HIST_BLOCK,
     /* the last block to finish moves the accumulators to the output, leaving them 0 */
     if (!gp__block_is_last(scratch)) return;
     unsigned long long *acc = scratch + 1;
-    for (size_t k = tid; k < p.bins; k += GP__HIST_BLOCK) out[k] = atomicExch(acc + k, 0ull);
+    for (size_t k = tid; k < p.bins; k += BLOCK) out[k] = atomicExch(acc + k, 0ull);
     if (tid == 0) *scratch = 0;
 }
 
@@ -427,7 +428,7 @@ static cudaError_t gp__histogram_run(uint64_t *d_hist, const T *d_in, size_t n, 
         p.values = 0;
         p.lanes = 1;
         p.keys = bins * 4 <= smem_max ? (uint32_t)bins : 0;
-        p.copies = p.keys ? (uint32_t)gp__max_size(1, gp__min_size(GP__HIST_BLOCK / 32, GP__HIST_COPY_BYTES / (4 * bins))) : 0;
+        p.copies = p.keys ? (uint32_t)gp__max_size(1, gp__min_size(p.threads / 32, GP__HIST_COPY_BYTES / (4 * bins))) : 0;
     }
 #endif
     if (knobs && knobs->copies && p.keys) p.copies = (uint32_t)knobs->copies;
@@ -445,7 +446,7 @@ static cudaError_t gp__histogram_run(uint64_t *d_hist, const T *d_in, size_t n, 
 #endif
     int per_sm = 1;
     if (p.merge != GP__HIST_ONE) {
-        GP__TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, GP__HIST_BLOCK, p.smem_bytes));
+        GP__TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, (int)p.threads, p.smem_bytes));
         if (per_sm < 1) per_sm = 1;
     }
     gp__hist_set_blocks(p, n, (size_t)dev.sms * (size_t)per_sm);
@@ -453,7 +454,7 @@ static cudaError_t gp__histogram_run(uint64_t *d_hist, const T *d_in, size_t n, 
     gp__launch_shape shape;
     shape.mode = p.merge == GP__HIST_ONE ? GP__ONE_BLOCK : GP__GRID;
     shape.blocks = p.blocks;
-    shape.threads = GP__HIST_BLOCK;
+    shape.threads = p.threads;
     shape.smem_bytes = p.smem_bytes;
     shape.scratch_bytes = p.merge == GP__HIST_LAST ? gp__hist_scratch_bytes(bins) : 0;
     shape.scratch_zeroed = shape.scratch_bytes; /* every byte is a counter returned to 0 */

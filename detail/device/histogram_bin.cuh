@@ -356,8 +356,18 @@ static inline GP__HD uint64_t gp__hist_cells_bin(const E *edges, const uint32_t 
 enum { GP__HIST_ONE = 0, GP__HIST_LAST = 1, GP__HIST_ZEROED = 2 };
 
 #ifndef GP__HIST_BLOCK
-#define GP__HIST_BLOCK 512 /* threads per block */
+#define GP__HIST_BLOCK 1024 /* threads per block: wider elements (counting waits on shared atomics) */
 #endif
+#ifndef GP__HIST_BLOCK_BYTES
+#define GP__HIST_BLOCK_BYTES 512 /* threads per block: bytes (a warp's reductions never wait) */
+#endif
+/* Threads per block for elements of `elem` bytes. 1024 threads (one block an SM) rather
+ * than 512 (two) keep the same warps on an SM, but where counters fill shared memory (16-bit
+ * counters: 128 KB) only one block fits, and 1024 threads double the warps hiding the
+ * atomics' latency (H100: u16 and f32 at 65536 bins 1.15-1.4x, range bins 1.05x). */
+static inline constexpr GP__HD unsigned gp__hist_block(size_t elem) { return elem == 1 ? GP__HIST_BLOCK_BYTES : GP__HIST_BLOCK; }
+static_assert(GP__HIST_BLOCK >= 256 && GP__HIST_BLOCK <= 1024 && GP__HIST_BLOCK_BYTES >= 256 && GP__HIST_BLOCK_BYTES <= 1024,
+              "histogram blocks: 256 to 1024 threads (a thread per byte value at the merge)");
 #ifndef GP__HIST_UNROLL
 #define GP__HIST_UNROLL 4 /* 16-byte loads in flight per thread */
 #endif
@@ -382,6 +392,7 @@ typedef struct gp__hist_plan {
     uint32_t half;           /* 16-bit counters, two to a word (bins past 32-bit counters' room) */
     uint32_t copies;         /* counter copies per block */
     uint32_t blocks;
+    uint32_t threads;        /* per block: gp__hist_block(elem) */
     uint32_t values;         /* counters are byte values, mapped to bins at the merge */
     int merge;               /* GP__HIST_ONE, _LAST or _ZEROED */
     size_t smem_bytes;       /* dynamic shared memory: edges, then copies * keys counters */
@@ -409,7 +420,8 @@ static inline GP__HD gp__hist_plan gp__hist_make_plan(uintptr_t in, size_t n, si
     p.bins = bins;
     p.values = elem == 1; /* bytes: 256 value counters cover any bins */
     const size_t keys = p.values ? 256 : bins;
-    const size_t warps = GP__HIST_BLOCK / 32;
+    p.threads = gp__hist_block(elem);
+    const size_t warps = p.threads / 32;
     p.lanes = 1;
     p.half = 0;
     size_t fit = smem_max > edge_bytes ? (smem_max - edge_bytes) / 4 : 0;
@@ -443,7 +455,7 @@ static inline GP__HD gp__hist_plan gp__hist_make_plan(uintptr_t in, size_t n, si
 }
 
 /* The grid of a plan, given the resident blocks of the whole GPU: no more blocks than there
- * are chunks of GP__HIST_BLOCK x GP__HIST_UNROLL vectors, and enough that no block counts
+ * are chunks of p.threads x GP__HIST_UNROLL vectors, and enough that no block counts
  * 2^31 elements (its 32-bit shared counters cannot overflow). */
 static inline GP__HD void gp__hist_set_blocks(gp__hist_plan &p, size_t n, size_t grid_blocks)
 {
@@ -451,7 +463,7 @@ static inline GP__HD void gp__hist_set_blocks(gp__hist_plan &p, size_t n, size_t
         p.blocks = 1;
         return;
     }
-    const size_t chunks = gp__ceil_div(p.nvec, (size_t)GP__HIST_BLOCK * GP__HIST_UNROLL);
+    const size_t chunks = gp__ceil_div(p.nvec, (size_t)p.threads * GP__HIST_UNROLL);
     size_t blocks = gp__max_size(1, gp__min_size(chunks, grid_blocks));
     blocks = gp__max_size(blocks, gp__ceil_div(n, (size_t)1 << 31) + 1);
     p.blocks = (uint32_t)gp__min_size(blocks, GP__GRID_MAX);
