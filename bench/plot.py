@@ -255,14 +255,17 @@ def plot_matmul(tables, title):
     return fig
 
 
-def bars(title, groups, ceiling):
-    """One panel per (panel title, [(label, gp %, NVIDIA %)]): horizontal bars, % of ceiling."""
+def bars(title, groups, ceiling, extra=None):
+    """One panel per (panel title, [(label, gp %, NVIDIA %)]): horizontal bars, % of ceiling.
+    extra: a function that draws one more panel, below, on the axes it is given."""
     groups = [(t, rs) for t, rs in groups if rs]
     if not groups:
         return None
-    height = sum(len(rs) for _, rs in groups) * 0.42 + 1.4 * len(groups)
-    fig, axes = plt.subplots(len(groups), 1, figsize=(9, height), squeeze=False,
-                             gridspec_kw={"height_ratios": [len(rs) + 1 for _, rs in groups]})
+    height = sum(len(rs) for _, rs in groups) * 0.42 + 1.4 * len(groups) + (4.2 if extra else 0)
+    ratios = [len(rs) + 1 for _, rs in groups] + ([9] if extra else [])
+    fig, axes = plt.subplots(len(ratios), 1, figsize=(9, height), squeeze=False, gridspec_kw={"height_ratios": ratios})
+    if extra:
+        extra(axes[-1, 0])
     for ax, (panel, rs) in zip(axes[:, 0], groups):
         y = list(range(len(rs)))[::-1]
         ax.barh([v + 0.2 for v in y], [r[1] for r in rs], 0.4, color=GP, label="gpuprims")
@@ -322,7 +325,25 @@ def plot_segmented(tables, title):
 def plot_histogram(tables, title):
     rs = pct_rows(find(tables, "gp_histogram against"), lambda r: r["row"], "% of read", ("pct", "CUB % of read"),
                   lambda r: r["n"] in ("2^27", "2^28") and not r["row"].startswith("PyTorch"))  # reference rows
-    return bars(title, [("histograms of 2^27-2^28 values (input bytes)", rs)], "read")
+    sweep = find(tables, "against the bin count")
+
+    def rate_against_bins(ax):
+        bins = [num(r["bins"]) for r in sweep]
+        ax.plot(bins, [num(r["% of read"]) for r in sweep], "o-", color=GP, label="gp_histogram_even_f32")
+        cub = [(b, num(r["CUB % of read"])) for b, r in zip(bins, sweep) if num(r.get("CUB % of read"))]
+        if cub:
+            ax.plot([c[0] for c in cub], [c[1] for c in cub], "s--", color=CUB, label="CUB HistogramEven")
+        ax.axhline(100, color=COPY, ls=":")
+        log2_axis(ax, bins)
+        ax.set_xlabel("bins", fontsize=8)
+        ax.set_ylim(0, 110)
+        ax.set_ylabel("% of read (this run)", fontsize=8)
+        ax.set_title("f32 in [0, 1), 2^28 values: rate against the bin count", fontsize=9)
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=7, loc="upper right")
+
+    return bars(title, [("histograms of 2^27-2^28 values (input bytes)", rs)], "read",
+                rate_against_bins if sweep else None)
 
 
 def plot_sort(tables, title):

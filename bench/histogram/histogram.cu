@@ -200,6 +200,33 @@ int main(void)
         const int met = pct >= w.goal_read && (w.goal_cub <= 0 || ratio >= w.goal_cub);
         gp_table_row("%s|2^%d|%.1f|%.1f%%|%s|%s|%s|%s|%s", w.name, w.lg, gp_ms * 1e3, pct, cubs, cubp, rat, goal, met ? "yes" : "no");
     }
+    /* rate against the bin count: f32 in [0, 1), 2^28 values (the plot's lower panel) */
+    std::vector<size_t> sweep_bins;
+    for (int lg = 0; lg <= 24; lg += 2) sweep_bins.push_back((size_t)1 << lg);
+    struct sweep_row { size_t bins; float gp_ms, cub_ms, read_ms; };
+    std::vector<sweep_row> sweep;
+    c.n = (size_t)1 << 28;
+    c.use_knobs = 0;
+    fill_unit<float><<<2048, 256>>>((float *)in, c.n);
+    CUDA_CHK_LAUNCH();
+    for (size_t bins : sweep_bins) {
+        c.bins = bins;
+        call rd = c;
+        rd.what = W_READ;
+        rd.n = c.n * 4;
+        sweep_row r = {bins, 0, 0, time_call(&rd, 1)};
+        c.what = W_EVEN_F32;
+        validate(&c, c.n, "sweep");
+        r.gp_ms = time_call(&c, 1);
+        if (bins <= 65536) { /* CUB past that: tens of ms a call */
+            call cc = c;
+            cc.what = W_CUB_F32;
+            cub_prepare(&cc);
+            r.cub_ms = time_call(&cc, 1);
+            CUDA_CHK(cudaFree(cc.temp));
+        }
+        sweep.push_back(r);
+    }
     /* small sizes: calls back to back, against the empty launch */
     for (int lg = 10; lg <= 16; lg += 6) {
         c.n = (size_t)1 << lg;
@@ -223,6 +250,18 @@ int main(void)
     gp_bench_note("%% of read: a kernel that only reads the same bytes (16-byte loads, 4 in flight a thread) over the row's "
                   "time, measured beside it. Small sizes: 64 calls back to back per timed batch; floor: an empty <<<1, 32>>> "
                   "kernel the same way. The bench runs no PyTorch (a CUDA program): its rows are reference figures for PyTorch 2.11 on an H100 80GB HBM3, not measured in this run.");
+
+    gp_table_begin("Rate against the bin count: f32 in [0, 1), 2^28 values (this run)",
+                   "bins|gp us|% of read|CUB us|CUB % of read|gp / CUB speed");
+    for (const sweep_row &r : sweep) {
+        if (r.cub_ms > 0)
+            gp_table_row("2^%d|%.1f|%.1f%%|%.1f|%.1f%%|%.2fx", (int)log2((double)r.bins), r.gp_ms * 1e3, 100.0 * r.read_ms / r.gp_ms,
+                         r.cub_ms * 1e3, 100.0 * r.read_ms / r.cub_ms, r.cub_ms / r.gp_ms);
+        else
+            gp_table_row("2^%d|%.1f|%.1f%%|-|-|-", (int)log2((double)r.bins), r.gp_ms * 1e3, 100.0 * r.read_ms / r.gp_ms);
+    }
+    gp_bench_note("Bins of equal width over [0, 1): 1024 to 4096 bins take 32-bit shared counters in copies, 65536 bins "
+                  "16-bit counters, past about 115K bins every element is a global atomic.");
 
     /* the ladder: each step of the design on u8 2^28 and f32 1024 bins 2^28 */
     gp_table_begin("Ladder (this run): each design step", "step|row|gp us|% of read");
