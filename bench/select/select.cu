@@ -110,7 +110,7 @@ static int get_int(const int *p)
 }
 
 /* ---- the calls ---------------------------------------------------------------------------- */
-enum { K_SELECT, K_PARTITION, K_NONZERO, K_UNIQUE, K_RLE, K_SELECT_F64, K_SELECT_V16, K_THREE_PASS, K_SELECT_ONE };
+enum { K_SELECT, K_PARTITION, K_NONZERO, K_UNIQUE, K_RLE, K_SELECT_F64, K_SELECT_V16, K_THREE_PASS, K_SELECT_ONE, K_RLE_ONE };
 typedef struct { int kind; size_t n; int cub; } call_t;
 
 __global__ void mark(uint32_t *pos, const uint8_t *f, size_t n)
@@ -145,6 +145,10 @@ static void run_call(void *p)
             CUDA_CHK((gp__select<GP__SEL_FLAGGED, float, char, gp__sel_default_fn<float>, true>(
                 {X, F, 0, O, NULL, NULL, NULL, CNT}, n, 0)));
             break;
+        case K_RLE_ONE: /* run-length's ladder: the one-tile kernel */
+            CUDA_CHK((gp__select<GP__SEL_RUNS, int32_t, char, gp__sel_default_fn<int32_t>, true>(
+                {(const int32_t *)X, NULL, 0, (int32_t *)O, NULL, NULL, L, CNT}, n, 0)));
+            break;
         case K_THREE_PASS: /* flags to u32, scan in place, scatter */
             mark<<<2048, 256>>>((uint32_t *)R, F, n);
             CUDA_CHK(gp_exclusive_scan_sum_u32((uint32_t *)R, (uint32_t *)R, n, 0));
@@ -160,6 +164,7 @@ static void run_call(void *p)
     case K_PARTITION: CUDA_CHK(cub::DevicePartition::Flagged(TMP, b, X, F, CO, CCNT, in)); break;
     case K_UNIQUE: CUDA_CHK(cub::DeviceSelect::Unique(TMP, b, (const int32_t *)X, (int32_t *)CO, CCNT, in)); break;
     case K_RLE:
+    case K_RLE_ONE:
         CUDA_CHK(cub::DeviceRunLengthEncode::Encode(TMP, b, (const int32_t *)X, (int32_t *)CO, CL, CCNT, in));
         break;
     case K_SELECT_F64:
@@ -180,7 +185,8 @@ static size_t cub_temp(const call_t *c)
     case K_SELECT_ONE: cub::DeviceSelect::Flagged(NULL, b, X, F, CO, CCNT, in); break;
     case K_PARTITION: cub::DevicePartition::Flagged(NULL, b, X, F, CO, CCNT, in); break;
     case K_UNIQUE: cub::DeviceSelect::Unique(NULL, b, (const int32_t *)X, (int32_t *)CO, CCNT, in); break;
-    case K_RLE: cub::DeviceRunLengthEncode::Encode(NULL, b, (const int32_t *)X, (int32_t *)CO, CL, CCNT, in); break;
+    case K_RLE:
+    case K_RLE_ONE: cub::DeviceRunLengthEncode::Encode(NULL, b, (const int32_t *)X, (int32_t *)CO, CL, CCNT, in); break;
     case K_SELECT_F64: cub::DeviceSelect::Flagged(NULL, b, (const double *)X, F, (double *)CO, CCNT, in); break;
     case K_SELECT_V16: cub::DeviceSelect::If(NULL, b, (const rec16_t *)X, (rec16_t *)CO, CCNT, in, key_negative()); break;
     }
@@ -213,7 +219,7 @@ static float row(const char *what, int kind, size_t n, int small, float floor_ms
         CUDA_CHK(cudaDeviceSynchronize());
         const int ck = get_int(CCNT);
         ok = (uint64_t)ck == k && diff_words(O, CO, k * e) == 0;
-        if (kind == K_RLE) ok = ok && diff_words(L, CL, k * 8) == 0;
+        if (kind == K_RLE || kind == K_RLE_ONE) ok = ok && diff_words(L, CL, k * 8) == 0;
     }
     if (kind == K_THREE_PASS) {
         const uint64_t k3 = k;
@@ -231,7 +237,7 @@ static float row(const char *what, int kind, size_t n, int small, float floor_ms
     if (kind == K_PARTITION) bytes += (double)n + (double)n * e;
     if (kind == K_NONZERO) bytes += (double)k * 8;
     if (kind == K_UNIQUE) bytes += (double)k * e;
-    if (kind == K_RLE) bytes += (double)k * (e + 8);
+    if (kind == K_RLE || kind == K_RLE_ONE) bytes += (double)k * (e + 8);
     const int batch = small ? 64 : 1;
     const float gms = gp_bench_median_ms_batch(run_call, &g, batch);
     const float cms = has_cub ? gp_bench_median_ms_batch(run_call, &c, batch) : 0.0f;
@@ -339,6 +345,17 @@ int main(void)
     }
     gp_bench_note("Three passes move 4n + n (flags) + 4n + 4n (scan) + 4n + n + 4n (scatter) + 4k bytes; their %% of "
                   "copy counts only what the one pass must move, so the rows compare times.");
+
+    gp_table_begin("Ladder: run_length i32, runs of 8", cols);
+    fill_runs<<<4096, 256>>>((int32_t *)X, NMAX, 8);
+    CUDA_CHK_LAUNCH();
+    for (int s = 0; s < 2; s++) {
+        row("1. one tile in flight a block; (heads, last head) published after the block's scan", K_RLE_ONE, sizes[s],
+            0, floor_ms);
+        row("2. the ring: (heads, last head) published as tiles land, the 16 bytes after a tile in its stage "
+            "(gp_run_length_i32)",
+            K_RLE, sizes[s], 0, floor_ms);
+    }
     if (BAD_ROWS) gp_bench_note("%d rows FAILED their check against CUB.", BAD_ROWS);
     gp_bench_end();
     return BAD_ROWS ? 1 : 0;

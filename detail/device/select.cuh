@@ -208,9 +208,12 @@ template <class T, class Fn, int ROWS, int VEC, bool TAILS>
 static __device__ __forceinline__ void gp__select_heads(uint32_t (&kb)[ROWS * VEC], const T (&x)[ROWS * VEC],
                                                        const T (&edge)[2], size_t start, size_t n)
 {
+    enum { WARP_ITEMS = 32 * ROWS * VEC };
     const unsigned warp = threadIdx.x >> 5, lane = gp__lane_id();
-    const size_t w0 = start + (size_t)warp * 32 * ROWS * VEC;
+    const size_t w0 = start + (size_t)warp * WARP_ITEMS;
     const T before = edge[0], after = edge[1];
+    /* the input's first element is a head whatever its neighbour (lane 0's place 0) */
+    const uint32_t first = w0 == 0 && lane == 0 ? 1u : 0u;
     __syncwarp();
 #pragma unroll
     for (int j = 0; j < ROWS; j++) {
@@ -225,18 +228,31 @@ static __device__ __forceinline__ void gp__select_heads(uint32_t (&kb)[ROWS * VE
             const T first_row = gp__shfl<GP__SHFL_IDX>(x[(j < ROWS - 1 ? j + 1 : j) * VEC], 0);
             next_last = gp__select(lane < 31, down, j < ROWS - 1 ? first_row : after);
         }
-        const size_t e0 = w0 + ((size_t)j * 32 + lane) * VEC;
+        /* no bounds here: a warp whose range reaches n is fixed below, so a whole warp's
+         * bits cost one comparison an element (64-bit index tests on every element were
+         * most of unique's instructions) */
 #pragma unroll
         for (int k = 0; k < VEC; k++) {
-            const size_t e = e0 + k;
             const T &prev = k > 0 ? x[j * VEC + k - 1] : prev0;
-            uint32_t b = e < n && (e == 0 || !Fn::eq(prev, x[j * VEC + k])) ? 1u : 0u;
+            uint32_t b = Fn::eq(prev, x[j * VEC + k]) ? 0u : 1u;
+            if (j == 0 && k == 0) b |= first;
             if (TAILS) {
                 const T &next = k < VEC - 1 ? x[j * VEC + k + 1] : next_last;
-                b |= e < n && (e == n - 1 || !Fn::eq(x[j * VEC + k], next)) ? 1u << 16 : 0u;
+                b |= Fn::eq(x[j * VEC + k], next) ? 0u : 1u << 16;
             }
             kb[j * VEC + k] = b;
         }
+    }
+    if (w0 + WARP_ITEMS >= n) { /* the warp holding n - 1 (or past n): nothing past n, n - 1 a tail */
+        const uint32_t valid = w0 >= n ? 0u : (uint32_t)(n - w0);
+#pragma unroll
+        for (int j = 0; j < ROWS; j++)
+#pragma unroll
+            for (int k = 0; k < VEC; k++) {
+                const uint32_t local = (j * 32 + lane) * VEC + k;
+                if (local >= valid) kb[j * VEC + k] = 0;
+                else if (TAILS && local == valid - 1) kb[j * VEC + k] |= 1u << 16;
+            }
     }
 }
 
@@ -302,6 +318,45 @@ static __device__ __forceinline__ void gp__select_scatter(T *s_val, uint32_t *s_
             }
             run += b;
         }
+    }
+}
+
+/* Run-length, once the tile's prefix is known: each tail in the tile turns its run's head
+ * place (s_idx[r], put there by the scatter) into the run's length; the run that began in
+ * an earlier tile (r = -1) takes its length from the prefix's last head, into *first_len.
+ * before + lp[j]: heads (low 16 bits) before row j of the thread, as for the scatter. */
+template <int ROWS, int VEC>
+static __device__ __forceinline__ void gp__select_run_lengths(uint32_t *s_idx, unsigned long long *first_len,
+                                                             const uint32_t (&kb)[ROWS * VEC],
+                                                             const uint32_t (&lp)[ROWS], uint32_t before,
+                                                             uint32_t local0, size_t start,
+                                                             unsigned long long last_head)
+{
+#pragma unroll
+    for (int j = 0; j < ROWS; j++) {
+        uint32_t run = before + lp[j];
+#pragma unroll
+        for (int k = 0; k < VEC; k++) {
+            const uint32_t local = local0 + j * 32 * VEC + k, b = kb[j * VEC + k];
+            run += b;
+            if (b >> 16) {
+                const int r = (int)(run & 0xffffu) - 1; /* this run's place in the tile */
+                if (r >= 0) s_idx[r] = local - s_idx[r] + 1;
+                else *first_len = start + local - last_head + 1; /* a run from an earlier tile */
+            }
+        }
+    }
+}
+/* Run-length: the block writes the lengths of the `tails` runs that end in the tile, the
+ * first of them run P0 - 1 when the tile does not begin with a head. */
+static __device__ __forceinline__ void gp__select_write_lengths(uint64_t *lengths, const uint32_t *s_idx,
+                                                               unsigned long long first_len, bool head0,
+                                                               uint32_t tails, unsigned long long P0)
+{
+    const int r0 = head0 ? 0 : -1;
+    for (uint32_t q = threadIdx.x; q < tails; q += GP__SEL_BLOCK) {
+        const int r = r0 + (int)q;
+        lengths[P0 + r] = r < 0 ? first_len : (unsigned long long)s_idx[r];
     }
 }
 

@@ -55,8 +55,8 @@ static inline int gp__select_args_ok(const void *const *ptr, const size_t *bytes
 #ifdef __CUDACC__
 
 /* Launches the compaction of n > 0 elements (arguments checked by the caller): on the ring
- * kernel (select_ring.cuh) where it applies, sm_90 code on an sm_90+ device; else, and for
- * unique and run-length, on select_one. ONE_TILE: select_one always (the bench's ladder). */
+ * kernel (select_ring.cuh) where it applies, sm_90 code on an sm_90+ device; else (inputs
+ * off 16-byte boundaries, older GPUs) on select_one. ONE_TILE: select_one always (the bench's ladder). */
 template <int KIND, class T, class P, class Fn, bool ONE_TILE>
 static cudaError_t gp__select_launch(const gp__select_args<T, P> &a, size_t n, cudaStream_t s)
 {
@@ -86,10 +86,11 @@ static cudaError_t gp__select_launch(const gp__select_args<T, P> &a, size_t n, c
         });
     };
     if constexpr (!ONE_TILE && gp__select_ring_kind<KIND, T>()) {
-        const size_t stage = gp__select_ring_stage(KIND, sizeof(T)), room = (size_t)dev.smem_block / stage;
+        const size_t stage = gp__select_ring_stage(KIND, sizeof(T)), extra = gp__select_ring_extra(KIND, sizeof(T));
+        const size_t room = (size_t)dev.smem_block > extra ? ((size_t)dev.smem_block - extra) / stage : 0;
         const unsigned stages = (unsigned)(room < GP__SEL_RING_STAGES ? room : GP__SEL_RING_STAGES);
         if (sm90 && stages >= 2 && gp__select_ring_ok(KIND, p, (uintptr_t)a.flags)) {
-            const int smem = (int)(stages * stage);
+            const int smem = (int)(stages * stage + extra);
             void (*kernel)(gp__select_args<T, P>, gp__select_plan, char *, uint32_t, unsigned) =
                 gp__select_ring_kernel<KIND, T, P, Fn>;
             GP__TRY(gp__kernel_load<gp__select_ring_kernel<KIND, T, P, Fn>>(smem));

@@ -1,6 +1,7 @@
 /* detail/device/select_one.cuh -- the compaction kernel with one tile in flight a block:
  * select.cuh's map, count, look-ahead and scatter, the prefix of a tile waited for in the
- * iteration that counts it. It runs every kind (the default), unique and run-length always.
+ * iteration that counts it. It runs every kind where the ring kernel does not apply (inputs
+ * off 16-byte boundaries, older GPUs).
  * Level 4: needs select.cuh (the map helpers, plan and status types). */
 #ifndef GPUPRIMS_DETAIL_SELECT_ONE_CUH
 #define GPUPRIMS_DETAIL_SELECT_ONE_CUH
@@ -157,21 +158,8 @@ __global__ void __launch_bounds__(GP__SEL_THREADS, GP__MIN_BLOCKS(GP__SEL_THREAD
         unsigned long long P0;
         if constexpr (RUNS) P0 = pre.count;
         else P0 = pre;
-        if constexpr (RUNS) { /* each tail turns its run's head place into the run's length */
-#pragma unroll
-            for (int j = 0; j < ROWS; j++) {
-                uint32_t run = before + lp[j];
-#pragma unroll
-                for (int k = 0; k < VEC; k++) {
-                    const uint32_t local = local0 + j * 32 * VEC + k, b = kb[j * VEC + k];
-                    run += b;
-                    if (b >> 16) {
-                        const int r = (int)(run & 0xffffu) - 1; /* this run's place in the tile */
-                        if (r >= 0) s_idx[r] = local - s_idx[r] + 1;
-                        else s_first_len = start + local - pre.last + 1; /* a run from an earlier tile */
-                    }
-                }
-            }
+        if constexpr (RUNS) {
+            gp__select_run_lengths<ROWS, VEC>(s_idx, &s_first_len, kb, lp, before, local0, start, pre.last);
             asm volatile("bar.sync 1, %0;" ::"r"(GP__SEL_BLOCK) : "memory");
         }
         /* the next tile's loads go out before this tile's stores */
@@ -179,14 +167,7 @@ __global__ void __launch_bounds__(GP__SEL_THREADS, GP__MIN_BLOCKS(GP__SEL_THREAD
         uint32_t fn[ROWS];
         if (next < p.tiles) gp__select_load<T, ROWS, VEC, LOAD_FLAGS>(xn, fn, a.in, a.flags, next * TILE, p);
         gp__select_write<KIND, T, P>(a, s_val, s_idx, P0, kept, valid, start);
-        if constexpr (RUNS) {
-            const uint32_t tails = total >> 16;
-            const int r0 = s_head0 ? 0 : -1;
-            for (uint32_t q = threadIdx.x; q < tails; q += GP__SEL_BLOCK) {
-                const int r = r0 + (int)q;
-                a.lengths[P0 + r] = r < 0 ? s_first_len : (unsigned long long)s_idx[r];
-            }
-        }
+        if constexpr (RUNS) gp__select_write_lengths(a.lengths, s_idx, s_first_len, s_head0 != 0, total >> 16, P0);
         if (t == p.tiles - 1 && threadIdx.x == 0) *a.count = P0 + kept;
         asm volatile("bar.sync 1, %0;" ::"r"(GP__SEL_BLOCK) : "memory"); /* shared memory free again */
         t = next;

@@ -1,7 +1,7 @@
 /* detail/device/select_ring.cuh -- the compaction kernel on a ring of shared-memory stages,
- * the scan's grid design (device/scan_kernels.cuh) for select, partition, nonzero and unique
- * on values (and flags) that sit on 16-byte boundaries. Run-length, and inputs off those
- * boundaries, run on select_one.cuh.
+ * the scan's grid design (device/scan_kernels.cuh) for every kind (select, partition,
+ * nonzero, unique, run-length) on values (and flags) that sit on 16-byte boundaries. Inputs
+ * off those boundaries run on select_one.cuh.
  *
  * Why: select_one counts a tile only when its block's scanning warps reach it, after they
  * have waited for the prefix of the tile before, so one tile a block is in flight and every
@@ -12,7 +12,7 @@
  *   - a count warp publishes each tile's count of kept items as soon as the tile lands, so
  *     a count never waits for anything;
  *   - two look-ahead warps fold the counts before each tile into its prefix (the scan's
- *     gp__scan_look_ahead over a 64-bit sum);
+ *     gp__scan_look_ahead over a 64-bit sum, or run-length's pair below);
  *   - the scanning warps rank the tile's items (gp__select_keep, a warp scan of the keep
  *     bits), put them in order in the stage itself once everyone has read it (kept first,
  *     partition's rejected after them), and write them out from there when the prefix is
@@ -21,6 +21,10 @@
  * whole tile reads shared memory; only the last element of those bytes is used, and an
  * earlier tile can overwrite that element in place only with its own value (out[j] for j
  * just below the tile's start is written only when every element before it is a head).
+ * Run-length's stage also holds the 16 bytes after the tile (a tail test needs the next
+ * element), and its status is a pair, the heads in the tile and the place of its last head,
+ * folded as (sum, max): the tail of a run that began in an earlier tile takes its length
+ * from the prefix's last head (select.cuh).
  * The last tile, when partial, is read from global memory with bounds, and nobody counts it:
  * no tile after it needs its count. In place (select: d_out == d_in) stays safe: a tile's
  * count is published only after its data has landed in shared memory, and a tile writes
@@ -45,12 +49,21 @@
 #include "../util/mbarrier.cuh"
 #include "../agent/ring.cuh"
 
-/* Bytes of a stage: (unique) the 16 bytes before the tile, whose last element is the first
- * one's neighbour; the tile's values; (select and partition by flags) its flags. */
+/* Bytes of a stage: (unique, run-length) the 16 bytes before the tile, whose last element
+ * is the first one's neighbour; the tile's values; (run-length) the 16 bytes after it,
+ * whose first element is the last one's neighbour; (select and partition by flags) its
+ * flags. */
 static inline GP__HD size_t gp__select_ring_stage(int kind, size_t elem)
 {
     const size_t tile = (size_t)GP__SEL_BLOCK * gp__select_items(elem);
-    return (kind == GP__SEL_UNIQUE ? 16 : 0) + tile * elem + (kind == GP__SEL_FLAGGED ? tile : 0);
+    return (kind == GP__SEL_UNIQUE || kind == GP__SEL_RUNS ? 16 : 0) + tile * elem + (kind == GP__SEL_RUNS ? 16 : 0) +
+           (kind == GP__SEL_FLAGGED ? tile : 0);
+}
+/* Shared memory a block needs besides its stages: run-length's places of the tile's heads
+ * (one buffer: the scanning warps hold one tile at a time). */
+static inline GP__HD size_t gp__select_ring_extra(int kind, size_t elem)
+{
+    return kind == GP__SEL_RUNS ? (size_t)GP__SEL_BLOCK * gp__select_items(elem) * 4 : 0;
 }
 /* Whether a call runs on the ring: the values (and flags) on 16-byte boundaries. */
 static inline GP__HD int gp__select_ring_ok(int kind, const gp__select_plan &p, uintptr_t flags)
@@ -58,23 +71,47 @@ static inline GP__HD int gp__select_ring_ok(int kind, const gp__select_plan &p, 
     return p.in_vec && (kind != GP__SEL_FLAGGED || flags % 16 == 0);
 }
 
-/* The kinds and types the ring kernel is built for: every kind but run-length, on values
- * that move as 16-byte vectors; for nonzero, 4-byte places that fit where the values were. */
+/* The kinds and types the ring kernel is built for: every kind, on values that move as
+ * 16-byte vectors; for nonzero, 4-byte places that fit where the values were. */
 template <int KIND, class T>
 static constexpr bool gp__select_ring_kind()
 {
-    return KIND <= GP__SEL_UNIQUE && gp__scan_vec(sizeof(T)) * sizeof(T) == 16 &&
+    return KIND <= GP__SEL_RUNS && gp__scan_vec(sizeof(T)) * sizeof(T) == 16 &&
            (KIND != GP__SEL_NONZERO || sizeof(T) >= 4);
 }
 
 /* A whole tile's count of kept items by one warp, from its stage (lane l takes the 16-byte
- * words l, l + 32, ...: a count is the same in any order). */
+ * words l, l + 32, ...: a count is the same in any order); for run-length also the place
+ * of its last head in *last (-1: none). */
 template <int KIND, class T, class P, class Fn, int TILE>
-static __device__ __forceinline__ uint32_t gp__select_ring_count(const unsigned char *stage, const P &p, bool first)
+static __device__ __forceinline__ uint32_t gp__select_ring_count(const unsigned char *stage, const P &p, bool first,
+                                                                int *last)
 {
     const unsigned lane = gp__lane_id();
     uint32_t c = 0;
-    if constexpr (KIND == GP__SEL_UNIQUE) { /* heads: the neighbour before each element, from the stage */
+    if constexpr (KIND == GP__SEL_RUNS) { /* heads, as unique's below, and the last one */
+        enum { VEC = 16 / sizeof(T) };
+        const T *v = reinterpret_cast<const T *>(stage + 16);
+        int l = -1;
+#pragma unroll 4
+        for (unsigned q = lane; q < TILE / VEC; q += 32) {
+            const uint4 w = reinterpret_cast<const uint4 *>(v)[q];
+            T e[VEC];
+            memcpy(e, &w, sizeof w);
+            const bool h0 = (q == 0 && first) || !Fn::eq(v[(int)(q * VEC) - 1], e[0]);
+            c += h0 ? 1u : 0u;
+            l = h0 ? (int)(q * VEC) : l;
+#pragma unroll
+            for (int k = 1; k < VEC; k++) {
+                const bool h = !Fn::eq(e[k - 1], e[k]);
+                c += h ? 1u : 0u;
+                l = h ? (int)(q * VEC) + k : l; /* q grows: a lane's latest head is its last */
+            }
+        }
+#pragma unroll
+        for (int o = 16; o > 0; o >>= 1) l = max(l, __shfl_xor_sync(GP__FULL_MASK, l, o));
+        *last = l;
+    } else if constexpr (KIND == GP__SEL_UNIQUE) { /* heads: the neighbour before each element, from the stage */
         enum { VEC = 16 / sizeof(T) };
         const T *v = reinterpret_cast<const T *>(stage + 16);
 #pragma unroll 4
@@ -120,15 +157,20 @@ __global__ void __launch_bounds__(GP__SEL_RING_THREADS, GP__MIN_BLOCKS(GP__SEL_R
     gp__select_ring_kernel(gp__select_args<T, P> a, gp__select_plan p, char *scratch, uint32_t epoch, unsigned stages)
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    typedef gp__sel_count_op SOp;
-    typedef SOp::type S;
+    typedef typename gp__sel_status<KIND>::op SOp;
+    typedef typename SOp::type S;
     enum { VEC = gp__scan_vec(sizeof(T)), ROWS = gp__scan_rows(sizeof(T)), ITEMS = VEC * ROWS,
            TILE = GP__SEL_BLOCK * ITEMS, SMAX = GP__SCAN_STAGES_MAX };
-    constexpr bool FLAGS = KIND == GP__SEL_FLAGGED, HEADS = KIND == GP__SEL_UNIQUE;
-    /* a stage: PRE bytes before the tile (unique), its values, its flags */
-    constexpr unsigned PRE = HEADS ? 16 : 0, VALUES = (unsigned)(TILE * sizeof(T)),
-                       STAGE = PRE + VALUES + (FLAGS ? TILE : 0);
+    constexpr bool FLAGS = KIND == GP__SEL_FLAGGED, RUNS = KIND == GP__SEL_RUNS, HEADS = KIND == GP__SEL_UNIQUE || RUNS;
+    /* a stage: PRE bytes before the tile (unique, run-length), its values, POST bytes after
+     * it (run-length), its flags (gp__select_ring_stage) */
+    constexpr unsigned PRE = HEADS ? 16 : 0, POST = RUNS ? 16 : 0, VALUES = (unsigned)(TILE * sizeof(T)),
+                       STAGE = PRE + VALUES + POST + (FLAGS ? TILE : 0);
     extern __shared__ __align__(128) unsigned char gp__sel_ring[];
+    /* run-length: the places of the tile's heads, then their runs' lengths, after the stages */
+    uint32_t *s_runs = reinterpret_cast<uint32_t *>(gp__sel_ring + (size_t)stages * STAGE);
+    __shared__ unsigned long long s_first_len;
+    __shared__ uint32_t s_head0;
     /* per stage (agent/ring.cuh): full, taken, empty; ready (the prefix is known) and
      * counted (the count warp has read the stage: the scanning warps may reorder it) */
     __shared__ uint64_t full[SMAX], taken[SMAX], ready[SMAX], counted[SMAX], empty[SMAX];
@@ -161,9 +203,11 @@ __global__ void __launch_bounds__(GP__SEL_RING_THREADS, GP__MIN_BLOCKS(GP__SEL_R
                 if (t < p.tiles && (t + 1) * TILE <= p.n) {
                     unsigned char *stage = gp__sel_ring + (size_t)s * STAGE;
                     const unsigned pre = t > 0 ? PRE : 0; /* tile 0 has nothing before it */
-                    gp__mbar_arrive_expect(&full[s], STAGE - PRE + pre);
+                    /* run-length: the 16 bytes after the tile, where the input has them */
+                    const unsigned post = (t + 1) * TILE + VEC <= p.n ? POST : 0;
+                    gp__mbar_arrive_expect(&full[s], STAGE - PRE - POST + pre + post);
                     gp__bulk_copy(stage + PRE - pre, reinterpret_cast<const unsigned char *>(a.in + t * TILE) - pre,
-                                  VALUES + pre, &full[s]);
+                                  pre + VALUES + post, &full[s]);
                     if constexpr (FLAGS) gp__bulk_copy(stage + PRE + VALUES, a.flags + t * TILE, TILE, &full[s]);
                 } else {
                     gp__mbar_arrive(&full[s]); /* past the end, or the partial last tile (read from global) */
@@ -199,9 +243,13 @@ __global__ void __launch_bounds__(GP__SEL_RING_THREADS, GP__MIN_BLOCKS(GP__SEL_R
             const unsigned long long t = s_tile[s];
             if (t >= p.tiles) break;
             if ((t + 1) * TILE <= p.n) {
+                int last = -1;
                 const uint32_t c =
-                    gp__select_ring_count<KIND, T, P, Fn, TILE>(gp__sel_ring + (size_t)s * STAGE, a.p, t == 0);
-                if (lane == 0) gp__status_publish<S>(status, t, (S)c, epoch);
+                    gp__select_ring_count<KIND, T, P, Fn, TILE>(gp__sel_ring + (size_t)s * STAGE, a.p, t == 0, &last);
+                S mine;
+                if constexpr (RUNS) mine = {c, last >= 0 ? t * TILE + (unsigned)last : 0ull}; /* tile 0 has a head */
+                else mine = c;
+                if (lane == 0) gp__status_publish<S>(status, t, mine, epoch);
             }
             gp__mbar_arrive(&counted[s]); /* every lane, after its reads of the stage */
             gp__mbar_arrive(&empty[s]);
@@ -237,34 +285,53 @@ __global__ void __launch_bounds__(GP__SEL_RING_THREADS, GP__MIN_BLOCKS(GP__SEL_R
                     else fl[j] = *f != 0;
                 }
             }
-            /* warp 0's neighbour is the last of the 16 bytes before the tile (none for tile 0) */
+            /* warp 0's neighbour is the last of the 16 bytes before the tile (none for tile 0);
+             * run-length's last warp's, the first of the 16 bytes after it (or, where the
+             * input ends within them, from global memory; none after n - 1) */
             if constexpr (HEADS)
                 if (lane == 0 && (warp > 0 || t > 0)) edge[0] = values[(int)(warp * 32 * ITEMS) - 1];
+            if constexpr (RUNS)
+                if (lane == 31) {
+                    if (warp < GP__SEL_WARPS - 1 || start + TILE + VEC <= p.n) edge[1] = values[(warp + 1) * 32 * ITEMS];
+                    else if (start + TILE < p.n) edge[1] = gp__load_elem(a.in + start + TILE);
+                }
         } else {
             gp__select_load<T, ROWS, VEC, FLAGS>(x, fl, a.in, a.flags, start, p);
             if constexpr (HEADS) gp__select_load_edges<T, ROWS, VEC>(edge, a.in, start, p.n);
         }
         __syncwarp();
         uint32_t kb[ITEMS], lp[ROWS];
-        if constexpr (HEADS) gp__select_heads<T, Fn, ROWS, VEC, false>(kb, x, edge, start, p.n);
+        if constexpr (HEADS) gp__select_heads<T, Fn, ROWS, VEC, RUNS>(kb, x, edge, start, p.n);
         else gp__select_keep<KIND, T, P, Fn, ROWS, VEC>(kb, x, fl, start, local0, p.n, a.p);
         const uint32_t wt = gp__scan_warp_rows<gp__op_sel_u32, ROWS, VEC>(kb, lp);
         if (lane == 0) s_wtot[warp] = wt;
+        if (RUNS && threadIdx.x == 0) s_head0 = kb[0] & 1;
         /* the warps' totals are in, and every scanning thread has read the stage */
         asm volatile("bar.sync 1, %0;" ::"r"(GP__SEL_BLOCK) : "memory");
         uint32_t before, total;
         gp__select_warps_before(s_wtot, warp, before, total);
+        /* run-length counts heads and tails in one scan, 16 bits each */
+        const uint32_t kept = RUNS ? total & 0xffffu : total;
+        const bool head0 = RUNS && s_head0 != 0; /* read before the next tile's thread 0 can write it */
         const uint32_t valid = (uint32_t)(p.n - start < TILE ? p.n - start : TILE);
         T *s_val = values;
-        uint32_t *s_idx = reinterpret_cast<uint32_t *>(values);
+        uint32_t *s_idx = RUNS ? s_runs : reinterpret_cast<uint32_t *>(values);
         gp__mbar_wait(&counted[s], parity); /* the count warp is done with the stage too */
-        gp__select_scatter<KIND, T, ROWS, VEC>(s_val, s_idx, x, kb, lp, before, total, valid, local0,
+        gp__select_scatter<KIND, T, ROWS, VEC>(s_val, s_idx, x, kb, lp, before, kept, valid, local0,
                                                a.rejected != NULL);
         gp__mbar_wait(&ready[s], parity);
-        const unsigned long long P0 = s_prefix[s];
+        const S pre = s_prefix[s];
+        unsigned long long P0;
+        if constexpr (RUNS) P0 = pre.count;
+        else P0 = pre;
         asm volatile("bar.sync 1, %0;" ::"r"(GP__SEL_BLOCK) : "memory"); /* the scatter is visible */
-        gp__select_write<KIND, T, P>(a, s_val, s_idx, P0, total, valid, start);
-        if (t == p.tiles - 1 && threadIdx.x == 0) *a.count = P0 + total;
+        if constexpr (RUNS) {
+            gp__select_run_lengths<ROWS, VEC>(s_idx, &s_first_len, kb, lp, before, local0, start, pre.last);
+            asm volatile("bar.sync 1, %0;" ::"r"(GP__SEL_BLOCK) : "memory"); /* the lengths are in */
+        }
+        gp__select_write<KIND, T, P>(a, s_val, s_idx, P0, kept, valid, start);
+        if constexpr (RUNS) gp__select_write_lengths(a.lengths, s_idx, s_first_len, head0, total >> 16, P0);
+        if (t == p.tiles - 1 && threadIdx.x == 0) *a.count = P0 + kept;
         /* this thread's writes and reads of the stage come before the next bulk copy into it */
         asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
         gp__mbar_arrive(&empty[s]);

@@ -255,17 +255,21 @@ static void check_one(bufs &b, size_t n, double rate, int off, int maxrun)
 template <class T>
 static void check_type(bufs &b, size_t max_n)
 {
-    const size_t sizes[] = {1, 31, 32, 33, 1023, 1025, 4096, 4097, 8191, 12289, 65537, 1048573, 1u << 20, (1u << 24) + 7};
-    const double rates[] = {0.0, 0.001, 0.5, 1.0};
+    /* 4097 .. 4099, 8194, 12289: a whole tile of 4-byte elements (8-byte ones: 2048) followed
+     * by fewer than 16 bytes, which run-length's ring reads from global memory */
+    const size_t sizes[] = {1,    31,   32,   33,    1023,  1025,    4096,    4097,
+                            4098, 4099, 8191, 8194,  12289, 65537, 1048573, 1u << 20, (1u << 24) + 7};
+    /* the last: runs of up to 20000, so that runs cross whole tiles with no head in them */
+    const double rates[] = {0.0, 0.001, 0.5, 1.0, 0.5};
     const int small = gp_t_small();
     for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++) {
         const size_t n = sizes[si];
         if (n > max_n) continue;
         const bool big = n > 70000;
-        for (int ri = 0; ri < 4; ri++) {
-            if (big && ri != 2) continue;
+        for (int ri = 0; ri < 5; ri++) {
+            if (big && ri != 2 && ri != 4) continue;
             if (small >= 2 && ri != 2) continue;
-            const int maxrun = ri == 0 ? 1 : ri == 1 ? 8 : ri == 2 ? 3 : 1500;
+            const int maxrun = ri == 0 ? 1 : ri == 1 ? 8 : ri == 2 ? 3 : ri == 3 ? 1500 : 20000;
             for (int off = 0; off < 2; off++) {
                 if (big && off) continue;
                 check_one<T>(b, n, rates[ri], off, maxrun);
@@ -479,14 +483,21 @@ __global__ void check_huge_unique(const uint32_t *u, size_t count, unsigned long
     for (size_t j = blockIdx.x * (size_t)blockDim.x + threadIdx.x; j < count; j += (size_t)gridDim.x * blockDim.x)
         if (u[j] != (uint32_t)j) atomicAdd(bad, 1ull);
 }
+/* run-length of x = i / 3 over n elements: run j is value j, length 3 (the last: what is left) */
+__global__ void check_huge_runs(const uint32_t *u, const uint64_t *len, size_t count, size_t n, unsigned long long *bad)
+{
+    for (size_t j = blockIdx.x * (size_t)blockDim.x + threadIdx.x; j < count; j += (size_t)gridDim.x * blockDim.x)
+        if (u[j] != (uint32_t)j || len[j] != (j + 1 < count ? 3u : n - 3 * j)) atomicAdd(bad, 1ull);
+}
 
 static void check_huge(void)
 {
     const size_t n = (1ull << 31) + 1001;
     size_t free_b, total_b;
     CUDA_CHK(cudaMemGetInfo(&free_b, &total_b));
-    if (free_b < n * 10 + (1u << 30)) {
-        gp_t_skip("select: n = 2^31 + 1001 (needs %zu GB)", n * 10 >> 30);
+    const size_t runs_want = (n + 2) / 3;
+    if (free_b < n * 10 + runs_want * 8 + (1u << 30)) {
+        gp_t_skip("select: n = 2^31 + 1001 (needs %zu GB)", (n * 10 + runs_want * 8) >> 30);
         return;
     }
     uint32_t *x, *y;
@@ -508,8 +519,20 @@ static void check_huge(void)
     CUDA_CHK_LAUNCH();
     unsigned long long bad = 0;
     CUDA_CHK(cudaMemcpy(&bad, c + 1, 8, cudaMemcpyDeviceToHost));
-    EXPECT(runs == (n + 2) / 3 && bad == 0, "unique_u32 n=2^31+1001: runs %llu want %zu, %llu wrong",
-           (unsigned long long)runs, (n + 2) / 3, bad);
+    EXPECT(runs == runs_want && bad == 0, "unique_u32 n=2^31+1001: runs %llu want %zu, %llu wrong",
+           (unsigned long long)runs, runs_want, bad);
+    /* run-length of the same: values and lengths, on the device */
+    uint64_t *lens;
+    CUDA_CHK(cudaMalloc(&lens, runs_want * 8));
+    CUDA_CHK(cudaMemset(y, 0xff, runs_want * 4));
+    CUDA_CHK(gp_run_length_u32(y, lens, d_cnt, x, n, 0));
+    CUDA_CHK(cudaMemcpy(&runs, d_cnt, 8, cudaMemcpyDeviceToHost));
+    check_huge_runs<<<4096, 256>>>(y, lens, runs < runs_want ? runs : runs_want, n, c + 3);
+    CUDA_CHK_LAUNCH();
+    CUDA_CHK(cudaMemcpy(&bad, c + 3, 8, cudaMemcpyDeviceToHost));
+    EXPECT(runs == runs_want && bad == 0, "run_length_u32 n=2^31+1001: runs %llu want %zu, %llu wrong",
+           (unsigned long long)runs, runs_want, bad);
+    CUDA_CHK(cudaFree(lens));
     /* select by hashed flags: as many kept as flags set (counted on the device), and the
      * first and last kept items those the host finds */
     CUDA_CHK(gp_select_flagged_u32(y, d_cnt, x, f, n, 0));
