@@ -46,6 +46,32 @@ struct gp__scan_ahead {
     unsigned round; /* rounds so far (two look-ahead warps: which exchange buffer) */
 };
 
+/* Batches a look-ahead warp polls in a round: 16 status words a lane (24 from 5 words up). */
+static constexpr GP__HD unsigned gp__scan_nb(size_t elem)
+{
+    const unsigned w = gp__scan_words(elem);
+    return w == 1 ? 16 : w == 2 ? 8 : w <= 4 ? 4 : w >= 24 ? 1 : 24 / w;
+}
+
+/* How an operator's tile totals travel as status words. By default a total is its own
+ * bytes, 32 bits a word, and a warp polls gp__scan_nb batches a round. A family whose
+ * totals pack into fewer bits than their type specializes this for its operator (the
+ * same members): W words a tile, NB batches a round, and decode, the total of tile t
+ * from its words' bits. Fewer words a tile, more tiles a round: a block's consecutive
+ * tiles lie about 264 apart on the H100, so a total of four words (NB 4, 256 tiles a round
+ * for two warps) takes two round trips a tile where one word takes one. */
+template <class Op>
+struct gp__status_codec {
+    typedef typename Op::type T;
+    enum { W = gp__scan_words(sizeof(T)), NB = gp__scan_nb(sizeof(T)) };
+    static __device__ __forceinline__ T decode(size_t, const uint32_t (&bits)[W])
+    {
+        T v;
+        memcpy(&v, bits, sizeof(T));
+        return v;
+    }
+};
+
 /* Polls the totals of tiles first + 32 b for the slots b set in this lane's `pending`
  * until all are published, all loads of a round in flight together; v[b] gets them. The
  * warp returns together. */
@@ -54,8 +80,8 @@ static __device__ __forceinline__ void gp__scan_poll(const uint64_t *status, uin
                                                     unsigned pending,
                                                     typename Op::type (&v)[NB])
 {
-    typedef typename Op::type T;
-    enum { W = gp__scan_words(sizeof(T)) };
+    typedef gp__status_codec<Op> codec;
+    enum { W = codec::W };
     for (;;) {
         uint64_t w[NB][W];
 #pragma unroll
@@ -75,7 +101,7 @@ static __device__ __forceinline__ void gp__scan_poll(const uint64_t *status, uin
                     bits[c] = (uint32_t)w[b][c];
                 }
                 if (ready) {
-                    memcpy(&v[b], bits, sizeof(T));
+                    v[b] = codec::decode(first + 32 * (size_t)b, bits);
                     pending &= ~(1u << b);
                 }
             }
@@ -87,12 +113,6 @@ static __device__ __forceinline__ void gp__scan_poll(const uint64_t *status, uin
     __syncwarp(); /* converged for the shuffles that follow */
 }
 
-/* Batches a look-ahead warp polls in a round: 16 status words a lane (24 from 5 words up). */
-static constexpr GP__HD unsigned gp__scan_nb(size_t elem)
-{
-    const unsigned w = gp__scan_words(elem);
-    return w == 1 ? 16 : w == 2 ? 8 : w <= 4 ? 4 : w >= 24 ? 1 : 24 / w;
-}
 /* Look-ahead warps a block runs for a type: two from 8 bytes up (below). */
 static constexpr GP__HD unsigned gp__scan_aheads(size_t elem) { return gp__scan_words(elem) >= 2 ? 2u : 1u; }
 
@@ -129,7 +149,7 @@ static __device__ __forceinline__ typename Op::type gp__scan_look_ahead(const ui
                                                                        unsigned parts, typename Op::type *xchg)
 {
     typedef typename Op::type T;
-    enum { NB = gp__scan_nb(sizeof(T)) };
+    enum { NB = gp__status_codec<Op>::NB };
     const unsigned lane = gp__lane_id();
     const size_t k = t / GP__SCAN_BATCH;
     const unsigned r = (unsigned)(t % GP__SCAN_BATCH); /* tiles of batch k before t */

@@ -356,9 +356,38 @@ static __device__ __forceinline__ typename Op::type gp__reduce_with_edges(const 
     return acc;
 }
 
-/* GRID mode's last block: the partials of the p.blocks blocks in block order (thread t
- * folds [t*per, t*per+per), then the block's ordered tree), then head and tail. The same
- * association for every grid of the same size, so the result is the same on every run. */
+#ifndef GP__REDUCE_WARP_FINISH
+#define GP__REDUCE_WARP_FINISH 1 /* GRID mode's finish by warp 0 alone (below); 0: the whole last block */
+#endif
+
+/* GRID mode's finish: the partials of the p.blocks blocks in block order, then head and
+ * tail. Warp 0 of the last block alone: lane l folds [l*per, l*per+per) in order, its loads
+ * in flight eight at a time, then the warp's ordered tree. The same association for every
+ * grid of the same size, so the result is the same on every run. */
+template <class Op, class Map>
+static __device__ __forceinline__ void gp__reduce_finish_warp(typename Op::type *out,
+                                                              const gp__reduce_src<typename Map::in_type> &src,
+                                                              const gp__reduce_plan &p, const typename Op::type *partials)
+{
+    typedef typename Op::type T;
+    const unsigned lane = gp__lane_id(), per = (p.blocks + 31) / 32;
+    const unsigned lo = min(lane * per, p.blocks), hi = min(lo + per, p.blocks);
+    T acc = Op::identity();
+    for (unsigned i = lo; i < hi; i += 8) {
+        T v[8];
+#pragma unroll
+        for (unsigned k = 0; k < 8; k++)
+            if (i + k < hi) v[k] = gp__load_cg(partials + i + k);
+#pragma unroll
+        for (unsigned k = 0; k < 8; k++)
+            if (i + k < hi) acc = i + k == lo ? v[k] : Op::apply(acc, v[k]);
+    }
+    const T total = gp__warp_reduce_lane0<Op>(acc);
+    if (lane == 0) *out = gp__reduce_with_edges<Op, Map>(src, p, total);
+}
+
+/* The same by the whole last block (thread t folds [t*per, t*per+per), then the block's
+ * ordered tree): the bench's comparison, GP__REDUCE_WARP_FINISH=0. */
 template <class Op, class Map>
 static __device__ __forceinline__ void gp__reduce_finish(typename Op::type *out, const gp__reduce_src<typename Map::in_type> &src,
                                                          const gp__reduce_plan &p, const typename Op::type *partials)
@@ -423,10 +452,27 @@ __global__ void __launch_bounds__(GP__REDUCE_BLOCK, GP__MIN_BLOCKS(GP__REDUCE_BL
      * returns the counter to 0 for the next call on this status region */
     unsigned long long *done = reinterpret_cast<unsigned long long *>(scratch);
     T *partials = reinterpret_cast<T *>(scratch + gp__reduce_partials_offset());
+#if GP__REDUCE_WARP_FINISH
+    /* Thread 0 holds the total and writes the partial, so its arrival alone orders it: one
+     * acq_rel atomic at gpu scope, no fences (__threadfence is fence.sc), no barrier, and
+     * the last block's warp 0 finishes while the other warps have left: the call's tail
+     * after the last block's data is an atomic, a round of loads and five shuffles. */
+    if (threadIdx.x >= 32) return;
+    unsigned long long arrived = 0;
+    if (threadIdx.x == 0) {
+        partials[blockIdx.x] = block_total;
+        arrived = gp__atom_add_acq_rel(done, 1ull);
+    }
+    if (__shfl_sync(GP__FULL_MASK, arrived, 0) != (unsigned long long)gridDim.x - 1) return;
+    __syncwarp(); /* thread 0's acquire orders the lanes' loads of the other blocks' partials */
+    gp__reduce_finish_warp<Op, Map>(out, src, p, partials);
+    if (threadIdx.x == 0) *done = 0;
+#else
     if (threadIdx.x == 0) partials[blockIdx.x] = block_total;
     if (!gp__block_is_last(done)) return;
     gp__reduce_finish<Op, Map>(out, src, p, partials);
     if (threadIdx.x == 0) *done = 0;
+#endif
 }
 
 /* The host side of every map-reduce (d_b: the second input of a two-input map; d_a again

@@ -24,8 +24,8 @@
  *     rejected[tile_start - prefix ...]. While it writes, the next tile's loads are in
  *     flight. The block holding the last tile writes the count.
  * Run-length encoding also needs each run's length, which may span tiles: each tile
- * publishes (runs started in it, index of its last head) and the prefix folds them as
- * (sum, max); an item at the end of a run (x[i] != x[i+1], or i = n-1) writes its run's
+ * publishes (runs started in it, place of its last head), packed in one status word
+ * (gp__sel_runs_word), and the prefix folds them as (sum, max); an item at the end of a run (x[i] != x[i+1], or i = n-1) writes its run's
  * length, from its run's head: found in shared memory when it is in this tile, else the
  * prefix's last head. Heads and tails are counted in one 32-bit scan (16 bits each).
  *
@@ -89,10 +89,10 @@ static inline GP__HD size_t gp__select_smem(int kind, size_t elem)
     return (kind == GP__SEL_NONZERO ? 0 : tile * elem) + (kind == GP__SEL_NONZERO || kind == GP__SEL_RUNS ? tile * 4 : 0);
 }
 /* Scratch: the tile counter and the done counter, then the status words (2 a tile: a
- * 64-bit count; 4 for run-length: count and last head). */
+ * 64-bit count; 1 for run-length: heads and last head packed, gp__sel_runs_word). */
 static inline GP__HD size_t gp__select_scratch_bytes(size_t tiles, int kind)
 {
-    return GP__SCRATCH_ALIGN + tiles * (kind == GP__SEL_RUNS ? 32 : 16);
+    return GP__SCRATCH_ALIGN + tiles * (kind == GP__SEL_RUNS ? 8 : 16);
 }
 
 #ifdef __CUDACC__
@@ -102,8 +102,8 @@ static inline GP__HD size_t gp__select_scratch_bytes(size_t tiles, int kind)
 #include "../block/block_select.cuh"
 #include "scan.cuh"
 
-/* The values tiles hand on: a count of kept items (select), or that and the index of the
- * last head so far (run-length: a run's length needs its head). */
+/* The values tiles hand on: a count of kept items (select), or that and the last head so
+ * far (run-length: a run's length needs its head), as tile << 16 | place + 1 (below). */
 struct gp__sel_count_op {
     typedef unsigned long long type;
     static __device__ __forceinline__ type apply(type a, type b) { return a + b; }
@@ -120,6 +120,34 @@ struct gp__sel_runs_op {
     }
     static __device__ __forceinline__ type identity() { return {0ull, 0ull}; }
 };
+/* Run-length's status word: a tile's heads and its last head's place + 1 (0: none), both
+ * below 2^16, in one 32-bit word; the look-ahead reads it back as the pair it folds, the last
+ * head as tile << 16 | place + 1 (0: none), which orders heads as their indices do. As a
+ * pair of 64-bit values (four words) a round polled half as many tiles, and a block's next
+ * prefix took two round trips: run-length on the ring at 41-55% of copy. */
+static __device__ __forceinline__ uint32_t gp__sel_runs_word(uint32_t heads, int last_place)
+{
+    return heads | (uint32_t)(last_place + 1) << 16;
+}
+#ifndef GP__SEL_RUNS_NB
+#define GP__SEL_RUNS_NB 5 /* batches a look-ahead warp polls a round: 2 x 5 x 32 tiles (6 spilled) */
+#endif
+template <>
+struct gp__status_codec<gp__sel_runs_op> {
+    typedef gp__sel_runs T;
+    enum { W = 1, NB = GP__SEL_RUNS_NB };
+    static __device__ __forceinline__ T decode(size_t t, const uint32_t (&bits)[1])
+    {
+        const uint32_t place1 = bits[0] >> 16;
+        return {bits[0] & 0xffffu, place1 ? (unsigned long long)t << 16 | place1 : 0ull};
+    }
+};
+/* The index of the last head of a run-length prefix (tiles of `tile` elements; never "none":
+ * tile 0 starts with a head). */
+static __device__ __forceinline__ unsigned long long gp__sel_last_head(unsigned long long last, size_t tile)
+{
+    return (last >> 16) * tile + (last & 0xffffu) - 1;
+}
 template <int KIND> struct gp__sel_status { typedef gp__sel_count_op op; };
 template <> struct gp__sel_status<GP__SEL_RUNS> { typedef gp__sel_runs_op op; };
 

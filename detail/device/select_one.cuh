@@ -47,8 +47,9 @@ __global__ void __launch_bounds__(GP__SEL_THREADS, GP__MIN_BLOCKS(GP__SEL_THREAD
     extern __shared__ __align__(16) unsigned char gp__sel_smem[];
     T *s_val = reinterpret_cast<T *>(gp__sel_smem);
     uint32_t *s_idx = reinterpret_cast<uint32_t *>(gp__sel_smem + (KIND == GP__SEL_NONZERO ? 0 : TILE * sizeof(T)));
-    __shared__ unsigned long long s_tile[2], s_ahead_tile[2], s_first_len, s_wlast[GP__SEL_WARPS];
-    __shared__ S s_prefix[2], s_xchg[2 * gp__scan_nb(sizeof(S))];
+    __shared__ unsigned long long s_tile[2], s_ahead_tile[2], s_first_len;
+    __shared__ int s_wlast[GP__SEL_WARPS];
+    __shared__ S s_prefix[2], s_xchg[2 * gp__status_codec<SOp>::NB];
     __shared__ uint32_t s_wtot[GP__SEL_WARPS], s_head0;
     __shared__ uint64_t s_handed[2], s_freed[2];
     unsigned long long *counter = reinterpret_cast<unsigned long long *>(scratch);
@@ -114,18 +115,15 @@ __global__ void __launch_bounds__(GP__SEL_THREADS, GP__MIN_BLOCKS(GP__SEL_THREAD
         uint32_t lp[ROWS];
         const uint32_t wt = gp__scan_warp_rows<gp__op_sel_u32, ROWS, VEC>(kb, lp);
         if (lane == 0) s_wtot[warp] = wt;
-        if constexpr (RUNS) { /* the warp's last head (0 when none: tile 0 always has one) */
-            unsigned long long last = 0;
+        if constexpr (RUNS) { /* the place of the warp's last head in the tile (-1: none) */
+            int last = -1;
 #pragma unroll
             for (int j = 0; j < ROWS; j++)
 #pragma unroll
                 for (int k = 0; k < VEC; k++)
-                    if (kb[j * VEC + k] & 1) last = start + local0 + j * 32 * VEC + k;
+                    if (kb[j * VEC + k] & 1) last = (int)(local0 + j * 32 * VEC + k);
 #pragma unroll
-            for (int o = 16; o > 0; o >>= 1) {
-                const unsigned long long other = __shfl_xor_sync(GP__FULL_MASK, last, o);
-                last = other > last ? other : last;
-            }
+            for (int o = 16; o > 0; o >>= 1) last = max(last, __shfl_xor_sync(GP__FULL_MASK, last, o));
             if (lane == 0) s_wlast[warp] = last;
             if (threadIdx.x == 0) s_head0 = kb[0] & 1;
         }
@@ -133,15 +131,13 @@ __global__ void __launch_bounds__(GP__SEL_THREADS, GP__MIN_BLOCKS(GP__SEL_THREAD
         uint32_t before, total;
         gp__select_warps_before(s_wtot, warp, before, total);
         if (threadIdx.x == 0) {
-            S mine;
             if constexpr (RUNS) {
-                unsigned long long last = 0;
-                for (unsigned w = 0; w < GP__SEL_WARPS; w++) last = s_wlast[w] > last ? s_wlast[w] : last;
-                mine = {total & 0xffffu, last};
+                int last = -1;
+                for (unsigned w = 0; w < GP__SEL_WARPS; w++) last = max(last, s_wlast[w]);
+                gp__status_publish<uint32_t>(status, t, gp__sel_runs_word(total & 0xffffu, last), epoch);
             } else {
-                mine = total;
+                gp__status_publish<S>(status, t, total, epoch);
             }
-            gp__status_publish<S>(status, t, mine, epoch);
         }
         const uint32_t kept = RUNS ? total & 0xffffu : total;
         const uint32_t valid = (uint32_t)(p.n - start < TILE ? p.n - start : TILE);
@@ -159,7 +155,8 @@ __global__ void __launch_bounds__(GP__SEL_THREADS, GP__MIN_BLOCKS(GP__SEL_THREAD
         if constexpr (RUNS) P0 = pre.count;
         else P0 = pre;
         if constexpr (RUNS) {
-            gp__select_run_lengths<ROWS, VEC>(s_idx, &s_first_len, kb, lp, before, local0, start, pre.last);
+            gp__select_run_lengths<ROWS, VEC>(s_idx, &s_first_len, kb, lp, before, local0, start,
+                                                  gp__sel_last_head(pre.last, TILE));
             asm volatile("bar.sync 1, %0;" ::"r"(GP__SEL_BLOCK) : "memory");
         }
         /* the next tile's loads go out before this tile's stores */

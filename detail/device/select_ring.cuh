@@ -175,7 +175,7 @@ __global__ void __launch_bounds__(GP__SEL_RING_THREADS, GP__MIN_BLOCKS(GP__SEL_R
      * counted (the count warp has read the stage: the scanning warps may reorder it) */
     __shared__ uint64_t full[SMAX], taken[SMAX], ready[SMAX], counted[SMAX], empty[SMAX];
     __shared__ unsigned long long s_tile[SMAX], s_ahead_tile[2];
-    __shared__ S s_prefix[SMAX], s_xchg[2 * gp__scan_nb(sizeof(S))];
+    __shared__ S s_prefix[SMAX], s_xchg[2 * gp__status_codec<SOp>::NB];
     __shared__ uint32_t s_wtot[GP__SEL_WARPS];
     unsigned long long *counter = reinterpret_cast<unsigned long long *>(scratch);
     uint64_t *status = reinterpret_cast<uint64_t *>(scratch + GP__SCRATCH_ALIGN);
@@ -246,10 +246,10 @@ __global__ void __launch_bounds__(GP__SEL_RING_THREADS, GP__MIN_BLOCKS(GP__SEL_R
                 int last = -1;
                 const uint32_t c =
                     gp__select_ring_count<KIND, T, P, Fn, TILE>(gp__sel_ring + (size_t)s * STAGE, a.p, t == 0, &last);
-                S mine;
-                if constexpr (RUNS) mine = {c, last >= 0 ? t * TILE + (unsigned)last : 0ull}; /* tile 0 has a head */
-                else mine = c;
-                if (lane == 0) gp__status_publish<S>(status, t, mine, epoch);
+                if (lane == 0) {
+                    if constexpr (RUNS) gp__status_publish<uint32_t>(status, t, gp__sel_runs_word(c, last), epoch);
+                    else gp__status_publish<S>(status, t, (S)c, epoch);
+                }
             }
             gp__mbar_arrive(&counted[s]); /* every lane, after its reads of the stage */
             gp__mbar_arrive(&empty[s]);
@@ -326,7 +326,8 @@ __global__ void __launch_bounds__(GP__SEL_RING_THREADS, GP__MIN_BLOCKS(GP__SEL_R
         else P0 = pre;
         asm volatile("bar.sync 1, %0;" ::"r"(GP__SEL_BLOCK) : "memory"); /* the scatter is visible */
         if constexpr (RUNS) {
-            gp__select_run_lengths<ROWS, VEC>(s_idx, &s_first_len, kb, lp, before, local0, start, pre.last);
+            gp__select_run_lengths<ROWS, VEC>(s_idx, &s_first_len, kb, lp, before, local0, start,
+                                                  gp__sel_last_head(pre.last, TILE));
             asm volatile("bar.sync 1, %0;" ::"r"(GP__SEL_BLOCK) : "memory"); /* the lengths are in */
         }
         gp__select_write<KIND, T, P>(a, s_val, s_idx, P0, kept, valid, start);

@@ -496,8 +496,9 @@ static void check_huge(void)
     size_t free_b, total_b;
     CUDA_CHK(cudaMemGetInfo(&free_b, &total_b));
     const size_t runs_want = (n + 2) / 3;
-    if (free_b < n * 10 + runs_want * 8 + (1u << 30)) {
-        gp_t_skip("select: n = 2^31 + 1001 (needs %zu GB)", (n * 10 + runs_want * 8) >> 30);
+    /* x, y, flags, and run-length's lengths: room for n of them, as the overlap check wants */
+    if (free_b < n * 18 + (1u << 30)) {
+        gp_t_skip("select: n = 2^31 + 1001 (needs %zu GB)", (n * 18) >> 30);
         return;
     }
     uint32_t *x, *y;
@@ -523,7 +524,7 @@ static void check_huge(void)
            (unsigned long long)runs, runs_want, bad);
     /* run-length of the same: values and lengths, on the device */
     uint64_t *lens;
-    CUDA_CHK(cudaMalloc(&lens, runs_want * 8));
+    CUDA_CHK(cudaMalloc(&lens, n * 8));
     CUDA_CHK(cudaMemset(y, 0xff, runs_want * 4));
     CUDA_CHK(gp_run_length_u32(y, lens, d_cnt, x, n, 0));
     CUDA_CHK(cudaMemcpy(&runs, d_cnt, 8, cudaMemcpyDeviceToHost));
