@@ -27,11 +27,10 @@
  *     reads the others' totals through distributed shared memory. One launch and no
  *     scratch: up to 1 MB, 8 blocks read the input in less time than the host takes for
  *     GRID mode's second launch and scratch allocation (see the tuning).
- *   - GP__GRID: large n, a full grid; each block writes its total to stream-ordered
- *     scratch, and a second kernel of one block combines them in block order. On sm_90
- *     it is a programmatic dependent launch: it is placed on the GPU while the grid runs
- *     and waits (griddepcontrol.wait) for the grid's results, so the second launch costs
- *     little; there is no ticket to clear before the call, nor atomics.
+ *   - GP__GRID: large n, a full grid; each block writes its total beside a done counter in
+ *     the stream's status region (util/status.cuh) and adds one to the counter; warp 0 of
+ *     the last block to arrive combines the totals in block order, writes the result and
+ *     sets the counter back to 0 for the next call on the region. One launch, no clearing.
  * With GP__REDUCE_CHAIN, the first kernel is a programmatic dependent of whatever the
  * stream ran before (sm_90): it waits for that work at its first instruction, so nothing
  * changes for a user's kernel before it, but a reduce after a reduce is placed on the GPU
@@ -356,18 +355,14 @@ static __device__ __forceinline__ typename Op::type gp__reduce_with_edges(const 
     return acc;
 }
 
-#ifndef GP__REDUCE_WARP_FINISH
-#define GP__REDUCE_WARP_FINISH 1 /* GRID mode's finish by warp 0 alone (below); 0: the whole last block */
-#endif
-
 /* GRID mode's finish: the partials of the p.blocks blocks in block order, then head and
  * tail. Warp 0 of the last block alone: lane l folds [l*per, l*per+per) in order, its loads
  * in flight eight at a time, then the warp's ordered tree. The same association for every
  * grid of the same size, so the result is the same on every run. */
 template <class Op, class Map>
-static __device__ __forceinline__ void gp__reduce_finish_warp(typename Op::type *out,
-                                                              const gp__reduce_src<typename Map::in_type> &src,
-                                                              const gp__reduce_plan &p, const typename Op::type *partials)
+static __device__ __forceinline__ void gp__reduce_finish(typename Op::type *out,
+                                                         const gp__reduce_src<typename Map::in_type> &src,
+                                                         const gp__reduce_plan &p, const typename Op::type *partials)
 {
     typedef typename Op::type T;
     const unsigned lane = gp__lane_id(), per = (p.blocks + 31) / 32;
@@ -384,21 +379,6 @@ static __device__ __forceinline__ void gp__reduce_finish_warp(typename Op::type 
     }
     const T total = gp__warp_reduce_lane0<Op>(acc);
     if (lane == 0) *out = gp__reduce_with_edges<Op, Map>(src, p, total);
-}
-
-/* The same by the whole last block (thread t folds [t*per, t*per+per), then the block's
- * ordered tree): the bench's comparison, GP__REDUCE_WARP_FINISH=0. */
-template <class Op, class Map>
-static __device__ __forceinline__ void gp__reduce_finish(typename Op::type *out, const gp__reduce_src<typename Map::in_type> &src,
-                                                         const gp__reduce_plan &p, const typename Op::type *partials)
-{
-    typedef typename Op::type T;
-    const size_t per = gp__ceil_div(p.blocks, blockDim.x);
-    const size_t lo = gp__min_size((size_t)threadIdx.x * per, p.blocks), hi = gp__min_size(lo + per, p.blocks);
-    T acc = Op::identity();
-    for (size_t i = lo; i < hi; i++) acc = Op::apply(acc, gp__load_cg(partials + i));
-    const T total = gp__block_reduce<Op>(acc);
-    if (threadIdx.x == 0) *out = gp__reduce_with_edges<Op, Map>(src, p, total);
 }
 
 /* The body of the input: ONE_BLOCK and CLUSTER write the result; in GRID mode each block
@@ -452,7 +432,6 @@ __global__ void __launch_bounds__(GP__REDUCE_BLOCK, GP__MIN_BLOCKS(GP__REDUCE_BL
      * returns the counter to 0 for the next call on this status region */
     unsigned long long *done = reinterpret_cast<unsigned long long *>(scratch);
     T *partials = reinterpret_cast<T *>(scratch + gp__reduce_partials_offset());
-#if GP__REDUCE_WARP_FINISH
     /* Thread 0 holds the total and writes the partial, so its arrival alone orders it: one
      * acq_rel atomic at gpu scope, no fences (__threadfence is fence.sc), no barrier, and
      * the last block's warp 0 finishes while the other warps have left: the call's tail
@@ -465,14 +444,8 @@ __global__ void __launch_bounds__(GP__REDUCE_BLOCK, GP__MIN_BLOCKS(GP__REDUCE_BL
     }
     if (__shfl_sync(GP__FULL_MASK, arrived, 0) != (unsigned long long)gridDim.x - 1) return;
     __syncwarp(); /* thread 0's acquire orders the lanes' loads of the other blocks' partials */
-    gp__reduce_finish_warp<Op, Map>(out, src, p, partials);
-    if (threadIdx.x == 0) *done = 0;
-#else
-    if (threadIdx.x == 0) partials[blockIdx.x] = block_total;
-    if (!gp__block_is_last(done)) return;
     gp__reduce_finish<Op, Map>(out, src, p, partials);
     if (threadIdx.x == 0) *done = 0;
-#endif
 }
 
 /* The host side of every map-reduce (d_b: the second input of a two-input map; d_a again

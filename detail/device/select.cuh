@@ -318,6 +318,26 @@ static __device__ __forceinline__ void gp__select_keep(uint32_t (&kb)[ROWS * VEC
         }
 }
 
+/* Calls f(q, local, b, run) for each of the thread's items in order: q its index in the
+ * thread's arrays, local its place in the tile, b its keep bits, run the keep bits of the
+ * tile before it (before + lp[j]: those before row j of the thread, from the warp scan). */
+template <int ROWS, int VEC, class F>
+static __device__ __forceinline__ void gp__select_each_item(const uint32_t (&kb)[ROWS * VEC],
+                                                           const uint32_t (&lp)[ROWS], uint32_t before,
+                                                           uint32_t local0, F f)
+{
+#pragma unroll
+    for (int j = 0; j < ROWS; j++) {
+        uint32_t run = before + lp[j];
+#pragma unroll
+        for (int k = 0; k < VEC; k++) {
+            const int q = j * VEC + k;
+            f(q, local0 + j * 32 * VEC + k, kb[q], run);
+            run += kb[q];
+        }
+    }
+}
+
 /* Puts the thread's items at their places in the tile's buffer (shared memory): kept items
  * at their rank (values to s_val, or places to s_idx: nonzero, and run-length beside the
  * values), partition's rejected ones after the tile's `kept`, in order. before + lp[j]: the
@@ -330,29 +350,21 @@ static __device__ __forceinline__ void gp__select_scatter(T *s_val, uint32_t *s_
                                                          uint32_t local0, bool rejected)
 {
     constexpr bool RUNS = KIND == GP__SEL_RUNS;
-#pragma unroll
-    for (int j = 0; j < ROWS; j++) {
-        uint32_t run = before + lp[j];
-#pragma unroll
-        for (int k = 0; k < VEC; k++) {
-            const uint32_t local = local0 + j * 32 * VEC + k, b = kb[j * VEC + k];
-            const uint32_t pos = RUNS ? run & 0xffffu : run;
-            if (b & 1) {
-                if constexpr (KIND == GP__SEL_NONZERO) s_idx[pos] = local;
-                else s_val[pos] = x[j * VEC + k];
-                if constexpr (RUNS) s_idx[pos] = local;
-            } else if (KIND <= GP__SEL_PRED && rejected && local < valid) {
-                s_val[kept + local - pos] = x[j * VEC + k];
-            }
-            run += b;
+    gp__select_each_item<ROWS, VEC>(kb, lp, before, local0, [&](int q, uint32_t local, uint32_t b, uint32_t run) {
+        const uint32_t pos = RUNS ? run & 0xffffu : run;
+        if (b & 1) {
+            if constexpr (KIND == GP__SEL_NONZERO) s_idx[pos] = local;
+            else s_val[pos] = x[q];
+            if constexpr (RUNS) s_idx[pos] = local;
+        } else if (KIND <= GP__SEL_PRED && rejected && local < valid) {
+            s_val[kept + local - pos] = x[q];
         }
-    }
+    });
 }
 
 /* Run-length, once the tile's prefix is known: each tail in the tile turns its run's head
  * place (s_idx[r], put there by the scatter) into the run's length; the run that began in
- * an earlier tile (r = -1) takes its length from the prefix's last head, into *first_len.
- * before + lp[j]: heads (low 16 bits) before row j of the thread, as for the scatter. */
+ * an earlier tile (r = -1) takes its length from the prefix's last head, into *first_len. */
 template <int ROWS, int VEC>
 static __device__ __forceinline__ void gp__select_run_lengths(uint32_t *s_idx, unsigned long long *first_len,
                                                              const uint32_t (&kb)[ROWS * VEC],
@@ -360,20 +372,13 @@ static __device__ __forceinline__ void gp__select_run_lengths(uint32_t *s_idx, u
                                                              uint32_t local0, size_t start,
                                                              unsigned long long last_head)
 {
-#pragma unroll
-    for (int j = 0; j < ROWS; j++) {
-        uint32_t run = before + lp[j];
-#pragma unroll
-        for (int k = 0; k < VEC; k++) {
-            const uint32_t local = local0 + j * 32 * VEC + k, b = kb[j * VEC + k];
-            run += b;
-            if (b >> 16) {
-                const int r = (int)(run & 0xffffu) - 1; /* this run's place in the tile */
-                if (r >= 0) s_idx[r] = local - s_idx[r] + 1;
-                else *first_len = start + local - last_head + 1; /* a run from an earlier tile */
-            }
+    gp__select_each_item<ROWS, VEC>(kb, lp, before, local0, [&](int, uint32_t local, uint32_t b, uint32_t run) {
+        if (b >> 16) {
+            const int r = (int)((run + b) & 0xffffu) - 1; /* this run's place (its head counted) */
+            if (r >= 0) s_idx[r] = local - s_idx[r] + 1;
+            else *first_len = start + local - last_head + 1; /* a run from an earlier tile */
         }
-    }
+    });
 }
 /* Run-length: the block writes the lengths of the `tails` runs that end in the tile, the
  * first of them run P0 - 1 when the tile does not begin with a head. */
