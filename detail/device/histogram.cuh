@@ -247,25 +247,19 @@ __global__ void __launch_bounds__(gp__hist_block(sizeof(T)), GP__MIN_BLOCKS(gp__
         }
     };
     auto add_half = [&](uint32_t k, uint32_t c) { half_check(k, c, half_add(k, c)); };
-    /* shared counters: a 32-bit key, `keys` for what is not counted (the copy's extra counter) */
-    auto add32 = [&](uint32_t k, uint32_t c) {
-        if (p.half) add_half(k, c);
-        else atomicAdd(&mine[k], c);
+    auto add = [&](uint64_t k, uint32_t c) {
+        if (keys && p.half) add_half(k < keys ? (uint32_t)k : (uint32_t)keys, c);
+        else if (keys) gp_block_histogram_add(mine, keys, k, c);
+        else if (k < p.bins) atomicAdd(reinterpret_cast<unsigned long long *>(out + k), (unsigned long long)c);
     };
-    /* no shared counters: the output, by 64-bit atomics */
-    auto add_global = [&](uint64_t k, uint32_t c) {
-        if (k < p.bins) atomicAdd(reinterpret_cast<unsigned long long *>(out + k), (unsigned long long)c);
-    };
-    const uint32_t keys32 = (uint32_t)keys;
-    const bool fast = gp__hist_key32_ok(b); /* the binner's branch-free path has its data */
+    const bool fast32 = keys && gp__hist_key32_ok(b); /* shared counters, 32-bit keys, no branch */
     auto count_one = [&](T x) {
         if constexpr (VALUES) {
             uint8_t v;
             memcpy(&v, &x, 1);
             gp__hist_red_shared(lane_base + v * value_step);
         } else {
-            if (keys) add32(gp__hist_key32_exact(b, x, keys32), 1);
-            else add_global(b(x), 1);
+            add(b(x), 1);
         }
     };
     /* 16 bytes. Elements: when the vector's bins are all equal (constant data), one atomic of
@@ -280,29 +274,33 @@ __global__ void __launch_bounds__(gp__hist_block(sizeof(T)), GP__MIN_BLOCKS(gp__
         } else {
             T x[VEC];
             memcpy(x, &v, 16);
-            if (keys) {
+            if (fast32) {
                 uint32_t k[VEC], slow[VEC], any = 0;
                 bool same = true;
 #pragma unroll
                 for (int j = 0; j < VEC; j++) {
                     slow[j] = 0;
-                    k[j] = fast ? gp__hist_key32(b, x[j], keys32, slow[j]) : gp__hist_key32_exact(b, x[j], keys32);
+                    k[j] = gp__hist_key32(b, x[j], (uint32_t)keys, slow[j]);
                     any |= slow[j];
                 }
                 if (any) /* next to an edge: those elements by the exact rule (rare) */
 #pragma unroll
                     for (int j = 0; j < VEC; j++)
-                        if (slow[j]) k[j] = gp__hist_key32_exact(b, x[j], keys32);
+                        if (slow[j]) k[j] = gp__hist_key32_exact(b, x[j], (uint32_t)keys);
 #pragma unroll
                 for (int j = 1; j < VEC; j++) same &= k[j] == k[0];
-                if (same) {
-                    add32(k[0], VEC);
-                } else if (p.half) { /* every atomic in flight before the first check */
-                    uint32_t old[VEC];
+                if (p.half) {
+                    if (same) {
+                        add_half(k[0], VEC);
+                    } else { /* every atomic in flight before the first check */
+                        uint32_t old[VEC];
 #pragma unroll
-                    for (int j = 0; j < VEC; j++) old[j] = half_add(k[j], 1);
+                        for (int j = 0; j < VEC; j++) old[j] = half_add(k[j], 1);
 #pragma unroll
-                    for (int j = 0; j < VEC; j++) half_check(k[j], 1, old[j]);
+                        for (int j = 0; j < VEC; j++) half_check(k[j], 1, old[j]);
+                    }
+                } else if (same) {
+                    atomicAdd(&mine[k[0]], (uint32_t)VEC);
                 } else {
 #pragma unroll
                     for (int j = 0; j < VEC; j++) atomicAdd(&mine[k[j]], 1u);
@@ -317,10 +315,10 @@ __global__ void __launch_bounds__(gp__hist_block(sizeof(T)), GP__MIN_BLOCKS(gp__
                 same &= k[j] == k[0];
             }
             if (same) {
-                add_global(k[0], VEC);
+                add(k[0], VEC);
             } else {
 #pragma unroll
-                for (int j = 0; j < VEC; j++) add_global(k[j], 1);
+                for (int j = 0; j < VEC; j++) add(k[j], 1);
             }
         }
     };
