@@ -51,10 +51,6 @@ ARCH1     := $(firstword $(ARCH))
 
 NVCCFLAGS ?= -O3 -std=c++17 -lineinfo -Xcompiler -Wall,-Wextra
 NVCC_ALL   = $(NVCC) $(NVCCFLAGS) $(ARCHFLAGS)
-# The tests' objects: nvcc's -O sets the host compiler's level only (device code is
-# optimised the same at any -O: the tests' PTX is identical at -O1 and -O3), and the tests'
-# host code (references, checks) compiles about a quarter faster at -O1.
-NVCC_TEST  = $(NVCC) $(filter-out -O%,$(NVCCFLAGS)) -O1 $(ARCHFLAGS)
 CFLAGS    ?= -O2 -std=c11 -Wall -Wextra -pedantic
 DEPFLAGS   = -MMD -MP
 
@@ -291,7 +287,7 @@ sanitize-%: $(TESTS)
 
 $(BUILD)/tests/%.o: tests/%.cu
 	@mkdir -p $(@D)
-	$(NVCC_TEST) $(DEPFLAGS) $(TEST_DEFS) -I. -c $< -o $@
+	$(NVCC_ALL) $(DEPFLAGS) $(TEST_DEFS) -I. -c $< -o $@
 
 # The tests that run the compiler keep each compile's status and output in T_CACHE
 # (gp_t_run_cached), so that a second `make test` compiles again only what changed.
