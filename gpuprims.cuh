@@ -49,7 +49,8 @@
  *                                                          detail/agent/look_ahead.cuh
  *   3  gp_reduce_<name>, GP_DEFINE_REDUCE[_EXTERN],      detail/device/reduce.cuh
  *        GP_DECLARE_REDUCE; gp_dot_*, gp_sum_squares_*, gp_count_nonzero_*,
- *        GP_DEFINE_MAP[2]_REDUCE[_EXTERN], GP_DECLARE_MAP[2]_REDUCE
+ *        GP_DEFINE_MAP[2]_REDUCE[_EXTERN], GP_DECLARE_MAP[2]_REDUCE (plan: reduce_plan.cuh;
+ *        kernels: reduce_kernels.cuh)
  *      gp_{ex,in}clusive_scan[_init]_<name>, GP_DEFINE_SCAN[_EXTERN], GP_DECLARE_SCAN   detail/device/scan.cuh
  *        (plan: scan_plan.cuh; kernels: scan_kernels.cuh)
  *      gp_transpose[_strided|_batched]_<name>,           detail/device/transpose.cuh

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # bench/variants.sh -- rebuild the reduce bench with other tuning constants and print each
-# variant's "gp_reduce vs CUB" table, to choose the defaults in detail/device/reduce.cuh.
+# variant's "gp_reduce vs CUB" table, to choose the defaults in detail/device/reduce_plan.cuh.
 #   bash bench/variants.sh "-DGP__REDUCE_UNROLL=2" "-DGP__REDUCE_BLOCK=256 -DGP__REDUCE_BLOCKS_PER_SM=8"
 # The tuning macros act where the kernels are compiled, so each variant compiles the reduce
 # instances into the bench itself (GPUPRIMS_IMPLEMENTATION_REDUCE) instead of taking them
