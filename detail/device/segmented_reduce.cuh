@@ -41,7 +41,6 @@
 
 #define GP__SEG_THREADS 256
 #define GP__SEG_MIN_BLOCKS 4                               /* blocks an SM the registers must allow */
-#define GP__SEG_NONE (~(uint64_t)0)                        /* a record without a head */
 #define GP__COLS_W 32                                      /* columns a block */
 #define GP__COLS_H 8                                       /* row groups a block */
 #define GP__COLS_TARGET_BLOCKS 2048                        /* blocks a column reduce aims at */
@@ -80,98 +79,10 @@ static inline GP__HD gp__cols_plan gp__cols_make_plan(size_t rows, size_t cols)
  * tile's values and ends fit the 48 KB of static shared memory. */
 static constexpr GP__HD unsigned gp__seg_items(size_t elem) { return elem <= 4 ? 16u : elem >= 64 ? 1u : (unsigned)(64 / elem); }
 
-#include "../block/block_scan.cuh"
 #include "../util/launch.cuh"
-#include "../agent/single_pass.cuh"
+#include "segmented_path.cuh"
+#include "segmented_reduce_ring.cuh"
 #include "reduce.cuh"
-
-/* A value and the segment heads at or before it, under the segmented operator:
- * (h1, a) . (h2, b) = (h1 + h2, h2 ? b : a OP b). Associative whenever OP is; a head resets
- * the fold (a segment began). HEADS: how heads combine, as a flag (OR: the segmented reduce
- * and scan) or as a count (+: reduce-by-key numbers its runs with it). */
-enum { GP__HEADS_FLAG, GP__HEADS_COUNT };
-template <class Op, class Pair, int HEADS>
-struct gp__head_op {
-    typedef Pair type;
-    static __device__ __forceinline__ type apply(type a, type b)
-    {
-        type r;
-        r.v = b.h ? b.v : Op::apply(a.v, b.v);
-        r.h = HEADS == GP__HEADS_COUNT ? a.h + b.h : a.h | b.h;
-        return r;
-    }
-    static __device__ __forceinline__ type identity()
-    {
-        type r;
-        r.v = Op::identity();
-        r.h = 0;
-        return r;
-    }
-};
-/* The segmented reduce's and scan's pair: a value and a head flag. */
-template <class T>
-struct gp__seg_pair {
-    T v;
-    uint32_t h;
-};
-template <class Op>
-using gp__seg_op = gp__head_op<Op, gp__seg_pair<typename Op::type>, GP__HEADS_FLAG>;
-
-/* Where segment ends come from. CSR: segment i is in[off[i] .. off[i+1]), positions are
- * relative to off[0]. Rows: segment i is row i, cols elements at in + i * ld; positions
- * count the rows' elements only (i * cols + c). */
-template <class T>
-struct gp__seg_csr {
-    const T *in;
-    const uint64_t *off;
-    size_t S;
-    uint64_t base;
-    __device__ __forceinline__ void init() { base = off[0]; }
-    __device__ __forceinline__ uint64_t total() const { return off[S] - base; }
-    __device__ __forceinline__ uint64_t end(size_t i) const { return __ldg(off + i + 1) - base; }
-    __device__ __forceinline__ T value(uint64_t j) const { return gp__load_elem(in + base + j); }
-};
-template <class T>
-struct gp__seg_rows {
-    const T *in;
-    size_t S, cols, ld;
-    __device__ __forceinline__ void init() {}
-    __device__ __forceinline__ uint64_t total() const { return (uint64_t)S * cols; }
-    __device__ __forceinline__ uint64_t end(size_t i) const { return (uint64_t)(i + 1) * cols; }
-    __device__ __forceinline__ T value(uint64_t j) const
-    {
-        return gp__load_elem(in + (ld == cols ? j : j / cols * ld + j % cols));
-    }
-};
-
-/* Merge-path search by one warp: the smallest x in [lo, hi] with end(x) + x >= d (hi when
- * none below it), 32 probes a round. Every lane returns it. */
-template <class Src>
-static __device__ __forceinline__ size_t gp__seg_search(const Src &src, uint64_t d, size_t lo, size_t hi)
-{
-    const unsigned lane = gp__lane_id();
-    while (lo < hi) {
-        const size_t chunk = (hi - lo + 31) / 32;
-        const size_t x = lo + (size_t)lane * chunk + chunk - 1;
-        const bool ok = x >= hi || src.end(x) + x >= d;
-        const unsigned ball = __ballot_sync(GP__FULL_MASK, ok); /* lane 31 probes at or past hi - 1 */
-        if (ball == 0) return hi;
-        const unsigned L = (unsigned)__ffs(ball) - 1;
-        const size_t nlo = lo + (size_t)L * chunk, nhi = lo + (size_t)L * chunk + chunk - 1;
-        lo = nlo;
-        hi = nhi < hi ? nhi : hi;
-    }
-    return lo;
-}
-
-/* The fix-up records, one per block: its first segment end (GP__SEG_NONE if none) with
- * the value of that segment from the block's start, and the block's carry. */
-static inline GP__HD size_t gp__seg_rec_rows_offset(void) { return GP__SCRATCH_ALIGN; }
-template <class T>
-static inline GP__HD size_t gp__seg_scratch_bytes(size_t P)
-{
-    return GP__SCRATCH_ALIGN + gp__round_up(P * 8, GP__SCRATCH_ALIGN) + 2 * gp__round_up(P * sizeof(gp__seg_pair<T>), GP__SCRATCH_ALIGN);
-}
 
 /* Four blocks an SM at least (64 registers a thread): a block waits on each tile's search,
  * loads and scan in turn, so the SM's other blocks are what keeps memory busy (at 128
@@ -214,7 +125,7 @@ __global__ void __launch_bounds__(GP__SEG_THREADS, GP__SEG_MIN_BLOCKS)
         const unsigned par = (unsigned)((t - t_begin) & 1);
         __syncthreads(); /* the previous tile's shared memory is read; this tile's end is known */
         const uint64_t i1 = s_i1[par], j1 = s_j1[par];
-        const unsigned ne = (unsigned)(i1 - i0), nv = (unsigned)(j1 - j0), nt = ne + nv;
+        const unsigned ne = (unsigned)(i1 - i0), nv = (unsigned)(j1 - j0);
         { /* all loads in flight before the first store */
             T r[ITEMS];
             uint32_t e[ITEMS];
@@ -243,91 +154,13 @@ __global__ void __launch_bounds__(GP__SEG_THREADS, GP__SEG_MIN_BLOCKS)
             }
         }
         __syncthreads();
-        /* this thread's items: diagonal dk of the tile */
-        const unsigned dk = tid * ITEMS;
-        unsigned i = 0, j = 0;
-        pair mine = SOp::identity();
-        uint64_t first_row = GP__SEG_NONE;
-        T first_val = Op::identity();
-        if (dk < nt) {
-            unsigned lo = dk > nv ? dk - nv : 0, hi = dk < ne ? dk : ne;
-            while (lo < hi) {
-                const unsigned mid = (lo + hi) >> 1;
-                if (s_end[gp__seg_pad(mid)] + mid < dk) lo = mid + 1;
-                else hi = mid;
-            }
-            i = lo;
-            j = dk - lo;
-            T acc = Op::identity();
-            const unsigned stop = dk + ITEMS < nt ? dk + ITEMS : nt;
-            for (unsigned q = dk; q < stop; q++) {
-                if (i < ne && s_end[gp__seg_pad(i)] <= j) {
-                    if (!mine.h) {
-                        first_row = i0 + i;
-                        first_val = acc;
-                        mine.h = 1;
-                    } else {
-                        gp__store_elem(out + i0 + i, acc);
-                    }
-                    acc = Op::identity();
-                    i++;
-                } else {
-                    acc = Op::apply(acc, s_val[gp__seg_pad(j)]);
-                    j++;
-                }
-            }
-            mine.v = acc;
-        }
-        pair agg;
-        const pair pre = SOp::apply(run, gp__block_scan<SOp, false>(mine, &agg));
-        if (mine.h) {
-            const T v = Op::apply(pre.v, first_val);
-            if (pre.h) gp__store_elem(out + first_row, v);
-            else { /* the block's first segment end: it may have begun in an earlier block */
-                head_row = first_row;
-                head_val = v;
-            }
-        }
-        run = SOp::apply(run, agg);
+        gp__seg_tile<Op, ITEMS>(
+            out, i0, ne, nv, [&](unsigned i) { return s_end[gp__seg_pad(i)]; },
+            [&](unsigned j) { return s_val[gp__seg_pad(j)]; }, run, head_row, head_val);
         i0 = i1;
         j0 = j1;
     }
-    /* the records; the last block folds them */
-    __shared__ uint64_t s_head_row;
-    uint64_t *rec_row = reinterpret_cast<uint64_t *>(scratch + gp__seg_rec_rows_offset());
-    pair *rec_head = reinterpret_cast<pair *>(scratch + GP__SCRATCH_ALIGN + gp__round_up(P * 8, GP__SCRATCH_ALIGN));
-    pair *rec_carry = rec_head + gp__round_up(P * sizeof(pair), GP__SCRATCH_ALIGN) / sizeof(pair);
-    if (tid == 0) s_head_row = GP__SEG_NONE;
-    __syncthreads();
-    if (head_row != GP__SEG_NONE) { /* one thread at most */
-        s_head_row = head_row;
-        pair head;
-        head.v = head_val;
-        head.h = 1;
-        rec_head[blockIdx.x] = head;
-        __threadfence(); /* before thread 0's arrival */
-    }
-    __syncthreads();
-    if (tid == 0) {
-        rec_row[blockIdx.x] = s_head_row;
-        rec_carry[blockIdx.x] = run; /* the same in every thread */
-    }
-    /* the done counter at offset 0 (data lies from GP__SCRATCH_ALIGN on): the last block
-     * returns it to 0 for the next call on this status region */
-    unsigned long long *done = reinterpret_cast<unsigned long long *>(scratch);
-    if (!gp__block_is_last(done)) return;
-    if (tid == 0) *done = 0;
-    /* the last block: blocks in order, each thread a contiguous run of them */
-    const uint64_t per = (P + GP__SEG_THREADS - 1) / GP__SEG_THREADS, b0 = tid * per;
-    const uint64_t b1 = b0 + per < P ? b0 + per : P;
-    pair acc = SOp::identity();
-    for (uint64_t b = b0; b < b1; b++) acc = SOp::apply(acc, gp__load_cg(rec_carry + b));
-    pair pre = gp__block_scan<SOp, false>(acc, NULL);
-    for (uint64_t b = b0; b < b1; b++) {
-        const uint64_t r = gp__load_cg(rec_row + b);
-        if (r != GP__SEG_NONE) gp__store_elem(out + r, Op::apply(pre.v, gp__load_cg(rec_head + b).v));
-        pre = SOp::apply(pre, gp__load_cg(rec_carry + b));
-    }
+    gp__seg_finish<Op>(out, scratch, run, head_row, head_val);
 }
 
 /* Columns: block (strip, chunk); thread (x, y) folds rows [r0 + y * sub, ..) of column
@@ -437,6 +270,8 @@ template <class Op, class Src>
 static cudaError_t gp__seg_reduce_run(typename Op::type *d_out, const Src &src, cudaStream_t s, const gp__device &dev)
 {
     typedef typename Op::type T;
+    if constexpr (gp__segr_fits<T>())
+        if (GP__SEGR_RING && dev.cluster_ok && src.contiguous()) return gp__segr_run<Op>(d_out, src, s, dev); /* sm_90 code */
     void (*kernel)(T *, Src, char *) = gp__seg_reduce_kernel<Op, Src>;
     GP__TRY(gp__kernel_load<gp__seg_reduce_kernel<Op, Src>>());
     static gp__device_cache<int> fits;

@@ -161,23 +161,26 @@ static void check_segmented(const char *name, cudaError_t (*fn)(typename H::type
     const uint64_t base = gp_t_next(st) % 50;
     std::vector<uint64_t> off = make_offsets(pat, n, base, st);
     const size_t S = off.size() - 1, N = off[S];
-    std::vector<T> in(N + mis + 1), ref(S), got(S + 2 * GUARD);
-    for (size_t i = 0; i < N; i++) in[mis + i] = H::value(st);
+    std::vector<T> in(N + 1), ref(S), got(S + 2 * GUARD);
+    for (size_t i = 0; i < N; i++) in[i] = H::value(st);
     for (size_t s = 0; s < S; s++) {
         T acc = H::id();
-        for (uint64_t j = off[s]; j < off[s + 1]; j++) acc = H::apply(acc, in[mis + j]);
+        for (uint64_t j = off[s]; j < off[s + 1]; j++) acc = H::apply(acc, in[j]);
         ref[s] = acc;
     }
+    /* mis: the values moved by their alignment (one element, or 4 bytes into a 16-byte
+     * matrix) and the offsets by 8 bytes, off 16-byte boundaries */
     T *d_in = NULL, *d_out = NULL;
     uint64_t *d_off = NULL;
-    CK(cudaMalloc(&d_in, (N + mis + 1) * sizeof(T)));
+    CK(cudaMalloc(&d_in, (N + 2) * sizeof(T)));
     CK(cudaMalloc(&d_out, (S + 2 * GUARD + 1) * sizeof(T)));
-    CK(cudaMalloc(&d_off, off.size() * 8));
-    CK(cudaMemcpy(d_in, in.data(), (N + mis) * sizeof(T), cudaMemcpyHostToDevice));
-    CK(cudaMemcpy(d_off, off.data(), off.size() * 8, cudaMemcpyHostToDevice));
+    CK(cudaMalloc(&d_off, (off.size() + 1) * 8));
+    T *at = reinterpret_cast<T *>(reinterpret_cast<char *>(d_in) + mis * alignof(T));
+    CK(cudaMemcpy(at, in.data(), N * sizeof(T), cudaMemcpyHostToDevice));
+    CK(cudaMemcpy(d_off + mis, off.data(), off.size() * 8, cudaMemcpyHostToDevice));
     T *out = d_out + GUARD;
     CK(cudaMemset(d_out, 0xA5, (S + 2 * GUARD + 1) * sizeof(T)));
-    const cudaError_t err = fn(out, d_in + mis, d_off, S, 0);
+    const cudaError_t err = fn(out, at, d_off + mis, S, 0);
     CK(cudaDeviceSynchronize());
     CK(cudaMemcpy(got.data(), d_out, (S + 2 * GUARD) * sizeof(T), cudaMemcpyDeviceToHost));
     size_t bad = 0, first = 0;
@@ -414,7 +417,8 @@ extern "C" void test_segmented_reduce_gpu(void)
     check_rows_cols<href_mat2>("mat2", gp_reduce_rows_mat2, gp_reduce_cols_mat2, 530, 1100, 1101, 1, &st);
     for (size_t n : edge_sizes) {
         if (n > cap) continue;
-        for (int pat = 0; pat < PATS; pat++) check_segmented<href_mat2>("mat2", gp_segmented_reduce_mat2, pat, n, 0, &st);
+        for (int pat = 0; pat < PATS; pat++)
+            check_segmented<href_mat2>("mat2", gp_segmented_reduce_mat2, pat, n, (unsigned)(n % 2), &st);
         check_rows_cols<href_mat2>("mat2", gp_reduce_rows_mat2, gp_reduce_cols_mat2, n % 1000 + 1, n / 1000 + 3,
                                    n / 1000 + 4, 0, &st);
     }

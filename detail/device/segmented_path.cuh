@@ -1,0 +1,241 @@
+/* detail/device/segmented_path.cuh -- the merge path that both segmented reduce kernels
+ * walk (segmented_reduce.cuh, one tile at a time; segmented_reduce_ring.cuh, on a ring of
+ * bulk copies): the segmented operator over (head, value) pairs, where segment ends come
+ * from (CSR offsets, or rows), the merge-path search, the fold of one tile by a block and
+ * the last block's fix-up of the segments that cross blocks. Level 3 (device code): needs
+ * block_scan.cuh, single_pass.cuh, ops.cuh and common.cuh.
+ *
+ * The merge path (Merrill & Garland, "Merge-based Parallel Sparse Matrix-Vector
+ * Multiplication", SC'16): the work is the merge of the segment ends (S items) with the
+ * values (N items). Merge item d lies on diagonal d; the split of diagonal d is the
+ * smallest x with end(x) + x >= d: x ends and d - x values come before it. Splitting the
+ * N + S items evenly gives every thread the same work whatever the segment lengths. */
+#ifndef GPUPRIMS_DETAIL_SEGMENTED_PATH_CUH
+#define GPUPRIMS_DETAIL_SEGMENTED_PATH_CUH
+
+#include <stddef.h>
+#include <stdint.h>
+#include "../util/common.cuh"
+#include "../util/ops.cuh"
+
+#define GP__SEG_NONE (~(uint64_t)0) /* a record without a head */
+
+/* The fix-up records, one per block: its first segment end (GP__SEG_NONE if none) with
+ * the value of that segment from the block's start, and the block's carry. */
+static inline GP__HD size_t gp__seg_rec_rows_offset(void) { return GP__SCRATCH_ALIGN; }
+
+#ifdef __CUDACC__
+#include "../warp/warp.cuh"
+#include "../block/block_scan.cuh"
+#include "../agent/single_pass.cuh"
+
+/* A value and the segment heads at or before it, under the segmented operator:
+ * (h1, a) . (h2, b) = (h1 + h2, h2 ? b : a OP b). Associative whenever OP is; a head resets
+ * the fold (a segment began). HEADS: how heads combine, as a flag (OR: the segmented reduce
+ * and scan) or as a count (+: reduce-by-key numbers its runs with it). */
+enum { GP__HEADS_FLAG, GP__HEADS_COUNT };
+template <class Op, class Pair, int HEADS>
+struct gp__head_op {
+    typedef Pair type;
+    static __device__ __forceinline__ type apply(type a, type b)
+    {
+        type r;
+        r.v = b.h ? b.v : Op::apply(a.v, b.v);
+        r.h = HEADS == GP__HEADS_COUNT ? a.h + b.h : a.h | b.h;
+        return r;
+    }
+    static __device__ __forceinline__ type identity()
+    {
+        type r;
+        r.v = Op::identity();
+        r.h = 0;
+        return r;
+    }
+};
+/* The segmented reduce's and scan's pair: a value and a head flag. */
+template <class T>
+struct gp__seg_pair {
+    T v;
+    uint32_t h;
+};
+template <class Op>
+using gp__seg_op = gp__head_op<Op, gp__seg_pair<typename Op::type>, GP__HEADS_FLAG>;
+
+/* Where segment ends come from. CSR: segment i is in[off[i] .. off[i+1]), positions are
+ * relative to off[0]. Rows: segment i is row i, cols elements at in + i * ld; positions
+ * count the rows' elements only (i * cols + c). */
+template <class T>
+struct gp__seg_csr {
+    enum { ENDS = 1 }; /* the ends are read from memory */
+    const T *in;
+    const uint64_t *off;
+    size_t S;
+    uint64_t base;
+    __device__ __forceinline__ const T *values() const { return in + base; } /* value j */
+    __device__ __forceinline__ const uint64_t *ends() const { return off + 1; } /* end x, before base is taken */
+    __host__ __device__ bool contiguous() const { return true; }                 /* values in one run */
+    __device__ __forceinline__ void init() { base = off[0]; }
+    __device__ __forceinline__ uint64_t total() const { return off[S] - base; }
+    __device__ __forceinline__ uint64_t end(size_t i) const { return __ldg(off + i + 1) - base; }
+    __device__ __forceinline__ T value(uint64_t j) const { return gp__load_elem(in + base + j); }
+};
+template <class T>
+struct gp__seg_rows {
+    enum { ENDS = 0 }; /* the ends are computed */
+    const T *in;
+    size_t S, cols, ld;
+    __device__ __forceinline__ const T *values() const { return in; } /* value j, where ld == cols */
+    __host__ __device__ bool contiguous() const { return ld == cols; }
+    __device__ __forceinline__ void init() {}
+    __device__ __forceinline__ uint64_t total() const { return (uint64_t)S * cols; }
+    __device__ __forceinline__ uint64_t end(size_t i) const { return (uint64_t)(i + 1) * cols; }
+    __device__ __forceinline__ T value(uint64_t j) const
+    {
+        return gp__load_elem(in + (ld == cols ? j : j / cols * ld + j % cols));
+    }
+};
+
+/* Merge-path search by one warp: the smallest x in [lo, hi] with end(x) + x >= d (hi when
+ * none below it), 32 probes a round. Every lane returns it. */
+template <class Src>
+static __device__ __forceinline__ size_t gp__seg_search(const Src &src, uint64_t d, size_t lo, size_t hi)
+{
+    const unsigned lane = gp__lane_id();
+    while (lo < hi) {
+        const size_t chunk = (hi - lo + 31) / 32;
+        const size_t x = lo + (size_t)lane * chunk + chunk - 1;
+        const bool ok = x >= hi || src.end(x) + x >= d;
+        const unsigned ball = __ballot_sync(GP__FULL_MASK, ok); /* lane 31 probes at or past hi - 1 */
+        if (ball == 0) return hi;
+        const unsigned L = (unsigned)__ffs(ball) - 1;
+        const size_t nlo = lo + (size_t)L * chunk, nhi = lo + (size_t)L * chunk + chunk - 1;
+        lo = nlo;
+        hi = nhi < hi ? nhi : hi;
+    }
+    return lo;
+}
+
+/* Scratch of P blocks: the done counter, then the records. */
+template <class T>
+static inline GP__HD size_t gp__seg_scratch_bytes(size_t P)
+{
+    return GP__SCRATCH_ALIGN + gp__round_up(P * 8, GP__SCRATCH_ALIGN) + 2 * gp__round_up(P * sizeof(gp__seg_pair<T>), GP__SCRATCH_ALIGN);
+}
+
+/* One tile of the merge path, by the block: the tile has ne segment ends (end_at(i): where
+ * end i falls among the tile's values, 0 .. nv, ascending) and nv values (value_at(j)); its
+ * first end is segment i0. Thread k takes merge items [k ITEMS, (k + 1) ITEMS): it finds
+ * its split by a binary search, folds its items in index order and writes every segment it
+ * sees end except its first, which may have begun in an earlier thread. The threads'
+ * carries (flag: a segment ended; value: the fold since) are scanned with the segmented
+ * operator (Sengupta, Harris, Zhang & Owens, 2007), which completes each thread's first
+ * segment; the block's first one, which may have begun in an earlier block, is kept in
+ * head_row / head_val for the fix-up. run: the block's carry over its tiles so far. */
+template <class Op, unsigned ITEMS, class EndAt, class ValueAt>
+static __device__ __forceinline__ void gp__seg_tile(typename Op::type *out, uint64_t i0, unsigned ne, unsigned nv,
+                                                    const EndAt &end_at, const ValueAt &value_at,
+                                                    gp__seg_pair<typename Op::type> &run, uint64_t &head_row,
+                                                    typename Op::type &head_val)
+{
+    typedef typename Op::type T;
+    typedef gp__seg_op<Op> SOp;
+    typedef gp__seg_pair<T> pair;
+    const unsigned nt = ne + nv, dk = threadIdx.x * ITEMS;
+    pair mine = SOp::identity();
+    uint64_t first_row = GP__SEG_NONE;
+    T first_val = Op::identity();
+    if (dk < nt) {
+        unsigned lo = dk > nv ? dk - nv : 0, hi = dk < ne ? dk : ne;
+        while (lo < hi) {
+            const unsigned mid = (lo + hi) >> 1;
+            if (end_at(mid) + mid < dk) lo = mid + 1;
+            else hi = mid;
+        }
+        unsigned i = lo, j = dk - lo;
+        uint32_t e = i < ne ? end_at(i) : ~0u; /* the next end; none past ne (j never reaches ~0u) */
+        T acc = Op::identity();
+        const unsigned stop = dk + ITEMS < nt ? dk + ITEMS : nt;
+        for (unsigned q = dk; q < stop; q++) {
+            if (e <= j) { /* segment i0 + i ends before value j */
+                if (!mine.h) {
+                    first_row = i0 + i;
+                    first_val = acc;
+                    mine.h = 1;
+                } else {
+                    gp__store_elem(out + i0 + i, acc);
+                }
+                acc = Op::identity();
+                i++;
+                e = i < ne ? end_at(i) : ~0u;
+            } else {
+                acc = Op::apply(acc, value_at(j));
+                j++;
+            }
+        }
+        mine.v = acc;
+    }
+    pair agg;
+    const pair pre = SOp::apply(run, gp__block_scan<SOp, false>(mine, &agg));
+    if (mine.h) {
+        const T v = Op::apply(pre.v, first_val);
+        if (pre.h) gp__store_elem(out + first_row, v);
+        else { /* the block's first segment end: it may have begun in an earlier block */
+            head_row = first_row;
+            head_val = v;
+        }
+    }
+    run = SOp::apply(run, agg);
+}
+
+/* The end of a segmented reduce kernel, every thread of every block: the block's record
+ * (its first segment end and that segment's value from the block's start, and its carry);
+ * the last block to finish folds the P records in block order and writes those heads.
+ * The done counter is at offset 0 of the status region (data lies from GP__SCRATCH_ALIGN
+ * on): the last block returns it to 0 for the next call on the region. */
+template <class Op>
+static __device__ __forceinline__ void gp__seg_finish(typename Op::type *out, char *scratch,
+                                                      const gp__seg_pair<typename Op::type> &run, uint64_t head_row,
+                                                      const typename Op::type &head_val)
+{
+    typedef typename Op::type T;
+    typedef gp__seg_op<Op> SOp;
+    typedef gp__seg_pair<T> pair;
+    const unsigned tid = threadIdx.x, threads = blockDim.x;
+    const uint64_t P = gridDim.x;
+    __shared__ uint64_t s_head_row;
+    uint64_t *rec_row = reinterpret_cast<uint64_t *>(scratch + gp__seg_rec_rows_offset());
+    pair *rec_head = reinterpret_cast<pair *>(scratch + GP__SCRATCH_ALIGN + gp__round_up(P * 8, GP__SCRATCH_ALIGN));
+    pair *rec_carry = rec_head + gp__round_up(P * sizeof(pair), GP__SCRATCH_ALIGN) / sizeof(pair);
+    if (tid == 0) s_head_row = GP__SEG_NONE;
+    __syncthreads();
+    if (head_row != GP__SEG_NONE) { /* one thread at most */
+        s_head_row = head_row;
+        pair head;
+        head.v = head_val;
+        head.h = 1;
+        rec_head[blockIdx.x] = head;
+        __threadfence(); /* before thread 0's arrival */
+    }
+    __syncthreads();
+    if (tid == 0) {
+        rec_row[blockIdx.x] = s_head_row;
+        rec_carry[blockIdx.x] = run; /* the same in every thread */
+    }
+    unsigned long long *done = reinterpret_cast<unsigned long long *>(scratch);
+    if (!gp__block_is_last(done)) return;
+    if (tid == 0) *done = 0;
+    /* the last block: blocks in order, each thread a contiguous run of them */
+    const uint64_t per = (P + threads - 1) / threads, b0 = tid * per;
+    const uint64_t b1 = b0 + per < P ? b0 + per : P;
+    pair acc = SOp::identity();
+    for (uint64_t b = b0; b < b1; b++) acc = SOp::apply(acc, gp__load_cg(rec_carry + b));
+    pair pre = gp__block_scan<SOp, false>(acc, NULL);
+    for (uint64_t b = b0; b < b1; b++) {
+        const uint64_t r = gp__load_cg(rec_row + b);
+        if (r != GP__SEG_NONE) gp__store_elem(out + r, Op::apply(pre.v, gp__load_cg(rec_head + b).v));
+        pre = SOp::apply(pre, gp__load_cg(rec_carry + b));
+    }
+}
+
+#endif /* __CUDACC__ */
+#endif /* GPUPRIMS_DETAIL_SEGMENTED_PATH_CUH */

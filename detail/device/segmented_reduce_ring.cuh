@@ -1,0 +1,301 @@
+/* detail/device/segmented_reduce_ring.cuh -- the segmented reduce (and rows with ld == cols)
+ * on sm_90: the merge path of segmented_path.cuh, fed by two rings of bulk copies.
+ * Level 4 (device code and its launcher): needs segmented_path.cuh, util/mbarrier.cuh,
+ * util/launch.cuh.
+ *
+ * Why: the one-tile kernel (segmented_reduce.cuh) loads a tile, then folds it, then loads
+ * the next: each block has one tile's loads in flight at a time, and four blocks an SM
+ * read at 31-45% of the read rate on the H100. Here a block's work is two streams read in
+ * order, whatever the segment lengths: its values [j_start, j_end) and its segment ends
+ * [i_start, i_end) (the block's first and last splits, found by two searches at the
+ * start). Thread 0 keeps each stream's ring of GP__SEGR_CHUNKS chunks full with bulk
+ * copies, as far ahead of the tile being folded as the ring allows, so the loads of the
+ * next tiles fly while this one is folded. A tile's end on the merge path is then found in
+ * the ends ring (shared memory), never in global memory.
+ *
+ * Bulk copies move 16-byte aligned pieces that lie inside the input; the few words of a
+ * stream outside them (its first and last 16 bytes, where the input starts or ends there)
+ * are copied by thread 0 itself before it arrives on the chunk's barrier. A chunk's
+ * barrier completes once per use of its ring slot, so chunk c waits on parity (c / NCH) & 1.
+ * The tiles, their association and so the result are those of the merge path: bitwise the
+ * same on every run. */
+#ifndef GPUPRIMS_DETAIL_SEGMENTED_REDUCE_RING_CUH
+#define GPUPRIMS_DETAIL_SEGMENTED_REDUCE_RING_CUH
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cuda_runtime_api.h>
+#include "../util/common.cuh"
+#include "../util/ops.cuh"
+
+#define GP__SEGR_THREADS 256
+#define GP__SEGR_CHUNK 2048   /* bytes a bulk copy */
+#define GP__SEGR_CHUNKS 16    /* chunks a ring: 32 KB of values, 32 KB of ends */
+#define GP__SEGR_MIN_BLOCKS 3 /* blocks an SM: 3 x 64 KB of rings, 85 registers a thread */
+#ifndef GP__SEGR_RING
+#define GP__SEGR_RING 1 /* 0: every call on the one-tile kernel (the bench's ladder builds it so) */
+#endif
+
+#ifdef __CUDACC__
+#include "../util/mbarrier.cuh"
+#include "../util/launch.cuh"
+#include "segmented_path.cuh"
+
+/* Merge items a thread: odd, so that threads that fold only values (long segments) start
+ * in 32 different banks: 15 for 4-byte types, 7 for 8-byte, 3 for 16-byte. */
+static constexpr GP__HD unsigned gp__segr_items(size_t elem) { return elem <= 4 ? 15u : elem <= 8 ? 7u : 3u; }
+/* The types the rings take: 4, 8 or 16 bytes, in whole aligned words. */
+template <class T>
+static constexpr bool gp__segr_fits(void)
+{
+    return (sizeof(T) == 4 || sizeof(T) == 8 || sizeof(T) == 16) && alignof(T) >= 4;
+}
+
+/* A block's stream: bytes [lead, end) from g0 (16-byte aligned) in `chunks` chunks of
+ * GP__SEGR_CHUNK; [in_lo, in_hi): the 16-byte aligned part of the input, from g0 (the bulk
+ * copies stay inside it). */
+struct gp__segr_stream {
+    const unsigned char *g0;
+    int64_t lead, end, in_lo, in_hi;
+    uint32_t chunks;
+};
+/* The stream of bytes [first, last) of the input [valid_lo, valid_hi). */
+static __device__ __forceinline__ gp__segr_stream gp__segr_make(const void *first, const void *last,
+                                                               const void *valid_lo, const void *valid_hi)
+{
+    const uintptr_t a = (uintptr_t)first, b = (uintptr_t)last, g = a & ~(uintptr_t)15;
+    gp__segr_stream s;
+    s.g0 = reinterpret_cast<const unsigned char *>(g);
+    s.lead = (int64_t)(a - g);
+    s.end = (int64_t)(b - g);
+    s.in_lo = (int64_t)((((uintptr_t)valid_lo + 15) & ~(uintptr_t)15) - g); /* may be below 0 */
+    s.in_hi = (int64_t)(((uintptr_t)valid_hi & ~(uintptr_t)15)) - (int64_t)g;
+    s.chunks = b > a ? (uint32_t)((s.end + GP__SEGR_CHUNK - 1) / GP__SEGR_CHUNK) : 0;
+    return s;
+}
+/* The chunk that holds byte `rel` of the stream (counted from its first byte). */
+static __device__ __forceinline__ uint32_t gp__segr_chunk_of(const gp__segr_stream &s, uint64_t rel)
+{
+    return (uint32_t)((s.lead + (int64_t)rel) / GP__SEGR_CHUNK);
+}
+
+/* Thread 0: chunk c of stream s into its ring slot. The bulk copy takes the chunk's bytes
+ * inside [in_lo, in_hi) and up to the stream's last 16-byte boundary; the stream's words
+ * outside that (under 16 bytes at each end of the input) are copied here, before the
+ * arrival that releases them. */
+static __device__ __forceinline__ void gp__segr_issue(const gp__segr_stream &s, uint32_t c, unsigned char *slot,
+                                                      uint64_t *bar)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900 /* the bulk copy */
+    const int64_t c0 = (int64_t)c * GP__SEGR_CHUNK, c1 = c0 + GP__SEGR_CHUNK;
+    const int64_t a0 = c0 > s.lead ? c0 : s.lead, a1 = c1 < s.end ? c1 : s.end;
+    const int64_t up = (s.end + 15) & ~(int64_t)15, top = c1 < s.in_hi ? c1 : s.in_hi;
+    const int64_t b0 = c0 > s.in_lo ? c0 : s.in_lo, b1 = top < up ? top : up;
+    auto words = [&](int64_t w0, int64_t w1) {
+        for (int64_t w = w0; w < w1; w += 4)
+            *reinterpret_cast<uint32_t *>(slot + (w - c0)) = *reinterpret_cast<const uint32_t *>(s.g0 + w);
+    };
+    if (b1 > b0) {
+        words(a0, a1 < b0 ? a1 : b0);
+        words(a0 > b1 ? a0 : b1, a1);
+        gp__mbar_arrive_expect(bar, (unsigned)(b1 - b0));
+        gp__bulk_copy(slot + (b0 - c0), s.g0 + b0, (unsigned)(b1 - b0), bar);
+    } else {
+        words(a0, a1);
+        gp__mbar_arrive(bar);
+    }
+#endif
+}
+/* Thread 0: every chunk of s not yet issued whose slot is free (the chunks before the one
+ * that holds byte `rel`, where folding is, are read). */
+static __device__ __forceinline__ void gp__segr_fill(const gp__segr_stream &s, uint32_t &next, uint64_t rel,
+                                                     unsigned char *ring, uint64_t *bars)
+{
+    const uint32_t free_end = gp__segr_chunk_of(s, rel) + GP__SEGR_CHUNKS;
+    for (; next < s.chunks && next < free_end; next++)
+        gp__segr_issue(s, next, ring + (next % GP__SEGR_CHUNKS) * GP__SEGR_CHUNK, &bars[next % GP__SEGR_CHUNKS]);
+}
+/* Waits for chunk c of a ring. */
+static __device__ __forceinline__ void gp__segr_wait(uint64_t *bars, uint32_t c)
+{
+    gp__mbar_wait(&bars[c % GP__SEGR_CHUNKS], (c / GP__SEGR_CHUNKS) & 1);
+}
+
+/* A value out of a ring at byte b (any, taken modulo the ring): whole if its alignment
+ * keeps it inside the ring, else word by word. */
+template <class T>
+static __device__ __forceinline__ T gp__segr_value(const unsigned char *ring, unsigned b)
+{
+    enum { MASK = GP__SEGR_CHUNK * GP__SEGR_CHUNKS - 1 };
+    if constexpr (alignof(T) >= sizeof(T)) {
+        return *reinterpret_cast<const T *>(ring + (b & MASK));
+    } else {
+        uint32_t w[sizeof(T) / 4];
+#pragma unroll
+        for (unsigned q = 0; q < sizeof(T) / 4; q++) w[q] = *reinterpret_cast<const uint32_t *>(ring + ((b + 4 * q) & MASK));
+        T v;
+        memcpy(&v, w, sizeof v);
+        return v;
+    }
+}
+
+/* Dynamic shared memory: the values ring, then (CSR) the ends ring. sm_90+. */
+template <class Op, class Src>
+__global__ void __launch_bounds__(GP__SEGR_THREADS, GP__SEGR_MIN_BLOCKS)
+    gp__segr_kernel(typename Op::type *out, Src src, char *scratch)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    typedef typename Op::type T;
+    typedef gp__seg_op<Op> SOp;
+    typedef gp__seg_pair<T> pair;
+    enum { ITEMS = gp__segr_items(sizeof(T)), TILE = GP__SEGR_THREADS * ITEMS, NCH = GP__SEGR_CHUNKS,
+           RING = GP__SEGR_CHUNK * NCH };
+    /* a tile's ends and values fit their rings whatever their offset in the first chunk */
+    static_assert(TILE * 8 + GP__SEGR_CHUNK <= RING && TILE * sizeof(T) + GP__SEGR_CHUNK <= RING, "ring too small");
+    extern __shared__ __align__(128) unsigned char gp__segr_rings[];
+    unsigned char *vring = gp__segr_rings, *ering = gp__segr_rings + RING;
+    __shared__ uint64_t vbar[NCH], ebar[NCH];
+    __shared__ unsigned long long s_split[4], s_tile_end[2];
+    const unsigned tid = threadIdx.x, warp = tid >> 5, lane = gp__lane_id();
+    if (tid == 0) {
+        for (unsigned c = 0; c < NCH; c++) {
+            gp__mbar_init(&vbar[c], 1);
+            gp__mbar_init(&ebar[c], 1);
+        }
+        asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+    }
+    gp__chain_wait();
+    src.init();
+    const uint64_t N = src.total(), S = src.S, total = N + S;
+    const uint64_t tiles = (total + TILE - 1) / TILE, P = gridDim.x;
+    const uint64_t t_begin = tiles * blockIdx.x / P, t_end = tiles * (blockIdx.x + 1) / P;
+    pair run = SOp::identity(); /* the block's carry so far */
+    uint64_t head_row = GP__SEG_NONE;
+    T head_val = Op::identity();
+    if (t_begin < t_end) {
+        /* the block's first split (warp 0) and its last (warp 1), searched at once */
+        if (warp < 2) {
+            const uint64_t d = warp == 0 ? t_begin * TILE : gp__min_size(t_end * TILE, total);
+            const size_t x = gp__seg_search(src, d, (size_t)(d > N ? d - N : 0), (size_t)(d < S ? d : S));
+            if (lane == 0) {
+                s_split[2 * warp] = x;
+                s_split[2 * warp + 1] = d - x;
+            }
+        }
+        __syncthreads(); /* also: the barriers are set up */
+        const uint64_t i_start = s_split[0], j_start = s_split[1], i_end = s_split[2], j_end = s_split[3];
+        const T *values = src.values();
+        const gp__segr_stream vs = gp__segr_make(values + j_start, values + j_end, values, values + N);
+        gp__segr_stream es = {};
+        if constexpr (Src::ENDS) {
+            const uint64_t *ends = src.ends();
+            es = gp__segr_make(ends + i_start, ends + i_end, ends - 1, ends + S);
+        }
+        uint32_t v_next = 0, e_next = 0; /* thread 0: each stream's next chunk to issue */
+        uint64_t i_t = i_start, j_t = j_start;
+        for (uint64_t t = t_begin; t < t_end; t++) {
+            const uint64_t d_e = gp__min_size((t + 1) * TILE, total);
+            if (warp == 0) {
+                if (lane == 0) {
+                    /* the slots before this tile's were read (the last tile's block scan
+                     * synchronised): order those reads before the copies' writes */
+                    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+                    gp__segr_fill(vs, v_next, (j_t - j_start) * sizeof(T), vring, vbar);
+                    /* the tile's end: the smallest x in [i_t, hi] with end(x) + x >= d_e */
+                    const uint64_t hi = gp__min_size(d_e - j_t, i_end);
+                    uint64_t x = i_t;
+                    if constexpr (Src::ENDS) {
+                        gp__segr_fill(es, e_next, (i_t - i_start) * 8, ering, ebar);
+                        /* chunk by chunk: wait for one, test its last end, search it */
+                        while (x < hi) {
+                            const uint32_t c = gp__segr_chunk_of(es, (x - i_start) * 8);
+                            const uint64_t in_c = i_start + (uint64_t)(((int64_t)(c + 1) * GP__SEGR_CHUNK - es.lead) / 8) - 1;
+                            uint64_t last = in_c < hi - 1 ? in_c : hi - 1;
+                            gp__segr_wait(ebar, c);
+                            auto pos = [&](uint64_t y) {
+                                const uint64_t raw = *reinterpret_cast<const uint64_t *>(
+                                    ering + ((uint64_t)es.lead + (y - i_start) * 8) % RING);
+                                return raw - src.base + y;
+                            };
+                            if (pos(last) < d_e) {
+                                x = last + 1;
+                                continue;
+                            }
+                            while (x < last) {
+                                const uint64_t mid = (x + last) >> 1;
+                                if (pos(mid) < d_e) x = mid + 1;
+                                else last = mid;
+                            }
+                            break;
+                        }
+                    } else {
+                        uint64_t top = hi;
+                        while (x < top) {
+                            const uint64_t mid = (x + top) >> 1;
+                            if (src.end(mid) + mid < d_e) x = mid + 1;
+                            else top = mid;
+                        }
+                    }
+                    s_tile_end[0] = x;
+                    s_tile_end[1] = d_e - x;
+                }
+                __syncwarp();
+                /* the tile's values: a lane a chunk */
+                const uint64_t j_e = s_tile_end[1];
+                if (j_e > j_t) {
+                    const uint32_t c0 = gp__segr_chunk_of(vs, (j_t - j_start) * sizeof(T)),
+                                   c1 = gp__segr_chunk_of(vs, (j_e - j_start) * sizeof(T) - 1);
+                    if (c0 + lane <= c1) gp__segr_wait(vbar, c0 + lane);
+                }
+            }
+            __syncthreads(); /* the tile's end is known, its ends and values have landed */
+            const uint64_t x_e = s_tile_end[0], j_e = s_tile_end[1];
+            const unsigned voff = (unsigned)(((uint64_t)vs.lead + (j_t - j_start) * sizeof(T)) % RING);
+            const unsigned eoff = (unsigned)(((uint64_t)es.lead + (i_t - i_start) * 8) % RING);
+            const uint64_t i0 = i_t, j0 = j_t;
+            gp__seg_tile<Op, ITEMS>(
+                out, i0, (unsigned)(x_e - i0), (unsigned)(j_e - j0),
+                [&](unsigned i) -> uint32_t {
+                    if constexpr (Src::ENDS)
+                        return (uint32_t)(*reinterpret_cast<const uint64_t *>(ering + ((eoff + 8 * i) & (RING - 1))) -
+                                          src.base - j0);
+                    else
+                        return (uint32_t)(src.end(i0 + i) - j0);
+                },
+                [&](unsigned j) { return gp__segr_value<T>(vring, voff + j * (unsigned)sizeof(T)); }, run, head_row,
+                head_val);
+            i_t = x_e;
+            j_t = j_e;
+        }
+    }
+    gp__seg_finish<Op>(out, scratch, run, head_row, head_val);
+#endif
+}
+
+/* The launch (arguments checked; sm_90 code, gp__segr_fits<T>, contiguous values). */
+template <class Op, class Src>
+static cudaError_t gp__segr_run(typename Op::type *d_out, const Src &src, cudaStream_t s, const gp__device &dev)
+{
+    typedef typename Op::type T;
+    void (*kernel)(T *, Src, char *) = gp__segr_kernel<Op, Src>;
+    const int smem = (Src::ENDS ? 2 : 1) * GP__SEGR_CHUNK * GP__SEGR_CHUNKS;
+    GP__TRY(gp__kernel_load<gp__segr_kernel<Op, Src>>(smem));
+    static gp__device_cache<int> fits;
+    int fit = 0;
+    GP__TRY(gp__blocks_per_sm(fits, dev.id, 0, kernel, GP__SEGR_THREADS, (size_t)smem, &fit));
+    const size_t P = (size_t)fit * dev.sms;
+    gp__launch_shape shape = {GP__GRID, (unsigned)P, GP__SEGR_THREADS, 0, 0, 0, 0, 0, 0};
+    shape.smem_bytes = (size_t)smem;
+    shape.scratch_bytes = gp__seg_scratch_bytes<T>(P);
+    shape.scratch_zeroed = 8; /* the done counter; the records are written before they are read */
+    shape.scratch_wait = 1;
+    shape.status_kept = GP__STATUS_SEGMENTED;
+    shape.chain = 1;
+    return gp__launch_device_wide(shape, dev.id, s, [&](const cudaLaunchConfig_t &cfg, void *scratch, uint32_t) {
+        return cudaLaunchKernelEx(&cfg, kernel, d_out, src, (char *)scratch);
+    });
+}
+
+#endif /* __CUDACC__ */
+#endif /* GPUPRIMS_DETAIL_SEGMENTED_REDUCE_RING_CUH */
