@@ -155,6 +155,13 @@ static __device__ __forceinline__ void gp__seg_tile(typename Op::type *out, uint
         uint32_t e = i < ne ? end_at(i) : ~0u; /* the next end; none past ne (j never reaches ~0u) */
         T acc = Op::identity();
         const unsigned stop = dk + ITEMS < nt ? dk + ITEMS : nt;
+        if (stop - dk == ITEMS && e >= j + ITEMS) { /* no end among the items (long segments): */
+            T v[ITEMS];                             /* every load in flight, then the fold */
+#pragma unroll
+            for (unsigned q = 0; q < ITEMS; q++) v[q] = value_at(j + q);
+#pragma unroll
+            for (unsigned q = 0; q < ITEMS; q++) acc = Op::apply(acc, v[q]);
+        } else
         for (unsigned q = dk; q < stop; q++) {
             if (e <= j) { /* segment i0 + i ends before value j */
                 if (!mine.h) {

@@ -8,7 +8,7 @@
  * read at 31-45% of the read rate on the H100. Here a block's work is two streams read in
  * order, whatever the segment lengths: its values [j_start, j_end) and its segment ends
  * [i_start, i_end) (the block's first and last splits, found by two searches at the
- * start). Thread 0 keeps each stream's ring of GP__SEGR_CHUNKS chunks full with bulk
+ * start). Thread 0 keeps each stream's ring (32 KB, in chunks) full with bulk
  * copies, as far ahead of the tile being folded as the ring allows, so the loads of the
  * next tiles fly while this one is folded. A tile's end on the merge path is then found in
  * the ends ring (shared memory), never in global memory.
@@ -16,7 +16,7 @@
  * Bulk copies move 16-byte aligned pieces that lie inside the input; the few words of a
  * stream outside them (its first and last 16 bytes, where the input starts or ends there)
  * are copied by thread 0 itself before it arrives on the chunk's barrier. A chunk's
- * barrier completes once per use of its ring slot, so chunk c waits on parity (c / NCH) & 1.
+ * barrier completes once per use of its ring slot, so chunk c waits on parity (c / slots) & 1.
  * The tiles, their association and so the result are those of the merge path: bitwise the
  * same on every run. */
 #ifndef GPUPRIMS_DETAIL_SEGMENTED_REDUCE_RING_CUH
@@ -30,8 +30,10 @@
 #include "../util/ops.cuh"
 
 #define GP__SEGR_THREADS 256
-#define GP__SEGR_CHUNK 2048   /* bytes a bulk copy */
-#define GP__SEGR_CHUNKS 16    /* chunks a ring: 32 KB of values, 32 KB of ends */
+#define GP__SEGR_RING_BYTES 32768 /* a ring: 32 KB of values, 32 KB of ends */
+#define GP__SEGR_VALUE_CHUNK 4096 /* bytes a bulk copy of values */
+#define GP__SEGR_END_CHUNK 2048   /* of ends: a tile's ends (up to 8 bytes an item) and the
+                                   * chunk they start in must fit the ring */
 #define GP__SEGR_MIN_BLOCKS 3 /* blocks an SM: 3 x 64 KB of rings, 85 registers a thread */
 #ifndef GP__SEGR_RING
 #define GP__SEGR_RING 1 /* 0: every call on the one-tile kernel (the bench's ladder builds it so) */
@@ -52,45 +54,54 @@ static constexpr bool gp__segr_fits(void)
     return (sizeof(T) == 4 || sizeof(T) == 8 || sizeof(T) == 16) && alignof(T) >= 4;
 }
 
-/* A block's stream: bytes [lead, end) from g0 (16-byte aligned) in `chunks` chunks of
- * GP__SEGR_CHUNK; [in_lo, in_hi): the 16-byte aligned part of the input, from g0 (the bulk
- * copies stay inside it). */
+/* A block's stream: bytes [lead, end) from g0 (16-byte aligned) in `chunks` chunks of CH
+ * bytes, in a ring of GP__SEGR_RING_BYTES; [in_lo, in_hi): the 16-byte aligned part of the
+ * input, from g0 (the bulk copies stay inside it). */
+template <unsigned CH>
 struct gp__segr_stream {
+    enum { CHUNK = CH, SLOTS = GP__SEGR_RING_BYTES / CH };
     const unsigned char *g0;
     int64_t lead, end, in_lo, in_hi;
     uint32_t chunks;
 };
 /* The stream of bytes [first, last) of the input [valid_lo, valid_hi). */
-static __device__ __forceinline__ gp__segr_stream gp__segr_make(const void *first, const void *last,
-                                                               const void *valid_lo, const void *valid_hi)
+template <unsigned CH>
+static __device__ __forceinline__ gp__segr_stream<CH> gp__segr_make(const void *first, const void *last,
+                                                                   const void *valid_lo, const void *valid_hi)
 {
     const uintptr_t a = (uintptr_t)first, b = (uintptr_t)last, g = a & ~(uintptr_t)15;
-    gp__segr_stream s;
+    gp__segr_stream<CH> s;
     s.g0 = reinterpret_cast<const unsigned char *>(g);
     s.lead = (int64_t)(a - g);
     s.end = (int64_t)(b - g);
     s.in_lo = (int64_t)((((uintptr_t)valid_lo + 15) & ~(uintptr_t)15) - g); /* may be below 0 */
     s.in_hi = (int64_t)(((uintptr_t)valid_hi & ~(uintptr_t)15)) - (int64_t)g;
-    s.chunks = b > a ? (uint32_t)((s.end + GP__SEGR_CHUNK - 1) / GP__SEGR_CHUNK) : 0;
+    s.chunks = b > a ? (uint32_t)((s.end + CH - 1) / CH) : 0;
     return s;
 }
 /* The chunk that holds byte `rel` of the stream (counted from its first byte). */
-static __device__ __forceinline__ uint32_t gp__segr_chunk_of(const gp__segr_stream &s, uint64_t rel)
+template <class Stream>
+static __device__ __forceinline__ uint32_t gp__segr_chunk_of(const Stream &s, uint64_t rel)
 {
-    return (uint32_t)((s.lead + (int64_t)rel) / GP__SEGR_CHUNK);
+    return (uint32_t)((s.lead + (int64_t)rel) / Stream::CHUNK);
 }
 
 /* Thread 0: chunk c of stream s into its ring slot. The bulk copy takes the chunk's bytes
  * inside [in_lo, in_hi) and up to the stream's last 16-byte boundary; the stream's words
  * outside that (under 16 bytes at each end of the input) are copied here, before the
  * arrival that releases them. */
-static __device__ __forceinline__ void gp__segr_issue(const gp__segr_stream &s, uint32_t c, unsigned char *slot,
-                                                      uint64_t *bar)
+template <class Stream>
+static __device__ __forceinline__ void gp__segr_issue(const Stream &s, uint32_t c, unsigned char *slot, uint64_t *bar)
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900 /* the bulk copy */
-    const int64_t c0 = (int64_t)c * GP__SEGR_CHUNK, c1 = c0 + GP__SEGR_CHUNK;
+    const int64_t c0 = (int64_t)c * Stream::CHUNK, c1 = c0 + Stream::CHUNK;
+    const int64_t up = (s.end + 15) & ~(int64_t)15;
+    if (c0 >= s.in_lo && c1 <= s.in_hi && c1 <= up) { /* inside the input and the stream: all of it */
+        gp__bulk_load(slot, s.g0 + c0, Stream::CHUNK, bar);
+        return;
+    }
     const int64_t a0 = c0 > s.lead ? c0 : s.lead, a1 = c1 < s.end ? c1 : s.end;
-    const int64_t up = (s.end + 15) & ~(int64_t)15, top = c1 < s.in_hi ? c1 : s.in_hi;
+    const int64_t top = c1 < s.in_hi ? c1 : s.in_hi;
     const int64_t b0 = c0 > s.in_lo ? c0 : s.in_lo, b1 = top < up ? top : up;
     auto words = [&](int64_t w0, int64_t w1) {
         for (int64_t w = w0; w < w1; w += 4)
@@ -109,35 +120,70 @@ static __device__ __forceinline__ void gp__segr_issue(const gp__segr_stream &s, 
 }
 /* Thread 0: every chunk of s not yet issued whose slot is free (the chunks before the one
  * that holds byte `rel`, where folding is, are read). */
-static __device__ __forceinline__ void gp__segr_fill(const gp__segr_stream &s, uint32_t &next, uint64_t rel,
+template <class Stream>
+static __device__ __forceinline__ void gp__segr_fill(const Stream &s, uint32_t &next, uint64_t rel,
                                                      unsigned char *ring, uint64_t *bars)
 {
-    const uint32_t free_end = gp__segr_chunk_of(s, rel) + GP__SEGR_CHUNKS;
+    const uint32_t free_end = gp__segr_chunk_of(s, rel) + Stream::SLOTS;
     for (; next < s.chunks && next < free_end; next++)
-        gp__segr_issue(s, next, ring + (next % GP__SEGR_CHUNKS) * GP__SEGR_CHUNK, &bars[next % GP__SEGR_CHUNKS]);
+        gp__segr_issue(s, next, ring + (next % Stream::SLOTS) * Stream::CHUNK, &bars[next % Stream::SLOTS]);
 }
 /* Waits for chunk c of a ring. */
+template <class Stream>
 static __device__ __forceinline__ void gp__segr_wait(uint64_t *bars, uint32_t c)
 {
-    gp__mbar_wait(&bars[c % GP__SEGR_CHUNKS], (c / GP__SEGR_CHUNKS) & 1);
+    gp__mbar_wait(&bars[c % Stream::SLOTS], (c / Stream::SLOTS) & 1);
 }
 
-/* A value out of a ring at byte b (any, taken modulo the ring): whole if its alignment
- * keeps it inside the ring, else word by word. */
-template <class T>
-static __device__ __forceinline__ T gp__segr_value(const unsigned char *ring, unsigned b)
+/* Loads from shared memory by 32-bit address (the ring's base computed once, not the
+ * generic-to-shared window in every iteration of a fold). Volatile: never moved across
+ * the barriers that publish the data. */
+template <class W>
+static __device__ __forceinline__ W gp__segr_lds(unsigned a);
+template <>
+__device__ __forceinline__ uint32_t gp__segr_lds<uint32_t>(unsigned a)
 {
-    enum { MASK = GP__SEGR_CHUNK * GP__SEGR_CHUNKS - 1 };
+    uint32_t v;
+    asm volatile("ld.shared.u32 %0, [%1];" : "=r"(v) : "r"(a));
+    return v;
+}
+template <>
+__device__ __forceinline__ uint64_t gp__segr_lds<uint64_t>(unsigned a)
+{
+    uint64_t v;
+    asm volatile("ld.shared.u64 %0, [%1];" : "=l"(v) : "r"(a));
+    return v;
+}
+template <>
+__device__ __forceinline__ uint4 gp__segr_lds<uint4>(unsigned a)
+{
+    uint4 v;
+    asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "r"(a));
+    return v;
+}
+
+template <int BYTES> struct gp__segr_word;
+template <> struct gp__segr_word<4> { typedef uint32_t type; };
+template <> struct gp__segr_word<8> { typedef uint64_t type; };
+template <> struct gp__segr_word<16> { typedef uint4 type; };
+/* A value out of the ring at shared address `ring` (32-bit), byte b (any, taken modulo the
+ * ring): whole if its alignment keeps it inside the ring, else word by word. */
+template <class T>
+static __device__ __forceinline__ T gp__segr_value(unsigned ring, unsigned b)
+{
+    enum { MASK = GP__SEGR_RING_BYTES - 1 };
+    T v;
     if constexpr (alignof(T) >= sizeof(T)) {
-        return *reinterpret_cast<const T *>(ring + (b & MASK));
+        typedef typename gp__segr_word<sizeof(T)>::type W;
+        const W w = gp__segr_lds<W>(ring + (b & MASK));
+        memcpy(&v, &w, sizeof v);
     } else {
         uint32_t w[sizeof(T) / 4];
 #pragma unroll
-        for (unsigned q = 0; q < sizeof(T) / 4; q++) w[q] = *reinterpret_cast<const uint32_t *>(ring + ((b + 4 * q) & MASK));
-        T v;
+        for (unsigned q = 0; q < sizeof(T) / 4; q++) w[q] = gp__segr_lds<uint32_t>(ring + ((b + 4 * q) & MASK));
         memcpy(&v, w, sizeof v);
-        return v;
     }
+    return v;
 }
 
 /* Dynamic shared memory: the values ring, then (CSR) the ends ring. sm_90+. */
@@ -149,20 +195,19 @@ __global__ void __launch_bounds__(GP__SEGR_THREADS, GP__SEGR_MIN_BLOCKS)
     typedef typename Op::type T;
     typedef gp__seg_op<Op> SOp;
     typedef gp__seg_pair<T> pair;
-    enum { ITEMS = gp__segr_items(sizeof(T)), TILE = GP__SEGR_THREADS * ITEMS, NCH = GP__SEGR_CHUNKS,
-           RING = GP__SEGR_CHUNK * NCH };
-    /* a tile's ends and values fit their rings whatever their offset in the first chunk */
-    static_assert(TILE * 8 + GP__SEGR_CHUNK <= RING && TILE * sizeof(T) + GP__SEGR_CHUNK <= RING, "ring too small");
+    typedef gp__segr_stream<GP__SEGR_VALUE_CHUNK> VStream;
+    typedef gp__segr_stream<GP__SEGR_END_CHUNK> EStream;
+    enum { ITEMS = gp__segr_items(sizeof(T)), TILE = GP__SEGR_THREADS * ITEMS, RING = GP__SEGR_RING_BYTES };
+    /* a tile's ends and values fit their rings whatever their offset in their first chunk */
+    static_assert(TILE * 8 + EStream::CHUNK <= RING && TILE * sizeof(T) + VStream::CHUNK <= RING, "ring too small");
     extern __shared__ __align__(128) unsigned char gp__segr_rings[];
     unsigned char *vring = gp__segr_rings, *ering = gp__segr_rings + RING;
-    __shared__ uint64_t vbar[NCH], ebar[NCH];
+    __shared__ uint64_t vbar[VStream::SLOTS], ebar[EStream::SLOTS];
     __shared__ unsigned long long s_split[4], s_tile_end[2];
     const unsigned tid = threadIdx.x, warp = tid >> 5, lane = gp__lane_id();
     if (tid == 0) {
-        for (unsigned c = 0; c < NCH; c++) {
-            gp__mbar_init(&vbar[c], 1);
-            gp__mbar_init(&ebar[c], 1);
-        }
+        for (unsigned c = 0; c < VStream::SLOTS; c++) gp__mbar_init(&vbar[c], 1);
+        for (unsigned c = 0; c < EStream::SLOTS; c++) gp__mbar_init(&ebar[c], 1);
         asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
     }
     gp__chain_wait();
@@ -186,12 +231,13 @@ __global__ void __launch_bounds__(GP__SEGR_THREADS, GP__SEGR_MIN_BLOCKS)
         __syncthreads(); /* also: the barriers are set up */
         const uint64_t i_start = s_split[0], j_start = s_split[1], i_end = s_split[2], j_end = s_split[3];
         const T *values = src.values();
-        const gp__segr_stream vs = gp__segr_make(values + j_start, values + j_end, values, values + N);
-        gp__segr_stream es = {};
+        const VStream vs = gp__segr_make<VStream::CHUNK>(values + j_start, values + j_end, values, values + N);
+        EStream es = {};
         if constexpr (Src::ENDS) {
             const uint64_t *ends = src.ends();
-            es = gp__segr_make(ends + i_start, ends + i_end, ends - 1, ends + S);
+            es = gp__segr_make<EStream::CHUNK>(ends + i_start, ends + i_end, ends - 1, ends + S);
         }
+        const unsigned vring_u32 = gp__smem_u32(vring), ering_u32 = gp__smem_u32(ering);
         uint32_t v_next = 0, e_next = 0; /* thread 0: each stream's next chunk to issue */
         uint64_t i_t = i_start, j_t = j_start;
         for (uint64_t t = t_begin; t < t_end; t++) {
@@ -210,9 +256,9 @@ __global__ void __launch_bounds__(GP__SEGR_THREADS, GP__SEGR_MIN_BLOCKS)
                         /* chunk by chunk: wait for one, test its last end, search it */
                         while (x < hi) {
                             const uint32_t c = gp__segr_chunk_of(es, (x - i_start) * 8);
-                            const uint64_t in_c = i_start + (uint64_t)(((int64_t)(c + 1) * GP__SEGR_CHUNK - es.lead) / 8) - 1;
+                            const uint64_t in_c = i_start + (uint64_t)(((int64_t)(c + 1) * EStream::CHUNK - es.lead) / 8) - 1;
                             uint64_t last = in_c < hi - 1 ? in_c : hi - 1;
-                            gp__segr_wait(ebar, c);
+                            gp__segr_wait<EStream>(ebar, c);
                             auto pos = [&](uint64_t y) {
                                 const uint64_t raw = *reinterpret_cast<const uint64_t *>(
                                     ering + ((uint64_t)es.lead + (y - i_start) * 8) % RING);
@@ -246,7 +292,7 @@ __global__ void __launch_bounds__(GP__SEGR_THREADS, GP__SEGR_MIN_BLOCKS)
                 if (j_e > j_t) {
                     const uint32_t c0 = gp__segr_chunk_of(vs, (j_t - j_start) * sizeof(T)),
                                    c1 = gp__segr_chunk_of(vs, (j_e - j_start) * sizeof(T) - 1);
-                    if (c0 + lane <= c1) gp__segr_wait(vbar, c0 + lane);
+                    if (c0 + lane <= c1) gp__segr_wait<VStream>(vbar, c0 + lane);
                 }
             }
             __syncthreads(); /* the tile's end is known, its ends and values have landed */
@@ -258,13 +304,13 @@ __global__ void __launch_bounds__(GP__SEGR_THREADS, GP__SEGR_MIN_BLOCKS)
                 out, i0, (unsigned)(x_e - i0), (unsigned)(j_e - j0),
                 [&](unsigned i) -> uint32_t {
                     if constexpr (Src::ENDS)
-                        return (uint32_t)(*reinterpret_cast<const uint64_t *>(ering + ((eoff + 8 * i) & (RING - 1))) -
-                                          src.base - j0);
+                        return (uint32_t)(gp__segr_lds<uint64_t>(ering_u32 + ((eoff + 8 * i) & (RING - 1))) - src.base -
+                                          j0);
                     else
                         return (uint32_t)(src.end(i0 + i) - j0);
                 },
-                [&](unsigned j) { return gp__segr_value<T>(vring, voff + j * (unsigned)sizeof(T)); }, run, head_row,
-                head_val);
+                [&](unsigned j) { return gp__segr_value<T>(vring_u32, voff + j * (unsigned)sizeof(T)); }, run,
+                head_row, head_val);
             i_t = x_e;
             j_t = j_e;
         }
@@ -279,7 +325,7 @@ static cudaError_t gp__segr_run(typename Op::type *d_out, const Src &src, cudaSt
 {
     typedef typename Op::type T;
     void (*kernel)(T *, Src, char *) = gp__segr_kernel<Op, Src>;
-    const int smem = (Src::ENDS ? 2 : 1) * GP__SEGR_CHUNK * GP__SEGR_CHUNKS;
+    const int smem = (Src::ENDS ? 2 : 1) * GP__SEGR_RING_BYTES;
     GP__TRY(gp__kernel_load<gp__segr_kernel<Op, Src>>(smem));
     static gp__device_cache<int> fits;
     int fit = 0;
