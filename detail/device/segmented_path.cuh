@@ -3,7 +3,7 @@
  * bulk copies): the segmented operator over (head, value) pairs, where segment ends come
  * from (CSR offsets, or rows), the merge-path search, the fold of one tile by a block and
  * the last block's fix-up of the segments that cross blocks. Level 3 (device code): needs
- * block_scan.cuh, single_pass.cuh, ops.cuh and common.cuh.
+ * block_scan.cuh, block_reduce.cuh, single_pass.cuh, ops.cuh and common.cuh.
  *
  * The merge path (Merrill & Garland, "Merge-based Parallel Sparse Matrix-Vector
  * Multiplication", SC'16): the work is the merge of the segment ends (S items) with the
@@ -27,6 +27,7 @@ static inline GP__HD size_t gp__seg_rec_rows_offset(void) { return GP__SCRATCH_A
 #ifdef __CUDACC__
 #include "../warp/warp.cuh"
 #include "../block/block_scan.cuh"
+#include "../block/block_reduce.cuh"
 #include "../agent/single_pass.cuh"
 
 /* A value and the segment heads at or before it, under the segmented operator:
@@ -141,6 +142,23 @@ static __device__ __forceinline__ void gp__seg_tile(typename Op::type *out, uint
     typedef gp__seg_op<Op> SOp;
     typedef gp__seg_pair<T> pair;
     const unsigned nt = ne + nv, dk = threadIdx.x * ITEMS;
+    if (ne == 0) { /* no segment ends in the tile (long segments): an ordered block reduce */
+        T acc = Op::identity();
+        if (dk + ITEMS <= nv) {
+            T v[ITEMS]; /* every load in flight, then the fold */
+#pragma unroll
+            for (unsigned q = 0; q < ITEMS; q++) v[q] = value_at(dk + q);
+#pragma unroll
+            for (unsigned q = 0; q < ITEMS; q++) acc = Op::apply(acc, v[q]);
+        } else {
+            for (unsigned j = dk; j < nv; j++) acc = Op::apply(acc, value_at(j));
+        }
+        pair tile;
+        tile.v = gp__block_reduce<Op>(acc);
+        tile.h = 0;
+        run = SOp::apply(run, tile);
+        return;
+    }
     pair mine = SOp::identity();
     uint64_t first_row = GP__SEG_NONE;
     T first_val = Op::identity();

@@ -8,14 +8,14 @@
  * read at 31-45% of the read rate on the H100. Here a block's work is two streams read in
  * order, whatever the segment lengths: its values [j_start, j_end) and its segment ends
  * [i_start, i_end) (the block's first and last splits, found by two searches at the
- * start). Thread 0 keeps each stream's ring (32 KB, in chunks) full with bulk
- * copies, as far ahead of the tile being folded as the ring allows, so the loads of the
+ * start). Warp 0 keeps each stream's ring (32 KB, in chunks) full with bulk
+ * copies, a lane a chunk, as far ahead of the tile being folded as the ring allows, so the loads of the
  * next tiles fly while this one is folded. A tile's end on the merge path is then found in
  * the ends ring (shared memory), never in global memory.
  *
  * Bulk copies move 16-byte aligned pieces that lie inside the input; the few words of a
  * stream outside them (its first and last 16 bytes, where the input starts or ends there)
- * are copied by thread 0 itself before it arrives on the chunk's barrier. A chunk's
+ * are copied by the issuing lane itself before it arrives on the chunk's barrier. A chunk's
  * barrier completes once per use of its ring slot, so chunk c waits on parity (c / slots) & 1.
  * The tiles, their association and so the result are those of the merge path: bitwise the
  * same on every run. */
@@ -86,7 +86,7 @@ static __device__ __forceinline__ uint32_t gp__segr_chunk_of(const Stream &s, ui
     return (uint32_t)((s.lead + (int64_t)rel) / Stream::CHUNK);
 }
 
-/* Thread 0: chunk c of stream s into its ring slot. The bulk copy takes the chunk's bytes
+/* One lane: chunk c of stream s into its ring slot. The bulk copy takes the chunk's bytes
  * inside [in_lo, in_hi) and up to the stream's last 16-byte boundary; the stream's words
  * outside that (under 16 bytes at each end of the input) are copied here, before the
  * arrival that releases them. */
@@ -118,15 +118,20 @@ static __device__ __forceinline__ void gp__segr_issue(const Stream &s, uint32_t 
     }
 #endif
 }
-/* Thread 0: every chunk of s not yet issued whose slot is free (the chunks before the one
- * that holds byte `rel`, where folding is, are read). */
+/* Warp 0: every chunk of s not yet issued whose slot is free (the chunks before the one
+ * that holds byte `rel`, where folding is, are read), a lane a chunk (at most 16). `next`:
+ * the stream's next chunk, the same in every lane. */
 template <class Stream>
 static __device__ __forceinline__ void gp__segr_fill(const Stream &s, uint32_t &next, uint64_t rel,
                                                      unsigned char *ring, uint64_t *bars)
 {
-    const uint32_t free_end = gp__segr_chunk_of(s, rel) + Stream::SLOTS;
-    for (; next < s.chunks && next < free_end; next++)
-        gp__segr_issue(s, next, ring + (next % Stream::SLOTS) * Stream::CHUNK, &bars[next % Stream::SLOTS]);
+    static_assert(Stream::SLOTS <= 32, "a lane a slot");
+    uint32_t free_end = gp__segr_chunk_of(s, rel) + Stream::SLOTS;
+    if (free_end > s.chunks) free_end = s.chunks;
+    if (next >= free_end) return;
+    const uint32_t c = next + gp__lane_id();
+    if (c < free_end) gp__segr_issue(s, c, ring + (c % Stream::SLOTS) * Stream::CHUNK, &bars[c % Stream::SLOTS]);
+    next = free_end;
 }
 /* Waits for chunk c of a ring. */
 template <class Stream>
@@ -238,21 +243,21 @@ __global__ void __launch_bounds__(GP__SEGR_THREADS, GP__SEGR_MIN_BLOCKS)
             es = gp__segr_make<EStream::CHUNK>(ends + i_start, ends + i_end, ends - 1, ends + S);
         }
         const unsigned vring_u32 = gp__smem_u32(vring), ering_u32 = gp__smem_u32(ering);
-        uint32_t v_next = 0, e_next = 0; /* thread 0: each stream's next chunk to issue */
+        uint32_t v_next = 0, e_next = 0; /* warp 0: each stream's next chunk to issue */
         uint64_t i_t = i_start, j_t = j_start;
         for (uint64_t t = t_begin; t < t_end; t++) {
             const uint64_t d_e = gp__min_size((t + 1) * TILE, total);
             if (warp == 0) {
+                /* the slots before this tile's were read (the last tile's block scan
+                 * synchronised): order those reads before the copies' writes */
+                asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+                gp__segr_fill(vs, v_next, (j_t - j_start) * sizeof(T), vring, vbar);
+                if constexpr (Src::ENDS) gp__segr_fill(es, e_next, (i_t - i_start) * 8, ering, ebar);
                 if (lane == 0) {
-                    /* the slots before this tile's were read (the last tile's block scan
-                     * synchronised): order those reads before the copies' writes */
-                    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
-                    gp__segr_fill(vs, v_next, (j_t - j_start) * sizeof(T), vring, vbar);
                     /* the tile's end: the smallest x in [i_t, hi] with end(x) + x >= d_e */
                     const uint64_t hi = gp__min_size(d_e - j_t, i_end);
                     uint64_t x = i_t;
                     if constexpr (Src::ENDS) {
-                        gp__segr_fill(es, e_next, (i_t - i_start) * 8, ering, ebar);
                         /* chunk by chunk: wait for one, test its last end, search it */
                         while (x < hi) {
                             const uint32_t c = gp__segr_chunk_of(es, (x - i_start) * 8);
