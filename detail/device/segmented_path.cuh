@@ -179,10 +179,14 @@ static __device__ __forceinline__ void gp__seg_tile(typename Op::type *out, uint
             for (unsigned q = 0; q < ITEMS; q++) v[q] = value_at(j + q);
 #pragma unroll
             for (unsigned q = 0; q < ITEMS; q++) acc = Op::apply(acc, v[q]);
-        } else
-        for (unsigned q = dk; q < stop; q++) {
-            if (e <= j) { /* segment i0 + i ends before value j */
-                if (!mine.h) {
+        } else {
+            for (unsigned q = dk; q < stop;) {
+                /* the values before the next end (on the path, e >= j), then that end */
+                const unsigned run_end = e - j < stop - q ? e : j + (stop - q);
+                q += run_end - j;
+                for (; j < run_end; j++) acc = Op::apply(acc, value_at(j));
+                if (q == stop) break;
+                if (!mine.h) { /* segment i0 + i ends before value j */
                     first_row = i0 + i;
                     first_val = acc;
                     mine.h = 1;
@@ -191,10 +195,8 @@ static __device__ __forceinline__ void gp__seg_tile(typename Op::type *out, uint
                 }
                 acc = Op::identity();
                 i++;
+                q++;
                 e = i < ne ? end_at(i) : ~0u;
-            } else {
-                acc = Op::apply(acc, value_at(j));
-                j++;
             }
         }
         mine.v = acc;
