@@ -67,8 +67,8 @@
  *        gp_reduce_cols_<name>, gp_{in,ex}clusive_segmented_scan_<name>,
  *        gp_reduce_by_key_<op>_<k>_<v>, GP_DEFINE_SEGMENTED_REDUCE, GP_DEFINE_SEGMENTED_SCAN,
  *        GP_DEFINE_REDUCE_BY_KEY (each [_EXTERN], GP_DECLARE_*) (kernels:
- *        segmented_reduce.cuh, segmented_scan.cuh, segmented_scan_ring.cuh,
- *        reduce_by_key_ring.cuh)
+ *        segmented_path.cuh, segmented_reduce.cuh, segmented_reduce_ring.cuh,
+ *        segmented_scan.cuh, segmented_scan_ring.cuh, reduce_by_key_ring.cuh)
  *      gp_histogram_even_<t>, gp_histogram_range_<t>,    detail/device/histogram.cuh
  *        GP_DEFINE_HISTOGRAM[_EXTERN], GP_DECLARE_HISTOGRAM (bin rules: histogram_bin.cuh)
  *   2  gp_block_histogram_zero/_add/_flush,              detail/block/block_histogram.cuh
