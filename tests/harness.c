@@ -226,8 +226,7 @@ int gp_t_run_cached(const char *stamp, const char *root, const char *const *deps
         }
         if (f) fclose(f);
     }
-    const int status = gp_t_run(cmd, out, cap);
-    if (stamp) { /* its folders, if it is the first stamp there (mkdir -p) */
+    if (stamp) { /* its folders (mkdir -p), before the command: it may write its output there */
         char dir[2048];
         snprintf(dir, sizeof dir, "%s", stamp);
         for (char *c = dir + 1; *c; c++)
@@ -237,6 +236,7 @@ int gp_t_run_cached(const char *stamp, const char *root, const char *const *deps
                 *c = '/';
             }
     }
+    const int status = gp_t_run(cmd, out, cap);
     FILE *f = stamp && status != -1 ? fopen(stamp, "w") : NULL;
     if (f) {
         fprintf(f, "cmd: %s\nstatus: %d\n%s", cmd, status, cap ? out : "");
