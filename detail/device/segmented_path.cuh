@@ -123,6 +123,18 @@ static inline GP__HD size_t gp__seg_scratch_bytes(size_t P)
     return GP__SCRATCH_ALIGN + gp__round_up(P * 8, GP__SCRATCH_ALIGN) + 2 * gp__round_up(P * sizeof(gp__seg_pair<T>), GP__SCRATCH_ALIGN);
 }
 
+/* ITEMS values from j on, folded in order from the identity: every load in flight first. */
+template <class Op, unsigned ITEMS, class ValueAt>
+static __device__ __forceinline__ typename Op::type gp__seg_fold_items(const ValueAt &value_at, unsigned j)
+{
+    typename Op::type v[ITEMS], acc = Op::identity();
+#pragma unroll
+    for (unsigned q = 0; q < ITEMS; q++) v[q] = value_at(j + q);
+#pragma unroll
+    for (unsigned q = 0; q < ITEMS; q++) acc = Op::apply(acc, v[q]);
+    return acc;
+}
+
 /* One tile of the merge path, by the block: the tile has ne segment ends (end_at(i): where
  * end i falls among the tile's values, 0 .. nv, ascending) and nv values (value_at(j)); its
  * first end is segment i0. Thread k takes merge items [k ITEMS, (k + 1) ITEMS): it finds
@@ -145,11 +157,7 @@ static __device__ __forceinline__ void gp__seg_tile(typename Op::type *out, uint
     if (ne == 0) { /* no segment ends in the tile (long segments): an ordered block reduce */
         T acc = Op::identity();
         if (dk + ITEMS <= nv) {
-            T v[ITEMS]; /* every load in flight, then the fold */
-#pragma unroll
-            for (unsigned q = 0; q < ITEMS; q++) v[q] = value_at(dk + q);
-#pragma unroll
-            for (unsigned q = 0; q < ITEMS; q++) acc = Op::apply(acc, v[q]);
+            acc = gp__seg_fold_items<Op, ITEMS>(value_at, dk);
         } else {
             for (unsigned j = dk; j < nv; j++) acc = Op::apply(acc, value_at(j));
         }
@@ -173,12 +181,8 @@ static __device__ __forceinline__ void gp__seg_tile(typename Op::type *out, uint
         uint32_t e = i < ne ? end_at(i) : ~0u; /* the next end; none past ne (j never reaches ~0u) */
         T acc = Op::identity();
         const unsigned stop = dk + ITEMS < nt ? dk + ITEMS : nt;
-        if (stop - dk == ITEMS && e >= j + ITEMS) { /* no end among the items (long segments): */
-            T v[ITEMS];                             /* every load in flight, then the fold */
-#pragma unroll
-            for (unsigned q = 0; q < ITEMS; q++) v[q] = value_at(j + q);
-#pragma unroll
-            for (unsigned q = 0; q < ITEMS; q++) acc = Op::apply(acc, v[q]);
+        if (stop - dk == ITEMS && e >= j + ITEMS) { /* no end among the items (long segments) */
+            acc = gp__seg_fold_items<Op, ITEMS>(value_at, j);
         } else {
             for (unsigned q = dk; q < stop;) {
                 /* the values before the next end (on the path, e >= j), then that end */
