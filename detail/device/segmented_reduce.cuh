@@ -266,12 +266,12 @@ static cudaError_t gp__seg_fill(typename Op::type *out, size_t n, const gp__devi
     return gp__chained_launch(gp__seg_fill_kernel<Op>, (unsigned)blocks, 256, s, dev.cluster_ok != 0, out, n);
 }
 
+/* The launch of the one-tile kernel. */
 template <class Op, class Src>
-static cudaError_t gp__seg_reduce_run(typename Op::type *d_out, const Src &src, cudaStream_t s, const gp__device &dev)
+static cudaError_t gp__seg_one_tile_run(typename Op::type *d_out, const Src &src, cudaStream_t s,
+                                        const gp__device &dev)
 {
     typedef typename Op::type T;
-    if constexpr (gp__segr_fits<T>())
-        if (GP__SEGR_RING && dev.cluster_ok && src.contiguous()) return gp__segr_run<Op>(d_out, src, s, dev); /* sm_90 code */
     void (*kernel)(T *, Src, char *) = gp__seg_reduce_kernel<Op, Src>;
     GP__TRY(gp__kernel_load<gp__seg_reduce_kernel<Op, Src>>());
     static gp__device_cache<int> fits;
@@ -287,6 +287,23 @@ static cudaError_t gp__seg_reduce_run(typename Op::type *d_out, const Src &src, 
     return gp__launch_device_wide(shape, dev.id, s, [&](const cudaLaunchConfig_t &cfg, void *scratch, uint32_t) {
         return cudaLaunchKernelEx(&cfg, kernel, d_out, src, (char *)scratch);
     });
+}
+
+/* The segmented reduce and the rows on the merge path: on the rings where they apply, else
+ * one tile at a time. Where every target is sm_90 or later, the CSR reduce of a type the
+ * rings take never needs the one-tile kernel, and it is not compiled. */
+template <class Op, class Src>
+static cudaError_t gp__seg_reduce_run(typename Op::type *d_out, const Src &src, cudaStream_t s, const gp__device &dev)
+{
+    typedef typename Op::type T;
+    constexpr bool ring = gp__segr_fits<T>() && GP__SEGR_RING;
+    if constexpr (ring && Src::ENDS && gp__segr_every_arch_sm90()) {
+        return gp__segr_run<Op>(d_out, src, s, dev);
+    } else {
+        if constexpr (ring)
+            if (dev.cluster_ok && src.contiguous()) return gp__segr_run<Op>(d_out, src, s, dev); /* sm_90 code */
+        return gp__seg_one_tile_run<Op>(d_out, src, s, dev);
+    }
 }
 
 /* gp_segmented_reduce_<name> */

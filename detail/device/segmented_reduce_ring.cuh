@@ -54,6 +54,21 @@ static constexpr bool gp__segr_fits(void)
     return (sizeof(T) == 4 || sizeof(T) == 8 || sizeof(T) == 16) && alignof(T) >= 4;
 }
 
+/* Whether every architecture this file is compiled for is sm_90 or later: then every GPU
+ * that runs it has the bulk copy engine and clusters (gp__device.cluster_ok), and the CSR
+ * reduce needs no other kernel. */
+static constexpr bool gp__segr_every_arch_sm90(void)
+{
+#ifdef __CUDA_ARCH_LIST__
+    constexpr int archs[] = {__CUDA_ARCH_LIST__};
+    for (int a : archs)
+        if (a < 900) return false;
+    return true;
+#else
+    return false;
+#endif
+}
+
 /* A block's stream: bytes [lead, end) from g0 (16-byte aligned) in `chunks` chunks of CH
  * bytes, in a ring of GP__SEGR_RING_BYTES; [in_lo, in_hi): the 16-byte aligned part of the
  * input, from g0 (the bulk copies stay inside it). */
