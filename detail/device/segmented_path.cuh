@@ -3,7 +3,7 @@
  * bulk copies): the segmented operator over (head, value) pairs, where segment ends come
  * from (CSR offsets, or rows), the merge-path search, the fold of one tile by a block and
  * the last block's fix-up of the segments that cross blocks. Level 3 (device code): needs
- * block_scan.cuh, block_reduce.cuh, single_pass.cuh, ops.cuh and common.cuh.
+ * block_scan.cuh, block_reduce.cuh, single_pass.cuh, launch.cuh, ops.cuh and common.cuh.
  *
  * The merge path (Merrill & Garland, "Merge-based Parallel Sparse Matrix-Vector
  * Multiplication", SC'16): the work is the merge of the segment ends (S items) with the
@@ -29,6 +29,7 @@ static inline GP__HD size_t gp__seg_rec_rows_offset(void) { return GP__SCRATCH_A
 #include "../block/block_scan.cuh"
 #include "../block/block_reduce.cuh"
 #include "../agent/single_pass.cuh"
+#include "../util/launch.cuh"
 
 /* A value and the segment heads at or before it, under the segmented operator:
  * (h1, a) . (h2, b) = (h1 + h2, h2 ? b : a OP b). Associative whenever OP is; a head resets
@@ -266,6 +267,32 @@ static __device__ __forceinline__ void gp__seg_finish(typename Op::type *out, ch
         if (r != GP__SEG_NONE) gp__store_elem(out + r, Op::apply(pre.v, gp__load_cg(rec_head + b).v));
         pre = SOp::apply(pre, gp__load_cg(rec_carry + b));
     }
+}
+
+/* The launch of either segmented reduce kernel, Kernel(out, src, scratch): as many blocks as
+ * fit (the grid is persistent: the host does not know N), `threads` each, `smem` bytes of
+ * dynamic shared memory; scratch is the stream's status region (gp__seg_scratch_bytes:
+ * the done counter, which the last block returns to 0, then records written before they
+ * are read). */
+template <auto Kernel, class T, class Src>
+static cudaError_t gp__seg_launch(T *d_out, const Src &src, unsigned threads, int smem, cudaStream_t s,
+                                  const gp__device &dev)
+{
+    GP__TRY(gp__kernel_load<Kernel>(smem));
+    static gp__device_cache<int> fits;
+    int fit = 0;
+    GP__TRY(gp__blocks_per_sm(fits, dev.id, 0, Kernel, threads, (size_t)smem, &fit));
+    const size_t P = (size_t)fit * dev.sms;
+    gp__launch_shape shape = {GP__GRID, (unsigned)P, threads, 0, 0, 0, 0, 0, 0};
+    shape.smem_bytes = (size_t)smem;
+    shape.scratch_bytes = gp__seg_scratch_bytes<T>(P);
+    shape.scratch_zeroed = 8; /* the done counter; the records are written before they are read */
+    shape.scratch_wait = dev.cluster_ok;
+    shape.status_kept = GP__STATUS_SEGMENTED;
+    shape.chain = dev.cluster_ok;
+    return gp__launch_device_wide(shape, dev.id, s, [&](const cudaLaunchConfig_t &cfg, void *scratch, uint32_t) {
+        return cudaLaunchKernelEx(&cfg, Kernel, d_out, src, (char *)scratch);
+    });
 }
 
 #endif /* __CUDACC__ */

@@ -1,27 +1,15 @@
-/* detail/device/segmented_reduce.cuh -- the kernels and host launchers of the segmented
- * reduce (CSR offsets), the reduce along rows and the reduce along columns. Level 4: needs
- * warp.cuh, block_scan.cuh, reduce.cuh, launch.cuh, ops.cuh and common.cuh; the public names and
- * macros are in segmented.cuh.
+/* detail/device/segmented_reduce.cuh -- the segmented reduce (CSR offsets), the reduce along
+ * rows and the reduce along columns: the one-tile merge-path kernel, the rows and columns
+ * kernels, and the host side of all three. Level 4: needs segmented_path.cuh (the merge
+ * path both segmented reduce kernels share), segmented_reduce_ring.cuh (the kernel fed by
+ * rings of bulk copies, sm_90), reduce.cuh, launch.cuh, ops.cuh and common.cuh; the public
+ * names and macros are in segmented.cuh.
  *
- * Segmented reduce, and rows (segments of `cols` elements): merge path (Merrill & Garland,
- * "Merge-based Parallel Sparse Matrix-Vector Multiplication", SC'16). The work is the
- * merge of the segment ends (num_segments items) with the values (N items), split evenly:
- * a tile is 256 x 16 merge items (for 4-byte types), whatever the segment lengths, so empty segments,
- * segments of one element and one segment of half the input all run at the same rate.
- * The host does not know N (the offsets are on the device), so the grid is persistent:
- * P blocks (as many as fit), block b takes the contiguous tiles [b T / P, (b+1) T / P).
- * In a tile: warp 0 finds where the tile ends by a 32-way search of the offsets (in
- * global memory; the start is the previous tile's end), every thread stages values and
- * ends in shared memory (coalesced), each thread finds its own 16 items by a binary
- * search there and folds them in index order, writing every segment that it sees end
- * except its first (which may have begun in an earlier thread). The threads' carries
- * (flag: a segment ended; value: the fold since the last end) are scanned with the
- * segmented operator (Sengupta, Harris, Zhang & Owens, 2007), which gives each thread's
- * first segment its prefix; the first segment of a block, which may have begun in an
- * earlier block, is left in a per-block record with the block's carry, and the last block
- * to finish folds the P records in block order and writes those heads. Everything is
- * combined in index order with an association fixed by num_segments, N and P (the GPU's
- * SM count): bitwise the same on every run.
+ * The one-tile kernel (other value sizes, ld != cols, GPUs before sm_90): each block takes
+ * its tiles of 256 x 16 merge items (4-byte types) one at a time; warp 0 finds the next
+ * tile's end by a 32-way search of the offsets in global memory while the tile's values
+ * and ends are loaded, coalesced, into shared memory (one pad word per 32, so that threads
+ * 16 items apart fall in distinct banks); then the block folds the tile (gp__seg_tile).
  *
  * Rows of 16 KB or more (GP__ROWS_BLOCK_MIN_BYTES), two waves of blocks of them or more: a
  * block a row, each row reduced as the plain reduce reduces a block's run (reduce.cuh).
@@ -271,22 +259,7 @@ template <class Op, class Src>
 static cudaError_t gp__seg_one_tile_run(typename Op::type *d_out, const Src &src, cudaStream_t s,
                                         const gp__device &dev)
 {
-    typedef typename Op::type T;
-    void (*kernel)(T *, Src, char *) = gp__seg_reduce_kernel<Op, Src>;
-    GP__TRY(gp__kernel_load<gp__seg_reduce_kernel<Op, Src>>());
-    static gp__device_cache<int> fits;
-    int fit = 0;
-    GP__TRY(gp__blocks_per_sm(fits, dev.id, 0, kernel, GP__SEG_THREADS, 0, &fit));
-    const size_t P = (size_t)fit * dev.sms;
-    gp__launch_shape shape = {GP__GRID, (unsigned)P, GP__SEG_THREADS, 0, 0, 0, 0, 0, 0};
-    shape.scratch_bytes = gp__seg_scratch_bytes<T>(P);
-    shape.scratch_zeroed = 8; /* the done counter; the records are written before they are read */
-    shape.scratch_wait = dev.cluster_ok;
-    shape.status_kept = GP__STATUS_SEGMENTED;
-    shape.chain = dev.cluster_ok;
-    return gp__launch_device_wide(shape, dev.id, s, [&](const cudaLaunchConfig_t &cfg, void *scratch, uint32_t) {
-        return cudaLaunchKernelEx(&cfg, kernel, d_out, src, (char *)scratch);
-    });
+    return gp__seg_launch<gp__seg_reduce_kernel<Op, Src>>(d_out, src, GP__SEG_THREADS, 0, s, dev);
 }
 
 /* The segmented reduce and the rows on the merge path: on the rings where they apply, else

@@ -343,24 +343,8 @@ __global__ void __launch_bounds__(GP__SEGR_THREADS, GP__SEGR_MIN_BLOCKS)
 template <class Op, class Src>
 static cudaError_t gp__segr_run(typename Op::type *d_out, const Src &src, cudaStream_t s, const gp__device &dev)
 {
-    typedef typename Op::type T;
-    void (*kernel)(T *, Src, char *) = gp__segr_kernel<Op, Src>;
-    const int smem = (Src::ENDS ? 2 : 1) * GP__SEGR_RING_BYTES;
-    GP__TRY(gp__kernel_load<gp__segr_kernel<Op, Src>>(smem));
-    static gp__device_cache<int> fits;
-    int fit = 0;
-    GP__TRY(gp__blocks_per_sm(fits, dev.id, 0, kernel, GP__SEGR_THREADS, (size_t)smem, &fit));
-    const size_t P = (size_t)fit * dev.sms;
-    gp__launch_shape shape = {GP__GRID, (unsigned)P, GP__SEGR_THREADS, 0, 0, 0, 0, 0, 0};
-    shape.smem_bytes = (size_t)smem;
-    shape.scratch_bytes = gp__seg_scratch_bytes<T>(P);
-    shape.scratch_zeroed = 8; /* the done counter; the records are written before they are read */
-    shape.scratch_wait = 1;
-    shape.status_kept = GP__STATUS_SEGMENTED;
-    shape.chain = 1;
-    return gp__launch_device_wide(shape, dev.id, s, [&](const cudaLaunchConfig_t &cfg, void *scratch, uint32_t) {
-        return cudaLaunchKernelEx(&cfg, kernel, d_out, src, (char *)scratch);
-    });
+    return gp__seg_launch<gp__segr_kernel<Op, Src>>(d_out, src, GP__SEGR_THREADS,
+                                                    (Src::ENDS ? 2 : 1) * GP__SEGR_RING_BYTES, s, dev);
 }
 
 #endif /* __CUDACC__ */
