@@ -36,10 +36,10 @@ __global__ void fill_u16(uint16_t *x, size_t n)
         x[i] = (uint16_t)hash32(i, 2);
 }
 template <class T>
-__global__ void fill_unit(T *x, size_t n) /* [0, 1) */
+__global__ void fill_unit(T *x, size_t n, int same = 0) /* [0, 1); same: every element 0.3 */
 {
     for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
-        x[i] = (T)((double)(hash32(i, 3) >> 8) * 0x1p-24); /* exact in float: never rounds up to 1 */
+        x[i] = same ? (T)0.3 : (T)((double)(hash32(i, 3) >> 8) * 0x1p-24); /* exact in float: never rounds up to 1 */
 }
 __global__ void empty_kernel(void) {}
 
@@ -261,31 +261,38 @@ int main(void)
             gp_table_row("2^%d|%.1f|%.1f%%|-|-|-", (int)log2((double)r.bins), r.gp_ms * 1e3, 100.0 * r.read_ms / r.gp_ms);
     }
     gp_bench_note("Bins of equal width over [0, 1): 1024 to 4096 bins take 32-bit shared counters in copies, 65536 bins "
-                  "16-bit counters, past about 115K bins every element is a global atomic.");
+                  "16-bit counters; past about 115K bins the values are partitioned by their bins' high bits (16384 bins "
+                  "a part), and each part counted in shared memory.");
 
     /* the ladder: each step of the design on u8 2^28 and f32 1024 bins 2^28 */
     gp_table_begin("Ladder (this run): each design step", "step|row|gp us|% of read");
     struct step { const char *name; int what, lg, elem, same; size_t bins; gp__hist_knobs k; };
-    /* knobs: force_zeroed, copies, no_values, lanes, double_rule, no_cells */
+    /* knobs: force_zeroed, copies, no_values, lanes, double_rule, no_cells, no_split */
     const step steps[] = {
-        {"1. bins by the rule, one shared copy per block", W_EVEN_U8, 28, 1, 0, 256, {0, 1, 1, 0, 0, 0}},
-        {"1. bins by the rule, one shared copy per block", W_EVEN_U8, 28, 1, 1, 256, {0, 1, 1, 0, 0, 0}},
-        {"2. + a copy per warp (16 copies)", W_EVEN_U8, 28, 1, 0, 256, {0, 16, 1, 0, 0, 0}},
-        {"2. + a copy per warp (16 copies)", W_EVEN_U8, 28, 1, 1, 256, {0, 16, 1, 0, 0, 0}},
-        {"3. + bytes counted by value (256 counters a copy)", W_EVEN_U8, 28, 1, 0, 256, {0, 16, 0, 1, 0, 0}},
-        {"3. + bytes counted by value (256 counters a copy)", W_EVEN_U8, 28, 1, 1, 256, {0, 16, 0, 1, 0, 0}},
-        {"4. + a counter per lane in its own bank, one copy (the library)", W_EVEN_U8, 28, 1, 0, 256, {0, 0, 0, 0, 0, 0}},
-        {"4. + a counter per lane in its own bank, one copy (the library)", W_EVEN_U8, 28, 1, 1, 256, {0, 0, 0, 0, 0, 0}},
-        {"4b. the same with two copies (not kept)", W_EVEN_U8, 28, 1, 0, 256, {0, 2, 0, 0, 0, 0}},
-        {"4b. the same with two copies (not kept)", W_EVEN_U8, 28, 1, 1, 256, {0, 2, 0, 0, 0, 0}},
-        {"f32 1024: the rule in double per element", W_EVEN_F32, 28, 4, 0, 1024, {0, 0, 0, 0, 1, 0}},
-        {"f32 1024: float arithmetic, the rule near edges (the library)", W_EVEN_F32, 28, 4, 0, 1024, {0, 0, 0, 0, 0, 0}},
-        {"f32 1024: one copy per block", W_EVEN_F32, 28, 4, 0, 1024, {0, 1, 0, 0, 0, 0}},
-        {"f32 1024: merge into a cleared output (memset + kernel)", W_EVEN_F32, 28, 4, 0, 1024, {1, 0, 0, 0, 0, 0}},
-        {"f32 range 1024: bisection over the edges in shared memory", W_RANGE_F32, 28, 4, 0, 1024, {0, 0, 0, 0, 0, 1}},
-        {"f32 range 1024: a table of 4096 cells (the library)", W_RANGE_F32, 28, 4, 0, 1024, {0, 0, 0, 0, 0, 0}},
-        {"u8 2^16 back to back: memset + kernel", W_EVEN_U8, 16, 1, 0, 8000, {1, 0, 0, 0, 0, 0}},
-        {"u8 2^16 back to back: one launch (the library, 8000 bins: last block)", W_EVEN_U8, 16, 1, 0, 8000, {0, 0, 0, 0, 0, 0}},
+        {"1. bins by the rule, one shared copy per block", W_EVEN_U8, 28, 1, 0, 256, {0, 1, 1, 0, 0, 0, 0}},
+        {"1. bins by the rule, one shared copy per block", W_EVEN_U8, 28, 1, 1, 256, {0, 1, 1, 0, 0, 0, 0}},
+        {"2. + a copy per warp (16 copies)", W_EVEN_U8, 28, 1, 0, 256, {0, 16, 1, 0, 0, 0, 0}},
+        {"2. + a copy per warp (16 copies)", W_EVEN_U8, 28, 1, 1, 256, {0, 16, 1, 0, 0, 0, 0}},
+        {"3. + bytes counted by value (256 counters a copy)", W_EVEN_U8, 28, 1, 0, 256, {0, 16, 0, 1, 0, 0, 0}},
+        {"3. + bytes counted by value (256 counters a copy)", W_EVEN_U8, 28, 1, 1, 256, {0, 16, 0, 1, 0, 0, 0}},
+        {"4. + a counter per lane in its own bank, one copy (the library)", W_EVEN_U8, 28, 1, 0, 256, {0, 0, 0, 0, 0, 0, 0}},
+        {"4. + a counter per lane in its own bank, one copy (the library)", W_EVEN_U8, 28, 1, 1, 256, {0, 0, 0, 0, 0, 0, 0}},
+        {"4b. the same with two copies (not kept)", W_EVEN_U8, 28, 1, 0, 256, {0, 2, 0, 0, 0, 0, 0}},
+        {"4b. the same with two copies (not kept)", W_EVEN_U8, 28, 1, 1, 256, {0, 2, 0, 0, 0, 0, 0}},
+        {"f32 1024: the rule in double per element", W_EVEN_F32, 28, 4, 0, 1024, {0, 0, 0, 0, 1, 0, 0}},
+        {"f32 1024: float arithmetic, the rule near edges (the library)", W_EVEN_F32, 28, 4, 0, 1024, {0, 0, 0, 0, 0, 0, 0}},
+        {"f32 1024: one copy per block", W_EVEN_F32, 28, 4, 0, 1024, {0, 1, 0, 0, 0, 0, 0}},
+        {"f32 1024: merge into a cleared output (memset + kernel)", W_EVEN_F32, 28, 4, 0, 1024, {1, 0, 0, 0, 0, 0, 0}},
+        {"f32 range 1024: bisection over the edges in shared memory", W_RANGE_F32, 28, 4, 0, 1024, {0, 0, 0, 0, 0, 1, 0}},
+        {"f32 range 1024: a table of 4096 cells (the library)", W_RANGE_F32, 28, 4, 0, 1024, {0, 0, 0, 0, 0, 0, 0}},
+        {"u8 2^16 back to back: memset + kernel", W_EVEN_U8, 16, 1, 0, 8000, {1, 0, 0, 0, 0, 0, 0}},
+        {"u8 2^16 back to back: one launch (the library, 8000 bins: last block)", W_EVEN_U8, 16, 1, 0, 8000, {0, 0, 0, 0, 0, 0, 0}},
+        {"f32 2^18 bins: a global atomic per element", W_EVEN_F32, 28, 4, 0, 1u << 18, {0, 0, 0, 0, 0, 0, 1}},
+        {"f32 2^18 bins: partitioned, parts counted in shared memory (the library)", W_EVEN_F32, 28, 4, 0, 1u << 18, {0, 0, 0, 0, 0, 0, 0}},
+        {"f32 2^24 bins: a global atomic per element", W_EVEN_F32, 28, 4, 0, 1u << 24, {0, 0, 0, 0, 0, 0, 1}},
+        {"f32 2^24 bins: partitioned, parts counted in shared memory (the library)", W_EVEN_F32, 28, 4, 0, 1u << 24, {0, 0, 0, 0, 0, 0, 0}},
+        {"f32 2^24 bins: a global atomic per element", W_EVEN_F32, 28, 4, 1, 1u << 24, {0, 0, 0, 0, 0, 0, 1}},
+        {"f32 2^24 bins: partitioned (the library)", W_EVEN_F32, 28, 4, 1, 1u << 24, {0, 0, 0, 0, 0, 0, 0}},
     };
     for (size_t s = 0; s < sizeof steps / sizeof *steps; s++) {
         const step &w = steps[s];
@@ -295,7 +302,7 @@ int main(void)
         c.knobs = w.k;
         c.use_knobs = 1;
         if (w.elem == 1) fill_u8<<<2048, 256>>>((uint8_t *)in, c.n, w.same);
-        else fill_unit<float><<<2048, 256>>>((float *)in, c.n);
+        else fill_unit<float><<<2048, 256>>>((float *)in, c.n, w.same);
         CUDA_CHK_LAUNCH();
         validate(&c, c.n, w.name);
         call rd = c;

@@ -23,8 +23,11 @@
  *                   finish moves them to the output (atomicExch with 0: the accumulators
  *                   are left as found) and resets the done counter;
  *   GP__HIST_ZEROED more bins: the output is cleared (cudaMemsetAsync), and blocks add
- *                   into it; past what shared memory holds (about 58K bins on the H100),
- *                   every element is a 64-bit atomic in global memory (the L2).
+ *                   into it.
+ * Past what shared memory holds (about 115K bins on the H100, in 16-bit counters), the
+ * values are partitioned by bin first and each part counted in shared memory
+ * (histogram_split.cuh); small inputs, more than 2^26 bins, and calls whose scratch cannot
+ * be had count every element with a 64-bit atomic in global memory instead. 
  * Edges (range bins) sit in shared memory beside the counters when they fit, floats' edges
  * rounded up to float (x >= e exactly when x >= the smallest float >= e). */
 #ifndef GPUPRIMS_DETAIL_HISTOGRAM_CUH
@@ -53,6 +56,7 @@
 #include "../block/block_histogram.cuh"
 #include "../util/launch.cuh"
 #include "../agent/single_pass.cuh"
+#include "histogram_split.cuh"
 
 /* ---- binners: bin(x) < bins, or >= bins (not counted). On the host, smem_want(smem_max)
  * says how much shared memory the binner would like (it may shrink its plans to fit);
@@ -193,6 +197,29 @@ static __device__ __forceinline__ bool gp__hist_key32_ok(const Bin &) { return t
 static __device__ __forceinline__ bool gp__hist_key32_ok(const gp__hist_by_even_float<float> &b) { return b.e.f_fast; }
 template <class T, class E>
 static __device__ __forceinline__ bool gp__hist_key32_ok(const gp__hist_by_edges<T, E> &b) { return b.table != NULL; }
+
+/* x's bin in 32 bits, or `bins` (< 2^32) where x is not counted: the partitioned path's key
+ * (histogram_split.cuh), by the fast path where the binner has one. */
+template <class T, class Bin>
+struct gp__hist_key_of {
+    Bin b;
+    uint32_t bins;
+    __device__ __forceinline__ uint32_t operator()(T x) const
+    {
+        if (!gp__hist_key32_ok(b)) return gp__hist_key32_exact(b, x, bins);
+        uint32_t slow = 0;
+        const uint32_t k = gp__hist_key32(b, x, bins, slow);
+        return slow ? gp__hist_key32_exact(b, x, bins) : k;
+    }
+};
+/* The same for even float bins whose width is a power of two ([0, 1), [-1, 1)): the rule
+ * without a division or a branch, for every x (edges included). A key type of its own, so
+ * the kernel has no per-element test of the width. */
+template <class T>
+struct gp__hist_key_pow2 {
+    gp__hist_even_float e;
+    __device__ __forceinline__ uint32_t operator()(T x) const { return (uint32_t)gp__hist_even_float_pow2_bin(e, (double)x); }
+};
 
 /* ---- the kernel ------------------------------------------------------------------------------
  * VALUES: 1-byte elements, counted by value (lane-banked counters) and binned at the merge.
@@ -406,6 +433,7 @@ typedef struct gp__hist_knobs {
     int lanes;        /* byte values: 1 counter per value in a copy, not one per lane (0: the plan's) */
     int double_rule;  /* f32 even bins: the rule in double for every element */
     int no_cells;     /* range bins: bisection over the edges, no table of cells */
+    int no_split;     /* past shared memory: global atomics, not the partition */
 } gp__hist_knobs;
 
 template <class T, class Bin>
@@ -423,6 +451,23 @@ static cudaError_t gp__histogram_run(uint64_t *d_hist, const T *d_in, size_t n, 
     const size_t smem_max = (size_t)dev.smem_block - 1024; /* the kernel's own static bytes and margin */
     gp__hist_plan p = gp__hist_make_plan((uintptr_t)d_in, n, sizeof(T), bins, bin.smem_want(smem_max), smem_max);
     bin.smem_bytes = p.smem_bytes - (size_t)p.copies * gp__hist_copy_words(p) * 4; /* the binner's, if it stayed */
+    if constexpr (sizeof(T) > 1) /* bytes are counted by value, whatever the bins */
+    if (!p.values && !p.keys && n >= GP__HSPLIT_MIN_N && bins <= GP__HSPLIT_MAX_BUCKETS * GP__HSPLIT_BUCKET_BINS &&
+        !(knobs && knobs->no_split)) { /* too many bins for shared counters: the partition */
+        cudaError_t err = cudaErrorMemoryAllocation;
+        bool done = false;
+        if constexpr (std::is_same<Bin, gp__hist_by_even_float<T>>::value)
+            if (bin.e.w_pow2) {
+                err = gp__hsplit_run(d_hist, d_in, n, bins, gp__hist_key_pow2<T>{bin.e}, dev.id, dev.sms, s);
+                done = true;
+            }
+        if (!done) {
+            gp__hist_key_of<T, Bin> key = {bin, (uint32_t)bins};
+            key.b.smem_bytes = 0; /* its tables stay in global memory */
+            err = gp__hsplit_run(d_hist, d_in, n, bins, key, dev.id, dev.sms, s);
+        }
+        if (err != cudaErrorMemoryAllocation) return err; /* else: no scratch, global atomics */
+    }
 #ifdef GP__HIST_LADDER
     if (knobs && knobs->no_values && p.values) { /* bytes by bin: as a 2-byte type would be */
         p.values = 0;

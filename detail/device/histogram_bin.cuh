@@ -130,6 +130,7 @@ typedef struct gp__hist_even_float {
     float f_lower_ceil, f_upper_ceil, f_lower, f_scale, f_tol;
     uint32_t f_bins; /* bins, where f_fast */
     int f_fast;
+    int w_pow2; /* upper - lower is a power of two: a / w is exactly a * inv, no check needed */
 } gp__hist_even_float;
 
 /* Float arithmetic rounded as written on host and device (nvcc would fuse into an FMA). */
@@ -194,6 +195,10 @@ static inline GP__HD gp__hist_even_float gp__hist_even_float_make(double lower, 
     e.f_bins = (uint32_t)bins;
     e.f_fast = bins < ((uint64_t)1 << 24) && isfinite(e.f_lower) && isfinite(e.f_scale) && e.f_scale > 0.0f &&
                e.f_tol < 0.25f;
+    /* Dividing by 2^k and multiplying by 2^-k round the same real number, so give the same
+     * double, subnormal or not: with such a width the rule needs no division (as [0, 1)). */
+    int ex = 0;
+    e.w_pow2 = isfinite(e.width) && e.width > 0.0 && frexp(e.width, &ex) == 0.5 && e.inv * e.width == 1.0;
     return e;
 }
 
@@ -210,10 +215,19 @@ static inline GP__HD uint64_t gp__hist_even_float_exact(const gp__hist_even_floa
     return gp__hist_clamp_bin(floor(((x - e.lower) * e.dbins) / e.width), e);
 }
 
+/* The rule where w_pow2, without a branch: x's bin, or bins when x is not counted. */
+static inline GP__HD uint64_t gp__hist_even_float_pow2_bin(const gp__hist_even_float &e, double x)
+{
+    const bool in = x >= e.lower && x < e.upper; /* NaN fails */
+    const double f = floor((((in ? x : e.lower) - e.lower) * e.dbins) * e.inv);
+    return in ? (f < e.dbins ? (uint64_t)f : e.bins - 1) : e.bins;
+}
+
 static inline GP__HD uint64_t gp__hist_even_float_bin(const gp__hist_even_float &e, double x)
 {
     if (!(x >= e.lower && x < e.upper)) return e.bins;
     const double a = (x - e.lower) * e.dbins;
+    if (e.w_pow2) return gp__hist_even_float_pow2_bin(e, x); /* a / w exactly */
     const double q = a * e.inv, f = floor(q), tol = q * 0x1p-46;
     if (q - f > tol && f + 1.0 - q > tol && q < e.dbins) return (uint64_t)f; /* NaN/inf fail the tests */
     return gp__hist_even_float_exact(e, x);

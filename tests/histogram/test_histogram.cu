@@ -6,8 +6,9 @@
  * aligned and misaligned, bins from 1 to past shared memory, inputs at the bin edges, at
  * lower / upper / just below upper, NaN, +-inf, -0.0, integer extremes; poisoned guard bins;
  * one value everywhere; a user instance and the block level; determinism across streams;
- * 2^32 + 5 copies of one byte (above 2^31 elements, a count above 2^32 in one bin); u32
- * over 2^32 - 1 bins. */
+ * 2^32 + 5 copies of one byte (above 2^31 elements, a count above 2^32 in one bin), the
+ * same for one u32 over 2^20 bins (partitioned); u32 over 2^32 - 1 bins; past shared memory,
+ * the partition by bin at 2^17 + 3 to 2^24 bins. */
 #include "../../gpuprims.cuh"
 #include "../harness.h"
 #include "../hash.cuh"
@@ -293,6 +294,19 @@ static void check_plan_and_args(void)
            "u16 65536 bins: 16-bit counters, into a cleared output");
     p = gp__hist_make_plan(0x1000, 1 << 20, 4, 1 << 24, 0, smem);
     EXPECT(p.keys == 0 && !p.half && p.merge == GP__HIST_ZEROED, "f32 2^24 bins: global counting into a cleared output");
+    {
+        const gp__hsplit_plan q = gp__hsplit_make_plan((size_t)1 << 28, 1u << 24, 396);
+        EXPECT(q.tiles == 16384 && q.buckets == 1024 && q.chunk == ((size_t)1 << 28) / 396 + 1 && q.max_items == 1024 + 395 + 1 &&
+                   q.table_at == ((size_t)1 << 29) && q.ctl_at == q.table_at + gp__round_up(16384 * 1025 * 2, 256) &&
+                   q.bytes == q.items_at + (size_t)q.max_items * 8,
+               "partition plan, 2^28 values over 2^24 bins: 16384 tiles, 1024 buckets, a chunk per count block, 2 bytes a value");
+        const gp__hsplit_plan r = gp__hsplit_make_plan(((size_t)1 << 40) + 3, (1u << 17) + 3, 396);
+        EXPECT(r.buckets == 9 && r.chunk == GP__HSPLIT_CHUNK_MAX && r.tiles == ((size_t)1 << 26) + 1 && r.max_items == 9 + 1024 + 1,
+               "partition plan, 2^40 + 3 values: a count block's share capped at 2^30 values (32-bit counters), 9 buckets for 2^17 + 3 bins");
+        const gp__hsplit_plan t = gp__hsplit_make_plan(70000, 1u << 20, 396);
+        EXPECT(t.tiles == 5 && t.chunk == GP__HSPLIT_TILE && t.max_items == 64 + 70000 / GP__HSPLIT_TILE + 1,
+               "partition plan, few values: a chunk is at least a tile");
+    }
     p = gp__hist_make_plan(0x1000, 1 << 20, 4, 40000, 40001 * 4, smem);
     EXPECT(p.keys == 40000 && p.smem_bytes == 40001 * 4, "40000 range bins: counters (and the one that takes the rest) stay, edges move to global memory");
     gp__hist_set_blocks(p, (size_t)1 << 36, 264);
@@ -525,6 +539,89 @@ static void check_user(gpu_fix &f)
     EXPECT(zero && got[13] == want[13], "n == 0: d_hist zeroed, nothing past it");
 }
 
+/* Past shared memory (the partition, histogram_split.cuh): bins from 2^17 + 3 (a last
+ * bucket that is partial) to 2^24, even and range, against the host reference; n at the
+ * threshold, a partial last tile, misaligned; one value everywhere (one bucket shared by the
+ * whole GPU), two hot values in different buckets; a user instance. */
+#define MOD300007(x) ((int64_t)(x) % 300011 - 3)
+GP_DEFINE_HISTOGRAM(mod300007, int32_t, MOD300007)
+
+template <class T>
+static void check_split_type(gpu_fix &f, size_t bins, size_t n, int use_range, int hot, uint64_t *st, int pow2 = 0)
+{
+    typedef typename tinfo<T>::L L;
+    L lo, hi;
+    bounds<T>(lo, hi);
+    if (pow2) { /* floats over [-1, 1): a width of 2, the rule without a division */
+        lo = (L)-1;
+        hi = (L)1;
+    }
+    std::vector<L> edges(use_range ? bins + 1 : 0);
+    if (use_range) {
+        const double w = (double)hi - (double)lo;
+        for (size_t k = 0; k <= bins; k++) edges[k] = (L)((double)lo + w * (double)k / (double)bins);
+        lo = edges[0];
+        hi = edges[bins];
+    }
+    std::vector<T> x(n);
+    for (size_t i = 0; i < n; i++) x[i] = draw<T>(st, (double)lo, (double)hi, bins, hot == 1);
+    if (hot == 2) /* two values take 3/4 of the elements, in buckets far apart */
+        for (size_t i = 0; i < n; i++)
+            if (i % 4) x[i] = i % 4 == 1 ? x[0] : x[1];
+    int fails = 0;
+    for (size_t offset = 0; offset <= (n % 2); offset++) fails += !run_one<T>(f, x, offset, bins, use_range, edges, lo, hi);
+    EXPECT(fails == 0, "%s %s [%g, %g), %zu bins, n=%zu%s: partitioned, against the host", tinfo<T>::name(),
+           use_range ? "range" : "even", (double)lo, (double)hi, bins, n, hot == 1 ? ", one value" : hot == 2 ? ", two hot values" : "");
+}
+
+static void check_split(void)
+{
+    const int small = gp_t_small();
+    const size_t max_bins = small ? (1u << 20) : (1u << 24), max_n = small ? 1048573 : (1u << 24) + 7;
+    gpu_fix f;
+    f.max_n = max_n;
+    f.max_bins = max_bins;
+    CUDA_CHK(cudaMalloc(&f.d_in, (max_n + 4) * 8));
+    CUDA_CHK(cudaMalloc(&f.d_hist, (max_bins + GUARD) * 8));
+    CUDA_CHK(cudaMalloc(&f.d_edges, ((1u << 18) + 1) * 8));
+    uint64_t st = gp_t_state(70);
+    check_split_type<float>(f, (1u << 17) + 3, GP__HSPLIT_MIN_N, 0, 0, &st);
+    check_split_type<float>(f, (1u << 17) + 3, 1048573, 0, 0, &st);
+    check_split_type<float>(f, 1u << 20, 1048573, 0, 1, &st);
+    check_split_type<float>(f, 1u << 20, 1048573, 0, 2, &st);
+    check_split_type<uint32_t>(f, 1u << 20, 1048573, 0, 0, &st);
+    check_split_type<int32_t>(f, 1000003, 1048573, 0, 0, &st);
+    check_split_type<uint16_t>(f, 1u << 17, 1048573, 0, 2, &st);
+    check_split_type<double>(f, (1u << 18), 1048573, 1, 0, &st);
+    check_split_type<float>(f, 1u << 20, 1048573, 0, 0, &st, 1);
+    check_split_type<float>(f, (1u << 19) + 5, 1048573, 0, 1, &st, 1);
+    check_split_type<double>(f, 1u << 20, 1048573, 0, 0, &st, 1);
+    if (!small) {
+        check_split_type<float>(f, 1u << 24, (1u << 24) + 7, 0, 0, &st);
+        check_split_type<float>(f, 1u << 24, (1u << 24) + 7, 0, 0, &st, 1);
+        check_split_type<float>(f, 1u << 24, (1u << 24) + 7, 0, 1, &st);
+        check_split_type<double>(f, 3u << 22, (1u << 24) + 7, 0, 2, &st);
+    }
+    /* a user instance: residues mod 300011, minus 3 (some negative, some at or past bins) */
+    const size_t n = 1048573, bins = 300007;
+    std::vector<int32_t> x(n);
+    for (size_t i = 0; i < n; i++) x[i] = (int32_t)gp_t_next(&st);
+    std::vector<uint64_t> want(bins + GUARD, 0), got(bins + GUARD);
+    memset(&want[bins], POISON, GUARD * 8);
+    for (size_t i = 0; i < n; i++) {
+        const int64_t b = (int64_t)x[i] % 300011 - 3;
+        if (b >= 0 && b < (int64_t)bins) want[b]++;
+    }
+    CUDA_CHK(cudaMemcpy(f.d_in, x.data(), n * 4, cudaMemcpyHostToDevice));
+    CUDA_CHK(cudaMemset(f.d_hist, POISON, (bins + GUARD) * 8));
+    EXPECT(gp_histogram_mod300007(f.d_hist, (const int32_t *)f.d_in, n, bins, 0) == cudaSuccess, "user instance, 300007 bins: call");
+    CUDA_CHK(cudaMemcpy(got.data(), f.d_hist, (bins + GUARD) * 8, cudaMemcpyDeviceToHost));
+    EXPECT(memcmp(got.data(), want.data(), (bins + GUARD) * 8) == 0, "GP_DEFINE_HISTOGRAM(mod300007), 300007 bins, n=%zu: partitioned", n);
+    CUDA_CHK(cudaFree(f.d_in));
+    CUDA_CHK(cudaFree(f.d_hist));
+    CUDA_CHK(cudaFree(f.d_edges));
+}
+
 struct det_ctx { const float *x; size_t n; };
 static void det_k(void *ctx, int k, void *d_out, cudaStream_t s)
 {
@@ -535,6 +632,11 @@ static void det_k(void *ctx, int k, void *d_out, cudaStream_t s)
 __global__ void fill_byte_hash(uint8_t *x, size_t n, uint32_t key)
 {
     for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) x[i] = (uint8_t)hash32(i, key);
+}
+
+__global__ void fill_u32_const(uint32_t *x, size_t n, uint32_t v)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) x[i] = v;
 }
 
 static void check_large(void)
@@ -578,6 +680,35 @@ static void check_large(void)
            n, (unsigned long long)got0, (unsigned long long)spot);
     CUDA_CHK(cudaFree(d_x));
     CUDA_CHK(cudaFree(d_h));
+
+    /* partitioned: 2^32 + 5 copies of one u32 over 2^20 bins, a count above 2^32 in one bin,
+     * its bucket shared by the whole GPU */
+    {
+        const size_t m = ((size_t)1 << 32) + 5, hb = (size_t)1 << 20;
+        uint32_t *d_u;
+        uint64_t *d_hh;
+        if (cudaMalloc(&d_u, m * 4) != cudaSuccess) {
+            cudaGetLastError();
+            gp_t_skip("histogram: 2^32 + 5 u32 values need 17 GB of device memory");
+        } else {
+            CUDA_CHK(cudaMalloc(&d_hh, (hb + GUARD) * 8));
+            CUDA_CHK(cudaMemset(d_hh, POISON, (hb + GUARD) * 8));
+            fill_u32_const<<<4096, 256>>>(d_u, m, 123457u);
+            CUDA_CHK_LAUNCH();
+            const cudaError_t e = gp_histogram_even_u32(d_hh, d_u, m, hb, 0, (int64_t)hb, 0);
+            std::vector<uint64_t> g(hb + GUARD);
+            CUDA_CHK(cudaMemcpy(g.data(), d_hh, (hb + GUARD) * 8, cudaMemcpyDeviceToHost));
+            int good = e == cudaSuccess && g[123457] == m;
+            for (size_t k = 0; k < hb; k++) good &= k == 123457 || g[k] == 0;
+            unsigned char p8[8];
+            memset(p8, POISON, 8);
+            good &= memcmp(&g[hb], p8, 8) == 0;
+            EXPECT(good, "2^32 + 5 copies of one u32 over 2^20 bins (partitioned): %s, bin 123457 = %llu, want %zu",
+                   cudaGetErrorName(e), (unsigned long long)g[123457], m);
+            CUDA_CHK(cudaFree(d_hh));
+            CUDA_CHK(cudaFree(d_u));
+        }
+    }
 
     /* u32 over 2^32 - 1 bins of [0, 2^32): a 32 GiB histogram, global counting */
     const size_t bins = 0xffffffffull, m = 100003;
@@ -651,6 +782,7 @@ extern "C" void test_histogram_gpu(void)
     if (!gp_t_have_gpu()) {
         gp_t_skip("histogram: every default instance, even and range, on the GPU");
         gp_t_skip("histogram: user instance, block level, determinism, streams");
+        gp_t_skip("histogram: past shared memory, partitioned by bin");
         gp_t_skip("histogram: 2^32 + 5 bytes, u32 over 2^32 - 1 bins");
         return;
     }
@@ -672,6 +804,8 @@ extern "C" void test_histogram_gpu(void)
     check_half<float>(f);
     gp_t_section("histogram: user instance, block level, determinism, streams");
     check_user(f);
+    gp_t_section("histogram: past shared memory, partitioned by bin");
+    check_split();
     {
         const size_t n = gp_t_small() ? 100003 : (1u << 22) + 3;
         uint64_t st = gp_t_state(50);
