@@ -1,7 +1,8 @@
 /* detail/device/histogram.cuh -- device-wide histograms: equal-width bins, bins between
  * edges, and a user's own binning (GP_DEFINE_HISTOGRAM), any bins count from 1 to 2^32,
- * one pass over the input, counts exact in uint64_t. Level 4: needs histogram_bin.cuh (the
- * rules and the plan), block/block_histogram.cuh, util/launch.cuh, util/status.cuh and
+ * one pass over the input (two past shared memory), counts exact in uint64_t. Level 4:
+ * needs histogram_bin.cuh (the rules and the plan), histogram_split.cuh (past shared
+ * memory), block/block_histogram.cuh, util/launch.cuh, util/status.cuh and
  * agent/single_pass.cuh.
  *
  * How it works. Each block keeps private counters in shared memory, `copies` of them (warp w
@@ -53,10 +54,10 @@
 #ifdef __CUDACC__
 #include <type_traits>
 #include "histogram_bin.cuh"
+#include "histogram_split.cuh"
 #include "../block/block_histogram.cuh"
 #include "../util/launch.cuh"
 #include "../agent/single_pass.cuh"
-#include "histogram_split.cuh"
 
 /* ---- binners: bin(x) < bins, or >= bins (not counted). On the host, smem_want(smem_max)
  * says how much shared memory the binner would like (it may shrink its plans to fit);
@@ -211,14 +212,6 @@ struct gp__hist_key_of {
         const uint32_t k = gp__hist_key32(b, x, bins, slow);
         return slow ? gp__hist_key32_exact(b, x, bins) : k;
     }
-};
-/* The same for even float bins whose width is a power of two ([0, 1), [-1, 1)): the rule
- * without a division or a branch, for every x (edges included). A key type of its own, so
- * the kernel has no per-element test of the width. */
-template <class T>
-struct gp__hist_key_pow2 {
-    gp__hist_even_float e;
-    __device__ __forceinline__ uint32_t operator()(T x) const { return (uint32_t)gp__hist_even_float_pow2_bin(e, (double)x); }
 };
 
 /* ---- the kernel ------------------------------------------------------------------------------
@@ -554,7 +547,8 @@ static cudaError_t gp__histogram_range(uint64_t *d_hist, const T *d_in, size_t n
  *       whole array overwritten; zeroed when n == 0). bins from 1 to 2^32; d_hist must not
  *       overlap d_in. cudaErrorInvalidValue, nothing launched: NULL d_hist, bins == 0 or
  *       > 2^32, NULL d_in with n > 0, overlap. Asynchronous on s, one launch (two, a memset
- *       first, past GP__HIST_LAST_BINS bins), deterministic, any alignment of d_in.
+ *       first, past GP__HIST_LAST_BINS bins; past shared memory a memset and two, with
+ *       scratch of 2 bytes a value), deterministic, any alignment of d_in.
  *   void gp_block_histogram_<name>(uint32_t *s_hist, size_t bins, const T *items, int count)
  *       (device) Adds the calling thread's items[0 .. count) to the block histogram s_hist
  *       (block/block_histogram.cuh: zero it first, __syncthreads() after); shared-memory

@@ -1,32 +1,36 @@
 /* detail/device/histogram_split.cuh -- histograms with more bins than shared memory holds:
  * the values partitioned by the high bits of their bins first, then each part counted in
- * shared memory. Level 4: needs util/common.cuh, util/launch.cuh, util/scratch.cuh and
- * block/block_scan.cuh and agent/single_pass.cuh (the last block).
+ * shared memory. Level 4: needs util/common.cuh, util/launch.cuh, util/scratch.cuh,
+ * block/block_scan.cuh, block/block_select.cuh, agent/single_pass.cuh (the last block) and
+ * histogram_bin.cuh (the float rule).
  *
- * Why. Past what shared memory holds (about 58K 32-bit counters on the H100), counting
- * straight into the output is a global atomic per element, each on a random 8-byte counter
- * of an output larger than the L2 cache at 2^22 bins and more: 4.4 ms for 2^28 floats over
- * 2^18 bins, 16 ms over 2^24 bins, 2-8% of the read rate. A partition turns those random
- * read-modify-writes into streaming traffic, as a radix sort's first digit does:
+ * Why. Past what shared memory holds (about 115K bins in 16-bit counters on the H100),
+ * counting straight into the output is a global atomic per element, each on a random 8-byte
+ * counter, of an output larger than the L2 cache from 2^22 bins: 4.4 ms for 2^28 floats
+ * over 2^18 bins, 16 ms over 2^24 bins, 2-8% of the read rate. A partition turns those
+ * random read-modify-writes into streaming traffic, as a radix sort's first digit does:
  *   1. tile kernel: a block bins a tile of GP__HSPLIT_TILE values, counts them per bucket
  *      (bin >> GP__HSPLIT_SHIFT), and writes the tile's low bin bits (16 bits a value)
- *      grouped by bucket into the tile's own region of scratch, with the start of each
- *      bucket's run (the tile's row of a table). Values not counted are dropped here.
+ *      grouped by bucket into the tile's own region of scratch, and the start of each
+ *      bucket's run into the tile's row of a table. Values not counted are dropped here.
+ *      The last tile block writes the count kernel's work list (below).
  *   2. count kernel: a block takes a bucket (2^GP__HSPLIT_SHIFT bins, 64 KB of shared
  *      counters) and reads that bucket's run from every tile, a lane a tile, counting in
- *      shared memory; it then writes its bins of the output, every one of them, so the
- *      output needs no clearing. With few buckets, G blocks share a bucket (each a range
- *      of tiles) and add their counts into a cleared output instead.
+ *      shared memory; it then writes every bin of its bucket in the output, so the output
+ *      needs no clearing. A heavy bucket (data of a few values) is shared by one block per
+ *      chunk of its values (n over the GPU's resident count blocks): its first block
+ *      writes, the others add after it.
  * Bytes moved: the input once, 2 bytes a value written and read back, 2 bytes a bucket a
- * tile of table, and the output once: for f32 about 2 x the input, where the atomics were
- * 12-45 x. No count pass and no global scan: a tile's runs stay in its own region, so the
- * tile kernel needs no offsets from other tiles. Counts are integers, so the order in which
- * atomics land changes nothing: the result is the same on every run.
+ * tile of table, and the output once: for f32 about twice the input, where the atomics
+ * moved 12-45 times it. No count pass and no global scan: a tile's runs stay in its own
+ * region, so no tile needs offsets from another. Counts are integers, so the order in
+ * which atomics land changes nothing: the result is the same on every run.
  *
- * Limits, by design: up to GP__HSPLIT_MAX_BUCKETS buckets (2^26 bins); past it, and where
- * the scratch (2 bytes a value) cannot be had, the caller counts with global atomics. One
- * bucket is one block (or G): data whose values all fall in one bucket is counted by one
- * SM (or G), at a few GB/s. */
+ * Limits: up to GP__HSPLIT_MAX_BUCKETS buckets (2^26 bins); past it, below
+ * GP__HSPLIT_MIN_N values, and where the scratch (2 bytes a value and the table) cannot be
+ * had, the caller counts with global atomics. The scratch comes from the library's pool,
+ * which keeps 64 MB between calls (util/scratch.cuh): a call on 2^28 values maps its 570 MB
+ * afresh after each synchronisation (0.55 ms on the H100, measured). */
 #ifndef GPUPRIMS_DETAIL_HISTOGRAM_SPLIT_CUH
 #define GPUPRIMS_DETAIL_HISTOGRAM_SPLIT_CUH
 
@@ -40,7 +44,18 @@
 #include "../util/launch.cuh"
 #include "../util/scratch.cuh"
 #include "../block/block_scan.cuh"
+#include "../block/block_select.cuh" /* gp__op_sel_u32: a count's sum */
 #include "../agent/single_pass.cuh"
+#include "histogram_bin.cuh"
+
+/* The key of even float bins whose width is a power of two ([0, 1), [-1, 1)): the rule
+ * without a division or a branch, for every x, edges included (histogram_bin.cuh). A key
+ * type of its own, so the tile kernel tests the width once per call, not per element. */
+template <class T>
+struct gp__hist_key_pow2 {
+    gp__hist_even_float e;
+    __device__ __forceinline__ uint32_t operator()(T x) const { return (uint32_t)gp__hist_even_float_pow2_bin(e, (double)x); }
+};
 
 #ifndef GP__HSPLIT_SHIFT
 #define GP__HSPLIT_SHIFT 14 /* bins per bucket: 2^14, 64 KB of 32-bit shared counters */
@@ -60,11 +75,17 @@
 static_assert(GP__HSPLIT_TILE % GP__HSPLIT_THREADS == 0 && GP__HSPLIT_TILE < 65536, "a tile's starts fit 16 bits");
 static_assert(GP__HSPLIT_SHIFT <= 16, "a value's low bin bits fit 16 bits");
 
-struct gp__op_hsplit_u32 {
-    typedef uint32_t type;
-    static __device__ __forceinline__ uint32_t apply(uint32_t a, uint32_t b) { return a + b; }
-    static __device__ __forceinline__ uint32_t identity() { return 0u; }
-};
+/* The table tile-major (1: a tile block writes its row in one piece) or bucket-major (0: a
+ * count warp reads its 32 tiles' starts in 64 bytes). 2^28 floats, calls back to back, H100:
+ * 1.39 ms a call against 1.48 at 2^24 bins, 1.32 against 1.37 at 2^18. */
+#ifndef GP__HSPLIT_BY_TILE
+#define GP__HSPLIT_BY_TILE 1
+#endif
+/* Where bucket b's run in tile t starts, in the table */
+static inline GP__HD size_t gp__hsplit_at(size_t t, uint32_t b, size_t tiles, uint32_t buckets)
+{
+    return GP__HSPLIT_BY_TILE ? t * ((size_t)buckets + 1) + b : b * tiles + t;
+}
 
 /* Where the scratch of a call goes: the values' low bits tile by tile, the table of runs,
  * the control words (cleared before the call: the buckets' heavy counts, the tile kernel's
@@ -204,11 +225,11 @@ __global__ void __launch_bounds__(GP__HSPLIT_THREADS, 2)
     const uint32_t per = (buckets + GP__HSPLIT_THREADS) / GP__HSPLIT_THREADS, b0 = tid * per;
     uint32_t mine = 0;
     for (uint32_t b = b0; b < b0 + per && b <= buckets; b++) mine += cnt[b];
-    uint32_t run = gp__block_scan<gp__op_hsplit_u32, false>(mine, NULL); /* its barriers: every count read */
+    uint32_t run = gp__block_scan<gp__op_sel_u32, false>(mine, NULL); /* its barriers: every count read */
     for (uint32_t b = b0; b < b0 + per && b <= buckets; b++) {
         const uint32_t c = cnt[b];
         cnt[b] = run;
-        table[b * (size_t)gridDim.x + blockIdx.x] = (uint16_t)run;
+        table[gp__hsplit_at(blockIdx.x, b, gridDim.x, buckets)] = (uint16_t)run;
         run += c;
         if (c >= GP__HSPLIT_HEAVY && b < buckets) atomicAdd(ctl.heavy + b, (unsigned long long)c);
     }
@@ -255,7 +276,7 @@ __global__ void __launch_bounds__(GP__HSPLIT_THREADS, 2)
         g[q] = b < buckets ? (uint32_t)(1 + ctl.heavy[b] / chunk) : 0;
         total += g[q];
     }
-    uint32_t at = gp__block_scan<gp__op_hsplit_u32, false>(total, &total);
+    uint32_t at = gp__block_scan<gp__op_sel_u32, false>(total, &total);
     for (uint32_t b = b0, q = 0; q < per; b++, q++)
         for (uint32_t r = 0; r < g[q]; r++) ctl.list[at++] = (unsigned long long)b << 32 | r << 16 | g[q];
     if (tid == 0) *ctl.items = total;
@@ -304,8 +325,8 @@ __global__ void __launch_bounds__(GP__HSPLIT_THREADS, 2)
     auto run_of = [&](size_t t, uint32_t &s0, uint32_t &s1) {
         s0 = s1 = 0;
         if (t < t1) {
-            s0 = __ldg(table + bucket * tiles + t);
-            s1 = __ldg(table + (bucket + 1) * tiles + t);
+            s0 = __ldg(table + gp__hsplit_at(t, bucket, tiles, buckets));
+            s1 = __ldg(table + gp__hsplit_at(t, bucket + 1, tiles, buckets));
         }
     };
     auto first_words = [&](size_t t, uint32_t s0, uint32_t s1, uint4 (&v)[FIRST]) {
