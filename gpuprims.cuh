@@ -231,8 +231,10 @@
  *   most 64 regions of at most 64 MB per device; beyond, a call clears its own scratch as
  *   before (slower by a launch, never wrong). A launch that fails without killing the
  *   context discards its region; a kernel fault kills the context anyway.
- *   gp_release_device_state(device) frees the regions (safe at exit; later calls make them
- *   again). No data of the user's is kept.
+ *   gp_release_device_state(device) frees the regions and gives back the scratch the
+ *   library's memory pool keeps between calls (up to 1/8 of the device's memory: mapping it
+ *   afresh each call costs as much as the work); safe at exit, later calls make them again.
+ *   No data of the user's is kept.
  *   Deterministic: the same input, at the same pointer alignment, on the same GPU model,
  *   gives bitwise the same output on every run and on every stream.
  *

@@ -204,8 +204,8 @@ static inline cudaError_t gp__stream_capturing(cudaStream_t s, int *capturing)
     return cudaSuccess;
 }
 
-/* gp_release_device_state: every region of `dev` freed after its last use. The library's
- * pool (scratch.cuh) keeps its own memory. */
+/* gp_release_device_state: every region of `dev` freed after its last use, and the memory
+ * the scratch pool (scratch.cuh) keeps between calls given back. */
 static inline cudaError_t gp__release_device_state(int dev)
 {
     gp__status_device *d = gp__status_table(dev);
@@ -224,6 +224,11 @@ static inline cudaError_t gp__release_device_state(int dev)
             if (err == cudaSuccess) err = e;
         }
     }
+    /* and the scratch pool's kept memory (scratch.cuh), once the device's work is done */
+    cudaMemPool_t pool;
+    if (err == cudaSuccess) err = cudaDeviceSynchronize();
+    if (err == cudaSuccess) err = gp__scratch_pool(dev, &pool);
+    if (err == cudaSuccess) err = cudaMemPoolTrimTo(pool, 0);
     const cudaError_t e = cudaSetDevice(cur);
     return err != cudaSuccess ? err : e;
 }

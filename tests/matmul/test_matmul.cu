@@ -534,7 +534,7 @@ static void test_type(uint64_t *st)
             free(r2);
         }
     }
-    if (!gp_t_small() && sizeof(T) == 8) { /* the scratch pool gives back what it holds above GP__SCRATCH_KEEP */
+    if (!gp_t_small() && sizeof(T) == 8) { /* the scratch pool keeps up to its threshold; gp_release_device_state gives it back */
         const size_t m = 2048, bytes = m * m * sizeof(T);
         char *buf;
         CUDA_CHK(cudaMalloc(&buf, 3 * bytes + 16));
@@ -543,17 +543,20 @@ static void test_type(uint64_t *st)
         T *a = (T *)(buf + 4), *b = (T *)(buf + 4 + bytes), *c = (T *)(buf + 4 + 2 * bytes);
         int dev = 0;
         cudaMemPool_t pool;
-        uint64_t held = 0, peak = 0;
+        uint64_t held = 0, peak = 0, keep = 0, after = 1;
         CUDA_CHK(cudaGetDevice(&dev));
         const cudaError_t err = tr::call(c, a, b, m, m, m, 0);
         CUDA_CHK(cudaDeviceSynchronize());
         CUDA_CHK(gp__scratch_pool(dev, &pool));
         CUDA_CHK(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReservedMemCurrent, &held));
         CUDA_CHK(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReservedMemHigh, &peak));
-        EXPECT(err == cudaSuccess && peak >= 3 * bytes && held <= GP__SCRATCH_KEEP,
+        CUDA_CHK(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep));
+        const cudaError_t rel = gp_release_device_state(dev);
+        CUDA_CHK(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReservedMemCurrent, &after));
+        EXPECT(err == cudaSuccess && peak >= 3 * bytes && held <= keep && rel == cudaSuccess && after == 0,
                "%s 2048^3 at 4 bytes off alignment: %s; the scratch pool held %.1f MB at its peak, %.1f MB after a "
-               "synchronisation (at most %.0f kept)", tr::name(), cudaGetErrorName(err), peak / 1e6, held / 1e6,
-               GP__SCRATCH_KEEP / 1e6);
+               "synchronisation (at most %.0f kept), %.1f MB after gp_release_device_state (%s)", tr::name(),
+               cudaGetErrorName(err), peak / 1e6, held / 1e6, keep / 1e6, after / 1e6, cudaGetErrorName(rel));
         CUDA_CHK(cudaFree(buf));
     }
     T *d;
