@@ -70,7 +70,8 @@
  *        segmented_path.cuh, segmented_reduce.cuh, segmented_reduce_ring.cuh,
  *        segmented_scan.cuh, segmented_scan_ring.cuh, reduce_by_key_ring.cuh)
  *      gp_histogram_even_<t>, gp_histogram_range_<t>,    detail/device/histogram.cuh
- *        GP_DEFINE_HISTOGRAM[_EXTERN], GP_DECLARE_HISTOGRAM (bin rules: histogram_bin.cuh)
+ *        GP_DEFINE_HISTOGRAM[_EXTERN], GP_DECLARE_HISTOGRAM (bin rules: histogram_bin.cuh;
+ *        past shared memory: histogram_split.cuh)
  *   2  gp_block_histogram_zero/_add/_flush,              detail/block/block_histogram.cuh
  *        gp_block_histogram_<name> (GP_DEFINE_HISTOGRAM)
  *      gp_sort[_desc]_<type>, gp_argsort[_desc]_<type>,  detail/device/sort.cuh
