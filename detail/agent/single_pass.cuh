@@ -1,6 +1,6 @@
 /* detail/agent/single_pass.cuh -- the single-pass engine's shared pieces: tile status
- * words tagged with the call's epoch, their relaxed loads and stores, and the last-block
- * reset of a launch's counters. Level 3 (device code): needs util/common.cuh; the host
+ * words tagged with the call's epoch, their relaxed loads and stores, the last-block
+ * reset of a launch's counters, and a flag one block raises for others (release/acquire). Level 3 (device code): needs util/common.cuh; the host
  * side of status memory is util/status.cuh, and util/launch.cuh hands each launch its
  * region and epoch.
  *
@@ -37,6 +37,19 @@ static __device__ __forceinline__ uint64_t gp__ld_relaxed_u64(const uint64_t *p)
 {
     uint64_t v;
     asm volatile("ld.relaxed.gpu.global.b64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+    return v;
+}
+
+/* A flag between blocks of one grid: written with release (what the writer's block wrote
+ * before its barrier comes first), read with acquire (gpu scope). */
+static __device__ __forceinline__ void gp__st_release_u32(uint32_t *p, uint32_t v)
+{
+    asm volatile("st.release.gpu.global.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
+}
+static __device__ __forceinline__ uint32_t gp__ld_acquire_u32(const uint32_t *p)
+{
+    uint32_t v;
+    asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
     return v;
 }
 

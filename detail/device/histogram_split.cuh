@@ -1,7 +1,8 @@
 /* detail/device/histogram_split.cuh -- histograms with more bins than shared memory holds:
  * the values partitioned by the high bits of their bins first, then each part counted in
  * shared memory. Level 4: needs util/common.cuh, util/launch.cuh, util/scratch.cuh,
- * block/block_scan.cuh, block/block_select.cuh, agent/single_pass.cuh (the last block) and
+ * block/block_scan.cuh, block/block_select.cuh, agent/single_pass.cuh (the last block, the
+ * flags between blocks) and
  * histogram_bin.cuh (the float rule).
  *
  * Why. Past what shared memory holds (about 115K bins in 16-bit counters on the H100),
@@ -143,18 +144,6 @@ static inline GP__HD size_t gp__hsplit_keys_at(uint32_t buckets) { return gp__ro
 static inline GP__HD size_t gp__hsplit_tile_smem(uint32_t buckets)
 {
     return gp__hsplit_keys_at(buckets) + GP__HSPLIT_TILE * 4 + (GP__HSPLIT_TILE + 2) * 2;
-}
-
-/* A flag between blocks of one grid: written with release, read with acquire (GPU scope). */
-static __device__ __forceinline__ uint32_t gp__hsplit_flag_get(const uint32_t *f)
-{
-    uint32_t v;
-    asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(f) : "memory");
-    return v;
-}
-static __device__ __forceinline__ void gp__hsplit_flag_raise(uint32_t *f)
-{
-    asm volatile("st.release.gpu.global.u32 [%0], %1;" ::"l"(f), "r"(1u) : "memory");
 }
 
 /* Whether the whole warp's bucket is b for all its B items: data of one value, or sorted
@@ -368,7 +357,7 @@ __global__ void __launch_bounds__(GP__HSPLIT_THREADS, 2)
     }
     if (groups > 1 && g > 0) { /* after group 0's writes */
         if (tid == 0)
-            while (gp__hsplit_flag_get(ctl.flags + bucket) == 0) __nanosleep(256);
+            while (gp__ld_acquire_u32(ctl.flags + bucket) == 0) __nanosleep(256);
     }
     __syncthreads();
     const uint64_t first = (uint64_t)bucket << GP__HSPLIT_SHIFT;
@@ -379,7 +368,7 @@ __global__ void __launch_bounds__(GP__HSPLIT_THREADS, 2)
     }
     if (groups > 1 && g == 0) {
         __syncthreads(); /* the block's writes, then (cumulative) the release */
-        if (tid == 0) gp__hsplit_flag_raise(ctl.flags + bucket);
+        if (tid == 0) gp__st_release_u32(ctl.flags + bucket, 1u);
     }
 }
 
@@ -391,8 +380,7 @@ template <class T, class Key>
 static cudaError_t gp__hsplit_run(uint64_t *d_hist, const T *d_in, size_t n, uint64_t bins, const Key &key, int dev,
                                   int sms, cudaStream_t s)
 {
-    const uint32_t buckets = (uint32_t)gp__ceil_div((size_t)bins, (size_t)GP__HSPLIT_BUCKET_BINS);
-    const size_t tile_smem = gp__hsplit_tile_smem(buckets), count_smem = GP__HSPLIT_BUCKET_BINS * 4;
+    const size_t count_smem = GP__HSPLIT_BUCKET_BINS * 4;
     /* opted in once per kernel, for the most buckets (a later call may have more) */
     GP__TRY((gp__kernel_load<gp__hsplit_tile_kernel<T, Key>>((int)gp__hsplit_tile_smem(GP__HSPLIT_MAX_BUCKETS))));
     GP__TRY(gp__kernel_load<gp__hsplit_count_kernel<>>((int)count_smem));
@@ -400,6 +388,7 @@ static cudaError_t gp__hsplit_run(uint64_t *d_hist, const T *d_in, size_t n, uin
     GP__TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, gp__hsplit_count_kernel<>, GP__HSPLIT_THREADS,
                                                           count_smem));
     const gp__hsplit_plan p = gp__hsplit_make_plan(n, bins, (size_t)sms * (size_t)gp__max_size(1, per_sm));
+    const size_t tile_smem = gp__hsplit_tile_smem(p.buckets);
     if (p.tiles > GP__GRID_MAX || p.max_items > GP__GRID_MAX) return cudaErrorInvalidValue;
     void *scratch = NULL;
     const cudaError_t alloc = gp__scratch_alloc(&scratch, p.bytes, dev, s);
@@ -408,15 +397,15 @@ static cudaError_t gp__hsplit_run(uint64_t *d_hist, const T *d_in, size_t n, uin
         return alloc;
     }
     uint16_t *low = static_cast<uint16_t *>(scratch);
-    const uint16_t *table = reinterpret_cast<uint16_t *>(static_cast<char *>(scratch) + p.table_at);
+    uint16_t *table = reinterpret_cast<uint16_t *>(static_cast<char *>(scratch) + p.table_at);
     const gp__hsplit_ctl ctl = gp__hsplit_ctl_at(scratch, p);
     cudaError_t err = cudaMemsetAsync(static_cast<char *>(scratch) + p.ctl_at, 0, p.ctl_bytes, s);
     if (err == cudaSuccess)
         err = gp__launch(gp__hsplit_tile_kernel<T, Key>, (unsigned)p.tiles, GP__HSPLIT_THREADS, tile_smem, s, false,
-                         d_in, n, key, (uint32_t)bins, p.buckets, p.chunk, low, (uint16_t *)table, ctl);
+                         d_in, n, key, (uint32_t)bins, p.buckets, p.chunk, low, table, ctl);
     if (err == cudaSuccess)
         err = gp__launch(gp__hsplit_count_kernel<>, p.max_items, GP__HSPLIT_THREADS, count_smem, s, false,
-                         (const uint16_t *)low, table, p.tiles, p.buckets, bins, ctl, d_hist);
+                         (const uint16_t *)low, (const uint16_t *)table, p.tiles, p.buckets, bins, ctl, d_hist);
     const cudaError_t free_err = cudaFreeAsync(scratch, s);
     return err != cudaSuccess ? err : free_err;
 }
