@@ -225,10 +225,9 @@ static inline GP__HD uint64_t gp__hist_even_float_pow2_bin(const gp__hist_even_f
 
 static inline GP__HD uint64_t gp__hist_even_float_bin(const gp__hist_even_float &e, double x)
 {
+    if (e.w_pow2) return gp__hist_even_float_pow2_bin(e, x); /* a / w exactly; tests the range itself */
     if (!(x >= e.lower && x < e.upper)) return e.bins;
-    const double a = (x - e.lower) * e.dbins;
-    if (e.w_pow2) return gp__hist_even_float_pow2_bin(e, x); /* a / w exactly */
-    const double q = a * e.inv, f = floor(q), tol = q * 0x1p-46;
+    const double q = ((x - e.lower) * e.dbins) * e.inv, f = floor(q), tol = q * 0x1p-46;
     if (q - f > tol && f + 1.0 - q > tol && q < e.dbins) return (uint64_t)f; /* NaN/inf fail the tests */
     return gp__hist_even_float_exact(e, x);
 }

@@ -2,7 +2,7 @@
  * run of the body tile by tile in index order, and ONE_BLOCK, CLUSTER or GRID mode combines
  * the blocks' totals (device/reduce.cuh tells how and why). Level 4 (device code): needs
  * warp/warp.cuh, block/block_reduce.cuh, util/launch.cuh (the chained launch),
- * agent/single_pass.cuh (the GRID arrival) and device/reduce_plan.cuh. */
+ * agent/single_pass.cuh (GRID mode's tagged totals) and device/reduce_plan.cuh. */
 #ifndef GPUPRIMS_DETAIL_REDUCE_KERNELS_CUH
 #define GPUPRIMS_DETAIL_REDUCE_KERNELS_CUH
 
@@ -176,30 +176,24 @@ static __device__ __forceinline__ typename Op::type gp__reduce_with_edges(const 
     return acc;
 }
 
-/* GRID mode's finish: the partials of the p.blocks blocks in block order, then head and
- * tail. Warp 0 of the last block alone: lane l folds [l*per, l*per+per) in order, its loads
- * in flight eight at a time, then the warp's ordered tree. The same association for every
- * grid of the same size, so the result is the same on every run. */
+/* GRID mode's finish, by the whole of the grid's last block: thread t waits for block
+ * first + t's total (published with the call's epoch), and the block reduce folds them in
+ * thread order, so in block order; then head and tail. The same association for every grid
+ * of the same size, so the result is the same on every run. Valid in thread 0. */
 template <class Op, class Map>
 static __device__ __forceinline__ void gp__reduce_finish(typename Op::type *out,
                                                          const gp__reduce_src<typename Map::in_type> &src,
-                                                         const gp__reduce_plan &p, const typename Op::type *partials)
+                                                         const gp__reduce_plan &p, const uint64_t *status,
+                                                         uint32_t epoch)
 {
     typedef typename Op::type T;
-    const unsigned lane = gp__lane_id(), per = (p.blocks + 31) / 32;
-    const unsigned lo = min(lane * per, p.blocks), hi = min(lo + per, p.blocks);
     T acc = Op::identity();
-    for (unsigned i = lo; i < hi; i += 8) {
-        T v[8];
-#pragma unroll
-        for (unsigned k = 0; k < 8; k++)
-            if (i + k < hi) v[k] = gp__load_cg(partials + i + k);
-#pragma unroll
-        for (unsigned k = 0; k < 8; k++)
-            if (i + k < hi) acc = i + k == lo ? v[k] : Op::apply(acc, v[k]);
+    for (unsigned first = 0; first < p.blocks; first += GP__REDUCE_BLOCK) {
+        const unsigned b = first + threadIdx.x;
+        const T round = gp__block_reduce<Op>(b < p.blocks ? gp__status_wait<T>(status, b, epoch) : Op::identity());
+        acc = first == 0 ? round : Op::apply(acc, round);
     }
-    const T total = gp__warp_reduce_lane0<Op>(acc);
-    if (lane == 0) *out = gp__reduce_with_edges<Op, Map>(src, p, total);
+    if (threadIdx.x == 0) *out = gp__reduce_with_edges<Op, Map>(src, p, acc);
 }
 
 /* The body of the input: ONE_BLOCK and CLUSTER write the result; in GRID mode each block
@@ -207,7 +201,7 @@ static __device__ __forceinline__ void gp__reduce_finish(typename Op::type *out,
 template <class Op, class Map>
 __global__ void __launch_bounds__(GP__REDUCE_BLOCK, GP__MIN_BLOCKS(GP__REDUCE_BLOCK, GP__REDUCE_BLOCKS_PER_SM))
     gp__reduce_kernel(typename Op::type *out, gp__reduce_src<typename Map::in_type> src, gp__reduce_plan p,
-                      char *scratch)
+                      char *scratch, uint32_t epoch)
 {
     typedef typename Op::type T;
     enum { ROWS = GP__REDUCE_ROWS(Map::ARITY, sizeof(typename Map::in_type)) };
@@ -215,6 +209,7 @@ __global__ void __launch_bounds__(GP__REDUCE_BLOCK, GP__MIN_BLOCKS(GP__REDUCE_BL
      * past this point; then a dependent (the finish kernel, the next call) may be placed on
      * the GPU; it waits for our results itself. */
     gp__chain_wait();
+    if (threadIdx.x == 0) GP__REDUCE_TRACE(0);
     const size_t vec_per_block = p.vec_per_block;
     const int mode = p.mode;
     const size_t first = (size_t)blockIdx.x * vec_per_block;
@@ -249,24 +244,21 @@ __global__ void __launch_bounds__(GP__REDUCE_BLOCK, GP__MIN_BLOCKS(GP__REDUCE_BL
         return;
     }
 #endif
-    /* GRID: the partial, then the done counter; the last block to arrive finishes and
-     * returns the counter to 0 for the next call on this status region */
-    unsigned long long *done = reinterpret_cast<unsigned long long *>(scratch);
-    T *partials = reinterpret_cast<T *>(scratch + gp__reduce_partials_offset());
-    /* Thread 0 holds the total and writes the partial, so its arrival alone orders it: one
-     * acq_rel atomic at gpu scope, no fences (__threadfence is fence.sc), no barrier, and
-     * the last block's warp 0 finishes while the other warps have left: the call's tail
-     * after the last block's data is an atomic, a round of loads and five shuffles. */
-    if (threadIdx.x >= 32) return;
-    unsigned long long arrived = 0;
+    /* GRID: thread 0 publishes the block's total, tagged with the call's epoch, and the
+     * block leaves; the grid's last block (placed last) waits for the totals and folds them.
+     * A tagged word is this call's or not, so there is no counter, no fence and nothing to
+     * reset: the call's tail after the last block's data is one store and one round of
+     * loads (a done counter and one warp's reads took 1.7 us there, H100, 2^24 floats). */
+    uint64_t *status = reinterpret_cast<uint64_t *>(scratch);
     if (threadIdx.x == 0) {
-        partials[blockIdx.x] = block_total;
-        arrived = gp__atom_add_acq_rel(done, 1ull);
+        GP__REDUCE_TRACE(1);
+        gp__status_publish<T>(status, blockIdx.x, block_total, epoch);
     }
-    if (__shfl_sync(GP__FULL_MASK, arrived, 0) != (unsigned long long)gridDim.x - 1) return;
-    __syncwarp(); /* thread 0's acquire orders the lanes' loads of the other blocks' partials */
-    gp__reduce_finish<Op, Map>(out, src, p, partials);
-    if (threadIdx.x == 0) *done = 0;
+    if (blockIdx.x != gridDim.x - 1) return;
+    __syncthreads(); /* thread 0's own total is in the status before the threads wait on it */
+    if (threadIdx.x == 0) GP__REDUCE_TRACE(2);
+    gp__reduce_finish<Op, Map>(out, src, p, status, epoch);
+    if (threadIdx.x == 0) GP__REDUCE_TRACE(3);
 }
 
 #endif /* __CUDACC__ */

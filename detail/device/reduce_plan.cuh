@@ -1,14 +1,16 @@
 /* detail/device/reduce_plan.cuh -- the device-wide reduce's tuning and plan: how n elements
  * split into a head, a body of 16-byte vectors and a tail, which mode runs (ONE_BLOCK,
  * CLUSTER, GRID: see device/reduce.cuh), how many blocks, and the GRID mode's status-region
- * layout. Level 4 (plain host/device arithmetic, tested on the host): needs util/common.cuh
- * and util/launch.cuh (the modes, the launch shape, status memory). */
+ * layout. Level 4 (plain host/device arithmetic, tested on the host): needs util/common.cuh,
+ * util/launch.cuh (the modes, the launch shape, status memory) and agent/single_pass.cuh
+ * (the words a status value takes). */
 #ifndef GPUPRIMS_DETAIL_REDUCE_PLAN_CUH
 #define GPUPRIMS_DETAIL_REDUCE_PLAN_CUH
 
 #include <stddef.h>
 #include <stdint.h>
 #include "../util/common.cuh"
+#include "../agent/single_pass.cuh"
 
 #ifdef __CUDACC__
 #include "../util/launch.cuh"
@@ -45,6 +47,12 @@
 #define GP__REDUCE_CHAIN 1          /* sm_90: launch the first kernel early too (see below) */
 #endif
 #define GP__REDUCE_WARPS (GP__REDUCE_BLOCK / 32)
+/* A probe's hook: GP__REDUCE_TRACE(event) marks, in thread 0 of a GRID-mode block, when
+ * the block starts (0), has its total (1), and, in the last block, starts (2) and ends (3)
+ * the finish. It expands to nothing unless a probe defines it before including gpuprims.cuh. */
+#ifndef GP__REDUCE_TRACE
+#define GP__REDUCE_TRACE(event) ((void)0)
+#endif
 /* Elements in a 16-byte body vector of elements of `elem` bytes: 16 / elem where whole
  * elements fill it, else 1 (each element its own vector, read element by element unless it
  * is 16 bytes). The plan and the kernels (gp__reduce_vec) both count with it. */
@@ -120,9 +128,14 @@ static inline GP__HD gp__reduce_plan gp__reduce_make_plan(uintptr_t a, uintptr_t
     return p;
 }
 
-/* GRID-mode scratch, a status region (util/status.cuh): the done counter (0 at the start,
- * reset by the last block), then one partial per block, written before it is read. */
-static inline GP__HD size_t gp__reduce_partials_offset(void) { return GP__SCRATCH_ALIGN; }
+/* GRID-mode scratch, a status region (util/status.cuh): one total a block, in
+ * gp__status_words(elem) 64-bit words tagged with the call's epoch (agent/single_pass.cuh).
+ * Zeroed once when the region is made, or before the kernel on the per-call path, where
+ * the epoch is 1: a word of an earlier call never carries this call's epoch. */
+static inline GP__HD size_t gp__reduce_status_bytes(const gp__reduce_plan &p, size_t elem)
+{
+    return p.mode == GP__GRID ? (size_t)p.blocks * gp__status_words(elem) * sizeof(uint64_t) : 0;
+}
 
 /* The launch of a plan (elem: the size of the reduced type). */
 static inline GP__HD gp__launch_shape gp__reduce_shape(const gp__reduce_plan &p, size_t elem)
@@ -132,8 +145,8 @@ static inline GP__HD gp__launch_shape gp__reduce_shape(const gp__reduce_plan &p,
     sh.blocks = p.blocks;
     sh.threads = GP__REDUCE_BLOCK;
     sh.smem_bytes = 0;
-    sh.scratch_bytes = p.mode == GP__GRID ? gp__reduce_partials_offset() + (size_t)p.blocks * elem : 0;
-    sh.scratch_zeroed = p.mode == GP__GRID ? sizeof(unsigned long long) : 0;
+    sh.scratch_bytes = gp__reduce_status_bytes(p, elem);
+    sh.scratch_zeroed = sh.scratch_bytes;
     sh.scratch_wait = 0;
     sh.status_kept = GP__STATUS_REDUCE;
     sh.chain = 0; /* set by the caller, which knows the device */

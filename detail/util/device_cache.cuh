@@ -38,6 +38,15 @@ struct gp__device_cache {
     T value[GP__MAX_DEVICES][KEYS];
     int state[GP__MAX_DEVICES][KEYS]; /* 0: empty, 1: being published, 2: published */
 
+    /* The value for (dev, key) if one is published; false (and nothing made) if not. */
+    bool find(int dev, int key, T *out) const
+    {
+        if (dev < 0 || dev >= GP__MAX_DEVICES || key < 0 || key >= KEYS) return false;
+        if (__atomic_load_n(&state[dev][key], __ATOMIC_ACQUIRE) != 2) return false;
+        *out = value[dev][key];
+        return true;
+    }
+
     template <class Compute, class Drop = gp__cache_no_drop>
     cudaError_t get(int dev, int key, T *out, Compute compute, Drop drop = Drop())
     {

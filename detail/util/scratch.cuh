@@ -44,11 +44,15 @@ inline cudaError_t gp__scratch_pool_create(int dev, cudaMemPool_t *pool)
 /* The library's pool for device `dev`, created once (thread-safe; a loser of the creation
  * race destroys its own pool and takes the winner's: device_cache.cuh). An `inline`
  * function: one pool per program, not per TU. */
-inline cudaError_t gp__scratch_pool(int dev, cudaMemPool_t *pool)
+inline gp__device_cache<cudaMemPool_t> &gp__scratch_pools(void)
 {
     static gp__device_cache<cudaMemPool_t> pools;
+    return pools;
+}
+inline cudaError_t gp__scratch_pool(int dev, cudaMemPool_t *pool)
+{
     if (dev < 0 || dev >= GP__MAX_DEVICES) return cudaErrorInvalidDevice;
-    return pools.get(
+    return gp__scratch_pools().get(
         dev, 0, pool,
         [&](cudaMemPool_t *p) {
             /* The first call may come inside a stream capture; creating a pool there is an

@@ -62,7 +62,7 @@
 /* Layout keys (gp__launch_shape.status_kept): one per kernel layout. */
 enum {
     GP__STATUS_SCAN = 1,     /* tile and done counters, then tagged tile totals */
-    GP__STATUS_REDUCE,       /* done counter, then one partial a block */
+    GP__STATUS_REDUCE,       /* one tagged total a block */
     GP__STATUS_SELECT,       /* tile and done counters, then tagged tile counts */
     GP__STATUS_SEGMENTED,    /* done counter, then one fix-up record a block */
     GP__STATUS_SEGMENTED_SCAN, /* counters, then tagged (head, value) tile totals */
@@ -224,11 +224,11 @@ static inline cudaError_t gp__release_device_state(int dev)
             if (err == cudaSuccess) err = e;
         }
     }
-    /* and the scratch pool's kept memory (scratch.cuh), once the device's work is done */
+    /* and the scratch pool's kept memory (scratch.cuh), once the device's work is done;
+     * a device whose pool was never made has none to give back */
     cudaMemPool_t pool;
     if (err == cudaSuccess) err = cudaDeviceSynchronize();
-    if (err == cudaSuccess) err = gp__scratch_pool(dev, &pool);
-    if (err == cudaSuccess) err = cudaMemPoolTrimTo(pool, 0);
+    if (err == cudaSuccess && gp__scratch_pools().find(dev, 0, &pool)) err = cudaMemPoolTrimTo(pool, 0);
     const cudaError_t e = cudaSetDevice(cur);
     return err != cudaSuccess ? err : e;
 }
