@@ -767,9 +767,12 @@ static void bench_table(void *pool, size_t pool_elems, double copy_gbps, float e
 
             /* back to back (batch) for the throughput columns; one call from idle too */
             const int batch = gp_bench_batch_size((size_t)1 << 22, n);
-            float gp_ms = gp_bench_median_ms_batch(gp_timed, &c, batch);
-            float cub_ms = gp_bench_median_ms_batch(cub_timed, &c, batch);
-            float read_ms = read_kernel_ms(pool, n * 4, batch);
+            read_ctx rc = {(const char *)pool, n * 4, rotation_slots(n * 4), 0};
+            const gp_bench_fn fns[3] = {gp_timed, cub_timed, read_timed};
+            void *const ctxs[3] = {&c, &c, &rc};
+            float ms3[3];
+            gp_bench_median_ms_batch_each(fns, ctxs, 3, batch, ms3); /* in turn: drift falls on all three */
+            const float gp_ms = ms3[0], cub_ms = ms3[1], read_ms = ms3[2];
             float gp_one = gp_bench_median_ms(gp_timed, &c);
             float cub_one = gp_bench_median_ms(cub_timed, &c);
             double gp_gbps = gp_bench_gbps(4.0 * (double)n, gp_ms);
@@ -795,7 +798,8 @@ static void bench_table(void *pool, size_t pool_elems, double copy_gbps, float e
         "exact host sum, and gp against CUB, before timing. Sizes below 2 x L2 (%d MB) are "
         "rotated through a pool so every call reads DRAM. The first columns time calls "
         "back to back (min(64, 2^22/n) calls between the events, so the GPU's cost per call, "
-        "launches pipelined); the last two time one call from an idle GPU (mostly host launch "
+        "launches pipelined; from 2^23 up one call per batch), gp, CUB and the read kernel timed in turn, "
+        "a batch of each per round, so that a drift of the machine falls on all three alike; the last two time one call from an idle GPU (mostly host launch "
         "latency at small n). CUB gets num_items as int and its temp storage allocated outside the timed "
         "region; gp's calls include whatever scratch it allocates (stream-ordered).",
         empty_ms * 1e3, copy_gbps, F32_RTOL, (int)((2 * (size_t)gp__bench.l2_bytes) >> 20));
