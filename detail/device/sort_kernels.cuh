@@ -166,23 +166,16 @@ static __device__ __forceinline__ T *gp__sort_pick(T *const (&buf)[4], int i)
     return i == 0 ? buf[0] : i == 1 ? buf[1] : i == 2 ? buf[2] : buf[3];
 }
 
-/* ---- histogram of every pass -------------------------------------------------------------
- * Lane l counts into copy l % PARTS of the block's counters: equal digits in a warp (keys of
- * low entropy) then meet at PARTS addresses, not one, and a copy's row is one word longer
- * than its digits, so the copies of a digit lie in different banks. With one copy, keys all
- * equal took about 1.3 ms more to count than random keys at 2^28 (u32, H100): every atomic
- * of a warp on one address. */
+/* ---- histogram of every pass ------------------------------------------------------------- */
 #define GP__SORT_HIST_THREADS 512
 template <class K, class V>
 __global__ void __launch_bounds__(GP__SORT_HIST_THREADS) gp__sort_hist_kernel(gp__sort_io<K, V> io)
 {
     constexpr int P = sizeof(typename gp__sort_key<K>::U);
-    constexpr int PARTS = 32 / P, ROW = P * 256 + 1; /* 32 KB of counters for every key size */
-    __shared__ unsigned s_hist[PARTS * ROW];
+    __shared__ unsigned s_hist[P][256];
     __shared__ unsigned long long s_total[8];
-    for (unsigned i = threadIdx.x; i < PARTS * ROW; i += blockDim.x) s_hist[i] = 0;
+    for (unsigned i = threadIdx.x; i < P * 256; i += blockDim.x) (&s_hist[0][0])[i] = 0;
     __syncthreads();
-    unsigned *const mine = s_hist + (threadIdx.x % PARTS) * ROW;
     const size_t stride = (size_t)gridDim.x * blockDim.x;
     size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     for (; i + 3 * stride < io.n; i += 4 * stride) { /* four loads in flight a thread */
@@ -192,20 +185,16 @@ __global__ void __launch_bounds__(GP__SORT_HIST_THREADS) gp__sort_hist_kernel(gp
 #pragma unroll
         for (int u = 0; u < 4; u++)
 #pragma unroll
-            for (int p = 0; p < P; p++) atomicAdd(&mine[p * 256 + gp__sort_digit(k[u], p, io.desc)], 1u);
+            for (int p = 0; p < P; p++) atomicAdd(&s_hist[p][gp__sort_digit(k[u], p, io.desc)], 1u);
     }
     for (; i < io.n; i += stride) {
         const K k = gp__load_elem(io.k_in + i);
 #pragma unroll
-        for (int p = 0; p < P; p++) atomicAdd(&mine[p * 256 + gp__sort_digit(k, p, io.desc)], 1u);
+        for (int p = 0; p < P; p++) atomicAdd(&s_hist[p][gp__sort_digit(k, p, io.desc)], 1u);
     }
     __syncthreads();
-    for (unsigned j = threadIdx.x; j < P * 256; j += blockDim.x) {
-        unsigned c = 0;
-#pragma unroll
-        for (int q = 0; q < PARTS; q++) c += s_hist[q * ROW + j];
-        if (c) atomicAdd(&io.hist[j], (unsigned long long)c);
-    }
+    for (unsigned j = threadIdx.x; j < P * 256; j += blockDim.x)
+        if ((&s_hist[0][0])[j]) atomicAdd(&io.hist[j], (unsigned long long)(&s_hist[0][0])[j]);
     if (!gp__block_is_last(&io.ctl[1])) return;
     /* the last block: offsets of every pass, and the passes to skip (one digit holds all) */
     unsigned skip = 0;
