@@ -2,9 +2,10 @@
  * pairs, argsort; stable, deterministic, in place allowed. Level 4: needs sort_kernels.cuh
  * (the kernels and how they work), util/launch.cuh and util/scratch.cuh.
  *
- * A call is: n <= GP__SORT_SMALL_MAX (and the data fits one block's shared memory): one
- * launch of one block (256 threads up to 2048 keys, else 1024) that sorts everything in
- * shared memory. Otherwise: a zeroing of the
+ * A call is: n <= GP__SORT_BITONIC_MAX (1024): one launch of one block, a thread a key,
+ * that sorts by a bitonic network (sort_bitonic.cuh). n <= GP__SORT_SMALL_MAX (and the data
+ * fits one block's shared memory): one launch of one block (256 threads up to 2048 keys,
+ * else 1024) that radix-sorts everything in shared memory. Otherwise: a zeroing of the
  * histograms and status words, the histogram kernel, one kernel per pass (8-bit digits:
  * 2 passes for 16-bit keys, 4 for 32-bit, 8 for 64-bit; a pass whose digit is the same for
  * every key returns at once), and in place a copy kernel that works only when one pass was
@@ -24,6 +25,7 @@
 #include <cuda_runtime_api.h>
 #include "../util/common.cuh"
 #include "sort_kernels.cuh"
+#include "sort_bitonic.cuh"
 
 /* GP_DECLARE_SORT(name, K): the keys' host functions, C linkage (instances.cuh uses it). */
 #define GP_DECLARE_SORT(name, K)                                                                              \
@@ -68,6 +70,7 @@ typedef struct gp__sort_knobs {
     int no_small;
     size_t small_max;
     int wide;
+    int no_bitonic; /* the one-block radix sort even where the bitonic network would run */
 } gp__sort_knobs;
 
 /* One block of BLOCK threads sorts all n elements in `smem` bytes of shared memory. */
@@ -115,8 +118,14 @@ static cudaError_t gp__sort(K *k_out, V *v_out, const K *k_in, const V *v_in, si
     gp__device dev;
     GP__TRY(gp__device_query(&dev, on.dev));
 
-    /* small: one block, one launch, where its shared memory holds the data */
+    /* small: one block, one launch, where its shared memory holds the data; up to 1024
+     * keys the bitonic network (sort_bitonic.cuh), a thread a key */
     const size_t small_max = knobs && knobs->no_small ? 0 : knobs && knobs->small_max ? knobs->small_max : GP__SORT_SMALL_MAX;
+    if (n <= small_max && n <= GP__SORT_BITONIC_MAX && !(knobs && knobs->no_bitonic)) {
+        GP__TRY((gp__kernel_load<gp__sort_bitonic_kernel<K, V, MODE>>()));
+        return gp__launch(gp__sort_bitonic_kernel<K, V, MODE>, 1, gp__sort_bitonic_threads(n), 0, s, false, k_out, v_out,
+                          k_in, v_in, (unsigned)n, desc);
+    }
     if (n <= small_max) {
         const bool tiny = n <= GP__SORT_TINY;
         const size_t smem = tiny ? gp__sort_small_smem_bytes<K, V, MODE, GP__SORT_TINY_BLOCK>(n)

@@ -281,7 +281,7 @@ static bool race_small_only_keys()
 
 static std::vector<size_t> test_sizes(int big)
 {
-    std::vector<size_t> s = {0, 1, 31, 32, 33, 1023, 1025, 4095, 4097, 8192, 8193, 65537};
+    std::vector<size_t> s = {0, 1, 31, 32, 33, 1023, 1024, 1025, 4095, 4097, 8192, 8193, 65537};
     if (gp_t_small() == 2) s = {0, 1, 33, 1025, 4097, 65537}; /* racecheck: each path and tail once */
     if (!gp_t_small()) {
         s.push_back(1048573); /* a prime near 2^20 */
@@ -340,6 +340,12 @@ static void keys_suite(const char *name, typename sort_case<K, K, 0>::keys_fn as
         kc.run("gp__sort (wide)", n, D_SMALL, 0, 1, 0, &wide, seed); /* in place, one real pass */
         kc.run("gp__sort (grid path)", n, D_MID, 0, 1, 0, &grid, seed); /* in place, three real passes */
         ac.run("gp__sort argsort (grid path)", n, D_EQUAL, 0, 0, 0, &grid, seed);
+        if (n <= GP__SORT_BITONIC_MAX) { /* where the bitonic network runs, the one-block radix sort too */
+            gp__sort_knobs radix = {0, 0, 0, 1};
+            kc.run("gp__sort (one-block radix)", n, D_FEW, 1, 0, 0, &radix, seed);
+            kc.run("gp__sort (one-block radix)", n, D_RANDOM, 0, 1, off, &radix, seed);
+            ac.run("gp__sort argsort (one-block radix)", n, D_SPECIAL, 1, 0, 0, &radix, seed);
+        }
     }
 }
 
@@ -389,6 +395,10 @@ static void pairs_suite(const char *name, typename sort_case<K, V, 1>::pairs_fn 
         pc.run(what, n, D_RANDOM, 0, 0, sizeof(K) == 8 || sizeof(V) == 8 ? 4 : 0, NULL, seed);
         gp__sort_knobs grid = {1, 0, 0};
         pc.run("gp__sort pairs (grid path, in place)", n, D_SMALL, 1, IN_KEYS | IN_VALUES, 0, &grid, seed);
+        if (n <= GP__SORT_BITONIC_MAX) {
+            gp__sort_knobs radix = {0, 0, 0, 1};
+            pc.run("gp__sort pairs (one-block radix, in place)", n, D_FEW, 1, IN_KEYS | IN_VALUES, 0, &radix, seed);
+        }
         /* one side in place: every pass skipped (equal keys) must still copy the other side,
          * and a real pass must still land in it (racecheck: at the smaller sizes) */
         for (int side = IN_KEYS; side <= IN_VALUES && (gp_t_small() != 2 || n <= 1025); side++) {
