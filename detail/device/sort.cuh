@@ -48,6 +48,15 @@
 #define GP__SORT_ITEMS_8B 16     /* keys only of 8 bytes, or key and value within 8 bytes */
 #define GP__SORT_ITEMS_16B 12    /* key and value within 16 bytes */
 #define GP__SORT_ITEMS_MORE 8    /* larger (a user's value type) */
+/* Up to GP__SORT_SMALL_TILES_MAX keys past the one-block paths, tiles of 256 threads x 8
+ * keys: the default tiles leave most SMs idle there. Measured (H100, u32 keys, one call from
+ * an idle GPU / calls back to back, us, a probe of the grid path's shapes): 2^14 61.2 / 52.4
+ * with 384 x 24 against 41.2 / 33.8; 2^16 66.2 / 56.6 against 47.6 / 38.9; 2^18 67.5 / 57.0
+ * against 56.4 / 47.3; at 2^20 the default is as fast as any shape (77.2 / 63.5; 256 x 8:
+ * 91.5 / 78.7). */
+#define GP__SORT_SMALL_TILES_MAX ((size_t)1 << 18)
+#define GP__SORT_SMALL_TILES_BLOCK 256
+#define GP__SORT_SMALL_TILES_ITEMS 8
 
 #ifdef __CUDACC__
 /* Keys a thread ranks per pass, by the bytes of a key and of a value (0: keys only).
@@ -70,7 +79,8 @@ typedef struct gp__sort_knobs {
     int no_small;
     size_t small_max;
     int wide;
-    int no_bitonic; /* the one-block radix sort even where the bitonic network would run */
+    int no_bitonic;     /* the one-block radix sort even where the bitonic network would run */
+    int no_small_tiles; /* the default tiles even where the small ones would run */
 } gp__sort_knobs;
 
 /* One block of BLOCK threads sorts all n elements in `smem` bytes of shared memory. */
@@ -83,6 +93,70 @@ static cudaError_t gp__sort_small(K *k_out, V *v_out, const K *k_in, const V *v_
                       (unsigned)n, desc);
 }
 
+/* The grid path: histograms, then one pass kernel of BLOCK x ITEMS-key tiles per digit
+ * (with 64-bit counts above 2^32 keys, or by knob, where WIDE_OK). */
+template <class K, class V, int MODE, int BLOCK, int ITEMS, int VARIANT, int MINB, bool WIDE_OK = true>
+static cudaError_t gp__sort_grid(K *k_out, V *v_out, const K *k_in, const V *v_in, size_t n, int desc, int in_place,
+                                 const gp__device &dev, cudaStream_t s, const gp__sort_knobs *knobs)
+{
+    constexpr int P = sizeof(typename gp__sort_key<K>::U);
+    constexpr size_t KB = sizeof(K), VB = MODE == GP__SORT_KEYS ? 0 : sizeof(V);
+    constexpr unsigned TILE = BLOCK * ITEMS;
+    const size_t tiles = gp__ceil_div(n, (size_t)TILE);
+    if (tiles > GP__GRID_MAX) return cudaErrorInvalidValue;
+    const bool wide = WIDE_OK && (n > UINT32_MAX || (knobs && knobs->wide));
+    void (*pass)(gp__sort_io<K, V>, int) = gp__sort_pass_kernel<K, V, MODE, uint32_t, BLOCK, ITEMS, VARIANT, MINB>;
+    constexpr size_t pass_smem = gp__sort_pass_smem_bytes<K, V, BLOCK, ITEMS>();
+    /* every kernel loaded before the allocation: a full GPU fails here, nothing launched */
+    GP__TRY(gp__kernel_load<gp__sort_hist_kernel<K, V>>());
+    if constexpr (WIDE_OK)
+        if (wide) {
+            pass = gp__sort_pass_kernel<K, V, MODE, uint64_t, BLOCK, ITEMS, VARIANT, MINB>;
+            GP__TRY((gp__kernel_load<gp__sort_pass_kernel<K, V, MODE, uint64_t, BLOCK, ITEMS, VARIANT, MINB>>(
+                (int)pass_smem)));
+        }
+    if (!wide)
+        GP__TRY((gp__kernel_load<gp__sort_pass_kernel<K, V, MODE, uint32_t, BLOCK, ITEMS, VARIANT, MINB>>((int)pass_smem)));
+    if (in_place) GP__TRY(gp__kernel_load<gp__sort_finish_kernel<K, V, MODE>>());
+
+    const gp__sort_layout l = gp__sort_make_layout(n, tiles, P, KB, VB, wide ? 2 : 1,
+                                                   in_place || MODE == GP__SORT_ARGSORT, MODE != GP__SORT_KEYS,
+                                                   MODE == GP__SORT_PAIRS && in_place);
+    void *scratch = NULL;
+    GP__TRY(gp__scratch_alloc(&scratch, l.bytes, dev.id, s));
+    char *b = (char *)scratch;
+    gp__sort_io<K, V> io;
+    io.k_in = k_in;
+    io.k_buf[GP__SORT_IN] = NULL; /* read through k_in */
+    io.k_buf[GP__SORT_OUT] = k_out;
+    io.k_buf[GP__SORT_TMP_A] = (K *)(b + l.ka);
+    io.k_buf[GP__SORT_TMP_B] = (K *)(b + l.kb);
+    io.v_buf[GP__SORT_IN] = (V *)v_in;
+    io.v_buf[GP__SORT_OUT] = v_out;
+    io.v_buf[GP__SORT_TMP_A] = (V *)(b + l.va);
+    io.v_buf[GP__SORT_TMP_B] = (V *)(b + l.vb);
+    io.n = n;
+    io.hist = (unsigned long long *)(b + l.hist);
+    io.offsets = (unsigned long long *)(b + l.offsets);
+    io.ctl = (unsigned long long *)(b + l.ctl);
+    io.status = (uint64_t *)(b + l.status);
+    io.desc = desc;
+    io.in_place = in_place;
+
+    cudaError_t err = cudaMemsetAsync(scratch, 0, l.zeroed, s);
+    const size_t hist_blocks = gp__min_size(gp__ceil_div(n, (size_t)GP__SORT_HIST_THREADS * 16), (size_t)dev.sms * 4);
+    if (err == cudaSuccess)
+        err = gp__launch(gp__sort_hist_kernel<K, V>, (unsigned)hist_blocks, GP__SORT_HIST_THREADS, 0, s, false, io);
+    for (int p = 0; p < P && err == cudaSuccess; p++)
+        err = gp__launch(pass, (unsigned)tiles, BLOCK, pass_smem, s, false, io, p);
+    if (in_place && err == cudaSuccess)
+        err = gp__launch(gp__sort_finish_kernel<K, V, MODE>,
+                         (unsigned)gp__min_size(gp__ceil_div(n, (size_t)1024), (size_t)dev.sms * 8), 256, 0, s, false, io);
+    const cudaError_t free_err = cudaFreeAsync(scratch, s);
+    return err != cudaSuccess ? err : free_err;
+}
+
+
 /* The host side of every sort. MODE: GP__SORT_KEYS (V unused), _PAIRS, _ARGSORT (V is
  * uint64_t, v_out the indices). BLOCK, ITEMS (0: gp__sort_items), VARIANT and MINB: the
  * grid path's pass kernel (the bench's ladder and probes try others). */
@@ -91,10 +165,8 @@ template <class K, class V, int MODE, int BLOCK = GP__SORT_BLOCK, int ITEMS_ = 0
 static cudaError_t gp__sort(K *k_out, V *v_out, const K *k_in, const V *v_in, size_t n, int desc, cudaStream_t s,
                             const gp__sort_knobs *knobs = NULL)
 {
-    constexpr int P = sizeof(typename gp__sort_key<K>::U);
     constexpr size_t KB = sizeof(K), VB = MODE == GP__SORT_KEYS ? 0 : sizeof(V);
     constexpr int ITEMS = ITEMS_ ? ITEMS_ : gp__sort_items(KB, VB);
-    constexpr unsigned TILE = BLOCK * ITEMS;
     if (n == 0) return cudaSuccess;
     if (k_in == NULL || n > SIZE_MAX / 8 / (KB + 16)) return cudaErrorInvalidValue;
     if ((MODE != GP__SORT_ARGSORT && k_out == NULL) || (MODE != GP__SORT_KEYS && v_out == NULL) ||
@@ -135,56 +207,15 @@ static cudaError_t gp__sort(K *k_out, V *v_out, const K *k_in, const V *v_in, si
                         : gp__sort_small<K, V, MODE, GP__SORT_SMALL_BLOCK>(k_out, v_out, k_in, v_in, n, desc, smem, dev, s);
     }
 
-    const size_t tiles = gp__ceil_div(n, (size_t)TILE);
-    if (tiles > GP__GRID_MAX) return cudaErrorInvalidValue;
-    const bool wide = n > UINT32_MAX || (knobs && knobs->wide);
-    void (*pass)(gp__sort_io<K, V>, int) =
-        wide ? gp__sort_pass_kernel<K, V, MODE, uint64_t, BLOCK, ITEMS, VARIANT, MINB>
-             : gp__sort_pass_kernel<K, V, MODE, uint32_t, BLOCK, ITEMS, VARIANT, MINB>;
-    constexpr size_t pass_smem = gp__sort_pass_smem_bytes<K, V, BLOCK, ITEMS>();
-    /* every kernel loaded before the allocation: a full GPU fails here, nothing launched */
-    GP__TRY(gp__kernel_load<gp__sort_hist_kernel<K, V>>());
-    if (wide)
-        GP__TRY((gp__kernel_load<gp__sort_pass_kernel<K, V, MODE, uint64_t, BLOCK, ITEMS, VARIANT, MINB>>((int)pass_smem)));
-    else
-        GP__TRY((gp__kernel_load<gp__sort_pass_kernel<K, V, MODE, uint32_t, BLOCK, ITEMS, VARIANT, MINB>>((int)pass_smem)));
-    if (in_place) GP__TRY(gp__kernel_load<gp__sort_finish_kernel<K, V, MODE>>());
-
-    const gp__sort_layout l = gp__sort_make_layout(n, tiles, P, KB, VB, wide ? 2 : 1,
-                                                   in_place || MODE == GP__SORT_ARGSORT, MODE != GP__SORT_KEYS,
-                                                   MODE == GP__SORT_PAIRS && in_place);
-    void *scratch = NULL;
-    GP__TRY(gp__scratch_alloc(&scratch, l.bytes, dev.id, s));
-    char *b = (char *)scratch;
-    gp__sort_io<K, V> io;
-    io.k_in = k_in;
-    io.k_buf[GP__SORT_IN] = NULL; /* read through k_in */
-    io.k_buf[GP__SORT_OUT] = k_out;
-    io.k_buf[GP__SORT_TMP_A] = (K *)(b + l.ka);
-    io.k_buf[GP__SORT_TMP_B] = (K *)(b + l.kb);
-    io.v_buf[GP__SORT_IN] = (V *)v_in;
-    io.v_buf[GP__SORT_OUT] = v_out;
-    io.v_buf[GP__SORT_TMP_A] = (V *)(b + l.va);
-    io.v_buf[GP__SORT_TMP_B] = (V *)(b + l.vb);
-    io.n = n;
-    io.hist = (unsigned long long *)(b + l.hist);
-    io.offsets = (unsigned long long *)(b + l.offsets);
-    io.ctl = (unsigned long long *)(b + l.ctl);
-    io.status = (uint64_t *)(b + l.status);
-    io.desc = desc;
-    io.in_place = in_place;
-
-    cudaError_t err = cudaMemsetAsync(scratch, 0, l.zeroed, s);
-    const size_t hist_blocks = gp__min_size(gp__ceil_div(n, (size_t)GP__SORT_HIST_THREADS * 16), (size_t)dev.sms * 4);
-    if (err == cudaSuccess)
-        err = gp__launch(gp__sort_hist_kernel<K, V>, (unsigned)hist_blocks, GP__SORT_HIST_THREADS, 0, s, false, io);
-    for (int p = 0; p < P && err == cudaSuccess; p++)
-        err = gp__launch(pass, (unsigned)tiles, BLOCK, pass_smem, s, false, io, p);
-    if (in_place && err == cudaSuccess)
-        err = gp__launch(gp__sort_finish_kernel<K, V, MODE>,
-                         (unsigned)gp__min_size(gp__ceil_div(n, (size_t)1024), (size_t)dev.sms * 8), 256, 0, s, false, io);
-    const cudaError_t free_err = cudaFreeAsync(scratch, s);
-    return err != cudaSuccess ? err : free_err;
+    /* up to GP__SORT_SMALL_TILES_MAX keys, smaller tiles: more blocks on the GPU at once
+     * (the library's own shape only; never 64-bit counts, which need more than 2^32 keys) */
+    if constexpr (BLOCK == GP__SORT_BLOCK && ITEMS_ == 0 && VARIANT == 0)
+        if (n <= GP__SORT_SMALL_TILES_MAX && !(knobs && (knobs->wide || knobs->no_small_tiles)))
+            return gp__sort_grid<K, V, MODE, GP__SORT_SMALL_TILES_BLOCK, GP__SORT_SMALL_TILES_ITEMS, 0,
+                                 gp__sort_min_blocks(GP__SORT_SMALL_TILES_BLOCK), false>(k_out, v_out, k_in, v_in, n,
+                                                                                        desc, in_place, dev, s, knobs);
+    return gp__sort_grid<K, V, MODE, BLOCK, ITEMS, VARIANT, MINB>(k_out, v_out, k_in, v_in, n, desc, in_place, dev, s,
+                                                                  knobs);
 }
 
 /* ---- instantiation ----------------------------------------------------------------------------- */
