@@ -206,8 +206,8 @@ __global__ void __launch_bounds__(GP__REDUCE_BLOCK, GP__MIN_BLOCKS(GP__REDUCE_BL
     typedef typename Op::type T;
     enum { ROWS = GP__REDUCE_ROWS(Map::ARITY, sizeof(typename Map::in_type)) };
     /* Launched early (GP__REDUCE_CHAIN): the stream's earlier work is complete and visible
-     * past this point; then a dependent (the finish kernel, the next call) may be placed on
-     * the GPU; it waits for our results itself. */
+     * past this point; then a dependent (the next call) may be placed on the GPU; it waits
+     * for our results itself. */
     gp__chain_wait();
     if (threadIdx.x == 0) GP__REDUCE_TRACE(0);
     const size_t vec_per_block = p.vec_per_block;

@@ -47,9 +47,9 @@
 #define GP__REDUCE_CHAIN 1          /* sm_90: launch the first kernel early too (see below) */
 #endif
 #define GP__REDUCE_WARPS (GP__REDUCE_BLOCK / 32)
-/* A probe's hook: GP__REDUCE_TRACE(event) marks, in thread 0 of a GRID-mode block, when
- * the block starts (0), has its total (1), and, in the last block, starts (2) and ends (3)
- * the finish. It expands to nothing unless a probe defines it before including gpuprims.cuh. */
+/* A probe's hook: GP__REDUCE_TRACE(event) marks, in thread 0 of a block, when the block
+ * starts (0, every mode), has its total (1, GRID mode), and, in GRID mode's last block,
+ * starts (2) and ends (3) the finish. It expands to nothing unless a probe defines it before including gpuprims.cuh. */
 #ifndef GP__REDUCE_TRACE
 #define GP__REDUCE_TRACE(event) ((void)0)
 #endif
