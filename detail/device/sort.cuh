@@ -6,7 +6,8 @@
  * that sorts by a bitonic network (sort_bitonic.cuh). n <= GP__SORT_SMALL_MAX (and the data
  * fits one block's shared memory): one launch of one block (256 threads up to 2048 keys,
  * else 1024) that radix-sorts everything in shared memory. Otherwise: a zeroing of the
- * histograms and status words, the histogram kernel, one kernel per pass (8-bit digits:
+ * histograms and status words, the histogram kernel, one kernel per pass (tiles of 2048
+ * keys up to GP__SORT_SMALL_TILES_MAX keys, of the sizes below beyond; 8-bit digits:
  * 2 passes for 16-bit keys, 4 for 32-bit, 8 for 64-bit; a pass whose digit is the same for
  * every key returns at once), and in place a copy kernel that works only when one pass was
  * real. No host synchronisation anywhere.
@@ -15,8 +16,9 @@
  * and the inputs untouched when it cannot be had): n keys (2n in place and for argsort),
  * plus n values for pairs (2n in place) or n indices for argsort, plus the status words
  * (8 bytes per digit per tile: 2 KB a tile of 9216 keys for keys of up to 4 bytes, 6144 for
- * 8-byte keys and pairs within 8 bytes, 4608 within 16, else 3072; twice that above 2^32
- * keys) and 2 x 8 x 256 bytes per pass of histograms. */
+ * 8-byte keys and pairs within 8 bytes, 4608 within 16, else 3072, and 2048 for every type
+ * up to 2^18 keys; twice that above 2^32 keys) and 2 x 8 x 256 bytes per pass of
+ * histograms. */
 #ifndef GPUPRIMS_DETAIL_SORT_CUH
 #define GPUPRIMS_DETAIL_SORT_CUH
 
