@@ -26,29 +26,46 @@ static int gp__bench_cmp_float(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* The timing loop of every bench: k functions timed in turn, `warmup` untimed calls of
+ * each, then `reps` rounds of one timed batch of `batch` calls of each, bracketed by events
+ * on the default stream; ms_out[f] is function f's median per call. Timed in turn, a drift
+ * of the machine during a table (clocks, a neighbour) falls on every function alike, so the
+ * ratios between them hold: on the H100 one reduce kernel measured 31.1 and 32.4 us at 2^24
+ * in two tables of the same run when each function's batches ran together. */
+static inline void gp_bench_medians(const gp_bench_fn *fns, void *const *ctxs, int k, int batch, int warmup, int reps,
+                                    float *ms_out)
+{
+    float *ms = (float *)malloc(sizeof(float) * (size_t)k * (size_t)reps);
+    cudaEvent_t a, b;
+    CUDA_CHK(cudaEventCreate(&a));
+    CUDA_CHK(cudaEventCreate(&b));
+    for (int f = 0; f < k; f++)
+        for (int i = 0; i < warmup; i++) fns[f](ctxs[f]);
+    CUDA_CHK(cudaDeviceSynchronize());
+    for (int r = 0; r < reps; r++)
+        for (int f = 0; f < k; f++) {
+            CUDA_CHK(cudaEventRecord(a, 0));
+            for (int i = 0; i < batch; i++) fns[f](ctxs[f]);
+            CUDA_CHK(cudaEventRecord(b, 0));
+            CUDA_CHK(cudaEventSynchronize(b));
+            CUDA_CHK(cudaEventElapsedTime(&ms[f * reps + r], a, b));
+        }
+    CUDA_CHK(cudaGetLastError());
+    for (int f = 0; f < k; f++) {
+        qsort(ms + f * reps, (size_t)reps, sizeof(float), gp__bench_cmp_float);
+        ms_out[f] = ms[f * reps + reps / 2] / (float)batch;
+    }
+    free(ms);
+    CUDA_CHK(cudaEventDestroy(a));
+    CUDA_CHK(cudaEventDestroy(b));
+}
+
 /* Median time in milliseconds of `reps` calls of fn(ctx), each bracketed by events on the
  * default stream, after `warmup` untimed calls. */
 static inline float gp_bench_median_ms_n(gp_bench_fn fn, void *ctx, int warmup, int reps)
 {
-    float *ms = (float *)malloc(sizeof(float) * (size_t)reps);
-    cudaEvent_t a, b;
-    CUDA_CHK(cudaEventCreate(&a));
-    CUDA_CHK(cudaEventCreate(&b));
-    for (int i = 0; i < warmup; i++) fn(ctx);
-    CUDA_CHK(cudaDeviceSynchronize());
-    for (int i = 0; i < reps; i++) {
-        CUDA_CHK(cudaEventRecord(a, 0));
-        fn(ctx);
-        CUDA_CHK(cudaEventRecord(b, 0));
-        CUDA_CHK(cudaEventSynchronize(b));
-        CUDA_CHK(cudaEventElapsedTime(&ms[i], a, b));
-    }
-    CUDA_CHK(cudaGetLastError());
-    qsort(ms, (size_t)reps, sizeof(float), gp__bench_cmp_float);
-    float med = ms[reps / 2];
-    free(ms);
-    CUDA_CHK(cudaEventDestroy(a));
-    CUDA_CHK(cudaEventDestroy(b));
+    float med;
+    gp_bench_medians(&fn, &ctx, 1, 1, warmup, reps, &med);
     return med;
 }
 
@@ -79,39 +96,6 @@ static inline float gp_bench_median_ms_batch(gp_bench_fn fn, void *ctx, int batc
 {
     gp__bench_batch_ctx b = {fn, ctx, batch};
     return gp_bench_median_ms(gp__bench_batch, &b) / (float)batch;
-}
-
-/* The same per call for k functions timed in turn: a timed batch of each, then the next
- * round, GP_BENCH_REPS rounds, medians in ms_out[0 .. k). A drift of the machine during a
- * table (clocks, a neighbour) then falls on every function alike, so the ratios between
- * them hold: on the H100 one reduce kernel measured 31.1 and 32.4 us at 2^24 in two tables
- * of the same run when each function's batches ran together. */
-static inline void gp_bench_median_ms_batch_each(const gp_bench_fn *fns, void *const *ctxs, int k, int batch,
-                                                 float *ms_out)
-{
-    float *ms = (float *)malloc(sizeof(float) * (size_t)k * GP_BENCH_REPS);
-    cudaEvent_t a, b;
-    CUDA_CHK(cudaEventCreate(&a));
-    CUDA_CHK(cudaEventCreate(&b));
-    for (int f = 0; f < k; f++)
-        for (int i = 0; i < GP_BENCH_WARMUP; i++) fns[f](ctxs[f]);
-    CUDA_CHK(cudaDeviceSynchronize());
-    for (int r = 0; r < GP_BENCH_REPS; r++)
-        for (int f = 0; f < k; f++) {
-            CUDA_CHK(cudaEventRecord(a, 0));
-            for (int i = 0; i < batch; i++) fns[f](ctxs[f]);
-            CUDA_CHK(cudaEventRecord(b, 0));
-            CUDA_CHK(cudaEventSynchronize(b));
-            CUDA_CHK(cudaEventElapsedTime(&ms[f * GP_BENCH_REPS + r], a, b));
-        }
-    CUDA_CHK(cudaGetLastError());
-    for (int f = 0; f < k; f++) {
-        qsort(ms + f * GP_BENCH_REPS, GP_BENCH_REPS, sizeof(float), gp__bench_cmp_float);
-        ms_out[f] = ms[f * GP_BENCH_REPS + GP_BENCH_REPS / 2] / (float)batch;
-    }
-    free(ms);
-    CUDA_CHK(cudaEventDestroy(a));
-    CUDA_CHK(cudaEventDestroy(b));
 }
 
 /* Device-to-device copy: the bandwidth ceiling. Returns GB/s counting bytes read plus

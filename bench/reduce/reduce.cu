@@ -771,7 +771,7 @@ static void bench_table(void *pool, size_t pool_elems, double copy_gbps, float e
             const gp_bench_fn fns[3] = {gp_timed, cub_timed, read_timed};
             void *const ctxs[3] = {&c, &c, &rc};
             float ms3[3];
-            gp_bench_median_ms_batch_each(fns, ctxs, 3, batch, ms3); /* in turn: drift falls on all three */
+            gp_bench_medians(fns, ctxs, 3, batch, GP_BENCH_WARMUP, GP_BENCH_REPS, ms3); /* in turn */
             const float gp_ms = ms3[0], cub_ms = ms3[1], read_ms = ms3[2];
             float gp_one = gp_bench_median_ms(gp_timed, &c);
             float cub_one = gp_bench_median_ms(cub_timed, &c);

@@ -88,12 +88,8 @@ static inline __host__ __device__ gp__scan_layout gp__scan_make_layout(size_t ti
 
 #ifdef __CUDACC__
 
-/* ---- tile status (GRID mode) ------------------------------------------------------------ */
+/* ---- tile status (GRID mode; the release store is the library's, agent/single_pass.cuh) --- */
 
-static __device__ __forceinline__ void gp__st_release_u32(unsigned *p, unsigned v)
-{
-    asm volatile("st.release.gpu.global.b32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
-}
 static __device__ __forceinline__ unsigned gp__ld_relaxed_u32(const unsigned *p)
 {
     unsigned v;

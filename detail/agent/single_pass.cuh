@@ -54,16 +54,6 @@ static __device__ __forceinline__ uint32_t gp__ld_acquire_u32(const uint32_t *p)
     return v;
 }
 
-/* atomicAdd with acquire and release semantics at gpu scope: the writes before it are
- * visible to whoever reads its result, and what the writers before it wrote is visible
- * after it. */
-static __device__ __forceinline__ unsigned long long gp__atom_add_acq_rel(unsigned long long *p, unsigned long long v)
-{
-    unsigned long long old;
-    asm volatile("atom.acq_rel.gpu.global.add.u64 %0, [%1], %2;" : "=l"(old) : "l"(p), "l"(v) : "memory");
-    return old;
-}
-
 /* A word of this call: `bits` tagged with `epoch` (never 0). */
 static __device__ __forceinline__ uint64_t gp__status_word(uint32_t bits, uint32_t epoch)
 {

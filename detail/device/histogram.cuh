@@ -28,7 +28,7 @@
  * Past what shared memory holds (about 115K bins on the H100, in 16-bit counters), the
  * values are partitioned by bin first and each part counted in shared memory
  * (histogram_split.cuh); small inputs, more than 2^26 bins, and calls whose scratch cannot
- * be had count every element with a 64-bit atomic in global memory instead. 
+ * be had count every element with a 64-bit atomic in global memory instead.
  * Edges (range bins) sit in shared memory beside the counters when they fit, floats' edges
  * rounded up to float (x >= e exactly when x >= the smallest float >= e). */
 #ifndef GPUPRIMS_DETAIL_HISTOGRAM_CUH
@@ -444,18 +444,22 @@ static cudaError_t gp__histogram_run(uint64_t *d_hist, const T *d_in, size_t n, 
     const size_t smem_max = (size_t)dev.smem_block - 1024; /* the kernel's own static bytes and margin */
     gp__hist_plan p = gp__hist_make_plan((uintptr_t)d_in, n, sizeof(T), bins, bin.smem_want(smem_max), smem_max);
     bin.smem_bytes = p.smem_bytes - (size_t)p.copies * gp__hist_copy_words(p) * 4; /* the binner's, if it stayed */
-    if constexpr (sizeof(T) > 1) /* bytes are counted by value (p.values), whatever the bins */
-    if (!p.keys && n >= GP__HSPLIT_MIN_N && bins <= GP__HSPLIT_MAX_BUCKETS * GP__HSPLIT_BUCKET_BINS &&
-        !(knobs && knobs->no_split)) { /* too many bins for shared counters: the partition */
-        auto split = [&]() -> cudaError_t {
-            if constexpr (std::is_same<Bin, gp__hist_by_even_float<T>>::value)
-                if (bin.e.w_pow2) return gp__hsplit_run(d_hist, d_in, n, bins, gp__hist_key_pow2<T>{bin.e}, dev.id, dev.sms, s);
-            gp__hist_key_of<T, Bin> key = {bin, (uint32_t)bins};
-            key.b.smem_bytes = 0; /* its tables stay in global memory */
-            return gp__hsplit_run(d_hist, d_in, n, bins, key, dev.id, dev.sms, s);
-        };
-        const cudaError_t err = split();
-        if (err != cudaErrorMemoryAllocation) return err; /* else: no scratch, global atomics */
+    /* too many bins for shared counters: the partition (bytes are counted by value,
+     * p.values, whatever the bins) */
+    if constexpr (sizeof(T) > 1) {
+        if (!p.keys && n >= GP__HSPLIT_MIN_N && bins <= GP__HSPLIT_MAX_BUCKETS * GP__HSPLIT_BUCKET_BINS &&
+            !(knobs && knobs->no_split)) {
+            auto split = [&]() -> cudaError_t {
+                if constexpr (std::is_same<Bin, gp__hist_by_even_float<T>>::value)
+                    if (bin.e.w_pow2)
+                        return gp__hsplit_run(d_hist, d_in, n, bins, gp__hist_key_pow2<T>{bin.e}, dev.id, dev.sms, s);
+                gp__hist_key_of<T, Bin> key = {bin, (uint32_t)bins};
+                key.b.smem_bytes = 0; /* its tables stay in global memory */
+                return gp__hsplit_run(d_hist, d_in, n, bins, key, dev.id, dev.sms, s);
+            };
+            const cudaError_t err = split();
+            if (err != cudaErrorMemoryAllocation) return err; /* else: no scratch, global atomics */
+        }
     }
 #ifdef GP__HIST_LADDER
     if (knobs && knobs->no_values && p.values) { /* bytes by bin: as a 2-byte type would be */
