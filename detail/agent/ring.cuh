@@ -119,12 +119,14 @@ static __device__ __forceinline__ void gp__ring_look_ahead(unsigned part, unsign
 
 /* The reduce warp: publishes each whole tile's total, `total(stage, t)`, as soon as the
  * tile lands (the partial last tile: no tile after it needs its total), then every lane
- * arrives on `empty`. */
+ * arrives on `counted` (if any: the scanning warps may then write in the stage) and on
+ * `empty`. */
 template <class Pair, class Total>
 static __device__ __forceinline__ void gp__ring_reduce(unsigned stages, size_t tiles, size_t tile, size_t n,
                                                         const unsigned char *ring, size_t stage_bytes, uint64_t *full,
                                                         uint64_t *empty, const unsigned long long *s_tile,
-                                                       uint64_t *status, uint32_t epoch, const Total &total)
+                                                       uint64_t *status, uint32_t epoch, const Total &total,
+                                                       uint64_t *counted = nullptr)
 {
     for (unsigned i = 0;; i++) {
         const unsigned s = i % stages;
@@ -135,6 +137,7 @@ static __device__ __forceinline__ void gp__ring_reduce(unsigned stages, size_t t
             const Pair agg = total(ring + (size_t)s * stage_bytes, t);
             if (gp__lane_id() == 0) gp__status_publish<Pair>(status, t, agg, epoch);
         }
+        if (counted != nullptr) gp__mbar_arrive(&counted[s]);
         gp__mbar_arrive(&empty[s]); /* every lane, after its reads of the stage */
     }
 }

@@ -11,10 +11,22 @@
 #include "segmented_scan_ring.cuh"
 
 #ifndef GP__RBKR_MIN_BLOCKS
-/* reduce-by-key: blocks an SM the registers must allow. One (98-101 registers, no spills)
- * ran runs of 1 / 8 / 1024 at 2^28 in 3053 / 1609 / 1506 us on the H100, two (80 registers,
- * 172-196 bytes spilled) in 3333 / 1635 / 1515 us, one run. */
-#define GP__RBKR_MIN_BLOCKS 1
+/* reduce-by-key: blocks an SM the registers must allow. Two (80 registers, 12 bytes spilled)
+ * ran i32/f32 runs of 1 / 8 / 1024 at 2^28 in 1590 / 1112 / 1024 us on the H100; one (138
+ * registers) in 1999 / 1725 / 1640 us (an earlier form of the kernel, one run each). The
+ * kernel is latency-bound (ncu, one block an SM: 0.46 instructions issued a cycle a
+ * scheduler), so twice the warps count more than the spills, as long as they are few. */
+#define GP__RBKR_MIN_BLOCKS 2
+#endif
+
+#ifndef GP__RBKR_NB
+/* batches of 32 tiles a look-ahead warp polls a round (two warps): 128 tiles, where a
+ * block's consecutive tiles lie about 264 apart (two blocks an SM), so a tile often takes
+ * two round trips. Every slot's tree is reduced whether polled or not, and each slot holds
+ * a 64-bit pair, so more slots cost registers and each tile time: H100, 2^28, runs of 1 /
+ * 8 / 1024, one run: NB 1 1582 / 1236 / 1184 us, 2 1590 / 1112 / 1024, 3 1601 / 1130 / 1029;
+ * at 5 the kernel spilled (68 bytes) and ran runs of 8 in 1782 us. */
+#define GP__RBKR_NB 2
 #endif
 
 #ifdef __CUDACC__
@@ -29,61 +41,101 @@ struct gp__rbk_pair32 {
 template <class Op>
 using gp__rbk_op32 = gp__head_op<Op, gp__rbk_pair32<typename Op::type>, GP__HEADS_COUNT>;
 
-/* An in-tile pair as gp__rbk_op's 64-bit pair. */
+/* How a tile's total travels: its heads (at most a tile, 32 bits) and its value, in 32-bit
+ * words with no padding: two status words for 4-byte values, three for 8-byte ones, where
+ * gp__rbk_pair (a 64-bit count, padded) takes four, and a look-ahead round covers twice the
+ * tiles. The look-ahead folds them as gp__rbk_op's 64-bit pairs (gp__rbkr_wide_op, whose
+ * codec this is). */
+/* A bool as a type: a tile's code made twice, for whole tiles and for the partial last one. */
+template <bool B>
+struct gp__bool_c {
+    static constexpr bool value = B;
+};
+
 template <class T>
-static __device__ __forceinline__ gp__rbk_pair<T> gp__rbk_wide(const gp__rbk_pair32<T> &x)
+struct gp__rbkr_packed {
+    uint32_t h;
+    uint32_t v[(sizeof(T) + 3) / 4];
+};
+template <class Op>
+struct gp__rbkr_wide_op : gp__rbk_op<Op> {
+};
+template <class Op>
+struct gp__status_codec<gp__rbkr_wide_op<Op>> {
+    typedef typename gp__rbk_op<Op>::type T;
+    enum { W = gp__status_words(sizeof(gp__rbkr_packed<typename Op::type>)), NB = GP__RBKR_NB };
+    static __device__ __forceinline__ T decode(size_t, const uint32_t (&bits)[W])
+    {
+        T r;
+        r.h = bits[0];
+        memcpy(&r.v, bits + 1, sizeof r.v);
+        return r;
+    }
+};
+template <class T>
+static __device__ __forceinline__ gp__rbkr_packed<T> gp__rbkr_pack(const gp__rbk_pair32<T> &x)
 {
-    gp__rbk_pair<T> r;
-    r.h = x.h;
-    r.v = x.v;
-    return r;
+    gp__rbkr_packed<T> p;
+    p.h = x.h;
+    memset(p.v, 0, sizeof p.v);
+    memcpy(p.v, &x.v, sizeof x.v);
+    return p;
 }
 
-/* A whole tile's total by one warp, in index order, from its stage (keys, then values):
- * gp__ssr_tile_total's order; a key is a head where it differs from the one before (the
- * tile's first: from global memory; tile 0: a head). */
+/* A whole tile's total by one warp, in index order, from its stage: lane l folds the l-th
+ * 32nd of the tile (R vectors of keys and of values, 16-byte reads), starting at vector
+ * l % R and wrapping so that the lanes' reads fall in different banks (gp__ssr_tile_total's
+ * order). A key is a head where it differs from the one before: the last key of the
+ * vector the lane read before, or (its first vector, and vector 0 of its part) the key
+ * before the vector in the stage, which holds the key before the tile too (tile 0's first
+ * key: a head). Why this way: the warp publishes every tile of its block, and with a key
+ * read a load, four times a vector, and the key before the tile from global memory on
+ * each tile's path, it was slower than the scanning warps. */
 template <class Op, class K, class EqS, int TILE>
-static __device__ __forceinline__ gp__rbk_pair<typename Op::type> gp__rbkr_tile_total(const unsigned char *stage,
-                                                                                     const K *keys, size_t t)
+static __device__ __forceinline__ gp__rbk_pair32<typename Op::type> gp__rbkr_tile_total(const K *ks, const uint4 *vs,
+                                                                                       size_t t)
 {
     typedef gp__rbk_op32<Op> POp;
     typedef typename POp::type pair;
     typedef typename Op::type T;
     enum { VEC = gp__scan_vec(sizeof(T)), R = TILE / VEC / 32 };
     const unsigned lane = gp__lane_id(), start = lane % R;
-    const K *ks = reinterpret_cast<const K *>(stage);
-    const uint4 *vs = reinterpret_cast<const uint4 *>(stage + (size_t)TILE * sizeof(K));
-    const K before = t > 0 ? gp__load_elem(keys + t * TILE - 1) : K(); /* tile 0: unused */
     pair head = POp::identity(), tail = POp::identity();
+    K carry = K(); /* the last key of the vector read before */
 #pragma unroll 4
     for (unsigned r = 0; r < R; r++) {
         const unsigned k = (r + start) % R, u = lane * R + k; /* the vector's index in the tile */
-        const uint4 w = vs[u];
+        const uint4 wk = reinterpret_cast<const uint4 *>(ks)[u], wv = vs[u];
+        K key[VEC];
         T e[VEC];
-        memcpy(e, &w, sizeof w);
-        K prev = u > 0 ? ks[u * VEC - 1] : before;
+        memcpy(key, &wk, sizeof wk);
+        memcpy(e, &wv, sizeof wv);
+        K prev = carry;
+        if (r == 0 || k == 0) prev = u > 0 || t > 0 ? ks[(int)(u * VEC) - 1] : K(); /* tile 0's first: a head */
+        carry = key[VEC - 1];
         pair f = POp::identity();
 #pragma unroll
         for (int q = 0; q < VEC; q++) {
-            const K key = ks[u * VEC + q];
             pair x;
             x.v = e[q];
-            x.h = (t == 0 && u == 0 && q == 0) || !EqS::eq(prev, key) ? 1u : 0u;
+            x.h = (t == 0 && u == 0 && q == 0) || !EqS::eq(q > 0 ? key[q - 1] : prev, key[q]) ? 1u : 0u;
             f = q == 0 ? x : POp::apply(f, x);
-            prev = key;
         }
         if (k >= start) tail = POp::apply(tail, f);
         else head = POp::apply(head, f);
     }
     __syncwarp();
-    return gp__rbk_wide(gp__warp_reduce<POp>(POp::apply(head, tail)));
+    return gp__warp_reduce<POp>(POp::apply(head, tail));
 }
 
 /* Reduce-by-key on the ring, for keys and values of one size that moves as 16-byte
  * vectors, both on 16-byte boundaries (the outputs: any). The scanning warps find each
- * element's head and tail bits from its neighbours (in the stage, or for the tile's edges
- * in global memory), scan (heads, value) by rows, and write a run's key at its head and
- * its value at its tail, at the run's number less one. */
+ * element's head and tail bits from its neighbours (in the stage; for the partial last tile
+ * in global memory), scan (heads, value) by rows, and give a run's key at its head and its
+ * value at its tail the run's number less one as their place. A whole tile's runs go out
+ * through its stage, so that the block writes two contiguous runs of places (stored one
+ * element a thread where they fall, runs of 1 ran at 47% of copy, H100); the partial last
+ * tile's are stored where they fall. */
 template <class Op, class K, class EqS>
 __global__ void __launch_bounds__(GP__SSR_THREADS, GP__MIN_BLOCKS(GP__SSR_THREADS, GP__RBKR_MIN_BLOCKS))
     gp__rbkr_kernel(K *keys_out, typename Op::type *vals_out, uint64_t *runs, const K *keys,
@@ -91,7 +143,7 @@ __global__ void __launch_bounds__(GP__SSR_THREADS, GP__MIN_BLOCKS(GP__SSR_THREAD
                     unsigned stages)
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    typedef gp__rbk_op<Op> WOp; /* across tiles: 64-bit counts */
+    typedef gp__rbkr_wide_op<Op> WOp; /* across tiles: 64-bit counts (totals travel packed) */
     typedef gp__rbk_op32<Op> POp; /* inside a tile */
     typedef typename WOp::type wide;
     typedef typename POp::type pair;
@@ -99,27 +151,37 @@ __global__ void __launch_bounds__(GP__SSR_THREADS, GP__MIN_BLOCKS(GP__SSR_THREAD
     static_assert(sizeof(K) == sizeof(T), "keys and values of one size");
     enum { VEC = gp__scan_vec(sizeof(T)), ROWS = gp__scan_rows(sizeof(T)), ITEMS = VEC * ROWS,
            TILE = GP__SSR_BLOCK * ITEMS, SMAX = GP__SCAN_STAGES_MAX };
-    constexpr unsigned BYTES = (unsigned)(TILE * sizeof(T)), STAGE = 2 * BYTES; /* keys, then values */
+    /* a stage: the 16 bytes before the tile's keys (the first key's neighbour), its keys, the
+     * 16 bytes after them (the last key's), then its values: no head or tail test of a whole
+     * tile reads global memory */
+    constexpr unsigned BYTES = (unsigned)(TILE * sizeof(T)), EDGE = 16, STAGE = 2 * BYTES + 2 * EDGE;
     extern __shared__ __align__(128) unsigned char gp__ssr_ring[];
-    __shared__ uint64_t full[SMAX], taken[SMAX], ready[SMAX], empty[SMAX];
+    /* per stage (agent/ring.cuh): full, taken, ready, empty; counted: the reduce warp has read
+     * the stage (the scanning warps may write their runs in it) */
+    __shared__ uint64_t full[SMAX], taken[SMAX], ready[SMAX], empty[SMAX], counted[SMAX];
+    __shared__ uint8_t s_head0[SMAX], s_tail_last[SMAX]; /* the tile's first element starts a run, its last ends one */
     __shared__ unsigned long long s_tile[SMAX], s_ahead_tile[2];
-    __shared__ wide s_prefix[SMAX], s_xchg[2 * gp__scan_nb(sizeof(wide))];
+    __shared__ wide s_prefix[SMAX], s_xchg[2 * gp__status_codec<WOp>::NB];
     __shared__ pair s_warp[SMAX][GP__SSR_WARPS];
     unsigned long long *counter = reinterpret_cast<unsigned long long *>(scratch);
     uint64_t *status = reinterpret_cast<uint64_t *>(scratch + gp__sscan_status_offset());
     const unsigned warp = threadIdx.x >> 5, lane = gp__lane_id();
 
+    if (threadIdx.x == 0)
+        for (unsigned s = 0; s < stages; s++) gp__mbar_init(&counted[s], 32); /* made visible in gp__ssr_start */
     gp__ssr_start(stages, full, taken, ready, empty);
 
     if (warp == GP__SSR_WARPS) { /* producer */
         if (lane == 0)
             gp__ring_produce(stages, GP__SSR_RAMP, tiles, TILE, n, gp__ssr_ring, STAGE, full, taken, empty, s_tile,
                              counter, [&](unsigned char *stage, unsigned long long t, uint64_t *bar) {
-                                gp__mbar_arrive_expect(bar, STAGE);
-                                gp__bulk_copy(stage, reinterpret_cast<const unsigned char *>(keys + t * TILE), BYTES,
-                                              bar);
-                                gp__bulk_copy(stage + BYTES, reinterpret_cast<const unsigned char *>(vals + t * TILE),
-                                              BYTES, bar);
+                                const unsigned pre = t > 0 ? EDGE : 0, post = (t + 1) * TILE + VEC <= n ? EDGE : 0;
+                                gp__mbar_arrive_expect(bar, pre + BYTES + post + BYTES);
+                                gp__bulk_copy(stage + EDGE - pre,
+                                              reinterpret_cast<const unsigned char *>(keys + t * TILE) - pre,
+                                              pre + BYTES + post, bar);
+                                gp__bulk_copy(stage + 2 * EDGE + BYTES,
+                                              reinterpret_cast<const unsigned char *>(vals + t * TILE), BYTES, bar);
                             });
         return;
     }
@@ -129,10 +191,14 @@ __global__ void __launch_bounds__(GP__SSR_THREADS, GP__MIN_BLOCKS(GP__SSR_THREAD
         return;
     }
     if (warp == GP__SSR_WARPS + 2) { /* reduce */
-        gp__ring_reduce<wide>(stages, tiles, TILE, n, gp__ssr_ring, STAGE, full, empty, s_tile, status, epoch,
-                             [&](const unsigned char *stage, unsigned long long t) {
-                                 return gp__rbkr_tile_total<Op, K, EqS, TILE>(stage, keys, t);
-                             });
+        gp__ring_reduce<gp__rbkr_packed<T>>(
+            stages, tiles, TILE, n, gp__ssr_ring, STAGE, full, empty, s_tile, status, epoch,
+            [&](const unsigned char *stage, unsigned long long t) {
+                return gp__rbkr_pack(gp__rbkr_tile_total<Op, K, EqS, TILE>(
+                    reinterpret_cast<const K *>(stage + EDGE), reinterpret_cast<const uint4 *>(stage + 2 * EDGE + BYTES),
+                    t));
+            },
+            counted);
         return;
     }
 
@@ -144,72 +210,145 @@ __global__ void __launch_bounds__(GP__SSR_THREADS, GP__MIN_BLOCKS(GP__SSR_THREAD
         const unsigned long long t = s_tile[s];
         if (t >= tiles) break;
         const size_t start = t * TILE;
-        const bool whole = start + TILE <= n;
-        pair x[ITEMS];
-        uint32_t hb = 0, tb = 0; /* bit j * VEC + k: element (j, k) starts, ends a run */
-        const unsigned char *stage = gp__ssr_ring + (size_t)s * STAGE;
-        const K *ks = reinterpret_cast<const K *>(stage);
+        /* the tile, with its bounds known at compile time (a whole tile: none to test) */
+        auto tile = [&](auto whole_c) {
+            constexpr bool whole = decltype(whole_c)::value;
+            /* the values and the head and tail bits (bit j * VEC + k: element (j, k) starts, ends a
+             * run); the pairs are made from them where needed, not kept: with a pair an element
+             * (a count and a value) the kernel needed 98 to 132 registers, one block an SM */
+            T v[ITEMS];
+            uint32_t hb = 0, tb = 0;
+            unsigned char *stage = gp__ssr_ring + (size_t)s * STAGE;
+            const K *ks = reinterpret_cast<const K *>(stage + EDGE);
+            const bool key_after = start + TILE + VEC <= n; /* the stage holds the key after the tile */
 #pragma unroll
-        for (int j = 0; j < ROWS; j++) {
-            const unsigned l = local0 + j * 32 * VEC; /* the vector's first place in the tile */
-            const size_t e0 = start + l;
-            T v[VEC];
-            K key[VEC]; /* this row's keys: not kept (registers); the emit reads the heads' again */
-            if (whole) { /* warp-striped out of the stage: conflict-free 16-byte reads */
-                const uint4 wk = reinterpret_cast<const uint4 *>(ks)[l / VEC];
-                const uint4 wv = reinterpret_cast<const uint4 *>(stage + BYTES)[l / VEC];
-                memcpy(key, &wk, sizeof wk);
-                memcpy(v, &wv, sizeof wv);
-            } else {
+            for (int j = 0; j < ROWS; j++) {
+                const unsigned l = local0 + j * 32 * VEC; /* the vector's first place in the tile */
+                const size_t e0 = start + l;
+                K key[VEC]; /* this row's keys: not kept (registers); the emit reads the heads' again */
+                if constexpr (whole) { /* warp-striped out of the stage: conflict-free 16-byte reads */
+                    const uint4 wk = reinterpret_cast<const uint4 *>(ks)[l / VEC];
+                    const uint4 wv = reinterpret_cast<const uint4 *>(stage + 2 * EDGE + BYTES)[l / VEC];
+                    memcpy(key, &wk, sizeof wk);
+                    memcpy(v + j * VEC, &wv, sizeof wv);
+                } else {
+#pragma unroll
+                    for (int k = 0; k < VEC; k++) {
+                        key[k] = e0 + k < n ? gp__load_elem(keys + e0 + k) : K();
+                        v[j * VEC + k] = e0 + k < n ? gp__load_elem(vals + e0 + k) : Op::identity();
+                    }
+                }
+                /* the neighbours: in the stage inside a whole tile, else from global memory */
+                K prev = K(), next = K();
+                if constexpr (whole) {
+                    if (l > 0 || t > 0) prev = ks[(int)l - 1];
+                    if (l + VEC < TILE || key_after) next = ks[l + VEC];
+                    else if (start + TILE < n) next = gp__load_elem(keys + start + TILE);
+                } else {
+                    if (e0 > 0 && e0 - 1 < n) prev = gp__load_elem(keys + e0 - 1);
+                    if (e0 + VEC < n) next = gp__load_elem(keys + e0 + VEC);
+                }
 #pragma unroll
                 for (int k = 0; k < VEC; k++) {
-                    key[k] = e0 + k < n ? gp__load_elem(keys + e0 + k) : K();
-                    v[k] = e0 + k < n ? gp__load_elem(vals + e0 + k) : Op::identity();
+                    const K &before = k > 0 ? key[k - 1] : prev;
+                    const K &after = k < VEC - 1 ? key[k + 1] : next;
+                    bool head, tail;
+                    if constexpr (whole) { /* no bounds but the input's first and last elements */
+                        head = (t == 0 && l + k == 0) || !EqS::eq(before, key[k]);
+                        tail = (l + k + 1 == TILE && start + TILE == n) || !EqS::eq(key[k], after);
+                    } else {
+                        const size_t e = e0 + k;
+                        head = e < n && (e == 0 || !EqS::eq(before, key[k]));
+                        tail = e < n && (e + 1 == n || !EqS::eq(key[k], after));
+                    }
+                    hb |= (head ? 1u : 0u) << (j * VEC + k);
+                    tb |= (tail ? 1u : 0u) << (j * VEC + k);
                 }
             }
-            /* the neighbours: in the stage inside a whole tile, else from global memory */
-            K prev = K(), next = K();
-            if (e0 > 0 && e0 - 1 < n) prev = whole && l > 0 ? ks[l - 1] : gp__load_elem(keys + e0 - 1);
-            if (e0 + VEC < n) next = whole && l + VEC < TILE ? ks[l + VEC] : gp__load_elem(keys + e0 + VEC);
+            if (whole && warp == 0 && lane == 0) s_head0[s] = hb & 1u; /* read after the scan's barrier */
+            if (whole && warp == GP__SSR_WARPS - 1 && lane == 31) s_tail_last[s] = tb >> (ITEMS - 1) & 1u;
+            /* each row's vector folded to one pair, then the warps scan those by rows */
+            pair row[ROWS];
 #pragma unroll
-            for (int k = 0; k < VEC; k++) {
-                const size_t e = e0 + k;
-                const K &before = k > 0 ? key[k - 1] : prev;
-                const K &after = k < VEC - 1 ? key[k + 1] : next;
-                const bool in = e < n;
-                hb |= (in && (e == 0 || !EqS::eq(before, key[k])) ? 1u : 0u) << (j * VEC + k);
-                tb |= (in && (e + 1 == n || !EqS::eq(key[k], after)) ? 1u : 0u) << (j * VEC + k);
-                x[j * VEC + k].v = v[k];
-            }
-        }
+            for (int j = 0; j < ROWS; j++)
 #pragma unroll
-        for (int q = 0; q < ITEMS; q++) x[q].h = hb >> q & 1u;
-        __syncwarp();
-        pair lane_prefix[ROWS];
-        pair base = gp__ssr_scan_rows<POp, ROWS, VEC>(x, lane_prefix, s_warp[s], warp, lane);
-        gp__mbar_wait(&ready[s], parity);
-        const wide pre = t > 0 ? s_prefix[s] : WOp::identity();
-        gp__scan_finish<POp, ROWS, VEC>(x, lane_prefix, base, 1);
-#pragma unroll
-        for (int j = 0; j < ROWS; j++)
-#pragma unroll
-            for (int k = 0; k < VEC; k++) {
-                const int q = j * VEC + k;
-                if (!((hb | tb) >> q & 1u)) continue;
-                /* pre then x[q], 64-bit: after.h is the run's number. This is WOp::apply(pre,
-                 * gp__rbk_wide(x[q])) in the instruction order that was measured on the H100
-                 * (the call orders them otherwise) */
-                wide after;
-                after.h = pre.h + x[q].h;
-                after.v = x[q].h ? x[q].v : Op::apply(pre.v, x[q].v);
-                const unsigned l = local0 + j * 32 * VEC + k;
-                if (hb >> q & 1u)
-                    gp__store_elem(keys_out + (after.h - 1), whole ? ks[l] : gp__load_elem(keys + start + l));
-                if (tb >> q & 1u) {
-                    gp__store_elem(vals_out + (after.h - 1), after.v);
-                    if (start + l + 1 == n) *runs = after.h;
+                for (int k = 0; k < VEC; k++) {
+                    const int q = j * VEC + k;
+                    const pair x = {hb >> q & 1u, v[q]};
+                    row[j] = k == 0 ? x : POp::apply(row[j], x);
                 }
+            __syncwarp();
+            pair lane_prefix[ROWS];
+            {
+                const pair base = gp__ssr_scan_rows<POp, ROWS, 1>(row, lane_prefix, s_warp[s], warp, lane);
+#pragma unroll
+                for (int j = 0; j < ROWS; j++) lane_prefix[j] = POp::apply(base, lane_prefix[j]); /* from the tile's start */
             }
+            gp__mbar_wait(&ready[s], parity);
+            const wide pre = t > 0 ? s_prefix[s] : WOp::identity();
+            /* Element q's pair from the tile's start (its run in the tile, its fold so far) and,
+             * where it starts or ends a run, emit(q, run): the run's number is pre.h + run.h - 1. */
+            auto each_end = [&](auto emit) {
+#pragma unroll
+                for (int j = 0; j < ROWS; j++) {
+                    pair run = lane_prefix[j]; /* the tile's elements before vector (j, lane) */
+#pragma unroll
+                    for (int k = 0; k < VEC; k++) {
+                        const int q = j * VEC + k;
+                        run = POp::apply(run, pair{hb >> q & 1u, v[q]});
+                        if ((hb | tb) >> q & 1u) emit(q, local0 + j * 32 * VEC + k, run);
+                    }
+                }
+            };
+            /* a run's value: pre then run when the run began before the tile (run.h == 0) */
+            auto value = [&](const pair &run) { return run.h ? run.v : Op::apply(pre.v, run.v); };
+            if constexpr (whole) {
+                /* The runs go out through the stage, so that a warp's stores are contiguous: the
+                 * heads' keys into the values' bytes (every scanning thread has read its values,
+                 * and the reduce warp the stage) while the tails' values replace theirs in v;
+                 * after a barrier, the tails' values into the keys' bytes; then the block writes
+                 * both runs of places. (Folding the elements again for the tails spilled.) */
+                uint32_t heads = 0; /* the tile's */
+#pragma unroll
+                for (int w = 0; w < GP__SSR_WARPS; w++) heads += s_warp[s][w].h;
+                const uint32_t head0 = s_head0[s], tail_last = s_tail_last[s];
+                const unsigned long long first_tail = pre.h + head0 - 1; /* the run of the tile's first element */
+                const uint32_t tails = heads - head0 + tail_last; /* runs ending in the tile */
+                K *s_keys = reinterpret_cast<K *>(stage + 2 * EDGE + BYTES);
+                T *s_vals = reinterpret_cast<T *>(stage + EDGE);
+                gp__mbar_wait(&counted[s], parity);
+                each_end([&](int q, unsigned l, const pair &run) {
+                    if (hb >> q & 1u) s_keys[run.h - 1] = ks[l];
+                    if (tb >> q & 1u) v[q] = value(run);
+                });
+                asm volatile("bar.sync 1, %0;" ::"r"(GP__SSR_BLOCK) : "memory"); /* every key read */
+#pragma unroll
+                for (int j = 0; j < ROWS; j++) {
+                    const uint32_t before = lane_prefix[j].h; /* heads before vector (j, lane) */
+#pragma unroll
+                    for (int k = 0; k < VEC; k++) {
+                        const int q = j * VEC + k; /* its run: heads up to it, less one; less first_tail: */
+                        if (tb >> q & 1u) s_vals[before + __popc(hb >> (j * VEC) & ((2u << k) - 1)) - head0] = v[q];
+                    }
+                }
+                asm volatile("bar.sync 1, %0;" ::"r"(GP__SSR_BLOCK) : "memory"); /* the runs are in */
+                for (unsigned r = threadIdx.x; r < heads; r += GP__SSR_BLOCK) gp__store_elem(keys_out + pre.h + r, s_keys[r]);
+                for (unsigned r = threadIdx.x; r < tails; r += GP__SSR_BLOCK)
+                    gp__store_elem(vals_out + first_tail + r, s_vals[r]);
+                if (start + TILE == n && threadIdx.x == 0) *runs = pre.h + heads;
+            } else {
+                each_end([&](int q, unsigned l, const pair &run) {
+                    const unsigned long long r = pre.h + run.h - 1; /* the run's number */
+                    if (hb >> q & 1u) gp__store_elem(keys_out + r, gp__load_elem(keys + start + l));
+                    if (tb >> q & 1u) {
+                        gp__store_elem(vals_out + r, value(run));
+                        if (start + l + 1 == n) *runs = r + 1;
+                    }
+                });
+            }
+        };
+        if (start + TILE <= n) tile(gp__bool_c<true>());
+        else tile(gp__bool_c<false>());
         /* every thread, after its reads of the stage, tile index, warp totals, prefix */
         asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
         gp__mbar_arrive(&empty[s]);
@@ -222,9 +361,8 @@ template <class Op, class K, class EqS>
 static cudaError_t gp__rbkr_run(K *keys_out, typename Op::type *vals_out, uint64_t *runs, const K *keys,
                                 const typename Op::type *vals, size_t n, const gp__device &dev, cudaStream_t s)
 {
-    typedef typename gp__rbk_op<Op>::type wide;
     typedef typename Op::type T;
-    const size_t tile = gp__ssr_tile(sizeof(T)), tiles = gp__ceil_div(n, tile), stage = 2 * tile * sizeof(T);
+    const size_t tile = gp__ssr_tile(sizeof(T)), tiles = gp__ceil_div(n, tile), stage = 2 * tile * sizeof(T) + 32;
     if (tiles > GP__GRID_MAX) return cudaErrorInvalidValue;
     const size_t room = (size_t)dev.smem_block / GP__RBKR_MIN_BLOCKS / stage;
     const unsigned stages = (unsigned)(room < GP__SSR_STAGES ? room : GP__SSR_STAGES);
@@ -238,7 +376,7 @@ static cudaError_t gp__rbkr_run(K *keys_out, typename Op::type *vals_out, uint64
     const size_t most = (size_t)fit * dev.sms;
     gp__launch_shape shape = {GP__GRID, (unsigned)(tiles < most ? tiles : most), GP__SSR_THREADS, 0, 0, 0, 0, 0, 0};
     shape.smem_bytes = (size_t)smem;
-    shape.scratch_bytes = shape.scratch_zeroed = gp__sscan_status_offset() + tiles * gp__status_words(sizeof(wide)) * 8;
+    shape.scratch_bytes = shape.scratch_zeroed = gp__sscan_status_offset() + tiles * gp__status_codec<gp__rbkr_wide_op<Op>>::W * 8;
     shape.scratch_wait = 1;
     shape.status_kept = GP__STATUS_SEGMENTED_SCAN;
     shape.chain = 1;
@@ -272,7 +410,9 @@ static cudaError_t gp__reduce_by_key(K *d_keys_out, typename Op::type *d_values_
     GP__TRY(on.err);
     gp__device dev;
     GP__TRY(gp__device_query(&dev, on.dev));
-    if constexpr (sizeof(K) == sizeof(T) && gp__scan_vec(sizeof(T)) * sizeof(T) == 16)
+    /* (a thread's head bits fit one 32-bit word: not for 1-byte types, 64 elements a thread) */
+    if constexpr (sizeof(K) == sizeof(T) && gp__scan_vec(sizeof(T)) * sizeof(T) == 16 &&
+                  gp__scan_vec(sizeof(T)) * gp__scan_rows(sizeof(T)) <= 32)
         if (dev.cluster_ok && (uintptr_t)d_keys % 16 == 0 && (uintptr_t)d_values % 16 == 0) /* sm_90 code */
             return gp__rbkr_run<Op, K, EqS>(d_keys_out, d_values_out, d_runs, d_keys, d_values, n, dev, s);
     gp__rbk_job<Op, K, EqS> job = {d_keys_out, d_values_out, d_runs, d_keys, d_values, n};
