@@ -30,10 +30,34 @@
 #define GP__SSR_RAMP 3   /* stages first filled one at a time (agent/ring.cuh) */
 #endif
 
+#ifndef GP__SSR_NB
+/* batches of 32 tiles a look-ahead warp polls a round (two warps), for (head, value) pairs.
+ * H100, 2^28 / 2^24 f32, heads 1/8, one run: 8 (the default for 8-byte totals) 920 / 71.5
+ * us, 5 919 / 69.2, 4 887 / 67.5, 3 925 / 70.5: each slot's tree is reduced every round. */
+#define GP__SSR_NB 4
+#endif
+
 #ifdef __CUDACC__ /* (gpuprims.cuh is also C: the host helpers below are CUDA-only too) */
 #include "scan_kernels.cuh"
 #include "../util/mbarrier.cuh"
 #include "../agent/ring.cuh"
+
+/* The ring's look-ahead folds gp__seg_op's pairs, GP__SSR_NB batches a round (the one-tile
+ * kernel, gp__sscan_kernel, keeps the default). */
+template <class Op>
+struct gp__ssr_ahead_op : gp__seg_op<Op> {
+};
+template <class Op>
+struct gp__status_codec<gp__ssr_ahead_op<Op>> {
+    typedef typename gp__seg_op<Op>::type T;
+    enum { W = gp__scan_words(sizeof(T)), NB = GP__SSR_NB };
+    static __device__ __forceinline__ T decode(size_t, const uint32_t (&bits)[W])
+    {
+        T v;
+        memcpy(&v, bits, sizeof v);
+        return v;
+    }
+};
 
 /* Elements a tile: 256 threads x 64 bytes of values, as the scan. */
 static inline GP__HD size_t gp__ssr_tile(size_t elem)
@@ -153,7 +177,7 @@ __global__ void __launch_bounds__(GP__SSR_THREADS, GP__MIN_BLOCKS(GP__SSR_THREAD
     extern __shared__ __align__(128) unsigned char gp__ssr_ring[];
     __shared__ uint64_t full[SMAX], taken[SMAX], ready[SMAX], empty[SMAX];
     __shared__ unsigned long long s_tile[SMAX], s_ahead_tile[2];
-    __shared__ pair s_prefix[SMAX], s_warp[SMAX][GP__SSR_WARPS], s_xchg[2 * gp__scan_nb(sizeof(pair))];
+    __shared__ pair s_prefix[SMAX], s_warp[SMAX][GP__SSR_WARPS], s_xchg[2 * GP__SSR_NB];
     unsigned long long *counter = reinterpret_cast<unsigned long long *>(scratch);
     uint64_t *status = reinterpret_cast<uint64_t *>(scratch + gp__sscan_status_offset());
     const unsigned warp = threadIdx.x >> 5, lane = gp__lane_id();
@@ -172,7 +196,7 @@ __global__ void __launch_bounds__(GP__SSR_THREADS, GP__MIN_BLOCKS(GP__SSR_THREAD
         return;
     }
     if (warp == GP__SSR_WARPS + 1 || warp == GP__SSR_WARPS + 3) { /* look-ahead, parts 0 and 1 */
-        gp__ring_look_ahead<POp>(warp == GP__SSR_WARPS + 3, stages, tiles, status, epoch, taken, ready, s_tile,
+        gp__ring_look_ahead<gp__ssr_ahead_op<Op>>(warp == GP__SSR_WARPS + 3, stages, tiles, status, epoch, taken, ready, s_tile,
                                 s_ahead_tile, s_prefix, s_xchg);
         return;
     }

@@ -136,7 +136,7 @@ __global__ void __launch_bounds__(GP__SEL_THREADS, GP__MIN_BLOCKS(GP__SEL_THREAD
                 for (unsigned w = 0; w < GP__SEL_WARPS; w++) last = max(last, s_wlast[w]);
                 gp__status_publish<uint32_t>(status, t, gp__sel_runs_word(total & 0xffffu, last), epoch);
             } else {
-                gp__status_publish<S>(status, t, total, epoch);
+                gp__status_publish<uint32_t>(status, t, total, epoch);
             }
         }
         const uint32_t kept = RUNS ? total & 0xffffu : total;

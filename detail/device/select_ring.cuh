@@ -248,7 +248,7 @@ __global__ void __launch_bounds__(GP__SEL_RING_THREADS, GP__MIN_BLOCKS(GP__SEL_R
                     gp__select_ring_count<KIND, T, P, Fn, TILE>(gp__sel_ring + (size_t)s * STAGE, a.p, t == 0, &last);
                 if (lane == 0) {
                     if constexpr (RUNS) gp__status_publish<uint32_t>(status, t, gp__sel_runs_word(c, last), epoch);
-                    else gp__status_publish<S>(status, t, (S)c, epoch);
+                    else gp__status_publish<uint32_t>(status, t, c, epoch);
                 }
             }
             gp__mbar_arrive(&counted[s]); /* every lane, after its reads of the stage */
