@@ -90,8 +90,9 @@ static inline GP__HD size_t gp__select_smem(int kind, size_t elem)
 }
 /* Scratch: the tile counter and the done counter, then the status words (one a tile: the
  * tile's count, or for run-length its heads and last head packed, gp__sel_runs_word). */
-static inline GP__HD size_t gp__select_scratch_bytes(size_t tiles, int)
+static inline GP__HD size_t gp__select_scratch_bytes(size_t tiles, int kind)
 {
+    (void)kind; /* every kind alike */
     return GP__SCRATCH_ALIGN + tiles * 8;
 }
 
