@@ -325,7 +325,8 @@ static cudaError_t gp__segmented_scan(typename Op::type *d_out, const typename O
     GP__TRY(on.err);
     gp__device dev;
     GP__TRY(gp__device_query(&dev, on.dev));
-    if constexpr (gp__scan_vec(sizeof(T)) * sizeof(T) == 16)
+    /* (a thread's head bits fit one 32-bit word: not for 1-byte values, 64 elements a thread) */
+    if constexpr (gp__scan_vec(sizeof(T)) * sizeof(T) == 16 && gp__scan_vec(sizeof(T)) * gp__scan_rows(sizeof(T)) <= 32)
         if (dev.cluster_ok && gp__ssr_ok<T>(d_out, d_in, d_heads)) /* sm_90 code */
             return gp__ssr_run<Op>(d_out, d_in, d_heads, n, inclusive, dev, s);
     gp__sscan_job<Op> job = {d_out, d_in, d_heads, n, inclusive};

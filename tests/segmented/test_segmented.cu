@@ -57,6 +57,24 @@ GP_DEFINE_SEGMENTED_SCAN(mat2, mat2, MAT2_MUL, ((mat2){1, 0, 0, 1}))
 #define KEY_EQ_MOD(a, b) ((a) % 1000 == (b) % 1000) /* keys equal modulo 1000: EQ is the user's */
 GP_DEFINE_REDUCE_BY_KEY(mat2_mod, uint32_t, KEY_EQ_MOD, mat2, MAT2_MUL, ((mat2){1, 0, 0, 1}))
 
+/* 1- and 2-byte elements, sums that wrap: 64 and 32 elements a thread in the ring kernels'
+ * tiles, whose head bits are one 32-bit word a thread (1-byte elements take the one-tile
+ * kernel) */
+#define ADD_WRAP_U8(a, b) ((uint8_t)((a) + (b)))
+#define ADD_WRAP_U16(a, b) ((uint16_t)((a) + (b)))
+#define KEY_EQ(a, b) ((a) == (b))
+GP_DEFINE_SEGMENTED_SCAN(add_u8, uint8_t, ADD_WRAP_U8, (uint8_t)0)
+GP_DEFINE_SEGMENTED_SCAN(add_u16, uint16_t, ADD_WRAP_U16, (uint16_t)0)
+GP_DEFINE_REDUCE_BY_KEY(add_u8, uint8_t, KEY_EQ, uint8_t, ADD_WRAP_U8, (uint8_t)0)
+GP_DEFINE_REDUCE_BY_KEY(add_u16, uint16_t, KEY_EQ, uint16_t, ADD_WRAP_U16, (uint16_t)0)
+template <class T>
+struct href_add_wrap {
+    typedef T type;
+    static T apply(T a, T b) { return (T)(a + b); }
+    static T id() { return 0; }
+    static T value(uint64_t *st) { return (T)gp_t_next(st); }
+};
+
 template <class K> struct gp_t_eq {
     static bool eq(K a, K b) { return a == b; }
 };
@@ -496,6 +514,18 @@ extern "C" void test_segmented_scan_gpu(void)
         check_sscan<href_mat2>("mat2", gp_inclusive_segmented_scan_mat2, 1, n, 8, 0, false, &st);
         check_sscan<href_mat2>("mat2", gp_exclusive_segmented_scan_mat2, 0, n, 1024, 0, true, &st);
         check_rbk<href_mat2, uint32_t, eq_mod>("mat2_mod", gp_reduce_by_key_mat2_mod, n, 8, 0, 0, &st);
+    }
+    /* 1- and 2-byte elements, tiles whole and partial, misaligned (the one-tile kernel) too */
+    for (size_t n : sscan_sizes) {
+        if (n > cap) continue;
+        check_sscan<href_add_wrap<uint8_t>>("add_u8", gp_inclusive_segmented_scan_add_u8, 1, n, 8, 0, false, &st);
+        check_sscan<href_add_wrap<uint16_t>>("add_u16", gp_inclusive_segmented_scan_add_u16, 1, n, 8, 0, false, &st);
+        check_sscan<href_add_wrap<uint16_t>>("add_u16", gp_exclusive_segmented_scan_add_u16, 0, n, 1024, 1, false, &st);
+        check_rbk<href_add_wrap<uint8_t>, uint8_t, gp_t_eq<uint8_t>>("add_u8", gp_reduce_by_key_add_u8, n, 8, 0, 0, &st);
+        check_rbk<href_add_wrap<uint16_t>, uint16_t, gp_t_eq<uint16_t>>("add_u16", gp_reduce_by_key_add_u16, n, 8, 0,
+                                                                        (unsigned)(n % 2), &st);
+        check_rbk<href_add_wrap<uint16_t>, uint16_t, gp_t_eq<uint16_t>>("add_u16", gp_reduce_by_key_add_u16, n, 1, 0, 0,
+                                                                        &st);
     }
     /* n == 0 writes 0 runs */
     uint64_t *d_runs;
