@@ -658,10 +658,27 @@ __global__ void t_check_ramp(const int32_t *v, size_t n, size_t every, unsigned 
     if (b) atomicAdd(bad, b);
 }
 
+/* reduce-by-key above 2^31: key i / run, value 1, so run r has key r and sum min(run, n - r run) */
+__global__ void t_rbk_fill(uint32_t *k, int32_t *v, size_t n, size_t run)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
+        k[i] = (uint32_t)(i / run);
+        v[i] = 1;
+    }
+}
+__global__ void t_rbk_check(const uint32_t *k, const int32_t *v, size_t runs, size_t n, size_t run,
+                            unsigned long long *bad)
+{
+    unsigned long long b = 0;
+    for (size_t r = blockIdx.x * (size_t)blockDim.x + threadIdx.x; r < runs; r += (size_t)gridDim.x * blockDim.x)
+        b += k[r] != (uint32_t)r || v[r] != (int32_t)(n - r * run < run ? n - r * run : run);
+    if (b) atomicAdd(bad, b);
+}
+
 extern "C" void test_segmented_big_gpu(void)
 {
     if (!gp_t_have_gpu()) {
-        gp_t_skip("segmented: 2^31 + 1001 values (reduce with a segment across 2^31, inclusive segmented scan)");
+        gp_t_skip("segmented: 2^31 + 1001 values (reduce with a segment across 2^31, inclusive segmented scan, reduce-by-key)");
         return;
     }
     if (gp_t_small()) {
@@ -725,5 +742,36 @@ extern "C" void test_segmented_big_gpu(void)
     cudaFree(d_off);
     cudaFree(d_ref);
     cudaFree(d_out);
+    /* reduce-by-key: runs of 1 (more than 2^31 runs) and of 7 (a run across 2^31) */
+    cudaMemGetInfo(&free_b, &total_b);
+    if (free_b < n * 16 + ((size_t)1 << 30)) {
+        gp_t_skip("reduce_by_key: 2^31 + 1001 values need 35 GB of device memory");
+    } else {
+        uint32_t *d_k, *d_ko;
+        int32_t *d_1, *d_vo;
+        uint64_t *d_runs, runs = 0;
+        CK(cudaMalloc(&d_k, n * 4));
+        CK(cudaMalloc(&d_1, n * 4));
+        CK(cudaMalloc(&d_ko, n * 4));
+        CK(cudaMalloc(&d_vo, n * 4));
+        CK(cudaMalloc(&d_runs, 8));
+        for (size_t run : {(size_t)1, (size_t)7}) {
+            t_rbk_fill<<<4096, 256>>>(d_k, d_1, n, run);
+            CK(gp_reduce_by_key_sum_u32_i32(d_ko, d_vo, d_runs, d_k, d_1, n, 0));
+            CK(cudaMemset(d_bad, 0, 8));
+            CK(cudaMemcpy(&runs, d_runs, 8, cudaMemcpyDeviceToHost));
+            const size_t want = (n + run - 1) / run;
+            t_rbk_check<<<4096, 256>>>(d_ko, d_vo, runs < want ? runs : want, n, run, d_bad);
+            CK(cudaMemcpy(&h_bad, d_bad, 8, cudaMemcpyDeviceToHost));
+            EXPECT(runs == want && h_bad == 0,
+                   "reduce_by_key_sum_u32_i32: 2^31 + 1001 values, runs of %zu: %llu runs (want %zu), %llu wrong", run,
+                   (unsigned long long)runs, want, h_bad);
+        }
+        cudaFree(d_k);
+        cudaFree(d_1);
+        cudaFree(d_ko);
+        cudaFree(d_vo);
+        cudaFree(d_runs);
+    }
     cudaFree(d_bad);
 }
