@@ -83,19 +83,14 @@ static inline int gp_bench_batch_size(size_t total, size_t per_call)
 }
 
 /* Time per call when `batch` calls run back to back between the events (median over
- * GP_BENCH_REPS batches): the GPU's cost of a call once launches are queued, which is what
- * a pipeline of small calls sees. A single call from an idle GPU (gp_bench_median_ms)
- * adds the host's launch latency instead. */
-typedef struct { gp_bench_fn fn; void *ctx; int batch; } gp__bench_batch_ctx;
-static void gp__bench_batch(void *p)
-{
-    gp__bench_batch_ctx *b = (gp__bench_batch_ctx *)p;
-    for (int i = 0; i < b->batch; i++) b->fn(b->ctx);
-}
+ * GP_BENCH_REPS batches, after GP_BENCH_WARMUP batches' worth of untimed calls): the GPU's
+ * cost of a call once launches are queued, which is what a pipeline of small calls sees. A
+ * single call from an idle GPU (gp_bench_median_ms) adds the host's launch latency instead. */
 static inline float gp_bench_median_ms_batch(gp_bench_fn fn, void *ctx, int batch)
 {
-    gp__bench_batch_ctx b = {fn, ctx, batch};
-    return gp_bench_median_ms(gp__bench_batch, &b) / (float)batch;
+    float med;
+    gp_bench_medians(&fn, &ctx, 1, batch, GP_BENCH_WARMUP * batch, GP_BENCH_REPS, &med);
+    return med;
 }
 
 /* Device-to-device copy: the bandwidth ceiling. Returns GB/s counting bytes read plus

@@ -30,6 +30,7 @@
 #endif
 
 #ifdef __CUDACC__
+#include <type_traits>
 
 /* Reduce-by-key inside a tile: the heads so far as a 32-bit count (a tile has at most
  * 4096), widened to the 64-bit pair of gp__rbk_op against the tile's prefix. */
@@ -40,12 +41,6 @@ struct gp__rbk_pair32 {
 };
 template <class Op>
 using gp__rbk_op32 = gp__head_op<Op, gp__rbk_pair32<typename Op::type>, GP__HEADS_COUNT>;
-
-/* A bool as a type: a tile's code made twice, for whole tiles and for the partial last one. */
-template <bool B>
-struct gp__bool_c {
-    static constexpr bool value = B;
-};
 
 /* How a tile's total travels: its heads (at most a tile, 32 bits) and its value, in 32-bit
  * words with no padding: two status words for 4-byte values, three for 8-byte ones, where
@@ -210,7 +205,8 @@ __global__ void __launch_bounds__(GP__SSR_THREADS, GP__MIN_BLOCKS(GP__SSR_THREAD
         const unsigned long long t = s_tile[s];
         if (t >= tiles) break;
         const size_t start = t * TILE;
-        /* the tile, with its bounds known at compile time (a whole tile: none to test) */
+        /* the tile, with its bounds known at compile time (a whole tile: none to test): its code
+         * is made twice, for whole tiles and for the partial last one */
         auto tile = [&](auto whole_c) {
             constexpr bool whole = decltype(whole_c)::value;
             /* the values and the head and tail bits (bit j * VEC + k: element (j, k) starts, ends a
@@ -347,8 +343,8 @@ __global__ void __launch_bounds__(GP__SSR_THREADS, GP__MIN_BLOCKS(GP__SSR_THREAD
                 });
             }
         };
-        if (start + TILE <= n) tile(gp__bool_c<true>());
-        else tile(gp__bool_c<false>());
+        if (start + TILE <= n) tile(std::true_type());
+        else tile(std::false_type());
         /* every thread, after its reads of the stage, tile index, warp totals, prefix */
         asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
         gp__mbar_arrive(&empty[s]);

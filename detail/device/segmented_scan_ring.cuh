@@ -43,20 +43,13 @@
 #include "../agent/ring.cuh"
 
 /* The ring's look-ahead folds gp__seg_op's pairs, GP__SSR_NB batches a round (the one-tile
- * kernel, gp__sscan_kernel, keeps the default). */
+ * kernel, gp__sscan_kernel, keeps the default): the default codec but for NB. */
 template <class Op>
 struct gp__ssr_ahead_op : gp__seg_op<Op> {
 };
 template <class Op>
-struct gp__status_codec<gp__ssr_ahead_op<Op>> {
-    typedef typename gp__seg_op<Op>::type T;
-    enum { W = gp__scan_words(sizeof(T)), NB = GP__SSR_NB };
-    static __device__ __forceinline__ T decode(size_t, const uint32_t (&bits)[W])
-    {
-        T v;
-        memcpy(&v, bits, sizeof v);
-        return v;
-    }
+struct gp__status_codec<gp__ssr_ahead_op<Op>> : gp__status_codec<gp__seg_op<Op>> {
+    enum { NB = GP__SSR_NB };
 };
 
 /* Elements a tile: 256 threads x 64 bytes of values, as the scan. */
