@@ -12,9 +12,9 @@
  * warp's counter by the group's size, and each lane's place is the counter before the add
  * plus the number of group members in lower lanes. Counting first lets the radix sort
  * publish a tile's counts before it ranks (Adinets & Merrill, "Onesweep" (2022): early
- * counts). A row whose 32 lanes hold one digit takes one add in each step and no match word:
- * keys an earlier pass grouped come in such rows, and 32 atomics on one word run one at a
- * time. Stable: a key's place depends only on the keys before it in tile order (warp,
+ * counts). A warp whose keys all hold one digit takes one add in each step and no match
+ * word: keys an earlier pass grouped come in such warps, and 32 atomics on one word run one
+ * at a time. Stable: a key's place depends only on the keys before it in tile order (warp,
  * then item row, then lane), never on timing (the atomics only count). */
 #ifndef GPUPRIMS_DETAIL_BLOCK_RADIX_RANK_CUH
 #define GPUPRIMS_DETAIL_BLOCK_RADIX_RANK_CUH
@@ -62,6 +62,20 @@ struct __align__(16) gp_block_radix_rank_smem {
     unsigned total[8];
 };
 
+/* Whether all the ITEMS x 32 digits of the calling warp are one digit (then d0 = it): keys
+ * an earlier pass grouped (a run of equal keys, or few distinct keys) come in such warps.
+ * Every lane of the warp calls it. A test per warp, not per item row: 24 compares and one
+ * vote rather than 24 shuffles and 24 votes, so that random keys pay little for it. */
+template <int ITEMS>
+static __device__ __forceinline__ bool gp__warp_one_digit(const unsigned (&digit)[ITEMS], unsigned &d0)
+{
+    d0 = __shfl_sync(GP__FULL_MASK, digit[0], 0);
+    bool same = true;
+#pragma unroll
+    for (int i = 0; i < ITEMS; i++) same &= digit[i] == d0;
+    return __all_sync(GP__FULL_MASK, same);
+}
+
 /* Step 1 of the rank: the tile's digit counts, before any key is ranked (so a caller can
  * publish them at once: "early counts", Adinets & Merrill, "Onesweep" (2022)). Each warp
  * adds its keys to its own 256 counters with shared-memory atomics (a count does not
@@ -82,16 +96,12 @@ static __device__ __forceinline__ unsigned gp__block_radix_count(const unsigned 
         flat[i] = make_uint4(0, 0, 0, 0);
     __syncthreads();
     const unsigned lane = threadIdx.x & 31;
+    unsigned d0;
+    if (gp__warp_one_digit(digit, d0)) { /* one add, not 32 ITEMS on one counter (one at a time) */
+        if (lane == 0) atomicAdd(&s.warp_count[warp][d0], 32u * ITEMS);
+    } else {
 #pragma unroll
-    for (int i = 0; i < ITEMS; i++) {
-        /* a row of one digit (a run of equal keys, or a pass after one that grouped them):
-         * one add, not 32 on one counter, which the shared memory does one at a time */
-        const unsigned d0 = __shfl_sync(GP__FULL_MASK, digit[i], 0);
-        if (__all_sync(GP__FULL_MASK, digit[i] == d0)) {
-            if (lane == 0) atomicAdd(&s.warp_count[warp][d0], 32u);
-        } else {
-            atomicAdd(&s.warp_count[warp][digit[i]], 1u);
-        }
+        for (int i = 0; i < ITEMS; i++) atomicAdd(&s.warp_count[warp][digit[i]], 1u);
     }
     __syncthreads();
     unsigned c = 0;
@@ -137,6 +147,19 @@ static __device__ __forceinline__ void gp__block_radix_rank_counted(const unsign
     const unsigned lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     unsigned *count = s.warp_count[warp];
     const unsigned below = (1u << lane) - 1;
+    unsigned d0;
+    if (HOW != GP__RANK_MATCH_ANY && gp__warp_one_digit(digit, d0)) {
+        /* one digit in the whole warp: its keys go in tile order, and no match word is set.
+         * Without this, a pass over keys that an earlier pass grouped (8 distinct values:
+         * each tile of one or two digits) sent 32 atomics of a warp to one word and ran
+         * 1.4x slower than one over random keys (H100, ncu: 574 against 417 us a pass at 2^26). */
+        unsigned before = 0;
+        if (lane == 0) before = atomicAdd(&count[d0], 32u * ITEMS);
+        before = __shfl_sync(GP__FULL_MASK, before, 0);
+#pragma unroll
+        for (int i = 0; i < ITEMS; i++) rank[i] = before + 32 * i + lane;
+        return;
+    }
     int led = -1; /* the digit this lane led in the row before (GP__RANK_OR) */
 #pragma unroll
     for (int i = 0; i < ITEMS; i++) {
@@ -144,15 +167,6 @@ static __device__ __forceinline__ void gp__block_radix_rank_counted(const unsign
         unsigned peers;
         if constexpr (HOW == GP__RANK_MATCH_ANY) {
             peers = __match_any_sync(GP__FULL_MASK, digit[i]);
-        } else if (__all_sync(GP__FULL_MASK, digit[i] == __shfl_sync(GP__FULL_MASK, digit[i], 0))) {
-            /* a row of one digit: every lane is a peer, and no match word is set (the one
-             * cleared for it in the next row is already 0). Without this, a pass over keys
-             * that an earlier pass grouped (8 distinct values: each tile of one or two
-             * digits) sent 32 atomics of a warp to one word and ran 1.4x slower than one
-             * over random keys (H100, ncu: 574 against 417 us a pass at 2^26). */
-            peers = GP__FULL_MASK;
-            __syncwarp();
-            if constexpr (HOW == GP__RANK_OR_LONG) __syncwarp();
         } else {
             atomicOr(&match[digit[i]], 1u << lane);
             __syncwarp();
