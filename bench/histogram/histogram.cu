@@ -267,7 +267,7 @@ int main(void)
     /* the ladder: each step of the design on u8 2^28 and f32 1024 bins 2^28 */
     gp_table_begin("Ladder (this run): each design step", "step|row|gp us|% of read");
     struct step { const char *name; int what, lg, elem, same; size_t bins; gp__hist_knobs k; };
-    /* knobs: force_zeroed, copies, no_values, lanes, double_rule, no_cells, no_split */
+    /* knobs: force_zeroed, copies, no_values, lanes, double_rule, no_cells, no_split, all_blocks */
     const step steps[] = {
         {"1. bins by the rule, one shared copy per block", W_EVEN_U8, 28, 1, 0, 256, {0, 1, 1, 0, 0, 0, 0}},
         {"1. bins by the rule, one shared copy per block", W_EVEN_U8, 28, 1, 1, 256, {0, 1, 1, 0, 0, 0, 0}},
@@ -285,6 +285,8 @@ int main(void)
         {"f32 1024: merge into a cleared output (memset + kernel)", W_EVEN_F32, 28, 4, 0, 1024, {1, 0, 0, 0, 0, 0, 0}},
         {"f32 range 1024: bisection over the edges in shared memory", W_RANGE_F32, 28, 4, 0, 1024, {0, 0, 0, 0, 0, 1, 0}},
         {"f32 range 1024: a table of 4096 cells (the library)", W_RANGE_F32, 28, 4, 0, 1024, {0, 0, 0, 0, 0, 0, 0}},
+        {"u8 2^24: every resident block (4 an SM, a chunk each)", W_EVEN_U8, 24, 1, 0, 256, {0, 0, 0, 0, 0, 0, 0, 1}},
+        {"u8 2^24: at least 4 chunks a block (the library: one block an SM)", W_EVEN_U8, 24, 1, 0, 256, {0, 0, 0, 0, 0, 0, 0, 0}},
         {"u8 2^16 back to back: memset + kernel", W_EVEN_U8, 16, 1, 0, 8000, {1, 0, 0, 0, 0, 0, 0}},
         {"u8 2^16 back to back: one launch (the library, 8000 bins: last block)", W_EVEN_U8, 16, 1, 0, 8000, {0, 0, 0, 0, 0, 0, 0}},
         {"f32 2^18 bins: a global atomic per element", W_EVEN_F32, 28, 4, 0, 1u << 18, {0, 0, 0, 0, 0, 0, 1}},

@@ -427,6 +427,7 @@ typedef struct gp__hist_knobs {
     int double_rule;  /* f32 even bins: the rule in double for every element */
     int no_cells;     /* range bins: bisection over the edges, no table of cells */
     int no_split;     /* past shared memory: global atomics, not the partition */
+    int all_blocks;   /* every resident block, however few chunks each gets */
 } gp__hist_knobs;
 
 template <class T, class Bin>
@@ -487,7 +488,7 @@ static cudaError_t gp__histogram_run(uint64_t *d_hist, const T *d_in, size_t n, 
         GP__TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, (int)p.threads, p.smem_bytes));
         if (per_sm < 1) per_sm = 1;
     }
-    gp__hist_set_blocks(p, n, (size_t)dev.sms * (size_t)per_sm);
+    gp__hist_set_blocks(p, n, (size_t)dev.sms * (size_t)per_sm, dev.sms, knobs && knobs->all_blocks ? 1 : GP__HIST_BLOCK_CHUNKS);
 
     gp__launch_shape shape;
     shape.mode = p.merge == GP__HIST_ONE ? GP__ONE_BLOCK : GP__GRID;

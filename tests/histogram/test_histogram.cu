@@ -309,8 +309,24 @@ static void check_plan_and_args(void)
     }
     p = gp__hist_make_plan(0x1000, 1 << 20, 4, 40000, 40001 * 4, smem);
     EXPECT(p.keys == 40000 && p.smem_bytes == 40001 * 4, "40000 range bins: counters (and the one that takes the rest) stay, edges move to global memory");
-    gp__hist_set_blocks(p, (size_t)1 << 36, 264);
+    gp__hist_set_blocks(p, (size_t)1 << 36, 264, 132);
     EXPECT(p.blocks > ((size_t)1 << 36) >> 31, "a block counts fewer than 2^31 elements");
+    {   /* bytes: 32 KB chunks; 528 resident blocks on 132 SMs */
+        gp__hist_plan b = gp__hist_make_plan(0x1000, (size_t)1 << 24, 1, 256, 0, smem);
+        gp__hist_set_blocks(b, (size_t)1 << 24, 528, 132, 4);
+        EXPECT(b.blocks == 132, "u8, 2^24 (512 chunks): one block an SM, 4 chunks each");
+        gp__hist_set_blocks(b, (size_t)1 << 24, 528, 132, 1);
+        EXPECT(b.blocks == 512, "u8, 2^24, a chunk a block at the least: 512 blocks");
+        b = gp__hist_make_plan(0x1000, (size_t)1 << 26, 1, 256, 0, smem);
+        gp__hist_set_blocks(b, (size_t)1 << 26, 528, 132, 4);
+        EXPECT(b.blocks == 512, "u8, 2^26 (2048 chunks): 512 blocks of 4 chunks");
+        b = gp__hist_make_plan(0x1000, (size_t)1 << 28, 1, 256, 0, smem);
+        gp__hist_set_blocks(b, (size_t)1 << 28, 528, 132, 4);
+        EXPECT(b.blocks == 528, "u8, 2^28: every resident block");
+        b = gp__hist_make_plan(0x1000, (size_t)1 << 20, 1, 256, 0, smem);
+        gp__hist_set_blocks(b, (size_t)1 << 20, 528, 132, 4);
+        EXPECT(b.blocks == 32, "u8, 2^20 (32 chunks): a block a chunk, below one an SM");
+    }
 
     const float *x = (const float *)0x1000;
     uint64_t *h = (uint64_t *)0x100000;
