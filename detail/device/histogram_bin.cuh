@@ -489,6 +489,18 @@ static inline GP__HD void gp__hist_set_blocks(gp__hist_plan &p, size_t n, size_t
     p.blocks = (uint32_t)gp__min_size(blocks, GP__GRID_MAX);
 }
 
+/* Knobs of the launcher (device/histogram.cuh) for the bench's ladder (NULL: the defaults). */
+typedef struct gp__hist_knobs {
+    int force_zeroed; /* merge by a cleared output even where GP__HIST_LAST applies */
+    int copies;       /* copies per block (0: the plan's) */
+    int no_values;    /* bytes counted by bin, not by value (only where GP__HIST_LADDER is defined: the bench) */
+    int lanes;        /* byte values: 1 counter per value in a copy, not one per lane (0: the plan's) */
+    int double_rule;  /* f32 even bins: the rule in double for every element */
+    int no_cells;     /* range bins: bisection over the edges, no table of cells */
+    int no_split;     /* past shared memory: global atomics, not the partition */
+    int all_blocks;   /* every resident block, however few chunks each gets */
+} gp__hist_knobs;
+
 /* Status memory of a GP__HIST_LAST call: a done counter, then bins accumulators; all of it
  * counters that the last block returns to 0. */
 static inline GP__HD size_t gp__hist_scratch_bytes(uint64_t bins) { return 8 + 8 * (size_t)bins; }
