@@ -144,6 +144,7 @@ __global__ void __launch_bounds__(GP__SSR_THREADS, GP__MIN_BLOCKS(GP__SSR_THREAD
     typedef typename POp::type pair;
     typedef typename Op::type T;
     static_assert(sizeof(K) == sizeof(T), "keys and values of one size");
+    static_assert(gp__ssr_takes<T>(), "the ring's elements: 16-byte vectors, at most 32 a thread");
     enum { VEC = gp__scan_vec(sizeof(T)), ROWS = gp__scan_rows(sizeof(T)), ITEMS = VEC * ROWS,
            TILE = GP__SSR_BLOCK * ITEMS, SMAX = GP__SCAN_STAGES_MAX };
     /* a stage: the 16 bytes before the tile's keys (the first key's neighbour), its keys, the
@@ -406,9 +407,7 @@ static cudaError_t gp__reduce_by_key(K *d_keys_out, typename Op::type *d_values_
     GP__TRY(on.err);
     gp__device dev;
     GP__TRY(gp__device_query(&dev, on.dev));
-    /* (a thread's head bits fit one 32-bit word: not for 1-byte types, 64 elements a thread) */
-    if constexpr (sizeof(K) == sizeof(T) && gp__scan_vec(sizeof(T)) * sizeof(T) == 16 &&
-                  gp__scan_vec(sizeof(T)) * gp__scan_rows(sizeof(T)) <= 32)
+    if constexpr (sizeof(K) == sizeof(T) && gp__ssr_takes<T>())
         if (dev.cluster_ok && (uintptr_t)d_keys % 16 == 0 && (uintptr_t)d_values % 16 == 0) /* sm_90 code */
             return gp__rbkr_run<Op, K, EqS>(d_keys_out, d_values_out, d_runs, d_keys, d_values, n, dev, s);
     gp__rbk_job<Op, K, EqS> job = {d_keys_out, d_values_out, d_runs, d_keys, d_values, n};

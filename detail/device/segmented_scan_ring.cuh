@@ -52,6 +52,15 @@ struct gp__status_codec<gp__ssr_ahead_op<Op>> : gp__status_codec<gp__seg_op<Op>>
     enum { NB = GP__SSR_NB };
 };
 
+/* Whether the ring kernels (this one and reduce-by-key's) take elements of type T: whole
+ * 16-byte vectors, and a thread's head bits, one an element, in one 32-bit word (not 1-byte
+ * elements: 64 a thread). The routers test it; the kernels assert it. */
+template <class T>
+static inline constexpr GP__HD bool gp__ssr_takes()
+{
+    return gp__scan_vec(sizeof(T)) * sizeof(T) == 16 && gp__scan_vec(sizeof(T)) * gp__scan_rows(sizeof(T)) <= 32;
+}
+
 /* Elements a tile: 256 threads x 64 bytes of values, as the scan. */
 static inline GP__HD size_t gp__ssr_tile(size_t elem)
 {
@@ -60,13 +69,12 @@ static inline GP__HD size_t gp__ssr_tile(size_t elem)
 /* Bytes of a stage: the tile's values, then its head flags. */
 static inline GP__HD size_t gp__ssr_stage(size_t elem) { return gp__ssr_tile(elem) * (elem + 1); }
 
-/* Whether a call runs on the ring: values that move as 16-byte vectors, on 16-byte
- * boundaries, and head flags there too. */
+/* Whether a call runs on the ring: elements it takes, on 16-byte boundaries, and head flags
+ * there too. */
 template <class T>
 static inline bool gp__ssr_ok(const void *out, const void *in, const uint8_t *heads)
 {
-    return gp__scan_vec(sizeof(T)) * sizeof(T) == 16 && (uintptr_t)out % 16 == 0 && (uintptr_t)in % 16 == 0 &&
-           (uintptr_t)heads % 16 == 0;
+    return gp__ssr_takes<T>() && (uintptr_t)out % 16 == 0 && (uintptr_t)in % 16 == 0 && (uintptr_t)heads % 16 == 0;
 }
 
 /* A whole tile's total by one warp, in index order, from its stage: lane l folds the l-th
@@ -164,6 +172,7 @@ __global__ void __launch_bounds__(GP__SSR_THREADS, GP__MIN_BLOCKS(GP__SSR_THREAD
     typedef gp__seg_op<Op> POp;
     typedef typename POp::type pair;
     typedef typename Op::type T;
+    static_assert(gp__ssr_takes<T>(), "the ring's elements: 16-byte vectors, at most 32 a thread");
     enum { VEC = gp__scan_vec(sizeof(T)), ROWS = gp__scan_rows(sizeof(T)), ITEMS = VEC * ROWS,
            TILE = GP__SSR_BLOCK * ITEMS, SMAX = GP__SCAN_STAGES_MAX };
     constexpr unsigned VALUES = (unsigned)(TILE * sizeof(T)), STAGE = VALUES + TILE;
@@ -318,8 +327,7 @@ static cudaError_t gp__segmented_scan(typename Op::type *d_out, const typename O
     GP__TRY(on.err);
     gp__device dev;
     GP__TRY(gp__device_query(&dev, on.dev));
-    /* (a thread's head bits fit one 32-bit word: not for 1-byte values, 64 elements a thread) */
-    if constexpr (gp__scan_vec(sizeof(T)) * sizeof(T) == 16 && gp__scan_vec(sizeof(T)) * gp__scan_rows(sizeof(T)) <= 32)
+    if constexpr (gp__ssr_takes<T>())
         if (dev.cluster_ok && gp__ssr_ok<T>(d_out, d_in, d_heads)) /* sm_90 code */
             return gp__ssr_run<Op>(d_out, d_in, d_heads, n, inclusive, dev, s);
     gp__sscan_job<Op> job = {d_out, d_in, d_heads, n, inclusive};
