@@ -106,16 +106,18 @@ static __device__ __forceinline__ void gp__last_block_reset(unsigned long long *
     }
 }
 
-/* Called by every thread of every block, in uniform control flow, after the writes that the
- * last block will read (partials, records, accumulators): true in every thread of the last
- * block to arrive at `done`, which then sees every block's writes. That block returns
- * `done` to 0 after its last use of it (status memory). */
-static __device__ __forceinline__ bool gp__block_is_last(unsigned long long *done)
+/* Called by every thread of each of `arrivals` blocks (0: every block of the grid), in
+ * uniform control flow, after the writes that the last block will read (partials, records,
+ * accumulators): true in every thread of the last block to arrive at `done`, which then
+ * sees every block's writes. That block returns `done` to 0 after its last use of it
+ * (status memory). */
+static __device__ __forceinline__ bool gp__block_is_last(unsigned long long *done, unsigned long long arrivals = 0)
 {
     __shared__ bool last;
     __threadfence(); /* this thread's writes come before the block's arrival */
     __syncthreads();
-    if (threadIdx.x == 0) last = atomicAdd(done, 1ull) == (unsigned long long)gridDim.x * gridDim.y * gridDim.z - 1;
+    if (threadIdx.x == 0)
+        last = atomicAdd(done, 1ull) == (arrivals ? arrivals : (unsigned long long)gridDim.x * gridDim.y * gridDim.z) - 1;
     __syncthreads();
     if (!last) return false;
     __threadfence(); /* the other blocks' writes are seen */

@@ -219,20 +219,43 @@ static __device__ __forceinline__ void gp__seg_tile(typename Op::type *out, uint
     run = SOp::apply(run, agg);
 }
 
-/* The end of a segmented reduce kernel, every thread of every block: the block's record
- * (its first segment end and that segment's value from the block's start, and its carry);
- * the last block to finish folds the P records in block order and writes those heads.
- * The done counter is at offset 0 of the status region (data lies from GP__SCRATCH_ALIGN
- * on): the last block returns it to 0 for the next call on the region. */
+/* A block's share of the tiles. The grid is as many blocks as fit, as the host does not
+ * know N; only W = min(tiles, P) of them take tiles, block b < W the tiles
+ * [tiles b / W, tiles (b + 1) / W), and the others leave at once. So a small call waits for
+ * W blocks and folds W records, not P, and a call of one tile needs no fix-up at all. */
+struct gp__seg_share {
+    uint64_t begin, end, blocks;
+};
+static __device__ __forceinline__ gp__seg_share gp__seg_share_of(uint64_t tiles)
+{
+    const uint64_t P = gridDim.x, W = tiles < P ? (tiles > 0 ? tiles : 1) : P, b = blockIdx.x;
+    gp__seg_share s;
+    s.blocks = W;
+    s.begin = b < W ? tiles * b / W : tiles;
+    s.end = b < W ? tiles * (b + 1) / W : tiles;
+    return s;
+}
+
+/* The end of a segmented reduce kernel, every thread of each of the W blocks that took
+ * tiles: the block's record (its first segment end and that segment's value from the
+ * block's start, and its carry); the last block to finish folds the W records in block
+ * order and writes those heads. With W == 1 the block's head has no carry before it and is
+ * written at once. The done counter is at offset 0 of the status region (data lies from
+ * GP__SCRATCH_ALIGN on, laid out for gridDim.x records): the last block returns it to 0 for
+ * the next call on the region. */
 template <class Op>
 static __device__ __forceinline__ void gp__seg_finish(typename Op::type *out, char *scratch,
                                                       const gp__seg_pair<typename Op::type> &run, uint64_t head_row,
-                                                      const typename Op::type &head_val)
+                                                      const typename Op::type &head_val, uint64_t W)
 {
     typedef typename Op::type T;
     typedef gp__seg_op<Op> SOp;
     typedef gp__seg_pair<T> pair;
     const unsigned tid = threadIdx.x, threads = blockDim.x;
+    if (W == 1) { /* the fold below from the identity, with nothing before the head */
+        if (head_row != GP__SEG_NONE) gp__store_elem(out + head_row, Op::apply(SOp::identity().v, head_val));
+        return;
+    }
     const uint64_t P = gridDim.x;
     __shared__ uint64_t s_head_row;
     uint64_t *rec_row = reinterpret_cast<uint64_t *>(scratch + gp__seg_rec_rows_offset());
@@ -254,11 +277,11 @@ static __device__ __forceinline__ void gp__seg_finish(typename Op::type *out, ch
         rec_carry[blockIdx.x] = run; /* the same in every thread */
     }
     unsigned long long *done = reinterpret_cast<unsigned long long *>(scratch);
-    if (!gp__block_is_last(done)) return;
+    if (!gp__block_is_last(done, W)) return;
     if (tid == 0) *done = 0;
     /* the last block: blocks in order, each thread a contiguous run of them */
-    const uint64_t per = (P + threads - 1) / threads, b0 = tid * per;
-    const uint64_t b1 = b0 + per < P ? b0 + per : P;
+    const uint64_t per = (W + threads - 1) / threads, b0 = tid * per;
+    const uint64_t b1 = b0 + per < W ? b0 + per : W;
     pair acc = SOp::identity();
     for (uint64_t b = b0; b < b1; b++) acc = SOp::apply(acc, gp__load_cg(rec_carry + b));
     pair pre = gp__block_scan<SOp, false>(acc, NULL);

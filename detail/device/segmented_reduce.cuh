@@ -90,8 +90,9 @@ __global__ void __launch_bounds__(GP__SEG_THREADS, GP__SEG_MIN_BLOCKS)
     gp__chain_wait();
     src.init();
     const uint64_t N = src.total(), S = src.S, total = N + S;
-    const uint64_t tiles = (total + TILE - 1) / TILE, P = gridDim.x;
-    const uint64_t t_begin = tiles * blockIdx.x / P, t_end = tiles * (blockIdx.x + 1) / P;
+    const gp__seg_share share = gp__seg_share_of((total + TILE - 1) / TILE);
+    if (blockIdx.x >= share.blocks) return; /* no tile (a small call) */
+    const uint64_t t_begin = share.begin, t_end = share.end;
     /* the block's start (i0, j0) on diagonal t_begin * TILE (warp 0) and its first tile's
      * end (warp 1), searched at once */
     uint64_t i0 = 0, j0 = 0;
@@ -148,7 +149,7 @@ __global__ void __launch_bounds__(GP__SEG_THREADS, GP__SEG_MIN_BLOCKS)
         i0 = i1;
         j0 = j1;
     }
-    gp__seg_finish<Op>(out, scratch, run, head_row, head_val);
+    gp__seg_finish<Op>(out, scratch, run, head_row, head_val, share.blocks);
 }
 
 /* Columns: block (strip, chunk); thread (x, y) folds rows [r0 + y * sub, ..) of column

@@ -233,8 +233,9 @@ __global__ void __launch_bounds__(GP__SEGR_THREADS, GP__SEGR_MIN_BLOCKS)
     gp__chain_wait();
     src.init();
     const uint64_t N = src.total(), S = src.S, total = N + S;
-    const uint64_t tiles = (total + TILE - 1) / TILE, P = gridDim.x;
-    const uint64_t t_begin = tiles * blockIdx.x / P, t_end = tiles * (blockIdx.x + 1) / P;
+    const gp__seg_share share = gp__seg_share_of((total + TILE - 1) / TILE);
+    if (blockIdx.x >= share.blocks) return; /* no tile (a small call) */
+    const uint64_t t_begin = share.begin, t_end = share.end;
     pair run = SOp::identity(); /* the block's carry so far */
     uint64_t head_row = GP__SEG_NONE;
     T head_val = Op::identity();
@@ -335,7 +336,7 @@ __global__ void __launch_bounds__(GP__SEGR_THREADS, GP__SEGR_MIN_BLOCKS)
             j_t = j_e;
         }
     }
-    gp__seg_finish<Op>(out, scratch, run, head_row, head_val);
+    gp__seg_finish<Op>(out, scratch, run, head_row, head_val, share.blocks);
 #endif
 }
 
