@@ -7,8 +7,8 @@
  * are exact in any association and compared bitwise), edge sizes, offset patterns (random
  * with empty segments at both ends, all of length 1, one segment, fixed 32, power-law
  * with one segment of half the values, all empty), offsets not starting at 0, misaligned
- * pointers, poisoned guards around every output, NaN and -0.0, keys with runs across every
- * tile boundary, in-place scans, bitwise reruns on four streams at once, and counts above
+ * pointers, poisoned guards around every output (also with offsets that are not ascending),
+ * NaN and -0.0, keys with runs across every tile boundary, in-place scans, bitwise reruns on four streams at once, and counts above
  * 2^31 made and checked on the device. */
 #include "../../gpuprims.cuh"
 #include "../harness.h"
@@ -440,6 +440,35 @@ extern "C" void test_segmented_reduce_gpu(void)
         check_rows_cols<href_mat2>("mat2", gp_reduce_rows_mat2, gp_reduce_cols_mat2, n % 1000 + 1, n / 1000 + 3,
                                    n / 1000 + 4, 0, &st);
     }
+    /* offsets that are not ascending break the caller's contract: the results are unspecified,
+     * but nothing outside d_out[0 .. S) is written (first and last offsets 0 and n, so every
+     * offset lies inside the values; the sanitizers check the reads) */
+    for (size_t n : {(size_t)100, (size_t)5000, (size_t)1 << 20}) {
+        const size_t S = n / 16 + 1;
+        std::vector<uint64_t> off(S + 1);
+        off[0] = 0;
+        off[S] = n;
+        for (size_t i = 1; i < S; i++) off[i] = gp_t_next(&st) % (n + 1);
+        float *d_v, *d_o;
+        uint64_t *d_off;
+        CK(cudaMalloc(&d_v, n * sizeof(float)));
+        CK(cudaMalloc(&d_o, (S + 2 * GUARD) * sizeof(float)));
+        CK(cudaMalloc(&d_off, (S + 1) * 8));
+        CK(cudaMemset(d_v, 0, n * sizeof(float)));
+        CK(cudaMemset(d_o, 0xA5, (S + 2 * GUARD) * sizeof(float)));
+        CK(cudaMemcpy(d_off, off.data(), (S + 1) * 8, cudaMemcpyHostToDevice));
+        const cudaError_t err = gp_segmented_reduce_sum_f32(d_o + GUARD, d_v, d_off, S, 0);
+        CK(cudaDeviceSynchronize());
+        std::vector<unsigned char> got((S + 2 * GUARD) * sizeof(float)), poison(GUARD * sizeof(float), 0xA5);
+        CK(cudaMemcpy(got.data(), d_o, got.size(), cudaMemcpyDeviceToHost));
+        const bool guards = memcmp(got.data(), poison.data(), poison.size()) == 0 &&
+                            memcmp(got.data() + (GUARD + S) * sizeof(float), poison.data(), poison.size()) == 0;
+        EXPECT(err == cudaSuccess && guards, "segmented_reduce_sum_f32: %zu offsets not ascending over %zu values: %s, guards %s",
+               S + 1, n, cudaGetErrorName(err), guards ? "intact" : "written");
+        cudaFree(d_v);
+        cudaFree(d_o);
+        cudaFree(d_off);
+    }
     /* NaN and -0.0: the same bits as the sequential fold (sum: NaN spreads; -0.0 + identity) */
     {
         const float v[] = {NAN, 1.0f, -0.0f, -0.0f, 2.0f, -0.0f};
@@ -650,11 +679,13 @@ __global__ void t_ones_heads(int32_t *v, uint8_t *h, size_t n, size_t every)
         h[i] = i % every == 0;
     }
 }
-__global__ void t_check_ramp(const int32_t *v, size_t n, size_t every, unsigned long long *bad)
+/* v[i] == i % every + first: the scan of ones restarted every `every` elements (first: 1
+ * inclusive, 0 exclusive) */
+__global__ void t_check_ramp(const int32_t *v, size_t n, size_t every, int32_t first, unsigned long long *bad)
 {
     unsigned long long b = 0;
     for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
-        b += v[i] != (int32_t)(i % every + 1);
+        b += v[i] != (int32_t)(i % every) + first;
     if (b) atomicAdd(bad, b);
 }
 
@@ -678,7 +709,7 @@ __global__ void t_rbk_check(const uint32_t *k, const int32_t *v, size_t runs, si
 extern "C" void test_segmented_big_gpu(void)
 {
     if (!gp_t_have_gpu()) {
-        gp_t_skip("segmented: 2^31 + 1001 values (reduce with a segment across 2^31, inclusive segmented scan, reduce-by-key)");
+        gp_t_skip("segmented: 2^31 + 1001 values (reduce with a segment across 2^31, segmented scans, reduce-by-key)");
         return;
     }
     if (gp_t_small()) {
@@ -727,16 +758,21 @@ extern "C" void test_segmented_big_gpu(void)
     size_t bad = 0;
     for (size_t s = 0; s < S; s++) bad += got[s] != (int32_t)ref[s];
     EXPECT(bad == 0, "segmented_reduce_sum_i32: 2^31 + 1001 values, %zu segments (one across 2^31): %zu wrong", S, bad);
-    /* the inclusive segmented scan in place: ones, a head every 1000003, so out[i] = i % 1000003 + 1 */
+    /* the segmented scans in place: ones, a head every 1000003 (a segment across 2^31), so
+     * out[i] = i % 1000003 + 1 (inclusive) or i % 1000003 (exclusive) */
     const size_t every = 1000003;
     unsigned long long *d_bad, h_bad = 1;
     CK(cudaMalloc(&d_bad, 8));
-    CK(cudaMemset(d_bad, 0, 8));
-    t_ones_heads<<<4096, 256>>>(d_v, d_h, n, every);
-    CK(gp_inclusive_segmented_scan_sum_i32(d_v, d_v, d_h, n, 0));
-    t_check_ramp<<<4096, 256>>>(d_v, n, every, d_bad);
-    CK(cudaMemcpy(&h_bad, d_bad, 8, cudaMemcpyDeviceToHost));
-    EXPECT(h_bad == 0, "inclusive_segmented_scan_sum_i32: 2^31 + 1001 values in place: %llu wrong", h_bad);
+    for (int inclusive = 1; inclusive >= 0; inclusive--) {
+        CK(cudaMemset(d_bad, 0, 8));
+        t_ones_heads<<<4096, 256>>>(d_v, d_h, n, every);
+        if (inclusive) CK(gp_inclusive_segmented_scan_sum_i32(d_v, d_v, d_h, n, 0));
+        else CK(gp_exclusive_segmented_scan_sum_i32(d_v, d_v, d_h, n, 0));
+        t_check_ramp<<<4096, 256>>>(d_v, n, every, inclusive, d_bad);
+        CK(cudaMemcpy(&h_bad, d_bad, 8, cudaMemcpyDeviceToHost));
+        EXPECT(h_bad == 0, "%s_segmented_scan_sum_i32: 2^31 + 1001 values in place: %llu wrong",
+               inclusive ? "inclusive" : "exclusive", h_bad);
+    }
     cudaFree(d_v);
     cudaFree(d_h);
     cudaFree(d_off);
