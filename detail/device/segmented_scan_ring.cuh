@@ -69,12 +69,11 @@ static inline GP__HD size_t gp__ssr_tile(size_t elem)
 /* Bytes of a stage: the tile's values, then its head flags. */
 static inline GP__HD size_t gp__ssr_stage(size_t elem) { return gp__ssr_tile(elem) * (elem + 1); }
 
-/* Whether a call runs on the ring: elements it takes, on 16-byte boundaries, and head flags
- * there too. */
-template <class T>
+/* Whether a call of elements the ring takes (gp__ssr_takes) runs on it: its values, out and
+ * in, and its head flags on 16-byte boundaries. */
 static inline bool gp__ssr_ok(const void *out, const void *in, const uint8_t *heads)
 {
-    return gp__ssr_takes<T>() && (uintptr_t)out % 16 == 0 && (uintptr_t)in % 16 == 0 && (uintptr_t)heads % 16 == 0;
+    return (uintptr_t)out % 16 == 0 && (uintptr_t)in % 16 == 0 && (uintptr_t)heads % 16 == 0;
 }
 
 /* A whole tile's total by one warp, in index order, from its stage: lane l folds the l-th
@@ -328,7 +327,7 @@ static cudaError_t gp__segmented_scan(typename Op::type *d_out, const typename O
     gp__device dev;
     GP__TRY(gp__device_query(&dev, on.dev));
     if constexpr (gp__ssr_takes<T>())
-        if (dev.cluster_ok && gp__ssr_ok<T>(d_out, d_in, d_heads)) /* sm_90 code */
+        if (dev.cluster_ok && gp__ssr_ok(d_out, d_in, d_heads)) /* sm_90 code */
             return gp__ssr_run<Op>(d_out, d_in, d_heads, n, inclusive, dev, s);
     gp__sscan_job<Op> job = {d_out, d_in, d_heads, n, inclusive};
     return gp__sscan_run(job, n, dev, s);
