@@ -139,15 +139,16 @@ static __device__ __forceinline__ typename Op::type gp__seg_fold_items(const Val
 /* One tile of the merge path, by the block: the tile has ne segment ends (end_at(i): where
  * end i falls among the tile's values, 0 .. nv, ascending) and nv values (value_at(j)); its
  * first end is segment i0. Thread k takes merge items [k ITEMS, (k + 1) ITEMS): it finds
- * its split by a binary search, folds its items in index order and writes every segment it
- * sees end except its first, which may have begun in an earlier thread. The threads'
- * carries (flag: a segment ended; value: the fold since) are scanned with the segmented
- * operator (Sengupta, Harris, Zhang & Owens, 2007), which completes each thread's first
- * segment; the block's first one, which may have begun in an earlier block, is kept in
- * head_row / head_val for the fix-up. run: the block's carry over its tiles so far. */
-template <class Op, unsigned ITEMS, class EndAt, class ValueAt>
-static __device__ __forceinline__ void gp__seg_tile(typename Op::type *out, uint64_t i0, unsigned ne, unsigned nv,
-                                                    const EndAt &end_at, const ValueAt &value_at,
+ * its split by a binary search, folds its items in index order and puts (put(i, v): the
+ * value of segment i0 + i) every segment it sees end except its first, which may have
+ * begun in an earlier thread. The threads' carries (flag: a segment ended; value: the fold
+ * since) are scanned with the segmented operator (Sengupta, Harris, Zhang & Owens, 2007),
+ * which completes each thread's first segment; the block's first one, which may have begun
+ * in an earlier block, is kept in head_row / head_val for the fix-up: it is end 0 of the
+ * tile in which run.h is still 0. run: the block's carry over its tiles so far. */
+template <class Op, unsigned ITEMS, class EndAt, class ValueAt, class Put>
+static __device__ __forceinline__ void gp__seg_tile(uint64_t i0, unsigned ne, unsigned nv, const EndAt &end_at,
+                                                    const ValueAt &value_at, const Put &put,
                                                     gp__seg_pair<typename Op::type> &run, uint64_t &head_row,
                                                     typename Op::type &head_val)
 {
@@ -196,7 +197,7 @@ static __device__ __forceinline__ void gp__seg_tile(typename Op::type *out, uint
                     first_val = acc;
                     mine.h = 1;
                 } else {
-                    gp__store_elem(out + i0 + i, acc);
+                    put(i, acc);
                 }
                 acc = Op::identity();
                 i++;
@@ -210,7 +211,7 @@ static __device__ __forceinline__ void gp__seg_tile(typename Op::type *out, uint
     const pair pre = SOp::apply(run, gp__block_scan<SOp, false>(mine, &agg));
     if (mine.h) {
         const T v = Op::apply(pre.v, first_val);
-        if (pre.h) gp__store_elem(out + first_row, v);
+        if (pre.h) put((unsigned)(first_row - i0), v);
         else { /* the block's first segment end: it may have begun in an earlier block */
             head_row = first_row;
             head_val = v;

@@ -144,8 +144,9 @@ __global__ void __launch_bounds__(GP__SEG_THREADS, GP__SEG_MIN_BLOCKS)
         }
         __syncthreads();
         gp__seg_tile<Op, ITEMS>(
-            out, i0, ne, nv, [&](unsigned i) { return s_end[gp__seg_pad(i)]; },
-            [&](unsigned j) { return s_val[gp__seg_pad(j)]; }, run, head_row, head_val);
+            i0, ne, nv, [&](unsigned i) { return s_end[gp__seg_pad(i)]; },
+            [&](unsigned j) { return s_val[gp__seg_pad(j)]; },
+            [&](unsigned i, const T &v) { gp__store_elem(out + i0 + i, v); }, run, head_row, head_val);
         i0 = i1;
         j0 = j1;
     }

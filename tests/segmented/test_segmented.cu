@@ -7,8 +7,8 @@
  * are exact in any association and compared bitwise), edge sizes, offset patterns (random
  * with empty segments at both ends, all of length 1, one segment, fixed 32, power-law
  * with one segment of half the values, all empty), offsets not starting at 0, misaligned
- * pointers, poisoned guards around every output, NaN and -0.0, keys with runs across every
- * tile boundary, in-place scans, bitwise reruns on four streams at once, and counts above
+ * pointers, poisoned guards around every output (also with offsets that are not ascending),
+ * NaN and -0.0, keys with runs across every tile boundary, in-place scans, bitwise reruns on four streams at once, and counts above
  * 2^31 made and checked on the device. */
 #include "../../gpuprims.cuh"
 #include "../harness.h"
@@ -439,6 +439,35 @@ extern "C" void test_segmented_reduce_gpu(void)
             check_segmented<href_mat2>("mat2", gp_segmented_reduce_mat2, pat, n, (unsigned)(n % 2), &st);
         check_rows_cols<href_mat2>("mat2", gp_reduce_rows_mat2, gp_reduce_cols_mat2, n % 1000 + 1, n / 1000 + 3,
                                    n / 1000 + 4, 0, &st);
+    }
+    /* offsets that are not ascending break the caller's contract: the results are unspecified,
+     * but nothing outside d_out[0 .. S) is written (first and last offsets 0 and n, so every
+     * offset lies inside the values; the sanitizers check the reads) */
+    for (size_t n : {(size_t)100, (size_t)5000, (size_t)1 << 20}) {
+        const size_t S = n / 16 + 1;
+        std::vector<uint64_t> off(S + 1);
+        off[0] = 0;
+        off[S] = n;
+        for (size_t i = 1; i < S; i++) off[i] = gp_t_next(&st) % (n + 1);
+        float *d_v, *d_o;
+        uint64_t *d_off;
+        CK(cudaMalloc(&d_v, n * sizeof(float)));
+        CK(cudaMalloc(&d_o, (S + 2 * GUARD) * sizeof(float)));
+        CK(cudaMalloc(&d_off, (S + 1) * 8));
+        CK(cudaMemset(d_v, 0, n * sizeof(float)));
+        CK(cudaMemset(d_o, 0xA5, (S + 2 * GUARD) * sizeof(float)));
+        CK(cudaMemcpy(d_off, off.data(), (S + 1) * 8, cudaMemcpyHostToDevice));
+        const cudaError_t err = gp_segmented_reduce_sum_f32(d_o + GUARD, d_v, d_off, S, 0);
+        CK(cudaDeviceSynchronize());
+        std::vector<unsigned char> got((S + 2 * GUARD) * sizeof(float)), poison(GUARD * sizeof(float), 0xA5);
+        CK(cudaMemcpy(got.data(), d_o, got.size(), cudaMemcpyDeviceToHost));
+        const bool guards = memcmp(got.data(), poison.data(), poison.size()) == 0 &&
+                            memcmp(got.data() + (GUARD + S) * sizeof(float), poison.data(), poison.size()) == 0;
+        EXPECT(err == cudaSuccess && guards, "segmented_reduce_sum_f32: %zu offsets not ascending over %zu values: %s, guards %s",
+               S + 1, n, cudaGetErrorName(err), guards ? "intact" : "written");
+        cudaFree(d_v);
+        cudaFree(d_o);
+        cudaFree(d_off);
     }
     /* NaN and -0.0: the same bits as the sequential fold (sum: NaN spreads; -0.0 + identity) */
     {
