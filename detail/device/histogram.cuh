@@ -231,13 +231,15 @@ __global__ void __launch_bounds__(gp__hist_block(sizeof(T)), GP__MIN_BLOCKS(gp__
     const uint4 *body = reinterpret_cast<const uint4 *>(in + p.head);
     const size_t chunk = (size_t)BLOCK * GP__HIST_UNROLL;
     uint4 v[GP__HIST_UNROLL];
+    /* vector k of the chunk at c0 (whole: all of the chunk lies below p.nvec) */
+    auto load_vec = [&](int k, size_t c0, bool whole) {
+        const size_t i = c0 + (size_t)k * BLOCK + tid;
+        if (whole || i < p.nvec) v[k] = __ldg(body + i);
+    };
     auto load = [&](size_t c0) {
         const bool whole = c0 + chunk <= p.nvec;
 #pragma unroll
-        for (int k = 0; k < GP__HIST_UNROLL; k++) {
-            const size_t i = c0 + (size_t)k * BLOCK + tid;
-            if (whole || i < p.nvec) v[k] = __ldg(body + i);
-        }
+        for (int k = 0; k < GP__HIST_UNROLL; k++) load_vec(k, c0, whole);
     };
     size_t c0 = blockIdx.x * chunk;
     bool loaded = c0 < p.nvec;
@@ -357,8 +359,7 @@ __global__ void __launch_bounds__(gp__hist_block(sizeof(T)), GP__MIN_BLOCKS(gp__
         for (int k = 0; k < GP__HIST_UNROLL; k++) {
             if (!whole && c0 + (size_t)k * BLOCK + tid >= p.nvec) break;
             count_vector(v[k]);
-            const size_t i = next + (size_t)k * BLOCK + tid;
-            if (prefetch && (next_whole || (loaded && i < p.nvec))) v[k] = __ldg(body + i);
+            if (prefetch) load_vec(k, next, next_whole);
         }
     }
     /* head and tail, element by element, spread over the grid */
