@@ -281,12 +281,13 @@ __global__ void __launch_bounds__(GP__SEGR_THREADS, GP__SEGR_MIN_BLOCKS)
                 asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
                 gp__segr_fill(vs, v_next, (j_t - j_start) * sizeof(T), vring, vbar);
                 if constexpr (Src::ENDS) gp__segr_fill(es, e_next, (i_t - i_start) * 8, ering, ebar);
+                /* the tile's end: the smallest x in [lo, hi] with end(x) + x >= d_e, where lo
+                 * leaves no more ends after the tile than merge items (with ascending ends the
+                 * split is there anyway; the last tile ends at i_end) */
+                const uint64_t rest = d_end - d_e, lo = i_end - i_t > rest ? i_end - rest : i_t;
                 if (lane == 0) {
-                    /* the tile's end: the smallest x in [lo, hi] with end(x) + x >= d_e, where lo
-                     * leaves no more ends after the tile than merge items (with ascending ends
-                     * the split is there anyway; the last tile ends at i_end) */
-                    const uint64_t hi = gp__min_size(d_e - j_t, i_end), rest = d_end - d_e;
-                    uint64_t x = i_end - i_t > rest ? i_end - rest : i_t;
+                    const uint64_t hi = gp__min_size(d_e - j_t, i_end);
+                    uint64_t x = lo;
                     if constexpr (Src::ENDS) {
                         /* chunk by chunk: wait for one, test its last end, search it */
                         while (x < hi) {
@@ -322,13 +323,13 @@ __global__ void __launch_bounds__(GP__SEGR_THREADS, GP__SEGR_MIN_BLOCKS)
                     s_tile_end[1] = d_e - x;
                 }
                 __syncwarp();
-                /* the tile's ends (the search started at lo may have waited for none of those
-                 * below lo) and values: a lane a chunk */
+                /* the tile's ends below lo, which the search did not wait for (near the end of
+                 * the block's share, or ends not ascending), and its values: a lane a chunk */
                 if constexpr (Src::ENDS) {
-                    const uint64_t x_e = s_tile_end[0];
-                    if (x_e > i_t) {
+                    const uint64_t below = gp__min_size(lo, s_tile_end[0]);
+                    if (below > i_t) {
                         const uint32_t c0 = gp__segr_chunk_of(es, (i_t - i_start) * 8),
-                                       c1 = gp__segr_chunk_of(es, (x_e - i_start) * 8 - 1);
+                                       c1 = gp__segr_chunk_of(es, (below - i_start) * 8 - 1);
                         if (c0 + lane <= c1) gp__segr_wait<EStream>(ebar, c0 + lane);
                     }
                 }
