@@ -74,6 +74,30 @@ static inline float gp_bench_median_ms(gp_bench_fn fn, void *ctx)
     return gp_bench_median_ms_n(fn, ctx, GP_BENCH_WARMUP, GP_BENCH_REPS);
 }
 
+/* Small calls against the launch floor: k functions and an empty kernel timed in turn, 64
+ * calls back to back a batch (gp_bench_medians). ms_out[f]: function f's time per call;
+ * *floor_ms: the empty kernel's, from the same batches' rounds. Timed apart, the floor
+ * drifts between tables: on the H100 one run's floor read 4.81 us where others read 3.4-3.6,
+ * which turned a row 1.9x the floor into 1.4x. */
+static __global__ void gp__bench_empty_kernel(void) {}
+static inline void gp__bench_empty(void *) { gp__bench_empty_kernel<<<1, 32>>>(); }
+static inline void gp_bench_small_ms(const gp_bench_fn *fns, void *const *ctxs, int k, float *ms_out, float *floor_ms)
+{
+    gp_bench_fn all[8];
+    void *all_ctx[8];
+    float ms[8];
+    if (k < 1 || k > 7) {
+        fprintf(stderr, "gp_bench_small_ms: %d functions (1 to 7)\n", k);
+        exit(1);
+    }
+    for (int f = 0; f < k; f++) all[f] = fns[f], all_ctx[f] = ctxs[f];
+    all[k] = gp__bench_empty;
+    all_ctx[k] = NULL;
+    gp_bench_medians(all, all_ctx, k + 1, 64, GP_BENCH_WARMUP * 64, GP_BENCH_REPS, ms);
+    for (int f = 0; f < k; f++) ms_out[f] = ms[f];
+    *floor_ms = ms[k];
+}
+
 /* How many calls a batch holds: `total` units of work (elements, bytes) between the events
  * at `per_call` each, from 1 to 64. */
 static inline int gp_bench_batch_size(size_t total, size_t per_call)

@@ -49,8 +49,6 @@ static uint64_t next_u64(uint64_t *s) /* splitmix64 */
     z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
     return z ^ (z >> 31);
 }
-__global__ void empty_kernel(void) {}
-static void empty_once(void *) { empty_kernel<<<1, 32>>>(); }
 
 struct cub_seg_ctx {
     void *tmp;
@@ -118,11 +116,9 @@ int main(void)
         read_only<<<gp__bench.sms * READ_BLOCKS_PER_SM, READ_BLOCK>>>((const uint4 *)r->in, r->n / 4, r->sink);
     }, &rctx);
     const double read_gbs = gp_bench_gbps(N * 4.0, read_ms);
-    const float floor_ms = gp_bench_median_ms_batch(empty_once, NULL, 64);
     gp_table_begin("Ceilings", "what|size|time|rate");
     gp_table_row("device-to-device copy (read + write)|1 GiB|%.1f us|%.0f GB/s", copy_ms * 1e3, copy_gbs);
     gp_table_row("read only (16-byte loads)|1 GiB|%.1f us|%.0f GB/s", read_ms * 1e3, read_gbs);
-    gp_table_row("empty kernel, back to back|-|%.2f us|(the floor)", floor_ms * 1e3);
 
     /* ---- segmented reduce ---- */
     gp_table_begin("Segmented reduce, f32 sum (bytes: values + offsets + outputs, at the read rate)",
@@ -261,7 +257,9 @@ int main(void)
     }
 
     /* ---- small sizes ---- */
-    gp_table_begin("Small sizes against the empty-launch floor (calls back to back, 64 a batch)",
+    /* the floor timed in turn with the calls of each size (gp_bench_small_ms) */
+    gp_table_begin("Small sizes against the empty-launch floor (calls back to back, 64 a batch, timed in turn with "
+                   "the empty kernel)",
                    "call|n|time|/ floor|goal");
     for (int lg : {10, 16}) {
         const size_t n = (size_t)1 << lg;
@@ -269,14 +267,18 @@ int main(void)
         fill_keys<<<64, 256>>>(d_k, n, 8);
         fill_heads<<<64, 256>>>(d_h, NULL, n, 8);
         gp_seg_ctx g = {d_out, d_v, d_off, n / 32};
-        const float a = gp_bench_median_ms_batch(gp_seg, &g, 64);
         struct sm { float *o; const float *v; const uint8_t *h; int32_t *ko; const int32_t *k; uint64_t *runs; size_t n; } x =
             {d_out, d_v, d_h, d_ko, d_k, d_runs, n};
-        const float b = gp_bench_median_ms_batch([](void *p) { sm *q = (sm *)p; CUDA_CHK(gp_inclusive_segmented_scan_sum_f32(q->o, q->v, q->h, q->n, 0)); }, &x, 64);
-        const float c = gp_bench_median_ms_batch([](void *p) { sm *q = (sm *)p; CUDA_CHK(gp_reduce_by_key_sum_i32_f32(q->ko, q->o, q->runs, q->k, q->v, q->n, 0)); }, &x, 64);
-        gp_table_row("segmented reduce, length 32|2^%d|%.2f us|%.2fx|<= 1.5x", lg, a * 1e3, a / floor_ms);
-        gp_table_row("inclusive segmented scan, 1/8|2^%d|%.2f us|%.2fx|<= 1.5x", lg, b * 1e3, b / floor_ms);
-        gp_table_row("reduce-by-key, runs of 8|2^%d|%.2f us|%.2fx|<= 1.5x", lg, c * 1e3, c / floor_ms);
+        const gp_bench_fn fns[3] = {
+            gp_seg, [](void *p) { sm *q = (sm *)p; CUDA_CHK(gp_inclusive_segmented_scan_sum_f32(q->o, q->v, q->h, q->n, 0)); },
+            [](void *p) { sm *q = (sm *)p; CUDA_CHK(gp_reduce_by_key_sum_i32_f32(q->ko, q->o, q->runs, q->k, q->v, q->n, 0)); }};
+        void *const ctxs[3] = {&g, &x, &x};
+        float ms[3], floor_ms;
+        gp_bench_small_ms(fns, ctxs, 3, ms, &floor_ms);
+        gp_table_row("empty kernel (the floor)|-|%.2f us|1.00x|-", floor_ms * 1e3);
+        gp_table_row("segmented reduce, length 32|2^%d|%.2f us|%.2fx|<= 1.5x", lg, ms[0] * 1e3, ms[0] / floor_ms);
+        gp_table_row("inclusive segmented scan, 1/8|2^%d|%.2f us|%.2fx|<= 1.5x", lg, ms[1] * 1e3, ms[1] / floor_ms);
+        gp_table_row("reduce-by-key, runs of 8|2^%d|%.2f us|%.2fx|<= 1.5x", lg, ms[2] * 1e3, ms[2] / floor_ms);
     }
     gp_bench_note("Ratios from this run: CUB and cuBLAS ran in the same process on the same buffers. "
                   "Percentages: the bytes a call must move (inputs read, outputs written) at the measured read "

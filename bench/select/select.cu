@@ -72,7 +72,6 @@ __global__ void count_diff(const uint32_t *a, const uint32_t *b, size_t words, u
         m += a[i] != b[i];
     if (m) atomicAdd(bad, m);
 }
-__global__ void empty_kernel(void) {}
 
 /* the buffers, sized for 2^28 floats */
 static const size_t NMAX = (size_t)1 << 28;
@@ -196,7 +195,7 @@ static size_t cub_temp(const call_t *c)
 static size_t elem_of(int kind) { return kind == K_SELECT_F64 ? 8 : kind == K_SELECT_V16 ? 16 : 4; }
 
 /* Runs gp (and CUB where it has the call), checks, times; returns gp's ms. */
-static float row(const char *what, int kind, size_t n, int small, float floor_ms)
+static float row(const char *what, int kind, size_t n, int small)
 {
     call_t g = {kind, n, 0}, c = {kind, n, 1};
     const int has_cub = kind != K_NONZERO && kind != K_THREE_PASS;
@@ -238,14 +237,23 @@ static float row(const char *what, int kind, size_t n, int small, float floor_ms
     if (kind == K_NONZERO) bytes += (double)k * 8;
     if (kind == K_UNIQUE) bytes += (double)k * e;
     if (kind == K_RLE || kind == K_RLE_ONE) bytes += (double)k * (e + 8);
-    const int batch = small ? 64 : 1;
-    const float gms = gp_bench_median_ms_batch(run_call, &g, batch);
-    const float cms = has_cub ? gp_bench_median_ms_batch(run_call, &c, batch) : 0.0f;
+    float gms, cms = 0.0f, floor_ms = 0.0f;
+    if (small) { /* against the floor timed in turn with them */
+        const gp_bench_fn fns[2] = {run_call, run_call};
+        void *const ctxs[2] = {&g, &c};
+        float ms[2] = {0.0f, 0.0f};
+        gp_bench_small_ms(fns, ctxs, has_cub ? 2 : 1, ms, &floor_ms);
+        gms = ms[0];
+        if (has_cub) cms = ms[1];
+    } else {
+        gms = gp_bench_median_ms(run_call, &g);
+        if (has_cub) cms = gp_bench_median_ms(run_call, &c);
+    }
     const double pct = 100.0 * (bytes / (COPY_GBS * 1e6)) / gms;
     char cub_cell[64], floor_cell[64];
     if (has_cub) snprintf(cub_cell, sizeof cub_cell, "%.1f us|%.2fx", cms * 1e3, cms / gms);
     else snprintf(cub_cell, sizeof cub_cell, "-|-");
-    if (small) snprintf(floor_cell, sizeof floor_cell, "%.2fx floor", gms / floor_ms);
+    if (small) snprintf(floor_cell, sizeof floor_cell, "%.2fx floor (%.2f us)", gms / floor_ms, floor_ms * 1e3);
     else snprintf(floor_cell, sizeof floor_cell, "%.1f%%", pct);
     gp_table_row("%s|%zu|%llu|%.1f us|%.0f GB/s|%s|%s%s", what, n, (unsigned long long)k, gms * 1e3,
                  gp_bench_gbps(bytes, gms), floor_cell, cub_cell, ok ? "" : " CHECK FAILED");
@@ -267,15 +275,12 @@ int main(void)
     CUDA_CHK(cudaMalloc(&CCNT, 64));
     CUDA_CHK(cudaMalloc(&BAD, 64));
 
-    /* the copy rate (2^28 floats) and the empty-launch floor */
+    /* the copy rate (2^28 floats) */
     const float copy_ms = gp_bench_copy_ms(O, X, NMAX * 4);
     COPY_GBS = gp_bench_gbps(2.0 * NMAX * 4, copy_ms);
-    struct { int dummy; } e0;
-    const float floor_ms = gp_bench_median_ms_batch(
-        [](void *) { empty_kernel<<<1, 32>>>(); }, &e0, 64);
-    gp_bench_note("Copy: %.0f GB/s (cudaMemcpyAsync device to device, 2^28 floats, read + write). Empty-launch "
-                  "floor: %.2f us a launch (64 back to back).",
-                  COPY_GBS, floor_ms * 1e3);
+    gp_bench_note("Copy: %.0f GB/s (cudaMemcpyAsync device to device, 2^28 floats, read + write). Small calls: "
+                  "64 back to back a batch, timed in turn with CUB's and an empty kernel's (the floor).",
+                  COPY_GBS);
 
     const char *cols = "call|n|count|time|GB/s|% of copy (small: x floor)|CUB time|vs CUB";
     gp_table_begin("Select by flags, f32 (gp_select_flagged_f32 against cub::DeviceSelect::Flagged)", cols);
@@ -289,29 +294,29 @@ int main(void)
         for (int s = 0; s < 2; s++) {
             char what[64];
             snprintf(what, sizeof what, "select f32, %s", rate_names[r]);
-            row(what, K_SELECT, sizes[s], 0, floor_ms);
+            row(what, K_SELECT, sizes[s], 0);
         }
     }
     fill_flags<<<4096, 256>>>(F, NMAX, 500);
     CUDA_CHK_LAUNCH();
-    for (int s = 0; s < 2; s++) row("select f32, 50% kept, small", K_SELECT, s ? 1u << 16 : 1u << 10, 1, floor_ms);
+    for (int s = 0; s < 2; s++) row("select f32, 50% kept, small", K_SELECT, s ? 1u << 16 : 1u << 10, 1);
 
     gp_table_begin("Partition, nonzero, wider types (50% kept)", cols);
-    for (int s = 0; s < 2; s++) row("partition f32", K_PARTITION, sizes[s], 0, floor_ms);
+    for (int s = 0; s < 2; s++) row("partition f32", K_PARTITION, sizes[s], 0);
     fill_flags<<<4096, 256>>>(F, NMAX, 100);
     CUDA_CHK_LAUNCH();
-    for (int s = 0; s < 2; s++) row("partition f32, 10% kept", K_PARTITION, sizes[s], 0, floor_ms);
+    for (int s = 0; s < 2; s++) row("partition f32, 10% kept", K_PARTITION, sizes[s], 0);
     fill_flags<<<4096, 256>>>(F, NMAX, 500);
     CUDA_CHK_LAUNCH();
-    for (int s = 0; s < 2; s++) row("nonzero f32 (half zeros)", K_NONZERO, sizes[s], 0, floor_ms);
+    for (int s = 0; s < 2; s++) row("nonzero f32 (half zeros)", K_NONZERO, sizes[s], 0);
     fill_bytes<<<4096, 256>>>((uint32_t *)X, NMAX * 2);
     CUDA_CHK_LAUNCH();
-    row("select f64, 50% kept", K_SELECT_F64, NMAX / 2, 0, floor_ms);
+    row("select f64, 50% kept", K_SELECT_F64, NMAX / 2, 0);
     {
         /* keys in [0, 2^31): below 2^30 is half kept; the 16-byte select by predicate */
-        row("select 16-byte user type (predicate), ~50% kept", K_SELECT_V16, NMAX / 4, 0, floor_ms);
+        row("select 16-byte user type (predicate), ~50% kept", K_SELECT_V16, NMAX / 4, 0);
     }
-    for (int s = 0; s < 2; s++) row("partition f32, small", K_PARTITION, s ? 1u << 16 : 1u << 10, 1, floor_ms);
+    for (int s = 0; s < 2; s++) row("partition f32, small", K_PARTITION, s ? 1u << 16 : 1u << 10, 1);
 
     gp_table_begin("Unique and run-length encode, i32 (against DeviceSelect::Unique, DeviceRunLengthEncode::Encode)",
                    cols);
@@ -322,26 +327,26 @@ int main(void)
         for (int s = 0; s < 2; s++) {
             char what[64];
             snprintf(what, sizeof what, "unique i32, runs of %zu", runs[r]);
-            row(what, K_UNIQUE, sizes[s], 0, floor_ms);
+            row(what, K_UNIQUE, sizes[s], 0);
         }
         for (int s = 0; s < 2; s++) {
             char what[64];
             snprintf(what, sizeof what, "run_length i32, runs of %zu", runs[r]);
-            row(what, K_RLE, sizes[s], 0, floor_ms);
+            row(what, K_RLE, sizes[s], 0);
         }
     }
-    for (int s = 0; s < 2; s++) row("unique i32, runs of 1024, small", K_UNIQUE, s ? 1u << 16 : 1u << 10, 1, floor_ms);
+    for (int s = 0; s < 2; s++) row("unique i32, runs of 1024, small", K_UNIQUE, s ? 1u << 16 : 1u << 10, 1);
 
     gp_table_begin("Ladder: select f32 by flags, 50% kept", cols);
     fill_f32<<<4096, 256>>>(X, NMAX);
     fill_flags<<<4096, 256>>>(F, NMAX, 500);
     CUDA_CHK_LAUNCH();
     for (int s = 0; s < 2; s++) {
-        row("1. three passes: flags to u32, gp_exclusive_scan_sum_u32, scatter", K_THREE_PASS, sizes[s], 0, floor_ms);
+        row("1. three passes: flags to u32, gp_exclusive_scan_sum_u32, scatter", K_THREE_PASS, sizes[s], 0);
         row("2. one pass, one tile in flight a block: count, look-ahead, scatter through shared memory", K_SELECT_ONE,
-            sizes[s], 0, floor_ms);
+            sizes[s], 0);
         row("3. a ring of stages filled by bulk copies, counts published as tiles land (gp_select_flagged_f32)",
-            K_SELECT, sizes[s], 0, floor_ms);
+            K_SELECT, sizes[s], 0);
     }
     gp_bench_note("Three passes move 4n + n (flags) + 4n + 4n (scan) + 4n + n + 4n (scatter) + 4k bytes; their %% of "
                   "copy counts only what the one pass must move, so the rows compare times.");
@@ -351,10 +356,10 @@ int main(void)
     CUDA_CHK_LAUNCH();
     for (int s = 0; s < 2; s++) {
         row("1. one tile in flight a block; (heads, last head) published after the block's scan", K_RLE_ONE, sizes[s],
-            0, floor_ms);
+            0);
         row("2. the ring: (heads, last head) published as tiles land, the 16 bytes after a tile in its stage "
             "(gp_run_length_i32)",
-            K_RLE, sizes[s], 0, floor_ms);
+            K_RLE, sizes[s], 0);
     }
     if (BAD_ROWS) gp_bench_note("%d rows FAILED their check against CUB.", BAD_ROWS);
     gp_bench_end();
