@@ -86,7 +86,8 @@ static __device__ __forceinline__ bool gp__warp_one_digit(const unsigned (&digit
  * barrier. */
 template <int BLOCK, int ITEMS, int BUFS>
 static __device__ __forceinline__ unsigned gp__block_radix_count(const unsigned (&digit)[ITEMS],
-                                                                 gp_block_radix_rank_smem<BLOCK, BUFS> &s)
+                                                                 gp_block_radix_rank_smem<BLOCK, BUFS> &s,
+                                                                 bool crowded = false)
 {
     static_assert(BLOCK % 32 == 0 && BLOCK >= GP_RADIX_DIGITS && BLOCK <= 1024, "gp_block_radix_rank: 256..1024 threads, whole warps");
     const unsigned warp = threadIdx.x >> 5;
@@ -99,6 +100,12 @@ static __device__ __forceinline__ unsigned gp__block_radix_count(const unsigned 
     unsigned d0;
     if (gp__warp_one_digit(digit, d0)) { /* one add, not 32 ITEMS on one counter (one at a time) */
         if (lane == 0) atomicAdd(&s.warp_count[warp][d0], 32u * ITEMS);
+    } else if (crowded) { /* a group of lanes on one digit: one add of its size */
+#pragma unroll
+        for (int i = 0; i < ITEMS; i++) {
+            const unsigned peers = __match_any_sync(GP__FULL_MASK, digit[i]);
+            if (lane == (unsigned)__ffs(peers) - 1) atomicAdd(&s.warp_count[warp][digit[i]], (unsigned)__popc(peers));
+        }
     } else {
 #pragma unroll
         for (int i = 0; i < ITEMS; i++) atomicAdd(&s.warp_count[warp][digit[i]], 1u);
@@ -141,7 +148,8 @@ enum { GP__RANK_OR = 0, GP__RANK_MATCH_ANY = 1, GP__RANK_OR_LONG = 2 };
 template <int BLOCK, int ITEMS, int HOW_ = GP__RANK_OR, int BUFS>
 static __device__ __forceinline__ void gp__block_radix_rank_counted(const unsigned (&digit)[ITEMS],
                                                                     unsigned (&rank)[ITEMS],
-                                                                    gp_block_radix_rank_smem<BLOCK, BUFS> &s)
+                                                                    gp_block_radix_rank_smem<BLOCK, BUFS> &s,
+                                                                    bool crowded = false)
 {
     constexpr int HOW = HOW_ == GP__RANK_OR && BUFS < 3 ? GP__RANK_OR_LONG : HOW_; /* three buffers or the long chain */
     const unsigned lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
@@ -165,7 +173,7 @@ static __device__ __forceinline__ void gp__block_radix_rank_counted(const unsign
     for (int i = 0; i < ITEMS; i++) {
         unsigned *match = s.warp_match[warp][HOW == GP__RANK_OR ? i % 3 % BUFS : 0];
         unsigned peers;
-        if constexpr (HOW == GP__RANK_MATCH_ANY) {
+        if (HOW == GP__RANK_MATCH_ANY || crowded) {
             peers = __match_any_sync(GP__FULL_MASK, digit[i]);
         } else {
             atomicOr(&match[digit[i]], 1u << lane);

@@ -4,7 +4,7 @@
  * schedule of every pass count (never reads what it writes, ends in the output), the
  * scratch layout, argument checks (NULL, overlaps) that launch nothing.
  * GPU: against a host stable sort (std::stable_sort on the transformed bits) on random,
- * all-equal, sorted, reversed, few-distinct and small-range keys, float specials (NaN of
+ * all-equal, sorted, reversed, few-distinct, half-one-value and small-range keys, float specials (NaN of
  * both signs, +-inf, +-0.0, denormals), the edge sizes, in place, 4-byte-offset 8-byte keys
  * and values, poisoned guards after the outputs, the one-block and grid paths at the same
  * sizes, 64-bit status counts, concurrent streams, a failed scratch allocation that leaves
@@ -106,8 +106,11 @@ extern "C" void test_sort_host(void)
 
 /* ---- GPU ------------------------------------------------------------------------------------ */
 
-enum { D_RANDOM, D_EQUAL, D_SORTED, D_REVERSED, D_FEW, D_SMALL, D_SPECIAL, D_MID, D_COUNT };
-static const char *dist_name[] = {"random", "all equal", "sorted", "reversed", "8 distinct", "below 256", "specials", "below 2^24"};
+/* D_HALF: half the keys one value, so one digit holds more than a quarter of every pass
+ * (the pass kernel's crowded rank, __match_any_sync) */
+enum { D_RANDOM, D_EQUAL, D_SORTED, D_REVERSED, D_FEW, D_SMALL, D_SPECIAL, D_MID, D_HALF, D_COUNT };
+static const char *dist_name[] = {"random", "all equal", "sorted", "reversed", "8 distinct", "below 256", "specials", "below 2^24",
+                                  "half one value"};
 
 template <class T>
 static T from_bits(uint64_t r)
@@ -131,6 +134,7 @@ static void make_keys(std::vector<K> &k, size_t n, int dist, uint64_t *st)
         case D_FEW: k[i] = few[r % 8]; break;
         case D_SMALL: k[i] = (K)(r & 255); break;
         case D_MID: k[i] = (K)(r & 0xFFFFFF); break;
+        case D_HALF: k[i] = r >> 63 ? one : from_bits<K>(r); break;
         case D_SPECIAL:
             if constexpr (sizeof(K) == 4 && (K)0.5 != 0) {
                 const float sp[] = {nanf(""), -nanf(""), INFINITY, -INFINITY, 0.0f, -0.0f, 1.0e-40f, -1.0e-40f, 1.0f, -1.0f};
@@ -303,7 +307,7 @@ static void keys_suite(const char *name, typename sort_case<K, K, 0>::keys_fn as
     for (size_t n : test_sizes(big))
         for (int d = 0; d < D_COUNT; d++) {
             if (race_small_only && n > 4097) continue;
-            if (n > 70000 && d != D_RANDOM && d != D_FEW && d != D_SPECIAL) continue;
+            if (n > 70000 && d != D_RANDOM && d != D_FEW && d != D_SPECIAL && d != D_HALF) continue;
             if (n > ((size_t)1 << 21) && d != D_RANDOM) continue;
             /* the sanitizers (minutes per family otherwise): every distribution at small n only */
             if (gp_t_small() && n > 1025 && d != D_RANDOM && d != D_SPECIAL) continue;
@@ -386,7 +390,7 @@ static void pairs_suite(const char *name, typename sort_case<K, V, 1>::pairs_fn 
         if ((gp_t_small() && n > 70000) || (n > ((size_t)1 << 21) && !big)) continue;
         if (race_small_only && n > 4097) continue;
         const uint64_t seed = gp_t_state(n * 5 + 11);
-        /* random and few (every distribution below 2^17, except under racecheck) */
+        /* random, few and half one value (every distribution below 2^17, except under racecheck) */
         for (int d = 0; d < D_COUNT; d += (n > 70000 || gp_t_small() == 2 ? 4 : 1))
             for (int dir = 0; dir < 2; dir++) {
                 pc.pf = dir ? desc : asc;
