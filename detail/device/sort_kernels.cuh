@@ -324,7 +324,8 @@ __global__ void __launch_bounds__(BLOCK, MINB) gp__sort_pass_kernel(gp__sort_io<
     K *s_keys = reinterpret_cast<K *>(stage);
     V *s_vals = reinterpret_cast<V *>(stage);
 
-    const unsigned skip = (unsigned)__ldcg(&io.ctl[0]);
+    const unsigned long long ctl0 = __ldcg(&io.ctl[0]); /* skip mask, crowded mask << 32 */
+    const unsigned skip = (unsigned)ctl0;
     const int R = gp__sort_real_passes(skip, P), r = gp__sort_rank_of(skip, pass);
     const size_t t0 = (size_t)blockIdx.x * TILE;
     if (skip >> pass & 1) {
@@ -375,7 +376,7 @@ __global__ void __launch_bounds__(BLOCK, MINB) gp__sort_pass_kernel(gp__sort_io<
      * floats in [0, 1)) finds each row's groups with __match_any_sync: with atomicOr, half a
      * warp's lanes on one word are served one at a time (H100, f32 in [0, 1) at 2^28: 6.40
      * to 6.05 ms; crowded from an eighth, 8 distinct keys lost 8%) */
-    const bool crowded = HOW == GP__RANK_OR && (__ldcg(&io.ctl[0]) >> (32 + pass) & 1);
+    const bool crowded = HOW == GP__RANK_OR && (ctl0 >> (32 + pass) & 1);
     const W count = gp__block_radix_count(digit, s.rank, crowded);
     if (EARLY && d < 256) /* tile 0's count is its inclusive prefix */
         gp__status_publish<W>(io.status, tile * 256 + d, count, tile == 0 ? 2 * pass + 2 : 2 * pass + 1);
