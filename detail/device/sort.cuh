@@ -28,6 +28,7 @@
 #include "../util/common.cuh"
 #include "sort_kernels.cuh"
 #include "sort_bitonic.cuh"
+#include "sort_cluster.cuh"
 
 /* GP_DECLARE_SORT(name, K): the keys' host functions, C linkage (instances.cuh uses it). */
 #define GP_DECLARE_SORT(name, K)                                                                              \
@@ -83,6 +84,7 @@ typedef struct gp__sort_knobs {
     int wide;
     int no_bitonic;     /* the one-block radix sort even where the bitonic network would run */
     int no_small_tiles; /* the default tiles even where the small ones would run */
+    int no_cluster;     /* not the one-cluster sort (sort_cluster.cuh) */
 } gp__sort_knobs;
 
 /* One block of BLOCK threads sorts all n elements in `smem` bytes of shared memory. */
@@ -93,6 +95,22 @@ static cudaError_t gp__sort_small(K *k_out, V *v_out, const K *k_in, const V *v_
     GP__TRY(gp__kernel_load<gp__sort_small_kernel<K, V, MODE, BLOCK>>(dev.smem_block));
     return gp__launch(gp__sort_small_kernel<K, V, MODE, BLOCK>, 1, BLOCK, smem, s, false, k_out, v_out, k_in, v_in,
                       (unsigned)n, desc);
+}
+
+/* One cluster of `blocks` blocks sorts all n elements, each block a tile in its shared memory. */
+template <class K, class V, int MODE>
+static cudaError_t gp__sort_cluster(K *k_out, V *v_out, const K *k_in, const V *v_in, size_t n, int desc,
+                                    unsigned blocks, size_t smem, cudaStream_t s)
+{
+    cudaLaunchAttribute cluster = gp__cluster_attribute(blocks);
+    cudaLaunchConfig_t cfg = {};
+    cfg.gridDim = dim3(blocks);
+    cfg.blockDim = dim3(GP__SORT_CLUSTER_BLOCK);
+    cfg.dynamicSmemBytes = smem;
+    cfg.stream = s;
+    cfg.attrs = &cluster;
+    cfg.numAttrs = 1;
+    return cudaLaunchKernelEx(&cfg, gp__sort_cluster_kernel<K, V, MODE>, k_out, v_out, k_in, v_in, (unsigned)n, desc);
 }
 
 /* The grid path: histograms, then one pass kernel of BLOCK x ITEMS-key tiles per digit
@@ -207,6 +225,19 @@ static cudaError_t gp__sort(K *k_out, V *v_out, const K *k_in, const V *v_in, si
         if (smem <= (size_t)dev.smem_block)
             return tiny ? gp__sort_small<K, V, MODE, GP__SORT_TINY_BLOCK>(k_out, v_out, k_in, v_in, n, desc, smem, dev, s)
                         : gp__sort_small<K, V, MODE, GP__SORT_SMALL_BLOCK>(k_out, v_out, k_in, v_in, n, desc, smem, dev, s);
+    }
+
+    /* up to a cluster's tiles: one cluster, the data in its blocks' shared memory through
+     * every pass (sort_cluster.cuh) */
+    if (dev.cluster_ok && !(knobs && (knobs->no_small || knobs->no_cluster))) {
+        constexpr size_t TILE = (size_t)GP__SORT_CLUSTER_BLOCK * GP__SORT_CLUSTER_ITEMS;
+        const size_t smem = gp__sort_cluster_smem_bytes<K, V, MODE>();
+        if (n <= GP__SORT_CLUSTER_BLOCKS * TILE && smem <= (size_t)dev.smem_block) {
+            GP__TRY((gp__kernel_load<gp__sort_cluster_kernel<K, V, MODE>>((int)smem)));
+            const unsigned blocks = (unsigned)gp__ceil_div(n, TILE);
+            if (blocks <= gp__cluster_limit<gp__sort_cluster_kernel<K, V, MODE>>(dev.id, GP__SORT_CLUSTER_BLOCK))
+                return gp__sort_cluster<K, V, MODE>(k_out, v_out, k_in, v_in, n, desc, blocks, smem, s);
+        }
     }
 
     /* up to GP__SORT_SMALL_TILES_MAX keys, smaller tiles: more blocks on the GPU at once
