@@ -338,7 +338,7 @@ static void keys_suite(const char *name, typename sort_case<K, K, 0>::keys_fn as
         ac.af = aasc;
         snprintf(what, sizeof what, "gp_argsort_%s", name);
         ac.run(what, n, D_RANDOM, 0, 0, off, NULL, seed);
-        gp__sort_knobs grid = {1, 0, 0, 0, 0}, wide = {1, 0, 1, 0, 0};
+        gp__sort_knobs grid = {1, 0, 0, 0, 0, 0}, wide = {1, 0, 1, 0, 0, 0};
         kc.run("gp__sort (grid path)", n, D_FEW, 1, 0, 0, &grid, seed);
         kc.run("gp__sort (grid path)", n, D_RANDOM, 0, 1, 0, &grid, seed);
         kc.run("gp__sort (wide)", n, D_RANDOM, 1, 0, off, &wide, seed);
@@ -346,12 +346,12 @@ static void keys_suite(const char *name, typename sort_case<K, K, 0>::keys_fn as
         kc.run("gp__sort (grid path)", n, D_MID, 0, 1, 0, &grid, seed); /* in place, three real passes */
         ac.run("gp__sort argsort (grid path)", n, D_EQUAL, 0, 0, 0, &grid, seed);
         if (n <= GP__SORT_SMALL_TILES_MAX) { /* where the small tiles run, the default ones too */
-            gp__sort_knobs big_tiles = {1, 0, 0, 0, 1};
+            gp__sort_knobs big_tiles = {1, 0, 0, 0, 1, 0};
             kc.run("gp__sort (grid path, default tiles)", n, D_RANDOM, 1, 1, 0, &big_tiles, seed);
             ac.run("gp__sort argsort (grid path, default tiles)", n, D_FEW, 0, 0, 0, &big_tiles, seed);
         }
         if (n <= GP__SORT_BITONIC_MAX) { /* where the bitonic network runs, the one-block radix sort too */
-            gp__sort_knobs radix = {0, 0, 0, 1, 0};
+            gp__sort_knobs radix = {0, 0, 0, 1, 0, 0};
             kc.run("gp__sort (one-block radix)", n, D_FEW, 1, 0, 0, &radix, seed);
             kc.run("gp__sort (one-block radix)", n, D_RANDOM, 0, 1, off, &radix, seed);
             ac.run("gp__sort argsort (one-block radix)", n, D_SPECIAL, 1, 0, 0, &radix, seed);
@@ -403,11 +403,11 @@ static void pairs_suite(const char *name, typename sort_case<K, V, 1>::pairs_fn 
         snprintf(what, sizeof what, "gp_sort_pairs_%s", name);
         pc.run(what, n, D_RANDOM, 0, IN_KEYS | IN_VALUES, 0, NULL, seed);
         pc.run(what, n, D_RANDOM, 0, 0, sizeof(K) == 8 || sizeof(V) == 8 ? 4 : 0, NULL, seed);
-        gp__sort_knobs grid = {1, 0, 0, 0, 0}, big_tiles = {1, 0, 0, 0, 1};
+        gp__sort_knobs grid = {1, 0, 0, 0, 0, 0}, big_tiles = {1, 0, 0, 0, 1, 0};
         pc.run("gp__sort pairs (grid path, in place)", n, D_SMALL, 1, IN_KEYS | IN_VALUES, 0, &grid, seed);
         pc.run("gp__sort pairs (grid path, default tiles)", n, D_RANDOM, 0, IN_KEYS, 0, &big_tiles, seed);
         if (n <= GP__SORT_BITONIC_MAX) {
-            gp__sort_knobs radix = {0, 0, 0, 1, 0};
+            gp__sort_knobs radix = {0, 0, 0, 1, 0, 0};
             pc.run("gp__sort pairs (one-block radix, in place)", n, D_FEW, 1, IN_KEYS | IN_VALUES, 0, &radix, seed);
         }
         /* one side in place: every pass skipped (equal keys) must still copy the other side,
