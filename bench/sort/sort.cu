@@ -401,7 +401,7 @@ int main(void)
         gp_bench_medians(fns, ctxs, 3, 1, GP_BENCH_WARMUP, GP_BENCH_REPS, single);
         gp_bench_medians(fns, ctxs, 3, 64, GP_BENCH_WARMUP * 64, GP_BENCH_REPS, queued);
         const char *path = n <= GP__SORT_BITONIC_MAX ? "one block, bitonic"
-                           : n <= GP__SORT_SMALL_MAX ? "one block, radix"
+                           : n <= (size_t)GP__SORT_CLUSTER_BLOCK * GP__SORT_CLUSTER_ITEMS ? "one block, radix"
                            : n <= (size_t)GP__SORT_CLUSTER_BLOCKS * GP__SORT_CLUSTER_BLOCK * GP__SORT_CLUSTER_ITEMS
                                ? "one cluster"
                                : "grid: a zeroing, 5 kernels";

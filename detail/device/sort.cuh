@@ -3,9 +3,12 @@
  * (the kernels and how they work), util/launch.cuh and util/scratch.cuh.
  *
  * A call is: n <= GP__SORT_BITONIC_MAX (1024): one launch of one block, a thread a key,
- * that sorts by a bitonic network (sort_bitonic.cuh). n <= GP__SORT_SMALL_MAX (and the data
- * fits one block's shared memory): one launch of one block (256 threads up to 2048 keys,
- * else 1024) that radix-sorts everything in shared memory. Otherwise: a zeroing of the
+ * that sorts by a bitonic network (sort_bitonic.cuh). Up to 16 tiles of 4096 keys (65536),
+ * from two tiles, where the GPU launches clusters and shared memory holds the tiles: one
+ * launch of one thread-block cluster that keeps the keys in its blocks' shared memory
+ * through every pass (sort_cluster.cuh). Else n <= GP__SORT_SMALL_MAX (and the data fits
+ * one block's shared memory): one launch of one block (256 threads up to 2048 keys, else
+ * 1024) that radix-sorts everything in shared memory. Otherwise: a zeroing of the
  * histograms and status words, the histogram kernel, one kernel per pass (tiles of 2048
  * keys up to GP__SORT_SMALL_TILES_MAX keys, of the sizes below beyond; 8-bit digits:
  * 2 passes for 16-bit keys, 4 for 32-bit, 8 for 64-bit; a pass whose digit is the same for
@@ -218,6 +221,21 @@ static cudaError_t gp__sort(K *k_out, V *v_out, const K *k_in, const V *v_in, si
         return gp__launch(gp__sort_bitonic_kernel<K, V, MODE>, 1, gp__sort_bitonic_threads(n), 0, s, false, k_out, v_out,
                           k_in, v_in, (unsigned)n, desc);
     }
+    /* two to a cluster's tiles: one cluster, the data in its blocks' shared memory through
+     * every pass (sort_cluster.cuh). From two tiles it beats the one-block radix sort (H100,
+     * u32 keys, one call from an idle GPU: 8192 keys 39.8 us in one block of 1024 threads,
+     * 8193 in a cluster of 3 blocks 27-29 us). */
+    constexpr size_t CLUSTER_TILE = (size_t)GP__SORT_CLUSTER_BLOCK * GP__SORT_CLUSTER_ITEMS;
+    if (n > CLUSTER_TILE && dev.cluster_ok && !(knobs && (knobs->no_small || knobs->no_cluster))) {
+        const size_t smem = gp__sort_cluster_smem_bytes<K, V, MODE>();
+        if (n <= GP__SORT_CLUSTER_BLOCKS * CLUSTER_TILE && smem <= (size_t)dev.smem_block) {
+            GP__TRY((gp__kernel_load<gp__sort_cluster_kernel<K, V, MODE>>((int)smem)));
+            const unsigned blocks = (unsigned)gp__ceil_div(n, CLUSTER_TILE);
+            if (blocks <= gp__cluster_limit<gp__sort_cluster_kernel<K, V, MODE>>(dev.id, GP__SORT_CLUSTER_BLOCK))
+                return gp__sort_cluster<K, V, MODE>(k_out, v_out, k_in, v_in, n, desc, blocks, smem, s);
+        }
+    }
+
     if (n <= small_max) {
         const bool tiny = n <= GP__SORT_TINY;
         const size_t smem = tiny ? gp__sort_small_smem_bytes<K, V, MODE, GP__SORT_TINY_BLOCK>(n)
@@ -225,19 +243,6 @@ static cudaError_t gp__sort(K *k_out, V *v_out, const K *k_in, const V *v_in, si
         if (smem <= (size_t)dev.smem_block)
             return tiny ? gp__sort_small<K, V, MODE, GP__SORT_TINY_BLOCK>(k_out, v_out, k_in, v_in, n, desc, smem, dev, s)
                         : gp__sort_small<K, V, MODE, GP__SORT_SMALL_BLOCK>(k_out, v_out, k_in, v_in, n, desc, smem, dev, s);
-    }
-
-    /* up to a cluster's tiles: one cluster, the data in its blocks' shared memory through
-     * every pass (sort_cluster.cuh) */
-    if (dev.cluster_ok && !(knobs && (knobs->no_small || knobs->no_cluster))) {
-        constexpr size_t TILE = (size_t)GP__SORT_CLUSTER_BLOCK * GP__SORT_CLUSTER_ITEMS;
-        const size_t smem = gp__sort_cluster_smem_bytes<K, V, MODE>();
-        if (n <= GP__SORT_CLUSTER_BLOCKS * TILE && smem <= (size_t)dev.smem_block) {
-            GP__TRY((gp__kernel_load<gp__sort_cluster_kernel<K, V, MODE>>((int)smem)));
-            const unsigned blocks = (unsigned)gp__ceil_div(n, TILE);
-            if (blocks <= gp__cluster_limit<gp__sort_cluster_kernel<K, V, MODE>>(dev.id, GP__SORT_CLUSTER_BLOCK))
-                return gp__sort_cluster<K, V, MODE>(k_out, v_out, k_in, v_in, n, desc, blocks, smem, s);
-        }
     }
 
     /* up to GP__SORT_SMALL_TILES_MAX keys, smaller tiles: more blocks on the GPU at once

@@ -285,7 +285,7 @@ static bool race_small_only_keys()
 
 static std::vector<size_t> test_sizes(int big)
 {
-    /* 8193 .. 65536: one cluster (3 and 16 blocks, and 10 with a partial last tile) */
+    /* 4097 .. 65536: one cluster (2, 3 and 16 blocks, and 10 with a partial last tile) */
     std::vector<size_t> s = {0, 1, 31, 32, 33, 1023, 1024, 1025, 4095, 4097, 8192, 8193, 40001, 65536, 65537};
     if (gp_t_small() == 2) s = {0, 1, 33, 1025, 4097, 8193, 65537}; /* racecheck: each path and tail once */
     if (!gp_t_small()) {
@@ -350,6 +350,12 @@ static void keys_suite(const char *name, typename sort_case<K, K, 0>::keys_fn as
             kc.run("gp__sort (grid path, default tiles)", n, D_RANDOM, 1, 1, 0, &big_tiles, seed);
             ac.run("gp__sort argsort (grid path, default tiles)", n, D_FEW, 0, 0, 0, &big_tiles, seed);
         }
+        if (n > (size_t)GP__SORT_CLUSTER_BLOCK * GP__SORT_CLUSTER_ITEMS && n <= GP__SORT_SMALL_MAX) {
+            /* where a cluster runs, the one-block radix sort too (a GPU without clusters) */
+            gp__sort_knobs one_block = {0, 0, 0, 0, 0, 1};
+            kc.run("gp__sort (one-block radix, no cluster)", n, D_RANDOM, 1, 1, off, &one_block, seed);
+            ac.run("gp__sort argsort (one-block radix, no cluster)", n, D_FEW, 0, 0, 0, &one_block, seed);
+        }
         if (n <= GP__SORT_BITONIC_MAX) { /* where the bitonic network runs, the one-block radix sort too */
             gp__sort_knobs radix = {0, 0, 0, 1, 0, 0};
             kc.run("gp__sort (one-block radix)", n, D_FEW, 1, 0, 0, &radix, seed);
@@ -390,6 +396,7 @@ static void pairs_suite(const char *name, typename sort_case<K, V, 1>::pairs_fn 
     for (size_t n : sizes) {
         if ((gp_t_small() && n > 70000) || (n > ((size_t)1 << 21) && !big)) continue;
         if (race_small_only && n > 4097) continue;
+        if (gp_t_small() == 2 && n == 40001) continue; /* racecheck: 8193 runs the cluster (40001: 11 s a call) */
         const uint64_t seed = gp_t_state(n * 5 + 11);
         /* random, few and half one value (every distribution below 2^17, except under racecheck) */
         for (int d = 0; d < D_COUNT; d += (n > 70000 || gp_t_small() == 2 ? 4 : 1))
