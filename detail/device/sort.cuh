@@ -2,11 +2,11 @@
  * pairs, argsort; stable, deterministic, in place allowed. Level 4: needs sort_kernels.cuh
  * (the kernels and how they work), util/launch.cuh and util/scratch.cuh.
  *
- * A call is: n <= GP__SORT_BITONIC_MAX (1024): one launch of one block, a thread a key,
- * that sorts by a bitonic network (sort_bitonic.cuh). Up to 16 tiles of 4096 keys (65536),
- * from two tiles, where the GPU launches clusters and shared memory holds the tiles: one
- * launch of one thread-block cluster that keeps the keys in its blocks' shared memory
- * through every pass (sort_cluster.cuh). Else n <= GP__SORT_SMALL_MAX (and the data fits
+ * A call is: n <= GP__SORT_BITONIC_MAX (1024): one launch of one block that sorts by a
+ * bitonic network (sort_bitonic.cuh), a thread a key up to 256, else 8 keys a thread. Up
+ * to 16 tiles of 4096 keys (65536), from two tiles, where the GPU launches clusters and
+ * shared memory holds the tiles: one launch of one thread-block cluster that keeps the
+ * keys in its blocks' shared memory through every pass (sort_cluster.cuh). Else n <= GP__SORT_SMALL_MAX (and the data fits
  * one block's shared memory): one launch of one block (256 threads up to 2048 keys, else
  * 1024) that radix-sorts everything in shared memory. Otherwise: a zeroing of the
  * histograms and status words, the histogram kernel, one kernel per pass (tiles of 2048
@@ -89,6 +89,15 @@ typedef struct gp__sort_knobs {
     int no_small_tiles; /* the default tiles even where the small ones would run */
     int no_cluster;     /* not the one-cluster sort (sort_cluster.cuh) */
 } gp__sort_knobs;
+
+/* One block sorts n <= GP__SORT_BITONIC_MAX elements by the bitonic network, I keys a thread. */
+template <class K, class V, int MODE, int I>
+static cudaError_t gp__sort_bitonic(K *k_out, V *v_out, const K *k_in, const V *v_in, size_t n, int desc, cudaStream_t s)
+{
+    GP__TRY((gp__kernel_load<gp__sort_bitonic_kernel<K, V, MODE, I>>()));
+    return gp__launch(gp__sort_bitonic_kernel<K, V, MODE, I>, 1, gp__sort_bitonic_threads(n, I), 0, s, false, k_out,
+                      v_out, k_in, v_in, (unsigned)n, desc);
+}
 
 /* One block of BLOCK threads sorts all n elements in `smem` bytes of shared memory. */
 template <class K, class V, int MODE, int BLOCK>
@@ -214,13 +223,12 @@ static cudaError_t gp__sort(K *k_out, V *v_out, const K *k_in, const V *v_in, si
     GP__TRY(gp__device_query(&dev, on.dev));
 
     /* small: one block, one launch, where its shared memory holds the data; up to 1024
-     * keys the bitonic network (sort_bitonic.cuh), a thread a key */
+     * keys the bitonic network (sort_bitonic.cuh) */
     const size_t small_max = knobs && knobs->no_small ? 0 : knobs && knobs->small_max ? knobs->small_max : GP__SORT_SMALL_MAX;
-    if (n <= small_max && n <= GP__SORT_BITONIC_MAX && !(knobs && knobs->no_bitonic)) {
-        GP__TRY((gp__kernel_load<gp__sort_bitonic_kernel<K, V, MODE>>()));
-        return gp__launch(gp__sort_bitonic_kernel<K, V, MODE>, 1, gp__sort_bitonic_threads(n), 0, s, false, k_out, v_out,
-                          k_in, v_in, (unsigned)n, desc);
-    }
+    if (n <= small_max && n <= GP__SORT_BITONIC_MAX && !(knobs && knobs->no_bitonic))
+        return gp__sort_bitonic_items(n) == 1
+                   ? gp__sort_bitonic<K, V, MODE, 1>(k_out, v_out, k_in, v_in, n, desc, s)
+                   : gp__sort_bitonic<K, V, MODE, GP__SORT_BITONIC_ITEMS>(k_out, v_out, k_in, v_in, n, desc, s);
     /* two to a cluster's tiles: one cluster, the data in its blocks' shared memory through
      * every pass (sort_cluster.cuh). From two tiles it beats the one-block radix sort (H100,
      * u32 keys, one call from an idle GPU: 8192 keys 39.8 us in one block of 1024 threads,

@@ -1,7 +1,7 @@
 /* detail/device/sort_bitonic.cuh -- the sort of at most GP__SORT_BITONIC_MAX keys: one block,
  * GP__SORT_BITONIC_ITEMS keys a thread in registers, Batcher's bitonic sorting network on
- * (key bits, input index). Level 4: needs sort_kernels.cuh (the key transforms and the
- * modes) and util/common.cuh.
+ * (key bits, input index); a thread a key up to GP__SORT_BITONIC_ONE_MAX keys. Level 4:
+ * needs sort_kernels.cuh (the key transforms and the modes) and util/common.cuh.
  *
  * Why not the one-block radix sort (sort_kernels.cuh) down there: four passes of a block
  * rank over 1024 keys are latency, about ten barriers and a chain of shared-memory atomics
@@ -21,16 +21,27 @@
 #include "sort_kernels.cuh"
 
 #define GP__SORT_BITONIC_MAX 1024 /* keys: one block */
-#define GP__SORT_BITONIC_ITEMS 8  /* keys a thread */
+#define GP__SORT_BITONIC_ITEMS 8  /* keys a thread above GP__SORT_BITONIC_ONE_MAX */
+#ifndef GP__SORT_BITONIC_ONE_MAX
+#define GP__SORT_BITONIC_ONE_MAX 256 /* up to here a thread a key */
+#endif
 
 #ifdef __CUDACC__
 
-/* Threads of the block for n keys: a power of two, GP__SORT_BITONIC_ITEMS keys each, at
- * least a warp. */
-static inline GP__HD unsigned gp__sort_bitonic_threads(size_t n)
+/* Keys a thread for n keys. A thread a key up to 256: there 8 a thread would leave one
+ * warp to do every step in turn (H100, u32 keys, calls back to back over an empty kernel's
+ * 3.4-3.6 us: 256 keys 4.2 us a thread a key, 5.2 with 8; 33 keys 3.6 against 4.9). At
+ * 1024, 8 a thread: 7.8-8.0 us against 8.5-8.6. */
+static inline GP__HD unsigned gp__sort_bitonic_items(size_t n)
+{
+    return n <= GP__SORT_BITONIC_ONE_MAX ? 1 : GP__SORT_BITONIC_ITEMS;
+}
+
+/* Threads of the block for n keys, `items` a thread: a power of two, at least a warp. */
+static inline GP__HD unsigned gp__sort_bitonic_threads(size_t n, unsigned items)
 {
     unsigned t = 32;
-    while ((size_t)t * GP__SORT_BITONIC_ITEMS < n) t <<= 1;
+    while ((size_t)t * items < n) t <<= 1;
     return t;
 }
 
@@ -69,19 +80,19 @@ static __device__ __forceinline__ void gp__sort_bitonic_stage_end(U (&bits)[I], 
 {
     if constexpr (I >= 8) gp__sort_bitonic_in_thread<I, 4>(bits, index, t, k);
     if constexpr (I >= 4) gp__sort_bitonic_in_thread<I, 2>(bits, index, t, k);
-    gp__sort_bitonic_in_thread<I, 1>(bits, index, t, k);
+    if constexpr (I >= 2) gp__sort_bitonic_in_thread<I, 1>(bits, index, t, k);
 }
 
-/* One block of gp__sort_bitonic_threads(n) threads sorts n <= GP__SORT_BITONIC_MAX keys (and
- * their values, or their indices). Every input is read into shared memory before any
- * output is written, so in place is safe. */
-template <class K, class V, int MODE>
-__global__ void __launch_bounds__(GP__SORT_BITONIC_MAX / GP__SORT_BITONIC_ITEMS)
+/* One block of gp__sort_bitonic_threads(n, I) threads, I keys each (1, 2, 4 or 8), sorts
+ * n <= GP__SORT_BITONIC_MAX keys (and their values, or their indices). Every input is read
+ * into shared memory before any output is written, so in place is safe. */
+template <class K, class V, int MODE, int I>
+__global__ void __launch_bounds__(GP__SORT_BITONIC_MAX / I)
     gp__sort_bitonic_kernel(K *k_out, V *v_out, const K *k_in, const V *v_in, unsigned n, int desc)
 {
     typedef typename gp__sort_key<K>::U U;
-    enum { M = GP__SORT_BITONIC_MAX, I = GP__SORT_BITONIC_ITEMS };
-    static_assert(I == 2 || I == 4 || I == 8, "gp__sort_bitonic_stage_end covers partners up to 4 apart");
+    enum { M = GP__SORT_BITONIC_MAX };
+    static_assert(I == 1 || I == 2 || I == 4 || I == 8, "gp__sort_bitonic_stage_end covers partners up to 4 apart");
     /* raw bytes: a user's value type need not be constructible in shared memory */
     __shared__ __align__(16) unsigned char smem[M * (sizeof(V) + 2 * sizeof(U) + sizeof(uint32_t))];
     V *s_value = reinterpret_cast<V *>(smem);                       /* pairs */
@@ -108,7 +119,7 @@ __global__ void __launch_bounds__(GP__SORT_BITONIC_MAX / GP__SORT_BITONIC_ITEMS)
         }
     }
     /* stages k = 2 .. I: inside each thread */
-    gp__sort_bitonic_in_thread<I, 1>(bits, index, t, 2);
+    if constexpr (I >= 2) gp__sort_bitonic_in_thread<I, 1>(bits, index, t, 2);
     if constexpr (I >= 4) {
         gp__sort_bitonic_in_thread<I, 2>(bits, index, t, 4);
         gp__sort_bitonic_in_thread<I, 1>(bits, index, t, 4);

@@ -286,8 +286,9 @@ static bool race_small_only_keys()
 static std::vector<size_t> test_sizes(int big)
 {
     /* 4097 .. 65536: one cluster (2, 3 and 16 blocks, and 10 with a partial last tile) */
-    std::vector<size_t> s = {0, 1, 31, 32, 33, 1023, 1024, 1025, 4095, 4097, 8192, 8193, 40001, 65536, 65537};
-    if (gp_t_small() == 2) s = {0, 1, 33, 1025, 4097, 8193, 65537}; /* racecheck: each path and tail once */
+    /* up to 256: the bitonic network a thread a key; 257 .. 1024: 8 keys a thread */
+    std::vector<size_t> s = {0, 1, 31, 32, 33, 256, 300, 1023, 1024, 1025, 4095, 4097, 8192, 8193, 40001, 65536, 65537};
+    if (gp_t_small() == 2) s = {0, 1, 33, 1000, 1025, 4097, 8193, 65537}; /* racecheck: each path and tail once */
     if (!gp_t_small()) {
         s.push_back(1048573); /* a prime near 2^20 */
         if (big) s.push_back(((size_t)1 << 24) + 7);
@@ -391,7 +392,7 @@ static void pairs_suite(const char *name, typename sort_case<K, V, 1>::pairs_fn 
 {
     sort_case<K, V, GP__SORT_PAIRS> pc;
     char what[64];
-    const size_t sizes[] = {1, 32, 1025, 8193, 40001, 65537, 1048573, ((size_t)1 << 24) + 7};
+    const size_t sizes[] = {1, 32, 1000, 1025, 8193, 40001, 65537, 1048573, ((size_t)1 << 24) + 7};
     const bool race_small_only = race_small_only_keys<K>();
     for (size_t n : sizes) {
         if ((gp_t_small() && n > 70000) || (n > ((size_t)1 << 21) && !big)) continue;
