@@ -3,12 +3,13 @@
  * (the kernels and how they work), util/launch.cuh and util/scratch.cuh.
  *
  * A call is: n <= GP__SORT_BITONIC_MAX (1024): one launch of one block that sorts by a
- * bitonic network (sort_bitonic.cuh), a thread a key up to 256, else 8 keys a thread. Up
- * to 16 tiles of 4096 keys (65536), from two tiles, where the GPU launches clusters and
- * shared memory holds the tiles: one launch of one thread-block cluster that keeps the
- * keys in its blocks' shared memory through every pass (sort_cluster.cuh). Else n <= GP__SORT_SMALL_MAX (and the data fits
- * one block's shared memory): one launch of one block (256 threads up to 2048 keys, else
- * 1024) that radix-sorts everything in shared memory. Otherwise: a zeroing of the
+ * bitonic network (sort_bitonic.cuh), 8 keys a thread above 512 keys of up to 4 bytes,
+ * else a thread a key. Up to 16 tiles of 4096 keys (65536), from two tiles, where the GPU
+ * launches clusters and shared memory holds the tiles: one launch of one thread-block
+ * cluster that keeps the keys in its blocks' shared memory through every pass
+ * (sort_cluster.cuh). Else n <= GP__SORT_SMALL_MAX (and the data fits one block's shared
+ * memory): one launch of one block (256 threads up to 2048 keys, else 1024) that
+ * radix-sorts everything in shared memory. Otherwise: a zeroing of the
  * histograms and status words, the histogram kernel, one kernel per pass (tiles of 2048
  * keys up to GP__SORT_SMALL_TILES_MAX keys, of the sizes below beyond; 8-bit digits:
  * 2 passes for 16-bit keys, 4 for 32-bit, 8 for 64-bit; a pass whose digit is the same for
@@ -226,7 +227,7 @@ static cudaError_t gp__sort(K *k_out, V *v_out, const K *k_in, const V *v_in, si
      * keys the bitonic network (sort_bitonic.cuh) */
     const size_t small_max = knobs && knobs->no_small ? 0 : knobs && knobs->small_max ? knobs->small_max : GP__SORT_SMALL_MAX;
     if (n <= small_max && n <= GP__SORT_BITONIC_MAX && !(knobs && knobs->no_bitonic))
-        return gp__sort_bitonic_items(n) == 1
+        return gp__sort_bitonic_items(n, KB) == 1
                    ? gp__sort_bitonic<K, V, MODE, 1>(k_out, v_out, k_in, v_in, n, desc, s)
                    : gp__sort_bitonic<K, V, MODE, GP__SORT_BITONIC_ITEMS>(k_out, v_out, k_in, v_in, n, desc, s);
     /* two to a cluster's tiles: one cluster, the data in its blocks' shared memory through

@@ -1,7 +1,8 @@
 /* detail/device/sort_bitonic.cuh -- the sort of at most GP__SORT_BITONIC_MAX keys: one block,
  * GP__SORT_BITONIC_ITEMS keys a thread in registers, Batcher's bitonic sorting network on
- * (key bits, input index); a thread a key up to GP__SORT_BITONIC_ONE_MAX keys. Level 4:
- * needs sort_kernels.cuh (the key transforms and the modes) and util/common.cuh.
+ * (key bits, input index); a thread a key up to GP__SORT_BITONIC_ONE_MAX keys and for 8-byte
+ * keys. Level 4: needs sort_kernels.cuh (the key transforms and the modes) and
+ * util/common.cuh.
  *
  * Why not the one-block radix sort (sort_kernels.cuh) down there: four passes of a block
  * rank over 1024 keys are latency, about ten barriers and a chain of shared-memory atomics
@@ -21,20 +22,24 @@
 #include "sort_kernels.cuh"
 
 #define GP__SORT_BITONIC_MAX 1024 /* keys: one block */
-#define GP__SORT_BITONIC_ITEMS 8  /* keys a thread above GP__SORT_BITONIC_ONE_MAX */
+#define GP__SORT_BITONIC_ITEMS 8  /* keys a thread above GP__SORT_BITONIC_ONE_MAX (keys of up to 4 bytes) */
 #ifndef GP__SORT_BITONIC_ONE_MAX
-#define GP__SORT_BITONIC_ONE_MAX 256 /* up to here a thread a key */
+#define GP__SORT_BITONIC_ONE_MAX 512 /* up to here a thread a key */
 #endif
 
 #ifdef __CUDACC__
 
-/* Keys a thread for n keys. A thread a key up to 256: there 8 a thread would leave one
- * warp to do every step in turn (H100, u32 keys, calls back to back over an empty kernel's
- * 3.4-3.6 us: 256 keys 4.2 us a thread a key, 5.2 with 8; 33 keys 3.6 against 4.9). At
- * 1024, 8 a thread: 7.8-8.0 us against 8.5-8.6. */
-static inline GP__HD unsigned gp__sort_bitonic_items(size_t n)
+/* Keys a thread for n keys of kbytes bytes. Both ways sort a power of two of slots, so
+ * 513 to 1024 keys cost what 1024 do. Measured (H100, us a call, 64 calls back to back,
+ * both ways alternated in one session; a thread a key / 8 a thread, with an empty kernel's
+ * time in turn): u32 keys, 1024: 8.5-8.6 / 7.8-8.0 (empty 3.5-3.7 both); 256: 4.2 / 5.2
+ * (3.5-3.6); 33: 3.6 / 4.9; 512: 5.4 / 6.1, but with empty kernels of 3.8 / 4.5, so no
+ * gain shown; argsort of f64 keys (8-byte bits, twice the registers and shuffles): 512
+ * 6.1 / 7.6, 1024 10.2 / 10.5 (empty 3.7-3.9 both). Below 1024 slots, 8 keys a thread
+ * leave too few warps to hide the latency of the steps. */
+static inline GP__HD unsigned gp__sort_bitonic_items(size_t n, size_t kbytes)
 {
-    return n <= GP__SORT_BITONIC_ONE_MAX ? 1 : GP__SORT_BITONIC_ITEMS;
+    return n <= GP__SORT_BITONIC_ONE_MAX || kbytes > 4 ? 1 : GP__SORT_BITONIC_ITEMS;
 }
 
 /* Threads of the block for n keys, `items` a thread: a power of two, at least a warp. */
