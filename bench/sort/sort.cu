@@ -160,7 +160,7 @@ typedef struct {
 template <int BLOCK, int ITEMS, int VARIANT, int MINB, int WIDE>
 static cudaError_t u32_step(uint32_t *out, const uint32_t *in, size_t n)
 {
-    const gp__sort_knobs k = {1, 0, WIDE, 0, 0};
+    const gp__sort_knobs k = {1, 0, WIDE, 0, 0, 0};
     return gp__sort<uint32_t, uint32_t, GP__SORT_KEYS, BLOCK, ITEMS, VARIANT, MINB>(out, NULL, in, NULL, n, 0, 0, &k);
 }
 
@@ -365,9 +365,6 @@ int main(void)
         {"keys u32, all equal", J_KEYS, 0, G_EQUAL, 28, 36},
         {"keys u32, 8 distinct", J_KEYS, 0, G_FEW, 28, 36},
         {"keys u32, below 2^8", J_KEYS, 0, G_SMALL, 28, 36},
-        {"keys u32, random", J_KEYS, 0, G_RANDOM, 20, 36},
-        {"keys u32, random", J_KEYS, 0, G_RANDOM, 16, 36},
-        {"keys u32, random", J_KEYS, 0, G_RANDOM, 10, 36},
     };
     for (size_t r = 0; r < sizeof rows / sizeof rows[0]; r++) {
         const size_t n = (size_t)1 << rows[r].lg;
@@ -383,9 +380,38 @@ int main(void)
                      100.0 * bound_ms / gp_ms, cub_ms, cub_ms / gp_ms, same ? "= CUB" : "DIFFERS");
     }
     gp_bench_note("Copy: %.0f GB/s (1 GiB device-to-device, read + write). Empty kernel back to back: %.2f us. Bound bytes "
-                  "per key: keys u32 36, pairs u32/u32 68, u64 keys 136, argsort (u32 keys, u64 indices) 60. Small sizes "
-                  "(2^10 .. 2^20) are single calls from an idle GPU, not rotated (they sit in L2).",
+                  "per key: keys u32 36, pairs u32/u32 68, u64 keys 136, argsort (u32 keys, u64 indices) 60.",
                   copy_gbs, floor_ms * 1e3);
+
+    /* Part 3: small sorts, where the launch is much of the time. Two ways: a single call
+     * between events from an idle GPU (what one call in a program sees, the host's launch
+     * latency included), and 64 calls back to back (a pipeline's cost per call); an empty
+     * kernel timed in turn with both gives each way's floor. The keys stay in L2. */
+    gp_table_begin("Small sorts: u32 random keys, us per call", "n|path|gp single|CUB single|empty single|gp back to back|CUB back to back|empty back to back|vs CUB single|checked");
+    const int small_lg[] = {10, 13, 16, 18, 20};
+    for (size_t r = 0; r < sizeof small_lg / sizeof small_lg[0]; r++) {
+        const size_t n = (size_t)1 << small_lg[r];
+        sort_ctx c = {J_KEYS, 0, n, g_in, g_out, NULL, NULL, NULL, 0, NULL};
+        fill_u32<<<1024, 256>>>((uint32_t *)g_in, n, G_RANDOM, 40 + (unsigned)r);
+        const int same = same_as_cub(&c, n * 4);
+        time_cub(&c); /* sizes CUB's temp storage */
+        gp_bench_fn fns[3] = {gp_call, cub_call, gp_bench_empty};
+        void *ctxs[3] = {&c, &c, NULL};
+        float single[3], queued[3];
+        gp_bench_medians(fns, ctxs, 3, 1, GP_BENCH_WARMUP, GP_BENCH_REPS, single);
+        gp_bench_medians(fns, ctxs, 3, 64, GP_BENCH_WARMUP * 64, GP_BENCH_REPS, queued);
+        const char *path = n <= GP__SORT_BITONIC_MAX ? "one block, bitonic"
+                           : n <= (size_t)GP__SORT_CLUSTER_BLOCK * GP__SORT_CLUSTER_ITEMS ? "one block, radix"
+                           : n <= (size_t)GP__SORT_CLUSTER_BLOCKS * GP__SORT_CLUSTER_BLOCK * GP__SORT_CLUSTER_ITEMS
+                               ? "one cluster"
+                               : "grid: a zeroing, 5 kernels";
+        gp_table_row("2^%d|%s|%.1f|%.1f|%.1f|%.1f|%.1f|%.1f|%.2fx|%s", small_lg[r], path, single[0] * 1e3, single[1] * 1e3,
+                     single[2] * 1e3, queued[0] * 1e3, queued[1] * 1e3, queued[2] * 1e3, single[1] / single[0],
+                     same ? "= CUB" : "DIFFERS");
+    }
+    gp_bench_note("single: one call between two events from an idle GPU (median of %d); back to back: 64 calls between the "
+                  "events, per call. empty: a kernel of one warp that does nothing, timed in turn with the sorts; it is "
+                  "the floor of either way.", GP_BENCH_REPS);
     gp_bench_end();
     return 0;
 }

@@ -2,10 +2,14 @@
  * pairs, argsort; stable, deterministic, in place allowed. Level 4: needs sort_kernels.cuh
  * (the kernels and how they work), util/launch.cuh and util/scratch.cuh.
  *
- * A call is: n <= GP__SORT_BITONIC_MAX (1024): one launch of one block, a thread a key,
- * that sorts by a bitonic network (sort_bitonic.cuh). n <= GP__SORT_SMALL_MAX (and the data
- * fits one block's shared memory): one launch of one block (256 threads up to 2048 keys,
- * else 1024) that radix-sorts everything in shared memory. Otherwise: a zeroing of the
+ * A call is: n <= GP__SORT_BITONIC_MAX (1024): one launch of one block that sorts by a
+ * bitonic network (sort_bitonic.cuh), 8 keys a thread above 512 keys of up to 4 bytes,
+ * else a thread a key. Up to 16 tiles of 4096 keys (65536), from two tiles, where the GPU
+ * launches clusters and shared memory holds the tiles: one launch of one thread-block
+ * cluster that keeps the keys in its blocks' shared memory through every pass
+ * (sort_cluster.cuh). Else n <= GP__SORT_SMALL_MAX (and the data fits one block's shared
+ * memory): one launch of one block (256 threads up to 2048 keys, else 1024) that
+ * radix-sorts everything in shared memory. Otherwise: a zeroing of the
  * histograms and status words, the histogram kernel, one kernel per pass (tiles of 2048
  * keys up to GP__SORT_SMALL_TILES_MAX keys, of the sizes below beyond; 8-bit digits:
  * 2 passes for 16-bit keys, 4 for 32-bit, 8 for 64-bit; a pass whose digit is the same for
@@ -28,6 +32,7 @@
 #include "../util/common.cuh"
 #include "sort_kernels.cuh"
 #include "sort_bitonic.cuh"
+#include "sort_cluster.cuh"
 
 /* GP_DECLARE_SORT(name, K): the keys' host functions, C linkage (instances.cuh uses it). */
 #define GP_DECLARE_SORT(name, K)                                                                              \
@@ -83,7 +88,17 @@ typedef struct gp__sort_knobs {
     int wide;
     int no_bitonic;     /* the one-block radix sort even where the bitonic network would run */
     int no_small_tiles; /* the default tiles even where the small ones would run */
+    int no_cluster;     /* not the one-cluster sort (sort_cluster.cuh) */
 } gp__sort_knobs;
+
+/* One block sorts n <= GP__SORT_BITONIC_MAX elements by the bitonic network, I keys a thread. */
+template <class K, class V, int MODE, int I>
+static cudaError_t gp__sort_bitonic(K *k_out, V *v_out, const K *k_in, const V *v_in, size_t n, int desc, cudaStream_t s)
+{
+    GP__TRY((gp__kernel_load<gp__sort_bitonic_kernel<K, V, MODE, I>>()));
+    return gp__launch(gp__sort_bitonic_kernel<K, V, MODE, I>, 1, gp__sort_bitonic_threads(n, I), 0, s, false, k_out,
+                      v_out, k_in, v_in, (unsigned)n, desc);
+}
 
 /* One block of BLOCK threads sorts all n elements in `smem` bytes of shared memory. */
 template <class K, class V, int MODE, int BLOCK>
@@ -93,6 +108,22 @@ static cudaError_t gp__sort_small(K *k_out, V *v_out, const K *k_in, const V *v_
     GP__TRY(gp__kernel_load<gp__sort_small_kernel<K, V, MODE, BLOCK>>(dev.smem_block));
     return gp__launch(gp__sort_small_kernel<K, V, MODE, BLOCK>, 1, BLOCK, smem, s, false, k_out, v_out, k_in, v_in,
                       (unsigned)n, desc);
+}
+
+/* One cluster of `blocks` blocks sorts all n elements, each block a tile in its shared memory. */
+template <class K, class V, int MODE>
+static cudaError_t gp__sort_cluster(K *k_out, V *v_out, const K *k_in, const V *v_in, size_t n, int desc,
+                                    unsigned blocks, size_t smem, cudaStream_t s)
+{
+    cudaLaunchAttribute cluster = gp__cluster_attribute(blocks);
+    cudaLaunchConfig_t cfg = {};
+    cfg.gridDim = dim3(blocks);
+    cfg.blockDim = dim3(GP__SORT_CLUSTER_BLOCK);
+    cfg.dynamicSmemBytes = smem;
+    cfg.stream = s;
+    cfg.attrs = &cluster;
+    cfg.numAttrs = 1;
+    return cudaLaunchKernelEx(&cfg, gp__sort_cluster_kernel<K, V, MODE>, k_out, v_out, k_in, v_in, (unsigned)n, desc);
 }
 
 /* The grid path: histograms, then one pass kernel of BLOCK x ITEMS-key tiles per digit
@@ -193,13 +224,27 @@ static cudaError_t gp__sort(K *k_out, V *v_out, const K *k_in, const V *v_in, si
     GP__TRY(gp__device_query(&dev, on.dev));
 
     /* small: one block, one launch, where its shared memory holds the data; up to 1024
-     * keys the bitonic network (sort_bitonic.cuh), a thread a key */
+     * keys the bitonic network (sort_bitonic.cuh) */
     const size_t small_max = knobs && knobs->no_small ? 0 : knobs && knobs->small_max ? knobs->small_max : GP__SORT_SMALL_MAX;
-    if (n <= small_max && n <= GP__SORT_BITONIC_MAX && !(knobs && knobs->no_bitonic)) {
-        GP__TRY((gp__kernel_load<gp__sort_bitonic_kernel<K, V, MODE>>()));
-        return gp__launch(gp__sort_bitonic_kernel<K, V, MODE>, 1, gp__sort_bitonic_threads(n), 0, s, false, k_out, v_out,
-                          k_in, v_in, (unsigned)n, desc);
+    if (n <= small_max && n <= GP__SORT_BITONIC_MAX && !(knobs && knobs->no_bitonic))
+        return gp__sort_bitonic_items(n, KB) == 1
+                   ? gp__sort_bitonic<K, V, MODE, 1>(k_out, v_out, k_in, v_in, n, desc, s)
+                   : gp__sort_bitonic<K, V, MODE, GP__SORT_BITONIC_ITEMS>(k_out, v_out, k_in, v_in, n, desc, s);
+    /* two to a cluster's tiles: one cluster, the data in its blocks' shared memory through
+     * every pass (sort_cluster.cuh). From two tiles it beats the one-block radix sort (H100,
+     * u32 keys, one call from an idle GPU: 8192 keys 39.8 us in one block of 1024 threads,
+     * 8193 in a cluster of 3 blocks 27-29 us). */
+    constexpr size_t CLUSTER_TILE = (size_t)GP__SORT_CLUSTER_BLOCK * GP__SORT_CLUSTER_ITEMS;
+    if (n > CLUSTER_TILE && dev.cluster_ok && !(knobs && (knobs->no_small || knobs->no_cluster))) {
+        const size_t smem = gp__sort_cluster_smem_bytes<K, V, MODE>();
+        if (n <= GP__SORT_CLUSTER_BLOCKS * CLUSTER_TILE && smem <= (size_t)dev.smem_block) {
+            GP__TRY((gp__kernel_load<gp__sort_cluster_kernel<K, V, MODE>>((int)smem)));
+            const unsigned blocks = (unsigned)gp__ceil_div(n, CLUSTER_TILE);
+            if (blocks <= gp__cluster_limit<gp__sort_cluster_kernel<K, V, MODE>>(dev.id, GP__SORT_CLUSTER_BLOCK))
+                return gp__sort_cluster<K, V, MODE>(k_out, v_out, k_in, v_in, n, desc, blocks, smem, s);
+        }
     }
+
     if (n <= small_max) {
         const bool tiny = n <= GP__SORT_TINY;
         const size_t smem = tiny ? gp__sort_small_smem_bytes<K, V, MODE, GP__SORT_TINY_BLOCK>(n)

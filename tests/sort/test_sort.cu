@@ -285,8 +285,10 @@ static bool race_small_only_keys()
 
 static std::vector<size_t> test_sizes(int big)
 {
-    std::vector<size_t> s = {0, 1, 31, 32, 33, 1023, 1024, 1025, 4095, 4097, 8192, 8193, 65537};
-    if (gp_t_small() == 2) s = {0, 1, 33, 1025, 4097, 65537}; /* racecheck: each path and tail once */
+    /* 4097 .. 65536: one cluster (2, 3 and 16 blocks, and 10 with a partial last tile) */
+    /* up to 512 (and 8-byte keys): the bitonic network a thread a key; 513 .. 1024: 8 a thread */
+    std::vector<size_t> s = {0, 1, 31, 32, 33, 512, 513, 1023, 1024, 1025, 4095, 4097, 8192, 8193, 40001, 65536, 65537};
+    if (gp_t_small() == 2) s = {0, 1, 33, 1000, 1025, 4097, 8193, 65537}; /* racecheck: each path and tail once */
     if (!gp_t_small()) {
         s.push_back(1048573); /* a prime near 2^20 */
         if (big) s.push_back(((size_t)1 << 24) + 7);
@@ -337,7 +339,7 @@ static void keys_suite(const char *name, typename sort_case<K, K, 0>::keys_fn as
         ac.af = aasc;
         snprintf(what, sizeof what, "gp_argsort_%s", name);
         ac.run(what, n, D_RANDOM, 0, 0, off, NULL, seed);
-        gp__sort_knobs grid = {1, 0, 0, 0, 0}, wide = {1, 0, 1, 0, 0};
+        gp__sort_knobs grid = {1, 0, 0, 0, 0, 0}, wide = {1, 0, 1, 0, 0, 0};
         kc.run("gp__sort (grid path)", n, D_FEW, 1, 0, 0, &grid, seed);
         kc.run("gp__sort (grid path)", n, D_RANDOM, 0, 1, 0, &grid, seed);
         kc.run("gp__sort (wide)", n, D_RANDOM, 1, 0, off, &wide, seed);
@@ -345,12 +347,18 @@ static void keys_suite(const char *name, typename sort_case<K, K, 0>::keys_fn as
         kc.run("gp__sort (grid path)", n, D_MID, 0, 1, 0, &grid, seed); /* in place, three real passes */
         ac.run("gp__sort argsort (grid path)", n, D_EQUAL, 0, 0, 0, &grid, seed);
         if (n <= GP__SORT_SMALL_TILES_MAX) { /* where the small tiles run, the default ones too */
-            gp__sort_knobs big_tiles = {1, 0, 0, 0, 1};
+            gp__sort_knobs big_tiles = {1, 0, 0, 0, 1, 0};
             kc.run("gp__sort (grid path, default tiles)", n, D_RANDOM, 1, 1, 0, &big_tiles, seed);
             ac.run("gp__sort argsort (grid path, default tiles)", n, D_FEW, 0, 0, 0, &big_tiles, seed);
         }
+        if (n > (size_t)GP__SORT_CLUSTER_BLOCK * GP__SORT_CLUSTER_ITEMS && n <= GP__SORT_SMALL_MAX) {
+            /* where a cluster runs, the one-block radix sort too (a GPU without clusters) */
+            gp__sort_knobs one_block = {0, 0, 0, 0, 0, 1};
+            kc.run("gp__sort (one-block radix, no cluster)", n, D_RANDOM, 1, 1, off, &one_block, seed);
+            ac.run("gp__sort argsort (one-block radix, no cluster)", n, D_FEW, 0, 0, 0, &one_block, seed);
+        }
         if (n <= GP__SORT_BITONIC_MAX) { /* where the bitonic network runs, the one-block radix sort too */
-            gp__sort_knobs radix = {0, 0, 0, 1, 0};
+            gp__sort_knobs radix = {0, 0, 0, 1, 0, 0};
             kc.run("gp__sort (one-block radix)", n, D_FEW, 1, 0, 0, &radix, seed);
             kc.run("gp__sort (one-block radix)", n, D_RANDOM, 0, 1, off, &radix, seed);
             ac.run("gp__sort argsort (one-block radix)", n, D_SPECIAL, 1, 0, 0, &radix, seed);
@@ -384,11 +392,12 @@ static void pairs_suite(const char *name, typename sort_case<K, V, 1>::pairs_fn 
 {
     sort_case<K, V, GP__SORT_PAIRS> pc;
     char what[64];
-    const size_t sizes[] = {1, 32, 1025, 8193, 65537, 1048573, ((size_t)1 << 24) + 7};
+    const size_t sizes[] = {1, 32, 1000, 1025, 8193, 40001, 65537, 1048573, ((size_t)1 << 24) + 7};
     const bool race_small_only = race_small_only_keys<K>();
     for (size_t n : sizes) {
         if ((gp_t_small() && n > 70000) || (n > ((size_t)1 << 21) && !big)) continue;
         if (race_small_only && n > 4097) continue;
+        if (gp_t_small() == 2 && n == 40001) continue; /* racecheck: 8193 runs the cluster (40001: 11 s a call) */
         const uint64_t seed = gp_t_state(n * 5 + 11);
         /* random, few and half one value (every distribution below 2^17, except under racecheck) */
         for (int d = 0; d < D_COUNT; d += (n > 70000 || gp_t_small() == 2 ? 4 : 1))
@@ -402,11 +411,11 @@ static void pairs_suite(const char *name, typename sort_case<K, V, 1>::pairs_fn 
         snprintf(what, sizeof what, "gp_sort_pairs_%s", name);
         pc.run(what, n, D_RANDOM, 0, IN_KEYS | IN_VALUES, 0, NULL, seed);
         pc.run(what, n, D_RANDOM, 0, 0, sizeof(K) == 8 || sizeof(V) == 8 ? 4 : 0, NULL, seed);
-        gp__sort_knobs grid = {1, 0, 0, 0, 0}, big_tiles = {1, 0, 0, 0, 1};
+        gp__sort_knobs grid = {1, 0, 0, 0, 0, 0}, big_tiles = {1, 0, 0, 0, 1, 0};
         pc.run("gp__sort pairs (grid path, in place)", n, D_SMALL, 1, IN_KEYS | IN_VALUES, 0, &grid, seed);
         pc.run("gp__sort pairs (grid path, default tiles)", n, D_RANDOM, 0, IN_KEYS, 0, &big_tiles, seed);
         if (n <= GP__SORT_BITONIC_MAX) {
-            gp__sort_knobs radix = {0, 0, 0, 1, 0};
+            gp__sort_knobs radix = {0, 0, 0, 1, 0, 0};
             pc.run("gp__sort pairs (one-block radix, in place)", n, D_FEW, 1, IN_KEYS | IN_VALUES, 0, &radix, seed);
         }
         /* one side in place: every pass skipped (equal keys) must still copy the other side,
