@@ -57,35 +57,29 @@ static __device__ __forceinline__ bool gp__sort_bitonic_before(U a, uint32_t ia,
     return a < b || (a == b && ia < ib);
 }
 
-/* One compare-exchange step whose partners are inside each thread (J < ITEMS): slot p of
- * item i is t * I + i; the pair (p, p | J) is ascending where bit k of p is 0. */
+/* The compare-exchange steps of stage k whose partners are inside each thread: partners J,
+ * J/2, .., 1 apart (J < I; none for J = 0). Slot p of item i is t * I + i; the pair
+ * (p, p | J) is ascending where bit k of p is 0. */
 template <int I, int J, class U>
 static __device__ __forceinline__ void gp__sort_bitonic_in_thread(U (&bits)[I], uint32_t (&index)[I], unsigned t,
                                                                   unsigned k)
 {
+    if constexpr (J > 0) {
 #pragma unroll
-    for (int i = 0; i < I; i++)
-        if ((i & J) == 0) {
-            const bool ascending = ((t * I + i) & k) == 0;
-            const bool swap = ascending ? gp__sort_bitonic_before(bits[i + J], index[i + J], bits[i], index[i])
-                                        : gp__sort_bitonic_before(bits[i], index[i], bits[i + J], index[i + J]);
-            if (swap) {
-                const U b = bits[i];
-                const uint32_t x = index[i];
-                bits[i] = bits[i + J], index[i] = index[i + J];
-                bits[i + J] = b, index[i + J] = x;
+        for (int i = 0; i < I; i++)
+            if ((i & J) == 0) {
+                const bool ascending = ((t * I + i) & k) == 0;
+                const bool swap = ascending ? gp__sort_bitonic_before(bits[i + J], index[i + J], bits[i], index[i])
+                                            : gp__sort_bitonic_before(bits[i], index[i], bits[i + J], index[i + J]);
+                if (swap) {
+                    const U b = bits[i];
+                    const uint32_t x = index[i];
+                    bits[i] = bits[i + J], index[i] = index[i + J];
+                    bits[i + J] = b, index[i + J] = x;
+                }
             }
-        }
-}
-
-/* The steps of stage k whose partners are inside each thread (j = I/2 .. 1). */
-template <int I, class U>
-static __device__ __forceinline__ void gp__sort_bitonic_stage_end(U (&bits)[I], uint32_t (&index)[I], unsigned t,
-                                                                  unsigned k)
-{
-    if constexpr (I >= 8) gp__sort_bitonic_in_thread<I, 4>(bits, index, t, k);
-    if constexpr (I >= 4) gp__sort_bitonic_in_thread<I, 2>(bits, index, t, k);
-    if constexpr (I >= 2) gp__sort_bitonic_in_thread<I, 1>(bits, index, t, k);
+        gp__sort_bitonic_in_thread<I, J / 2>(bits, index, t, k);
+    }
 }
 
 /* One block of gp__sort_bitonic_threads(n, I) threads, I keys each (1, 2, 4 or 8), sorts
@@ -97,7 +91,7 @@ __global__ void __launch_bounds__(GP__SORT_BITONIC_MAX / I)
 {
     typedef typename gp__sort_key<K>::U U;
     enum { M = GP__SORT_BITONIC_MAX };
-    static_assert(I == 1 || I == 2 || I == 4 || I == 8, "gp__sort_bitonic_stage_end covers partners up to 4 apart");
+    static_assert(I == 1 || I == 2 || I == 4 || I == 8, "the stages inside a thread below cover up to 8 keys");
     /* raw bytes: a user's value type need not be constructible in shared memory */
     __shared__ __align__(16) unsigned char smem[M * (sizeof(V) + 2 * sizeof(U) + sizeof(uint32_t))];
     V *s_value = reinterpret_cast<V *>(smem);                       /* pairs */
@@ -125,11 +119,8 @@ __global__ void __launch_bounds__(GP__SORT_BITONIC_MAX / I)
     }
     /* stages k = 2 .. I: inside each thread */
     if constexpr (I >= 2) gp__sort_bitonic_in_thread<I, 1>(bits, index, t, 2);
-    if constexpr (I >= 4) {
-        gp__sort_bitonic_in_thread<I, 2>(bits, index, t, 4);
-        gp__sort_bitonic_in_thread<I, 1>(bits, index, t, 4);
-    }
-    if constexpr (I >= 8) gp__sort_bitonic_stage_end<I>(bits, index, t, 8);
+    if constexpr (I >= 4) gp__sort_bitonic_in_thread<I, 2>(bits, index, t, 4);
+    if constexpr (I >= 8) gp__sort_bitonic_in_thread<I, 4>(bits, index, t, 8);
     for (unsigned k = 2 * I; k <= N; k <<= 1) {
         /* partners j >= I apart: another thread, through a shuffle inside the warp (j < 32 I)
          * or shared memory between two barriers. Slot p's pair keeps the smaller in its lower
@@ -143,7 +134,10 @@ __global__ void __launch_bounds__(GP__SORT_BITONIC_MAX / I)
                 for (int i = 0; i < I; i++) s_bits[t * I + i] = bits[i], s_index[t * I + i] = index[i];
                 __syncthreads();
 #pragma unroll
-                for (int i = 0; i < I; i++) other_bits[i] = s_bits[(t * I + i) ^ j], other_index[i] = s_index[(t * I + i) ^ j];
+                for (int i = 0; i < I; i++) {
+                    other_bits[i] = s_bits[(t * I + i) ^ j];
+                    other_index[i] = s_index[(t * I + i) ^ j];
+                }
                 __syncthreads();
             } else {
 #pragma unroll
@@ -157,7 +151,7 @@ __global__ void __launch_bounds__(GP__SORT_BITONIC_MAX / I)
                 if (gp__sort_bitonic_before(bits[i], index[i], other_bits[i], other_index[i]) != keep_smaller)
                     bits[i] = other_bits[i], index[i] = other_index[i];
         }
-        gp__sort_bitonic_stage_end<I>(bits, index, t, k);
+        gp__sort_bitonic_in_thread<I, I / 2>(bits, index, t, k);
     }
     /* the sorted input indices through shared memory, so the stores are coalesced */
 #pragma unroll

@@ -109,16 +109,10 @@ __global__ void __launch_bounds__(GP__SORT_CLUSTER_BLOCK, 1) gp__sort_cluster_ke
         K key[ITEMS];
         V val[ITEMS];
         unsigned digit[ITEMS], rank[ITEMS];
-#pragma unroll
-        for (int i = 0; i < ITEMS; i++) {
-            const unsigned j = first + 32 * i;
-            digit[i] = 255; /* an empty slot ranks last */
-            if (j < mine) {
-                key[i] = ksrc[j];
-                if constexpr (MODE != GP__SORT_KEYS) val[i] = vsrc[j];
-                digit[i] = gp__sort_digit(key[i], p, desc);
-            }
-        }
+        gp__sort_load_rows(key, val, digit, [=](unsigned j, K &k, V &v) {
+            k = ksrc[j];
+            if constexpr (MODE != GP__SORT_KEYS) v = vsrc[j];
+        }, first, mine, p, desc);
         gp_block_radix_rank<BLOCK, ITEMS>(digit, rank, s.rank); /* ends with a barrier */
         /* the tile in digit order, in place (its keys are in registers): each digit's keys go
          * to consecutive places, so a warp's remote stores below are contiguous */

@@ -461,6 +461,24 @@ static inline GP__HD size_t gp__sort_small_smem_bytes(size_t n)
            2 * gp__round_up(n * sizeof(K), 16) + (MODE == GP__SORT_KEYS ? 0 : 2 * gp__round_up(n * sizeof(V), 16));
 }
 
+/* A warp's rows of a tile in shared memory: item i is slot first + 32 i (first: the warp's
+ * first slot plus its lane), loaded (load(j, key, value)) with its digit of pass p where
+ * the slot is below `end`; else digit 255, so an empty slot ranks last. */
+template <int ITEMS, class K, class V, class Load>
+static __device__ __forceinline__ void gp__sort_load_rows(K (&key)[ITEMS], V (&val)[ITEMS], unsigned (&digit)[ITEMS],
+                                                          Load load, unsigned first, unsigned end, int p, int desc)
+{
+#pragma unroll
+    for (int i = 0; i < ITEMS; i++) {
+        const unsigned j = first + 32 * i;
+        digit[i] = 255;
+        if (j < end) {
+            load(j, key[i], val[i]);
+            digit[i] = gp__sort_digit(key[i], p, desc);
+        }
+    }
+}
+
 template <class K, class V, int MODE, int BLOCK>
 __global__ void __launch_bounds__(BLOCK) gp__sort_small_kernel(K *k_out, V *v_out, const K *k_in, const V *v_in,
                                                               unsigned n, int desc)
@@ -510,16 +528,10 @@ __global__ void __launch_bounds__(BLOCK) gp__sort_small_kernel(K *k_out, V *v_ou
             K key[ITEMS];
             V val[ITEMS];
             unsigned digit[ITEMS], rank[ITEMS];
-#pragma unroll
-            for (int i = 0; i < ITEMS; i++) {
-                const unsigned j = first + 32 * i;
-                digit[i] = 255;
-                if (j < n) {
-                    key[i] = kb[cur][j];
-                    if constexpr (MODE != GP__SORT_KEYS) val[i] = vb[cur][j];
-                    digit[i] = gp__sort_digit(key[i], p, desc);
-                }
-            }
+            gp__sort_load_rows(key, val, digit, [&](unsigned j, K &k, V &v) {
+                k = kb[cur][j];
+                if constexpr (MODE != GP__SORT_KEYS) v = vb[cur][j];
+            }, first, n, p, desc);
             gp_block_radix_rank<BLOCK, ITEMS>(digit, rank, s.rank); /* ends with a barrier: run is current */
 #pragma unroll
             for (int i = 0; i < ITEMS; i++) {
