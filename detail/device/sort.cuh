@@ -18,7 +18,8 @@
  *
  * Scratch (the library's stream-ordered pool; cudaErrorMemoryAllocation, nothing launched
  * and the inputs untouched when it cannot be had): n keys (2n in place and for argsort),
- * plus n values for pairs (2n in place) or n indices for argsort, plus the status words
+ * plus n values for pairs (2n in place) or n 32-bit indices for argsort (64-bit above 2^32
+ * keys; they also pass through the caller's index array), plus the status words
  * (8 bytes per digit per tile: 2 KB a tile of 9216 keys for keys of up to 4 bytes, 6144 for
  * 8-byte keys and pairs within 8 bytes, 4608 within 16, else 3072, and 2048 for every type
  * up to 2^18 keys; twice that above 2^32 keys) and 2 x 8 x 256 bytes per pass of
@@ -126,30 +127,42 @@ static cudaError_t gp__sort_cluster(K *k_out, V *v_out, const K *k_in, const V *
     return cudaLaunchKernelEx(&cfg, gp__sort_cluster_kernel<K, V, MODE>, k_out, v_out, k_in, v_in, (unsigned)n, desc);
 }
 
-/* The grid path: histograms, then one pass kernel of BLOCK x ITEMS-key tiles per digit
- * (with 64-bit counts above 2^32 keys, or by knob, where WIDE_OK). */
-template <class K, class V, int MODE, int BLOCK, int ITEMS, int VARIANT, int MINB, bool WIDE_OK = true>
-static cudaError_t gp__sort_grid(K *k_out, V *v_out, const K *k_in, const V *v_in, size_t n, int desc, int in_place,
-                                 const gp__device &dev, cudaStream_t s, const gp__sort_knobs *knobs)
+/* Which counts a grid instance may put in its status words: 32-bit ones only, 64-bit ones
+ * only, or either (64-bit above 2^32 keys, or by knob). Each instance compiles only the
+ * pass kernels it may run. */
+enum { GP__SORT_COUNTS_32 = 1, GP__SORT_COUNTS_64 = 2, GP__SORT_COUNTS_ANY = 3 };
+
+/* The grid path: histograms, then one pass kernel of BLOCK x ITEMS-key tiles per digit.
+ * idx_out: argsort's output (V, the indices between passes, may be 32-bit). */
+template <class K, class V, int MODE, int BLOCK, int ITEMS, int VARIANT, int MINB, int COUNTS = GP__SORT_COUNTS_ANY>
+static cudaError_t gp__sort_grid(K *k_out, V *v_out, uint64_t *idx_out, const K *k_in, const V *v_in, size_t n,
+                                 int desc, int in_place, const gp__device &dev, cudaStream_t s,
+                                 const gp__sort_knobs *knobs)
 {
     constexpr int P = sizeof(typename gp__sort_key<K>::U);
     constexpr size_t KB = sizeof(K), VB = MODE == GP__SORT_KEYS ? 0 : sizeof(V);
     constexpr unsigned TILE = BLOCK * ITEMS;
     const size_t tiles = gp__ceil_div(n, (size_t)TILE);
     if (tiles > GP__GRID_MAX) return cudaErrorInvalidValue;
-    const bool wide = WIDE_OK && (n > UINT32_MAX || (knobs && knobs->wide));
-    void (*pass)(gp__sort_io<K, V>, int) = gp__sort_pass_kernel<K, V, MODE, uint32_t, BLOCK, ITEMS, VARIANT, MINB>;
+    const bool wide = COUNTS == GP__SORT_COUNTS_64 ||
+                      (COUNTS == GP__SORT_COUNTS_ANY && (n > UINT32_MAX || (knobs && knobs->wide)));
+    if (!wide && n > UINT32_MAX) return cudaErrorInvalidValue; /* not reached: the callers choose by n */
+    void (*pass)(gp__sort_io<K, V>, int) = NULL;
     constexpr size_t pass_smem = gp__sort_pass_smem_bytes<K, V, BLOCK, ITEMS>();
     /* every kernel loaded before the allocation: a full GPU fails here, nothing launched */
     GP__TRY(gp__kernel_load<gp__sort_hist_kernel<K, V>>());
-    if constexpr (WIDE_OK)
+    if constexpr ((COUNTS & GP__SORT_COUNTS_64) != 0)
         if (wide) {
             pass = gp__sort_pass_kernel<K, V, MODE, uint64_t, BLOCK, ITEMS, VARIANT, MINB>;
             GP__TRY((gp__kernel_load<gp__sort_pass_kernel<K, V, MODE, uint64_t, BLOCK, ITEMS, VARIANT, MINB>>(
                 (int)pass_smem)));
         }
-    if (!wide)
-        GP__TRY((gp__kernel_load<gp__sort_pass_kernel<K, V, MODE, uint32_t, BLOCK, ITEMS, VARIANT, MINB>>((int)pass_smem)));
+    if constexpr ((COUNTS & GP__SORT_COUNTS_32) != 0)
+        if (!wide) {
+            pass = gp__sort_pass_kernel<K, V, MODE, uint32_t, BLOCK, ITEMS, VARIANT, MINB>;
+            GP__TRY((gp__kernel_load<gp__sort_pass_kernel<K, V, MODE, uint32_t, BLOCK, ITEMS, VARIANT, MINB>>(
+                (int)pass_smem)));
+        }
     if (in_place) GP__TRY(gp__kernel_load<gp__sort_finish_kernel<K, V, MODE>>());
 
     const gp__sort_layout l = gp__sort_make_layout(n, tiles, P, KB, VB, wide ? 2 : 1,
@@ -168,6 +181,7 @@ static cudaError_t gp__sort_grid(K *k_out, V *v_out, const K *k_in, const V *v_i
     io.v_buf[GP__SORT_OUT] = v_out;
     io.v_buf[GP__SORT_TMP_A] = (V *)(b + l.va);
     io.v_buf[GP__SORT_TMP_B] = (V *)(b + l.vb);
+    io.idx_out = idx_out;
     io.n = n;
     io.hist = (unsigned long long *)(b + l.hist);
     io.offsets = (unsigned long long *)(b + l.offsets);
@@ -189,6 +203,24 @@ static cudaError_t gp__sort_grid(K *k_out, V *v_out, const K *k_in, const V *v_i
     return err != cudaSuccess ? err : free_err;
 }
 
+
+/* The grid path for n keys: up to GP__SORT_SMALL_TILES_MAX keys, tiles of
+ * GP__SORT_SMALL_TILES_BLOCK x GP__SORT_SMALL_TILES_ITEMS (more blocks on the GPU at once;
+ * the library's own shape only, and never with 64-bit counts, which need more than 2^32
+ * keys); else BLOCK x ITEMS. */
+template <class K, class V, int MODE, int BLOCK, int ITEMS, int VARIANT, int MINB, bool LIBRARY_SHAPE, int COUNTS>
+static cudaError_t gp__sort_grid_sized(K *k_out, V *v_out, uint64_t *idx_out, const K *k_in, const V *v_in, size_t n,
+                                       int desc, int in_place, const gp__device &dev, cudaStream_t s,
+                                       const gp__sort_knobs *knobs)
+{
+    if constexpr (LIBRARY_SHAPE && (COUNTS & GP__SORT_COUNTS_32) != 0)
+        if (n <= GP__SORT_SMALL_TILES_MAX && !(knobs && (knobs->wide || knobs->no_small_tiles)))
+            return gp__sort_grid<K, V, MODE, GP__SORT_SMALL_TILES_BLOCK, GP__SORT_SMALL_TILES_ITEMS, 0,
+                                 gp__sort_min_blocks(GP__SORT_SMALL_TILES_BLOCK), GP__SORT_COUNTS_32>(
+                k_out, v_out, idx_out, k_in, v_in, n, desc, in_place, dev, s, knobs);
+    return gp__sort_grid<K, V, MODE, BLOCK, ITEMS, VARIANT, MINB, COUNTS>(k_out, v_out, idx_out, k_in, v_in, n, desc,
+                                                                          in_place, dev, s, knobs);
+}
 
 /* The host side of every sort. MODE: GP__SORT_KEYS (V unused), _PAIRS, _ARGSORT (V is
  * uint64_t, v_out the indices). BLOCK, ITEMS (0: gp__sort_items), VARIANT and MINB: the
@@ -254,15 +286,21 @@ static cudaError_t gp__sort(K *k_out, V *v_out, const K *k_in, const V *v_in, si
                         : gp__sort_small<K, V, MODE, GP__SORT_SMALL_BLOCK>(k_out, v_out, k_in, v_in, n, desc, smem, dev, s);
     }
 
-    /* up to GP__SORT_SMALL_TILES_MAX keys, smaller tiles: more blocks on the GPU at once
-     * (the library's own shape only; never 64-bit counts, which need more than 2^32 keys) */
-    if constexpr (BLOCK == GP__SORT_BLOCK && ITEMS_ == 0 && VARIANT == 0)
-        if (n <= GP__SORT_SMALL_TILES_MAX && !(knobs && (knobs->wide || knobs->no_small_tiles)))
-            return gp__sort_grid<K, V, MODE, GP__SORT_SMALL_TILES_BLOCK, GP__SORT_SMALL_TILES_ITEMS, 0,
-                                 gp__sort_min_blocks(GP__SORT_SMALL_TILES_BLOCK), false>(k_out, v_out, k_in, v_in, n,
-                                                                                        desc, in_place, dev, s, knobs);
-    return gp__sort_grid<K, V, MODE, BLOCK, ITEMS, VARIANT, MINB>(k_out, v_out, k_in, v_in, n, desc, in_place, dev, s,
-                                                                  knobs);
+    constexpr bool LIBRARY_SHAPE = BLOCK == GP__SORT_BLOCK && ITEMS_ == 0 && VARIANT == 0;
+    if constexpr (MODE == GP__SORT_ARGSORT) {
+        /* below 2^32 keys the indices go through the passes as 32-bit values and the last
+         * pass writes them as 64-bit: a pass moves 16 bytes a u32 key instead of 24 */
+        uint64_t *idx = reinterpret_cast<uint64_t *>(v_out);
+        constexpr int ITEMS32 = ITEMS_ ? ITEMS_ : gp__sort_items(KB, 4);
+        if (n <= UINT32_MAX && !(knobs && knobs->wide))
+            return gp__sort_grid_sized<K, uint32_t, MODE, BLOCK, ITEMS32, VARIANT, MINB, LIBRARY_SHAPE, GP__SORT_COUNTS_32>(
+                (K *)NULL, (uint32_t *)idx, idx, k_in, (const uint32_t *)NULL, n, desc, 0, dev, s, knobs);
+        return gp__sort_grid<K, V, MODE, BLOCK, ITEMS, VARIANT, MINB, GP__SORT_COUNTS_64>(
+            (K *)NULL, v_out, idx, k_in, (const V *)NULL, n, desc, 0, dev, s, knobs);
+    } else {
+        return gp__sort_grid_sized<K, V, MODE, BLOCK, ITEMS, VARIANT, MINB, LIBRARY_SHAPE, GP__SORT_COUNTS_ANY>(
+            k_out, v_out, (uint64_t *)NULL, k_in, v_in, n, desc, in_place, dev, s, knobs);
+    }
 }
 
 /* ---- instantiation ----------------------------------------------------------------------------- */

@@ -146,13 +146,16 @@ static inline GP__HD gp__sort_layout gp__sort_make_layout(size_t n, size_t tiles
 #include "../block/block_radix_rank.cuh"
 #include "../agent/single_pass.cuh"
 
-/* What every grid kernel of one call sees. Values are V (argsort: uint64_t indices; keys
- * only: unused). */
+/* What every grid kernel of one call sees. Values are V (keys only: unused). Argsort's
+ * values are the indices, 32-bit below 2^32 keys (half the bytes a pass moves), which may
+ * ping-pong through the caller's index array (as uint32_t, v_buf[OUT]); the last pass
+ * writes them to idx_out as 64-bit. */
 template <class K, class V>
 struct gp__sort_io {
     const K *k_in;
     K *k_buf[4]; /* GP__SORT_IN (as K *), OUT, TMP_A, TMP_B */
     V *v_buf[4];
+    uint64_t *idx_out; /* argsort: the caller's indices */
     size_t n;
     unsigned long long *hist, *offsets, *ctl; /* ctl[0] skip mask (crowded mask << 32), ctl[1] done, ctl[2 + p] tile counter */
     uint64_t *status;
@@ -282,6 +285,9 @@ static constexpr GP__HD int gp__sort_min_blocks(int block) { return block <= 256
  * the look-back one word a step; GP__SORT_V_LONG ranks with the longer chain per item row
  * (GP__RANK_OR_LONG). */
 enum { GP__SORT_V_MATCH_ANY = 1, GP__SORT_V_LATE = 2, GP__SORT_V_WIN1 = 4, GP__SORT_V_LONG = 8 };
+#ifndef GP__SORT_PREFETCH
+#define GP__SORT_PREFETCH 0
+#endif
 #ifndef GP__SORT_WIN
 #define GP__SORT_WIN 8 /* look-back words a step (on the H100, 4 measured alike, 16 slower) */
 #endif
@@ -338,7 +344,7 @@ __global__ void __launch_bounds__(BLOCK, MINB) gp__sort_pass_kernel(gp__sort_io<
                 if (copy_keys) gp__store_elem(io.k_buf[GP__SORT_OUT] + i, gp__load_elem(io.k_in + i));
             if constexpr (MODE == GP__SORT_PAIRS)
                 if (copy_values) gp__store_elem(io.v_buf[GP__SORT_OUT] + i, gp__load_elem(io.v_buf[GP__SORT_IN] + i));
-            if constexpr (MODE == GP__SORT_ARGSORT) gp__store_elem(io.v_buf[GP__SORT_OUT] + i, (V)i);
+            if constexpr (MODE == GP__SORT_ARGSORT) gp__store_elem(io.idx_out + i, (uint64_t)i);
         }
         return;
     }
@@ -369,6 +375,13 @@ __global__ void __launch_bounds__(BLOCK, MINB) gp__sort_pass_kernel(gp__sort_io<
             digit[i] = 255; /* padding ranks last */
         }
     }
+    if constexpr (MODE != GP__SORT_KEYS && GP__SORT_PREFETCH) /* the values' lines asked of the L2 while the keys rank */
+        if (MODE != GP__SORT_ARGSORT || r != 0)
+#pragma unroll
+            for (int i = 0; i < ITEMS; i++) {
+                const size_t at = first + 32 * (size_t)i;
+                if (whole || at < io.n) asm volatile("prefetch.global.L2 [%0];" ::"l"(vin + at));
+            }
     /* counts first (a partial tile's padding counts as digit 255: it is the last tile, so no
      * look-back reads its words) */
     const unsigned d = threadIdx.x;
@@ -421,6 +434,15 @@ __global__ void __launch_bounds__(BLOCK, MINB) gp__sort_pass_kernel(gp__sort_io<
 #pragma unroll
         for (int i = 0; i < ITEMS; i++) s_vals[rank[i]] = val[i];
         __syncthreads();
+        if constexpr (MODE == GP__SORT_ARGSORT)
+            if (r == R - 1) { /* the caller's 64-bit indices */
+#pragma unroll
+                for (int i = 0; i < ITEMS; i++) {
+                    const unsigned j = threadIdx.x + i * BLOCK;
+                    if (j < valid) gp__store_elem(io.idx_out + s.shift[slot_digit[i]] + j, (uint64_t)s_vals[j]);
+                }
+                return;
+            }
 #pragma unroll
         for (int i = 0; i < ITEMS; i++) {
             const unsigned j = threadIdx.x + i * BLOCK;

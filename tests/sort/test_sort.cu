@@ -346,6 +346,11 @@ static void keys_suite(const char *name, typename sort_case<K, K, 0>::keys_fn as
         kc.run("gp__sort (wide)", n, D_SMALL, 0, 1, 0, &wide, seed); /* in place, one real pass */
         kc.run("gp__sort (grid path)", n, D_MID, 0, 1, 0, &grid, seed); /* in place, three real passes */
         ac.run("gp__sort argsort (grid path)", n, D_EQUAL, 0, 0, 0, &grid, seed);
+        /* argsort's 32-bit indices, one and three real passes (the first writes them into the
+         * caller's array), and its 64-bit indices (the path above 2^32 keys) */
+        ac.run("gp__sort argsort (grid path)", n, D_SMALL, 1, 0, off, &grid, seed);
+        ac.run("gp__sort argsort (grid path)", n, D_MID, 0, 0, 0, &grid, seed);
+        ac.run("gp__sort argsort (wide)", n, D_RANDOM, 1, 0, off, &wide, seed);
         if (n <= GP__SORT_SMALL_TILES_MAX) { /* where the small tiles run, the default ones too */
             gp__sort_knobs big_tiles = {1, 0, 0, 0, 1, 0};
             kc.run("gp__sort (grid path, default tiles)", n, D_RANDOM, 1, 1, 0, &big_tiles, seed);
@@ -507,9 +512,64 @@ __global__ void big_check(const uint32_t *k, size_t n, unsigned long long *mix, 
     atomicAdd(bad, b);
 }
 
+/* argsort above 2^31: the keys u16 (many equal, so the order of the indices among them is
+ * tested); each index in range, keys in order, equal keys by index, and the indices a
+ * permutation (a sum of a mix of each, against the same over 0 .. n-1) */
+__global__ void big_fill_u16(uint16_t *k, size_t n, uint32_t key)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
+        k[i] = (uint16_t)hash32(i, key);
+}
+__global__ void big_check_argsort(const uint16_t *k, const uint64_t *idx, size_t n, unsigned long long *acc)
+{
+    unsigned long long want = 0, got = 0, bad = 0;
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
+        want += (unsigned long long)hash32(i, 0x51ED27u) * 0x9E3779B97F4A7C15ull + i;
+        const uint64_t a = idx[i];
+        got += (unsigned long long)hash32(a, 0x51ED27u) * 0x9E3779B97F4A7C15ull + a;
+        if (a >= n) { bad++; continue; }
+        if (i + 1 < n) {
+            const uint64_t b = idx[i + 1];
+            if (b < n && (k[a] > k[b] || (k[a] == k[b] && a >= b))) bad++;
+        }
+    }
+    atomicAdd(&acc[0], want);
+    atomicAdd(&acc[1], got);
+    atomicAdd(&acc[2], bad);
+}
+
+static void test_argsort_large(size_t n)
+{
+    size_t free_b = 0, total_b = 0;
+    cudaMemGetInfo(&free_b, &total_b);
+    if (free_b < n * (2 + 8 + 4 + 4) + ((size_t)1 << 30)) { /* keys, indices; scratch: 2 key copies, 32-bit indices */
+        gp_t_skip("argsort above 2^31: %zu MB free", free_b >> 20);
+        return;
+    }
+    uint16_t *d_k = NULL;
+    uint64_t *d_idx = NULL;
+    unsigned long long *d_acc = NULL, acc[3];
+    CK(cudaMalloc((void **)&d_k, n * 2));
+    CK(cudaMalloc((void **)&d_idx, n * 8));
+    CK(cudaMalloc((void **)&d_acc, 24));
+    CK(cudaMemset(d_acc, 0, 24));
+    const uint32_t key = (uint32_t)gp_t_state(11);
+    big_fill_u16<<<1024, 256>>>(d_k, n, key);
+    CK(cudaMemset(d_idx, 0xA5, n * 8)); /* poisoned */
+    CK(gp_argsort_u16(d_idx, d_k, n, 0));
+    big_check_argsort<<<1024, 256>>>(d_k, d_idx, n, d_acc);
+    CK(cudaDeviceSynchronize());
+    CK(cudaMemcpy(acc, d_acc, 24, cudaMemcpyDeviceToHost));
+    EXPECT(acc[0] == acc[1] && acc[2] == 0,
+           "gp_argsort_u16, n = %zu: a permutation (%llx %llx), stable order (%llu out of order)", n, acc[0], acc[1], acc[2]);
+    cudaFree(d_k);
+    cudaFree(d_idx);
+    cudaFree(d_acc);
+}
+
 extern "C" void test_sort_large(void)
 {
-    gp_t_section("sort: u32 keys above 2^31");
+    gp_t_section("sort: u32 keys and u16 argsort above 2^31");
     if (!gp_t_have_gpu() || gp_t_small()) {
         gp_t_skip("sort above 2^31: no GPU or small sizes");
         return;
@@ -546,4 +606,5 @@ extern "C" void test_sort_large(void)
     cudaFree(d_in);
     cudaFree(d_out);
     cudaFree(d_acc);
+    test_argsort_large(((size_t)1 << 31) + 4099);
 }
