@@ -180,6 +180,7 @@ __global__ void __launch_bounds__(GP__SORT_HIST_THREADS) gp__sort_hist_kernel(gp
     constexpr int P = sizeof(typename gp__sort_key<K>::U);
     __shared__ unsigned s_hist[P][256];
     __shared__ unsigned long long s_total[8];
+    gp__chain_wait_only(); /* a programmatic dependent of the zeroing (sm_90) */
     for (unsigned i = threadIdx.x; i < P * 256; i += blockDim.x) (&s_hist[0][0])[i] = 0;
     __syncthreads();
     const size_t stride = (size_t)gridDim.x * blockDim.x;
@@ -286,7 +287,7 @@ static constexpr GP__HD int gp__sort_min_blocks(int block) { return block <= 256
  * (GP__RANK_OR_LONG). */
 enum { GP__SORT_V_MATCH_ANY = 1, GP__SORT_V_LATE = 2, GP__SORT_V_WIN1 = 4, GP__SORT_V_LONG = 8 };
 #ifndef GP__SORT_PREFETCH
-#define GP__SORT_PREFETCH 0
+#define GP__SORT_PREFETCH 1 /* 0: no L2 prefetch of argsort's indices (see the pass kernel) */
 #endif
 #ifndef GP__SORT_WIN
 #define GP__SORT_WIN 8 /* look-back words a step (on the H100, 4 measured alike, 16 slower) */
@@ -330,6 +331,7 @@ __global__ void __launch_bounds__(BLOCK, MINB) gp__sort_pass_kernel(gp__sort_io<
     K *s_keys = reinterpret_cast<K *>(stage);
     V *s_vals = reinterpret_cast<V *>(stage);
 
+    gp__chain_wait_only(); /* a programmatic dependent of the kernel before (sm_90) */
     const unsigned long long ctl0 = __ldcg(&io.ctl[0]); /* skip mask, crowded mask << 32 */
     const unsigned skip = (unsigned)ctl0;
     const int R = gp__sort_real_passes(skip, P), r = gp__sort_rank_of(skip, pass);
@@ -375,8 +377,13 @@ __global__ void __launch_bounds__(BLOCK, MINB) gp__sort_pass_kernel(gp__sort_io<
             digit[i] = 255; /* padding ranks last */
         }
     }
-    if constexpr (MODE != GP__SORT_KEYS && GP__SORT_PREFETCH) /* the values' lines asked of the L2 while the keys rank */
-        if (MODE != GP__SORT_ARGSORT || r != 0)
+    /* argsort's indices (after the first pass) asked of the L2 while the keys rank; measured
+     * (H100, 2^28, both builds alternated twice, medians of 9 calls): argsort i32 9.99-10.00
+     * to 9.54-9.57 ms, f32 in [0, 1) 9.84-9.85 to 9.38-9.40; but u64 keys' argsort (2^27)
+     * 13.55 to 13.61-13.65, pairs u32/u32 9.79 to 9.82-9.84 and pairs u64/u64 (2^26) 8.68 to
+     * 9.15-9.20, so only there */
+    if constexpr (MODE == GP__SORT_ARGSORT && sizeof(K) <= 4 && GP__SORT_PREFETCH)
+        if (r != 0)
 #pragma unroll
             for (int i = 0; i < ITEMS; i++) {
                 const size_t at = first + 32 * (size_t)i;
@@ -456,6 +463,7 @@ template <class K, class V, int MODE>
 __global__ void gp__sort_finish_kernel(gp__sort_io<K, V> io)
 {
     constexpr int P = sizeof(typename gp__sort_key<K>::U);
+    gp__chain_wait_only();
     if (gp__sort_real_passes((unsigned)__ldcg(&io.ctl[0]), P) != 1) return;
     for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < io.n; i += (size_t)gridDim.x * blockDim.x) {
         gp__store_elem(io.k_buf[GP__SORT_OUT] + i, io.k_buf[GP__SORT_TMP_B][i]);
