@@ -1,6 +1,7 @@
 /* detail/device/sort_kernels.cuh -- the radix sort's key transforms, buffer schedule and
  * kernels (the host side and the names are in sort.cuh). Level 4: needs
- * block/block_radix_rank.cuh, agent/single_pass.cuh and util/common.cuh.
+ * block/block_radix_rank.cuh, agent/single_pass.cuh, util/launch.cuh (the chained
+ * launch's wait) and util/common.cuh.
  *
  * LSD radix sort with 8-bit digits after Adinets & Merrill, "Onesweep: A Faster Least
  * Significant Digit Radix Sort for GPUs" (2022):
@@ -145,6 +146,7 @@ static inline GP__HD gp__sort_layout gp__sort_make_layout(size_t n, size_t tiles
 #ifdef __CUDACC__
 #include "../block/block_radix_rank.cuh"
 #include "../agent/single_pass.cuh"
+#include "../util/launch.cuh"
 
 /* What every grid kernel of one call sees. Values are V (keys only: unused). Argsort's
  * values are the indices, 32-bit below 2^32 keys (half the bytes a pass moves), which may
