@@ -195,8 +195,8 @@ static cudaError_t gp__sort_grid(K *k_out, V *v_out, uint64_t *idx_out, const K 
      * the stream's earlier work): placed on the GPU as the one before finishes, it waits
      * (gp__chain_wait_only) before it touches memory, so the launches of a call do not each
      * wait for the one before to drain. H100, u32 keys, 16 calls back to back (probe, both
-     * builds alternated twice): 2^17 42.9-43.0 to 35.4 us a call, 2^18 47.7-48.0 to 40.6-40.7,
-     * 2^19 60.5-60.6 to 52.8-52.9, 2^20 65.1-65.3 to 57.1-57.3; pairs u32/u32 at 2^20 76.1-76.4
+     * builds alternated twice): 2^17 42.7-43.0 to 35.4 us a call, 2^18 47.4-48.0 to 40.6-40.7,
+     * 2^19 60.4-60.7 to 52.8-52.9, 2^20 65.0-65.3 to 57.1-57.3; pairs u32/u32 at 2^20 76.1-76.5
      * to 68.9-69.2. */
     const bool chain = dev.cluster_ok != 0;
     cudaError_t err = cudaSuccess;

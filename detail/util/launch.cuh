@@ -181,8 +181,8 @@ static __device__ __forceinline__ void gp__chain_wait(void)
 /* The same wait, without letting the next programmatic dependent be placed early: it is
  * placed as this grid's blocks exit. For a call's own chain of grids (the sort's passes),
  * where a dependent's blocks, placed early, hold SM slots while they wait: measured on the
- * H100 (u32 keys, 16 sorts back to back, the probe alternated twice), 2^20 keys 65.1-65.3 us
- * a call unchained, 67.3 chained with gp__chain_wait, 57.1-57.3 with this. */
+ * H100 (u32 keys, 16 sorts back to back, the probe alternated twice), 2^20 keys 65.0-65.3 us
+ * a call unchained, 66.7-67.4 chained with gp__chain_wait, 57.1-57.3 with this. */
 static __device__ __forceinline__ void gp__chain_wait_only(void)
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
