@@ -123,7 +123,8 @@
  *                                       const uint64_t *d_keys, const uint32_t *d_values,
  *                                       size_t n, cudaStream_t s);           (and _desc_)
  *     cudaError_t gp_argsort_f32(uint64_t *d_idx, const float *d_in, size_t n, cudaStream_t s);
- *   Scratch from the pool (n keys, n values, n / 2 bytes of status); none available:
+ *   Scratch from the pool (n keys, n values; argsort 2n keys and n 32-bit indices; n / 2
+ *   bytes of status); none available:
  *   cudaErrorMemoryAllocation, inputs untouched. GP_DEFINE_SORT_PAIRS(name, K, V) for any
  *   value type of 1 to 16 bytes.
  *   Input and output must not overlap (cudaErrorInvalidValue). Other types of these sizes:
