@@ -201,8 +201,7 @@ static cudaError_t gp__sort_grid(K *k_out, V *v_out, uint64_t *idx_out, const K 
     const bool chain = dev.cluster_ok != 0;
     cudaError_t err = cudaSuccess;
     if (chain)
-        err = gp__launch(gp__scratch_zero_kernel<>, (unsigned)gp__min_size(gp__ceil_div(l.zeroed / 8, (size_t)1024), 1024),
-                         256, 0, s, true, (unsigned long long *)scratch, l.zeroed / 8);
+        err = gp__scratch_zero((unsigned long long *)scratch, l.zeroed / 8, s, true);
     else
         err = cudaMemsetAsync(scratch, 0, l.zeroed, s);
     const size_t hist_blocks = gp__min_size(gp__ceil_div(n, (size_t)GP__SORT_HIST_THREADS * 16), (size_t)dev.sms * 4);

@@ -166,27 +166,27 @@ static inline cudaError_t gp__kernel_load(int smem_bytes = 0)
 
 /* First thing in a kernel that is a programmatic dependent of the stream's earlier work
  * (gp__chained_launch, gp__launch_shape.chain or .scratch_wait: then the earlier work is
- * the zeroing kernel): waits until that work has finished and its writes are visible,
- * then lets the stream's next programmatic dependent (the next call) be placed on the GPU,
- * where it waits in turn. Nothing may be read or written before it. Without a
- * programmatic launch the wait returns at once. */
-static __device__ __forceinline__ void gp__chain_wait(void)
-{
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    asm volatile("griddepcontrol.wait;" ::: "memory");
-    asm volatile("griddepcontrol.launch_dependents;");
-#endif
-}
-
-/* The same wait, without letting the next programmatic dependent be placed early: it is
- * placed as this grid's blocks exit. For a call's own chain of grids (the sort's passes),
- * where a dependent's blocks, placed early, hold SM slots while they wait: measured on the
- * H100 (u32 keys, 16 sorts back to back, the probe alternated twice), 2^20 keys 65.0-65.3 us
- * a call unchained, 66.7-67.4 chained with gp__chain_wait, 57.1-57.3 with this. */
+ * the zeroing kernel): waits until that work has finished and its writes are visible.
+ * Nothing may be read or written before it. Without a programmatic launch it returns at
+ * once. The stream's next programmatic dependent is then placed as this grid's blocks
+ * exit; gp__chain_wait places it at once. */
 static __device__ __forceinline__ void gp__chain_wait_only(void)
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+
+/* The wait, then the stream's next programmatic dependent (the next call) placed on the GPU
+ * at once, where it waits in turn. Not for a call's own chain of grids (the sort's passes):
+ * there the dependent's blocks, placed early, hold SM slots through the whole grid; measured
+ * on the H100 (u32 keys, 16 sorts back to back, the probe alternated twice), 2^20 keys
+ * 65.0-65.3 us a call unchained, 66.7-67.4 with this, 57.1-57.3 with gp__chain_wait_only. */
+static __device__ __forceinline__ void gp__chain_wait(void)
+{
+    gp__chain_wait_only();
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.launch_dependents;");
 #endif
 }
 
@@ -249,6 +249,13 @@ __global__ void gp__scratch_zero_kernel(unsigned long long *p, size_t words)
     gp__chain_wait();
     for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < words; i += (size_t)gridDim.x * blockDim.x)
         p[i] = 0;
+}
+/* Launches it over `words` 8-byte words at `p` (4 words a thread, at most 1024 blocks of
+ * 256), as the stream's earlier work's programmatic dependent where `chain`. */
+static inline cudaError_t gp__scratch_zero(unsigned long long *p, size_t words, cudaStream_t s, bool chain)
+{
+    const size_t blocks = gp__ceil_div(words, (size_t)(256 * 4));
+    return gp__launch(gp__scratch_zero_kernel<>, (unsigned)(blocks < 1024 ? blocks : 1024), 256, 0, s, chain, p, words);
 }
 
 /* Blocks of `kernel` that fit on one SM with `threads` threads and `smem` bytes of dynamic
@@ -369,14 +376,7 @@ static cudaError_t gp__launch_device_wide(const gp__launch_shape &shape, int dev
     GP__TRY(gp__scratch_alloc(&scratch, shape.scratch_bytes, device, s));
     cudaError_t err = cudaSuccess;
     if (zero_kernel) {
-        const size_t blocks = gp__ceil_div(words, (size_t)(256 * 4));
-        cudaLaunchConfig_t zero = {};
-        zero.gridDim = dim3((unsigned)(blocks < 1024 ? blocks : 1024));
-        zero.blockDim = dim3(256);
-        zero.stream = s;
-        zero.attrs = &pdl;
-        zero.numAttrs = shape.chain ? 1 : 0;
-        err = cudaLaunchKernelEx(&zero, gp__scratch_zero_kernel<>, (unsigned long long *)scratch, words);
+        err = gp__scratch_zero((unsigned long long *)scratch, words, s, shape.chain);
         attrs[cfg.numAttrs++] = pdl; /* the kernel: the zeroing's dependent */
     } else {
         if (shape.scratch_zeroed) err = cudaMemsetAsync(scratch, 0, shape.scratch_zeroed, s);
