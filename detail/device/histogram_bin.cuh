@@ -127,9 +127,10 @@ typedef struct gp__hist_even_float {
     /* float x, in float arithmetic (gp__hist_even_float_bin_f32): x >= lower and x < upper
      * exactly as x >= f_lower_ceil and x < f_upper_ceil; q = (x - f_lower) * f_scale lies
      * within q * 2^-21 + f_tol of the rule's quotient (f_fast: where that bound is useful) */
-    float f_lower_ceil, f_upper_ceil, f_lower, f_scale, f_tol;
+    float f_lower_ceil, f_upper_ceil, f_lower, f_scale, f_tol, f_rel; /* tolerance f_rel * q + f_tol */
     uint32_t f_bins; /* bins, where f_fast */
     int f_fast;
+    int f_exact; /* q is the rule's quotient itself: no tolerance, no element left to the rule */
     int w_pow2; /* upper - lower is a power of two: a / w is exactly a * inv, no check needed */
 } gp__hist_even_float;
 
@@ -192,13 +193,22 @@ static inline GP__HD gp__hist_even_float gp__hist_even_float_make(double lower, 
     e.f_lower = (float)lower;
     e.f_scale = (float)S;
     e.f_tol = gp__float_ceil(2.0 * fabs(lower - (double)e.f_lower) * S + 0x1p-40);
+    e.f_rel = 0x1p-21f;
     e.f_bins = (uint32_t)bins;
-    e.f_fast = bins < ((uint64_t)1 << 24) && isfinite(e.f_lower) && isfinite(e.f_scale) && e.f_scale > 0.0f &&
-               e.f_tol < 0.25f;
     /* Dividing by 2^k and multiplying by 2^-k round the same real number, so give the same
      * double, subnormal or not: with such a width the rule needs no division (as [0, 1)). */
     int ex = 0;
     e.w_pow2 = isfinite(e.width) && e.width > 0.0 && frexp(e.width, &ex) == 0.5 && e.inv * e.width == 1.0;
+    /* lower 0 and S a power of two as well (2^k bins over [0, 1), say): the rule's quotient is
+     * x * S exactly (bins = S w is a power of two, so nothing rounds), and so is the float
+     * product (a float times a power of two, below bins <= 2^31: no overflow; a product that
+     * underflows is below 1, as is the exact one). Then floor(q) is the bin, with no tolerance:
+     * with it, 65536 bins over [0, 1) left 3% of the elements next to an edge, one in almost
+     * every warp's vectors, and the warp ran the rule as written for it. */
+    e.f_exact = lower == 0.0 && e.w_pow2 && S >= 0x1p-126 && frexp(S, &ex) == 0.5 && bins <= ((uint64_t)1 << 31);
+    if (e.f_exact) e.f_tol = e.f_rel = 0.0f;
+    e.f_fast = (bins < ((uint64_t)1 << 24) || e.f_exact) && isfinite(e.f_lower) && isfinite(e.f_scale) &&
+               e.f_scale > 0.0f && e.f_tol < 0.25f;
     return e;
 }
 
@@ -240,11 +250,18 @@ static inline GP__HD uint64_t gp__hist_even_float_bin(const gp__hist_even_float 
 static inline GP__HD uint32_t gp__hist_even_float_fast_f32(const gp__hist_even_float &e, float x, uint32_t &undecided)
 {
     const float q = gp__fmul_rn(gp__fsub_rn(x, e.f_lower), e.f_scale); /* >= 0 when in: x >= f_lower */
-    const float tol = fmaf(q, 0x1p-21f, e.f_tol);
+    const float tol = fmaf(q, e.f_rel, e.f_tol);
     const int lo = gp__f2i_floor(gp__fsub_rn(q, tol)), hi = gp__f2i_floor(q + tol);
     const bool in = (x >= e.f_lower_ceil) & (x < e.f_upper_ceil); /* NaN fails */
     undecided |= (uint32_t)(in & ((lo != hi) | ((uint32_t)hi >= e.f_bins)));
     return in ? (uint32_t)hi : e.f_bins;
+}
+/* The same where f_exact (lower 0): floor(x * S) is the bin, nothing left undecided. */
+static inline GP__HD uint32_t gp__hist_even_float_exact_f32(const gp__hist_even_float &e, float x)
+{
+    const int bin = gp__f2i_floor(gp__fmul_rn(x, e.f_scale));
+    const bool in = (x >= e.f_lower_ceil) & (x < e.f_upper_ceil); /* NaN fails */
+    return in ? (uint32_t)bin : e.f_bins;
 }
 static inline GP__HD uint64_t gp__hist_even_float_bin_f32(const gp__hist_even_float &e, float x)
 {

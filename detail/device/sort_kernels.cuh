@@ -368,6 +368,10 @@ __global__ void __launch_bounds__(BLOCK, MINB) gp__sort_pass_kernel(gp__sort_io<
     const bool whole = base + TILE <= io.n;
     K key[ITEMS];
     unsigned digit[ITEMS], rank[ITEMS];
+    /* nvcc unswitches this loop on `whole`, so a whole tile issues all its loads before the
+     * first digit. Code added further down (an L2 prefetch of a later tile) once stopped that:
+     * each load then waited behind the digit of the one before, and a pass ran 1.4x slower
+     * (H100, u32 keys at 2^28: 8.2 against 5.8 ms). Check the SASS after changes here. */
 #pragma unroll
     for (int i = 0; i < ITEMS; i++) {
         key[i] = K();

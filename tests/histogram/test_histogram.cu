@@ -146,12 +146,17 @@ static void check_float_rule_f32(void)
     uint64_t st = gp_t_state(7);
     struct { double lo, hi; uint64_t bins; int fast; } cases[] = {
         {0, 1, 1024, 1},       {0, 1, 4096, 1},        {0, 1, 65536, 1},     {-1, 1, 7, 1},          {0.1, 0.7, 3, 1},
-        {1000.1, 1000.2, 100, 1}, {-3.3, 1e10, 1000003, 1}, {0, 1, 1u << 24, 0}, {-1e300, 1e300, 5, 0}, {1e-300, 2e-300, 10, 0},
-        {-5e-39, 5e-39, 9, 0}, {0, 255.5, 256, 1}};
-    int bad = 0, fast_ok = 1;
+        {1000.1, 1000.2, 100, 1}, {-3.3, 1e10, 1000003, 1}, {0, 1, 1u << 24, 1}, {-1e300, 1e300, 5, 0}, {1e-300, 2e-300, 10, 0},
+        {-5e-39, 5e-39, 9, 0}, {0, 255.5, 256, 1}, {0, 1, 1u << 31, 1}, {0, 0x1p40, 1024, 1}, {-0.0, 0.25, 65536, 1},
+        {0, 1, 1000, 1}, {0.5, 1, 1024, 1}, {0, 1, 3u << 24, 0}, {0, 0x1p-100, 1u << 20, 1}};
+    /* exact (no tolerance): lower 0, a power-of-two width and bins / width a power of two */
+    const int exact[] = {1, 1, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 1, 1, 0, 0, 0, 1};
+    static_assert(sizeof exact / sizeof *exact == sizeof cases / sizeof *cases, "a flag a case");
+    int bad = 0, fast_ok = 1, exact_ok = 1, undecided_exact = 0;
     for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
         const gp__hist_even_float e = gp__hist_even_float_make(cases[c].lo, cases[c].hi, cases[c].bins);
         if (e.f_fast != cases[c].fast) fast_ok = 0;
+        if (e.f_exact != exact[c]) exact_ok = 0;
         const double w = cases[c].hi - cases[c].lo;
         for (int i = 0; i < 60000; i++) {
             const uint64_t r = gp_t_next(&st);
@@ -172,10 +177,18 @@ static void check_float_rule_f32(void)
             if (got != want && bad++ < 5)
                 EXPECT(0, "float x rule [%g, %g) bins %llu x %.9g: %llu, want %llu", cases[c].lo, cases[c].hi,
                        (unsigned long long)cases[c].bins, (double)x, (unsigned long long)got, (unsigned long long)want);
+            if (e.f_exact) { /* floor(x * S) alone, as the kernels take it, and the tolerance path agree */
+                uint32_t undecided = 0;
+                const uint32_t tol = gp__hist_even_float_fast_f32(e, x, undecided);
+                const uint64_t alone = gp__hist_even_float_exact_f32(e, x);
+                undecided_exact += undecided != 0 || tol != alone || (alone < cases[c].bins ? alone : cases[c].bins) != want;
+            }
         }
     }
     EXPECT(bad == 0, "float rule for float x: %d mismatches", bad);
     EXPECT(fast_ok, "the float path applies where its bound is useful, not elsewhere");
+    EXPECT(exact_ok, "the float path is exact (no tolerance) for lower 0 and power-of-two widths and scales only");
+    EXPECT(undecided_exact == 0, "exact float path: %d elements left to the rule or binned unlike it", undecided_exact);
 }
 
 /* The table of cells against a linear scan: random ascending edges (float and double), edges
