@@ -10,7 +10,7 @@
  *   - map: each thread loads its items (16-byte vectors, warp-striped as in the scan, so one
  *     instruction moves 512 contiguous bytes) and its flags, and works out a keep bit per
  *     item: the flag, the predicate, x != 0, or "head of a run" (x[i-1] != x[i]);
- *   - count: a warp scan of the bits (gp__scan_warp_rows) and the 8 warps' totals give each
+ *   - count: a warp scan of the bits (gp__select_scan_bits) and the 8 warps' totals give each
  *     item its place in the tile; one thread publishes the tile's count as a status word
  *     tagged with the call's epoch (agent/single_pass.cuh). A count never waits on anything,
  *     so counts never chain;
@@ -296,6 +296,54 @@ static __device__ __forceinline__ void gp__select_heads(uint32_t (&kb)[ROWS * VE
                 else if (TAILS && local == valid - 1) kb[j * VEC + k] |= 1u << 16;
             }
     }
+}
+
+/* The warp's scan of its keep bits by rows (the layout of gp__select_load), as
+ * gp__scan_warp_rows<gp__op_sel_u32> gives it: lp[j], the warp's keep bits before vector
+ * (j, lane); returns the warp's total. A row's warp total is at most 32 * VEC, so the rows'
+ * lane counts travel packed, FB bits each, in one word (two for 1- and 2-byte types), and
+ * the warp scans each word once: 6 shuffles instead of 7 a row. Probe (H100, 2^28, both
+ * builds alternated twice): select 2.5-4% faster, partition 2.5%, unique 1-3%. Run-length's
+ * bits hold two counts (heads, tails << 16); packed, it measured 1% slower, so it keeps
+ * gp__scan_warp_rows. */
+template <int ROWS, int VEC>
+static __device__ __forceinline__ uint32_t gp__select_scan_rows(const uint32_t (&kb)[ROWS * VEC], uint32_t (&lp)[ROWS])
+{
+    constexpr int FB = 32 * VEC < 256 ? 8 : 16, PER = 32 / FB, WORDS = (ROWS + PER - 1) / PER;
+    constexpr uint32_t MASK = (1u << FB) - 1;
+    static_assert(32 * VEC < (1 << FB), "a row's warp total fits its field");
+    uint32_t w[WORDS];
+#pragma unroll
+    for (int q = 0; q < WORDS; q++) w[q] = 0;
+#pragma unroll
+    for (int j = 0; j < ROWS; j++) {
+        uint32_t v = 0;
+#pragma unroll
+        for (int k = 0; k < VEC; k++) v += kb[j * VEC + k];
+        w[j / PER] += v << (j % PER * FB);
+    }
+    uint32_t before[WORDS], total[WORDS]; /* fields: this lane's rows before it, the warp's rows */
+#pragma unroll
+    for (int q = 0; q < WORDS; q++) {
+        const uint32_t incl = gp__warp_inclusive_scan<gp__op_sel_u32>(w[q]);
+        before[q] = incl - w[q]; /* no field borrows: each is at least this lane's */
+        total[q] = gp__shfl<GP__SHFL_IDX>(incl, 31);
+    }
+    uint32_t run = 0;
+#pragma unroll
+    for (int j = 0; j < ROWS; j++) {
+        const int sh = j % PER * FB;
+        lp[j] = run + (before[j / PER] >> sh & MASK);
+        run += total[j / PER] >> sh & MASK;
+    }
+    return run;
+}
+/* The keep bits' scan of kind KIND: gp__select_scan_rows; run-length's by gp__scan_warp_rows (above). */
+template <int KIND, int ROWS, int VEC>
+static __device__ __forceinline__ uint32_t gp__select_scan_bits(const uint32_t (&kb)[ROWS * VEC], uint32_t (&lp)[ROWS])
+{
+    if constexpr (KIND == GP__SEL_RUNS) return gp__scan_warp_rows<gp__op_sel_u32, ROWS, VEC>(kb, lp);
+    else return gp__select_scan_rows<ROWS, VEC>(kb, lp);
 }
 
 /* From the scanning warps' totals in shared memory: the tile's kept items before this

@@ -113,7 +113,7 @@ __global__ void __launch_bounds__(GP__SEL_THREADS, GP__MIN_BLOCKS(GP__SEL_THREAD
         }
         __syncwarp();
         uint32_t lp[ROWS];
-        const uint32_t wt = gp__scan_warp_rows<gp__op_sel_u32, ROWS, VEC>(kb, lp);
+        const uint32_t wt = gp__select_scan_bits<KIND, ROWS, VEC>(kb, lp);
         if (lane == 0) s_wtot[warp] = wt;
         if constexpr (RUNS) { /* the place of the warp's last head in the tile (-1: none) */
             int last = -1;

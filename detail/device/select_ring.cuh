@@ -303,7 +303,7 @@ __global__ void __launch_bounds__(GP__SEL_RING_THREADS, GP__MIN_BLOCKS(GP__SEL_R
         uint32_t kb[ITEMS], lp[ROWS];
         if constexpr (HEADS) gp__select_heads<T, Fn, ROWS, VEC, RUNS>(kb, x, edge, start, p.n);
         else gp__select_keep<KIND, T, P, Fn, ROWS, VEC>(kb, x, fl, start, local0, p.n, a.p);
-        const uint32_t wt = gp__scan_warp_rows<gp__op_sel_u32, ROWS, VEC>(kb, lp);
+        const uint32_t wt = gp__select_scan_bits<KIND, ROWS, VEC>(kb, lp);
         if (lane == 0) s_wtot[warp] = wt;
         if (RUNS && threadIdx.x == 0) s_head0 = kb[0] & 1;
         /* the warps' totals are in, and every scanning thread has read the stage */
