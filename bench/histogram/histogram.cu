@@ -265,7 +265,7 @@ int main(void)
     /* the ladder: each step of the design on u8 2^28 and f32 1024 bins 2^28 */
     gp_table_begin("Ladder (this run): each design step", "step|row|gp us|% of read");
     struct step { const char *name; int what, lg, elem, same; size_t bins; gp__hist_knobs k; };
-    /* knobs: force_zeroed, copies, no_values, lanes, double_rule, no_cells, no_split, all_blocks */
+    /* knobs: force_zeroed, copies, no_values, lanes, double_rule, no_cells, no_split, all_blocks, no_exact */
     const step steps[] = {
         {"1. bins by the rule, one shared copy per block", W_EVEN_U8, 28, 1, 0, 256, {0, 1, 1, 0, 0, 0, 0, 0}},
         {"1. bins by the rule, one shared copy per block", W_EVEN_U8, 28, 1, 1, 256, {0, 1, 1, 0, 0, 0, 0, 0}},
@@ -278,7 +278,10 @@ int main(void)
         {"4b. the same with two copies (not kept)", W_EVEN_U8, 28, 1, 0, 256, {0, 2, 0, 0, 0, 0, 0, 0}},
         {"4b. the same with two copies (not kept)", W_EVEN_U8, 28, 1, 1, 256, {0, 2, 0, 0, 0, 0, 0, 0}},
         {"f32 1024: the rule in double per element", W_EVEN_F32, 28, 4, 0, 1024, {0, 0, 0, 0, 1, 0, 0, 0}},
-        {"f32 1024: float arithmetic, the rule near edges (the library)", W_EVEN_F32, 28, 4, 0, 1024, {0, 0, 0, 0, 0, 0, 0, 0}},
+        {"f32 1024: float arithmetic, the rule near edges", W_EVEN_F32, 28, 4, 0, 1024, {0, 0, 0, 0, 0, 0, 0, 0, 1}},
+        {"f32 1024: 2^k bins over [0, x): floor(x * S), exact in float (the library)", W_EVEN_F32, 28, 4, 0, 1024, {0, 0, 0, 0, 0, 0, 0, 0, 0}},
+        {"f32 65536: float arithmetic, the rule near edges (16-bit counters)", W_EVEN_F32, 28, 4, 0, 65536, {0, 0, 0, 0, 0, 0, 0, 0, 1}},
+        {"f32 65536: floor(x * S), exact in float (the library)", W_EVEN_F32, 28, 4, 0, 65536, {0, 0, 0, 0, 0, 0, 0, 0, 0}},
         {"f32 1024: one copy per block", W_EVEN_F32, 28, 4, 0, 1024, {0, 1, 0, 0, 0, 0, 0, 0}},
         {"f32 1024: merge into a cleared output (memset + kernel)", W_EVEN_F32, 28, 4, 0, 1024, {1, 0, 0, 0, 0, 0, 0, 0}},
         {"f32 range 1024: bisection over the edges in shared memory", W_RANGE_F32, 28, 4, 0, 1024, {0, 0, 0, 0, 0, 1, 0, 0}},
@@ -290,7 +293,8 @@ int main(void)
         {"f32 2^18 bins: a global atomic per element", W_EVEN_F32, 28, 4, 0, 1u << 18, {0, 0, 0, 0, 0, 0, 1, 0}},
         {"f32 2^18 bins: partitioned, parts counted in shared memory (the library)", W_EVEN_F32, 28, 4, 0, 1u << 18, {0, 0, 0, 0, 0, 0, 0, 0}},
         {"f32 2^24 bins: a global atomic per element", W_EVEN_F32, 28, 4, 0, 1u << 24, {0, 0, 0, 0, 0, 0, 1, 0}},
-        {"f32 2^24 bins: partitioned, parts counted in shared memory (the library)", W_EVEN_F32, 28, 4, 0, 1u << 24, {0, 0, 0, 0, 0, 0, 0, 0}},
+        {"f32 2^24 bins: partitioned, parts counted in shared memory, bins by the rule in double", W_EVEN_F32, 28, 4, 0, 1u << 24, {0, 0, 0, 0, 0, 0, 0, 0, 1}},
+        {"f32 2^24 bins: partitioned, bins by floor(x * S) in float (the library)", W_EVEN_F32, 28, 4, 0, 1u << 24, {0, 0, 0, 0, 0, 0, 0, 0, 0}},
         {"f32 2^24 bins: a global atomic per element", W_EVEN_F32, 28, 4, 1, 1u << 24, {0, 0, 0, 0, 0, 0, 1, 0}},
         {"f32 2^24 bins: partitioned (the library)", W_EVEN_F32, 28, 4, 1, 1u << 24, {0, 0, 0, 0, 0, 0, 0, 0}},
     };

@@ -536,7 +536,7 @@ static cudaError_t gp__histogram_even(uint64_t *d_hist, const T *d_in, size_t n,
     if (!(lower < upper) || !isfinite(lower) || !isfinite(upper) || bins == 0 || bins > GP__HIST_MAX_BINS)
         return cudaErrorInvalidValue;
     gp__hist_by_even_float<T> b = {};
-    b.e = gp__hist_even_float_make(lower, upper, bins);
+    b.e = gp__hist_even_float_make(lower, upper, bins, !(knobs && knobs->no_exact));
     if (knobs && knobs->double_rule) b.e.f_fast = b.e.f_exact = 0;
     if constexpr (std::is_same<T, float>::value)
         if (b.e.f_exact) {

@@ -172,7 +172,8 @@ static inline GP__HD float gp__float_ceil(double e)
     return f;
 }
 
-static inline GP__HD gp__hist_even_float gp__hist_even_float_make(double lower, double upper, uint64_t bins)
+/* exact_ok 0: never f_exact (the bench's ladder: the tolerance's path where the exact one applies) */
+static inline GP__HD gp__hist_even_float gp__hist_even_float_make(double lower, double upper, uint64_t bins, int exact_ok = 1)
 {
     gp__hist_even_float e;
     e.lower = lower;
@@ -205,7 +206,7 @@ static inline GP__HD gp__hist_even_float gp__hist_even_float_make(double lower, 
      * underflows is below 1, as is the exact one). Then floor(q) is the bin, with no tolerance:
      * with it, 65536 bins over [0, 1) left 3% of the elements next to an edge, one in almost
      * every warp's vectors, and the warp ran the rule as written for it. */
-    e.f_exact = lower == 0.0 && e.w_pow2 && S >= 0x1p-126 && frexp(S, &ex) == 0.5 && bins <= ((uint64_t)1 << 31);
+    e.f_exact = exact_ok && lower == 0.0 && e.w_pow2 && S >= 0x1p-126 && frexp(S, &ex) == 0.5 && bins <= ((uint64_t)1 << 31);
     if (e.f_exact) e.f_tol = e.f_rel = 0.0f;
     e.f_fast = (bins < ((uint64_t)1 << 24) || e.f_exact) && isfinite(e.f_lower) && isfinite(e.f_scale) &&
                e.f_scale > 0.0f && e.f_tol < 0.25f;
@@ -516,6 +517,7 @@ typedef struct gp__hist_knobs {
     int no_cells;     /* range bins: bisection over the edges, no table of cells */
     int no_split;     /* past shared memory: global atomics, not the partition */
     int all_blocks;   /* every resident block, however few chunks each gets */
+    int no_exact;     /* f32 even bins: the float path with its tolerance where floor(x * S) is exact */
 } gp__hist_knobs;
 
 /* Status memory of a GP__HIST_LAST call: a done counter, then bins accumulators; all of it
