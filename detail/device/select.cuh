@@ -409,9 +409,12 @@ template <int KIND, class T, int ROWS, int VEC>
 static __device__ __forceinline__ void gp__select_scatter(T *s_val, uint32_t *s_idx, const T (&x)[ROWS * VEC],
                                                          const uint32_t (&kb)[ROWS * VEC], const uint32_t (&lp)[ROWS],
                                                          uint32_t before, uint32_t kept, uint32_t valid,
-                                                         uint32_t local0, bool rejected)
+                                                         uint32_t local0, bool rejected, uint32_t warp_total)
 {
     constexpr bool RUNS = KIND == GP__SEL_RUNS;
+    /* a warp that keeps nothing (and places no rejected items) has nothing to put: sparse
+     * outputs (unique with long runs, few items kept) skip the per-item tests */
+    if ((RUNS ? warp_total & 0xffffu : warp_total) == 0 && !(KIND <= GP__SEL_PRED && rejected)) return;
     gp__select_each_item<ROWS, VEC>(kb, lp, before, local0, [&](int q, uint32_t local, uint32_t b, uint32_t run) {
         const uint32_t pos = RUNS ? run & 0xffffu : run;
         if (b & 1) {
@@ -432,8 +435,9 @@ static __device__ __forceinline__ void gp__select_run_lengths(uint32_t *s_idx, u
                                                              const uint32_t (&kb)[ROWS * VEC],
                                                              const uint32_t (&lp)[ROWS], uint32_t before,
                                                              uint32_t local0, size_t start,
-                                                             unsigned long long last_head)
+                                                             unsigned long long last_head, uint32_t warp_total)
 {
+    if ((warp_total >> 16) == 0) return; /* no tail in the warp */
     gp__select_each_item<ROWS, VEC>(kb, lp, before, local0, [&](int, uint32_t local, uint32_t b, uint32_t run) {
         if (b >> 16) {
             const int r = (int)((run + b) & 0xffffu) - 1; /* this run's place (its head counted) */

@@ -142,7 +142,7 @@ __global__ void __launch_bounds__(GP__SEL_THREADS, GP__MIN_BLOCKS(GP__SEL_THREAD
         const uint32_t kept = RUNS ? total & 0xffffu : total;
         const uint32_t valid = (uint32_t)(p.n - start < TILE ? p.n - start : TILE);
         /* scatter into the tile's places: kept first, partition's rejected after them */
-        gp__select_scatter<KIND, T, ROWS, VEC>(s_val, s_idx, x, kb, lp, before, kept, valid, local0, a.rejected != NULL);
+        gp__select_scatter<KIND, T, ROWS, VEC>(s_val, s_idx, x, kb, lp, before, kept, valid, local0, a.rejected != NULL, wt);
         /* the prefix (and the next tile) from the look-ahead; then the scatter is visible
          * to every scanning thread (barrier 1) */
         gp__mbar_wait(&s_handed[i & 1], gp__sel_handed_parity(i));
@@ -156,7 +156,7 @@ __global__ void __launch_bounds__(GP__SEL_THREADS, GP__MIN_BLOCKS(GP__SEL_THREAD
         else P0 = pre;
         if constexpr (RUNS) {
             gp__select_run_lengths<ROWS, VEC>(s_idx, &s_first_len, kb, lp, before, local0, start,
-                                                  gp__sel_last_head(pre.last, TILE));
+                                                  gp__sel_last_head(pre.last, TILE), wt);
             asm volatile("bar.sync 1, %0;" ::"r"(GP__SEL_BLOCK) : "memory");
         }
         /* the next tile's loads go out before this tile's stores */

@@ -318,7 +318,7 @@ __global__ void __launch_bounds__(GP__SEL_RING_THREADS, GP__MIN_BLOCKS(GP__SEL_R
         uint32_t *s_idx = RUNS ? s_runs : reinterpret_cast<uint32_t *>(values);
         gp__mbar_wait(&counted[s], parity); /* the count warp is done with the stage too */
         gp__select_scatter<KIND, T, ROWS, VEC>(s_val, s_idx, x, kb, lp, before, kept, valid, local0,
-                                               a.rejected != NULL);
+                                               a.rejected != NULL, wt);
         gp__mbar_wait(&ready[s], parity);
         const S pre = s_prefix[s];
         unsigned long long P0;
@@ -327,7 +327,7 @@ __global__ void __launch_bounds__(GP__SEL_RING_THREADS, GP__MIN_BLOCKS(GP__SEL_R
         asm volatile("bar.sync 1, %0;" ::"r"(GP__SEL_BLOCK) : "memory"); /* the scatter is visible */
         if constexpr (RUNS) {
             gp__select_run_lengths<ROWS, VEC>(s_idx, &s_first_len, kb, lp, before, local0, start,
-                                                  gp__sel_last_head(pre.last, TILE));
+                                                  gp__sel_last_head(pre.last, TILE), wt);
             asm volatile("bar.sync 1, %0;" ::"r"(GP__SEL_BLOCK) : "memory"); /* the lengths are in */
         }
         gp__select_write<KIND, T, P>(a, s_val, s_idx, P0, kept, valid, start);
