@@ -300,16 +300,12 @@ static cudaError_t gp__histogram_run(uint64_t *d_hist, const T *d_in, size_t n, 
         if (!p.keys && n >= GP__HSPLIT_MIN_N && bins <= GP__HSPLIT_MAX_BUCKETS * GP__HSPLIT_BUCKET_BINS &&
             !(knobs && knobs->no_split)) {
             auto split = [&]() -> cudaError_t {
-                if constexpr (std::is_same<Bin, gp__hist_by_exact_f32>::value) {
-                    return gp__hsplit_run(d_hist, d_in, n, bins, gp__hist_key_exact_f32{bin.e}, dev.id, dev.sms, s);
-                } else {
-                    if constexpr (std::is_same<Bin, gp__hist_by_even_float<T>>::value)
-                        if (bin.e.w_pow2)
-                            return gp__hsplit_run(d_hist, d_in, n, bins, gp__hist_key_pow2<T>{bin.e}, dev.id, dev.sms, s);
-                    gp__hist_key_of<T, Bin> key = {bin, (uint32_t)bins};
-                    key.b.smem_bytes = 0; /* its tables stay in global memory */
-                    return gp__hsplit_run(d_hist, d_in, n, bins, key, dev.id, dev.sms, s);
-                }
+                if constexpr (std::is_same<Bin, gp__hist_by_even_float<T>>::value)
+                    if (bin.e.w_pow2)
+                        return gp__hsplit_run(d_hist, d_in, n, bins, gp__hist_key_pow2<T>{bin.e}, dev.id, dev.sms, s);
+                gp__hist_key_of<T, Bin> key = {bin, (uint32_t)bins}; /* the exact float bins: floor(x * S) */
+                key.b.smem_bytes = 0; /* its tables stay in global memory */
+                return gp__hsplit_run(d_hist, d_in, n, bins, key, dev.id, dev.sms, s);
             };
             const cudaError_t err = split();
             if (err != cudaErrorMemoryAllocation) return err; /* else: no scratch, global atomics */

@@ -57,11 +57,6 @@ struct gp__hist_key_pow2 {
     gp__hist_even_float e;
     __device__ __forceinline__ uint32_t operator()(T x) const { return (uint32_t)gp__hist_even_float_pow2_bin(e, (double)x); }
 };
-/* Float x where the float product is the rule's quotient (f_exact: 2^k bins over [0, 1), say). */
-struct gp__hist_key_exact_f32 {
-    gp__hist_even_float e;
-    __device__ __forceinline__ uint32_t operator()(float x) const { return gp__hist_even_float_exact_f32(e, x); }
-};
 
 #ifndef GP__HSPLIT_SHIFT
 #define GP__HSPLIT_SHIFT 14 /* bins per bucket: 2^14, 64 KB of 32-bit shared counters */
