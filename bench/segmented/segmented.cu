@@ -174,7 +174,8 @@ int main(void)
     }
     gp_table_begin("Reduce along rows and columns, f32 sum, ld = cols (bytes: matrix + outputs, at the read rate)",
                    "shape|gp rows|% of read|cuBLAS gemv (ones)|gp / cuBLAS|gp cols|% of read|cuBLAS gemv (ones)|gp / cuBLAS");
-    const size_t shapes[][2] = {{16384, 16384}, {(size_t)1 << 22, 64}, {64, (size_t)1 << 22}};
+    const size_t shapes[][2] = {{16384, 16384}, {(size_t)1 << 22, 64}, {64, (size_t)1 << 22}, {(size_t)1 << 20, 256},
+                                {(size_t)1 << 24, 16}};
     for (const auto &sh : shapes) {
         struct rc { float *out; const float *in; size_t r, c; cublasHandle_t h; const float *ones; } x = {d_out, d_v, sh[0], sh[1], blas, d_ones};
         const float rms = gp_bench_median_ms([](void *p) { rc *q = (rc *)p; CUDA_CHK(gp_reduce_rows_sum_f32(q->out, q->in, q->r, q->c, q->c, 0)); }, &x);
@@ -195,7 +196,20 @@ int main(void)
                      100.0 * gp_bench_gbps(mb + sh[0] * 4.0, rms) / read_gbs, brms * 1e3, brms / rms, cms * 1e3,
                      100.0 * gp_bench_gbps(mb + sh[1] * 4.0, cms) / read_gbs, bcms * 1e3, bcms / cms);
     }
-    gp_bench_note("torch.sum(dim) is not measured here (no torch in the bench's build); cuBLAS gemv with a ones vector is the reference.");
+    gp_bench_note("torch.sum(dim) is not measured here (no torch in the bench's build; `make bench-torch` has it); cuBLAS gemv with a ones vector is the reference.");
+    /* the short rows' ladder: the merge path (the segmented reduce's rings) against G lanes a row */
+    gp_table_begin("Ladder: reduce along 2^22 rows of 64 floats (bytes: matrix + outputs, at the read rate)",
+                   "step|gp rows|% of read");
+    for (int step = 1; step <= 2; step++) {
+        struct rl { float *out; const float *in; gp__rows_knobs k; } x = {d_out, d_v, {step == 1}};
+        const float ms = gp_bench_median_ms([](void *p) {
+            rl *q = (rl *)p;
+            CUDA_CHK(gp__reduce_rows<gp__op_sum_f32>(q->out, q->in, (size_t)1 << 22, 64, 64, 0, &q->k));
+        }, &x);
+        gp_table_row("%s|%.1f us|%.1f%%", step == 1 ? "1. the merge path (the segmented reduce's rings, offsets implied)"
+                                                    : "2. G lanes a row: 16 lanes of 16-byte loads, a tree of shuffles (the library)",
+                     ms * 1e3, 100.0 * gp_bench_gbps(((size_t)1 << 28) * 4.0 + ((size_t)1 << 22) * 4.0, ms) / read_gbs);
+    }
 
     /* ---- reduce-by-key ---- */
     gp_table_begin("Reduce-by-key, i32 keys / f32 values, sum (bytes: keys + values in, runs out, at the copy rate)",

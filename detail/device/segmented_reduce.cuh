@@ -35,6 +35,8 @@
 #ifndef GP__ROWS_BLOCK_MIN_BYTES
 #define GP__ROWS_BLOCK_MIN_BYTES 16384                     /* rows at least this long: a block a row */
 #endif
+#define GP__ROWS_SHORT_THREADS 256 /* the short rows' kernel: blocks of 256 threads, 4 an SM at least */
+#define GP__ROWS_SHORT_U 4         /* pieces a lane loads before it folds any */
 #ifndef GP__ROWS_BLOCKS_PER_SM
 #define GP__ROWS_BLOCKS_PER_SM 2 /* a block a row, 512 threads: 64 registers (sm_90: 8-24 bytes of the row's plan spill) */
 #endif
@@ -237,6 +239,90 @@ __global__ void __launch_bounds__(GP__REDUCE_BLOCK, GP__MIN_BLOCKS(GP__REDUCE_BL
     }
 }
 
+/* Rows shorter than GP__ROWS_BLOCK_MIN_BYTES, many of them: G lanes a row (a power of two,
+ * the fewest whose VEC-element pieces cover the row, at most 32; a longer row takes a warp
+ * and goes chunk by chunk). Each lane folds its piece's VEC contiguous elements in order
+ * (the identity past the row's end), the G lanes' folds go up a tree towards the group's
+ * first lane (lane i takes lane i + o for o = 1, 2, 4, ...: index order), and a row's
+ * chunks fold in order. The association depends only on cols, never on alignment: an
+ * unaligned row loads the same pieces element by element. Each lane loads U pieces before
+ * folding any: U rows' pieces, or U chunks of one row. On the merge path such rows read at
+ * about half the read rate (2^22 rows of 64 floats, H100: 54%): its searches and carries
+ * are made for segments of any lengths, and these are all of one. */
+template <class Op>
+__global__ void __launch_bounds__(GP__ROWS_SHORT_THREADS, GP__MIN_BLOCKS(GP__ROWS_SHORT_THREADS, 4))
+    gp__rows_short_kernel(typename Op::type *out, const typename Op::type *in, size_t rows, size_t cols, size_t ld,
+                          unsigned G, bool aligned16)
+{
+    typedef typename Op::type T;
+    enum { VEC = gp__reduce_vec_elems(sizeof(T)), U = GP__ROWS_SHORT_U };
+    gp__chain_wait();
+    const unsigned lane = threadIdx.x & 31, g = lane & (G - 1);
+    const size_t warp = (blockIdx.x * (size_t)blockDim.x + threadIdx.x) >> 5;
+    const size_t warps = (size_t)gridDim.x * (blockDim.x >> 5), per_warp = 32 / G;
+    const size_t span = (size_t)G * VEC; /* elements of a chunk */
+    /* the fold of the piece at column c of row r, and the tree of a warp's U folds */
+    auto load = [&](size_t r, size_t c, T (&x)[VEC]) {
+        const T *p = in + r * ld + c;
+        if (VEC > 1 && aligned16 && c + VEC <= cols) {
+            gp__reduce_load<T, VEC>(p, true, x);
+        } else {
+#pragma unroll
+            for (int k = 0; k < VEC; k++) x[k] = c + k < cols ? gp__load_elem(p + k) : Op::identity();
+        }
+    };
+    auto fold = [&](T (&x)[U][VEC], T (&v)[U]) {
+#pragma unroll
+        for (int u = 0; u < U; u++) {
+            v[u] = x[u][0];
+#pragma unroll
+            for (int k = 1; k < VEC; k++) v[u] = Op::apply(v[u], x[u][k]);
+        }
+#pragma unroll
+        for (unsigned o = 1; o < 32; o <<= 1) {
+            if (o < G) { /* the same for the whole warp: every lane shuffles */
+#pragma unroll
+                for (int u = 0; u < U; u++) v[u] = Op::apply(v[u], gp__shfl<GP__SHFL_DOWN>(v[u], (int)o));
+            }
+        }
+    };
+    if (span >= cols) { /* one chunk a row: U rows at a time, per_warp rows a warp each */
+        const size_t stride = warps * per_warp;
+        for (size_t base = warp * per_warp; base < rows; base += U * stride) { /* the same for the whole warp */
+            T x[U][VEC], v[U];
+#pragma unroll
+            for (int u = 0; u < U; u++) {
+                const size_t r = base + lane / G + u * stride;
+                if (r < rows) {
+                    load(r, (size_t)g * VEC, x[u]);
+                } else {
+#pragma unroll
+                    for (int k = 0; k < VEC; k++) x[u][k] = Op::identity();
+                }
+            }
+            fold(x, v);
+#pragma unroll
+            for (int u = 0; u < U; u++) {
+                const size_t r = base + lane / G + u * stride;
+                if (g == 0 && r < rows) gp__store_elem(out + r, v[u]);
+            }
+        }
+    } else { /* a warp a row (G is 32), U chunks at a time */
+        for (size_t r = warp; r < rows; r += warps) {
+            T acc = Op::identity();
+            for (size_t c0 = 0; c0 < cols; c0 += U * span) {
+                T x[U][VEC], v[U];
+#pragma unroll
+                for (int u = 0; u < U; u++) load(r, c0 + u * span + (size_t)g * VEC, x[u]);
+                fold(x, v);
+#pragma unroll
+                for (int u = 0; u < U; u++) acc = Op::apply(acc, v[u]); /* right in lane 0 */
+            }
+            if (lane == 0) gp__store_elem(out + r, acc);
+        }
+    }
+}
+
 /* Fills out[0 .. n) with the identity (empty rows or columns). */
 template <class Op>
 __global__ void gp__seg_fill_kernel(typename Op::type *out, size_t n)
@@ -298,10 +384,16 @@ static cudaError_t gp__segmented_reduce(typename Op::type *d_out, const typename
     return gp__seg_reduce_run<Op>(d_out, src, s, dev);
 }
 
+/* Knobs for the bench's ladder (NULL: the defaults). merge_path: short rows on the merge
+ * path, as before their own kernel. */
+typedef struct gp__rows_knobs {
+    int merge_path;
+} gp__rows_knobs;
+
 /* gp_reduce_rows_<name> */
 template <class Op>
 static cudaError_t gp__reduce_rows(typename Op::type *d_out, const typename Op::type *d_in, size_t rows, size_t cols,
-                                   size_t ld, cudaStream_t s)
+                                   size_t ld, cudaStream_t s, const gp__rows_knobs *knobs = NULL)
 {
     typedef typename Op::type T;
     if (ld < cols) return cudaErrorInvalidValue;
@@ -320,6 +412,18 @@ static cudaError_t gp__reduce_rows(typename Op::type *d_out, const typename Op::
         GP__TRY(gp__kernel_load<gp__rows_block_kernel<Op>>());
         return gp__chained_launch(gp__rows_block_kernel<Op>, (unsigned)blocks, GP__REDUCE_BLOCK, s, dev.cluster_ok != 0,
                                   d_out, d_in, rows, cols, ld);
+    }
+    /* shorter rows, at least a warp's worth of them an SM: G lanes a row (above) */
+    constexpr size_t VEC = gp__reduce_vec_elems(sizeof(T));
+    unsigned G = 1;
+    while (G < 32 && (size_t)G * VEC < cols) G *= 2;
+    if (!(knobs && knobs->merge_path) && cols * sizeof(T) < GP__ROWS_BLOCK_MIN_BYTES && rows * G >= 32 * (size_t)dev.sms) {
+        GP__TRY(gp__kernel_load<gp__rows_short_kernel<Op>>());
+        const bool aligned16 = (uintptr_t)d_in % 16 == 0 && ld * sizeof(T) % 16 == 0;
+        const size_t need = gp__ceil_div(rows * G, (size_t)GP__ROWS_SHORT_THREADS * GP__ROWS_SHORT_U);
+        const size_t blocks = gp__min_size(need, (size_t)dev.sms * (2048 / GP__ROWS_SHORT_THREADS));
+        return gp__chained_launch(gp__rows_short_kernel<Op>, (unsigned)blocks, GP__ROWS_SHORT_THREADS, s,
+                                  dev.cluster_ok != 0, d_out, d_in, rows, cols, ld, G, aligned16);
     }
     gp__seg_rows<T> src = {d_in, rows, cols, ld};
     return gp__seg_reduce_run<Op>(d_out, src, s, dev);
