@@ -11,8 +11,10 @@
  * and ends are loaded, coalesced, into shared memory (one pad word per 32, so that threads
  * 16 items apart fall in distinct banks); then the block folds the tile (gp__seg_tile).
  *
- * Rows of 16 KB or more (GP__ROWS_BLOCK_MIN_BYTES), two waves of blocks of them or more: a
- * block a row, each row reduced as the plain reduce reduces a block's run (reduce.cuh).
+ * Rows of 16 KB or more (GP__ROWS_BLOCK_MIN_BYTES): two waves of blocks of them or more, a
+ * block a row, each row reduced as the plain reduce reduces a block's run (reduce.cuh);
+ * fewer, parts of rows, a block a part. Shorter rows, at least a warp's worth of them an
+ * SM: G lanes a row. Other rows go on the merge path.
  *
  * Columns: block (32 columns x 8 row groups) folds its column strip over a chunk of rows,
  * each thread a contiguous run of rows (index order), the 8 partials folded in order in
@@ -34,6 +36,9 @@
 #define GP__COLS_TARGET_BLOCKS 2048                        /* blocks a column reduce aims at */
 #ifndef GP__ROWS_BLOCK_MIN_BYTES
 #define GP__ROWS_BLOCK_MIN_BYTES 16384                     /* rows at least this long: a block a row */
+#endif
+#ifndef GP__ROWS_SPLIT_ITEMS
+#define GP__ROWS_SPLIT_ITEMS 256 /* fewer long rows than two waves: parts of rows, about this many (H100: one wave) */
 #endif
 #define GP__ROWS_SHORT_THREADS 256 /* the short rows' kernel: blocks of 256 threads, 4 an SM at least */
 #define GP__ROWS_SHORT_U 4         /* pieces a lane loads before it folds any */
@@ -211,31 +216,62 @@ __global__ void __launch_bounds__(GP__COLS_W *GP__COLS_H)
     gp__store_elem(out + c, r);
 }
 
-/* Long rows, many of them: one block a row (the grid strides over the rows), each row
- * reduced as the plain reduce's block reduces its run: the elements before the row's first
- * 16-byte boundary, whole 16-byte vectors tile by tile (every load of a step issued before
- * any is used), the rest; in index order, with an association fixed by the row's length
- * and alignment. The merge path (above) is made for any segment lengths; rows of equal,
- * long length need none of its searches and carries. */
-template <class Op>
+/* Long rows: one block a row, or, with fewer rows than two waves of blocks, `parts` blocks a
+ * row, each a contiguous part (the grid strides over rows x parts). Each part is reduced as
+ * the plain reduce's block reduces its run: the elements before the part's first 16-byte
+ * boundary, whole 16-byte vectors tile by tile (every load of a step issued before any is
+ * used), the rest; in index order, with an association fixed by the row's length,
+ * alignment and `parts`. A row's parts go to scratch, and the block that finishes a row's
+ * last part (a counter a row) folds them in order. The merge path (above) is made for any
+ * segment lengths; rows of equal, long length need none of its searches and carries. */
+template <class Op, bool SPLIT>
 __global__ void __launch_bounds__(GP__REDUCE_BLOCK, GP__MIN_BLOCKS(GP__REDUCE_BLOCK, GP__ROWS_BLOCKS_PER_SM))
-    gp__rows_block_kernel(typename Op::type *out, const typename Op::type *in, size_t rows, size_t cols, size_t ld)
+    gp__rows_block_kernel(typename Op::type *out, const typename Op::type *in, size_t rows, size_t cols, size_t ld,
+                          size_t parts, char *scratch)
 {
+    /* SPLIT: parts > 1 (a kernel of its own: the parts' bookkeeping in the whole rows' kernel
+     * cost them 5%, 16384^2 floats 362 to 382 us on the H100, its 64 registers spilling more) */
     typedef typename Op::type T;
     typedef gp__map_identity<T> Map;
     enum { ROWS = GP__REDUCE_ROWS(1, sizeof(T)) };
+    __shared__ bool s_last;
     gp__chain_wait();
-    for (size_t r = blockIdx.x; r < rows; r += gridDim.x) {
-        const T *row = in + r * ld;
-        const gp__reduce_plan p = gp__reduce_make_plan((uintptr_t)row, (uintptr_t)row, cols, sizeof(T), 1, 1, 0);
+    if (!SPLIT) parts = 1;
+    const size_t per = gp__ceil_div(cols, parts);
+    /* SPLIT: the rows' counters, then their parts */
+    unsigned long long *count = reinterpret_cast<unsigned long long *>(scratch);
+    T *part = SPLIT ? reinterpret_cast<T *>(scratch + gp__round_up(rows * 8, GP__SCRATCH_ALIGN)) : NULL;
+    for (size_t item = blockIdx.x; item < rows * parts; item += gridDim.x) {
+        const size_t r = SPLIT ? item / parts : item, c0 = SPLIT ? item % parts * per : 0;
+        const size_t n = SPLIT ? gp__min_size(per, cols - c0) : cols;
+        const T *row = in + r * ld + c0;
+        const gp__reduce_plan p = gp__reduce_make_plan((uintptr_t)row, (uintptr_t)row, n, sizeof(T), 1, 1, 0);
         const gp__reduce_src<T> src = {row, row}, body = {row + p.head, row + p.head};
         const bool aligned16 = p.aligned16 != 0;
         const T total = p.nvec <= (size_t)GP__REDUCE_BLOCK * ROWS
                             ? gp__block_combine_warps<Op>(
                                   gp__reduce_step<Op, Map>(body, (threadIdx.x >> 5) * 32 * ROWS, p.nvec, aligned16))
                             : gp__reduce_block_run<Op, Map>(body, 0, p.nvec, aligned16);
-        if (threadIdx.x == 0) gp__store_elem(out + r, gp__reduce_with_edges<Op, Map>(src, p, total));
-        __syncthreads(); /* the next row reuses the block's shared slots */
+        if (threadIdx.x == 0) {
+            const T v = gp__reduce_with_edges<Op, Map>(src, p, total);
+            if (!SPLIT) {
+                gp__store_elem(out + r, v);
+            } else {
+                gp__store_elem(part + item, v);
+                __threadfence();
+                s_last = atomicAdd(count + r, 1ull) == parts - 1;
+            }
+        }
+        __syncthreads(); /* (s_last) the next item reuses the block's shared slots */
+        if constexpr (SPLIT) {
+            if (s_last && threadIdx.x == 0) { /* every part of row r has arrived */
+                __threadfence();
+                T acc = gp__load_cg(part + r * parts);
+                for (size_t q = 1; q < parts; q++) acc = Op::apply(acc, gp__load_cg(part + r * parts + q));
+                gp__store_elem(out + r, acc);
+            }
+            __syncthreads(); /* s_last read */
+        }
     }
 }
 
@@ -405,13 +441,28 @@ static cudaError_t gp__reduce_rows(typename Op::type *d_out, const typename Op::
     gp__device dev;
     GP__TRY(gp__device_query(&dev, on.dev));
     if (cols == 0) return gp__seg_fill<Op>(d_out, rows, dev, s);
-    /* rows of GP__ROWS_BLOCK_MIN_BYTES or more, and enough of them for two waves of blocks:
-     * a block a row */
+    /* rows of GP__ROWS_BLOCK_MIN_BYTES or more: a block a row where they make two waves of
+     * blocks, else parts of GP__ROWS_BLOCK_MIN_BYTES or more, GP__ROWS_SPLIT_ITEMS of them in
+     * all where the rows are long enough (a count of rows and columns alone: the association
+     * is the same on every GPU) */
     const size_t blocks = (size_t)dev.sms * GP__ROWS_BLOCKS_PER_SM;
+    const size_t parts = gp__min_size(gp__ceil_div(GP__ROWS_SPLIT_ITEMS, rows), cols * sizeof(T) / GP__ROWS_BLOCK_MIN_BYTES);
     if (cols * sizeof(T) >= GP__ROWS_BLOCK_MIN_BYTES && rows >= 2 * blocks) {
-        GP__TRY(gp__kernel_load<gp__rows_block_kernel<Op>>());
-        return gp__chained_launch(gp__rows_block_kernel<Op>, (unsigned)blocks, GP__REDUCE_BLOCK, s, dev.cluster_ok != 0,
-                                  d_out, d_in, rows, cols, ld);
+        GP__TRY((gp__kernel_load<gp__rows_block_kernel<Op, false>>()));
+        return gp__chained_launch(gp__rows_block_kernel<Op, false>, (unsigned)blocks, GP__REDUCE_BLOCK, s,
+                                  dev.cluster_ok != 0, d_out, d_in, rows, cols, ld, (size_t)1, (char *)NULL);
+    }
+    if (cols * sizeof(T) >= GP__ROWS_BLOCK_MIN_BYTES && parts >= 2) {
+        GP__TRY((gp__kernel_load<gp__rows_block_kernel<Op, true>>()));
+        gp__launch_shape shape = {GP__GRID, (unsigned)gp__min_size(blocks, rows * parts), GP__REDUCE_BLOCK, 0, 0, 0, 0, 0, 0};
+        shape.scratch_zeroed = gp__round_up(rows * 8, GP__SCRATCH_ALIGN);
+        shape.scratch_bytes = shape.scratch_zeroed + rows * parts * sizeof(T);
+        shape.scratch_wait = dev.cluster_ok;
+        shape.chain = dev.cluster_ok;
+        return gp__launch_device_wide(shape, dev.id, s, [&](const cudaLaunchConfig_t &cfg, void *scratch, uint32_t) {
+            return cudaLaunchKernelEx(&cfg, gp__rows_block_kernel<Op, true>, d_out, d_in, rows, cols, ld, parts,
+                                      (char *)scratch);
+        });
     }
     /* shorter rows, at least a warp's worth of them an SM: G lanes a row (above) */
     constexpr size_t VEC = gp__reduce_vec_elems(sizeof(T));
