@@ -167,9 +167,9 @@ int main(void)
     cublasHandle_t blas;
     CUBLAS_CHK(cublasCreate(&blas));
     float *d_ones;
-    CUDA_CHK(cudaMalloc(&d_ones, ((size_t)1 << 22) * 4));
+    CUDA_CHK(cudaMalloc(&d_ones, ((size_t)1 << 24) * 4)); /* the longest gemv vector: 2^24 rows */
     {
-        std::vector<float> ones((size_t)1 << 22, 1.0f);
+        std::vector<float> ones((size_t)1 << 24, 1.0f);
         CUDA_CHK(cudaMemcpy(d_ones, ones.data(), ones.size() * 4, cudaMemcpyHostToDevice));
     }
     gp_table_begin("Reduce along rows and columns, f32 sum, ld = cols (bytes: matrix + outputs, at the read rate)",
