@@ -60,6 +60,8 @@ def read_tables(path):
                 tables[title] = (None, rows)
             elif header is None:
                 header = split_row(line[2:] if line.startswith("# ") else line)
+                # a name used twice (rows' and columns' "% of read") keeps both: the second as "<name> 2"
+                header = [h if h not in header[:i] else h + " 2" for i, h in enumerate(header)]
                 tables[title] = (header, rows)
             else:
                 rows.append(dict(zip(header, split_row(line))))
@@ -256,20 +258,21 @@ def plot_matmul(tables, title):
 
 
 def bars(title, groups, ceiling, extra=None):
-    """One panel per (panel title, [(label, gp %, NVIDIA %)]): horizontal bars, % of ceiling.
-    extra: a function that draws one more panel, below, on the axes it is given."""
-    groups = [(t, rs) for t, rs in groups if rs]
+    """One panel per (panel title, [(label, gp %, NVIDIA %)][, NVIDIA's name, CUB if not given]):
+    horizontal bars, % of ceiling. extra: a function that draws one more panel, below, on the
+    axes it is given."""
+    groups = [(g[0], g[1], g[2] if len(g) > 2 else "CUB") for g in groups if g[1]]
     if not groups:
         return None
-    height = sum(len(rs) for _, rs in groups) * 0.42 + 1.4 * len(groups) + (4.2 if extra else 0)
-    ratios = [len(rs) + 1 for _, rs in groups] + ([9] if extra else [])
+    height = sum(len(rs) for _, rs, _ in groups) * 0.42 + 1.4 * len(groups) + (4.2 if extra else 0)
+    ratios = [len(rs) + 1 for _, rs, _ in groups] + ([9] if extra else [])
     fig, axes = plt.subplots(len(ratios), 1, figsize=(9, height), squeeze=False, gridspec_kw={"height_ratios": ratios})
     if extra:
         extra(axes[-1, 0])
-    for ax, (panel, rs) in zip(axes[:, 0], groups):
+    for ax, (panel, rs, nvidia) in zip(axes[:, 0], groups):
         y = list(range(len(rs)))[::-1]
         ax.barh([v + 0.2 for v in y], [r[1] for r in rs], 0.4, color=GP, label="gpuprims")
-        ax.barh([v - 0.2 for v in y], [r[2] or 0 for r in rs], 0.4, color=CUB, label="CUB")
+        ax.barh([v - 0.2 for v in y], [r[2] or 0 for r in rs], 0.4, color=CUB, label=nvidia)
         for v, r in zip(y, rs):
             ax.text(r[1] + 1, v + 0.2, "%.0f%%" % r[1], va="center", fontsize=7)
             if r[2]:
@@ -319,8 +322,13 @@ def plot_segmented(tables, title):
                    ("speed", "gp / CUB"), lambda r: r["values"] == "2^28")
     rbk = pct_rows(find(tables, "Reduce-by-key"), lambda r: "reduce-by-key, runs of " + r["runs of"], "% of copy",
                    ("speed", "gp / CUB"), lambda r: r["n"] == "2^28")
+    rc = find(tables, "Reduce along rows and columns")
+    rows = pct_rows(rc, lambda r: "rows, " + r["shape"], "% of read", ("speed", "gp / cuBLAS"))
+    cols = pct_rows(rc, lambda r: "columns, " + r["shape"], "% of read 2", ("speed", "gp / cuBLAS 2"))
     return bars(title, [("segmented reduce f32, 2^28 values (% of the read rate)", seg),
-                        ("reduce-by-key i32/f32, 2^28 (% of the copy rate)", rbk)], "the ceiling")
+                        ("reduce-by-key i32/f32, 2^28 (% of the copy rate)", rbk),
+                        ("reduce along rows and columns, f32 (% of the read rate)", rows + cols, "cuBLAS gemv")],
+                "the ceiling")
 
 
 def plot_histogram(tables, title):
