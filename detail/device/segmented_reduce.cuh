@@ -2,7 +2,8 @@
  * rows and the reduce along columns: the one-tile merge-path kernel, the rows and columns
  * kernels, and the host side of all three. Level 4: needs segmented_path.cuh (the merge
  * path both segmented reduce kernels share), segmented_reduce_ring.cuh (the kernel fed by
- * rings of bulk copies, sm_90), reduce.cuh, launch.cuh, ops.cuh and common.cuh; the public
+ * rings of bulk copies, sm_90), reduce.cuh, agent/single_pass.cuh (the last part of a row),
+ * launch.cuh, ops.cuh and common.cuh; the public
  * names and macros are in segmented.cuh.
  *
  * The one-tile kernel (other value sizes, ld != cols, GPUs before sm_90): each block takes
@@ -75,6 +76,7 @@ static inline GP__HD gp__cols_plan gp__cols_make_plan(size_t rows, size_t cols)
 static constexpr GP__HD unsigned gp__seg_items(size_t elem) { return elem <= 4 ? 16u : elem >= 64 ? 1u : (unsigned)(64 / elem); }
 
 #include "../util/launch.cuh"
+#include "../agent/single_pass.cuh" /* gp__block_is_last: the last part of a row */
 #include "segmented_path.cuh"
 #include "segmented_reduce_ring.cuh"
 #include "reduce.cuh"
@@ -234,7 +236,6 @@ __global__ void __launch_bounds__(GP__REDUCE_BLOCK, GP__MIN_BLOCKS(GP__REDUCE_BL
     typedef typename Op::type T;
     typedef gp__map_identity<T> Map;
     enum { ROWS = GP__REDUCE_ROWS(1, sizeof(T)) };
-    __shared__ bool s_last;
     gp__chain_wait();
     if (!SPLIT) parts = 1;
     const size_t per = gp__ceil_div(cols, parts);
@@ -254,24 +255,17 @@ __global__ void __launch_bounds__(GP__REDUCE_BLOCK, GP__MIN_BLOCKS(GP__REDUCE_BL
                             : gp__reduce_block_run<Op, Map>(body, 0, p.nvec, aligned16);
         if (threadIdx.x == 0) {
             const T v = gp__reduce_with_edges<Op, Map>(src, p, total);
-            if (!SPLIT) {
-                gp__store_elem(out + r, v);
-            } else {
-                gp__store_elem(part + item, v);
-                __threadfence();
-                s_last = atomicAdd(count + r, 1ull) == parts - 1;
-            }
+            if constexpr (SPLIT) gp__store_elem(part + item, v);
+            else gp__store_elem(out + r, v);
         }
-        __syncthreads(); /* (s_last) the next item reuses the block's shared slots */
         if constexpr (SPLIT) {
-            if (s_last && threadIdx.x == 0) { /* every part of row r has arrived */
-                __threadfence();
+            if (gp__block_is_last(count + r, parts) && threadIdx.x == 0) { /* every part of row r has arrived */
                 T acc = gp__load_cg(part + r * parts);
                 for (size_t q = 1; q < parts; q++) acc = Op::apply(acc, gp__load_cg(part + r * parts + q));
                 gp__store_elem(out + r, acc);
             }
-            __syncthreads(); /* s_last read */
         }
+        __syncthreads(); /* the next item reuses the block's shared slots */
     }
 }
 
@@ -314,13 +308,7 @@ __global__ void __launch_bounds__(GP__ROWS_SHORT_THREADS, GP__MIN_BLOCKS(GP__ROW
 #pragma unroll
             for (int k = 1; k < VEC; k++) v[u] = Op::apply(v[u], x[u][k]);
         }
-#pragma unroll
-        for (unsigned o = 1; o < 32; o <<= 1) {
-            if (o < G) { /* the same for the whole warp: every lane shuffles */
-#pragma unroll
-                for (int u = 0; u < U; u++) v[u] = Op::apply(v[u], gp__shfl<GP__SHFL_DOWN>(v[u], (int)o));
-            }
-        }
+        gp__warp_reduce_lane0_each<Op, U>(v, G);
     };
     if (span >= cols) { /* one chunk a row: U rows at a time, per_warp rows a warp each */
         const size_t stride = warps * per_warp;

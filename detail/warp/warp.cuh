@@ -86,18 +86,31 @@ static __device__ __forceinline__ typename Op::type gp__warp_reduce(typename Op:
     return one[0];
 }
 
-/* Warp reduce, tree towards lane 0: the total in lane 0 only (other lanes return partial
- * garbage). Cheaper than the butterfly (no selects); the device reduce's inner loop. */
+/* Warp reduce, tree towards lane 0, of each of v[0..NB-1] over each aligned group of `lanes`
+ * lanes (a power of two, the same in every lane): lane i takes lane i + o for o = 1, 2, 4,
+ * ..., so the group's first lane gets the group's total in lane order (other lanes return
+ * partial garbage). Cheaper than the butterfly (no selects); the NB trees go level by level
+ * together, so their shuffles overlap. Every lane of the warp calls it. */
+template <class Op, int NB>
+static __device__ __forceinline__ void gp__warp_reduce_lane0_each(typename Op::type (&v)[NB], unsigned lanes = 32)
+{
+#pragma unroll
+    for (int o = 1; o < 32; o <<= 1) {
+        if ((unsigned)o < lanes) {
+#pragma unroll
+            for (int b = 0; b < NB; b++) v[b] = Op::apply(v[b], gp__shfl<GP__SHFL_DOWN>(v[b], o));
+        }
+    }
+}
+
+/* The same for one value over the whole warp: the total in lane 0; the device reduce's inner
+ * loop. */
 template <class Op>
 static __device__ __forceinline__ typename Op::type gp__warp_reduce_lane0(typename Op::type v)
 {
-    typedef typename Op::type T;
-#pragma unroll
-    for (int o = 1; o < 32; o <<= 1) {
-        T other = gp__shfl<GP__SHFL_DOWN>(v, o);
-        v = Op::apply(v, other);
-    }
-    return v;
+    typename Op::type one[1] = {v};
+    gp__warp_reduce_lane0_each<Op, 1>(one);
+    return one[0];
 }
 
 /* The classic "unroll the last warp" over a shared-memory tree, made correct on Volta and
