@@ -120,9 +120,11 @@ extern "C" void test_segmented_host(void)
     /* the column plan covers every row once, in whole chunks */
     const size_t shapes[][2] = {{1, 1}, {16384, 16384}, {1 << 22, 64}, {64, 1 << 22}, {1000003, 3}, {65, 100000}, {7, 2}};
     for (const auto &sh : shapes) {
-        const gp__cols_plan c = gp__cols_make_plan(sh[0], sh[1]);
-        EXPECT(c.strips * GP__COLS_W >= sh[1] && (c.strips - 1) * GP__COLS_W < sh[1], "cols plan %zu x %zu: strips",
-               sh[0], sh[1]);
+        const gp__cols_plan c = gp__cols_make_plan(sh[0], sh[1], gp__reduce_vec_elems(sizeof(float)));
+        const size_t width = (size_t)c.w * 4; /* columns a strip: w lanes of 4 floats */
+        EXPECT(c.w >= 1 && c.w <= 32 && (c.w & (c.w - 1)) == 0 && c.strips * width >= sh[1] &&
+                   (c.strips - 1) * width < sh[1] && (c.strips == 1 || c.w == 32),
+               "cols plan %zu x %zu: strips %zu of %u lanes", sh[0], sh[1], c.strips, c.w);
         EXPECT(c.chunks * c.per >= sh[0] && (c.chunks - 1) * c.per < sh[0] && c.chunks >= 1,
                "cols plan %zu x %zu: chunks %zu x %zu rows", sh[0], sh[1], c.chunks, c.per);
     }
