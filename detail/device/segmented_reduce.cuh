@@ -345,7 +345,8 @@ __global__ void __launch_bounds__(GP__REDUCE_BLOCK, GP__MIN_BLOCKS(GP__REDUCE_BL
  * first lane (lane i takes lane i + o for o = 1, 2, 4, ...: index order), and a row's
  * chunks fold in order. The association depends only on cols, never on alignment: an
  * unaligned row loads the same pieces element by element. Each lane loads U pieces before
- * folding any: U rows' pieces, or U chunks of one row. On the merge path such rows read at
+ * folding any: U rows' pieces (a warp's rows a step are consecutive, so its loads and
+ * stores are too), the chunks of U / cpr rows of cpr chunks, or U chunks of one row. On the merge path such rows read at
  * about half the read rate (2^22 rows of 64 floats, H100: 54%): its searches and carries
  * are made for segments of any lengths, and these are all of one. */
 template <class Op>
@@ -379,13 +380,13 @@ __global__ void __launch_bounds__(GP__ROWS_SHORT_THREADS, GP__MIN_BLOCKS(GP__ROW
         }
         gp__warp_reduce_lane0_each<Op, U>(v, G);
     };
-    if (span >= cols) { /* one chunk a row: U rows at a time, per_warp rows a warp each */
-        const size_t stride = warps * per_warp;
-        for (size_t base = warp * per_warp; base < rows; base += U * stride) { /* the same for the whole warp */
+    if (span >= cols) { /* one chunk a row: a warp U * per_warp consecutive rows a step */
+        const size_t step = U * per_warp;
+        for (size_t base = warp * step; base < rows; base += warps * step) { /* the same for the whole warp */
             T x[U][VEC], v[U];
 #pragma unroll
             for (int u = 0; u < U; u++) {
-                const size_t r = base + lane / G + u * stride;
+                const size_t r = base + u * per_warp + lane / G;
                 if (r < rows) {
                     load(r, (size_t)g * VEC, x[u]);
                 } else {
@@ -396,8 +397,34 @@ __global__ void __launch_bounds__(GP__ROWS_SHORT_THREADS, GP__MIN_BLOCKS(GP__ROW
             fold(x, v);
 #pragma unroll
             for (int u = 0; u < U; u++) {
-                const size_t r = base + lane / G + u * stride;
+                const size_t r = base + u * per_warp + lane / G;
                 if (g == 0 && r < rows) gp__store_elem(out + r, v[u]);
+            }
+        }
+    } else if (cols <= U / 2 * span) { /* a warp a row, cpr chunks: U / cpr rows a step */
+        const unsigned cpr = (unsigned)gp__ceil_div(cols, span), R = U / cpr;
+        for (size_t base = warp * R; base < rows; base += warps * R) {
+            T x[U][VEC], v[U];
+#pragma unroll
+            for (int u = 0; u < U; u++) {
+                const size_t r = base + u / cpr;
+                if (u < R * cpr && r < rows) {
+                    load(r, (u % cpr) * span + (size_t)g * VEC, x[u]);
+                } else {
+#pragma unroll
+                    for (int k = 0; k < VEC; k++) x[u][k] = Op::identity();
+                }
+            }
+            fold(x, v);
+            T acc = Op::identity(); /* right in lane 0: each row's chunks in order */
+#pragma unroll
+            for (int u = 0; u < U; u++) {
+                if (u >= R * cpr) break;
+                acc = Op::apply(acc, v[u]);
+                if (u % cpr == cpr - 1) {
+                    if (lane == 0 && base + u / cpr < rows) gp__store_elem(out + base + u / cpr, acc);
+                    acc = Op::identity();
+                }
             }
         }
     } else { /* a warp a row (G is 32), U chunks at a time */

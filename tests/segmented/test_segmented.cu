@@ -416,10 +416,12 @@ extern "C" void test_segmented_reduce_gpu(void)
     {                                                                                                       \
         /* 600 x 4096, ld 4097: a block a row on a GPU of up to 150 SMs, each row at its own alignment; \
          * 8 x 65539 and 3 x 100003: long rows, few, in parts of blocks; 3000 x 64 and 20000 x 40:    \
-         * G lanes a row */                                                                             \
+         * G lanes a row; 1000 x 200, 301 x 256 and 700 x 100: a warp two rows of two chunks (4- or   \
+         * 8-byte types) */                                                                             \
         const size_t shapes[][3] = {{1, 1, 1}, {31, 33, 33}, {1023, 1, 1}, {1, 1025, 1025}, {64, 5000, 5001}, \
                                     {3000, 64, 64}, {7, 3, 9}, {5, 0, 0}, {0, 5, 5}, {20000, 40, 40},      \
-                                    {600, 4096, 4097}, {8, 65539, 65541}, {3, 100003, 100003}};           \
+                                    {600, 4096, 4097}, {8, 65539, 65541}, {3, 100003, 100003},             \
+                                    {1000, 200, 203}, {301, 256, 256}, {700, 100, 100}};                  \
         for (const auto &sh : shapes)                                                                       \
             check_rows_cols<href_##name>(#name, gp_reduce_rows_##name, gp_reduce_cols_##name, sh[0], sh[1], sh[2], \
                                          (unsigned)(sh[0] % 2), &st);                                       \
@@ -437,6 +439,8 @@ extern "C" void test_segmented_reduce_gpu(void)
     }
     /* the user's non-commutative operator; 530 rows of 1100 (17.6 KB): a block a row on an H100 */
     check_rows_cols<href_mat2>("mat2", gp_reduce_rows_mat2, gp_reduce_cols_mat2, 530, 1100, 1101, 1, &st);
+    /* 999 rows of 50 (800 bytes): a warp two rows of two chunks */
+    check_rows_cols<href_mat2>("mat2", gp_reduce_rows_mat2, gp_reduce_cols_mat2, 999, 50, 51, 1, &st);
     /* 5 rows of 40000 (640 KB): parts of rows, folded in order */
     check_rows_cols<href_mat2>("mat2", gp_reduce_rows_mat2, gp_reduce_cols_mat2, 5, 40000, 40001, 1, &st);
     for (size_t n : edge_sizes) {
