@@ -1,9 +1,10 @@
 /* detail/device/segmented.cuh -- segments: segmented reduce over CSR offsets, reduce along
  * rows and along columns, segmented scan (head flags) and reduce-by-key; their public
  * names, declarations and instantiation macros. Level 4: the kernels and launchers are in
- * segmented_reduce.cuh (merge-path reduce, rows, columns), segmented_scan.cuh (the scan
- * over pairs: segmented scan, reduce-by-key), segmented_scan_ring.cuh and
- * reduce_by_key_ring.cuh (both on the scan's ring of stages). Needs ops.cuh and common.cuh.
+ * segmented_reduce.cuh (merge-path reduce, rows), segmented_cols.cuh (columns),
+ * segmented_scan.cuh (the scan over pairs: segmented scan, reduce-by-key),
+ * segmented_scan_ring.cuh and reduce_by_key_ring.cuh (both on the scan's ring of stages).
+ * Needs ops.cuh and common.cuh.
  *
  * Every result combines in index order (non-commutative operators give the sequential
  * answer) with an association fixed by the offsets, heads or keys, n, and the GPU model:
@@ -18,6 +19,7 @@
 #include "../util/common.cuh"
 #include "../util/ops.cuh"
 #include "segmented_reduce.cuh"
+#include "segmented_cols.cuh"
 #include "reduce_by_key_ring.cuh"
 
 /* The key comparison of the default reduce-by-key instances. */
