@@ -417,11 +417,12 @@ extern "C" void test_segmented_reduce_gpu(void)
         /* 600 x 4096, ld 4097: a block a row on a GPU of up to 150 SMs, each row at its own alignment; \
          * 8 x 65539 and 3 x 100003: long rows, few, in parts of blocks; 3000 x 64 and 20000 x 40:    \
          * G lanes a row; 1000 x 200, 301 x 256 and 700 x 100: a warp two rows of two chunks (4- or   \
-         * 8-byte types) */                                                                             \
+         * 8-byte types); 5000 x 37 at ld 40: columns element by element in 10 chunks, the last lane   \
+         * of a row group with one column of its four */                                              \
         const size_t shapes[][3] = {{1, 1, 1}, {31, 33, 33}, {1023, 1, 1}, {1, 1025, 1025}, {64, 5000, 5001}, \
                                     {3000, 64, 64}, {7, 3, 9}, {5, 0, 0}, {0, 5, 5}, {20000, 40, 40},      \
                                     {600, 4096, 4097}, {8, 65539, 65541}, {3, 100003, 100003},             \
-                                    {1000, 200, 203}, {301, 256, 256}, {700, 100, 100}};                  \
+                                    {1000, 200, 203}, {301, 256, 256}, {700, 100, 100}, {5000, 37, 40}};  \
         for (const auto &sh : shapes)                                                                       \
             check_rows_cols<href_##name>(#name, gp_reduce_rows_##name, gp_reduce_cols_##name, sh[0], sh[1], sh[2], \
                                          (unsigned)(sh[0] % 2), &st);                                       \
