@@ -190,14 +190,19 @@ def jobs():
     out.append(("transpose f32 8192^2 (x.t().contiguous())", a.numel(), 8 * a.numel(),
                 lambda a=a, t=t: t.copy_(a.t()),
                 lambda f=c_fn("gp_transpose_f32", P, P, Z, Z, P), a=a, t=t: call(f, ptr(t), ptr(a), 8192, 8192)))
-    for dim, fname in ((1, "gp_reduce_rows_sum_f32"), (0, "gp_reduce_cols_sum_f32")):
-        red = torch.empty(8192, device=DEV)
-        f = c_fn(fname, P, P, Z, Z, Z, P)
-        call(f, ptr(red), ptr(a), 8192, 8192, 8192)
-        expect(torch.allclose(red, a.sum(dim=dim), rtol=1e-4), fname)
-        out.append(("sum along dim %d, f32 8192^2 (x.sum(dim=%d))" % (dim, dim), a.numel(), 4 * a.numel(),
-                    lambda a=a, d=dim: a.sum(dim=d),
-                    lambda f=f, r=red, a=a: call(f, ptr(r), ptr(a), 8192, 8192, 8192)))
+    # the segments issue's shapes for x.sum(dim), beside 8192^2
+    for rows, cols, label in ((8192, 8192, "8192^2"), (16384, 16384, "16384^2"), (1 << 22, 64, "2^22 x 64"),
+                              (64, 1 << 22, "64 x 2^22")):
+        m = a if rows == 8192 else torch.rand(rows, cols, device=DEV, generator=g)
+        for dim, fname in ((1, "gp_reduce_rows_sum_f32"), (0, "gp_reduce_cols_sum_f32")):
+            red = torch.empty(rows if dim == 1 else cols, device=DEV)
+            f = c_fn(fname, P, P, Z, Z, Z, P)
+            call(f, ptr(red), ptr(m), rows, cols, cols)
+            expect(torch.allclose(red, m.sum(dim=dim), rtol=1e-4), "%s %s" % (fname, label))
+            out.append(("sum along dim %d, f32 %s (x.sum(dim=%d))" % (dim, label, dim), m.numel(), 4 * m.numel(),
+                        lambda m=m, d=dim: m.sum(dim=d),
+                        lambda f=f, r=red, m=m, rc=(rows, cols): call(f, ptr(r), ptr(m), rc[0], rc[1], rc[1])))
+        del m
     torch.backends.cuda.matmul.allow_tf32 = False
     ma, mb = torch.rand(4096, 4096, device=DEV, generator=g), torch.rand(4096, 4096, device=DEV, generator=g)
     mc = torch.empty(4096, 4096, device=DEV)
