@@ -92,15 +92,18 @@ static __device__ __forceinline__ void gp__cols_rows(typename Op::type (&acc)[gp
     }
 }
 
-/* Columns: lane x of row group y folds the VEC columns c0 .. c0 + VEC of rows [a, b) of m:
- * 16-byte loads where `aligned16` and the vector lies inside the row. */
+/* Columns: rows [r0, r1) of m split into one contiguous run a row group (the thread's
+ * group y of GP__COLS_THREADS / w); the thread folds its VEC columns c0 .. c0 + VEC over
+ * its group's run: 16-byte loads where `aligned16` and the vector lies inside the row. */
 template <class Op, bool CG>
 static __device__ __forceinline__ void gp__cols_fold(typename Op::type (&acc)[gp__reduce_vec_elems(sizeof(typename Op::type))],
-                                                     const typename Op::type *m, size_t a, size_t b, size_t ld,
-                                                     size_t c0, size_t cols, bool aligned16)
+                                                     const typename Op::type *m, size_t r0, size_t r1, size_t ld,
+                                                     size_t c0, size_t cols, unsigned w, bool aligned16)
 {
     typedef typename Op::type T;
     enum { VEC = gp__reduce_vec_elems(sizeof(T)) };
+    const size_t sub = gp__ceil_div(r1 - r0, GP__COLS_THREADS / w);
+    const size_t a = gp__min_size(r1, r0 + threadIdx.x / w * sub), b = gp__min_size(r1, a + sub);
 #pragma unroll
     for (int k = 0; k < VEC; k++) acc[k] = Op::identity();
     if (c0 >= cols || a >= b) return;
@@ -138,37 +141,30 @@ __global__ void __launch_bounds__(GP__COLS_THREADS, GP__MIN_BLOCKS(GP__COLS_THRE
     enum { VEC = gp__reduce_vec_elems(sizeof(T)) };
     __shared__ T s[GP__COLS_THREADS * VEC];
     gp__chain_wait();
-    const unsigned x = threadIdx.x % p.w, y = threadIdx.x / p.w, h = GP__COLS_THREADS / p.w;
     const size_t strip = blockIdx.x % p.strips, chunk = blockIdx.x / p.strips;
-    const size_t c0 = (strip * p.w + x) * VEC;
-    const size_t r0 = chunk * p.per, r1 = gp__min_size(rows, r0 + p.per);
-    const size_t sub = gp__ceil_div(r1 - r0, h);
-    const size_t a = gp__min_size(r1, r0 + y * sub), b = gp__min_size(r1, a + sub);
+    const size_t c0 = (strip * p.w + threadIdx.x % p.w) * VEC;
     T acc[VEC];
-    gp__cols_fold<Op, false>(acc, in, a, b, ld, c0, cols, aligned16);
-    gp__cols_combine<Op>(acc, s, p.w);
-    T *dst = out;
-    if (p.chunks > 1) { /* the chunk's partials, then the strip's last block folds them */
-        unsigned long long *count = reinterpret_cast<unsigned long long *>(scratch);
-        T *part = reinterpret_cast<T *>(scratch + gp__round_up(p.strips * 8, GP__SCRATCH_ALIGN));
-        dst = part + chunk * cols;
+    auto put = [&](T *row) { /* the strip's totals, in row group 0 */
         if (threadIdx.x < p.w)
 #pragma unroll
             for (int k = 0; k < VEC; k++)
-                if (c0 + k < cols) gp__store_elem(dst + c0 + k, acc[k]);
+                if (c0 + k < cols) gp__store_elem(row + c0 + k, acc[k]);
+    };
+    gp__cols_fold<Op, false>(acc, in, chunk * p.per, gp__min_size(rows, (chunk + 1) * p.per), ld, c0, cols, p.w,
+                             aligned16);
+    gp__cols_combine<Op>(acc, s, p.w);
+    if (p.chunks > 1) { /* the chunk's partials, then the strip's last block folds them */
+        unsigned long long *count = reinterpret_cast<unsigned long long *>(scratch);
+        T *part = reinterpret_cast<T *>(scratch + gp__round_up(p.strips * 8, GP__SCRATCH_ALIGN));
+        put(part + chunk * cols);
         if (!gp__block_is_last(count + strip, p.chunks)) return;
-        const size_t csub = gp__ceil_div(p.chunks, h), ca = gp__min_size(p.chunks, y * csub);
         /* the partials sit on a scratch boundary: 16-byte rows where cols allows */
-        gp__cols_fold<Op, true>(acc, part, ca, gp__min_size(p.chunks, ca + csub), cols, c0, cols,
-                                cols * sizeof(T) % 16 == 0);
+        gp__cols_fold<Op, true>(acc, part, 0, p.chunks, cols, c0, cols, p.w, cols * sizeof(T) % 16 == 0);
         gp__cols_combine<Op>(acc, s, p.w);
-        dst = out;
     }
-    if (threadIdx.x < p.w)
-#pragma unroll
-        for (int k = 0; k < VEC; k++)
-            if (c0 + k < cols) gp__store_elem(dst + c0 + k, acc[k]);
+    put(out);
 }
+
 /* gp_reduce_cols_<name> */
 template <class Op>
 static cudaError_t gp__reduce_cols(typename Op::type *d_out, const typename Op::type *d_in, size_t rows, size_t cols,
