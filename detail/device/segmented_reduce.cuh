@@ -195,11 +195,10 @@ __global__ void __launch_bounds__(GP__REDUCE_BLOCK, GP__MIN_BLOCKS(GP__REDUCE_BL
  * first lane (lane i takes lane i + o for o = 1, 2, 4, ...: index order), and a row's
  * chunks fold in order. The association depends only on cols, never on alignment: an
  * unaligned row loads the same pieces element by element. Each lane loads U pieces before
- * folding any: the pieces of U / cpr rows of cpr chunks (a warp's rows in a step are
- * consecutive, so its loads and stores are too), or U chunks of one longer row. On the
- * merge path such rows read at about half the read rate (2^22 rows of 64 floats, H100:
- * 54%): its searches and carries are made for segments of any lengths, and these are all
- * of one. */
+ * folding any: U rows' pieces (a warp's rows a step are consecutive, so its loads and
+ * stores are too), the chunks of U / cpr rows of cpr chunks, or U chunks of one row. On the merge path such rows read at
+ * about half the read rate (2^22 rows of 64 floats, H100: 54%): its searches and carries
+ * are made for segments of any lengths, and these are all of one. */
 template <class Op>
 __global__ void __launch_bounds__(GP__ROWS_SHORT_THREADS, GP__MIN_BLOCKS(GP__ROWS_SHORT_THREADS, 4))
     gp__rows_short_kernel(typename Op::type *out, const typename Op::type *in, size_t rows, size_t cols, size_t ld,
@@ -231,29 +230,51 @@ __global__ void __launch_bounds__(GP__ROWS_SHORT_THREADS, GP__MIN_BLOCKS(GP__ROW
         }
         gp__warp_reduce_lane0_each<Op, U>(v, G);
     };
-    const unsigned cpr = (unsigned)gp__ceil_div(cols, span); /* chunks a row: 1 where G < 32 */
-    if (cpr <= U / 2) { /* whole rows a step: R rows of cpr chunks a lane group, a warp's rows consecutive */
-        const unsigned R = U / cpr;
-        const size_t step = (size_t)R * per_warp;
+    if (span >= cols) { /* one chunk a row: a warp U * per_warp consecutive rows a step */
+        const size_t step = U * per_warp;
         for (size_t base = warp * step; base < rows; base += warps * step) { /* the same for the whole warp */
-            auto row = [&](int u) { return base + (size_t)(u / cpr) * per_warp + lane / G; };
             T x[U][VEC], v[U];
 #pragma unroll
             for (int u = 0; u < U; u++) {
-                if (u < R * cpr && row(u) < rows) {
-                    load(row(u), (u % cpr) * span + (size_t)g * VEC, x[u]);
+                const size_t r = base + u * per_warp + lane / G;
+                if (r < rows) {
+                    load(r, (size_t)g * VEC, x[u]);
                 } else {
 #pragma unroll
                     for (int k = 0; k < VEC; k++) x[u][k] = Op::identity();
                 }
             }
             fold(x, v);
-            T acc = v[0]; /* right in each group's first lane: a row's chunks in order */
+#pragma unroll
+            for (int u = 0; u < U; u++) {
+                const size_t r = base + u * per_warp + lane / G;
+                if (g == 0 && r < rows) gp__store_elem(out + r, v[u]);
+            }
+        }
+    } else if (cols <= U / 2 * span) { /* a warp a row, cpr chunks: U / cpr rows a step */
+        const unsigned cpr = (unsigned)gp__ceil_div(cols, span), R = U / cpr;
+        for (size_t base = warp * R; base < rows; base += warps * R) {
+            T x[U][VEC], v[U];
+#pragma unroll
+            for (int u = 0; u < U; u++) {
+                const size_t r = base + u / cpr;
+                if (u < R * cpr && r < rows) {
+                    load(r, (u % cpr) * span + (size_t)g * VEC, x[u]);
+                } else {
+#pragma unroll
+                    for (int k = 0; k < VEC; k++) x[u][k] = Op::identity();
+                }
+            }
+            fold(x, v);
+            T acc = Op::identity(); /* right in lane 0: each row's chunks in order */
 #pragma unroll
             for (int u = 0; u < U; u++) {
                 if (u >= R * cpr) break;
-                acc = u % cpr == 0 ? v[u] : Op::apply(acc, v[u]);
-                if (u % cpr == cpr - 1 && g == 0 && row(u) < rows) gp__store_elem(out + row(u), acc);
+                acc = Op::apply(acc, v[u]);
+                if (u % cpr == cpr - 1) {
+                    if (lane == 0 && base + u / cpr < rows) gp__store_elem(out + base + u / cpr, acc);
+                    acc = Op::identity();
+                }
             }
         }
     } else { /* a warp a row (G is 32), U chunks at a time */
