@@ -230,6 +230,16 @@ GP__HISTOGRAM_INSTANCES(GP__HISTOGRAM_HOST_ROW)
 #define GP__SORT_HOST_ROW(name, K) GP__DEFINE_SORT_HOST(extern "C", name, K)
 GP__SORT_INSTANCES(GP__SORT_HOST_ROW)
 GP__SORT_PAIRS_INSTANCES(GP_DEFINE_SORT_PAIRS_EXTERN)
+template <class K, class V, int MODE>
+cudaError_t gp__sort_with_knobs(K *k_out, V *v_out, const K *k_in, const V *v_in, size_t n, int desc,
+                                const gp__sort_knobs *knobs)
+{
+    return gp__sort<K, V, MODE>(k_out, v_out, k_in, v_in, n, desc, 0, knobs);
+}
+#define GP__SORT_KNOBS_ROW(name, K) GP__SORT_WITH_KNOBS_AS(K, K, GP__SORT_KEYS) GP__SORT_WITH_KNOBS_AS(K, uint64_t, GP__SORT_ARGSORT)
+#define GP__SORT_PAIRS_KNOBS_ROW(name, K, V) GP__SORT_WITH_KNOBS_AS(K, V, GP__SORT_PAIRS)
+GP__SORT_INSTANCES(GP__SORT_KNOBS_ROW)
+GP__SORT_PAIRS_INSTANCES(GP__SORT_PAIRS_KNOBS_ROW)
 #endif
 #endif /* __CUDACC__ */
 

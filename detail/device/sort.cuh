@@ -316,6 +316,17 @@ static cudaError_t gp__sort(K *k_out, V *v_out, const K *k_in, const V *v_in, si
     }
 }
 
+/* The default instances' sorts with knobs, for the tests, which choose a path through these
+ * instead of compiling every sort kernel again (their translation unit took 41 s of the
+ * 2-core build doing so). Instantiated for the default instances' types only, where those
+ * are compiled (GPUPRIMS_IMPLEMENTATION_SORT, detail/instances.cuh); not API, and not
+ * exported by the shared library (C++ names). */
+template <class K, class V, int MODE>
+cudaError_t gp__sort_with_knobs(K *k_out, V *v_out, const K *k_in, const V *v_in, size_t n, int desc,
+                                const gp__sort_knobs *knobs);
+#define GP__SORT_WITH_KNOBS_AS(K, V, MODE) \
+    template cudaError_t gp__sort_with_knobs<K, V, MODE>(K *, V *, const K *, const V *, size_t, int, const gp__sort_knobs *);
+
 /* ---- instantiation ----------------------------------------------------------------------------- */
 #define GP__DEFINE_SORT_HOST(SCOPE, name, K)                                                            \
     SCOPE cudaError_t gp_sort_##name(K *d_out, const K *d_in, size_t n, cudaStream_t s)                  \

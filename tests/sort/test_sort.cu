@@ -210,6 +210,14 @@ struct sort_case {
     arg_fn af = NULL;
     pairs_fn pf = NULL;
 
+    /* the library's own instance with the knobs (its kernels are compiled there, not here);
+     * the user value type's from this file's GP_DEFINE_SORT_PAIRS */
+    static cudaError_t with_knobs(K *ko, V *vo, const K *ki, const V *vi, size_t n, int desc, const gp__sort_knobs *knobs)
+    {
+        if constexpr (std::is_same<V, rgb12_t>::value) return gp__sort<K, V, MODE>(ko, vo, ki, vi, n, desc, 0, knobs);
+        else return gp__sort_with_knobs<K, V, MODE>(ko, vo, ki, vi, n, desc, knobs);
+    }
+
     int run(const char *name, size_t n, int dist, int desc, int in_place, size_t off, const gp__sort_knobs *knobs,
             uint64_t seed)
     {
@@ -237,7 +245,7 @@ struct sort_case {
         void *vo = values_in_place ? vin.p() : vout.p();
         cudaError_t err = cudaErrorUnknown;
         if (ok) {
-            if (knobs) err = gp__sort<K, V, MODE>(ko, (V *)vo, (const K *)kin.p(), (const V *)vin.p(), n, desc, 0, knobs);
+            if (knobs) err = with_knobs(ko, (V *)vo, (const K *)kin.p(), (const V *)vin.p(), n, desc, knobs);
             else if (MODE == GP__SORT_KEYS) err = kf(ko, (const K *)kin.p(), n, 0);
             else if (MODE == GP__SORT_ARGSORT) err = af((uint64_t *)vout.p(), (const K *)kin.p(), n, 0);
             else err = pf(ko, (V *)vo, (const K *)kin.p(), (const V *)vin.p(), n, 0);
