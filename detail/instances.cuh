@@ -163,14 +163,9 @@
 /* Keys compare by ==, which for integers is a comparison of their bits: signed keys run the
  * kernels of the unsigned keys of their size (half the reduce-by-key kernels to compile),
  * with the same results bit for bit. */
-#define GP__RBK_HOST_ROW(name, K, T, op)                                                              \
-    extern "C" cudaError_t gp_reduce_by_key_##name(K *d_keys_out, T *d_values_out, uint64_t *d_runs,  \
-                                                   const K *d_keys, const T *d_values, size_t n, cudaStream_t s) \
-    {                                                                                                 \
-        typedef std::conditional<sizeof(K) == 4, uint32_t, uint64_t>::type U;                         \
-        return gp__reduce_by_key<gp__op_##op, U, gp__eq_default<U>>(                                  \
-            reinterpret_cast<U *>(d_keys_out), d_values_out, d_runs, reinterpret_cast<const U *>(d_keys), d_values, n, s); \
-    }
+#define GP__RBK_HOST_ROW(name, K, T, op)                                                   \
+    GP__DEFINE_REDUCE_BY_KEY_HOST(extern "C", name, K, T, gp__op_##op, gp__rbk_key_bits<K>, \
+                                  gp__eq_default<gp__rbk_key_bits<K>>)
 #define GP__HISTOGRAM_HOST_ROW(name, T, L) GP__DEFINE_HISTOGRAM_EVEN_HOST(extern "C", name, T, L)
 
 /* Declarations, C linkage, visible to C and C++ alike. */

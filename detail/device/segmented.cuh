@@ -43,6 +43,8 @@
                                                      const K *d_keys, const T *d_values, size_t n, cudaStream_t s);
 
 #ifdef __CUDACC__
+#include <type_traits>
+
 /* The key comparison as the kernels take it. */
 #define GP__DEFINE_EQ(name, K, EQ)                                                           \
     GP__DIAG_PUSH_OP_ERRORS                                                                \
@@ -54,6 +56,9 @@ template <class K>
 struct gp__eq_default {
     static __device__ __forceinline__ bool eq(K a, K b) { return GP_EQ_KEYS(a, b); }
 };
+/* The unsigned integer of K's size (K of 4 or 8 bytes): == on it compares K's bits */
+template <class K>
+using gp__rbk_key_bits = typename std::conditional<sizeof(K) == 4, uint32_t, uint64_t>::type;
 
 #define GP__DEFINE_SEGMENTED_HOST(SCOPE, name, T, OPS)                                         \
     SCOPE cudaError_t gp_segmented_reduce_##name(T *d_out, const T *d_in, const uint64_t *d_offsets, \
@@ -82,11 +87,15 @@ struct gp__eq_default {
     {                                                                                         \
         return gp__segmented_scan<OPS>(d_out, d_in, d_heads, n, s, 0);                        \
     }
-#define GP__DEFINE_REDUCE_BY_KEY_HOST(SCOPE, name, K, T, OPS, EQS)                             \
+/* KK: the key type the kernels take, K itself or one of K's size whose EQS compares the same
+ * bits (the default instances' signed keys run the unsigned keys' kernels) */
+#define GP__DEFINE_REDUCE_BY_KEY_HOST(SCOPE, name, K, T, OPS, KK, EQS)                         \
     SCOPE cudaError_t gp_reduce_by_key_##name(K *d_keys_out, T *d_values_out, uint64_t *d_runs, const K *d_keys, \
                                               const T *d_values, size_t n, cudaStream_t s)    \
     {                                                                                         \
-        return gp__reduce_by_key<OPS, K, EQS>(d_keys_out, d_values_out, d_runs, d_keys, d_values, n, s); \
+        static_assert(sizeof(KK) == sizeof(K), "reduce-by-key: kernels' keys of the keys' size"); \
+        return gp__reduce_by_key<OPS, KK, EQS>(reinterpret_cast<KK *>(d_keys_out), d_values_out, d_runs, \
+                                               reinterpret_cast<const KK *>(d_keys), d_values, n, s); \
     }
 
 /* GP_DEFINE_SEGMENTED_REDUCE(name, T, OP, IDENTITY), at file scope of a .cu file:
@@ -149,7 +158,7 @@ struct gp__eq_default {
     GP_DEFINE_OP(rbk_##name, T, OP, IDENTITY)                                                 \
     GP__DEFINE_EQ(rbk_##name, K, EQ)                                                          \
     }                                                                                         \
-    GP__DEFINE_REDUCE_BY_KEY_HOST(SCOPE, name, K, T, gp__op_rbk_##name, gp__eq_rbk_##name)
+    GP__DEFINE_REDUCE_BY_KEY_HOST(SCOPE, name, K, T, gp__op_rbk_##name, K, gp__eq_rbk_##name)
 #define GP_DEFINE_REDUCE_BY_KEY(name, K, EQ, T, OP, IDENTITY) \
     GP__DEFINE_REDUCE_BY_KEY_AS([[maybe_unused]] static, name, K, EQ, T, OP, IDENTITY)
 #define GP_DEFINE_REDUCE_BY_KEY_EXTERN(name, K, EQ, T, OP, IDENTITY) \
