@@ -264,28 +264,57 @@ static __device__ __forceinline__ void gp__seg_finish(typename Op::type *out, ch
     pair *rec_carry = rec_head + gp__round_up(P * sizeof(pair), GP__SCRATCH_ALIGN) / sizeof(pair);
     if (tid == 0) s_head_row = GP__SEG_NONE;
     __syncthreads();
-    if (head_row != GP__SEG_NONE) { /* one thread at most */
+    if (head_row != GP__SEG_NONE) { /* one thread at most; gp__block_is_last's fence orders it */
         s_head_row = head_row;
         pair head;
         head.v = head_val;
         head.h = 1;
         rec_head[blockIdx.x] = head;
-        __threadfence(); /* before thread 0's arrival */
     }
     __syncthreads();
     if (tid == 0) {
         rec_row[blockIdx.x] = s_head_row;
         rec_carry[blockIdx.x] = run; /* the same in every thread */
+        if (s_head_row == GP__SEG_NONE) rec_head[blockIdx.x] = SOp::identity(); /* every record is read */
     }
     unsigned long long *done = reinterpret_cast<unsigned long long *>(scratch);
     if (!gp__block_is_last(done, W)) return;
     if (tid == 0) *done = 0;
-    /* the last block: blocks in order, each thread a contiguous run of them */
+    /* the last block: blocks in order, each thread a contiguous run of them, its records
+     * loaded at once (up to KEEP blocks a thread: every GPU's grid so far), so that the
+     * block scan is the only wait between them and the heads' stores. Small calls are made
+     * of such waits: with the records loaded twice, and a second fence after the head's
+     * record, 2^16 values in segments of 32 took 9.05 us a call (H100); with no fix-up at all, 5.8 */
+    enum { KEEP = 4 };
     const uint64_t per = (W + threads - 1) / threads, b0 = tid * per;
     const uint64_t b1 = b0 + per < W ? b0 + per : W;
+    pair carry[KEEP], head[KEEP];
+    uint64_t row[KEEP];
     pair acc = SOp::identity();
-    for (uint64_t b = b0; b < b1; b++) acc = SOp::apply(acc, gp__load_cg(rec_carry + b));
+    if (per <= KEEP) {
+#pragma unroll
+        for (unsigned q = 0; q < KEEP; q++)
+            if (b0 + q < b1) {
+                carry[q] = gp__load_cg(rec_carry + b0 + q);
+                row[q] = gp__load_cg(rec_row + b0 + q);
+                head[q] = gp__load_cg(rec_head + b0 + q);
+            }
+#pragma unroll
+        for (unsigned q = 0; q < KEEP; q++)
+            if (b0 + q < b1) acc = SOp::apply(acc, carry[q]);
+    } else {
+        for (uint64_t b = b0; b < b1; b++) acc = SOp::apply(acc, gp__load_cg(rec_carry + b));
+    }
     pair pre = gp__block_scan<SOp, false>(acc, NULL);
+    if (per <= KEEP) {
+#pragma unroll
+        for (unsigned q = 0; q < KEEP; q++)
+            if (b0 + q < b1) {
+                if (row[q] != GP__SEG_NONE) gp__store_elem(out + row[q], Op::apply(pre.v, head[q].v));
+                pre = SOp::apply(pre, carry[q]);
+            }
+        return;
+    }
     for (uint64_t b = b0; b < b1; b++) {
         const uint64_t r = gp__load_cg(rec_row + b);
         if (r != GP__SEG_NONE) gp__store_elem(out + r, Op::apply(pre.v, gp__load_cg(rec_head + b).v));
