@@ -240,6 +240,8 @@ cudaError_t gp__sort_with_knobs(K *k_out, V *v_out, const K *k_in, const V *v_in
 {
     return gp__sort<K, V, MODE>(k_out, v_out, k_in, v_in, n, desc, 0, knobs);
 }
+#define GP__SORT_WITH_KNOBS_AS(K, V, MODE) \
+    template cudaError_t gp__sort_with_knobs<K, V, MODE>(K *, V *, const K *, const V *, size_t, int, const gp__sort_knobs *);
 #define GP__SORT_KNOBS_ROW(name, K) GP__SORT_WITH_KNOBS_AS(K, K, GP__SORT_KEYS) GP__SORT_WITH_KNOBS_AS(K, uint64_t, GP__SORT_ARGSORT)
 #define GP__SORT_PAIRS_KNOBS_ROW(name, K, V) GP__SORT_WITH_KNOBS_AS(K, V, GP__SORT_PAIRS)
 GP__SORT_INSTANCES(GP__SORT_KNOBS_ROW)

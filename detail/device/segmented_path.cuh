@@ -117,6 +117,10 @@ static __device__ __forceinline__ size_t gp__seg_search(const Src &src, uint64_t
     return lo;
 }
 
+/* Records a thread of the last block folds (gp__seg_finish): the grid is at most
+ * GP__SEG_KEEP x threads blocks (on an H100, 396 or 528 of 256 threads) */
+#define GP__SEG_KEEP 4
+
 /* Scratch of P blocks: the done counter, then the records. */
 template <class T>
 static inline GP__HD size_t gp__seg_scratch_bytes(size_t P)
@@ -280,46 +284,30 @@ static __device__ __forceinline__ void gp__seg_finish(typename Op::type *out, ch
     unsigned long long *done = reinterpret_cast<unsigned long long *>(scratch);
     if (!gp__block_is_last(done, W)) return;
     if (tid == 0) *done = 0;
-    /* the last block: blocks in order, each thread a contiguous run of them, its records
-     * loaded at once (up to KEEP blocks a thread: every GPU's grid so far), so that the
-     * block scan is the only wait between them and the heads' stores. Small calls are made
-     * of such waits: with the records loaded twice, and a second fence after the head's
-     * record, 2^16 values in segments of 32 took 9.05 us a call (H100); with no fix-up at all, 5.8 */
-    enum { KEEP = 4 };
+    /* the last block: blocks in order, each thread a contiguous run of them (at most
+     * GP__SEG_KEEP: the launch caps the grid), its records loaded at once, so that the block
+     * scan is the only wait between them and the heads' stores. Small calls are made of such
+     * waits: with the records loaded twice, and a second fence after the head's record, 2^16
+     * values in segments of 32 took 9.05 us a call (H100); with no fix-up at all, 5.8 */
     const uint64_t per = (W + threads - 1) / threads, b0 = tid * per;
     const uint64_t b1 = b0 + per < W ? b0 + per : W;
-    pair carry[KEEP], head[KEEP];
-    uint64_t row[KEEP];
-    pair acc = SOp::identity();
-    if (per <= KEEP) {
+    pair carry[GP__SEG_KEEP], head[GP__SEG_KEEP], acc = SOp::identity();
+    uint64_t row[GP__SEG_KEEP];
 #pragma unroll
-        for (unsigned q = 0; q < KEEP; q++)
-            if (b0 + q < b1) {
-                carry[q] = gp__load_cg(rec_carry + b0 + q);
-                row[q] = gp__load_cg(rec_row + b0 + q);
-                head[q] = gp__load_cg(rec_head + b0 + q);
-            }
-#pragma unroll
-        for (unsigned q = 0; q < KEEP; q++)
-            if (b0 + q < b1) acc = SOp::apply(acc, carry[q]);
-    } else {
-        for (uint64_t b = b0; b < b1; b++) acc = SOp::apply(acc, gp__load_cg(rec_carry + b));
-    }
+    for (unsigned q = 0; q < GP__SEG_KEEP; q++)
+        if (b0 + q < b1) {
+            carry[q] = gp__load_cg(rec_carry + b0 + q);
+            row[q] = gp__load_cg(rec_row + b0 + q);
+            head[q] = gp__load_cg(rec_head + b0 + q);
+            acc = SOp::apply(acc, carry[q]);
+        }
     pair pre = gp__block_scan<SOp, false>(acc, NULL);
-    if (per <= KEEP) {
 #pragma unroll
-        for (unsigned q = 0; q < KEEP; q++)
-            if (b0 + q < b1) {
-                if (row[q] != GP__SEG_NONE) gp__store_elem(out + row[q], Op::apply(pre.v, head[q].v));
-                pre = SOp::apply(pre, carry[q]);
-            }
-        return;
-    }
-    for (uint64_t b = b0; b < b1; b++) {
-        const uint64_t r = gp__load_cg(rec_row + b);
-        if (r != GP__SEG_NONE) gp__store_elem(out + r, Op::apply(pre.v, gp__load_cg(rec_head + b).v));
-        pre = SOp::apply(pre, gp__load_cg(rec_carry + b));
-    }
+    for (unsigned q = 0; q < GP__SEG_KEEP; q++)
+        if (b0 + q < b1) {
+            if (row[q] != GP__SEG_NONE) gp__store_elem(out + row[q], Op::apply(pre.v, head[q].v));
+            pre = SOp::apply(pre, carry[q]);
+        }
 }
 
 /* The launch of either segmented reduce kernel, Kernel(out, src, scratch): as many blocks as
@@ -335,7 +323,7 @@ static cudaError_t gp__seg_launch(T *d_out, const Src &src, unsigned threads, in
     static gp__device_cache<int> fits;
     int fit = 0;
     GP__TRY(gp__blocks_per_sm(fits, dev.id, 0, Kernel, threads, (size_t)smem, &fit));
-    const size_t P = (size_t)fit * dev.sms;
+    const size_t P = gp__min_size((size_t)fit * dev.sms, (size_t)GP__SEG_KEEP * threads); /* gp__seg_finish */
     gp__launch_shape shape = {GP__GRID, (unsigned)P, threads, 0, 0, 0, 0, 0, 0};
     shape.smem_bytes = (size_t)smem;
     shape.scratch_bytes = gp__seg_scratch_bytes<T>(P);

@@ -324,8 +324,6 @@ static cudaError_t gp__sort(K *k_out, V *v_out, const K *k_in, const V *v_in, si
 template <class K, class V, int MODE>
 cudaError_t gp__sort_with_knobs(K *k_out, V *v_out, const K *k_in, const V *v_in, size_t n, int desc,
                                 const gp__sort_knobs *knobs);
-#define GP__SORT_WITH_KNOBS_AS(K, V, MODE) \
-    template cudaError_t gp__sort_with_knobs<K, V, MODE>(K *, V *, const K *, const V *, size_t, int, const gp__sort_knobs *);
 
 /* ---- instantiation ----------------------------------------------------------------------------- */
 #define GP__DEFINE_SORT_HOST(SCOPE, name, K)                                                            \
