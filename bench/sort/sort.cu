@@ -160,8 +160,16 @@ typedef struct {
 template <int BLOCK, int ITEMS, int VARIANT, int MINB, int WIDE>
 static cudaError_t u32_step(uint32_t *out, const uint32_t *in, size_t n)
 {
-    const gp__sort_knobs k = {1, 0, WIDE, 0, 0, 0};
+    const gp__sort_knobs k = {1, 0, WIDE, 0, 0, 0, 0, 0};
     return gp__sort<uint32_t, uint32_t, GP__SORT_KEYS, BLOCK, ITEMS, VARIANT, MINB>(out, NULL, in, NULL, n, 0, 0, &k);
+}
+
+/* The library's path with the bucket path turned off: the LSD passes, for the small table's
+ * comparison. */
+static cudaError_t u32_no_buckets(uint32_t *out, const uint32_t *in, size_t n)
+{
+    const gp__sort_knobs k = {0, 0, 0, 0, 0, 0, 1, 0};
+    return gp__sort<uint32_t, uint32_t, GP__SORT_KEYS>(out, NULL, in, NULL, n, 0, 0, &k);
 }
 
 static void gp_call(void *p)
@@ -390,10 +398,13 @@ int main(void)
      * latency included), and 64 calls back to back (a pipeline's cost per call); an empty
      * kernel timed in turn with both gives each way's floor. The keys stay in L2. */
     gp_table_begin("Small sorts: u32 random keys, us per call", "n|path|gp single|CUB single|empty single|gp back to back|CUB back to back|empty back to back|vs CUB single|checked");
-    const int small_lg[] = {10, 13, 16, 18, 20};
+    /* from 2^17 keys each size twice: the library (the bucket path up to 2^20 keys), then with
+     * the bucket path turned off (the LSD passes) */
+    const int small_lg[] = {10, 13, 16, 18, 18, 19, 19, 20, 20, 21};
     for (size_t r = 0; r < sizeof small_lg / sizeof small_lg[0]; r++) {
         const size_t n = (size_t)1 << small_lg[r];
-        sort_ctx c = {J_KEYS, 0, n, g_in, g_out, NULL, NULL, NULL, 0, NULL};
+        const bool lsd = r > 0 && small_lg[r] == small_lg[r - 1];
+        sort_ctx c = {J_KEYS, 0, n, g_in, g_out, NULL, NULL, NULL, 0, lsd ? u32_no_buckets : NULL};
         fill_u32<<<1024, 256>>>((uint32_t *)g_in, n, G_RANDOM, 40 + (unsigned)r);
         const int same = same_as_cub(&c, n * 4); /* also sizes CUB's temp storage */
         gp_bench_fn fns[3] = {gp_call, cub_call, gp_bench_empty};
@@ -405,7 +416,9 @@ int main(void)
                            : n <= (size_t)GP__SORT_CLUSTER_BLOCK * GP__SORT_CLUSTER_ITEMS ? "one block, radix"
                            : n <= (size_t)GP__SORT_CLUSTER_BLOCKS * GP__SORT_CLUSTER_BLOCK * GP__SORT_CLUSTER_ITEMS
                                ? "one cluster"
-                               : "grid: a zeroing, 5 kernels";
+                           : lsd || n > (size_t)GP__SORT_BUCKET_CAP * GP__SORT_BUCKET_SPREAD
+                               ? "grid: a zeroing, histograms, 4 passes"
+                               : "buckets: a zeroing, histograms, the top digit's pass, the buckets' sorts";
         gp_table_row("2^%d|%s|%.1f|%.1f|%.1f|%.1f|%.1f|%.1f|%.2fx|%s", small_lg[r], path, single[0] * 1e3, single[1] * 1e3,
                      single[2] * 1e3, queued[0] * 1e3, queued[1] * 1e3, queued[2] * 1e3, single[1] / single[0],
                      same ? "= CUB" : "DIFFERS");

@@ -14,7 +14,12 @@
  * keys up to GP__SORT_SMALL_TILES_MAX keys, of the sizes below beyond; 8-bit digits:
  * 2 passes for 16-bit keys, 4 for 32-bit, 8 for 64-bit; a pass whose digit is the same for
  * every key returns at once), and in place a copy kernel that works only when one pass was
- * real. No host synchronisation anywhere.
+ * real. Up to GP__SORT_BUCKET_CAP x GP__SORT_BUCKET_SPREAD keys (2^20 for 4-byte keys) the
+ * histogram kernel may choose, on the device, the bucket path instead: where no top digit
+ * holds more keys than one block's shared memory takes, the first pass kernel orders the
+ * keys by their top digit and the bucket kernel (launched after it, returning at once on
+ * the LSD path) sorts each top digit's keys by the other digits in one block; the later
+ * pass kernels return at once. No host synchronisation anywhere.
  *
  * Scratch (the library's stream-ordered pool; cudaErrorMemoryAllocation, nothing launched
  * and the inputs untouched when it cannot be had): n keys (2n in place and for argsort),
@@ -90,7 +95,43 @@ typedef struct gp__sort_knobs {
     int no_bitonic;     /* the one-block radix sort even where the bitonic network would run */
     int no_small_tiles; /* the default tiles even where the small ones would run */
     int no_cluster;     /* not the one-cluster sort (sort_cluster.cuh) */
+    int no_buckets;     /* never the bucket path (always the LSD passes) */
+    unsigned bucket_cap; /* the bucket path's largest bucket (0: gp__sort_bucket_cap's) */
 } gp__sort_knobs;
+
+#ifndef GP__SORT_BUCKET_CAP
+#define GP__SORT_BUCKET_CAP 8192  /* keys a bucket block holds at most (fewer where shared memory is short) */
+#endif
+#define GP__SORT_BUCKET_SPREAD 128 /* the bucket path runs up to cap x this keys: buckets of half a block on average */
+
+/* The bucket kernel's shared memory for buckets of up to `cap` keys. */
+template <class K, class V, int MODE>
+static inline size_t gp__sort_bucket_smem(size_t cap)
+{
+    constexpr int P = sizeof(typename gp__sort_key<K>::U);
+    return gp__sort_small_smem_bytes<K, V, MODE, GP__SORT_BUCKET_BLOCK, P < 2 ? 1 : P - 1>(cap);
+}
+/* The largest bucket a block of the bucket kernel holds on the device: blocks hold a bucket
+ * in shared memory, twice (keys and values), so the largest power of two up to
+ * GP__SORT_BUCKET_CAP that fits (0: none, or keys of one digit). */
+template <class K, class V, int MODE>
+static unsigned gp__sort_bucket_cap_max(const gp__device &dev)
+{
+    if (sizeof(typename gp__sort_key<K>::U) < 2) return 0;
+    for (unsigned cap = GP__SORT_BUCKET_CAP; cap >= 1024; cap /= 2)
+        if (gp__sort_bucket_smem<K, V, MODE>(cap) <= (size_t)dev.smem_block) return cap;
+    return 0;
+}
+/* The bucket path's largest bucket for n keys (0: not this call): offered where the mean
+ * bucket (n / 256) is at most half of the cap, so that random keys never overflow one. */
+template <class K, class V, int MODE>
+static unsigned gp__sort_bucket_cap(size_t n, const gp__device &dev, const gp__sort_knobs *knobs)
+{
+    if (knobs && (knobs->no_buckets || knobs->wide)) return 0;
+    const unsigned cap = gp__sort_bucket_cap_max<K, V, MODE>(dev);
+    if (n > (size_t)cap * GP__SORT_BUCKET_SPREAD) return 0;
+    return knobs && knobs->bucket_cap ? (unsigned)gp__min_size(knobs->bucket_cap, cap) : cap;
+}
 
 /* One block sorts n <= GP__SORT_BITONIC_MAX elements by the bitonic network, I keys a thread. */
 template <class K, class V, int MODE, int I>
@@ -133,11 +174,16 @@ static cudaError_t gp__sort_cluster(K *k_out, V *v_out, const K *k_in, const V *
 enum { GP__SORT_COUNTS_32 = 1, GP__SORT_COUNTS_64 = 2, GP__SORT_COUNTS_ANY = 3 };
 
 /* The grid path: histograms, then one pass kernel of BLOCK x ITEMS-key tiles per digit.
- * idx_out: argsort's output (V, the indices between passes, may be 32-bit). */
-template <class K, class V, int MODE, int BLOCK, int ITEMS, int VARIANT, int MINB, int COUNTS = GP__SORT_COUNTS_ANY>
+ * idx_out: argsort's output (V, the indices between passes, may be 32-bit). bucket_cap
+ * (the library's shape only, BUCKETS): where no top digit holds more keys than that, the
+ * histogram kernel chooses the bucket path, decided on the device: the first pass kernel
+ * orders the keys by their top digit and the bucket kernel sorts each top digit's keys in
+ * one block's shared memory by the other digits; the later pass kernels return at once. */
+template <class K, class V, int MODE, int BLOCK, int ITEMS, int VARIANT, int MINB, int COUNTS = GP__SORT_COUNTS_ANY,
+          bool BUCKETS = false>
 static cudaError_t gp__sort_grid(K *k_out, V *v_out, uint64_t *idx_out, const K *k_in, const V *v_in, size_t n,
                                  int desc, int in_place, const gp__device &dev, cudaStream_t s,
-                                 const gp__sort_knobs *knobs)
+                                 const gp__sort_knobs *knobs, unsigned bucket_cap = 0)
 {
     constexpr int P = sizeof(typename gp__sort_key<K>::U);
     constexpr size_t KB = sizeof(K), VB = MODE == GP__SORT_KEYS ? 0 : sizeof(V);
@@ -164,6 +210,14 @@ static cudaError_t gp__sort_grid(K *k_out, V *v_out, uint64_t *idx_out, const K 
                 (int)pass_smem)));
         }
     if (in_place) GP__TRY(gp__kernel_load<gp__sort_finish_kernel<K, V, MODE>>());
+    size_t bucket_smem = 0;
+    if constexpr (BUCKETS && P >= 2)
+        if (bucket_cap) {
+            /* opted in once per kernel, for the device's largest bucket (a knob may ask less) */
+            GP__TRY((gp__kernel_load<gp__sort_bucket_kernel<K, V, MODE>>(
+                (int)gp__sort_bucket_smem<K, V, MODE>(gp__sort_bucket_cap_max<K, V, MODE>(dev)))));
+            bucket_smem = gp__sort_bucket_smem<K, V, MODE>(bucket_cap);
+        }
     if (dev.cluster_ok) GP__TRY(gp__kernel_load<gp__scratch_zero_kernel<>>());
 
     const gp__sort_layout l = gp__sort_make_layout(n, tiles, P, KB, VB, wide ? 2 : 1,
@@ -190,6 +244,7 @@ static cudaError_t gp__sort_grid(K *k_out, V *v_out, uint64_t *idx_out, const K 
     io.status = (uint64_t *)(b + l.status);
     io.desc = desc;
     io.in_place = in_place;
+    io.bucket_cap = bucket_smem ? bucket_cap : 0;
 
     /* On sm_90 each kernel is the programmatic dependent of the one before (the zeroing, of
      * the stream's earlier work): placed on the GPU as the one before finishes, it waits
@@ -207,8 +262,12 @@ static cudaError_t gp__sort_grid(K *k_out, V *v_out, uint64_t *idx_out, const K 
     const size_t hist_blocks = gp__min_size(gp__ceil_div(n, (size_t)GP__SORT_HIST_THREADS * 16), (size_t)dev.sms * 4);
     if (err == cudaSuccess)
         err = gp__launch(gp__sort_hist_kernel<K, V>, (unsigned)hist_blocks, GP__SORT_HIST_THREADS, 0, s, chain, io);
-    for (int p = 0; p < P && err == cudaSuccess; p++)
+    for (int p = 0; p < P && err == cudaSuccess; p++) {
         err = gp__launch(pass, (unsigned)tiles, BLOCK, pass_smem, s, chain, io, p);
+        if constexpr (BUCKETS && P >= 2)
+            if (p == 0 && bucket_smem && err == cudaSuccess)
+                err = gp__launch(gp__sort_bucket_kernel<K, V, MODE>, 256, GP__SORT_BUCKET_BLOCK, bucket_smem, s, chain, io);
+    }
     if (in_place && err == cudaSuccess)
         err = gp__launch(gp__sort_finish_kernel<K, V, MODE>,
                          (unsigned)gp__min_size(gp__ceil_div(n, (size_t)1024), (size_t)dev.sms * 8), 256, 0, s, chain, io);
@@ -226,11 +285,16 @@ static cudaError_t gp__sort_grid_sized(K *k_out, V *v_out, uint64_t *idx_out, co
                                        int desc, int in_place, const gp__device &dev, cudaStream_t s,
                                        const gp__sort_knobs *knobs)
 {
-    if constexpr (LIBRARY_SHAPE && (COUNTS & GP__SORT_COUNTS_32) != 0)
+    if constexpr (LIBRARY_SHAPE && (COUNTS & GP__SORT_COUNTS_32) != 0) {
+        const unsigned cap = gp__sort_bucket_cap<K, V, MODE>(n, dev, knobs);
         if (n <= GP__SORT_SMALL_TILES_MAX && !(knobs && (knobs->wide || knobs->no_small_tiles)))
             return gp__sort_grid<K, V, MODE, GP__SORT_SMALL_TILES_BLOCK, GP__SORT_SMALL_TILES_ITEMS, 0,
-                                 gp__sort_min_blocks(GP__SORT_SMALL_TILES_BLOCK), GP__SORT_COUNTS_32>(
-                k_out, v_out, idx_out, k_in, v_in, n, desc, in_place, dev, s, knobs);
+                                 gp__sort_min_blocks(GP__SORT_SMALL_TILES_BLOCK), GP__SORT_COUNTS_32, true>(
+                k_out, v_out, idx_out, k_in, v_in, n, desc, in_place, dev, s, knobs, cap);
+        if (cap && !(knobs && knobs->wide))
+            return gp__sort_grid<K, V, MODE, BLOCK, ITEMS, VARIANT, MINB, GP__SORT_COUNTS_32, true>(
+                k_out, v_out, idx_out, k_in, v_in, n, desc, in_place, dev, s, knobs, cap);
+    }
     return gp__sort_grid<K, V, MODE, BLOCK, ITEMS, VARIANT, MINB, COUNTS>(k_out, v_out, idx_out, k_in, v_in, n, desc,
                                                                           in_place, dev, s, knobs);
 }

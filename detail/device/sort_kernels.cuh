@@ -159,9 +159,10 @@ struct gp__sort_io {
     V *v_buf[4];
     uint64_t *idx_out; /* argsort: the caller's indices */
     size_t n;
-    unsigned long long *hist, *offsets, *ctl; /* ctl[0] skip mask (crowded mask << 32), ctl[1] done, ctl[2 + p] tile counter */
+    unsigned long long *hist, *offsets, *ctl; /* ctl[0] skip mask (crowded mask << 32, GP__SORT_BUCKET_MODE), ctl[1] done, ctl[2 + p] tile counter */
     uint64_t *status;
     int desc, in_place;
+    unsigned bucket_cap; /* the bucket path's largest bucket (0: never the bucket path) */
 };
 
 /* buf[i] without indexing the kernel parameter (which would copy the array to local memory) */
@@ -173,6 +174,13 @@ static __device__ __forceinline__ T *gp__sort_pick(T *const (&buf)[4], int i)
 
 /* ---- histogram of every pass ------------------------------------------------------------- */
 #define GP__SORT_HIST_THREADS 512
+/* The bucket path (gp__sort_bucket_kernel): set in ctl[0] by the histogram kernel where no
+ * top digit holds more than io.bucket_cap keys */
+#define GP__SORT_BUCKET_MODE (1ull << 16)
+#ifndef GP__SORT_BUCKET_BLOCK
+#define GP__SORT_BUCKET_BLOCK 512 /* its threads a block, */
+#define GP__SORT_BUCKET_ITEMS 8   /* and keys a thread a tile */
+#endif
 #ifndef GP__SORT_CROWDED_SHIFT
 #define GP__SORT_CROWDED_SHIFT 2 /* a pass is crowded where one digit holds more than n >> this */
 #endif
@@ -207,14 +215,17 @@ __global__ void __launch_bounds__(GP__SORT_HIST_THREADS) gp__sort_hist_kernel(gp
     if (!gp__block_is_last(&io.ctl[1])) return;
     /* the last block: offsets of every pass, and the passes to skip (one digit holds all) */
     unsigned skip = 0, crowded = 0;
+    bool buckets = false; /* every top digit's keys fit one bucket block (and the top digit is not skipped) */
     for (int p = 0; p < P; p++) {
         const unsigned long long c = threadIdx.x < 256 ? __ldcg(&io.hist[p * 256 + threadIdx.x]) : 0;
         const unsigned long long start = gp__block_digit_scan<unsigned long long>(c, s_total);
         if (threadIdx.x < 256) io.offsets[p * 256 + threadIdx.x] = start;
         if (__syncthreads_or(threadIdx.x < 256 && c == io.n)) skip |= 1u << p;
         if (__syncthreads_or(threadIdx.x < 256 && (c << GP__SORT_CROWDED_SHIFT) > io.n)) crowded |= 1u << p; /* see the pass */
+        if (p == P - 1)
+            buckets = io.bucket_cap && !(skip >> p & 1) && !__syncthreads_or(threadIdx.x < 256 && c > io.bucket_cap);
     }
-    if (threadIdx.x == 0) io.ctl[0] = skip | (unsigned long long)crowded << 32;
+    if (threadIdx.x == 0) io.ctl[0] = skip | (unsigned long long)crowded << 32 | (buckets ? GP__SORT_BUCKET_MODE : 0);
 }
 
 /* ---- status words: a tile's count of one digit, aggregate or inclusive ------------------- */
@@ -318,7 +329,7 @@ static constexpr GP__HD size_t gp__sort_pass_smem_bytes()
  * inclusive counts and writes each digit's run in address order (then the values). */
 template <class K, class V, int MODE, class W, int BLOCK, int ITEMS, int VARIANT = 0,
           int MINB = gp__sort_min_blocks(BLOCK)>
-__global__ void __launch_bounds__(BLOCK, MINB) gp__sort_pass_kernel(gp__sort_io<K, V> io, int pass)
+__global__ void __launch_bounds__(BLOCK, MINB) gp__sort_pass_kernel(gp__sort_io<K, V> io, int launch)
 {
     constexpr int P = sizeof(typename gp__sort_key<K>::U);
     constexpr unsigned TILE = BLOCK * ITEMS;
@@ -334,9 +345,14 @@ __global__ void __launch_bounds__(BLOCK, MINB) gp__sort_pass_kernel(gp__sort_io<
     V *s_vals = reinterpret_cast<V *>(stage);
 
     gp__chain_wait_only(); /* a programmatic dependent of the kernel before (sm_90) */
-    const unsigned long long ctl0 = __ldcg(&io.ctl[0]); /* skip mask, crowded mask << 32 */
+    const unsigned long long ctl0 = __ldcg(&io.ctl[0]); /* skip mask, bucket path, crowded mask << 32 */
     const unsigned skip = (unsigned)ctl0;
-    const int R = gp__sort_real_passes(skip, P), r = gp__sort_rank_of(skip, pass);
+    /* the bucket path: the first launch is the pass of the top digit, into TMP_A (as the
+     * first of two real passes), and the bucket kernel sorts the rest; the others return */
+    const bool buckets = (ctl0 & GP__SORT_BUCKET_MODE) != 0;
+    if (buckets && launch != 0) return;
+    const int pass = buckets ? P - 1 : launch;
+    const int R = buckets ? 2 : gp__sort_real_passes(skip, P), r = buckets ? 0 : gp__sort_rank_of(skip, pass);
     const size_t t0 = (size_t)blockIdx.x * TILE;
     if (skip >> pass & 1) {
         /* every pass skipped: the last pass's kernel copies the input (argsort: 0, 1, 2, ...),
@@ -368,21 +384,24 @@ __global__ void __launch_bounds__(BLOCK, MINB) gp__sort_pass_kernel(gp__sort_io<
     const bool whole = base + TILE <= io.n;
     K key[ITEMS];
     unsigned digit[ITEMS], rank[ITEMS];
-    /* nvcc unswitches this loop on `whole`, so a whole tile issues all its loads before the
-     * first digit. Code added further down (an L2 prefetch of a later tile) once stopped that:
-     * each load then waited behind the digit of the one before, and a pass ran 1.4x slower
-     * (H100, u32 keys at 2^28: 8.2 against 5.8 ms). Check the SASS after changes here. */
+    /* A whole tile issues all its loads before the first digit: the two cases are written
+     * apart. Left to nvcc to unswitch (one loop, `whole || at < n`), code added elsewhere in
+     * the kernel twice stopped it: each load then waited behind the digit of the one before
+     * (the SASS: runs of 4-6 loads, not 24), and a pass ran 1.4x slower (H100, u32 keys at
+     * 2^28: 8.2 against 5.8 ms). Check the SASS after changes here. */
+    if (whole) {
 #pragma unroll
-    for (int i = 0; i < ITEMS; i++) {
-        key[i] = K();
-        const size_t at = first + 32 * (size_t)i;
-        if (whole || at < io.n) {
-            key[i] = gp__load_elem(kin + at);
-            digit[i] = gp__sort_digit(key[i], pass, io.desc);
-        } else {
-            digit[i] = 255; /* padding ranks last */
+        for (int i = 0; i < ITEMS; i++) key[i] = gp__load_elem(kin + first + 32 * (size_t)i);
+    } else {
+#pragma unroll
+        for (int i = 0; i < ITEMS; i++) {
+            key[i] = K();
+            if (first + 32 * (size_t)i < io.n) key[i] = gp__load_elem(kin + first + 32 * (size_t)i);
         }
     }
+#pragma unroll
+    for (int i = 0; i < ITEMS; i++) /* padding ranks last */
+        digit[i] = whole || first + 32 * (size_t)i < io.n ? gp__sort_digit(key[i], pass, io.desc) : 255;
     /* argsort's indices (after the first pass) asked of the L2 while the keys rank; measured
      * (H100, 2^28, both builds alternated twice, medians of 9 calls): argsort i32 9.99-10.00
      * to 9.54-9.57 ms, f32 in [0, 1) 9.84-9.85 to 9.38-9.40; but u64 keys' argsort (2^27)
@@ -470,31 +489,33 @@ __global__ void gp__sort_finish_kernel(gp__sort_io<K, V> io)
 {
     constexpr int P = sizeof(typename gp__sort_key<K>::U);
     gp__chain_wait_only();
-    if (gp__sort_real_passes((unsigned)__ldcg(&io.ctl[0]), P) != 1) return;
+    const unsigned long long ctl0 = __ldcg(&io.ctl[0]);
+    if ((ctl0 & GP__SORT_BUCKET_MODE) || gp__sort_real_passes((unsigned)ctl0, P) != 1) return;
     for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < io.n; i += (size_t)gridDim.x * blockDim.x) {
         gp__store_elem(io.k_buf[GP__SORT_OUT] + i, io.k_buf[GP__SORT_TMP_B][i]);
         if constexpr (MODE == GP__SORT_PAIRS) gp__store_elem(io.v_buf[GP__SORT_OUT] + i, io.v_buf[GP__SORT_TMP_B][i]);
     }
 }
 
-/* ---- one block sorts it all (small n) ------------------------------------------------------- */
+/* ---- one block sorts it all (small n), or one bucket of the top digit ------------------------ */
 #define GP__SORT_SMALL_BLOCK 1024 /* threads */
 #define GP__SORT_TINY 2048       /* up to this many keys, GP__SORT_TINY_BLOCK threads: less to clear and to wait for */
 #define GP__SORT_TINY_BLOCK 256
 #define GP__SORT_SMALL_ITEMS 4
-template <int P, int BLOCK>
+template <int PASSES, int BLOCK>
 struct gp__sort_small_smem {
     gp_block_radix_rank_smem<BLOCK, 1> rank; /* one match buffer: less to clear, more data fits */
-    unsigned hist[P][256];
+    unsigned hist[PASSES][256];
     unsigned run[256];
     unsigned skip;
 };
-/* Bytes of dynamic shared memory for n elements (two copies of keys and values). */
-template <class K, class V, int MODE, int BLOCK>
+/* Bytes of dynamic shared memory for n elements (two copies of keys and values), sorted by
+ * PASSES digits (every digit of the key by default). */
+template <class K, class V, int MODE, int BLOCK, int PASSES = (int)sizeof(typename gp__sort_key<K>::U)>
 static inline GP__HD size_t gp__sort_small_smem_bytes(size_t n)
 {
-    return gp__round_up(sizeof(gp__sort_small_smem<(int)sizeof(typename gp__sort_key<K>::U), BLOCK>), 16) +
-           2 * gp__round_up(n * sizeof(K), 16) + (MODE == GP__SORT_KEYS ? 0 : 2 * gp__round_up(n * sizeof(V), 16));
+    return gp__round_up(sizeof(gp__sort_small_smem<PASSES, BLOCK>), 16) + 2 * gp__round_up(n * sizeof(K), 16) +
+           (MODE == GP__SORT_KEYS ? 0 : 2 * gp__round_up(n * sizeof(V), 16));
 }
 
 /* A warp's rows of a tile in shared memory: item i is slot first + 32 i (first: the warp's
@@ -515,36 +536,44 @@ static __device__ __forceinline__ void gp__sort_load_rows(K (&key)[ITEMS], V (&v
     }
 }
 
-template <class K, class V, int MODE, int BLOCK>
-__global__ void __launch_bounds__(BLOCK) gp__sort_small_kernel(K *k_out, V *v_out, const K *k_in, const V *v_in,
-                                                              unsigned n, int desc)
+/* One block sorts n elements in `smem` (gp__sort_small_smem_bytes(n)) by their digits
+ * 0 .. PASSES - 1, least significant first: load(i, k, v) gives element i (v only where
+ * values travel), store(i, k, v) takes place i of the order. The digit counts of every
+ * pass come from one read of the data; a pass whose digit is the same for all n is skipped. */
+template <class K, class V, int MODE, int BLOCK, int ITEMS, int PASSES, class Load, class Store>
+static __device__ __forceinline__ void gp__sort_block_lsd(unsigned char *smem, unsigned n, int desc, Load load, Store store)
 {
-    constexpr int P = sizeof(typename gp__sort_key<K>::U), ITEMS = GP__SORT_SMALL_ITEMS;
     constexpr unsigned TILE = BLOCK * ITEMS;
-    extern __shared__ __align__(16) unsigned char gp__sort_smem[];
-    gp__sort_small_smem<P, BLOCK> &s = *reinterpret_cast<gp__sort_small_smem<P, BLOCK> *>(gp__sort_smem);
-    unsigned char *at = gp__sort_smem + gp__round_up(sizeof(gp__sort_small_smem<P, BLOCK>), 16);
-    K *kb[2];
-    V *vb[2];
-    kb[0] = reinterpret_cast<K *>(at);
-    kb[1] = reinterpret_cast<K *>(at + gp__round_up(n * sizeof(K), 16));
+    gp__sort_small_smem<PASSES, BLOCK> &s = *reinterpret_cast<gp__sort_small_smem<PASSES, BLOCK> *>(smem);
+    unsigned char *at = smem + gp__round_up(sizeof(gp__sort_small_smem<PASSES, BLOCK>), 16);
+    /* the two copies as two pointers each, chosen by `cur`: an array of them indexed at run
+     * time lives in local memory, and its loads sat on every pass's critical path (ncu) */
+    K *const kb0 = reinterpret_cast<K *>(at), *const kb1 = reinterpret_cast<K *>(at + gp__round_up(n * sizeof(K), 16));
     at += 2 * gp__round_up(n * sizeof(K), 16);
-    vb[0] = reinterpret_cast<V *>(at);
-    vb[1] = reinterpret_cast<V *>(at + gp__round_up(n * sizeof(V), 16));
+    V *const vb0 = reinterpret_cast<V *>(at), *const vb1 = reinterpret_cast<V *>(at + gp__round_up(n * sizeof(V), 16));
 
-    for (unsigned i = threadIdx.x; i < P * 256; i += BLOCK) (&s.hist[0][0])[i] = 0;
+    for (unsigned i = threadIdx.x; i < PASSES * 256; i += BLOCK) (&s.hist[0][0])[i] = 0;
     if (threadIdx.x == 0) s.skip = 0;
     __syncthreads();
-    for (unsigned i = threadIdx.x; i < n; i += BLOCK) {
-        const K k = gp__load_elem(k_in + i);
-        kb[0][i] = k;
-        if constexpr (MODE == GP__SORT_PAIRS) vb[0][i] = gp__load_elem(v_in + i);
-        if constexpr (MODE == GP__SORT_ARGSORT) vb[0][i] = (V)i;
+    for (unsigned base = 0; base < n; base += TILE) { /* a tile's loads all in flight, then counted */
+        K k[ITEMS];
+        V v[ITEMS];
 #pragma unroll
-        for (int p = 0; p < P; p++) atomicAdd(&s.hist[p][gp__sort_digit(k, p, desc)], 1u);
+        for (int i = 0; i < ITEMS; i++)
+            if (base + threadIdx.x + i * BLOCK < n) load(base + threadIdx.x + i * BLOCK, k[i], v[i]);
+#pragma unroll
+        for (int i = 0; i < ITEMS; i++) {
+            const unsigned j = base + threadIdx.x + i * BLOCK;
+            if (j < n) {
+                kb0[j] = k[i];
+                if constexpr (MODE != GP__SORT_KEYS) vb0[j] = v[i];
+#pragma unroll
+                for (int p = 0; p < PASSES; p++) atomicAdd(&s.hist[p][gp__sort_digit(k[i], p, desc)], 1u);
+            }
+        }
     }
     __syncthreads();
-    for (int p = 0; p < P; p++) { /* counts -> offsets; a pass with one digit is skipped */
+    for (int p = 0; p < PASSES; p++) { /* counts -> offsets; a pass with one digit is skipped */
         const unsigned c = threadIdx.x < 256 ? s.hist[p][threadIdx.x] : 0;
         const unsigned start = gp__block_digit_scan<unsigned>(c, s.rank.total);
         if (threadIdx.x < 256) {
@@ -556,25 +585,27 @@ __global__ void __launch_bounds__(BLOCK) gp__sort_small_kernel(K *k_out, V *v_ou
     const unsigned skip = s.skip;
     const unsigned lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     int cur = 0;
-    for (int p = 0; p < P; p++) {
+    for (int p = 0; p < PASSES; p++) {
         if (skip >> p & 1) continue;
         if (threadIdx.x < 256) s.run[threadIdx.x] = s.hist[p][threadIdx.x];
+        K *const ksrc = cur ? kb1 : kb0, *const kdst = cur ? kb0 : kb1;
+        V *const vsrc = cur ? vb1 : vb0, *const vdst = cur ? vb0 : vb1;
         for (unsigned base = 0; base < n; base += TILE) {
             const unsigned first = base + warp * 32 * ITEMS + lane;
             K key[ITEMS];
             V val[ITEMS];
             unsigned digit[ITEMS], rank[ITEMS];
             gp__sort_load_rows(key, val, digit, [&](unsigned j, K &k, V &v) {
-                k = kb[cur][j];
-                if constexpr (MODE != GP__SORT_KEYS) v = vb[cur][j];
+                k = ksrc[j];
+                if constexpr (MODE != GP__SORT_KEYS) v = vsrc[j];
             }, first, n, p, desc);
             gp_block_radix_rank<BLOCK, ITEMS>(digit, rank, s.rank); /* ends with a barrier: run is current */
 #pragma unroll
             for (int i = 0; i < ITEMS; i++) {
                 if (first + 32 * i < n) {
                     const unsigned to = s.run[digit[i]] + rank[i] - s.rank.digit_start[digit[i]];
-                    kb[cur ^ 1][to] = key[i];
-                    if constexpr (MODE != GP__SORT_KEYS) vb[cur ^ 1][to] = val[i];
+                    kdst[to] = key[i];
+                    if constexpr (MODE != GP__SORT_KEYS) vdst[to] = val[i];
                 }
             }
             __syncthreads();
@@ -584,10 +615,61 @@ __global__ void __launch_bounds__(BLOCK) gp__sort_small_kernel(K *k_out, V *v_ou
         __syncthreads();
         cur ^= 1;
     }
+    const K *const kfin = cur ? kb1 : kb0;
+    const V *const vfin = cur ? vb1 : vb0;
     for (unsigned i = threadIdx.x; i < n; i += BLOCK) {
-        if constexpr (MODE != GP__SORT_ARGSORT) gp__store_elem(k_out + i, kb[cur][i]);
-        if constexpr (MODE != GP__SORT_KEYS) gp__store_elem(v_out + i, vb[cur][i]);
+        V v{};
+        if constexpr (MODE != GP__SORT_KEYS) v = vfin[i];
+        store(i, kfin[i], v);
     }
+}
+
+template <class K, class V, int MODE, int BLOCK>
+__global__ void __launch_bounds__(BLOCK) gp__sort_small_kernel(K *k_out, V *v_out, const K *k_in, const V *v_in,
+                                                              unsigned n, int desc)
+{
+    constexpr int P = sizeof(typename gp__sort_key<K>::U);
+    extern __shared__ __align__(16) unsigned char gp__sort_smem[];
+    gp__sort_block_lsd<K, V, MODE, BLOCK, GP__SORT_SMALL_ITEMS, P>(
+        gp__sort_smem, n, desc,
+        [&](unsigned i, K &k, V &v) {
+            k = gp__load_elem(k_in + i);
+            if constexpr (MODE == GP__SORT_PAIRS) v = gp__load_elem(v_in + i);
+            if constexpr (MODE == GP__SORT_ARGSORT) v = (V)i;
+        },
+        [&](unsigned i, const K &k, const V &v) {
+            if constexpr (MODE != GP__SORT_ARGSORT) gp__store_elem(k_out + i, k);
+            if constexpr (MODE != GP__SORT_KEYS) gp__store_elem(v_out + i, v);
+        });
+}
+
+/* The bucket path's second kernel: block d sorts the keys whose top digit is d (the pass of
+ * that digit put them, in input order, at offsets[P - 1][d] of TMP_A) by their other
+ * digits, in shared memory, and writes them at the same place of the output. Where the
+ * histogram kernel did not choose the bucket path, it returns at once. */
+template <class K, class V, int MODE>
+__global__ void __launch_bounds__(GP__SORT_BUCKET_BLOCK) gp__sort_bucket_kernel(gp__sort_io<K, V> io)
+{
+    constexpr int P = sizeof(typename gp__sort_key<K>::U);
+    extern __shared__ __align__(16) unsigned char gp__sort_smem[];
+    gp__chain_wait_only();
+    if (!(__ldcg(&io.ctl[0]) & GP__SORT_BUCKET_MODE)) return;
+    const size_t lo = (size_t)__ldcg(&io.offsets[(P - 1) * 256 + blockIdx.x]);
+    const unsigned count = (unsigned)__ldcg(&io.hist[(P - 1) * 256 + blockIdx.x]); /* <= io.bucket_cap */
+    if (count == 0) return;
+    const K *k_in = io.k_buf[GP__SORT_TMP_A] + lo;
+    const V *v_in = io.v_buf[GP__SORT_TMP_A] + lo;
+    gp__sort_block_lsd<K, V, MODE, GP__SORT_BUCKET_BLOCK, GP__SORT_BUCKET_ITEMS, P - 1>(
+        gp__sort_smem, count, io.desc,
+        [&](unsigned i, K &k, V &v) {
+            k = k_in[i];
+            if constexpr (MODE != GP__SORT_KEYS) v = v_in[i];
+        },
+        [&](unsigned i, const K &k, const V &v) {
+            if constexpr (MODE != GP__SORT_ARGSORT) gp__store_elem(io.k_buf[GP__SORT_OUT] + lo + i, k);
+            if constexpr (MODE == GP__SORT_PAIRS) gp__store_elem(io.v_buf[GP__SORT_OUT] + lo + i, v);
+            if constexpr (MODE == GP__SORT_ARGSORT) gp__store_elem(io.idx_out + lo + i, (uint64_t)v);
+        });
 }
 
 #endif /* __CUDACC__ */

@@ -107,10 +107,13 @@ extern "C" void test_sort_host(void)
 /* ---- GPU ------------------------------------------------------------------------------------ */
 
 /* D_HALF: half the keys one value, so one digit holds more than a quarter of every pass
- * (the pass kernel's crowded rank, __match_any_sync) */
-enum { D_RANDOM, D_EQUAL, D_SORTED, D_REVERSED, D_FEW, D_SMALL, D_SPECIAL, D_MID, D_HALF, D_COUNT };
+ * (the pass kernel's crowded rank, __match_any_sync). D_HEAVY (not in the loops over D_COUNT):
+ * random, but exactly g_heavy keys (spread over the input) have the top byte 0x5A, so one
+ * top digit holds g_heavy keys and the others about n / 255 */
+enum { D_RANDOM, D_EQUAL, D_SORTED, D_REVERSED, D_FEW, D_SMALL, D_SPECIAL, D_MID, D_HALF, D_COUNT, D_HEAVY = D_COUNT };
 static const char *dist_name[] = {"random", "all equal", "sorted", "reversed", "8 distinct", "below 256", "specials", "below 2^24",
-                                  "half one value"};
+                                  "half one value", "one top byte heavy"};
+static size_t g_heavy;
 
 template <class T>
 static T from_bits(uint64_t r)
@@ -135,6 +138,12 @@ static void make_keys(std::vector<K> &k, size_t n, int dist, uint64_t *st)
         case D_SMALL: k[i] = (K)(r & 255); break;
         case D_MID: k[i] = (K)(r & 0xFFFFFF); break;
         case D_HALF: k[i] = r >> 63 ? one : from_bits<K>(r); break;
+        case D_HEAVY: { /* (i g_heavy) mod n < g_heavy for exactly g_heavy of the i where n is prime */
+            const uint64_t top = (uint64_t)0x5A << (8 * sizeof(K) - 8), mask = (uint64_t)0xFF << (8 * sizeof(K) - 8);
+            const bool heavy = (i * g_heavy) % n < g_heavy;
+            k[i] = from_bits<K>(heavy ? (r & ~mask) | top : (r & mask) == top ? r ^ ((uint64_t)1 << (8 * sizeof(K) - 8)) : r);
+            break;
+        }
         case D_SPECIAL:
             if constexpr (sizeof(K) == 4 && (K)0.5 != 0) {
                 const float sp[] = {nanf(""), -nanf(""), INFINITY, -INFINITY, 0.0f, -0.0f, 1.0e-40f, -1.0e-40f, 1.0f, -1.0f};
@@ -347,8 +356,11 @@ static void keys_suite(const char *name, typename sort_case<K, K, 0>::keys_fn as
         ac.af = aasc;
         snprintf(what, sizeof what, "gp_argsort_%s", name);
         ac.run(what, n, D_RANDOM, 0, 0, off, NULL, seed);
-        gp__sort_knobs grid = {1, 0, 0, 0, 0, 0}, wide = {1, 0, 1, 0, 0, 0};
+        gp__sort_knobs grid = {1, 0, 0, 0, 0, 0, 0, 0}, wide = {1, 0, 1, 0, 0, 0, 0, 0}, lsd = {1, 0, 0, 0, 0, 0, 1, 0};
         kc.run("gp__sort (grid path)", n, D_FEW, 1, 0, 0, &grid, seed);
+        /* random keys take the bucket path where it is offered (up to 2^20 keys); here the LSD passes */
+        kc.run("gp__sort (grid path, no buckets)", n, D_RANDOM, 1, 0, off, &lsd, seed);
+        ac.run("gp__sort argsort (grid path, no buckets)", n, D_RANDOM, 0, 0, 0, &lsd, seed);
         kc.run("gp__sort (grid path)", n, D_RANDOM, 0, 1, 0, &grid, seed);
         kc.run("gp__sort (wide)", n, D_RANDOM, 1, 0, off, &wide, seed);
         kc.run("gp__sort (wide)", n, D_SMALL, 0, 1, 0, &wide, seed); /* in place, one real pass */
@@ -363,18 +375,18 @@ static void keys_suite(const char *name, typename sort_case<K, K, 0>::keys_fn as
             ac.run("gp__sort argsort (wide)", n, D_RANDOM, 1, 0, off, &wide, seed);
         }
         if (n <= GP__SORT_SMALL_TILES_MAX) { /* where the small tiles run, the default ones too */
-            gp__sort_knobs big_tiles = {1, 0, 0, 0, 1, 0};
+            gp__sort_knobs big_tiles = {1, 0, 0, 0, 1, 0, 0, 0};
             kc.run("gp__sort (grid path, default tiles)", n, D_RANDOM, 1, 1, 0, &big_tiles, seed);
             ac.run("gp__sort argsort (grid path, default tiles)", n, D_FEW, 0, 0, 0, &big_tiles, seed);
         }
         if (n > (size_t)GP__SORT_CLUSTER_BLOCK * GP__SORT_CLUSTER_ITEMS && n <= GP__SORT_SMALL_MAX) {
             /* where a cluster runs, the one-block radix sort too (a GPU without clusters) */
-            gp__sort_knobs one_block = {0, 0, 0, 0, 0, 1};
+            gp__sort_knobs one_block = {0, 0, 0, 0, 0, 1, 0, 0};
             kc.run("gp__sort (one-block radix, no cluster)", n, D_RANDOM, 1, 1, off, &one_block, seed);
             ac.run("gp__sort argsort (one-block radix, no cluster)", n, D_FEW, 0, 0, 0, &one_block, seed);
         }
         if (n <= GP__SORT_BITONIC_MAX) { /* where the bitonic network runs, the one-block radix sort too */
-            gp__sort_knobs radix = {0, 0, 0, 1, 0, 0};
+            gp__sort_knobs radix = {0, 0, 0, 1, 0, 0, 0, 0};
             kc.run("gp__sort (one-block radix)", n, D_FEW, 1, 0, 0, &radix, seed);
             kc.run("gp__sort (one-block radix)", n, D_RANDOM, 0, 1, off, &radix, seed);
             ac.run("gp__sort argsort (one-block radix)", n, D_SPECIAL, 1, 0, 0, &radix, seed);
@@ -392,6 +404,29 @@ static void keys_suite(const char *name, typename sort_case<K, K, 0>::keys_fn as
 #define BIG_f32 1
 #define BIG_f64 0
 
+/* The bucket path's limit, set to 1000 keys by knob: one top digit holding 999 or exactly
+ * 1000 keys (the bucket kernel, its shared memory full), or 1001 (the LSD passes). */
+static void bucket_limit_suite(void)
+{
+    sort_case<uint32_t, uint32_t, GP__SORT_KEYS> kc;
+    sort_case<uint32_t, uint64_t, GP__SORT_ARGSORT> ac;
+    sort_case<uint32_t, uint32_t, GP__SORT_PAIRS> pc;
+    const size_t n = 70001; /* prime: D_HEAVY's count is exact */
+    for (size_t heavy = 999; heavy <= 1001; heavy++) {
+        if (gp_t_small() == 2 && heavy != 1000) continue;
+        g_heavy = heavy;
+        const gp__sort_knobs cap = {1, 0, 0, 0, 0, 0, 0, 1000};
+        const uint64_t seed = gp_t_state(heavy);
+        char what[64];
+        snprintf(what, sizeof what, "gp__sort (buckets of 1000, one of %zu)", heavy);
+        for (int dir = 0; dir < 2; dir++) {
+            kc.run(what, n, D_HEAVY, dir, dir ? IN_KEYS : 0, 0, &cap, seed);
+            ac.run(what, n, D_HEAVY, dir, 0, 0, &cap, seed);
+            pc.run(what, n, D_HEAVY, dir, dir ? IN_KEYS | IN_VALUES : 0, 0, &cap, seed);
+        }
+    }
+}
+
 extern "C" void test_sort_keys(void)
 {
     gp_t_section("sort: keys and argsort, every key type, against a host stable sort");
@@ -400,6 +435,7 @@ extern "C" void test_sort_keys(void)
         return;
     }
     GP__SORT_INSTANCES(KEYS_SUITE)
+    bucket_limit_suite();
 }
 
 template <class K, class V>
@@ -427,11 +463,13 @@ static void pairs_suite(const char *name, typename sort_case<K, V, 1>::pairs_fn 
         snprintf(what, sizeof what, "gp_sort_pairs_%s", name);
         pc.run(what, n, D_RANDOM, 0, IN_KEYS | IN_VALUES, 0, NULL, seed);
         pc.run(what, n, D_RANDOM, 0, 0, sizeof(K) == 8 || sizeof(V) == 8 ? 4 : 0, NULL, seed);
-        gp__sort_knobs grid = {1, 0, 0, 0, 0, 0}, big_tiles = {1, 0, 0, 0, 1, 0};
+        gp__sort_knobs grid = {1, 0, 0, 0, 0, 0, 0, 0}, big_tiles = {1, 0, 0, 0, 1, 0, 0, 0}, lsd = {1, 0, 0, 0, 0, 0, 1, 0};
         pc.run("gp__sort pairs (grid path, in place)", n, D_SMALL, 1, IN_KEYS | IN_VALUES, 0, &grid, seed);
+        pc.run("gp__sort pairs (grid path, in place)", n, D_RANDOM, 0, IN_KEYS | IN_VALUES, 0, &grid, seed);
+        pc.run("gp__sort pairs (grid path, no buckets)", n, D_RANDOM, 1, 0, 0, &lsd, seed);
         pc.run("gp__sort pairs (grid path, default tiles)", n, D_RANDOM, 0, IN_KEYS, 0, &big_tiles, seed);
         if (n <= GP__SORT_BITONIC_MAX) {
-            gp__sort_knobs radix = {0, 0, 0, 1, 0, 0};
+            gp__sort_knobs radix = {0, 0, 0, 1, 0, 0, 0, 0};
             pc.run("gp__sort pairs (one-block radix, in place)", n, D_FEW, 1, IN_KEYS | IN_VALUES, 0, &radix, seed);
         }
         /* one side in place: every pass skipped (equal keys) must still copy the other side,
