@@ -16,10 +16,10 @@
  * every key returns at once), and in place a copy kernel that works only when one pass was
  * real. Up to GP__SORT_BUCKET_CAP x GP__SORT_BUCKET_SPREAD keys (2^20 for 4-byte keys) the
  * histogram kernel may choose, on the device, the bucket path instead: where no top digit
- * holds more keys than one block's shared memory takes, the first pass kernel orders the
- * keys by their top digit and the bucket kernel (launched after it, returning at once on
- * the LSD path) sorts each top digit's keys by the other digits in one block; the later
- * pass kernels return at once. No host synchronisation anywhere.
+ * holds more keys than one block's shared memory takes, the pass kernels of the lower
+ * digits return at once, the top digit's orders the keys by that digit, and the bucket
+ * kernel (launched after the passes, returning at once on the LSD path) sorts each top
+ * digit's keys by the other digits in one block. No host synchronisation anywhere.
  *
  * Scratch (the library's stream-ordered pool; cudaErrorMemoryAllocation, nothing launched
  * and the inputs untouched when it cannot be had): n keys (2n in place and for argsort),
@@ -176,9 +176,10 @@ enum { GP__SORT_COUNTS_32 = 1, GP__SORT_COUNTS_64 = 2, GP__SORT_COUNTS_ANY = 3 }
 /* The grid path: histograms, then one pass kernel of BLOCK x ITEMS-key tiles per digit.
  * idx_out: argsort's output (V, the indices between passes, may be 32-bit). bucket_cap
  * (the library's shape only, BUCKETS): where no top digit holds more keys than that, the
- * histogram kernel chooses the bucket path, decided on the device: the first pass kernel
- * orders the keys by their top digit and the bucket kernel sorts each top digit's keys in
- * one block's shared memory by the other digits; the later pass kernels return at once. */
+ * histogram kernel chooses the bucket path, decided on the device: the pass kernels of the
+ * lower digits return at once, the top digit's orders the keys by that digit, and the
+ * bucket kernel after it sorts each top digit's keys in one block's shared memory by the
+ * other digits. */
 template <class K, class V, int MODE, int BLOCK, int ITEMS, int VARIANT, int MINB, int COUNTS = GP__SORT_COUNTS_ANY,
           bool BUCKETS = false>
 static cudaError_t gp__sort_grid(K *k_out, V *v_out, uint64_t *idx_out, const K *k_in, const V *v_in, size_t n,
@@ -262,12 +263,11 @@ static cudaError_t gp__sort_grid(K *k_out, V *v_out, uint64_t *idx_out, const K 
     const size_t hist_blocks = gp__min_size(gp__ceil_div(n, (size_t)GP__SORT_HIST_THREADS * 16), (size_t)dev.sms * 4);
     if (err == cudaSuccess)
         err = gp__launch(gp__sort_hist_kernel<K, V>, (unsigned)hist_blocks, GP__SORT_HIST_THREADS, 0, s, chain, io);
-    for (int p = 0; p < P && err == cudaSuccess; p++) {
+    for (int p = 0; p < P && err == cudaSuccess; p++)
         err = gp__launch(pass, (unsigned)tiles, BLOCK, pass_smem, s, chain, io, p);
-        if constexpr (BUCKETS && P >= 2)
-            if (p == 0 && bucket_smem && err == cudaSuccess)
-                err = gp__launch(gp__sort_bucket_kernel<K, V, MODE>, 256, GP__SORT_BUCKET_BLOCK, bucket_smem, s, chain, io);
-    }
+    if constexpr (BUCKETS && P >= 2)
+        if (bucket_smem && err == cudaSuccess)
+            err = gp__launch(gp__sort_bucket_kernel<K, V, MODE>, 256, GP__SORT_BUCKET_BLOCK, bucket_smem, s, chain, io);
     if (in_place && err == cudaSuccess)
         err = gp__launch(gp__sort_finish_kernel<K, V, MODE>,
                          (unsigned)gp__min_size(gp__ceil_div(n, (size_t)1024), (size_t)dev.sms * 8), 256, 0, s, chain, io);

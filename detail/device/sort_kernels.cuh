@@ -329,7 +329,7 @@ static constexpr GP__HD size_t gp__sort_pass_smem_bytes()
  * inclusive counts and writes each digit's run in address order (then the values). */
 template <class K, class V, int MODE, class W, int BLOCK, int ITEMS, int VARIANT = 0,
           int MINB = gp__sort_min_blocks(BLOCK)>
-__global__ void __launch_bounds__(BLOCK, MINB) gp__sort_pass_kernel(gp__sort_io<K, V> io, int launch)
+__global__ void __launch_bounds__(BLOCK, MINB) gp__sort_pass_kernel(gp__sort_io<K, V> io, int pass)
 {
     constexpr int P = sizeof(typename gp__sort_key<K>::U);
     constexpr unsigned TILE = BLOCK * ITEMS;
@@ -347,11 +347,10 @@ __global__ void __launch_bounds__(BLOCK, MINB) gp__sort_pass_kernel(gp__sort_io<
     gp__chain_wait_only(); /* a programmatic dependent of the kernel before (sm_90) */
     const unsigned long long ctl0 = __ldcg(&io.ctl[0]); /* skip mask, bucket path, crowded mask << 32 */
     const unsigned skip = (unsigned)ctl0;
-    /* the bucket path: the first launch is the pass of the top digit, into TMP_A (as the
-     * first of two real passes), and the bucket kernel sorts the rest; the others return */
+    /* the bucket path: the top digit's pass (the last launch) writes TMP_A, as the first of
+     * two real passes, and the bucket kernel after it sorts the rest; the others return */
     const bool buckets = (ctl0 & GP__SORT_BUCKET_MODE) != 0;
-    if (buckets && launch != 0) return;
-    const int pass = buckets ? P - 1 : launch;
+    if (buckets && pass != P - 1) return;
     const int R = buckets ? 2 : gp__sort_real_passes(skip, P), r = buckets ? 0 : gp__sort_rank_of(skip, pass);
     const size_t t0 = (size_t)blockIdx.x * TILE;
     if (skip >> pass & 1) {
@@ -384,24 +383,28 @@ __global__ void __launch_bounds__(BLOCK, MINB) gp__sort_pass_kernel(gp__sort_io<
     const bool whole = base + TILE <= io.n;
     K key[ITEMS];
     unsigned digit[ITEMS], rank[ITEMS];
-    /* A whole tile issues all its loads before the first digit: the two cases are written
-     * apart. Left to nvcc to unswitch (one loop, `whole || at < n`), code added elsewhere in
-     * the kernel twice stopped it: each load then waited behind the digit of the one before
-     * (the SASS: runs of 4-6 loads, not 24), and a pass ran 1.4x slower (H100, u32 keys at
-     * 2^28: 8.2 against 5.8 ms). Check the SASS after changes here. */
+    /* A whole tile issues all its loads before the first digit. Written as one loop
+     * (`whole || at < n`), this relied on nvcc unswitching it on `whole`, and code added
+     * elsewhere in the kernel twice stopped that (an L2 prefetch of a later tile; the bucket
+     * path's test): each load then waited behind the digit of the one before (the SASS: runs
+     * of 4-6 loads, not 24), and a pass ran up to 1.4x slower (H100, u32 keys at 2^28: 8.2
+     * against 5.8 ms). So the two cases are written apart. Check the SASS after changes. */
     if (whole) {
 #pragma unroll
         for (int i = 0; i < ITEMS; i++) key[i] = gp__load_elem(kin + first + 32 * (size_t)i);
+#pragma unroll
+        for (int i = 0; i < ITEMS; i++) digit[i] = gp__sort_digit(key[i], pass, io.desc);
     } else {
 #pragma unroll
         for (int i = 0; i < ITEMS; i++) {
             key[i] = K();
-            if (first + 32 * (size_t)i < io.n) key[i] = gp__load_elem(kin + first + 32 * (size_t)i);
+            digit[i] = 255; /* padding ranks last */
+            if (first + 32 * (size_t)i < io.n) {
+                key[i] = gp__load_elem(kin + first + 32 * (size_t)i);
+                digit[i] = gp__sort_digit(key[i], pass, io.desc);
+            }
         }
     }
-#pragma unroll
-    for (int i = 0; i < ITEMS; i++) /* padding ranks last */
-        digit[i] = whole || first + 32 * (size_t)i < io.n ? gp__sort_digit(key[i], pass, io.desc) : 255;
     /* argsort's indices (after the first pass) asked of the L2 while the keys rank; measured
      * (H100, 2^28, both builds alternated twice, medians of 9 calls): argsort i32 9.99-10.00
      * to 9.54-9.57 ms, f32 in [0, 1) 9.84-9.85 to 9.38-9.40; but u64 keys' argsort (2^27)
