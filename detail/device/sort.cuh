@@ -111,6 +111,15 @@ static inline size_t gp__sort_bucket_smem(size_t cap)
     constexpr int P = sizeof(typename gp__sort_key<K>::U);
     return gp__sort_small_smem_bytes<K, V, MODE, GP__SORT_BUCKET_BLOCK, P < 2 ? 1 : P - 1>(cap);
 }
+/* Which instances have the bucket path: keys of 4 or 8 bytes, with no values, argsort's
+ * indices or values of up to 4 bytes, the cases measured faster (docs/sort.md). The others
+ * (16-bit keys, wider values) keep the LSD passes, and `make` compiles no bucket kernel for
+ * them: the 28 default instances' bucket kernels took lib/sort.cu from 34 to 43 s. */
+template <class K, class V, int MODE>
+static constexpr bool gp__sort_has_buckets(void)
+{
+    return sizeof(typename gp__sort_key<K>::U) >= 4 && (MODE == GP__SORT_KEYS || sizeof(V) <= 4);
+}
 /* The largest bucket a block of the bucket kernel holds on the device: blocks hold a bucket
  * in shared memory, twice (keys and values), so the largest power of two up to
  * GP__SORT_BUCKET_CAP that fits (0: none, or keys of one digit). */
@@ -286,14 +295,16 @@ static cudaError_t gp__sort_grid_sized(K *k_out, V *v_out, uint64_t *idx_out, co
                                        const gp__sort_knobs *knobs)
 {
     if constexpr (LIBRARY_SHAPE && (COUNTS & GP__SORT_COUNTS_32) != 0) {
-        const unsigned cap = gp__sort_bucket_cap<K, V, MODE>(n, dev, knobs);
+        constexpr bool BUCKETS = gp__sort_has_buckets<K, V, MODE>();
+        const unsigned cap = BUCKETS ? gp__sort_bucket_cap<K, V, MODE>(n, dev, knobs) : 0;
         if (n <= GP__SORT_SMALL_TILES_MAX && !(knobs && (knobs->wide || knobs->no_small_tiles)))
             return gp__sort_grid<K, V, MODE, GP__SORT_SMALL_TILES_BLOCK, GP__SORT_SMALL_TILES_ITEMS, 0,
-                                 gp__sort_min_blocks(GP__SORT_SMALL_TILES_BLOCK), GP__SORT_COUNTS_32, true>(
+                                 gp__sort_min_blocks(GP__SORT_SMALL_TILES_BLOCK), GP__SORT_COUNTS_32, BUCKETS>(
                 k_out, v_out, idx_out, k_in, v_in, n, desc, in_place, dev, s, knobs, cap);
-        if (cap && !(knobs && knobs->wide))
-            return gp__sort_grid<K, V, MODE, BLOCK, ITEMS, VARIANT, MINB, GP__SORT_COUNTS_32, true>(
-                k_out, v_out, idx_out, k_in, v_in, n, desc, in_place, dev, s, knobs, cap);
+        if constexpr (BUCKETS)
+            if (cap && !(knobs && knobs->wide))
+                return gp__sort_grid<K, V, MODE, BLOCK, ITEMS, VARIANT, MINB, GP__SORT_COUNTS_32, true>(
+                    k_out, v_out, idx_out, k_in, v_in, n, desc, in_place, dev, s, knobs, cap);
     }
     return gp__sort_grid<K, V, MODE, BLOCK, ITEMS, VARIANT, MINB, COUNTS>(k_out, v_out, idx_out, k_in, v_in, n, desc,
                                                                           in_place, dev, s, knobs);
