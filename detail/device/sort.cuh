@@ -14,8 +14,9 @@
  * keys up to GP__SORT_SMALL_TILES_MAX keys, of the sizes below beyond; 8-bit digits:
  * 2 passes for 16-bit keys, 4 for 32-bit, 8 for 64-bit; a pass whose digit is the same for
  * every key returns at once), and in place a copy kernel that works only when one pass was
- * real. Up to GP__SORT_BUCKET_CAP x GP__SORT_BUCKET_SPREAD keys (2^20 for 4-byte keys) the
- * histogram kernel may choose, on the device, the bucket path instead: where no top digit
+ * real. Up to GP__SORT_BUCKET_CAP x GP__SORT_BUCKET_SPREAD keys (2^20 for 4-byte keys; for
+ * the instances gp__sort_has_buckets names) the histogram kernel may choose, on the
+ * device, the bucket path instead: where no top digit
  * holds more keys than one block's shared memory takes, the pass kernels of the lower
  * digits return at once, the top digit's orders the keys by that digit, and the bucket
  * kernel (launched after the passes, returning at once on the LSD path) sorts each top
