@@ -16,11 +16,11 @@
  * every key returns at once), and in place a copy kernel that works only when one pass was
  * real. Up to GP__SORT_BUCKET_CAP x GP__SORT_BUCKET_SPREAD keys (2^20 for 4-byte keys; for
  * the instances gp__sort_has_buckets names) the histogram kernel may choose, on the
- * device, the bucket path instead: where no top digit
- * holds more keys than one block's shared memory takes, the pass kernels of the lower
- * digits return at once, the top digit's orders the keys by that digit, and the bucket
- * kernel (launched after the passes, returning at once on the LSD path) sorts each top
- * digit's keys by the other digits in one block. No host synchronisation anywhere.
+ * device, the bucket path instead: where no top digit holds more keys than one block's
+ * shared memory takes, the pass kernels of the lower digits return at once, the top
+ * digit's orders the keys by that digit, and the bucket kernel (launched after the
+ * passes, returning at once on the LSD path) sorts each top digit's keys by the other
+ * digits in one block. No host synchronisation anywhere.
  *
  * Scratch (the library's stream-ordered pool; cudaErrorMemoryAllocation, nothing launched
  * and the inputs untouched when it cannot be had): n keys (2n in place and for argsort),
