@@ -7,7 +7,8 @@
  * all-equal, sorted, reversed, few-distinct, half-one-value and small-range keys, float specials (NaN of
  * both signs, +-inf, +-0.0, denormals), the edge sizes, in place, 4-byte-offset 8-byte keys
  * and values, poisoned guards after the outputs, the one-block and grid paths at the same
- * sizes, 64-bit status counts, concurrent streams, a failed scratch allocation that leaves
+ * sizes, the bucket path and the LSD passes at the same sizes, the bucket path's limit (a
+ * top digit of 999, 1000 or 1001 keys under a cap of 1000), 64-bit status counts, concurrent streams, a failed scratch allocation that leaves
  * the input untouched, and a count above 2^31 (u32 keys made and checked on the device). */
 #include "../../gpuprims.cuh"
 #include "../harness.h"
