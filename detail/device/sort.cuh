@@ -303,7 +303,7 @@ static cudaError_t gp__sort_grid_sized(K *k_out, V *v_out, uint64_t *idx_out, co
                                  gp__sort_min_blocks(GP__SORT_SMALL_TILES_BLOCK), GP__SORT_COUNTS_32, BUCKETS>(
                 k_out, v_out, idx_out, k_in, v_in, n, desc, in_place, dev, s, knobs, cap);
         if constexpr (BUCKETS)
-            if (cap && !(knobs && knobs->wide))
+            if (cap) /* never with the wide knob (gp__sort_bucket_cap) */
                 return gp__sort_grid<K, V, MODE, BLOCK, ITEMS, VARIANT, MINB, GP__SORT_COUNTS_32, true>(
                     k_out, v_out, idx_out, k_in, v_in, n, desc, in_place, dev, s, knobs, cap);
     }
