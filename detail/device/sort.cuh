@@ -1,6 +1,8 @@
 /* detail/device/sort.cuh -- device-wide radix sort: keys ascending and descending, key-value
  * pairs, argsort; stable, deterministic, in place allowed. Level 4: needs sort_kernels.cuh
- * (the kernels and how they work), util/launch.cuh and util/scratch.cuh.
+ * (the grid path's kernels and how they work), sort_block.cuh (one block's sort: small
+ * inputs, the bucket path), sort_bitonic.cuh, sort_cluster.cuh, util/launch.cuh and
+ * util/scratch.cuh.
  *
  * A call is: n <= GP__SORT_BITONIC_MAX (1024): one launch of one block that sorts by a
  * bitonic network (sort_bitonic.cuh), 8 keys a thread above 512 keys of up to 4 bytes,
@@ -38,6 +40,7 @@
 #include <cuda_runtime_api.h>
 #include "../util/common.cuh"
 #include "sort_kernels.cuh"
+#include "sort_block.cuh"
 #include "sort_bitonic.cuh"
 #include "sort_cluster.cuh"
 
@@ -105,13 +108,6 @@ typedef struct gp__sort_knobs {
 #endif
 #define GP__SORT_BUCKET_SPREAD 128 /* the bucket path runs up to cap x this keys: buckets of half a block on average */
 
-/* The bucket kernel's shared memory for buckets of up to `cap` keys. */
-template <class K, class V, int MODE>
-static inline size_t gp__sort_bucket_smem(size_t cap)
-{
-    constexpr int P = sizeof(typename gp__sort_key<K>::U);
-    return gp__sort_small_smem_bytes<K, V, MODE, GP__SORT_BUCKET_BLOCK, P < 2 ? 1 : P - 1>(cap);
-}
 /* Which instances have the bucket path: keys of 4 or 8 bytes, with no values, argsort's
  * indices or values of up to 4 bytes, the cases measured faster (docs/sort.md). The others
  * (16-bit keys, wider values) keep the LSD passes, and `make` compiles no bucket kernel for
@@ -121,13 +117,20 @@ static constexpr bool gp__sort_has_buckets(void)
 {
     return sizeof(typename gp__sort_key<K>::U) >= 4 && (MODE == GP__SORT_KEYS || sizeof(V) <= 4);
 }
+/* The bucket kernel's shared memory for buckets of up to `cap` keys (the instances above). */
+template <class K, class V, int MODE>
+static inline size_t gp__sort_bucket_smem(size_t cap)
+{
+    static_assert(gp__sort_has_buckets<K, V, MODE>(), "the bucket path's instances only");
+    constexpr int P = sizeof(typename gp__sort_key<K>::U);
+    return gp__sort_small_smem_bytes<K, V, MODE, GP__SORT_BUCKET_BLOCK, P - 1>(cap);
+}
 /* The largest bucket a block of the bucket kernel holds on the device: blocks hold a bucket
  * in shared memory, twice (keys and values), so the largest power of two up to
- * GP__SORT_BUCKET_CAP that fits (0: none, or keys of one digit). */
+ * GP__SORT_BUCKET_CAP that fits (0: none). */
 template <class K, class V, int MODE>
 static unsigned gp__sort_bucket_cap_max(const gp__device &dev)
 {
-    if (sizeof(typename gp__sort_key<K>::U) < 2) return 0;
     for (unsigned cap = GP__SORT_BUCKET_CAP; cap >= 1024; cap /= 2)
         if (gp__sort_bucket_smem<K, V, MODE>(cap) <= (size_t)dev.smem_block) return cap;
     return 0;
@@ -221,14 +224,10 @@ static cudaError_t gp__sort_grid(K *k_out, V *v_out, uint64_t *idx_out, const K 
                 (int)pass_smem)));
         }
     if (in_place) GP__TRY(gp__kernel_load<gp__sort_finish_kernel<K, V, MODE>>());
-    size_t bucket_smem = 0;
-    if constexpr (BUCKETS && P >= 2)
-        if (bucket_cap) {
-            /* opted in once per kernel, for the device's largest bucket (a knob may ask less) */
+    if constexpr (BUCKETS)
+        if (bucket_cap) /* opted in once per kernel, for the device's largest bucket (a knob may ask less) */
             GP__TRY((gp__kernel_load<gp__sort_bucket_kernel<K, V, MODE>>(
                 (int)gp__sort_bucket_smem<K, V, MODE>(gp__sort_bucket_cap_max<K, V, MODE>(dev)))));
-            bucket_smem = gp__sort_bucket_smem<K, V, MODE>(bucket_cap);
-        }
     if (dev.cluster_ok) GP__TRY(gp__kernel_load<gp__scratch_zero_kernel<>>());
 
     const gp__sort_layout l = gp__sort_make_layout(n, tiles, P, KB, VB, wide ? 2 : 1,
@@ -255,7 +254,7 @@ static cudaError_t gp__sort_grid(K *k_out, V *v_out, uint64_t *idx_out, const K 
     io.status = (uint64_t *)(b + l.status);
     io.desc = desc;
     io.in_place = in_place;
-    io.bucket_cap = bucket_smem ? bucket_cap : 0;
+    io.bucket_cap = BUCKETS ? bucket_cap : 0;
 
     /* On sm_90 each kernel is the programmatic dependent of the one before (the zeroing, of
      * the stream's earlier work): placed on the GPU as the one before finishes, it waits
@@ -275,9 +274,10 @@ static cudaError_t gp__sort_grid(K *k_out, V *v_out, uint64_t *idx_out, const K 
         err = gp__launch(gp__sort_hist_kernel<K, V>, (unsigned)hist_blocks, GP__SORT_HIST_THREADS, 0, s, chain, io);
     for (int p = 0; p < P && err == cudaSuccess; p++)
         err = gp__launch(pass, (unsigned)tiles, BLOCK, pass_smem, s, chain, io, p);
-    if constexpr (BUCKETS && P >= 2)
-        if (bucket_smem && err == cudaSuccess)
-            err = gp__launch(gp__sort_bucket_kernel<K, V, MODE>, 256, GP__SORT_BUCKET_BLOCK, bucket_smem, s, chain, io);
+    if constexpr (BUCKETS)
+        if (bucket_cap && err == cudaSuccess)
+            err = gp__launch(gp__sort_bucket_kernel<K, V, MODE>, 256, GP__SORT_BUCKET_BLOCK,
+                             gp__sort_bucket_smem<K, V, MODE>(bucket_cap), s, chain, io);
     if (in_place && err == cudaSuccess)
         err = gp__launch(gp__sort_finish_kernel<K, V, MODE>,
                          (unsigned)gp__min_size(gp__ceil_div(n, (size_t)1024), (size_t)dev.sms * 8), 256, 0, s, chain, io);
@@ -297,7 +297,8 @@ static cudaError_t gp__sort_grid_sized(K *k_out, V *v_out, uint64_t *idx_out, co
 {
     if constexpr (LIBRARY_SHAPE && (COUNTS & GP__SORT_COUNTS_32) != 0) {
         constexpr bool BUCKETS = gp__sort_has_buckets<K, V, MODE>();
-        const unsigned cap = BUCKETS ? gp__sort_bucket_cap<K, V, MODE>(n, dev, knobs) : 0;
+        unsigned cap = 0;
+        if constexpr (BUCKETS) cap = gp__sort_bucket_cap<K, V, MODE>(n, dev, knobs);
         if (n <= GP__SORT_SMALL_TILES_MAX && !(knobs && (knobs->wide || knobs->no_small_tiles)))
             return gp__sort_grid<K, V, MODE, GP__SORT_SMALL_TILES_BLOCK, GP__SORT_SMALL_TILES_ITEMS, 0,
                                  gp__sort_min_blocks(GP__SORT_SMALL_TILES_BLOCK), GP__SORT_COUNTS_32, BUCKETS>(
