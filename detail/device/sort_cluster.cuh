@@ -2,7 +2,7 @@
  * holds, up to GP__SORT_CLUSTER_BLOCKS tiles: one thread-block cluster, each block a tile of
  * GP__SORT_CLUSTER_BLOCK x GP__SORT_CLUSTER_ITEMS keys kept in its shared memory through all
  * the passes. Level 4: needs sort_kernels.cuh (the key transforms, the modes, the block
- * rank) and util/common.cuh.
+ * rank), sort_block.cuh (a warp's rows of a tile) and util/common.cuh.
  *
  * Why: at 2^16 keys the grid path is six launches (a zeroing, the histograms, four passes)
  * and each pass a chain of look-backs through global memory, about 45 us from an idle GPU.
@@ -32,6 +32,7 @@
 #include <stdint.h>
 #include "../util/common.cuh"
 #include "sort_kernels.cuh"
+#include "sort_block.cuh" /* gp__sort_load_rows */
 
 #ifndef GP__SORT_CLUSTER_BLOCK
 #define GP__SORT_CLUSTER_BLOCK 512 /* threads a block */

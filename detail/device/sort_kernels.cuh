@@ -15,7 +15,8 @@
  *      back, GP__SORT_WIN words a load step, adding counts until it meets an inclusive
  *      prefix), publishes its own inclusive prefix, and scatters keys (then values)
  *      through shared memory, so that each digit's run is written in order;
- *   3. small inputs: one block sorts everything in shared memory, one launch.
+ *   3. small inputs, and the bucket path's buckets: one block sorts them in shared memory
+ *      (sort_block.cuh).
  * Keys are compared as unsigned bits: signed integers with the sign bit flipped, floats in
  * IEEE 754 totalOrder (negative: all bits flipped; positive: the sign bit), descending with
  * every bit flipped (the reverse order, still stable). The buffers hold the original keys;
@@ -174,13 +175,9 @@ static __device__ __forceinline__ T *gp__sort_pick(T *const (&buf)[4], int i)
 
 /* ---- histogram of every pass ------------------------------------------------------------- */
 #define GP__SORT_HIST_THREADS 512
-/* The bucket path (gp__sort_bucket_kernel): set in ctl[0] by the histogram kernel where no
+/* The bucket path (gp__sort_bucket_kernel, sort_block.cuh): set in ctl[0] by the histogram kernel where no
  * top digit holds more than io.bucket_cap keys */
 #define GP__SORT_BUCKET_MODE (1ull << 16)
-#ifndef GP__SORT_BUCKET_BLOCK
-#define GP__SORT_BUCKET_BLOCK 512 /* its threads a block, */
-#define GP__SORT_BUCKET_ITEMS 8   /* and keys a thread a tile */
-#endif
 #ifndef GP__SORT_CROWDED_SHIFT
 #define GP__SORT_CROWDED_SHIFT 2 /* a pass is crowded where one digit holds more than n >> this */
 #endif
@@ -498,181 +495,6 @@ __global__ void gp__sort_finish_kernel(gp__sort_io<K, V> io)
         gp__store_elem(io.k_buf[GP__SORT_OUT] + i, io.k_buf[GP__SORT_TMP_B][i]);
         if constexpr (MODE == GP__SORT_PAIRS) gp__store_elem(io.v_buf[GP__SORT_OUT] + i, io.v_buf[GP__SORT_TMP_B][i]);
     }
-}
-
-/* ---- one block sorts it all (small n), or one bucket of the top digit ------------------------ */
-#define GP__SORT_SMALL_BLOCK 1024 /* threads */
-#define GP__SORT_TINY 2048       /* up to this many keys, GP__SORT_TINY_BLOCK threads: less to clear and to wait for */
-#define GP__SORT_TINY_BLOCK 256
-#define GP__SORT_SMALL_ITEMS 4
-template <int PASSES, int BLOCK>
-struct gp__sort_small_smem {
-    gp_block_radix_rank_smem<BLOCK, 1> rank; /* one match buffer: less to clear, more data fits */
-    unsigned hist[PASSES][256];
-    unsigned run[256];
-    unsigned skip;
-};
-/* Bytes of dynamic shared memory for n elements (two copies of keys and values), sorted by
- * PASSES digits (every digit of the key by default). */
-template <class K, class V, int MODE, int BLOCK, int PASSES = (int)sizeof(typename gp__sort_key<K>::U)>
-static inline GP__HD size_t gp__sort_small_smem_bytes(size_t n)
-{
-    return gp__round_up(sizeof(gp__sort_small_smem<PASSES, BLOCK>), 16) + 2 * gp__round_up(n * sizeof(K), 16) +
-           (MODE == GP__SORT_KEYS ? 0 : 2 * gp__round_up(n * sizeof(V), 16));
-}
-
-/* A warp's rows of a tile in shared memory: item i is slot first + 32 i (first: the warp's
- * first slot plus its lane), loaded (load(j, key, value)) with its digit of pass p where
- * the slot is below `end`; else digit 255, so an empty slot ranks last. */
-template <int ITEMS, class K, class V, class Load>
-static __device__ __forceinline__ void gp__sort_load_rows(K (&key)[ITEMS], V (&val)[ITEMS], unsigned (&digit)[ITEMS],
-                                                          Load load, unsigned first, unsigned end, int p, int desc)
-{
-#pragma unroll
-    for (int i = 0; i < ITEMS; i++) {
-        const unsigned j = first + 32 * i;
-        digit[i] = 255;
-        if (j < end) {
-            load(j, key[i], val[i]);
-            digit[i] = gp__sort_digit(key[i], p, desc);
-        }
-    }
-}
-
-/* One block sorts n elements in `smem` (gp__sort_small_smem_bytes(n)) by their digits
- * 0 .. PASSES - 1, least significant first: load(i, k, v) gives element i (v only where
- * values travel), store(i, k, v) takes place i of the order. The digit counts of every
- * pass come from one read of the data; a pass whose digit is the same for all n is skipped. */
-template <class K, class V, int MODE, int BLOCK, int ITEMS, int PASSES, class Load, class Store>
-static __device__ __forceinline__ void gp__sort_block_lsd(unsigned char *smem, unsigned n, int desc, Load load, Store store)
-{
-    constexpr unsigned TILE = BLOCK * ITEMS;
-    gp__sort_small_smem<PASSES, BLOCK> &s = *reinterpret_cast<gp__sort_small_smem<PASSES, BLOCK> *>(smem);
-    unsigned char *at = smem + gp__round_up(sizeof(gp__sort_small_smem<PASSES, BLOCK>), 16);
-    /* the two copies as two pointers each, chosen by `cur`: an array of them indexed at run
-     * time lives in local memory, and its loads sat on every pass's critical path (ncu) */
-    K *const kb0 = reinterpret_cast<K *>(at), *const kb1 = reinterpret_cast<K *>(at + gp__round_up(n * sizeof(K), 16));
-    at += 2 * gp__round_up(n * sizeof(K), 16);
-    V *const vb0 = reinterpret_cast<V *>(at), *const vb1 = reinterpret_cast<V *>(at + gp__round_up(n * sizeof(V), 16));
-
-    for (unsigned i = threadIdx.x; i < PASSES * 256; i += BLOCK) (&s.hist[0][0])[i] = 0;
-    if (threadIdx.x == 0) s.skip = 0;
-    __syncthreads();
-    for (unsigned base = 0; base < n; base += TILE) { /* a tile's loads all in flight, then counted */
-        K k[ITEMS];
-        V v[ITEMS];
-#pragma unroll
-        for (int i = 0; i < ITEMS; i++)
-            if (base + threadIdx.x + i * BLOCK < n) load(base + threadIdx.x + i * BLOCK, k[i], v[i]);
-#pragma unroll
-        for (int i = 0; i < ITEMS; i++) {
-            const unsigned j = base + threadIdx.x + i * BLOCK;
-            if (j < n) {
-                kb0[j] = k[i];
-                if constexpr (MODE != GP__SORT_KEYS) vb0[j] = v[i];
-#pragma unroll
-                for (int p = 0; p < PASSES; p++) atomicAdd(&s.hist[p][gp__sort_digit(k[i], p, desc)], 1u);
-            }
-        }
-    }
-    __syncthreads();
-    for (int p = 0; p < PASSES; p++) { /* counts -> offsets; a pass with one digit is skipped */
-        const unsigned c = threadIdx.x < 256 ? s.hist[p][threadIdx.x] : 0;
-        const unsigned start = gp__block_digit_scan<unsigned>(c, s.rank.total);
-        if (threadIdx.x < 256) {
-            s.hist[p][threadIdx.x] = start;
-            if (c == n) atomicOr(&s.skip, 1u << p);
-        }
-    }
-    __syncthreads();
-    const unsigned skip = s.skip;
-    const unsigned lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    int cur = 0;
-    for (int p = 0; p < PASSES; p++) {
-        if (skip >> p & 1) continue;
-        if (threadIdx.x < 256) s.run[threadIdx.x] = s.hist[p][threadIdx.x];
-        K *const ksrc = cur ? kb1 : kb0, *const kdst = cur ? kb0 : kb1;
-        V *const vsrc = cur ? vb1 : vb0, *const vdst = cur ? vb0 : vb1;
-        for (unsigned base = 0; base < n; base += TILE) {
-            const unsigned first = base + warp * 32 * ITEMS + lane;
-            K key[ITEMS];
-            V val[ITEMS];
-            unsigned digit[ITEMS], rank[ITEMS];
-            gp__sort_load_rows(key, val, digit, [&](unsigned j, K &k, V &v) {
-                k = ksrc[j];
-                if constexpr (MODE != GP__SORT_KEYS) v = vsrc[j];
-            }, first, n, p, desc);
-            gp_block_radix_rank<BLOCK, ITEMS>(digit, rank, s.rank); /* ends with a barrier: run is current */
-#pragma unroll
-            for (int i = 0; i < ITEMS; i++) {
-                if (first + 32 * i < n) {
-                    const unsigned to = s.run[digit[i]] + rank[i] - s.rank.digit_start[digit[i]];
-                    kdst[to] = key[i];
-                    if constexpr (MODE != GP__SORT_KEYS) vdst[to] = val[i];
-                }
-            }
-            __syncthreads();
-            if (threadIdx.x < 256) s.run[threadIdx.x] += s.rank.digit_count[threadIdx.x];
-            /* the next tile's rank begins with a barrier before it touches its counts */
-        }
-        __syncthreads();
-        cur ^= 1;
-    }
-    const K *const kfin = cur ? kb1 : kb0;
-    const V *const vfin = cur ? vb1 : vb0;
-    for (unsigned i = threadIdx.x; i < n; i += BLOCK) {
-        V v{};
-        if constexpr (MODE != GP__SORT_KEYS) v = vfin[i];
-        store(i, kfin[i], v);
-    }
-}
-
-template <class K, class V, int MODE, int BLOCK>
-__global__ void __launch_bounds__(BLOCK) gp__sort_small_kernel(K *k_out, V *v_out, const K *k_in, const V *v_in,
-                                                              unsigned n, int desc)
-{
-    constexpr int P = sizeof(typename gp__sort_key<K>::U);
-    extern __shared__ __align__(16) unsigned char gp__sort_smem[];
-    gp__sort_block_lsd<K, V, MODE, BLOCK, GP__SORT_SMALL_ITEMS, P>(
-        gp__sort_smem, n, desc,
-        [&](unsigned i, K &k, V &v) {
-            k = gp__load_elem(k_in + i);
-            if constexpr (MODE == GP__SORT_PAIRS) v = gp__load_elem(v_in + i);
-            if constexpr (MODE == GP__SORT_ARGSORT) v = (V)i;
-        },
-        [&](unsigned i, const K &k, const V &v) {
-            if constexpr (MODE != GP__SORT_ARGSORT) gp__store_elem(k_out + i, k);
-            if constexpr (MODE != GP__SORT_KEYS) gp__store_elem(v_out + i, v);
-        });
-}
-
-/* The bucket path's second kernel: block d sorts the keys whose top digit is d (the pass of
- * that digit put them, in input order, at offsets[P - 1][d] of TMP_A) by their other
- * digits, in shared memory, and writes them at the same place of the output. Where the
- * histogram kernel did not choose the bucket path, it returns at once. */
-template <class K, class V, int MODE>
-__global__ void __launch_bounds__(GP__SORT_BUCKET_BLOCK) gp__sort_bucket_kernel(gp__sort_io<K, V> io)
-{
-    constexpr int P = sizeof(typename gp__sort_key<K>::U);
-    extern __shared__ __align__(16) unsigned char gp__sort_smem[];
-    gp__chain_wait_only();
-    if (!(__ldcg(&io.ctl[0]) & GP__SORT_BUCKET_MODE)) return;
-    const size_t lo = (size_t)__ldcg(&io.offsets[(P - 1) * 256 + blockIdx.x]);
-    const unsigned count = (unsigned)__ldcg(&io.hist[(P - 1) * 256 + blockIdx.x]); /* <= io.bucket_cap */
-    if (count == 0) return;
-    const K *k_in = io.k_buf[GP__SORT_TMP_A] + lo;
-    const V *v_in = io.v_buf[GP__SORT_TMP_A] + lo;
-    gp__sort_block_lsd<K, V, MODE, GP__SORT_BUCKET_BLOCK, GP__SORT_BUCKET_ITEMS, P - 1>(
-        gp__sort_smem, count, io.desc,
-        [&](unsigned i, K &k, V &v) {
-            k = k_in[i];
-            if constexpr (MODE != GP__SORT_KEYS) v = v_in[i];
-        },
-        [&](unsigned i, const K &k, const V &v) {
-            if constexpr (MODE != GP__SORT_ARGSORT) gp__store_elem(io.k_buf[GP__SORT_OUT] + lo + i, k);
-            if constexpr (MODE == GP__SORT_PAIRS) gp__store_elem(io.v_buf[GP__SORT_OUT] + lo + i, v);
-            if constexpr (MODE == GP__SORT_ARGSORT) gp__store_elem(io.idx_out + lo + i, (uint64_t)v);
-        });
 }
 
 #endif /* __CUDACC__ */
