@@ -4,6 +4,7 @@
 #define GPUPRIMS_DETAIL_MBARRIER_CUH
 
 #include <stdint.h>
+#include <string.h>
 #include "common.cuh"
 
 #ifdef __CUDACC__
@@ -79,6 +80,57 @@ static __device__ __forceinline__ void gp__bulk_load(void *dst, const void *src,
 {
     gp__mbar_arrive_expect(bar, bytes);
     gp__bulk_copy(dst, src, bytes, bar);
+}
+
+/* Between blocks of a cluster. The barriers a block's peers store to are initialised, then
+ * made visible to the cluster (this fence, then a cluster barrier) before any peer uses them. */
+static __device__ __forceinline__ void gp__mbar_init_fence_cluster(void)
+{
+    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+}
+/* Waits until the phase of parity `parity` has completed, acquiring at cluster scope: what
+ * peers stored with gp__store_async before completing their bytes on `b` is visible. */
+static __device__ __forceinline__ void gp__mbar_wait_cluster(uint64_t *b, unsigned parity)
+{
+    unsigned ok;
+    do {
+        asm volatile("{ .reg .pred p; mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }"
+                     : "=r"(ok) : "r"(gp__smem_u32(b)), "r"(parity) : "memory");
+    } while (!ok);
+}
+/* The address of this block's shared variable `p` in cluster block `rank`'s shared memory. */
+static __device__ __forceinline__ unsigned gp__cluster_smem_u32(const void *p, unsigned rank)
+{
+    unsigned r;
+    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(r) : "r"(gp__smem_u32(p)), "r"(rank));
+    return r;
+}
+/* Stores v at `dst` in cluster block `rank` (dst: this block's address of the same variable,
+ * aligned to sizeof(T) up to 16 bytes) without waiting, and completes sizeof(T) bytes on that
+ * block's `bar`: the receiver learns from its barrier that the data has landed, so the
+ * sender needs no fence and no cluster barrier. T: a multiple of 4 bytes. */
+template <class T>
+static __device__ __forceinline__ void gp__store_async(T *dst, const T &v, uint64_t *bar, unsigned rank)
+{
+    static_assert(sizeof(T) % 4 == 0 && sizeof(T) <= 16, "gp__store_async: 4, 8, 12 or 16 bytes");
+    const unsigned a = gp__cluster_smem_u32(dst, rank), m = gp__cluster_smem_u32(bar, rank);
+    unsigned w[sizeof(T) / 4];
+    memcpy(w, &v, sizeof(T));
+    if constexpr (sizeof(T) == 16) {
+        asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.v4.b32 [%0], {%1, %2, %3, %4}, [%5];" ::"r"(a),
+                     "r"(w[0]), "r"(w[1]), "r"(w[2]), "r"(w[3]), "r"(m)
+                     : "memory");
+    } else if constexpr (sizeof(T) == 8) {
+        asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.v2.b32 [%0], {%1, %2}, [%3];" ::"r"(a), "r"(w[0]),
+                     "r"(w[1]), "r"(m)
+                     : "memory");
+    } else {
+#pragma unroll
+        for (unsigned i = 0; i < sizeof(T) / 4; i++)
+            asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.b32 [%0], %1, [%2];" ::"r"(a + 4 * i), "r"(w[i]),
+                         "r"(m)
+                         : "memory");
+    }
 }
 #endif
 

@@ -203,8 +203,17 @@ struct dbuf {
     ~dbuf() { cudaFree(base); }
 };
 
-typedef struct { uint32_t a, b, c; } rgb12_t; /* a 12-byte value: the user instance */
+/* user instances: values of 12 and 16 bytes (the one-cluster sort stores them to its peers as
+ * 4-byte words and as one 16-byte vector) and of 3 bytes (plain stores and a cluster barrier) */
+typedef struct { uint32_t a, b, c; } rgb12_t;
+typedef struct { uint32_t a, b, c, d; } quad16_t;
+typedef struct { unsigned char r, g, b; } rgb3_t;
 GP_DEFINE_SORT_PAIRS(u32_rgb12, uint32_t, rgb12_t)
+GP_DEFINE_SORT_PAIRS(u32_quad16, uint32_t, quad16_t)
+GP_DEFINE_SORT_PAIRS(u32_rgb3, uint32_t, rgb3_t)
+template <class V>
+static constexpr bool user_value = std::is_same<V, rgb12_t>::value || std::is_same<V, quad16_t>::value ||
+                                   std::is_same<V, rgb3_t>::value;
 
 enum { IN_KEYS = 1, IN_VALUES = 2 }; /* sort_case::run's in_place: bits */
 
@@ -224,7 +233,7 @@ struct sort_case {
      * the user value type's from this file's GP_DEFINE_SORT_PAIRS */
     static cudaError_t with_knobs(K *ko, V *vo, const K *ki, const V *vi, size_t n, int desc, const gp__sort_knobs *knobs)
     {
-        if constexpr (std::is_same<V, rgb12_t>::value) return gp__sort<K, V, MODE>(ko, vo, ki, vi, n, desc, 0, knobs);
+        if constexpr (user_value<V>) return gp__sort<K, V, MODE>(ko, vo, ki, vi, n, desc, 0, knobs);
         else return gp__sort_with_knobs<K, V, MODE>(ko, vo, ki, vi, n, desc, knobs);
     }
 
@@ -486,7 +495,7 @@ static void pairs_suite(const char *name, typename sort_case<K, V, 1>::pairs_fn 
 
 extern "C" void test_sort_pairs(void)
 {
-    gp_t_section("sort: pairs, every instance and a 12-byte user value");
+    gp_t_section("sort: pairs, every instance and user values of 12, 16 and 3 bytes");
     if (!gp_t_have_gpu()) {
         gp_t_skip("sort pairs: no GPU");
         return;
@@ -494,6 +503,9 @@ extern "C" void test_sort_pairs(void)
     GP__SORT_PAIRS_INSTANCES(PAIRS_SUITE)
     pairs_suite<uint32_t, rgb12_t>("u32_rgb12 (GP_DEFINE_SORT_PAIRS)", gp_sort_pairs_u32_rgb12,
                                    gp_sort_pairs_desc_u32_rgb12, 0);
+    pairs_suite<uint32_t, quad16_t>("u32_quad16 (GP_DEFINE_SORT_PAIRS)", gp_sort_pairs_u32_quad16,
+                                    gp_sort_pairs_desc_u32_quad16, 0);
+    pairs_suite<uint32_t, rgb3_t>("u32_rgb3 (GP_DEFINE_SORT_PAIRS)", gp_sort_pairs_u32_rgb3, gp_sort_pairs_desc_u32_rgb3, 0);
 }
 
 /* concurrent streams: four sorts at once on four streams, each against the reference */
