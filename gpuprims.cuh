@@ -35,6 +35,8 @@
  *      (cp.async copies)                                 detail/util/async_copy.cuh
  *      (stream-ordered scratch)                          detail/util/scratch.cuh
  *      (the one per-device cache)                        detail/util/device_cache.cuh
+ *      (status memory: per-stream state between calls)   detail/util/status.cuh
+ *      (mbarriers, bulk copies, stores to cluster peers) detail/util/mbarrier.cuh
  *      (the device-wide launch skeleton)                 detail/util/launch.cuh
  *   1  gp_warp_reduce_<name>, gp_warp_reduce_smem_<name>, detail/warp/warp.cuh
  *        gp_warp_inclusive_scan_<name>, gp_warp_exclusive_scan_<name>
