@@ -1,7 +1,8 @@
 /* detail/block/block_radix_rank.cuh -- block radix rank: where each key of a tile goes when
  * the tile is ordered stably by one 8-bit digit. Level 2 (device code): needs
- * util/common.cuh. The radix sort (device/sort*.cuh) ranks every tile of every pass with it;
- * a user's kernel may call it to sort a tile in shared memory.
+ * util/common.cuh and warp/warp.cuh (the warp scan). The radix sort (device/sort*.cuh)
+ * ranks every tile of every pass with it; a user's kernel may call it to sort a tile in
+ * shared memory.
  *
  * How. First the counts: each warp adds its keys to its own 256 counters with shared-
  * memory atomics, and per digit the warps' counts become where each warp's first key of that
@@ -25,6 +26,16 @@
 #define GP_RADIX_DIGITS 256 /* 8-bit digits */
 
 #ifdef __CUDACC__
+#include "../warp/warp.cuh"
+
+/* The sum of digit counts (C: unsigned, or unsigned long long for 64-bit counts), as the
+ * warp scans take an operator. */
+template <class C>
+struct gp__op_digit_sum {
+    typedef C type;
+    static __device__ __forceinline__ C apply(C a, C b) { return a + b; }
+    static __device__ __forceinline__ C identity() { return 0; }
+};
 
 /* Exclusive scan of one value per digit over the block's first 256 threads (thread d holds
  * digit d's x; the others pass anything and get garbage). Every thread of the block calls
@@ -33,12 +44,7 @@ template <class C>
 static __device__ __forceinline__ C gp__block_digit_scan(C x, C *s_total)
 {
     const unsigned lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    C inc = x;
-#pragma unroll
-    for (unsigned o = 1; o < 32; o <<= 1) {
-        const C y = __shfl_up_sync(GP__FULL_MASK, inc, o);
-        if (lane >= o) inc += y;
-    }
+    const C inc = gp__warp_inclusive_scan<gp__op_digit_sum<C>>(x);
     if (threadIdx.x < GP_RADIX_DIGITS && lane == 31) s_total[warp] = inc;
     __syncthreads();
     C base = 0;

@@ -3,7 +3,7 @@
  * GP__SORT_CLUSTER_BLOCK x GP__SORT_CLUSTER_ITEMS keys kept in its shared memory through all
  * the passes. Level 4: needs sort_kernels.cuh (the key transforms, the modes, the block
  * rank), sort_block.cuh (a warp's rows of a tile), util/mbarrier.cuh (the stores between
- * blocks) and util/common.cuh.
+ * blocks), warp/warp.cuh (the scan of the digit totals) and util/common.cuh.
  *
  * Why: at 2^16 keys the grid path is six launches (a zeroing, the histograms, four passes)
  * and each pass a chain of look-backs through global memory, about 45 us from an idle GPU.
@@ -49,6 +49,7 @@
 #include "sort_kernels.cuh"
 #include "sort_block.cuh" /* gp__sort_load_rows */
 #include "../util/mbarrier.cuh"
+#include "../warp/warp.cuh"
 
 #ifndef GP__SORT_CLUSTER_BLOCK
 #define GP__SORT_CLUSTER_BLOCK 512 /* threads a block */
@@ -68,7 +69,7 @@ struct gp__sort_cluster_smem {
     unsigned shift[256];                              /* place of digit d's first key of the tile, minus its start */
     unsigned skip[8];                                 /* pass p moves nothing */
     uint64_t counts_in[2];                            /* the C blocks' counts of a pass have landed (by parity) */
-    uint64_t keys_in;                                 /* this tile's keys (and values) of a pass have landed */
+    uint64_t keys_in;                                 /* this tile's keys (and values) of a pass have landed (stores by st.async) */
 };
 
 /* Dynamic shared memory of a block: the rank and two tiles of keys and values. */
@@ -111,7 +112,7 @@ __global__ void __launch_bounds__(GP__SORT_CLUSTER_BLOCK, 1) gp__sort_cluster_ke
     if (threadIdx.x == 0) {
         gp__mbar_init(&s.counts_in[0], 1);
         gp__mbar_init(&s.counts_in[1], 1);
-        gp__mbar_init(&s.keys_in, 1);
+        if constexpr (ASYNC) gp__mbar_init(&s.keys_in, 1);
         gp__mbar_init_fence_cluster();
     }
     if (threadIdx.x < 8) s.skip[threadIdx.x] = 0;
@@ -190,13 +191,8 @@ __global__ void __launch_bounds__(GP__SORT_CLUSTER_BLOCK, 1) gp__sort_cluster_ke
                 sum += total[d];
                 one |= total[d] == n; /* every key has this digit: the pass moves nothing */
             }
-            unsigned place = sum; /* exclusive scan of the lanes' sums: digit 8l's first place */
-#pragma unroll
-            for (unsigned o = 1; o < 32; o <<= 1) {
-                const unsigned y = __shfl_up_sync(GP__FULL_MASK, place, o);
-                if (lane >= o) place += y;
-            }
-            place -= sum;
+            /* exclusive scan of the lanes' sums: digit 8l's first place */
+            unsigned place = gp__warp_inclusive_scan<gp__op_digit_sum<unsigned>>(sum) - sum;
 #pragma unroll
             for (int d = 0; d < 8; d++) {
                 s.shift[8 * lane + d] = place + before[d] - s.rank.digit_start[8 * lane + d];
