@@ -167,11 +167,22 @@ __global__ void __launch_bounds__(gp__hist_block(sizeof(T)), GP__MIN_BLOCKS(gp__
                     if (same) {
                         add_half(k[0], VEC);
                     } else { /* every atomic in flight before the first check */
-                        uint32_t old[VEC];
+                        uint32_t old[VEC], inc[VEC], rose = 0;
 #pragma unroll
-                        for (int j = 0; j < VEC; j++) old[j] = half_add(k[j], 1);
+                        for (int j = 0; j < VEC; j++) {
+                            inc[j] = 1u + (k[j] & 1) * 0xffffu; /* 1 << 16 for the high half */
+                            old[j] = atomicAdd(reinterpret_cast<uint32_t *>(reinterpret_cast<char *>(mine) + (k[j] & ~1u) * 2),
+                                               inc[j]);
+                        }
+                        /* one test for the vector: the bits the adds took from 0 to 1. An add
+                         * changes only its own half (a half never carries into the other), so
+                         * bit 15 or 31 among them means a half reached 2^15; then (rarely)
+                         * every element is checked as one alone is */
 #pragma unroll
-                        for (int j = 0; j < VEC; j++) half_check(k[j], 1, old[j]);
+                        for (int j = 0; j < VEC; j++) rose |= ~old[j] & (old[j] + inc[j]);
+                        if (rose & 0x80008000u)
+#pragma unroll
+                            for (int j = 0; j < VEC; j++) half_check(k[j], 1, old[j]);
                     }
                 } else if (same) {
                     atomicAdd(&mine[k[0]], (uint32_t)VEC);
@@ -361,9 +372,7 @@ static cudaError_t gp__histogram_even(uint64_t *d_hist, const T *d_in, size_t n,
                                       cudaStream_t s, const gp__hist_knobs *knobs = NULL)
 {
     if (lower >= upper || bins == 0 || bins > GP__HIST_MAX_BINS) return cudaErrorInvalidValue;
-    gp__hist_by_even_int<T> b = {};
-    b.e = gp__hist_even_int_make(lower, upper, bins);
-    return gp__histogram_run(d_hist, d_in, n, bins, b, s, knobs);
+    return gp__histogram_run(d_hist, d_in, n, bins, gp__hist_by_even_int_make<T>(lower, upper, (uint64_t)bins), s, knobs);
 }
 template <class T>
 static cudaError_t gp__histogram_even(uint64_t *d_hist, const T *d_in, size_t n, size_t bins, double lower, double upper,

@@ -100,6 +100,56 @@ static void check_int_rule(void)
            "INT32_MIN .. 2^31 over 7 bins: ends at bins 0 and 6");
 }
 
+/* The 32-bit form of the shift rule (gp__hist_even_int_key32, what the kernel's fast path
+ * calls) against the 128-bit reference, over every x near the ends of the type and of the
+ * range and random x, for ranges inside the type, below it, past it, across it and wider
+ * than 2^32; the binner must take the form exactly where it is exact, and say so otherwise. */
+template <class T>
+static void check_key32_type(uint64_t *st, int &bad, int &took, int &declined)
+{
+    const int64_t tmin = (int64_t)std::numeric_limits<T>::min(), tmax = (int64_t)std::numeric_limits<T>::max();
+    const int64_t los[] = {tmin, 0, -5, 1000, tmin - 4096, tmax - (((int64_t)1 << 32) - 1), tmax - ((int64_t)1 << 32),
+                           tmax - 100, tmax + 1, -((int64_t)1 << 40), (int64_t)(gp_t_next(st) % 65536) - 32768};
+    for (int64_t lo : los)
+        for (unsigned shift = 0; shift < 34; shift += 3)
+            for (uint64_t bins : {(uint64_t)1, (uint64_t)7, (uint64_t)256, (uint64_t)65536}) {
+                if (shift + (bins > 1 ? 64 - __builtin_clzll(bins - 1) : 0) > 40) continue;
+                const int64_t hi = lo + (int64_t)(bins << shift);
+                const gp__hist_by_even_int<T> b = gp__hist_by_even_int_make<T>(lo, hi, bins);
+                if (b.e.kind != GP__HIST_SHIFT) continue;
+                const int64_t end = tmax + 1, top = hi < end ? hi : end;
+                const bool exact = shift < 32 && top > lo && lo >= end - ((int64_t)1 << 32);
+                if (b.not32 != !exact) {
+                    if (bad++ < 5) EXPECT(0, "key32 [%lld, %lld) bins %llu: not32 %u", (long long)lo, (long long)hi, (unsigned long long)bins, b.not32);
+                    continue;
+                }
+                if (b.not32) { declined++; continue; }
+                took++;
+                const int64_t probes[] = {tmin, tmin + 1, tmax, tmax - 1, lo - 1, lo, lo + 1, hi - 1, hi, hi + 1, top - 1, top, 0, -1};
+                for (int i = 0; i < 64 + 14; i++) {
+                    const int64_t x = i < 14 ? probes[i] : tmin + (int64_t)(gp_t_next(st) % (uint64_t)(tmax - tmin + 1));
+                    if (x < tmin || x > tmax) continue;
+                    const uint64_t want = ref_even_int(lo, hi, bins, x), got = gp__hist_even_int_key32(b, (T)x, (uint32_t)bins);
+                    if (got != (want < bins ? want : bins) && bad++ < 5)
+                        EXPECT(0, "key32 %s [%lld, %lld) bins %llu x %lld: %llu, want %llu", sizeof(T) == 2 ? "u16" : "32-bit",
+                               (long long)lo, (long long)hi, (unsigned long long)bins, (long long)x, (unsigned long long)got,
+                               (unsigned long long)want);
+                }
+            }
+}
+static void check_key32(void)
+{
+    gp_t_section("histogram: the shift rule in 32 bits, against 128-bit arithmetic (host)");
+    uint64_t st = gp_t_state(2);
+    int bad = 0, took = 0, declined = 0;
+    check_key32_type<uint16_t>(&st, bad, took, declined);
+    check_key32_type<int16_t>(&st, bad, took, declined);
+    check_key32_type<int32_t>(&st, bad, took, declined);
+    check_key32_type<uint32_t>(&st, bad, took, declined);
+    EXPECT(bad == 0 && took > 100 && declined > 10, "32-bit shift keys: %d mismatches (%d ranges by the form, %d by the rule)", bad,
+           took, declined);
+}
+
 static void check_float_rule(void)
 {
     gp_t_section("histogram: the float rule, fast path against the rule as written (host)");
@@ -365,6 +415,7 @@ static void check_plan_and_args(void)
 extern "C" void test_histogram_host(void)
 {
     check_int_rule();
+    check_key32();
     check_float_rule();
     check_edges_rule();
     check_float_rule_f32();
@@ -519,6 +570,43 @@ static void check_type(gpu_fix &f)
         }
     }
     printf("  %-4s %d cases, %d failed\n", tinfo<T>::name(), cases, fails);
+}
+
+/* Even integer bins over ranges that are not the type's own (the kernel's 32-bit keys, and
+ * the exact rule where those are not exact): inside the type, below it, past it, wider than
+ * 2^32, outside it; x over the whole type and at the range's ends. */
+template <class T>
+static void check_int_ranges(gpu_fix &f)
+{
+    typedef typename tinfo<T>::L L;
+    uint64_t st = gp_t_state(40 + sizeof(T));
+    const int64_t tmin = (int64_t)std::numeric_limits<T>::min(), tmax = (int64_t)std::numeric_limits<T>::max();
+    struct { int64_t lo, hi; size_t bins; } cases[] = {
+        {1000, 1000 + 4096, 256},                      /* inside: x below lower not counted */
+        {-65536, 65536, 65536},                        /* starts below (u16: 16-bit counters) */
+        {tmin - 4096, tmin - 4096 + 16 * 4096, 16},    /* starts below the type's minimum */
+        {tmax - 4095, tmax - 4095 + (1 << 20), 256},   /* ends past the type's maximum */
+        {-((int64_t)1 << 40), (int64_t)1 << 40, 1024}, /* wider than 2^32: the exact rule */
+        {tmax + 1, tmax + 1 + 64, 64},                 /* above every x: nothing counted */
+        {-5, 3, 8}};
+    const size_t n = 70001;
+    int fails = 0, cases_run = 0;
+    for (const auto &c : cases) {
+        if (c.bins > f.max_bins) continue;
+        std::vector<T> x(n);
+        for (size_t i = 0; i < n; i++) {
+            const uint64_t r = gp_t_next(&st);
+            const int64_t near[] = {c.lo - 1, c.lo, c.hi - 1, c.hi, tmin, tmax};
+            int64_t v = r % 4 == 0 ? near[(r >> 8) % 6] : r % 4 == 1 ? c.lo + (int64_t)((r >> 8) % 8192) - 4096
+                                                                      : tmin + (int64_t)((r >> 8) % (uint64_t)(tmax - tmin + 1));
+            if (v < tmin || v > tmax) v = tmin + (int64_t)((r >> 20) % (uint64_t)(tmax - tmin + 1));
+            x[i] = (T)v;
+        }
+        fails += !run_one<T>(f, x, 0, c.bins, 0, std::vector<L>(), (L)c.lo, (L)c.hi);
+        fails += !run_one<T>(f, x, 1, c.bins, 0, std::vector<L>(), (L)c.lo, (L)c.hi);
+        cases_run += 2;
+    }
+    EXPECT(fails == 0, "%s even bins over 7 ranges not the type's own (%d calls), against the host", tinfo<T>::name(), cases_run);
 }
 
 /* The user instance, and the block level in a kernel of ours. */
@@ -810,6 +898,7 @@ extern "C" void test_histogram_gpu(void)
 {
     if (!gp_t_have_gpu()) {
         gp_t_skip("histogram: every default instance, even and range, on the GPU");
+        gp_t_skip("histogram: even integer bins over ranges not the type's own");
         gp_t_skip("histogram: user instance, block level, determinism, streams");
         gp_t_skip("histogram: past shared memory, partitioned by bin");
         gp_t_skip("histogram: 2^32 + 5 bytes, u32 over 2^32 - 1 bins");
@@ -828,6 +917,10 @@ extern "C" void test_histogram_gpu(void)
     check_type<uint32_t>(f);
     check_type<float>(f);
     check_type<double>(f);
+    gp_t_section("histogram: even integer bins over ranges not the type's own");
+    check_int_ranges<uint16_t>(f);
+    check_int_ranges<int32_t>(f);
+    check_int_ranges<uint32_t>(f);
     gp_t_section("histogram: 16-bit counters flushed as they fill");
     check_half<uint16_t>(f);
     check_half<float>(f);
