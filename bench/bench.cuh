@@ -174,8 +174,10 @@ static inline void gp_bench_begin(const char *name, const char *title)
     char path[1024];
     snprintf(path, sizeof path, "%s/%s.%s.md", dir, gp__bench.slug, name);
     gp__bench.md = fopen(path, "w");
+    if (!gp__bench.md) fprintf(stderr, "bench: cannot write %s (does the directory exist?); stdout only\n", path);
     snprintf(path, sizeof path, "%s/%s.%s.csv", dir, gp__bench.slug, name);
     gp__bench.csv = fopen(path, "w");
+    if (!gp__bench.csv) fprintf(stderr, "bench: cannot write %s (does the directory exist?); stdout only\n", path);
     char head[1024];
     snprintf(head, sizeof head,
              "## %s\n\nGPU: %s (%d SMs, L2 %d MB), date %s, commit %s, gpuprims %s. Median of %d "
