@@ -112,11 +112,13 @@ __global__ void __launch_bounds__(gp__hist_block(sizeof(T)), GP__MIN_BLOCKS(gp__
      * atomics: same-address atomics are served one at a time, so that would take tens of
      * microseconds, and a ready warp is never kept waiting that long. The extra counter
      * (k == keys) is never flushed: its carries go only to bits no key uses. */
-    auto half_add = [&](uint32_t k, uint32_t c) { return atomicAdd(&mine[k >> 1], c << ((k & 1) << 4)); };
+    auto half_word = [&](uint32_t k) { return &mine[k >> 1]; };               /* key k's word */
+    auto half_inc = [](uint32_t k, uint32_t c) { return c << ((k & 1) << 4); }; /* c in key k's half */
+    auto half_add = [&](uint32_t k, uint32_t c) { return atomicAdd(half_word(k), half_inc(k, c)); };
     auto half_check = [&](uint32_t k, uint32_t c, uint32_t old) {
         const uint32_t shift = (k & 1) << 4, h = (old >> shift) & 0xffff;
         if (h < 0x8000 && h + c >= 0x8000 && k < keys) {
-            atomicSub(&mine[k >> 1], 0x8000u << shift);
+            atomicSub(half_word(k), half_inc(k, 0x8000u));
             atomicAdd(reinterpret_cast<unsigned long long *>(out + k), 0x8000ull);
         }
     };
@@ -170,9 +172,8 @@ __global__ void __launch_bounds__(gp__hist_block(sizeof(T)), GP__MIN_BLOCKS(gp__
                         uint32_t old[VEC], inc[VEC], rose = 0;
 #pragma unroll
                         for (int j = 0; j < VEC; j++) {
-                            inc[j] = 1u + (k[j] & 1) * 0xffffu; /* 1 << 16 for the high half */
-                            old[j] = atomicAdd(reinterpret_cast<uint32_t *>(reinterpret_cast<char *>(mine) + (k[j] & ~1u) * 2),
-                                               inc[j]);
+                            inc[j] = 1u + (k[j] & 1) * 0xffffu; /* half_inc(k, 1): one instruction fewer */
+                            old[j] = atomicAdd(half_word(k[j]), inc[j]);
                         }
                         /* one test for the vector: the bits the adds took from 0 to 1. An add
                          * changes only its own half (a half never carries into the other), so

@@ -307,7 +307,7 @@ __global__ void __launch_bounds__(GP__SCAN_THREADS, GP__SCAN_MIN_BLOCKS)
             gp__mbar_init(&empty[s], (WARPS + 1) * 32); /* every thread that read the stage */
         }
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-        asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory"); /* visible to the copy engine */
+        gp__mbar_init_fence_cluster(); /* the barriers visible to the copy engine */
 #endif
     }
     if (threadIdx.x == 0) GP__SCAN_TRACE(blockIdx.x, 7);

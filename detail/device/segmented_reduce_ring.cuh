@@ -235,7 +235,7 @@ __global__ void __launch_bounds__(GP__SEGR_THREADS, GP__SEGR_MIN_BLOCKS)
     if (tid == 0) {
         for (unsigned c = 0; c < VStream::SLOTS; c++) gp__mbar_init(&vbar[c], 1);
         for (unsigned c = 0; c < EStream::SLOTS; c++) gp__mbar_init(&ebar[c], 1);
-        asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+        gp__mbar_init_fence_cluster(); /* the barriers visible to the copy engine */
     }
     gp__chain_wait();
     src.init();

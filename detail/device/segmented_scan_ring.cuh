@@ -132,7 +132,9 @@ static __device__ __forceinline__ void gp__ssr_start(unsigned stages, uint64_t *
             gp__mbar_init(&ready[s], 1);
             gp__mbar_init(&empty[s], GP__SSR_BLOCK + 32);
         }
-        asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900 /* the ring kernels' only target */
+        gp__mbar_init_fence_cluster(); /* the barriers visible to the copy engine */
+#endif
     }
     gp__chain_wait();
     __syncthreads();

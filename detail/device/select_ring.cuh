@@ -189,7 +189,7 @@ __global__ void __launch_bounds__(GP__SEL_RING_THREADS, GP__MIN_BLOCKS(GP__SEL_R
             gp__mbar_init(&counted[s], 32); /* the count warp's lanes, each after its own reads */
             gp__mbar_init(&empty[s], GP__SEL_BLOCK + 32); /* the scanning threads and the count warp */
         }
-        asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory"); /* visible to the copy engine */
+        gp__mbar_init_fence_cluster(); /* the barriers visible to the copy engine */
     }
     gp__chain_wait(); /* the stream's earlier work is done: it may have used this status region */
     __syncthreads();

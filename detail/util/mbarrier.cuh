@@ -83,14 +83,16 @@ static __device__ __forceinline__ void gp__bulk_load(void *dst, const void *src,
     gp__bulk_copy(dst, src, bytes, bar);
 }
 
-/* Between blocks of a cluster. The barriers a block's peers store to are initialised, then
- * made visible to the cluster (this fence, then a cluster barrier) before any peer uses them. */
+/* After gp__mbar_init, before anything but this block's threads uses the barriers: makes
+ * them visible to the bulk copy engine that completes bytes on them, and to a cluster's
+ * peers that store to them (this fence, then a cluster barrier before any peer's store). */
 static __device__ __forceinline__ void gp__mbar_init_fence_cluster(void)
 {
     asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
 }
-/* Waits until the phase of parity `parity` has completed, acquiring at cluster scope: what
- * peers stored with gp__store_async before completing their bytes on `b` is visible. */
+/* Between blocks of a cluster. Waits until the phase of parity `parity` has completed,
+ * acquiring at cluster scope: what peers stored with gp__store_async before completing their
+ * bytes on `b` is visible. */
 static __device__ __forceinline__ void gp__mbar_wait_cluster(uint64_t *b, unsigned parity)
 {
     unsigned ok;
