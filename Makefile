@@ -98,9 +98,10 @@ test-python: $(LIB_SO)
 # The GPU tests under the four compute-sanitizer tools, all at once (tools/sanitize.sh: smaller
 # sizes, GP_TEST_SMALL=1, no 2^24 or 2^31 counts; racecheck, slow on shared memory, with fewer
 # placements, GP_TEST_SMALL=2, split over RACE_SHARDS processes). The CUDA_CHK scenarios run
-# in child processes that fail on purpose; they are not sanitized (application-only).
+# in child processes that fail on purpose; they are not sanitized (application-only). The
+# examples are prerequisites too: the tests run examples/errors and check what it prints.
 SANITIZE = compute-sanitizer --error-exitcode 1 --target-processes application-only
-sanitize: $(TESTS)
+sanitize: $(TESTS) $(EXAMPLES)
 	bash tools/sanitize.sh $(TESTS) $(BUILD)/sanitize
 
 # Each bench writes bench/results/<gpu>.<bench>.md/.csv; bench/results/<gpu>.md collects them
