@@ -233,7 +233,41 @@ static __device__ __forceinline__ void gp__select_load(T (&x)[ROWS * VEC], uint3
     }
 }
 
-/* Heads and tails of runs: keep bits for unique (head) and run-length (head | tail << 16).
+/* A thread's keep bits, one an item: item (j, k) of gp__select_load's layout is bit
+ * FB * (j % PER) + k of word j / PER. Row j's bits sit in the field where the packed scan
+ * (gp__select_scan_rows) keeps row j's count, so a word's per-field popcount is what the
+ * warp scans. Run-length holds two: heads and tails. Why: as a 0/1 word an item, nvcc kept
+ * the bits in predicates and, short of those, set and cleared each in a spare register and
+ * read it back one test at a time: about 180 of unique's 540 instructions a warp a tile
+ * (SASS, sm_90). */
+template <int ROWS, int VEC>
+struct gp__sel_mask {
+    enum { FB = 32 * VEC < 256 ? 8 : 16, PER = 32 / FB, WORDS = (ROWS + PER - 1) / PER };
+    static_assert(VEC <= 16 && VEC < FB + 1, "a row's bits fit its field");
+    uint32_t w[WORDS];
+    static constexpr GP__HD int at(int j) { return j % PER * FB; }
+    static constexpr uint32_t ROW = (1u << VEC) - 1;
+    __device__ __forceinline__ void clear()
+    {
+#pragma unroll
+        for (int q = 0; q < WORDS; q++) w[q] = 0;
+    }
+    __device__ __forceinline__ void put(int j, int k, bool b) { w[j / PER] |= (b ? 1u : 0u) << (at(j) + k); }
+    __device__ __forceinline__ uint32_t row(int j) const { return w[j / PER] >> at(j) & ROW; }
+    __device__ __forceinline__ uint32_t bit(int j, int k) const { return w[j / PER] >> (at(j) + k) & 1u; }
+    /* clears the items `left` or more places after the thread's first (item (j, k) is
+     * j * 32 * VEC + k places after it) */
+    __device__ __forceinline__ void keep_below(uint32_t left)
+    {
+#pragma unroll
+        for (int j = 0; j < ROWS; j++) {
+            const uint32_t off = (uint32_t)j * 32 * VEC, in = left > off ? min(left - off, (uint32_t)VEC) : 0u;
+            w[j / PER] &= ~((ROW & ~((1u << in) - 1)) << at(j));
+        }
+    }
+};
+
+/* Heads and tails of runs: unique keeps the heads, run-length also marks the tails.
  * The neighbours come from the next lane or row by shuffles, and at the warp's two ends
  * from global memory (the previous warp's or tile's last element, the next one's first). */
 template <class T, int ROWS, int VEC>
@@ -247,15 +281,16 @@ static __device__ __forceinline__ void gp__select_load_edges(T (&edge)[2], const
     if (lane == 31 && w1 < n) edge[1] = gp__load_elem(in + w1);
 }
 template <class T, class Fn, int ROWS, int VEC, bool TAILS>
-static __device__ __forceinline__ void gp__select_heads(uint32_t (&kb)[ROWS * VEC], const T (&x)[ROWS * VEC],
-                                                       const T (&edge)[2], size_t start, size_t n)
+static __device__ __forceinline__ void gp__select_heads(gp__sel_mask<ROWS, VEC> &heads, gp__sel_mask<ROWS, VEC> &tails,
+                                                       const T (&x)[ROWS * VEC], const T (&edge)[2], size_t start,
+                                                       size_t n)
 {
     enum { WARP_ITEMS = 32 * ROWS * VEC };
     const unsigned warp = threadIdx.x >> 5, lane = gp__lane_id();
     const size_t w0 = start + (size_t)warp * WARP_ITEMS;
     const T before = edge[0], after = edge[1];
-    /* the input's first element is a head whatever its neighbour (lane 0's place 0) */
-    const uint32_t first = w0 == 0 && lane == 0 ? 1u : 0u;
+    heads.clear();
+    tails.clear();
     __syncwarp();
 #pragma unroll
     for (int j = 0; j < ROWS; j++) {
@@ -275,27 +310,35 @@ static __device__ __forceinline__ void gp__select_heads(uint32_t (&kb)[ROWS * VE
          * most of unique's instructions) */
 #pragma unroll
         for (int k = 0; k < VEC; k++) {
-            const T &prev = k > 0 ? x[j * VEC + k - 1] : prev0;
-            uint32_t b = Fn::eq(prev, x[j * VEC + k]) ? 0u : 1u;
-            if (j == 0 && k == 0) b |= first;
-            if (TAILS) {
-                const T &next = k < VEC - 1 ? x[j * VEC + k + 1] : next_last;
-                b |= Fn::eq(x[j * VEC + k], next) ? 0u : 1u << 16;
-            }
-            kb[j * VEC + k] = b;
+            heads.put(j, k, !Fn::eq(k > 0 ? x[j * VEC + k - 1] : prev0, x[j * VEC + k]));
+            if (TAILS) tails.put(j, k, !Fn::eq(x[j * VEC + k], k < VEC - 1 ? x[j * VEC + k + 1] : next_last));
         }
     }
+    /* the input's first element is a head whatever its neighbour (lane 0's item 0) */
+    if (w0 == 0 && lane == 0) heads.w[0] |= 1u;
     if (w0 + WARP_ITEMS >= n) { /* the warp holding n - 1 (or past n): nothing past n, n - 1 a tail */
-        const uint32_t valid = w0 >= n ? 0u : (uint32_t)(n - w0);
+        const uint32_t valid = w0 >= n ? 0u : (uint32_t)(n - w0), first = lane * VEC;
+        const uint32_t left = valid > first ? valid - first : 0u;
+        heads.keep_below(left);
+        if (TAILS) {
+            tails.keep_below(left);
 #pragma unroll
-        for (int j = 0; j < ROWS; j++)
-#pragma unroll
-            for (int k = 0; k < VEC; k++) {
-                const uint32_t local = (j * 32 + lane) * VEC + k;
-                if (local >= valid) kb[j * VEC + k] = 0;
-                else if (TAILS && local == valid - 1) kb[j * VEC + k] |= 1u << 16;
-            }
+            for (int j = 0; j < ROWS; j++)
+                if (left - 1 - (uint32_t)j * 32 * VEC < (uint32_t)VEC) /* n - 1 is in row j */
+                    tails.w[j / gp__sel_mask<ROWS, VEC>::PER] |= 1u << (gp__sel_mask<ROWS, VEC>::at(j) + left - 1 - j * 32 * VEC);
+        }
     }
+}
+
+/* The count in each FB-bit field of v (a SWAR popcount that stops at the field's width). */
+template <int FB>
+static __device__ __forceinline__ uint32_t gp__sel_field_popc(uint32_t v)
+{
+    v -= v >> 1 & 0x55555555u;
+    v = (v & 0x33333333u) + (v >> 2 & 0x33333333u);
+    v = (v + (v >> 4)) & 0x0f0f0f0fu;
+    if constexpr (FB == 16) v = (v + (v >> 8)) & 0x00ff00ffu;
+    return v;
 }
 
 /* The warp's scan of its keep bits by rows (the layout of gp__select_load), as
@@ -303,47 +346,44 @@ static __device__ __forceinline__ void gp__select_heads(uint32_t (&kb)[ROWS * VE
  * (j, lane); returns the warp's total. A row's warp total is at most 32 * VEC, so the rows'
  * lane counts travel packed, FB bits each, in one word (two for 1- and 2-byte types), and
  * the warp scans each word once: 6 shuffles instead of 7 a row. Probe (H100, 2^28, both
- * builds alternated twice): select 2.5-4% faster, partition 2.5%, unique 1-3%. Run-length's
- * bits hold two counts (heads, tails << 16); packed, it measured 1% slower, so it keeps
- * gp__scan_warp_rows. */
+ * builds alternated twice): select 2.5-4% faster, partition 2.5%, unique 1-3%. */
 template <int ROWS, int VEC>
-static __device__ __forceinline__ uint32_t gp__select_scan_rows(const uint32_t (&kb)[ROWS * VEC], uint32_t (&lp)[ROWS])
+static __device__ __forceinline__ uint32_t gp__select_scan_rows(const gp__sel_mask<ROWS, VEC> &m, uint32_t (&lp)[ROWS])
 {
-    constexpr int FB = 32 * VEC < 256 ? 8 : 16, PER = 32 / FB, WORDS = (ROWS + PER - 1) / PER;
-    constexpr uint32_t MASK = (1u << FB) - 1;
-    static_assert(32 * VEC < (1 << FB), "a row's warp total fits its field");
-    uint32_t w[WORDS];
+    typedef gp__sel_mask<ROWS, VEC> M;
+    constexpr uint32_t FIELD = (1u << M::FB) - 1;
+    uint32_t before[M::WORDS], total[M::WORDS]; /* fields: this lane's rows before it, the warp's rows */
 #pragma unroll
-    for (int q = 0; q < WORDS; q++) w[q] = 0;
-#pragma unroll
-    for (int j = 0; j < ROWS; j++) {
-        uint32_t v = 0;
-#pragma unroll
-        for (int k = 0; k < VEC; k++) v += kb[j * VEC + k];
-        w[j / PER] += v << (j % PER * FB);
-    }
-    uint32_t before[WORDS], total[WORDS]; /* fields: this lane's rows before it, the warp's rows */
-#pragma unroll
-    for (int q = 0; q < WORDS; q++) {
-        const uint32_t incl = gp__warp_inclusive_scan<gp__op_sel_u32>(w[q]);
-        before[q] = incl - w[q]; /* no field borrows: each is at least this lane's */
+    for (int q = 0; q < M::WORDS; q++) {
+        const uint32_t w = gp__sel_field_popc<M::FB>(m.w[q]);
+        const uint32_t incl = gp__warp_inclusive_scan<gp__op_sel_u32>(w);
+        before[q] = incl - w; /* no field borrows: each is at least this lane's */
         total[q] = gp__shfl<GP__SHFL_IDX>(incl, 31);
     }
     uint32_t run = 0;
 #pragma unroll
     for (int j = 0; j < ROWS; j++) {
-        const int sh = j % PER * FB;
-        lp[j] = run + (before[j / PER] >> sh & MASK);
-        run += total[j / PER] >> sh & MASK;
+        lp[j] = run + (before[j / M::PER] >> M::at(j) & FIELD);
+        run += total[j / M::PER] >> M::at(j) & FIELD;
     }
     return run;
 }
-/* The keep bits' scan of kind KIND: gp__select_scan_rows; run-length's by gp__scan_warp_rows (above). */
+/* The keep bits' scan. Run-length's counts heads and tails, packed as heads | tails << 16 (a
+ * tile's counts are below 2^16), in lp and in the total, one warp scan a row (H200, one run
+ * each way: the two masks' packed scans were 3-5% slower). */
 template <int KIND, int ROWS, int VEC>
-static __device__ __forceinline__ uint32_t gp__select_scan_bits(const uint32_t (&kb)[ROWS * VEC], uint32_t (&lp)[ROWS])
+static __device__ __forceinline__ uint32_t gp__select_scan_bits(const gp__sel_mask<ROWS, VEC> &keep,
+                                                               const gp__sel_mask<ROWS, VEC> &tails,
+                                                               uint32_t (&lp)[ROWS])
 {
-    if constexpr (KIND == GP__SEL_RUNS) return gp__scan_warp_rows<gp__op_sel_u32, ROWS, VEC>(kb, lp);
-    else return gp__select_scan_rows<ROWS, VEC>(kb, lp);
+    if constexpr (KIND != GP__SEL_RUNS) {
+        return gp__select_scan_rows<ROWS, VEC>(keep, lp);
+    } else {
+        uint32_t rows[ROWS];
+#pragma unroll
+        for (int j = 0; j < ROWS; j++) rows[j] = __popc(keep.row(j)) | __popc(tails.row(j)) << 16;
+        return gp__scan_warp_rows<gp__op_sel_u32, ROWS, 1>(rows, lp);
+    }
 }
 
 /* From the scanning warps' totals in shared memory: the tile's kept items before this
@@ -361,30 +401,37 @@ static __device__ __forceinline__ void gp__select_warps_before(const uint32_t *s
 }
 
 /* Keep bits of select, partition and nonzero (unique and run-length: gp__select_heads):
- * the flag, or PRED(x, p) / x != 0 for elements below n. local0: the thread's first place
- * in the tile, as gp__select_load lays it out. */
+ * the flags, or PRED(x, p) / x != 0 for elements below n. local0: the thread's first place
+ * in the tile, as gp__select_load lays it out. Elements past n hold zeros (gp__select_load)
+ * and their flags are 0; the predicate's bits for them are cleared after it ran. */
 template <int KIND, class T, class P, class Fn, int ROWS, int VEC>
-static __device__ __forceinline__ void gp__select_keep(uint32_t (&kb)[ROWS * VEC], const T (&x)[ROWS * VEC],
+static __device__ __forceinline__ void gp__select_keep(gp__sel_mask<ROWS, VEC> &keep, const T (&x)[ROWS * VEC],
                                                       const uint32_t (&fl)[ROWS], size_t start, uint32_t local0,
                                                       size_t n, const P &p)
 {
+    typedef gp__sel_mask<ROWS, VEC> M;
+    keep.clear();
 #pragma unroll
-    for (int j = 0; j < ROWS; j++)
+    for (int j = 0; j < ROWS; j++) {
+        if constexpr (KIND == GP__SEL_FLAGGED) {
+            keep.w[j / M::PER] |= fl[j] << M::at(j);
+        } else {
 #pragma unroll
-        for (int k = 0; k < VEC; k++) {
-            const bool in_range = start + local0 + j * 32 * VEC + k < n;
-            bool keep;
-            if constexpr (KIND == GP__SEL_FLAGGED) keep = fl[j] >> k & 1;
-            else keep = in_range && Fn::pred(x[j * VEC + k], p);
-            kb[j * VEC + k] = keep ? 1u : 0u;
+            for (int k = 0; k < VEC; k++) keep.put(j, k, Fn::pred(x[j * VEC + k], p));
         }
+    }
+    const size_t first = start + local0;
+    if (KIND != GP__SEL_FLAGGED && first + (size_t)(ROWS - 1) * 32 * VEC + VEC > n)
+        keep.keep_below(first < n ? (uint32_t)(n - first) : 0u);
 }
 
 /* Calls f(q, local, b, run) for each of the thread's items in order: q its index in the
- * thread's arrays, local its place in the tile, b its keep bits, run the keep bits of the
- * tile before it (before + lp[j]: those before row j of the thread, from the warp scan). */
-template <int ROWS, int VEC, class F>
-static __device__ __forceinline__ void gp__select_each_item(const uint32_t (&kb)[ROWS * VEC],
+ * thread's arrays, local its place in the tile, b its keep bit (run-length: | its tail bit
+ * << 16), run the keep bits of the tile before it (before + lp[j]: those before row j of
+ * the thread, from the warp scan). */
+template <bool TAILS, int ROWS, int VEC, class F>
+static __device__ __forceinline__ void gp__select_each_item(const gp__sel_mask<ROWS, VEC> &keep,
+                                                           const gp__sel_mask<ROWS, VEC> &tails,
                                                            const uint32_t (&lp)[ROWS], uint32_t before,
                                                            uint32_t local0, F f)
 {
@@ -393,9 +440,9 @@ static __device__ __forceinline__ void gp__select_each_item(const uint32_t (&kb)
         uint32_t run = before + lp[j];
 #pragma unroll
         for (int k = 0; k < VEC; k++) {
-            const int q = j * VEC + k;
-            f(q, local0 + j * 32 * VEC + k, kb[q], run);
-            run += kb[q];
+            const uint32_t b = keep.bit(j, k) | (TAILS ? tails.bit(j, k) << 16 : 0u);
+            f(j * VEC + k, local0 + j * 32 * VEC + k, b, run);
+            run += b;
         }
     }
 }
@@ -407,7 +454,8 @@ static __device__ __forceinline__ void gp__select_each_item(const uint32_t (&kb)
  * valid: the tile's elements below n. */
 template <int KIND, class T, int ROWS, int VEC>
 static __device__ __forceinline__ void gp__select_scatter(T *s_val, uint32_t *s_idx, const T (&x)[ROWS * VEC],
-                                                         const uint32_t (&kb)[ROWS * VEC], const uint32_t (&lp)[ROWS],
+                                                         const gp__sel_mask<ROWS, VEC> &keep,
+                                                         const gp__sel_mask<ROWS, VEC> &tails, const uint32_t (&lp)[ROWS],
                                                          uint32_t before, uint32_t kept, uint32_t valid,
                                                          uint32_t local0, bool rejected, uint32_t warp_total)
 {
@@ -415,7 +463,7 @@ static __device__ __forceinline__ void gp__select_scatter(T *s_val, uint32_t *s_
     /* a warp that keeps nothing (and places no rejected items) has nothing to put: sparse
      * outputs (unique with long runs, few items kept) skip the per-item tests */
     if ((RUNS ? warp_total & 0xffffu : warp_total) == 0 && !(KIND <= GP__SEL_PRED && rejected)) return;
-    gp__select_each_item<ROWS, VEC>(kb, lp, before, local0, [&](int q, uint32_t local, uint32_t b, uint32_t run) {
+    gp__select_each_item<RUNS, ROWS, VEC>(keep, tails, lp, before, local0, [&](int q, uint32_t local, uint32_t b, uint32_t run) {
         const uint32_t pos = RUNS ? run & 0xffffu : run;
         if (b & 1) {
             if constexpr (KIND == GP__SEL_NONZERO) s_idx[pos] = local;
@@ -432,13 +480,14 @@ static __device__ __forceinline__ void gp__select_scatter(T *s_val, uint32_t *s_
  * an earlier tile (r = -1) takes its length from the prefix's last head, into *first_len. */
 template <int ROWS, int VEC>
 static __device__ __forceinline__ void gp__select_run_lengths(uint32_t *s_idx, unsigned long long *first_len,
-                                                             const uint32_t (&kb)[ROWS * VEC],
+                                                             const gp__sel_mask<ROWS, VEC> &heads,
+                                                             const gp__sel_mask<ROWS, VEC> &tails,
                                                              const uint32_t (&lp)[ROWS], uint32_t before,
                                                              uint32_t local0, size_t start,
                                                              unsigned long long last_head, uint32_t warp_total)
 {
     if ((warp_total >> 16) == 0) return; /* no tail in the warp */
-    gp__select_each_item<ROWS, VEC>(kb, lp, before, local0, [&](int, uint32_t local, uint32_t b, uint32_t run) {
+    gp__select_each_item<true, ROWS, VEC>(heads, tails, lp, before, local0, [&](int, uint32_t local, uint32_t b, uint32_t run) {
         if (b >> 16) {
             const int r = (int)((run + b) & 0xffffu) - 1; /* this run's place (its head counted) */
             if (r >= 0) s_idx[r] = local - s_idx[r] + 1;

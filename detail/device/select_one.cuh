@@ -103,29 +103,27 @@ __global__ void __launch_bounds__(GP__SEL_THREADS, GP__MIN_BLOCKS(GP__SEL_THREAD
     for (unsigned i = 0; t < p.tiles; i++) {
         const size_t start = t * TILE;
         const uint32_t local0 = warp * 32 * ITEMS + lane * VEC; /* + j * 32 * VEC + k */
-        uint32_t kb[ITEMS];
+        gp__sel_mask<ROWS, VEC> keep, tails = {}; /* tails: run-length's */
         if constexpr (HEADS) {
             T edge[2];
             gp__select_load_edges<T, ROWS, VEC>(edge, a.in, start, p.n);
-            gp__select_heads<T, Fn, ROWS, VEC, RUNS>(kb, x, edge, start, p.n);
+            gp__select_heads<T, Fn, ROWS, VEC, RUNS>(keep, tails, x, edge, start, p.n);
         } else {
-            gp__select_keep<KIND, T, P, Fn, ROWS, VEC>(kb, x, fl, start, local0, p.n, a.p);
+            gp__select_keep<KIND, T, P, Fn, ROWS, VEC>(keep, x, fl, start, local0, p.n, a.p);
         }
         __syncwarp();
         uint32_t lp[ROWS];
-        const uint32_t wt = gp__select_scan_bits<KIND, ROWS, VEC>(kb, lp);
+        const uint32_t wt = gp__select_scan_bits<KIND, ROWS, VEC>(keep, tails, lp);
         if (lane == 0) s_wtot[warp] = wt;
         if constexpr (RUNS) { /* the place of the warp's last head in the tile (-1: none) */
             int last = -1;
 #pragma unroll
             for (int j = 0; j < ROWS; j++)
-#pragma unroll
-                for (int k = 0; k < VEC; k++)
-                    if (kb[j * VEC + k] & 1) last = (int)(local0 + j * 32 * VEC + k);
+                if (keep.row(j)) last = (int)(local0 + j * 32 * VEC + 31 - __clz(keep.row(j)));
 #pragma unroll
             for (int o = 16; o > 0; o >>= 1) last = max(last, __shfl_xor_sync(GP__FULL_MASK, last, o));
             if (lane == 0) s_wlast[warp] = last;
-            if (threadIdx.x == 0) s_head0 = kb[0] & 1;
+            if (threadIdx.x == 0) s_head0 = keep.w[0] & 1;
         }
         asm volatile("bar.sync 1, %0;" ::"r"(GP__SEL_BLOCK) : "memory");
         uint32_t before, total;
@@ -142,7 +140,7 @@ __global__ void __launch_bounds__(GP__SEL_THREADS, GP__MIN_BLOCKS(GP__SEL_THREAD
         const uint32_t kept = RUNS ? total & 0xffffu : total;
         const uint32_t valid = (uint32_t)(p.n - start < TILE ? p.n - start : TILE);
         /* scatter into the tile's places: kept first, partition's rejected after them */
-        gp__select_scatter<KIND, T, ROWS, VEC>(s_val, s_idx, x, kb, lp, before, kept, valid, local0, a.rejected != NULL, wt);
+        gp__select_scatter<KIND, T, ROWS, VEC>(s_val, s_idx, x, keep, tails, lp, before, kept, valid, local0, a.rejected != NULL, wt);
         /* the prefix (and the next tile) from the look-ahead; then the scatter is visible
          * to every scanning thread (barrier 1) */
         gp__mbar_wait(&s_handed[i & 1], gp__sel_handed_parity(i));
@@ -155,7 +153,7 @@ __global__ void __launch_bounds__(GP__SEL_THREADS, GP__MIN_BLOCKS(GP__SEL_THREAD
         if constexpr (RUNS) P0 = pre.count;
         else P0 = pre;
         if constexpr (RUNS) {
-            gp__select_run_lengths<ROWS, VEC>(s_idx, &s_first_len, kb, lp, before, local0, start,
+            gp__select_run_lengths<ROWS, VEC>(s_idx, &s_first_len, keep, tails, lp, before, local0, start,
                                                   gp__sel_last_head(pre.last, TILE), wt);
             asm volatile("bar.sync 1, %0;" ::"r"(GP__SEL_BLOCK) : "memory");
         }

@@ -300,12 +300,13 @@ __global__ void __launch_bounds__(GP__SEL_RING_THREADS, GP__MIN_BLOCKS(GP__SEL_R
             if constexpr (HEADS) gp__select_load_edges<T, ROWS, VEC>(edge, a.in, start, p.n);
         }
         __syncwarp();
-        uint32_t kb[ITEMS], lp[ROWS];
-        if constexpr (HEADS) gp__select_heads<T, Fn, ROWS, VEC, RUNS>(kb, x, edge, start, p.n);
-        else gp__select_keep<KIND, T, P, Fn, ROWS, VEC>(kb, x, fl, start, local0, p.n, a.p);
-        const uint32_t wt = gp__select_scan_bits<KIND, ROWS, VEC>(kb, lp);
+        gp__sel_mask<ROWS, VEC> keep, tails = {}; /* tails: run-length's */
+        uint32_t lp[ROWS];
+        if constexpr (HEADS) gp__select_heads<T, Fn, ROWS, VEC, RUNS>(keep, tails, x, edge, start, p.n);
+        else gp__select_keep<KIND, T, P, Fn, ROWS, VEC>(keep, x, fl, start, local0, p.n, a.p);
+        const uint32_t wt = gp__select_scan_bits<KIND, ROWS, VEC>(keep, tails, lp);
         if (lane == 0) s_wtot[warp] = wt;
-        if (RUNS && threadIdx.x == 0) s_head0 = kb[0] & 1;
+        if (RUNS && threadIdx.x == 0) s_head0 = keep.w[0] & 1;
         /* the warps' totals are in, and every scanning thread has read the stage */
         asm volatile("bar.sync 1, %0;" ::"r"(GP__SEL_BLOCK) : "memory");
         uint32_t before, total;
@@ -317,7 +318,7 @@ __global__ void __launch_bounds__(GP__SEL_RING_THREADS, GP__MIN_BLOCKS(GP__SEL_R
         T *s_val = values;
         uint32_t *s_idx = RUNS ? s_runs : reinterpret_cast<uint32_t *>(values);
         gp__mbar_wait(&counted[s], parity); /* the count warp is done with the stage too */
-        gp__select_scatter<KIND, T, ROWS, VEC>(s_val, s_idx, x, kb, lp, before, kept, valid, local0,
+        gp__select_scatter<KIND, T, ROWS, VEC>(s_val, s_idx, x, keep, tails, lp, before, kept, valid, local0,
                                                a.rejected != NULL, wt);
         gp__mbar_wait(&ready[s], parity);
         const S pre = s_prefix[s];
@@ -326,7 +327,7 @@ __global__ void __launch_bounds__(GP__SEL_RING_THREADS, GP__MIN_BLOCKS(GP__SEL_R
         else P0 = pre;
         asm volatile("bar.sync 1, %0;" ::"r"(GP__SEL_BLOCK) : "memory"); /* the scatter is visible */
         if constexpr (RUNS) {
-            gp__select_run_lengths<ROWS, VEC>(s_idx, &s_first_len, kb, lp, before, local0, start,
+            gp__select_run_lengths<ROWS, VEC>(s_idx, &s_first_len, keep, tails, lp, before, local0, start,
                                                   gp__sel_last_head(pre.last, TILE), wt);
             asm volatile("bar.sync 1, %0;" ::"r"(GP__SEL_BLOCK) : "memory"); /* the lengths are in */
         }
