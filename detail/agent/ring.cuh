@@ -24,22 +24,31 @@
 #include "single_pass.cuh"
 #include "look_ahead.cuh"
 
+/* Tiles in the producer's history (s_history, when given): the last 16 takes, twice the
+ * most stages, so that a reader of take i - 1 that finishes before take i's prefix is
+ * handed on cannot see it overwritten (take i + 15 waits for stage use i + 7 or later to
+ * be emptied, which needs take i's prefix first). */
+#define GP__RING_HISTORY 16
+
 /* The producer's i-th take (one thread): waits until stage i % stages is free (its use
  * i - stages emptied; the first `ramp` uses each wait for the previous stage to land, so
  * that the grid's first tiles land, and the chain of prefixes starts, before the rest of
  * the ring is in flight), takes the next tile of the grid from `counter` (tiles go to
- * blocks in increasing order), and hands its index to the look-ahead (s_tile, `taken`).
+ * blocks in increasing order), and hands its index to the look-ahead (s_tile, and
+ * s_history[i % GP__RING_HISTORY] if given, then `taken`).
  * The caller then starts the stage's bulk copies, or arrives on `full` itself. */
 static __device__ __forceinline__ unsigned long long gp__ring_take(unsigned i, unsigned stages, unsigned ramp,
                                                                  uint64_t *full, uint64_t *taken, uint64_t *empty,
                                                                  unsigned long long *s_tile,
-                                                                 unsigned long long *counter)
+                                                                 unsigned long long *counter,
+                                                                 unsigned long long *s_history = nullptr)
 {
     const unsigned s = i % stages;
     if (i >= stages) gp__mbar_wait(&empty[s], (i / stages - 1) & 1);
     else if (i > 0 && i <= ramp) gp__mbar_wait(&full[i - 1], 0);
     const unsigned long long t = atomicAdd(counter, 1ull);
     s_tile[s] = t;
+    if (s_history != nullptr) s_history[i % GP__RING_HISTORY] = t; /* before `taken`, like s_tile */
     gp__mbar_arrive(&taken[s]);
     return t;
 }

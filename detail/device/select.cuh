@@ -254,7 +254,6 @@ struct gp__sel_mask {
     }
     __device__ __forceinline__ void put(int j, int k, bool b) { w[j / PER] |= (b ? 1u : 0u) << (at(j) + k); }
     __device__ __forceinline__ uint32_t row(int j) const { return w[j / PER] >> at(j) & ROW; }
-    __device__ __forceinline__ uint32_t bit(int j, int k) const { return w[j / PER] >> (at(j) + k) & 1u; }
     /* clears the items `left` or more places after the thread's first (item (j, k) is
      * j * 32 * VEC + k places after it) */
     __device__ __forceinline__ void keep_below(uint32_t left)
@@ -439,9 +438,11 @@ static __device__ __forceinline__ void gp__select_each_item(const gp__sel_mask<R
 #pragma unroll
     for (int j = 0; j < ROWS; j++) {
         uint32_t run = before + lp[j];
+        /* the row's keep and tail bits in one word, so each item's pair is one shift and mask */
+        const uint32_t row = keep.row(j) | (TAILS ? tails.row(j) << 16 : 0u);
 #pragma unroll
         for (int k = 0; k < VEC; k++) {
-            const uint32_t b = keep.bit(j, k) | (TAILS ? tails.bit(j, k) << 16 : 0u);
+            const uint32_t b = row >> k & (TAILS ? 0x10001u : 1u);
             f(j * VEC + k, local0 + j * 32 * VEC + k, b, run);
             run += b;
         }

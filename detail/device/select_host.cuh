@@ -87,8 +87,15 @@ static cudaError_t gp__select_launch(const gp__select_args<T, P> &a, size_t n, c
     };
     if constexpr (!ONE_TILE && gp__select_ring_kind<KIND, T>()) {
         const size_t stage = gp__select_ring_stage(KIND, sizeof(T)), extra = gp__select_ring_extra(KIND, sizeof(T));
-        const size_t room = (size_t)dev.smem_block > extra ? ((size_t)dev.smem_block - extra) / stage : 0;
-        const unsigned stages = (unsigned)(room < GP__SEL_RING_STAGES ? room : GP__SEL_RING_STAGES);
+        /* a look-ahead by windows takes as deep a ring as two blocks an SM allow (under 1 KB
+         * of static shared memory a block): its tiles wait for their prefixes longer */
+        const size_t half_sm = (size_t)dev.smem_sm / 2 > (size_t)dev.smem_reserved + 1024
+                                   ? (size_t)dev.smem_sm / 2 - dev.smem_reserved - 1024 : 0;
+        const size_t most = gp__select_ring_window(KIND) ? (half_sm < (size_t)dev.smem_block ? half_sm : dev.smem_block)
+                                                         : (size_t)dev.smem_block;
+        const size_t room = most > extra ? (most - extra) / stage : 0;
+        const size_t deepest = gp__select_ring_window(KIND) ? GP__SEL_RING_STAGES_WINDOW : GP__SEL_RING_STAGES;
+        const unsigned stages = (unsigned)(room < deepest ? room : deepest);
         if (sm90 && stages >= 2 && gp__select_ring_ok(KIND, p, (uintptr_t)a.flags)) {
             const int smem = (int)(stages * stage + extra);
             void (*kernel)(gp__select_args<T, P>, gp__select_plan, char *, uint32_t, unsigned) =

@@ -11,8 +11,11 @@
  *     values, then the flags), up to `stages` tiles ahead of the scanning warps;
  *   - a count warp publishes each tile's count of kept items as soon as the tile lands, so
  *     a count never waits for anything;
- *   - two look-ahead warps fold the counts before each tile into its prefix (the scan's
- *     gp__scan_look_ahead over a 64-bit sum, or run-length's pair below);
+ *   - two look-ahead warps fold the counts before each tile into its prefix: for select,
+ *     partition and nonzero the scan's gp__scan_look_ahead over a 64-bit sum; for unique
+ *     and run-length (and its pair, below) each warp takes every other tile of the block,
+ *     folds the counts since the block's previous tile (gp__select_window) and adds them
+ *     to that tile's prefix, handed on by the other warp (gp__select_ring_window);
  *   - the scanning warps rank the tile's items (gp__select_keep, a warp scan of the keep
  *     bits), put them in order in the stage itself once everyone has read it (kept first,
  *     partition's rejected after them), and write them out from there when the prefix is
@@ -41,6 +44,9 @@
 #ifndef GP__SEL_RING_STAGES
 #define GP__SEL_RING_STAGES 4 /* ring depth, in tiles: 80 KB a block for f32 by flags */
 #endif
+#ifndef GP__SEL_RING_STAGES_WINDOW
+#define GP__SEL_RING_STAGES_WINDOW 6 /* the same for unique and run-length, where two blocks an SM take them */
+#endif
 #ifndef GP__SEL_RING_RAMP
 #define GP__SEL_RING_RAMP 3   /* stages first filled one at a time (agent/ring.cuh) */
 #endif
@@ -49,15 +55,34 @@
 #include "../util/mbarrier.cuh"
 #include "../agent/ring.cuh"
 
+/* Whether a kind's look-ahead folds windows (gp__select_window), two warps taking every
+ * other tile, rather than the scan's chain of rounds: unique and run-length. Measured on
+ * the H200 (2^28, builds alternated three times), with the ring as deep as two blocks an
+ * SM allow: unique 1.03-1.20x, run-length 1.03-1.30x; but select by flags 50% or all kept
+ * 0.93-0.95x and nonzero 0.89-0.93x (their many writes meet the windows' polling at the
+ * L2), so those keep the chain. */
+static constexpr GP__HD bool gp__select_ring_window(int kind)
+{
+    return kind == GP__SEL_UNIQUE || kind == GP__SEL_RUNS;
+}
+/* Whether the count warp hands the scanning warps their keep bits: unique's heads, which
+ * it makes anyway, so that the scanning warps skip their neighbours' shuffles, and a warp
+ * with no head in its part reads none of its values. (H200, 2^28, builds alternated three
+ * times: unique 1.03-1.06x; the same for select by a predicate made a 16-byte type 6%
+ * slower, nonzero the same, as these warps then wait for the count warp.) */
+static constexpr GP__HD bool gp__select_ring_masks(int kind)
+{
+    return kind == GP__SEL_UNIQUE;
+}
 /* Bytes of a stage: (unique, run-length) the 16 bytes before the tile, whose last element
  * is the first one's neighbour; the tile's values; (run-length) the 16 bytes after it,
  * whose first element is the last one's neighbour; (select and partition by flags) its
- * flags. */
+ * flags; (unique) its heads, a word a scanning thread (gp__select_ring_masks). */
 static inline GP__HD size_t gp__select_ring_stage(int kind, size_t elem)
 {
     const size_t tile = (size_t)GP__SEL_BLOCK * gp__select_items(elem);
     return (kind == GP__SEL_UNIQUE || kind == GP__SEL_RUNS ? 16 : 0) + tile * elem + (kind == GP__SEL_RUNS ? 16 : 0) +
-           (kind == GP__SEL_FLAGGED ? tile : 0);
+           (kind == GP__SEL_FLAGGED ? tile : 0) + (gp__select_ring_masks(kind) ? GP__SEL_BLOCK * 4 : 0);
 }
 /* Shared memory a block needs besides its stages: run-length's places of the tile's heads
  * (one buffer: the scanning warps hold one tile at a time). */
@@ -82,10 +107,12 @@ static constexpr bool gp__select_ring_kind()
 
 /* A whole tile's count of kept items by one warp, from its stage (lane l takes the 16-byte
  * words l, l + 32, ...: a count is the same in any order); for run-length also the place
- * of its last head in *last (-1: none). */
+ * of its last head in *last (-1: none). Unique also leaves each scanning thread's heads in
+ * s_mask[thread] (gp__select_ring_masks): word l + 32 * (ROWS * w + j) is row j of lane l
+ * of scanning warp w (gp__select_load). */
 template <int KIND, class T, class P, class Fn, int TILE>
 static __device__ __forceinline__ uint32_t gp__select_ring_count(const unsigned char *stage, const P &p, bool first,
-                                                                int *last)
+                                                                int *last, uint32_t *s_mask)
 {
     const unsigned lane = gp__lane_id();
     uint32_t c = 0;
@@ -111,19 +138,6 @@ static __device__ __forceinline__ uint32_t gp__select_ring_count(const unsigned 
 #pragma unroll
         for (int o = 16; o > 0; o >>= 1) l = max(l, __shfl_xor_sync(GP__FULL_MASK, l, o));
         *last = l;
-    } else if constexpr (KIND == GP__SEL_UNIQUE) { /* heads: the neighbour before each element, from the stage */
-        enum { VEC = 16 / sizeof(T) };
-        const T *v = reinterpret_cast<const T *>(stage + 16);
-#pragma unroll 4
-        for (unsigned q = lane; q < TILE / VEC; q += 32) {
-            const uint4 w = reinterpret_cast<const uint4 *>(v)[q];
-            T e[VEC];
-            memcpy(e, &w, sizeof w);
-            if (q == 0 && first) c += 1u; /* element 0 */
-            else c += !Fn::eq(v[(int)(q * VEC) - 1], e[0]) ? 1u : 0u; /* q == 0: the last of the 16 bytes before */
-#pragma unroll
-            for (int k = 1; k < VEC; k++) c += !Fn::eq(e[k - 1], e[k]) ? 1u : 0u;
-        }
     } else if constexpr (KIND == GP__SEL_FLAGGED) {
         const uint4 *f = reinterpret_cast<const uint4 *>(stage + (size_t)TILE * sizeof(T));
 #pragma unroll 4
@@ -131,6 +145,29 @@ static __device__ __forceinline__ uint32_t gp__select_ring_count(const unsigned 
             const uint4 w = f[q];
             c += __popc(__vcmpne4(w.x, 0u) & 0x01010101u) + __popc(__vcmpne4(w.y, 0u) & 0x01010101u) +
                  __popc(__vcmpne4(w.z, 0u) & 0x01010101u) + __popc(__vcmpne4(w.w, 0u) & 0x01010101u);
+        }
+    } else if constexpr (KIND == GP__SEL_UNIQUE) { /* heads: the neighbour before each element, from the stage */
+        enum { VEC = 16 / sizeof(T), ROWS = TILE / VEC / 32 / GP__SEL_WARPS };
+        typedef gp__sel_mask<ROWS, VEC> M;
+        static_assert(M::WORDS == 1, "a scanning thread's heads are one word");
+        const T *v = reinterpret_cast<const T *>(stage + 16);
+        for (unsigned w = 0; w < GP__SEL_WARPS; w++) {
+            M m;
+            m.clear();
+#pragma unroll
+            for (int j = 0; j < ROWS; j++) {
+                const unsigned q = (w * ROWS + j) * 32 + lane;
+                const uint4 u = reinterpret_cast<const uint4 *>(v)[q];
+                T e[VEC];
+                memcpy(e, &u, sizeof u);
+                bool h0 = true; /* element 0 */
+                if (q > 0 || !first) h0 = !Fn::eq(v[(int)(q * VEC) - 1], e[0]); /* q == 0: the last of the 16 bytes before */
+                m.put(j, 0, h0);
+#pragma unroll
+                for (int k = 1; k < VEC; k++) m.put(j, k, !Fn::eq(e[k - 1], e[k]));
+            }
+            s_mask[w * 32 + lane] = m.w[0];
+            c += __popc(m.w[0]);
         }
     } else {
         enum { VEC = 16 / sizeof(T) };
@@ -149,8 +186,57 @@ static __device__ __forceinline__ uint32_t gp__select_ring_count(const unsigned 
     return c;
 }
 
-/* Threads: GP__SEL_BLOCK scanning threads, then the producer, look-ahead part 0, count and
- * look-ahead part 1 warps. Named barriers: 1 the scanning warps, 2 the look-ahead warps.
+#ifndef GP__SEL_WINDOW_NB
+#define GP__SEL_WINDOW_NB 12 /* tiles a lane polls a round: 384 a warp */
+#endif
+/* The statuses of tiles [a, b) folded (counts, or run-length's pairs: integer sums and
+ * maxima, the same in any order), for lane 0; every lane of the warp calls it. Lane l
+ * polls tiles a + l + 32 j, up to GP__SEL_WINDOW_NB of them a round, all their loads in
+ * flight together, and folds each as it is found published.
+ * Why not the scan's gp__scan_look_ahead: its fixed batch trees (needed for sums that
+ * depend on the order) make a block's prefixes one chain, each tile's round trips after
+ * the last one's; the window since the block's previous tile needs no earlier prefix
+ * until its last add, so two warps poll two tiles' windows at once. */
+template <class Op>
+static __device__ __forceinline__ typename Op::type gp__select_window(const uint64_t *status, uint32_t epoch,
+                                                                     size_t a, size_t b)
+{
+    typedef gp__status_codec<Op> codec;
+    static_assert(codec::W == 1, "one status word a tile");
+    enum { NB = GP__SEL_WINDOW_NB };
+    const unsigned lane = gp__lane_id();
+    typename Op::type acc = Op::identity();
+    for (size_t base = a; base < b; base += 32 * NB) {
+        const size_t first = base + lane;
+        unsigned pending = 0;
+#pragma unroll
+        for (int j = 0; j < NB; j++) pending |= (first + 32 * j < b ? 1u : 0u) << j;
+        for (;;) {
+            uint64_t w[NB];
+#pragma unroll
+            for (int j = 0; j < NB; j++)
+                if (pending >> j & 1) w[j] = gp__ld_relaxed_u64(status + first + 32 * j);
+            const unsigned before = pending;
+#pragma unroll
+            for (int j = 0; j < NB; j++)
+                if ((pending >> j & 1) && gp__status_ready(w[j], epoch)) {
+                    const uint32_t bits[1] = {(uint32_t)w[j]};
+                    acc = Op::apply(acc, codec::decode(first + 32 * j, bits));
+                    pending &= ~(1u << j);
+                }
+            if (!__any_sync(GP__FULL_MASK, pending)) break;
+#if GP__SCAN_POLL_NS > 0
+            if (__all_sync(GP__FULL_MASK, pending == before)) __nanosleep(GP__SCAN_POLL_NS);
+#endif
+        }
+    }
+    __syncwarp();
+    return gp__warp_reduce<Op>(acc);
+}
+
+/* Threads: GP__SEL_BLOCK scanning threads, then the producer, look-ahead 0, count and
+ * look-ahead 1 warps. Named barriers: 1 the scanning warps, 2 the look-ahead warps (the
+ * chain of rounds; none by windows).
  * Dynamic shared memory: `stages` stages of gp__select_ring_stage bytes. sm_90+. */
 template <int KIND, class T, class P, class Fn>
 __global__ void __launch_bounds__(GP__SEL_RING_THREADS, GP__MIN_BLOCKS(GP__SEL_RING_THREADS, GP__SEL_MIN_BLOCKS))
@@ -161,11 +247,14 @@ __global__ void __launch_bounds__(GP__SEL_RING_THREADS, GP__MIN_BLOCKS(GP__SEL_R
     typedef typename SOp::type S;
     enum { VEC = gp__scan_vec(sizeof(T)), ROWS = gp__scan_rows(sizeof(T)), ITEMS = VEC * ROWS,
            TILE = GP__SEL_BLOCK * ITEMS, SMAX = GP__SCAN_STAGES_MAX };
-    constexpr bool FLAGS = KIND == GP__SEL_FLAGGED, RUNS = KIND == GP__SEL_RUNS, HEADS = KIND == GP__SEL_UNIQUE || RUNS;
+    constexpr bool FLAGS = KIND == GP__SEL_FLAGGED, RUNS = KIND == GP__SEL_RUNS, HEADS = KIND == GP__SEL_UNIQUE || RUNS,
+                   MASKS = gp__select_ring_masks(KIND), WINDOW = gp__select_ring_window(KIND);
     /* a stage: PRE bytes before the tile (unique, run-length), its values, POST bytes after
-     * it (run-length), its flags (gp__select_ring_stage) */
+     * it (run-length), its flags, unique's heads (gp__select_ring_stage) */
     constexpr unsigned PRE = HEADS ? 16 : 0, POST = RUNS ? 16 : 0, VALUES = (unsigned)(TILE * sizeof(T)),
-                       STAGE = PRE + VALUES + POST + (FLAGS ? TILE : 0);
+                       COPIED = VALUES + (FLAGS ? TILE : 0), /* besides PRE and POST */
+                       MASK_AT = PRE + VALUES + POST + (FLAGS ? TILE : 0), /* unique's heads */
+                       STAGE = MASK_AT + (MASKS ? GP__SEL_BLOCK * 4 : 0);
     extern __shared__ __align__(128) unsigned char gp__sel_ring[];
     /* run-length: the places of the tile's heads, then their runs' lengths, after the stages */
     uint32_t *s_runs = reinterpret_cast<uint32_t *>(gp__sel_ring + (size_t)stages * STAGE);
@@ -174,7 +263,7 @@ __global__ void __launch_bounds__(GP__SEL_RING_THREADS, GP__MIN_BLOCKS(GP__SEL_R
     /* per stage (agent/ring.cuh): full, taken, empty; ready (the prefix is known) and
      * counted (the count warp has read the stage: the scanning warps may reorder it) */
     __shared__ uint64_t full[SMAX], taken[SMAX], ready[SMAX], counted[SMAX], empty[SMAX];
-    __shared__ unsigned long long s_tile[SMAX], s_ahead_tile[2];
+    __shared__ unsigned long long s_tile[SMAX], s_ahead_tile[2], s_history[GP__RING_HISTORY];
     __shared__ S s_prefix[SMAX], s_xchg[2 * gp__status_codec<SOp>::NB];
     __shared__ uint32_t s_wtot[GP__SEL_WARPS];
     unsigned long long *counter = reinterpret_cast<unsigned long long *>(scratch);
@@ -197,22 +286,25 @@ __global__ void __launch_bounds__(GP__SEL_RING_THREADS, GP__MIN_BLOCKS(GP__SEL_R
     if (warp == GP__SEL_WARPS) { /* producer */
         if (lane == 0) {
             const unsigned ramp = GP__SEL_RING_RAMP < stages ? GP__SEL_RING_RAMP : stages - 1;
-            for (unsigned i = 0;; i++) {
+            for (unsigned i = 0, ends = 0;; i++) {
                 const unsigned s = i % stages;
-                const unsigned long long t = gp__ring_take(i, stages, ramp, full, taken, empty, s_tile, counter);
+                const unsigned long long t =
+                    gp__ring_take(i, stages, ramp, full, taken, empty, s_tile, counter, WINDOW ? s_history : nullptr);
                 if (t < p.tiles && (t + 1) * TILE <= p.n) {
                     unsigned char *stage = gp__sel_ring + (size_t)s * STAGE;
                     const unsigned pre = t > 0 ? PRE : 0; /* tile 0 has nothing before it */
                     /* run-length: the 16 bytes after the tile, where the input has them */
                     const unsigned post = (t + 1) * TILE + VEC <= p.n ? POST : 0;
-                    gp__mbar_arrive_expect(&full[s], STAGE - PRE - POST + pre + post);
+                    gp__mbar_arrive_expect(&full[s], COPIED + pre + post);
                     gp__bulk_copy(stage + PRE - pre, reinterpret_cast<const unsigned char *>(a.in + t * TILE) - pre,
                                   pre + VALUES + post, &full[s]);
                     if constexpr (FLAGS) gp__bulk_copy(stage + PRE + VALUES, a.flags + t * TILE, TILE, &full[s]);
                 } else {
                     gp__mbar_arrive(&full[s]); /* past the end, or the partial last tile (read from global) */
                 }
-                if (t >= p.tiles) break;
+                /* by windows, one take more past the end: the look-ahead warp of the take
+                 * after the first one past the end is the other warp, and must see the end too */
+                if (t >= p.tiles && (!WINDOW || ++ends == 2)) break;
             }
             /* every block's producer has taken its last tile: the last one back resets the
              * counters for the next call on this region (status memory) */
@@ -220,7 +312,7 @@ __global__ void __launch_bounds__(GP__SEL_RING_THREADS, GP__MIN_BLOCKS(GP__SEL_R
         }
         return;
     }
-    if (warp == GP__SEL_WARPS + 1 || warp == GP__SEL_WARPS + 3) { /* look-ahead, parts 0 and 1 */
+    if ((warp == GP__SEL_WARPS + 1 || warp == GP__SEL_WARPS + 3) && !WINDOW) { /* look-ahead, parts 0 and 1 */
         const unsigned part_id = warp == GP__SEL_WARPS + 3;
         gp__scan_ahead<S> ahead = {SOp::identity(), 0, 0};
         for (unsigned i = 0;; i++) {
@@ -236,6 +328,38 @@ __global__ void __launch_bounds__(GP__SEL_RING_THREADS, GP__MIN_BLOCKS(GP__SEL_R
         }
         return;
     }
+    if (warp == GP__SEL_WARPS + 1 || warp == GP__SEL_WARPS + 3) { /* look-ahead by windows: each warp every other take */
+        for (unsigned i = warp == GP__SEL_WARPS + 3;; i += 2) {
+            const unsigned s = i % stages;
+            unsigned long long t = 0, t_before = 0; /* this take's tile, the block's previous one */
+            if (lane == 0) {
+                gp__mbar_wait(&taken[s], (i / stages) & 1);
+                t = s_history[i % GP__RING_HISTORY];
+                t_before = i > 0 ? s_history[(i - 1) % GP__RING_HISTORY] : 0;
+            }
+            t = __shfl_sync(GP__FULL_MASK, t, 0);
+            t_before = __shfl_sync(GP__FULL_MASK, t_before, 0);
+            if (t >= p.tiles) break;
+            /* the tiles just before this one were taken just before it: their counts come
+             * about when this tile's own does, so polling earlier only loads the L2 (H200,
+             * 2^28: polling from the take made unique 10-18% slower than from the count) */
+            if (lane == 0) gp__mbar_wait(&counted[s], (i / stages) & 1);
+            __syncwarp();
+            const S since = gp__select_window<SOp>(status, epoch, t_before, t);
+            if (lane == 0) {
+                S pre = since;
+                if (i > 0) { /* the previous tile's prefix, from the other warp */
+                    const unsigned sp = (i - 1) % stages;
+                    gp__mbar_wait(&ready[sp], ((i - 1) / stages) & 1);
+                    pre = SOp::apply(s_prefix[sp], since);
+                }
+                s_prefix[s] = pre;
+                gp__mbar_arrive(&ready[s]);
+            }
+            __syncwarp();
+        }
+        return;
+    }
     if (warp == GP__SEL_WARPS + 2) { /* count: publishes each tile's count as soon as its data is in */
         for (unsigned i = 0;; i++) {
             const unsigned s = i % stages;
@@ -244,8 +368,9 @@ __global__ void __launch_bounds__(GP__SEL_RING_THREADS, GP__MIN_BLOCKS(GP__SEL_R
             if (t >= p.tiles) break;
             if ((t + 1) * TILE <= p.n) {
                 int last = -1;
-                const uint32_t c =
-                    gp__select_ring_count<KIND, T, P, Fn, TILE>(gp__sel_ring + (size_t)s * STAGE, a.p, t == 0, &last);
+                unsigned char *stage = gp__sel_ring + (size_t)s * STAGE;
+                const uint32_t c = gp__select_ring_count<KIND, T, P, Fn, TILE>(
+                    stage, a.p, t == 0, &last, reinterpret_cast<uint32_t *>(stage + MASK_AT));
                 if (lane == 0) {
                     if constexpr (RUNS) gp__status_publish<uint32_t>(status, t, gp__sel_runs_word(c, last), epoch);
                     else gp__status_publish<uint32_t>(status, t, c, epoch);
@@ -269,42 +394,54 @@ __global__ void __launch_bounds__(GP__SEL_RING_THREADS, GP__MIN_BLOCKS(GP__SEL_R
         const size_t start = t * TILE;
         unsigned char *stage = gp__sel_ring + (size_t)s * STAGE;
         T *values = reinterpret_cast<T *>(stage + PRE);
-        T edge[2]; /* unique: the element before the warp's first (and, unused, after its last) */
-        memset(edge, 0, sizeof edge);
-        if (start + TILE <= p.n) { /* warp-striped out of the stage: conflict-free 16-byte reads */
+        const bool whole = start + TILE <= p.n;
+        /* warp-striped out of the stage: conflict-free 16-byte reads */
+        const auto load_stage = [&]() {
             const uint4 *src = reinterpret_cast<const uint4 *>(values) + warp * 32 * ROWS + lane;
             uint4 w[ROWS];
 #pragma unroll
             for (int j = 0; j < ROWS; j++) w[j] = src[j * 32];
             memcpy(x, w, sizeof w);
-            if constexpr (FLAGS) {
-#pragma unroll
-                for (int j = 0; j < ROWS; j++) {
-                    const uint8_t *f = stage + PRE + VALUES + local0 + j * 32 * VEC;
-                    if constexpr (VEC > 1) fl[j] = gp__flag_bits<VEC>(f);
-                    else fl[j] = *f != 0;
-                }
-            }
-            /* warp 0's neighbour is the last of the 16 bytes before the tile (none for tile 0);
-             * run-length's last warp's, the first of the 16 bytes after it (or, where the
-             * input ends within them, from global memory; none after n - 1) */
-            if constexpr (HEADS)
-                if (lane == 0 && (warp > 0 || t > 0)) edge[0] = values[(int)(warp * 32 * ITEMS) - 1];
-            if constexpr (RUNS)
-                if (lane == 31) {
-                    if (warp < GP__SEL_WARPS - 1 || start + TILE + VEC <= p.n) edge[1] = values[(warp + 1) * 32 * ITEMS];
-                    else if (start + TILE < p.n) edge[1] = gp__load_elem(a.in + start + TILE);
-                }
-        } else {
-            gp__select_load<T, ROWS, VEC, FLAGS>(x, fl, a.in, a.flags, start, p);
-            if constexpr (HEADS) gp__select_load_edges<T, ROWS, VEC>(edge, a.in, start, p.n);
-        }
-        __syncwarp();
+        };
         gp__sel_mask<ROWS, VEC> keep, tails = {}; /* tails: run-length's */
+        if (MASKS && whole) { /* the count warp made this thread's heads */
+            gp__mbar_wait(&counted[s], parity);
+            keep.w[0] = reinterpret_cast<const uint32_t *>(stage + MASK_AT)[threadIdx.x];
+        } else {
+            T edge[2]; /* unique: the element before the warp's first; run-length: and after its last */
+            memset(edge, 0, sizeof edge);
+            if (whole) {
+                load_stage();
+                if constexpr (FLAGS) {
+#pragma unroll
+                    for (int j = 0; j < ROWS; j++) {
+                        const uint8_t *f = stage + PRE + VALUES + local0 + j * 32 * VEC;
+                        if constexpr (VEC > 1) fl[j] = gp__flag_bits<VEC>(f);
+                        else fl[j] = *f != 0;
+                    }
+                }
+                /* warp 0's neighbour is the last of the 16 bytes before the tile (none for tile 0);
+                 * run-length's last warp's, the first of the 16 bytes after it (or, where the
+                 * input ends within them, from global memory; none after n - 1) */
+                if constexpr (HEADS)
+                    if (lane == 0 && (warp > 0 || t > 0)) edge[0] = values[(int)(warp * 32 * ITEMS) - 1];
+                if constexpr (RUNS)
+                    if (lane == 31) {
+                        if (warp < GP__SEL_WARPS - 1 || start + TILE + VEC <= p.n) edge[1] = values[(warp + 1) * 32 * ITEMS];
+                        else if (start + TILE < p.n) edge[1] = gp__load_elem(a.in + start + TILE);
+                    }
+            } else {
+                gp__select_load<T, ROWS, VEC, FLAGS>(x, fl, a.in, a.flags, start, p);
+                if constexpr (HEADS) gp__select_load_edges<T, ROWS, VEC>(edge, a.in, start, p.n);
+            }
+            __syncwarp();
+            if constexpr (HEADS) gp__select_heads<T, Fn, ROWS, VEC, RUNS>(keep, tails, x, edge, start, p.n);
+            else gp__select_keep<KIND, T, P, Fn, ROWS, VEC>(keep, x, fl, start, local0, p.n, a.p);
+        }
         uint32_t lp[ROWS];
-        if constexpr (HEADS) gp__select_heads<T, Fn, ROWS, VEC, RUNS>(keep, tails, x, edge, start, p.n);
-        else gp__select_keep<KIND, T, P, Fn, ROWS, VEC>(keep, x, fl, start, local0, p.n, a.p);
         const uint32_t wt = gp__select_scan_bits<KIND, ROWS, VEC>(keep, tails, lp);
+        /* on the count warp's heads, a warp reads its values only to put some */
+        if (MASKS && whole && wt != 0) load_stage();
         if (lane == 0) s_wtot[warp] = wt;
         if (RUNS && threadIdx.x == 0) s_head0 = keep.w[0] & 1;
         /* the warps' totals are in, and every scanning thread has read the stage */
