@@ -24,6 +24,8 @@
  * whole tile reads shared memory; only the last element of those bytes is used, and an
  * earlier tile can overwrite that element in place only with its own value (out[j] for j
  * just below the tile's start is written only when every element before it is a head).
+ * Unique's count warp also leaves each scanning thread's heads, a word a thread, after
+ * the tile (gp__select_ring_masks).
  * Run-length's stage also holds the 16 bytes after the tile (a tail test needs the next
  * element), and its status is a pair, the heads in the tile and the place of its last head,
  * folded as (sum, max): the tail of a run that began in an earlier tile takes its length
