@@ -77,50 +77,101 @@ static __device__ __forceinline__ gp__rbkr_packed<T> gp__rbkr_pack(const gp__rbk
     return p;
 }
 
-/* A whole tile's total by one warp, in index order, from its stage: lane l folds the l-th
- * 32nd of the tile (R vectors of keys and of values, 16-byte reads), starting at vector
- * l % R and wrapping so that the lanes' reads fall in different banks (gp__ssr_tile_total's
- * order). A key is a head where it differs from the one before: the last key of the
- * vector the lane read before, or (its first vector, and vector 0 of its part) the key
- * before the vector in the stage, which holds the key before the tile too (tile 0's first
- * key: a head). One 16-byte read of keys a vector, where there were four 4-byte reads with
- * bank conflicts and a global load of the key before the tile; the call measured within 1%
- * either way (H100): this warp does not limit the kernel. */
+/* A whole tile's total by one warp, from its stage: its heads, and its values from its last
+ * head on (all of them if it has none) folded in index order: the pair the tile's elements
+ * fold to under gp__rbk_op. In two passes, so that no value before the last head is read:
+ *   - the heads: lane l reads the l-th 32nd of the keys (R vectors, 16-byte reads), from
+ *     vector l % R on and wrapping, so that the lanes' reads fall in different banks. A key
+ *     is a head where it differs from the one before: the last key of the vector the lane
+ *     read before or, for its first vector and vector 0 of its part, the key before the
+ *     vector in the stage, which holds the key before the tile too (tile 0's first key: a
+ *     head). The lane counts them and keeps its last vector with one.
+ *   - the values from the last head: 32 runs of consecutive values, a run a lane (odd
+ *     lengths, so that the lanes' reads fall in different banks); each lane folds its run
+ *     in order (four parts side by side, then the parts), then a tree in lane order. A
+ *     tile with no head folds its values by 16-byte vectors, in the heads' pass's order.
+ * The association depends on the keys only. This warp runs beside the scanning warps for
+ * the issue slots: folding every element as a pair (a head test, an add and a select), a
+ * tile took it 6500 cycles, as long as the block's whole time a tile (H200, i32/f32 2^28,
+ * runs of 1024, clock64), and it set the pace. */
 template <class Op, class K, class EqS, int TILE>
-static __device__ __forceinline__ gp__rbk_pair32<typename Op::type> gp__rbkr_tile_total(const K *ks, const uint4 *vs,
+static __device__ __forceinline__ gp__rbk_pair32<typename Op::type> gp__rbkr_tile_total(const K *ks,
+                                                                                       const typename Op::type *vs,
                                                                                        size_t t)
 {
-    typedef gp__rbk_op32<Op> POp;
-    typedef typename POp::type pair;
     typedef typename Op::type T;
     enum { VEC = gp__scan_vec(sizeof(T)), R = TILE / VEC / 32 };
     const unsigned lane = gp__lane_id(), start = lane % R;
-    pair head = POp::identity(), tail = POp::identity();
+    /* a head at element (u, q): the first of tile 0, or a key unlike the one before */
+    auto heads_of = [&](unsigned u, const K (&key)[VEC], const K &prev) {
+        uint32_t bits = 0;
+#pragma unroll
+        for (int q = 0; q < VEC; q++)
+            bits |= ((t == 0 && u == 0 && q == 0) || !EqS::eq(q > 0 ? key[q - 1] : prev, key[q]) ? 1u : 0u) << q;
+        return bits;
+    };
+    auto key_before = [&](unsigned u) { return u > 0 || t > 0 ? ks[(int)(u * VEC) - 1] : K(); };
+    uint32_t heads = 0;
+    int last = -1; /* the lane's last vector with a head */
     K carry = K(); /* the last key of the vector read before */
 #pragma unroll 4
     for (unsigned r = 0; r < R; r++) {
         const unsigned k = (r + start) % R, u = lane * R + k; /* the vector's index in the tile */
-        const uint4 wk = reinterpret_cast<const uint4 *>(ks)[u], wv = vs[u];
+        const uint4 wk = reinterpret_cast<const uint4 *>(ks)[u];
         K key[VEC];
-        T e[VEC];
         memcpy(key, &wk, sizeof wk);
-        memcpy(e, &wv, sizeof wv);
-        K prev = carry;
-        if (r == 0 || k == 0) prev = u > 0 || t > 0 ? ks[(int)(u * VEC) - 1] : K(); /* tile 0's first: a head */
+        const K prev = r == 0 || k == 0 ? key_before(u) : carry;
         carry = key[VEC - 1];
-        pair f = POp::identity();
+        const uint32_t bits = heads_of(u, key, prev);
+        heads += __popc(bits);
+        if (bits != 0 && (int)u > last) last = (int)u;
+    }
+    heads = __reduce_add_sync(GP__FULL_MASK, heads);
+    const int lv = __reduce_max_sync(GP__FULL_MASK, last); /* the tile's last vector with a head */
+    unsigned from = 0; /* the tile's last head, where its value starts */
+    if (lv >= 0) { /* every lane reads the vector (one broadcast) */
+        const uint4 wk = reinterpret_cast<const uint4 *>(ks)[lv];
+        K key[VEC];
+        memcpy(key, &wk, sizeof wk);
+        const uint32_t bits = heads_of((unsigned)lv, key, key_before((unsigned)lv));
+        from = (unsigned)lv * VEC + 31 - __clz(bits);
+    }
+    T acc = Op::identity();
+    if (lv < 0) {
+        /* no head: every value, lane l its 32nd as the heads' pass read it, 16-byte reads from
+         * vector l % R on (the part before that vector folded apart, then put first) */
+        T head = Op::identity(), tail = Op::identity();
+#pragma unroll 4
+        for (unsigned r = 0; r < R; r++) {
+            const unsigned k = (r + start) % R;
+            const uint4 wv = reinterpret_cast<const uint4 *>(vs)[lane * R + k];
+            T e[VEC];
+            memcpy(e, &wv, sizeof wv);
+            T f = e[0];
 #pragma unroll
-        for (int q = 0; q < VEC; q++) {
-            pair x;
-            x.v = e[q];
-            x.h = (t == 0 && u == 0 && q == 0) || !EqS::eq(q > 0 ? key[q - 1] : prev, key[q]) ? 1u : 0u;
-            f = q == 0 ? x : POp::apply(f, x);
+            for (int q = 1; q < VEC; q++) f = Op::apply(f, e[q]);
+            if (k >= start) tail = Op::apply(tail, f);
+            else head = Op::apply(head, f);
         }
-        if (k >= start) tail = POp::apply(tail, f);
-        else head = POp::apply(head, f);
+        acc = Op::apply(head, tail);
+    } else {
+        /* the values from `from` on: 32 runs of `chunk` consecutive values (odd: the lanes'
+         * reads fall in different banks), each folded as four consecutive parts side by side
+         * (four chains of adds, not one), then the parts in order */
+        const unsigned chunk = ((TILE - from + 31) / 32) | 1u, part = (chunk + 3) / 4, lo = from + lane * chunk,
+                       hi = lo + chunk < TILE ? lo + chunk : TILE;
+        T p4[4] = {Op::identity(), Op::identity(), Op::identity(), Op::identity()};
+#pragma unroll 2
+        for (unsigned j = 0; j < part; j++)
+#pragma unroll
+            for (int p = 0; p < 4; p++) {
+                const unsigned e = lo + p * part + j;
+                if (e < hi) p4[p] = Op::apply(p4[p], vs[e]);
+            }
+        acc = Op::apply(Op::apply(Op::apply(p4[0], p4[1]), p4[2]), p4[3]);
     }
     __syncwarp();
-    return gp__warp_reduce<POp>(POp::apply(head, tail));
+    return gp__rbk_pair32<T>{heads, gp__warp_reduce<Op>(acc)};
 }
 
 /* Reduce-by-key on the ring, for keys and values of one size that moves as 16-byte
@@ -191,7 +242,7 @@ __global__ void __launch_bounds__(GP__SSR_THREADS, GP__MIN_BLOCKS(GP__SSR_THREAD
             stages, tiles, TILE, n, gp__ssr_ring, STAGE, full, empty, s_tile, status, epoch,
             [&](const unsigned char *stage, unsigned long long t) {
                 return gp__rbkr_pack(gp__rbkr_tile_total<Op, K, EqS, TILE>(
-                    reinterpret_cast<const K *>(stage + EDGE), reinterpret_cast<const uint4 *>(stage + 2 * EDGE + BYTES),
+                    reinterpret_cast<const K *>(stage + EDGE), reinterpret_cast<const T *>(stage + 2 * EDGE + BYTES),
                     t));
             },
             counted);
@@ -314,18 +365,23 @@ __global__ void __launch_bounds__(GP__SSR_THREADS, GP__MIN_BLOCKS(GP__SSR_THREAD
                 K *s_keys = reinterpret_cast<K *>(stage + 2 * EDGE + BYTES);
                 T *s_vals = reinterpret_cast<T *>(stage + EDGE);
                 gp__mbar_wait(&counted[s], parity);
-                each_end([&](int q, unsigned l, const pair &run) {
-                    if (hb >> q & 1u) s_keys[run.h - 1] = ks[l];
-                    if (tb >> q & 1u) v[q] = value(run);
-                });
+                /* a thread with no run end among its elements (most of them, with long runs) skips
+                 * both loops: 0.97x the time at runs of 1024 (H200, 2^28) */
+                if ((hb | tb) != 0)
+                    each_end([&](int q, unsigned l, const pair &run) {
+                        if (hb >> q & 1u) s_keys[run.h - 1] = ks[l];
+                        if (tb >> q & 1u) v[q] = value(run);
+                    });
                 asm volatile("bar.sync 1, %0;" ::"r"(GP__SSR_BLOCK) : "memory"); /* every key read */
+                if (tb != 0) {
 #pragma unroll
-                for (int j = 0; j < ROWS; j++) {
-                    const uint32_t before = lane_prefix[j].h; /* heads before vector (j, lane) */
+                    for (int j = 0; j < ROWS; j++) {
+                        const uint32_t before = lane_prefix[j].h; /* heads before vector (j, lane) */
 #pragma unroll
-                    for (int k = 0; k < VEC; k++) {
-                        const int q = j * VEC + k; /* its run: heads up to it, less one; less first_tail: */
-                        if (tb >> q & 1u) s_vals[before + __popc(hb >> (j * VEC) & ((2u << k) - 1)) - head0] = v[q];
+                        for (int k = 0; k < VEC; k++) {
+                            const int q = j * VEC + k; /* its run: heads up to it, less one; less first_tail: */
+                            if (tb >> q & 1u) s_vals[before + __popc(hb >> (j * VEC) & ((2u << k) - 1)) - head0] = v[q];
+                        }
                     }
                 }
                 asm volatile("bar.sync 1, %0;" ::"r"(GP__SSR_BLOCK) : "memory"); /* the runs are in */

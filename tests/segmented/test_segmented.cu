@@ -67,6 +67,21 @@ GP_DEFINE_SEGMENTED_SCAN(add_u8, uint8_t, ADD_WRAP_U8, (uint8_t)0)
 GP_DEFINE_SEGMENTED_SCAN(add_u16, uint16_t, ADD_WRAP_U16, (uint16_t)0)
 GP_DEFINE_REDUCE_BY_KEY(add_u8, uint8_t, KEY_EQ, uint8_t, ADD_WRAP_U8, (uint8_t)0)
 GP_DEFINE_REDUCE_BY_KEY(add_u16, uint16_t, KEY_EQ, uint16_t, ADD_WRAP_U16, (uint16_t)0)
+/* A 4-byte operator that does not commute, so that the ring kernels' order is tested too (the
+ * 2x2 matrices are 16 bytes, with 4-byte keys: not on reduce-by-key's ring; their pair is
+ * five status words: not on the segmented scan's windows): affine maps x -> a x + b mod
+ * 2^16, a in the low half, b in the high half, composed in index order (f, then g). */
+#define AFFINE16(f, g)                                                                                             \
+    ((uint32_t)((((g) & 0xFFFFu) * ((f) & 0xFFFFu)) & 0xFFFFu) |                                                   \
+     ((uint32_t)((((g) & 0xFFFFu) * ((f) >> 16) + ((g) >> 16)) & 0xFFFFu) << 16))
+GP_DEFINE_SEGMENTED_SCAN(affine_u32, uint32_t, AFFINE16, 1u)
+GP_DEFINE_REDUCE_BY_KEY(affine_u32, uint32_t, KEY_EQ, uint32_t, AFFINE16, 1u)
+struct href_affine {
+    typedef uint32_t type;
+    static uint32_t apply(uint32_t f, uint32_t g) { return AFFINE16(f, g); }
+    static uint32_t id() { return 1u; }
+    static uint32_t value(uint64_t *st) { return (uint32_t)gp_t_next(st); }
+};
 template <class T>
 struct href_add_wrap {
     typedef T type;
@@ -540,6 +555,23 @@ extern "C" void test_segmented_scan_gpu(void)
     for (size_t fixed : {tile - 1, tile, tile + 1, (size_t)7})
         check_rbk<href_sum_f32, int32_t, gp_t_eq<int32_t>>("sum_i32_f32", gp_reduce_by_key_sum_i32_f32, tile * 37 + 5,
                                                            0, fixed, 0, &st);
+    /* the ring kernels with an operator that does not commute: runs and segments of a few
+     * elements, and of several ring tiles (4096 4-byte elements: tiles with no head, whose
+     * total is all their values; prefixes that fold many tiles' totals), on 16-byte
+     * boundaries; one run of everything */
+    for (size_t n : {(size_t)65537, (size_t)1048573}) {
+        if (n > cap) continue;
+        check_rbk<href_affine, uint32_t, gp_t_eq<uint32_t>>("affine_u32", gp_reduce_by_key_affine_u32, n, 8, 0, 0, &st);
+        check_rbk<href_affine, uint32_t, gp_t_eq<uint32_t>>("affine_u32", gp_reduce_by_key_affine_u32, n, 3000, 0, 0, &st);
+        check_rbk<href_affine, uint32_t, gp_t_eq<uint32_t>>("affine_u32", gp_reduce_by_key_affine_u32, n, 0, 3 * 4096 + 5,
+                                                            0, &st);
+        check_rbk<href_affine, uint32_t, gp_t_eq<uint32_t>>("affine_u32", gp_reduce_by_key_affine_u32, n, 0, n, 0, &st);
+        check_rbk<href_sum_f32, int32_t, gp_t_eq<int32_t>>("sum_i32_f32", gp_reduce_by_key_sum_i32_f32, n, 0,
+                                                           3 * 4096 + 5, 0, &st);
+        check_sscan<href_affine>("affine_u32", gp_inclusive_segmented_scan_affine_u32, 1, n, 8, 0, false, &st);
+        check_sscan<href_affine>("affine_u32", gp_exclusive_segmented_scan_affine_u32, 0, n, 30000, 0, false, &st);
+        check_sscan<href_affine>("affine_u32", gp_inclusive_segmented_scan_affine_u32, 1, n, 0, 0, false, &st);
+    }
     if (!gp_t_small()) {
         check_sscan<href_sum_f32>("sum_f32", gp_inclusive_segmented_scan_sum_f32, 1, (1u << 24) + 7, 1024, 1, false, &st);
         check_sscan<href_sum_f32>("sum_f32", gp_exclusive_segmented_scan_sum_f32, 0, (1u << 24) + 7, 8, 0, true, &st);
