@@ -131,8 +131,9 @@ static inline cudaError_t gp__kernel_attributes(const void *kernel, cudaFuncAttr
     return err != cudaSuccess ? err : restore;
 }
 
-/* Loads `kernel` on device `dev` (the current one) and, where smem_bytes is above the 48 KB
- * a block gets without asking, opts it in to that much dynamic shared memory, unless the
+/* Loads `kernel` on device `dev` (the current one) and, where smem_bytes with the kernel's
+ * static shared memory is above the 48 KB a block gets without asking, opts it in to
+ * smem_bytes of dynamic shared memory, unless the
  * caller's cache says both are done there: entry `which` of `loaded` (device_cache.cuh).
  * Both cost microseconds of host time, which a stream of mid-sized calls would pay every
  * time, so they are done once per device and kernel (host memory only; devices past
@@ -146,7 +147,8 @@ static inline cudaError_t gp__kernel_load(const void *kernel, int dev, gp__devic
     return loaded.get(dev, which, &done, [&](char *ok) {
         cudaFuncAttributes fa;
         GP__TRY(gp__kernel_attributes(kernel, &fa));
-        if (smem_bytes > GP__STATIC_SMEM_MAX)
+        /* the 48 KB without opt-in count the kernel's static shared memory too */
+        if (smem_bytes > 0 && (size_t)smem_bytes + fa.sharedSizeBytes > GP__STATIC_SMEM_MAX)
             GP__TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem_bytes));
         *ok = 1;
         return cudaSuccess;

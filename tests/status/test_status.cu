@@ -59,6 +59,42 @@ static int case_run_check(const status_case *c, int *d_scan, int *d_sum, cudaStr
     return ok;
 }
 
+/* 4 KB of static shared memory and `words` ints of dynamic: their sum in *out. */
+__global__ void t_smem_static_and_dynamic(long long *out, int words)
+{
+    __shared__ int s_static[1024];
+    extern __shared__ int s_dynamic[];
+    for (int i = threadIdx.x; i < 1024; i += blockDim.x) s_static[i] = i;
+    for (int i = threadIdx.x; i < words; i += blockDim.x) s_dynamic[i] = 2 * i;
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        long long sum = 0;
+        for (int i = 0; i < 1024; i++) sum += s_static[i];
+        for (int i = 0; i < words; i++) sum += s_dynamic[i];
+        *out = sum;
+    }
+}
+
+/* The library's kernel load opts a kernel in above 48 KB of shared memory counting its static
+ * shared memory too: 4 KB static and 45 KB dynamic need the opt-in, though the dynamic part
+ * alone is under 48 KB (the launch failed before). */
+static void check_smem_opt_in(void)
+{
+    const int words = 45 * 256;
+    long long *d = NULL, got = -1;
+    CK(cudaMalloc(&d, sizeof got));
+    const cudaError_t load = gp__kernel_load<t_smem_static_and_dynamic>(words * 4);
+    t_smem_static_and_dynamic<<<1, 256, words * 4>>>(d, words);
+    const cudaError_t launch = cudaGetLastError();
+    CK(cudaDeviceSynchronize());
+    if (launch == cudaSuccess) CK(cudaMemcpy(&got, d, sizeof got, cudaMemcpyDeviceToHost));
+    const long long want = 1023LL * 1024 / 2 + (long long)(words - 1) * words;
+    EXPECT(load == cudaSuccess && launch == cudaSuccess && got == want,
+           "kernel load: 4 KB static + 45 KB dynamic shared memory: load %s, launch %s, sum %lld (want %lld)",
+           cudaGetErrorName(load), cudaGetErrorName(launch), got, want);
+    CK(cudaFree(d));
+}
+
 /* A line after each step, so that a run that stops shows where. */
 static void step_done(const char *what)
 {
@@ -73,6 +109,7 @@ extern "C" void test_status_gpu(void)
         gp_t_skip("status memory: needs a GPU");
         return;
     }
+    check_smem_opt_in();
     uint64_t st = gp_t_state(0x57a7);
     const int small = gp_t_small();
     const int stress = getenv("GP_TEST_STRESS") != NULL; /* make stress: more rounds */
