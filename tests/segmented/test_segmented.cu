@@ -556,18 +556,19 @@ extern "C" void test_segmented_scan_gpu(void)
         check_rbk<href_sum_f32, int32_t, gp_t_eq<int32_t>>("sum_i32_f32", gp_reduce_by_key_sum_i32_f32, tile * 37 + 5,
                                                            0, fixed, 0, &st);
     /* the ring kernels with an operator that does not commute: runs and segments of a few
-     * elements, and of several ring tiles (4096 4-byte elements: tiles with no head, whose
-     * total is all their values; prefixes that fold many tiles' totals), on 16-byte
-     * boundaries; one run of everything */
+     * elements, and of several ring tiles (tiles with no head, whose total is all their
+     * values; prefixes that fold many tiles' totals), on 16-byte boundaries; one run of
+     * everything */
+    const size_t long_run = 3 * gp__ssr_tile(4) + 5;
     for (size_t n : {(size_t)65537, (size_t)1048573}) {
         if (n > cap) continue;
         check_rbk<href_affine, uint32_t, gp_t_eq<uint32_t>>("affine_u32", gp_reduce_by_key_affine_u32, n, 8, 0, 0, &st);
         check_rbk<href_affine, uint32_t, gp_t_eq<uint32_t>>("affine_u32", gp_reduce_by_key_affine_u32, n, 3000, 0, 0, &st);
-        check_rbk<href_affine, uint32_t, gp_t_eq<uint32_t>>("affine_u32", gp_reduce_by_key_affine_u32, n, 0, 3 * 4096 + 5,
-                                                            0, &st);
+        check_rbk<href_affine, uint32_t, gp_t_eq<uint32_t>>("affine_u32", gp_reduce_by_key_affine_u32, n, 0, long_run, 0,
+                                                            &st);
         check_rbk<href_affine, uint32_t, gp_t_eq<uint32_t>>("affine_u32", gp_reduce_by_key_affine_u32, n, 0, n, 0, &st);
         check_rbk<href_sum_f32, int32_t, gp_t_eq<int32_t>>("sum_i32_f32", gp_reduce_by_key_sum_i32_f32, n, 0,
-                                                           3 * 4096 + 5, 0, &st);
+                                                           long_run, 0, &st);
         check_sscan<href_affine>("affine_u32", gp_inclusive_segmented_scan_affine_u32, 1, n, 8, 0, false, &st);
         check_sscan<href_affine>("affine_u32", gp_exclusive_segmented_scan_affine_u32, 0, n, 30000, 0, false, &st);
         check_sscan<href_affine>("affine_u32", gp_inclusive_segmented_scan_affine_u32, 1, n, 0, 0, false, &st);
