@@ -138,22 +138,12 @@ static __device__ __forceinline__ gp__rbk_pair32<typename Op::type> gp__rbkr_til
     }
     T acc = Op::identity();
     if (lv < 0) {
-        /* no head: every value, lane l its 32nd as the heads' pass read it, 16-byte reads from
-         * vector l % R on (the part before that vector folded apart, then put first) */
-        T head = Op::identity(), tail = Op::identity();
-#pragma unroll 4
-        for (unsigned r = 0; r < R; r++) {
-            const unsigned k = (r + start) % R;
+        /* no head: every value, lane l its 32nd as the heads' pass read it, as the scan
+         * folds a tile */
+        acc = gp__scan_lane_fold<Op, R>([&](unsigned k, T *e) {
             const uint4 wv = reinterpret_cast<const uint4 *>(vs)[lane * R + k];
-            T e[VEC];
             memcpy(e, &wv, sizeof wv);
-            T f = e[0];
-#pragma unroll
-            for (int q = 1; q < VEC; q++) f = Op::apply(f, e[q]);
-            if (k >= start) tail = Op::apply(tail, f);
-            else head = Op::apply(head, f);
-        }
-        acc = Op::apply(head, tail);
+        });
     } else {
         /* the values from `from` on: 32 runs of `chunk` consecutive values (odd: the lanes'
          * reads fall in different banks), each folded as four consecutive parts side by side

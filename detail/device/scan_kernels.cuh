@@ -216,49 +216,30 @@ __global__ void __launch_bounds__(BLOCK)
 
 /* ---- GRID: the persistent look-ahead scan ---------------------------------------------------- */
 
-/* A tile's total by one warp, in index order: lane l folds the l-th 32nd of the tile (R
- * units of VEC elements), then the ordered butterfly (gp__warp_reduce). Lane l visits its
- * run starting at unit l and wrapping, so from the stage the lanes' 16-byte reads fall in
+/* Lane l's part of a tile's total, in index order: the l-th 32nd of the tile, R units of
+ * VEC elements, `unit(k, e)` putting unit k of the lane's run into e. Lane l visits its run
+ * starting at unit l % R and wrapping, so from a stage the lanes' 16-byte reads fall in
  * different banks; the units before the wrap point are folded apart and put first, which
- * keeps index order. A unit comes from the stage (`stage` not NULL) or from global memory
- * element by element with bounds (partial tiles, types or placements without vectors);
- * the association is the same either way, so the result does not depend on the path. */
-template <class Op>
-static __device__ __forceinline__ typename Op::type gp__scan_tile_total(const unsigned char *stage,
-                                                                       const typename Op::type *in, size_t t,
-                                                                       const gp__scan_plan &p)
+ * keeps index order. The tile's total is then the ordered butterfly (gp__warp_reduce) of the
+ * lanes' parts; reduce-by-key's fold of a tile with no run head is this one. */
+template <class Op, unsigned R, class Unit>
+static __device__ __forceinline__ typename Op::type gp__scan_lane_fold(const Unit &unit)
 {
     typedef typename Op::type T;
-    enum { VEC = gp__scan_vec(sizeof(T)), ROWS = gp__scan_rows(sizeof(T)), ITEMS = VEC * ROWS,
-           R = GP__SCAN_BLOCK * ROWS / 32 };
+    enum { VEC = gp__scan_vec(sizeof(T)) };
     /* G units at a time, their loads issued before the serial fold needs the first (one
      * unit at a time, a traced tile's total took 1.1-1.3 us from its landing to its
      * publication at 2^20-2^24 floats; in groups, 0.9-1.2) */
     enum { G = R % 8 == 0 ? 8 : R % 4 == 0 ? 4 : R % 2 == 0 ? 2 : 1 };
-    const unsigned lane = gp__lane_id(), start = lane % R;
-    const size_t u0 = t * (size_t)(GP__SCAN_BLOCK * ROWS) + (size_t)lane * R; /* first unit of the run */
+    const unsigned start = gp__lane_id() % R;
     T head = Op::identity(), tail = Op::identity();
 #pragma unroll 1
     for (unsigned r0 = 0; r0 < R; r0 += G) {
         T f[G];
 #pragma unroll
         for (int g = 0; g < G; g++) {
-            const unsigned k = (r0 + g + start) % R;
             T e[VEC];
-            bool from_stage = false;
-            if constexpr (VEC * sizeof(T) == 16) {
-                if (stage) {
-                    const uint4 w = reinterpret_cast<const uint4 *>(stage)[(size_t)lane * R + k];
-                    memcpy(e, &w, sizeof w);
-                    from_stage = true;
-                }
-            }
-            if (!from_stage)
-#pragma unroll
-                for (int q = 0; q < VEC; q++) {
-                    const size_t v = (u0 + k) * VEC + q;
-                    e[q] = v >= p.pad && v - p.pad < p.n ? gp__load_elem(in + (v - p.pad)) : Op::identity();
-                }
+            unit((r0 + g + start) % R, e);
             f[g] = e[0];
 #pragma unroll
             for (int q = 1; q < VEC; q++) f[g] = Op::apply(f[g], e[q]);
@@ -269,8 +250,38 @@ static __device__ __forceinline__ typename Op::type gp__scan_tile_total(const un
             else head = Op::apply(head, f[g]);
         }
     }
+    return Op::apply(head, tail);
+}
+
+/* A tile's total by one warp, in index order (gp__scan_lane_fold). A unit comes from the
+ * stage (`stage` not NULL) or from global memory element by element with bounds (partial
+ * tiles, types or placements without vectors); the association is the same either way, so
+ * the result does not depend on the path. */
+template <class Op>
+static __device__ __forceinline__ typename Op::type gp__scan_tile_total(const unsigned char *stage,
+                                                                       const typename Op::type *in, size_t t,
+                                                                       const gp__scan_plan &p)
+{
+    typedef typename Op::type T;
+    enum { VEC = gp__scan_vec(sizeof(T)), ROWS = gp__scan_rows(sizeof(T)), R = GP__SCAN_BLOCK * ROWS / 32 };
+    const unsigned lane = gp__lane_id();
+    const size_t u0 = t * (size_t)(GP__SCAN_BLOCK * ROWS) + (size_t)lane * R; /* first unit of the run */
+    const T part = gp__scan_lane_fold<Op, R>([&](unsigned k, T *e) {
+        if constexpr (VEC * sizeof(T) == 16) {
+            if (stage) {
+                const uint4 w = reinterpret_cast<const uint4 *>(stage)[(size_t)lane * R + k];
+                memcpy(e, &w, sizeof w);
+                return;
+            }
+        }
+#pragma unroll
+        for (int q = 0; q < VEC; q++) {
+            const size_t v = (u0 + k) * VEC + q;
+            e[q] = v >= p.pad && v - p.pad < p.n ? gp__load_elem(in + (v - p.pad)) : Op::identity();
+        }
+    });
     __syncwarp();
-    return gp__warp_reduce<Op>(Op::apply(head, tail));
+    return gp__warp_reduce<Op>(part);
 }
 
 /* Threads: GP__SCAN_BLOCK scanning threads, then the producer, look-ahead and reduce

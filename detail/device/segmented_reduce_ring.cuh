@@ -8,10 +8,14 @@
  * read at 31-45% of the read rate on the H100. Here a block's work is two streams read in
  * order, whatever the segment lengths: its values [j_start, j_end) and its segment ends
  * [i_start, i_end) (the block's first and last splits, found by two searches at the
- * start). Warp 0 keeps each stream's ring (32 KB, in chunks) full with bulk
- * copies, a lane a chunk, as far ahead of the tile being folded as the ring allows, so the loads of the
- * next tiles fly while this one is folded. A tile's end on the merge path is then found in
- * the ends ring (shared memory), never in global memory. A tile of very short segments
+ * start). At each tile warp 1 refills each stream's ring (32 KB, in chunks) with bulk
+ * copies, a lane a chunk, as far ahead of the tile being folded as the ring allows, so the
+ * loads of the next tiles fly while this one is folded; meanwhile warp 0 finds the tile's
+ * end on the merge path in the ends ring (shared memory, never global memory), 32 probes
+ * a round, and waits for the tile's chunks. The rest of the block waits for both at the
+ * tile's first barrier, so they are kept short: with one warp doing all of it, one lane
+ * searching, a tile took 3569 cycles at segments of 65536, 2300 of them in warp 0 alone
+ * (H200, clock64). A tile of very short segments
  * writes its outputs into shared memory as the fold finds them, then stores them in order,
  * a thread an output: stored where they are found, a warp's outputs lie about ITEMS / 2
  * apart (length 1), so each store touches up to 32 sectors.
@@ -33,11 +37,25 @@
 #include "../util/ops.cuh"
 
 #define GP__SEGR_THREADS 256
-#define GP__SEGR_RING_BYTES 32768 /* a ring: 32 KB of values, 32 KB of ends */
+/* The rings, blocks an SM and merge items a thread (4-byte values) can be set at build time
+ * for measurements: a values' ring of 64 KB at 2 blocks an SM, or tiles of 7 or 11 items a
+ * thread, were 1.2-1.8x slower at every segment length (H200, 2^28 f32): the block's
+ * time a tile hardly depends on the tile's size, so fewer or smaller tiles in flight lose. */
+#ifndef GP__SEGR_VALUE_RING
+#define GP__SEGR_VALUE_RING 32768 /* bytes of the values' ring (a power of two) */
+#endif
+#ifndef GP__SEGR_END_RING
+#define GP__SEGR_END_RING 32768 /* of the ends' ring */
+#endif
 #define GP__SEGR_VALUE_CHUNK 4096 /* bytes a bulk copy of values */
 #define GP__SEGR_END_CHUNK 2048   /* of ends: a tile's ends (up to 8 bytes an item) and the
                                    * chunk they start in must fit the ring */
+#ifndef GP__SEGR_MIN_BLOCKS
 #define GP__SEGR_MIN_BLOCKS 3 /* blocks an SM: 3 x 64 KB of rings, 85 registers a thread */
+#endif
+#ifndef GP__SEGR_ITEMS4
+#define GP__SEGR_ITEMS4 15 /* odd: see gp__segr_items */
+#endif
 #define GP__SEGR_STAGE_BYTES 8192 /* a tile's outputs go out from here in order (segments of
                                    * about 1): 3 x 8 KB more still fit an SM */
 #ifndef GP__SEGR_RING
@@ -51,7 +69,7 @@
 
 /* Merge items a thread: odd, so that threads that fold only values (long segments) start
  * in 32 different banks: 15 for 4-byte types, 7 for 8-byte, 3 for 16-byte. */
-static constexpr GP__HD unsigned gp__segr_items(size_t elem) { return elem <= 4 ? 15u : elem <= 8 ? 7u : 3u; }
+static constexpr GP__HD unsigned gp__segr_items(size_t elem) { return elem <= 4 ? (unsigned)GP__SEGR_ITEMS4 : elem <= 8 ? 7u : 3u; }
 /* The types the rings take: 4, 8 or 16 bytes, in whole aligned words. */
 template <class T>
 static constexpr bool gp__segr_fits(void)
@@ -75,28 +93,28 @@ static constexpr bool gp__segr_every_arch_sm90(void)
 }
 
 /* A block's stream: bytes [lead, end) from g0 (16-byte aligned) in `chunks` chunks of CH
- * bytes, in a ring of GP__SEGR_RING_BYTES; [in_lo, in_hi): the 16-byte aligned part of the
+ * bytes, in a ring of RING bytes; [in_lo, in_hi): the 16-byte aligned part of the
  * input, from g0 (the bulk copies stay inside it). */
-template <unsigned CH>
+template <unsigned CH, unsigned RING>
 struct gp__segr_stream {
-    enum { CHUNK = CH, SLOTS = GP__SEGR_RING_BYTES / CH };
+    enum { CHUNK = CH, BYTES = RING, SLOTS = RING / CH };
     const unsigned char *g0;
     int64_t lead, end, in_lo, in_hi;
     uint32_t chunks;
 };
 /* The stream of bytes [first, last) of the input [valid_lo, valid_hi). */
-template <unsigned CH>
-static __device__ __forceinline__ gp__segr_stream<CH> gp__segr_make(const void *first, const void *last,
+template <class Stream>
+static __device__ __forceinline__ Stream gp__segr_make(const void *first, const void *last,
                                                                    const void *valid_lo, const void *valid_hi)
 {
     const uintptr_t a = (uintptr_t)first, b = (uintptr_t)last, g = a & ~(uintptr_t)15;
-    gp__segr_stream<CH> s;
+    Stream s;
     s.g0 = reinterpret_cast<const unsigned char *>(g);
     s.lead = (int64_t)(a - g);
     s.end = (int64_t)(b - g);
     s.in_lo = (int64_t)((((uintptr_t)valid_lo + 15) & ~(uintptr_t)15) - g); /* may be below 0 */
     s.in_hi = (int64_t)(((uintptr_t)valid_hi & ~(uintptr_t)15)) - (int64_t)g;
-    s.chunks = b > a ? (uint32_t)((s.end + CH - 1) / CH) : 0;
+    s.chunks = b > a ? (uint32_t)((s.end + Stream::CHUNK - 1) / Stream::CHUNK) : 0;
     return s;
 }
 /* The chunk that holds byte `rel` of the stream (counted from its first byte). */
@@ -193,10 +211,10 @@ template <> struct gp__segr_word<8> { typedef uint64_t type; };
 template <> struct gp__segr_word<16> { typedef uint4 type; };
 /* A value out of the ring at shared address `ring` (32-bit), byte b (any, taken modulo the
  * ring): whole if its alignment keeps it inside the ring, else word by word. */
-template <class T>
+template <class T, unsigned RING>
 static __device__ __forceinline__ T gp__segr_value(unsigned ring, unsigned b)
 {
-    enum { MASK = GP__SEGR_RING_BYTES - 1 };
+    enum { MASK = RING - 1 };
     T v;
     if constexpr (alignof(T) >= sizeof(T)) {
         typedef typename gp__segr_word<sizeof(T)>::type W;
@@ -211,6 +229,25 @@ static __device__ __forceinline__ T gp__segr_value(unsigned ring, unsigned b)
     return v;
 }
 
+/* A warp: the smallest y in [x, top) with ge(y), or top if none (ge false, then true), by
+ * rounds of 32 probes, a lane a probe: two rounds for a chunk of 256 ends, where one lane's
+ * binary search took eight dependent loads. */
+template <class Ge>
+static __device__ __forceinline__ uint64_t gp__segr_search_warp(uint64_t x, uint64_t top, const Ge &ge)
+{
+    const unsigned lane = gp__lane_id();
+    while (x < top) {
+        const uint64_t step = (top - x + 31) / 32, y = x + lane * step; /* x + 32 step >= top */
+        const unsigned m = __ballot_sync(GP__FULL_MASK, y >= top || ge(y));
+        if (m & 1u) return x;
+        const unsigned f = m ? (unsigned)__ffs(m) - 1 : 32u; /* probe f - 1 false, probe f true */
+        const uint64_t below = x + (f - 1) * step, above = x + f * step;
+        x = below + 1;
+        top = above < top ? above : top;
+    }
+    return x;
+}
+
 /* Dynamic shared memory: the values ring, then (CSR) the ends ring. sm_90+. */
 template <class Op, class Src>
 __global__ void __launch_bounds__(GP__SEGR_THREADS, GP__SEGR_MIN_BLOCKS)
@@ -220,14 +257,16 @@ __global__ void __launch_bounds__(GP__SEGR_THREADS, GP__SEGR_MIN_BLOCKS)
     typedef typename Op::type T;
     typedef gp__seg_op<Op> SOp;
     typedef gp__seg_pair<T> pair;
-    typedef gp__segr_stream<GP__SEGR_VALUE_CHUNK> VStream;
-    typedef gp__segr_stream<GP__SEGR_END_CHUNK> EStream;
-    enum { ITEMS = gp__segr_items(sizeof(T)), TILE = GP__SEGR_THREADS * ITEMS, RING = GP__SEGR_RING_BYTES,
-           STAGED = GP__SEGR_STAGE_BYTES / sizeof(T) };
+    typedef gp__segr_stream<GP__SEGR_VALUE_CHUNK, GP__SEGR_VALUE_RING> VStream;
+    typedef gp__segr_stream<GP__SEGR_END_CHUNK, GP__SEGR_END_RING> EStream;
+    enum { ITEMS = gp__segr_items(sizeof(T)), TILE = GP__SEGR_THREADS * ITEMS, VRING = VStream::BYTES,
+           ERING = EStream::BYTES, STAGED = GP__SEGR_STAGE_BYTES / sizeof(T) };
     /* a tile's ends and values fit their rings whatever their offset in their first chunk */
-    static_assert(TILE * 8 + EStream::CHUNK <= RING && TILE * sizeof(T) + VStream::CHUNK <= RING, "ring too small");
+    static_assert(TILE * 8 + EStream::CHUNK <= ERING && TILE * sizeof(T) + VStream::CHUNK <= VRING, "ring too small");
+    static_assert((VRING & (VRING - 1)) == 0 && (ERING & (ERING - 1)) == 0, "offsets wrap by masks");
+    static_assert(GP__SEGR_THREADS >= 64, "warp 0 searches while warp 1 issues");
     extern __shared__ __align__(128) unsigned char gp__segr_rings[];
-    unsigned char *vring = gp__segr_rings, *ering = gp__segr_rings + RING;
+    unsigned char *vring = gp__segr_rings, *ering = gp__segr_rings + VRING;
     __shared__ uint64_t vbar[VStream::SLOTS], ebar[EStream::SLOTS];
     __shared__ unsigned long long s_split[4], s_tile_end[2];
     __shared__ __align__(16) unsigned char s_stage[GP__SEGR_STAGE_BYTES];
@@ -264,61 +303,55 @@ __global__ void __launch_bounds__(GP__SEGR_THREADS, GP__SEGR_MIN_BLOCKS)
         const uint64_t i_end = gp__min_size(gp__max_size(s_split[2], i_start), i_start + (d_end - i_start - j_start));
         const uint64_t j_end = d_end - i_end;
         const T *values = src.values();
-        const VStream vs = gp__segr_make<VStream::CHUNK>(values + j_start, values + j_end, values, values + N);
+        const VStream vs = gp__segr_make<VStream>(values + j_start, values + j_end, values, values + N);
         EStream es = {};
         if constexpr (Src::ENDS) {
             const uint64_t *ends = src.ends();
-            es = gp__segr_make<EStream::CHUNK>(ends + i_start, ends + i_end, ends - 1, ends + S);
+            es = gp__segr_make<EStream>(ends + i_start, ends + i_end, ends - 1, ends + S);
         }
         const unsigned vring_u32 = gp__smem_u32(vring), ering_u32 = gp__smem_u32(ering);
-        uint32_t v_next = 0, e_next = 0; /* warp 0: each stream's next chunk to issue */
+        uint32_t v_next = 0, e_next = 0; /* warp 1: each stream's next chunk to issue */
         uint64_t i_t = i_start, j_t = j_start;
         for (uint64_t t = t_begin; t < t_end; t++) {
             const uint64_t d_e = gp__min_size((t + 1) * TILE, total);
-            if (warp == 0) {
+            if (warp == 1) {
                 /* the slots before this tile's were read (the last tile's block scan
-                 * synchronised): order those reads before the copies' writes */
+                 * synchronised): order those reads before the copies' writes. Warp 1 issues
+                 * while warp 0 searches: a chunk that warp 0 waits for may be issued here */
                 asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
                 gp__segr_fill(vs, v_next, (j_t - j_start) * sizeof(T), vring, vbar);
                 if constexpr (Src::ENDS) gp__segr_fill(es, e_next, (i_t - i_start) * 8, ering, ebar);
+            }
+            if (warp == 0) {
                 /* the tile's end: the smallest x in [lo, hi] with end(x) + x >= d_e, where lo
                  * leaves no more ends after the tile than merge items (with ascending ends the
                  * split is there anyway; the last tile ends at i_end) */
                 const uint64_t rest = d_end - d_e, lo = i_end - i_t > rest ? i_end - rest : i_t;
-                if (lane == 0) {
-                    const uint64_t hi = gp__min_size(d_e - j_t, i_end);
-                    uint64_t x = lo;
-                    if constexpr (Src::ENDS) {
-                        /* chunk by chunk: wait for one, test its last end, search it */
-                        while (x < hi) {
-                            const uint32_t c = gp__segr_chunk_of(es, (x - i_start) * 8);
-                            const uint64_t in_c = i_start + (uint64_t)(((int64_t)(c + 1) * EStream::CHUNK - es.lead) / 8) - 1;
-                            uint64_t last = in_c < hi - 1 ? in_c : hi - 1;
-                            gp__segr_wait<EStream>(ebar, c);
-                            auto pos = [&](uint64_t y) {
-                                const uint64_t raw = *reinterpret_cast<const uint64_t *>(
-                                    ering + ((uint64_t)es.lead + (y - i_start) * 8) % RING);
-                                return raw - src.base + y;
-                            };
-                            if (pos(last) < d_e) {
-                                x = last + 1;
-                                continue;
-                            }
-                            while (x < last) {
-                                const uint64_t mid = (x + last) >> 1;
-                                if (pos(mid) < d_e) x = mid + 1;
-                                else last = mid;
-                            }
-                            break;
+                const uint64_t hi = gp__min_size(d_e - j_t, i_end);
+                uint64_t x = lo;
+                if constexpr (Src::ENDS) {
+                    /* chunk by chunk: wait for one, test its last end, search it */
+                    auto pos = [&](uint64_t y) {
+                        const uint64_t raw = *reinterpret_cast<const uint64_t *>(
+                            ering + ((uint64_t)es.lead + (y - i_start) * 8) % ERING);
+                        return raw - src.base + y;
+                    };
+                    while (x < hi) {
+                        const uint32_t c = gp__segr_chunk_of(es, (x - i_start) * 8);
+                        const uint64_t in_c = i_start + (uint64_t)(((int64_t)(c + 1) * EStream::CHUNK - es.lead) / 8) - 1;
+                        const uint64_t last = in_c < hi - 1 ? in_c : hi - 1;
+                        gp__segr_wait<EStream>(ebar, c);
+                        if (pos(last) < d_e) {
+                            x = last + 1;
+                            continue;
                         }
-                    } else {
-                        uint64_t top = hi;
-                        while (x < top) {
-                            const uint64_t mid = (x + top) >> 1;
-                            if (src.end(mid) + mid < d_e) x = mid + 1;
-                            else top = mid;
-                        }
+                        x = gp__segr_search_warp(x, last, [&](uint64_t y) { return pos(y) >= d_e; });
+                        break;
                     }
+                } else {
+                    x = gp__segr_search_warp(x, hi, [&](uint64_t y) { return src.end(y) + y >= d_e; });
+                }
+                if (lane == 0) {
                     s_tile_end[0] = x;
                     s_tile_end[1] = d_e - x;
                 }
@@ -342,8 +375,8 @@ __global__ void __launch_bounds__(GP__SEGR_THREADS, GP__SEGR_MIN_BLOCKS)
             }
             __syncthreads(); /* the tile's end is known, its ends and values have landed */
             const uint64_t x_e = s_tile_end[0], j_e = s_tile_end[1];
-            const unsigned voff = (unsigned)(((uint64_t)vs.lead + (j_t - j_start) * sizeof(T)) % RING);
-            const unsigned eoff = (unsigned)(((uint64_t)es.lead + (i_t - i_start) * 8) % RING);
+            const unsigned voff = (unsigned)(((uint64_t)vs.lead + (j_t - j_start) * sizeof(T)) % VRING);
+            const unsigned eoff = (unsigned)(((uint64_t)es.lead + (i_t - i_start) * 8) % ERING);
             const uint64_t i0 = i_t, j0 = j_t;
             const unsigned ne = (unsigned)(x_e - i0), nv = (unsigned)(j_e - j0);
             /* staged where 2/5 of the tile's items or more are ends (segments of about 1) and
@@ -353,11 +386,11 @@ __global__ void __launch_bounds__(GP__SEGR_THREADS, GP__SEGR_MIN_BLOCKS)
             const bool staged = ne * 5 >= 2 * TILE && ne <= STAGED, head_here = run.h == 0; /* the same in every thread */
             const auto end_at = [&](unsigned i) -> uint32_t {
                 if constexpr (Src::ENDS)
-                    return (uint32_t)(gp__segr_lds<uint64_t>(ering_u32 + ((eoff + 8 * i) & (RING - 1))) - src.base - j0);
+                    return (uint32_t)(gp__segr_lds<uint64_t>(ering_u32 + ((eoff + 8 * i) & (ERING - 1))) - src.base - j0);
                 else
                     return (uint32_t)(src.end(i0 + i) - j0);
             };
-            const auto value_at = [&](unsigned j) { return gp__segr_value<T>(vring_u32, voff + j * (unsigned)sizeof(T)); };
+            const auto value_at = [&](unsigned j) { return gp__segr_value<T, VRING>(vring_u32, voff + j * (unsigned)sizeof(T)); };
             if (staged) { /* two instances: no test of `staged` at each output */
                 gp__seg_tile<Op, ITEMS>(
                     i0, ne, nv, end_at, value_at, [&](unsigned i, const T &v) { reinterpret_cast<T *>(s_stage)[i] = v; },
@@ -384,7 +417,7 @@ template <class Op, class Src>
 static cudaError_t gp__segr_run(typename Op::type *d_out, const Src &src, cudaStream_t s, const gp__device &dev)
 {
     return gp__seg_launch<gp__segr_kernel<Op, Src>>(d_out, src, GP__SEGR_THREADS,
-                                                    (Src::ENDS ? 2 : 1) * GP__SEGR_RING_BYTES, s, dev);
+                                                    GP__SEGR_VALUE_RING + (Src::ENDS ? GP__SEGR_END_RING : 0), s, dev);
 }
 
 #endif /* __CUDACC__ */
