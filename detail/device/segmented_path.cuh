@@ -97,24 +97,29 @@ struct gp__seg_rows {
     }
 };
 
-/* Merge-path search by one warp: the smallest x in [lo, hi] with end(x) + x >= d (hi when
- * none below it), 32 probes a round. Every lane returns it. */
-template <class Src>
-static __device__ __forceinline__ size_t gp__seg_search(const Src &src, uint64_t d, size_t lo, size_t hi)
+/* By one warp: the smallest x in [lo, hi] with ge(x) (hi when none below it; ge false, then
+ * true), 32 probes a round, a lane a probe at the start of each 32nd; lane 0's probe is lo
+ * itself, so an answer at lo ends the first round. Every lane returns it. */
+template <class Ge>
+static __device__ __forceinline__ uint64_t gp__seg_first(uint64_t lo, uint64_t hi, const Ge &ge)
 {
     const unsigned lane = gp__lane_id();
     while (lo < hi) {
-        const size_t chunk = (hi - lo + 31) / 32;
-        const size_t x = lo + (size_t)lane * chunk + chunk - 1;
-        const bool ok = x >= hi || src.end(x) + x >= d;
-        const unsigned ball = __ballot_sync(GP__FULL_MASK, ok); /* lane 31 probes at or past hi - 1 */
-        if (ball == 0) return hi;
-        const unsigned L = (unsigned)__ffs(ball) - 1;
-        const size_t nlo = lo + (size_t)L * chunk, nhi = lo + (size_t)L * chunk + chunk - 1;
-        lo = nlo;
-        hi = nhi < hi ? nhi : hi;
+        const uint64_t step = (hi - lo + 31) / 32, x = lo + lane * step; /* lo + 32 step >= hi */
+        const unsigned ball = __ballot_sync(GP__FULL_MASK, x >= hi || ge(x));
+        if (ball & 1u) return lo;
+        const unsigned L = ball ? (unsigned)__ffs(ball) - 1 : 32u; /* probe L - 1 false, probe L true */
+        const uint64_t above = lo + L * step;
+        lo = lo + (L - 1) * step + 1;
+        hi = above < hi ? above : hi;
     }
     return lo;
+}
+/* Merge-path search by one warp: the smallest x in [lo, hi] with end(x) + x >= d. */
+template <class Src>
+static __device__ __forceinline__ size_t gp__seg_search(const Src &src, uint64_t d, size_t lo, size_t hi)
+{
+    return (size_t)gp__seg_first(lo, hi, [&](uint64_t x) { return src.end(x) + x >= d; });
 }
 
 /* Records a thread of the last block folds (gp__seg_finish): the grid is at most

@@ -12,10 +12,10 @@
  * copies, a lane a chunk, as far ahead of the tile being folded as the ring allows, so the
  * loads of the next tiles fly while this one is folded; meanwhile warp 0 finds the tile's
  * end on the merge path in the ends ring (shared memory, never global memory), 32 probes
- * a round, and waits for the tile's chunks. The rest of the block waits for both at the
- * tile's first barrier, so they are kept short: with one warp doing all of it, one lane
- * searching, a tile took 3569 cycles at segments of 65536, 2300 of them in warp 0 alone
- * (H200, clock64). A tile of very short segments
+ * a round (gp__seg_first), and waits for the tile's chunks. The rest of the block waits
+ * for both at the tile's first barrier, so they are kept short: with one warp doing all
+ * of it, one lane searching, a tile took 3569 cycles at segments of 65536, 2300 of them
+ * in warp 0 alone (H200, clock64). A tile of very short segments
  * writes its outputs into shared memory as the fold finds them, then stores them in order,
  * a thread an output: stored where they are found, a warp's outputs lie about ITEMS / 2
  * apart (length 1), so each store touches up to 32 sectors.
@@ -229,25 +229,6 @@ static __device__ __forceinline__ T gp__segr_value(unsigned ring, unsigned b)
     return v;
 }
 
-/* A warp: the smallest y in [x, top) with ge(y), or top if none (ge false, then true), by
- * rounds of 32 probes, a lane a probe: two rounds for a chunk of 256 ends, where one lane's
- * binary search took eight dependent loads. */
-template <class Ge>
-static __device__ __forceinline__ uint64_t gp__segr_search_warp(uint64_t x, uint64_t top, const Ge &ge)
-{
-    const unsigned lane = gp__lane_id();
-    while (x < top) {
-        const uint64_t step = (top - x + 31) / 32, y = x + lane * step; /* x + 32 step >= top */
-        const unsigned m = __ballot_sync(GP__FULL_MASK, y >= top || ge(y));
-        if (m & 1u) return x;
-        const unsigned f = m ? (unsigned)__ffs(m) - 1 : 32u; /* probe f - 1 false, probe f true */
-        const uint64_t below = x + (f - 1) * step, above = x + f * step;
-        x = below + 1;
-        top = above < top ? above : top;
-    }
-    return x;
-}
-
 /* Dynamic shared memory: the values ring, then (CSR) the ends ring. sm_90+. */
 template <class Op, class Src>
 __global__ void __launch_bounds__(GP__SEGR_THREADS, GP__SEGR_MIN_BLOCKS)
@@ -345,11 +326,11 @@ __global__ void __launch_bounds__(GP__SEGR_THREADS, GP__SEGR_MIN_BLOCKS)
                             x = last + 1;
                             continue;
                         }
-                        x = gp__segr_search_warp(x, last, [&](uint64_t y) { return pos(y) >= d_e; });
+                        x = gp__seg_first(x, last, [&](uint64_t y) { return pos(y) >= d_e; });
                         break;
                     }
                 } else {
-                    x = gp__segr_search_warp(x, hi, [&](uint64_t y) { return src.end(y) + y >= d_e; });
+                    x = gp__seg_search(src, d_e, x, hi);
                 }
                 if (lane == 0) {
                     s_tile_end[0] = x;
