@@ -74,7 +74,7 @@ struct gp__status_codec {
 
 /* Polls the totals of tiles first + 32 b for the slots b set in this lane's `pending`
  * until all are published, all loads of a round in flight together; v[b] gets them. The
- * warp returns together. */
+ * warp returns together. Also polls select's windows (device/select_ring.cuh). */
 template <class Op, int NB>
 static __device__ __forceinline__ void gp__scan_poll(const uint64_t *status, uint32_t epoch, size_t first,
                                                     unsigned pending,

@@ -191,10 +191,17 @@ static __device__ __forceinline__ uint32_t gp__select_ring_count(const unsigned 
 #ifndef GP__SEL_WINDOW_NB
 #define GP__SEL_WINDOW_NB 12 /* tiles a lane polls a round: 384 a warp */
 #endif
+/* A status word as it is: gp__scan_poll under this op (the default codec, one word of 4
+ * bytes) hands back each tile's 32 bits undecoded. */
+struct gp__sel_word_op {
+    typedef uint32_t type;
+};
 /* The statuses of tiles [a, b) folded (counts, or run-length's pairs: integer sums and
  * maxima, the same in any order), for lane 0; every lane of the warp calls it. Lane l
- * polls tiles a + l + 32 j, up to GP__SEL_WINDOW_NB of them a round, all their loads in
- * flight together, and folds each as it is found published.
+ * polls tiles a + l + 32 j, up to GP__SEL_WINDOW_NB of them a round, with the look-ahead's
+ * gp__scan_poll (all their loads in flight together), and decodes and folds them once all
+ * are in. The slots hold the words, not decoded values: twelve of run-length's pairs, four
+ * registers each, spilled (ptxas, sm_90).
  * Why not the scan's gp__scan_look_ahead: its fixed batch trees (needed for sums that
  * depend on the order) make a block's prefixes one chain, each tile's round trips after
  * the last one's; the window since the block's previous tile needs no earlier prefix
@@ -213,24 +220,14 @@ static __device__ __forceinline__ typename Op::type gp__select_window(const uint
         unsigned pending = 0;
 #pragma unroll
         for (int j = 0; j < NB; j++) pending |= (first + 32 * j < b ? 1u : 0u) << j;
-        for (;;) {
-            uint64_t w[NB];
+        uint32_t w[NB];
+        gp__scan_poll<gp__sel_word_op, NB>(status, epoch, first, pending, w);
 #pragma unroll
-            for (int j = 0; j < NB; j++)
-                if (pending >> j & 1) w[j] = gp__ld_relaxed_u64(status + first + 32 * j);
-            const unsigned before = pending;
-#pragma unroll
-            for (int j = 0; j < NB; j++)
-                if ((pending >> j & 1) && gp__status_ready(w[j], epoch)) {
-                    const uint32_t bits[1] = {(uint32_t)w[j]};
-                    acc = Op::apply(acc, codec::decode(first + 32 * j, bits));
-                    pending &= ~(1u << j);
-                }
-            if (!__any_sync(GP__FULL_MASK, pending)) break;
-#if GP__SCAN_POLL_NS > 0
-            if (__all_sync(GP__FULL_MASK, pending == before)) __nanosleep(GP__SCAN_POLL_NS);
-#endif
-        }
+        for (int j = 0; j < NB; j++)
+            if (pending >> j & 1) {
+                const uint32_t bits[1] = {w[j]};
+                acc = Op::apply(acc, codec::decode(first + 32 * j, bits));
+            }
     }
     __syncwarp();
     return gp__warp_reduce<Op>(acc);
