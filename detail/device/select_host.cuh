@@ -54,6 +54,24 @@ static inline int gp__select_args_ok(const void *const *ptr, const size_t *bytes
 
 #ifdef __CUDACC__
 
+/* The ring's depth in stages for `kind` on elements of `elem` bytes on device `d`, where
+ * the kernel has `fixed` bytes of static shared memory: GP__SEL_RING_STAGES, or for a
+ * look-ahead by windows as many as two blocks an SM allow, up to GP__SEL_RING_STAGES_WINDOW
+ * (its tiles wait for their prefixes longer). Below 2 the ring is not used. A plain host
+ * function, tested on the host. */
+static inline unsigned gp__select_ring_depth(int kind, size_t elem, const gp__device &d, size_t fixed)
+{
+    const size_t stage = gp__select_ring_stage(kind, elem), extra = gp__select_ring_extra(kind, elem);
+    /* the dynamic shared memory a block may have, and that of each of two blocks an SM */
+    const size_t block = (size_t)d.smem_block > fixed ? (size_t)d.smem_block - fixed : 0;
+    const size_t half = (size_t)d.smem_sm / 2, kept = (size_t)d.smem_reserved + fixed;
+    const size_t two = half > kept ? half - kept : 0;
+    const size_t most = gp__select_ring_window(kind) && two < block ? two : block;
+    const size_t room = most > extra ? (most - extra) / stage : 0;
+    const size_t deepest = gp__select_ring_window(kind) ? GP__SEL_RING_STAGES_WINDOW : GP__SEL_RING_STAGES;
+    return (unsigned)(room < deepest ? room : deepest);
+}
+
 /* Launches the compaction of n > 0 elements (arguments checked by the caller): on the ring
  * kernel (select_ring.cuh) where it applies, sm_90 code on an sm_90+ device; else (inputs
  * off 16-byte boundaries, older GPUs) on select_one. ONE_TILE: select_one always (the bench's ladder). */
@@ -86,23 +104,27 @@ static cudaError_t gp__select_launch(const gp__select_args<T, P> &a, size_t n, c
         });
     };
     if constexpr (!ONE_TILE && gp__select_ring_kind<KIND, T>()) {
-        const size_t stage = gp__select_ring_stage(KIND, sizeof(T)), extra = gp__select_ring_extra(KIND, sizeof(T));
-        /* a look-ahead by windows takes as deep a ring as two blocks an SM allow (under 1 KB
-         * of static shared memory a block): its tiles wait for their prefixes longer */
-        const size_t half_sm = (size_t)dev.smem_sm / 2 > (size_t)dev.smem_reserved + 1024
-                                   ? (size_t)dev.smem_sm / 2 - dev.smem_reserved - 1024 : 0;
-        const size_t most = gp__select_ring_window(KIND) ? (half_sm < (size_t)dev.smem_block ? half_sm : dev.smem_block)
-                                                         : (size_t)dev.smem_block;
-        const size_t room = most > extra ? (most - extra) / stage : 0;
-        const size_t deepest = gp__select_ring_window(KIND) ? GP__SEL_RING_STAGES_WINDOW : GP__SEL_RING_STAGES;
-        const unsigned stages = (unsigned)(room < deepest ? room : deepest);
-        if (sm90 && stages >= 2 && gp__select_ring_ok(KIND, p, (uintptr_t)a.flags)) {
-            const int smem = (int)(stages * stage + extra);
+        if (sm90 && gp__select_ring_ok(KIND, p, (uintptr_t)a.flags)) {
             void (*kernel)(gp__select_args<T, P>, gp__select_plan, char *, uint32_t, unsigned) =
                 gp__select_ring_kernel<KIND, T, P, Fn>;
-            GP__TRY(gp__kernel_load<gp__select_ring_kernel<KIND, T, P, Fn>>(smem));
-            shape.threads = GP__SEL_RING_THREADS;
-            return launch(kernel, smem, stages);
+            /* its static shared memory (barriers, slots, exchange buffers), asked once per
+             * device; the query loads the kernel (gp__kernel_attributes) */
+            static gp__device_cache<size_t> statics;
+            size_t fixed = 0;
+            GP__TRY(statics.get(dev.id, 0, &fixed, [&](size_t *bytes) {
+                cudaFuncAttributes fa;
+                GP__TRY(gp__kernel_attributes((const void *)kernel, &fa));
+                *bytes = fa.sharedSizeBytes;
+                return cudaSuccess;
+            }));
+            const unsigned stages = gp__select_ring_depth(KIND, sizeof(T), dev, fixed);
+            if (stages >= 2) {
+                const int smem =
+                    (int)(stages * gp__select_ring_stage(KIND, sizeof(T)) + gp__select_ring_extra(KIND, sizeof(T)));
+                GP__TRY(gp__kernel_load<gp__select_ring_kernel<KIND, T, P, Fn>>(smem));
+                shape.threads = GP__SEL_RING_THREADS;
+                return launch(kernel, smem, stages);
+            }
         }
     }
     const size_t smem = gp__select_smem(KIND, sizeof(T));

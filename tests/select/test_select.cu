@@ -64,6 +64,23 @@ extern "C" void test_select_host(void)
     EXPECT(gp__select_smem(GP__SEL_RUNS, 4) == 4096 * 8 &&
                gp__select_smem(GP__SEL_NONZERO, 8) == 2048 * 4,
            "shared memory sizes");
+    /* the ring's depth on an H100 or H200 (228 KB an SM, 227 KB a block, 1 KB kept by the
+     * system), from the kernel's static shared memory (640 bytes, run-length's 768: ptxas,
+     * sm_90); unique's and run-length's as deep as two blocks an SM allow */
+    gp__device h = {};
+    h.smem_sm = 228 * 1024;
+    h.smem_block = 227 * 1024;
+    h.smem_reserved = 1024;
+    EXPECT(gp__select_ring_depth(GP__SEL_FLAGGED, 4, h, 640) == 4 && gp__select_ring_depth(GP__SEL_NONZERO, 8, h, 640) == 4,
+           "ring depth: select, nonzero");
+    EXPECT(gp__select_ring_depth(GP__SEL_UNIQUE, 4, h, 640) == 6 && gp__select_ring_depth(GP__SEL_UNIQUE, 8, h, 640) == 6,
+           "ring depth: unique");
+    EXPECT(gp__select_ring_depth(GP__SEL_RUNS, 4, h, 768) == 6 && gp__select_ring_depth(GP__SEL_RUNS, 8, h, 768) == 6,
+           "ring depth: run-length");
+    /* run-length on 4-byte types: six stages (16416 bytes each) and the places (16384) fill
+     * half an SM to the byte with 832 bytes of static shared memory */
+    EXPECT(gp__select_ring_depth(GP__SEL_RUNS, 4, h, 832) == 6 && gp__select_ring_depth(GP__SEL_RUNS, 4, h, 833) == 5,
+           "ring depth: two blocks an SM, to the byte");
 }
 
 /* ---- GPU: default instances ---------------------------------------------------------------- */
