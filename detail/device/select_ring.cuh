@@ -99,12 +99,14 @@ static inline GP__HD int gp__select_ring_ok(int kind, const gp__select_plan &p, 
 }
 
 /* The kinds and types the ring kernel is built for: every kind, on values that move as
- * 16-byte vectors; for nonzero, 4-byte places that fit where the values were. */
+ * 16-byte vectors; for nonzero, 4-byte places that fit where the values were; for unique,
+ * elements of 4 bytes or more, whose heads fit one word a scanning thread (its count
+ * warp's hand-off; 1- and 2-byte elements take select_one). */
 template <int KIND, class T>
 static constexpr bool gp__select_ring_kind()
 {
     return KIND <= GP__SEL_RUNS && gp__scan_vec(sizeof(T)) * sizeof(T) == 16 &&
-           (KIND != GP__SEL_NONZERO || sizeof(T) >= 4);
+           ((KIND != GP__SEL_NONZERO && KIND != GP__SEL_UNIQUE) || sizeof(T) >= 4);
 }
 
 /* A whole tile's count of kept items by one warp, from its stage (lane l takes the 16-byte

@@ -1,7 +1,7 @@
 /* tests/select/test_select.cu -- stream compaction: gp_select_flagged_<t>,
  * gp_partition_flagged_<t>, gp_nonzero_<t>, gp_unique_<t>, gp_run_length_<t> for every
  * default instance, GP_DEFINE_SELECT / GP_DEFINE_UNIQUE for a user predicate with a
- * parameter and a 16-byte user type, and the block select.
+ * parameter, a 16-byte user type and 1- and 2-byte elements, and the block select.
  * Host: the argument checks (NULL, overlaps, in place) and the plan.
  * GPU: against a host reference on fresh random inputs (flags kept at 0%, 0.1%, 50%, 100%;
  * runs of random lengths; zeros, -0.0 and NaN for floats), at the edge sizes (whole tiles
@@ -322,6 +322,56 @@ typedef struct { int32_t lo, hi; } range_t;
 GP_DEFINE_SELECT(rec_range, rec16_t, range_t, IN_RANGE)
 GP_DEFINE_UNIQUE(rec_key, rec16_t, SAME_KEY)
 
+/* 1- and 2-byte elements: unique runs on select_one there, run-length on the ring */
+#define EQ_BITS(a, b) ((a) == (b))
+GP_DEFINE_UNIQUE(u16, uint16_t, EQ_BITS)
+GP_DEFINE_UNIQUE(u8, uint8_t, EQ_BITS)
+
+template <class T>
+static void check_narrow(bufs &b, size_t n, cudaError_t (*uniq)(T *, uint64_t *, const T *, size_t, cudaStream_t),
+                         cudaError_t (*rle)(T *, uint64_t *, uint64_t *, const T *, size_t, cudaStream_t),
+                         const char *nm)
+{
+    uint64_t st = gp_t_state(n * 3 + sizeof(T));
+    std::vector<T> x(n), want;
+    std::vector<uint64_t> wl;
+    for (size_t i = 0; i < n;) { /* runs of 1 to 40 of a few values, so that neighbours repeat */
+        const T v = (T)(gp_t_next(&st) % 5);
+        for (size_t len = 1 + gp_t_next(&st) % 40; len-- && i < n; i++) x[i] = v;
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (i == 0 || x[i - 1] != x[i]) {
+            want.push_back(x[i]);
+            wl.push_back(0);
+        }
+        wl.back()++;
+    }
+    /* 16-byte aligned (the ring's placement) and one element off it */
+    for (int off = 0; off < 2; off++) {
+        T *d_in = (T *)b.in + off, *d_o = (T *)b.out + off;
+        CUDA_CHK(cudaMemcpy(d_in, x.data(), n * sizeof(T), cudaMemcpyHostToDevice));
+        std::vector<T> got(n + 16);
+        std::vector<uint64_t> gl(n + 4);
+        uint64_t c = 0;
+        CUDA_CHK(cudaMemset(b.out, POISON, b.cap));
+        CUDA_CHK(uniq(d_o, (uint64_t *)b.cnt, d_in, n, 0));
+        CUDA_CHK(cudaMemcpy(got.data(), d_o, (n + 16) * sizeof(T), cudaMemcpyDeviceToHost));
+        CUDA_CHK(cudaMemcpy(&c, b.cnt, 8, cudaMemcpyDeviceToHost));
+        EXPECT(c == want.size() && bits_eq(got.data(), want.data(), want.size() * sizeof(T)) &&
+                   all_poison((unsigned char *)(got.data() + c), 16 * sizeof(T)),
+               "gp_unique_%s n=%zu off=%d: count %llu want %zu", nm, n, off, (unsigned long long)c, want.size());
+        CUDA_CHK(cudaMemset(b.out, POISON, b.cap));
+        CUDA_CHK(cudaMemset(b.lens, POISON, b.cap));
+        CUDA_CHK(rle(d_o, (uint64_t *)b.lens, (uint64_t *)b.cnt, d_in, n, 0));
+        CUDA_CHK(cudaMemcpy(got.data(), d_o, (n + 16) * sizeof(T), cudaMemcpyDeviceToHost));
+        CUDA_CHK(cudaMemcpy(gl.data(), b.lens, (n + 4) * 8, cudaMemcpyDeviceToHost));
+        CUDA_CHK(cudaMemcpy(&c, b.cnt, 8, cudaMemcpyDeviceToHost));
+        EXPECT(c == want.size() && bits_eq(got.data(), want.data(), want.size() * sizeof(T)) &&
+                   bits_eq(gl.data(), wl.data(), wl.size() * 8) && all_poison((unsigned char *)(gl.data() + c), 32),
+               "gp_run_length_%s n=%zu off=%d: runs %llu want %zu", nm, n, off, (unsigned long long)c, want.size());
+    }
+}
+
 __global__ void block_select_kernel(float *out, unsigned *count, const float *in, float thr)
 {
     __shared__ float kept[256];
@@ -338,6 +388,8 @@ static void check_user(bufs &b)
     const size_t sizes[] = {33, 4097, 300007};
     for (size_t si = 0; si < 3; si++) {
         const size_t n = sizes[si];
+        check_narrow<uint16_t>(b, n, gp_unique_u16, gp_run_length_u16, "u16 (user)");
+        check_narrow<uint8_t>(b, n, gp_unique_u8, gp_run_length_u8, "u8 (user)");
         uint64_t st = gp_t_state(n + 7);
         /* a predicate with a parameter */
         std::vector<float> x(n), want;
