@@ -8,7 +8,7 @@
  * read at 31-45% of the read rate on the H100. Here a block's work is two streams read in
  * order, whatever the segment lengths: its values [j_start, j_end) and its segment ends
  * [i_start, i_end) (the block's first and last splits, found by two searches at the
- * start). At each tile warp 1 refills each stream's ring (32 KB, in chunks) with bulk
+ * start). At each tile warp 1 refills each stream's ring (32 KB by default, in chunks) with bulk
  * copies, a lane a chunk, as far ahead of the tile being folded as the ring allows, so the
  * loads of the next tiles fly while this one is folded; meanwhile warp 0 finds the tile's
  * end on the merge path in the ends ring (shared memory, never global memory), 32 probes
@@ -51,7 +51,7 @@
 #define GP__SEGR_END_CHUNK 2048   /* of ends: a tile's ends (up to 8 bytes an item) and the
                                    * chunk they start in must fit the ring */
 #ifndef GP__SEGR_MIN_BLOCKS
-#define GP__SEGR_MIN_BLOCKS 3 /* blocks an SM: 3 x 64 KB of rings, 85 registers a thread */
+#define GP__SEGR_MIN_BLOCKS 3 /* blocks an SM: by default 3 x 64 KB of rings, 85 registers a thread */
 #endif
 #ifndef GP__SEGR_ITEMS4
 #define GP__SEGR_ITEMS4 15 /* odd: see gp__segr_items */
@@ -156,9 +156,9 @@ static __device__ __forceinline__ void gp__segr_issue(const Stream &s, uint32_t 
     }
 #endif
 }
-/* Warp 0: every chunk of s not yet issued whose slot is free (the chunks before the one
- * that holds byte `rel`, where folding is, are read), a lane a chunk (at most 16). `next`:
- * the stream's next chunk, the same in every lane. */
+/* Warp 1: every chunk of s not yet issued whose slot is free (the chunks before the one
+ * that holds byte `rel`, where folding is, are read), a lane a chunk (at most SLOTS <= 32).
+ * `next`: the stream's next chunk, the same in every lane. */
 template <class Stream>
 static __device__ __forceinline__ void gp__segr_fill(const Stream &s, uint32_t &next, uint64_t rel,
                                                      unsigned char *ring, uint64_t *bars)
@@ -298,7 +298,11 @@ __global__ void __launch_bounds__(GP__SEGR_THREADS, GP__SEGR_MIN_BLOCKS)
             if (warp == 1) {
                 /* the slots before this tile's were read (the last tile's block scan
                  * synchronised): order those reads before the copies' writes. Warp 1 issues
-                 * while warp 0 searches: a chunk that warp 0 waits for may be issued here */
+                 * while warp 0 searches, so warp 0 may wait for a chunk issued only here.
+                 * That is safe: a refilled slot's previous chunk, c - SLOTS, lies below the
+                 * chunk where folding is, so an earlier tile waited for it; the slot's
+                 * barrier is one phase behind, and the wait on parity (c / SLOTS) & 1 lasts
+                 * until this copy lands */
                 asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
                 gp__segr_fill(vs, v_next, (j_t - j_start) * sizeof(T), vring, vbar);
                 if constexpr (Src::ENDS) gp__segr_fill(es, e_next, (i_t - i_start) * 8, ering, ebar);

@@ -1,7 +1,8 @@
 /* detail/device/select_ring.cuh -- the compaction kernel on a ring of shared-memory stages,
  * the scan's grid design (device/scan_kernels.cuh) for every kind (select, partition,
- * nonzero, unique, run-length) on values (and flags) that sit on 16-byte boundaries. Inputs
- * off those boundaries run on select_one.cuh.
+ * nonzero, unique, run-length) on values (and flags) that sit on 16-byte boundaries, but
+ * nonzero and unique on elements under 4 bytes (gp__select_ring_kind). Those, and inputs
+ * off those boundaries, run on select_one.cuh.
  *
  * Why: select_one counts a tile only when its block's scanning warps reach it, after they
  * have waited for the prefix of the tile before, so one tile a block is in flight and every

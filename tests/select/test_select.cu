@@ -354,6 +354,7 @@ static void check_narrow(bufs &b, size_t n, cudaError_t (*uniq)(T *, uint64_t *,
         std::vector<uint64_t> gl(n + 4);
         uint64_t c = 0;
         CUDA_CHK(cudaMemset(b.out, POISON, b.cap));
+        CUDA_CHK(cudaMemset(b.cnt, POISON, 64));
         CUDA_CHK(uniq(d_o, (uint64_t *)b.cnt, d_in, n, 0));
         CUDA_CHK(cudaMemcpy(got.data(), d_o, (n + 16) * sizeof(T), cudaMemcpyDeviceToHost));
         CUDA_CHK(cudaMemcpy(&c, b.cnt, 8, cudaMemcpyDeviceToHost));
@@ -362,12 +363,14 @@ static void check_narrow(bufs &b, size_t n, cudaError_t (*uniq)(T *, uint64_t *,
                "gp_unique_%s n=%zu off=%d: count %llu want %zu", nm, n, off, (unsigned long long)c, want.size());
         CUDA_CHK(cudaMemset(b.out, POISON, b.cap));
         CUDA_CHK(cudaMemset(b.lens, POISON, b.cap));
+        CUDA_CHK(cudaMemset(b.cnt, POISON, 64));
         CUDA_CHK(rle(d_o, (uint64_t *)b.lens, (uint64_t *)b.cnt, d_in, n, 0));
         CUDA_CHK(cudaMemcpy(got.data(), d_o, (n + 16) * sizeof(T), cudaMemcpyDeviceToHost));
         CUDA_CHK(cudaMemcpy(gl.data(), b.lens, (n + 4) * 8, cudaMemcpyDeviceToHost));
         CUDA_CHK(cudaMemcpy(&c, b.cnt, 8, cudaMemcpyDeviceToHost));
         EXPECT(c == want.size() && bits_eq(got.data(), want.data(), want.size() * sizeof(T)) &&
-                   bits_eq(gl.data(), wl.data(), wl.size() * 8) && all_poison((unsigned char *)(gl.data() + c), 32),
+                   bits_eq(gl.data(), wl.data(), wl.size() * 8) && all_poison((unsigned char *)(gl.data() + c), 32) &&
+                   all_poison((unsigned char *)(got.data() + c), 16 * sizeof(T)),
                "gp_run_length_%s n=%zu off=%d: runs %llu want %zu", nm, n, off, (unsigned long long)c, want.size());
     }
 }
@@ -385,6 +388,13 @@ __global__ void block_select_kernel(float *out, unsigned *count, const float *in
 
 static void check_user(bufs &b)
 {
+    /* 1- and 2-byte elements: beside the sizes below, a ring tile's edges (8192 u16, 16384
+     * u8 a tile) and, at full size, windows of more than 384 tiles */
+    const size_t narrow[] = {3 * 16384 - 1, 3 * 16384 + 1, gp_t_small() ? (size_t)40000 : ((size_t)1 << 23) + 5};
+    for (size_t n : narrow) {
+        check_narrow<uint16_t>(b, n, gp_unique_u16, gp_run_length_u16, "u16 (user)");
+        check_narrow<uint8_t>(b, n, gp_unique_u8, gp_run_length_u8, "u8 (user)");
+    }
     const size_t sizes[] = {33, 4097, 300007};
     for (size_t si = 0; si < 3; si++) {
         const size_t n = sizes[si];
