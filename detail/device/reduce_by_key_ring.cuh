@@ -164,12 +164,24 @@ static __device__ __forceinline__ gp__rbk_pair32<typename Op::type> gp__rbkr_til
     return gp__rbk_pair32<T>{heads, gp__warp_reduce<Op>(acc)};
 }
 
+/* Where run r of a whole tile waits in its stage (keys or values of SIZE bytes): rows of 128
+ * bytes, its place in its row XOR the row's number, so that runs written a lane apart fall in
+ * different banks (runs of 1: ITEMS runs a lane, in the same bank in every lane, 16-way
+ * conflicts for 4-byte keys); the write-out reads rows whole, without conflicts. */
+template <size_t SIZE>
+static __device__ __forceinline__ unsigned gp__rbkr_slot(unsigned r)
+{
+    enum { E = 128 / SIZE };
+    return r ^ (r / E % E);
+}
+
 /* Reduce-by-key on the ring, for keys and values of one size that moves as 16-byte
- * vectors, both on 16-byte boundaries (the outputs: any). The scanning warps find each
- * element's head and tail bits from its neighbours (in the stage; for the partial last tile
- * in global memory), scan (heads, value) by rows, and give a run's key at its head and its
- * value at its tail the run's number less one as their place. A whole tile's runs go out
- * through its stage, so that the block writes two contiguous runs of places (stored one
+ * vectors, both on 16-byte boundaries (the outputs: any). A scanning thread holds ITEMS
+ * consecutive elements; it finds their head and tail bits from its keys and its neighbours'
+ * (in the stage; for the partial last tile in global memory), scans (heads, value) once
+ * across the block (gp__ssr_scan), and gives a run's key at its head and its value at its
+ * tail the run's number less one as their place. A whole tile's runs go out through its
+ * stage (gp__rbkr_slot), so that the block writes two contiguous runs of places (stored one
  * element a thread where they fall, runs of 1 ran at 47% of copy, H100); the partial last
  * tile's are stored where they fall. */
 template <class Op, class K, class EqS>
@@ -239,8 +251,9 @@ __global__ void __launch_bounds__(GP__SSR_THREADS, GP__MIN_BLOCKS(GP__SSR_THREAD
         return;
     }
 
-    /* scanning warps: vector (j, lane) of warp w is the tile's vector w * 32 * ROWS + j * 32 + lane */
-    const unsigned local0 = warp * 32 * ITEMS + lane * VEC; /* + j * 32 * VEC + k */
+    /* scanning warps: thread (warp, lane) holds the tile's elements [local0, local0 + ITEMS),
+     * ROWS consecutive 16-byte vectors (gp__ssr_own), so a warp's pairs need one scan */
+    const unsigned local0 = (warp * 32 + lane) * ITEMS;
     for (unsigned i = 0;; i++) {
         const unsigned s = i % stages, parity = (i / stages) & 1;
         gp__mbar_wait(&full[s], parity);
@@ -251,90 +264,105 @@ __global__ void __launch_bounds__(GP__SSR_THREADS, GP__MIN_BLOCKS(GP__SSR_THREAD
          * is made twice, for whole tiles and for the partial last one */
         auto tile = [&](auto whole_c) {
             constexpr bool whole = decltype(whole_c)::value;
-            /* the values and the head and tail bits (bit j * VEC + k: element (j, k) starts, ends a
-             * run); the pairs are made from them where needed, not kept: with a pair an element
-             * (a count and a value) the kernel needed 98 to 132 registers, one block an SM */
+            /* the values and the head and tail bits (bit q: element q starts, ends a run); the
+             * pairs are made from them where needed, not kept: with a pair an element (a count
+             * and a value) the kernel needed 98 to 132 registers, one block an SM */
             T v[ITEMS];
             uint32_t hb = 0, tb = 0;
             unsigned char *stage = gp__ssr_ring + (size_t)s * STAGE;
             const K *ks = reinterpret_cast<const K *>(stage + EDGE);
-            const bool key_after = start + TILE + VEC <= n; /* the stage holds the key after the tile */
+            const size_t e0 = start + local0;
+            if constexpr (whole) {
+                /* The keys as gp__ssr_own reads them, x[j]: the thread's vector (j + r) % 4, left
+                 * in that order. Vector m's heads need only the key before it, the last of x[j - 1]
+                 * (for m = 0: the key before the thread), and go to bits VEC m on. A tail is the
+                 * element before a head (the same test of the same two keys), so tb is hb moved
+                 * by one and the head bit after the thread: the next lane's, or at the warp's end
+                 * the key after it from the stage. */
+                const unsigned r = (lane >> 1) & 3;
+                const uint4 *kv = reinterpret_cast<const uint4 *>(ks) + local0 / VEC;
+                K x[ROWS][VEC];
 #pragma unroll
-            for (int j = 0; j < ROWS; j++) {
-                const unsigned l = local0 + j * 32 * VEC; /* the vector's first place in the tile */
-                const size_t e0 = start + l;
-                K key[VEC]; /* this row's keys: not kept (registers); the emit reads the heads' again */
-                if constexpr (whole) { /* warp-striped out of the stage: conflict-free 16-byte reads */
-                    const uint4 wk = reinterpret_cast<const uint4 *>(ks)[l / VEC];
-                    const uint4 wv = reinterpret_cast<const uint4 *>(stage + 2 * EDGE + BYTES)[l / VEC];
-                    memcpy(key, &wk, sizeof wk);
-                    memcpy(v + j * VEC, &wv, sizeof wv);
-                } else {
-#pragma unroll
-                    for (int k = 0; k < VEC; k++) {
-                        key[k] = e0 + k < n ? gp__load_elem(keys + e0 + k) : K();
-                        v[j * VEC + k] = e0 + k < n ? gp__load_elem(vals + e0 + k) : Op::identity();
-                    }
+                for (int j = 0; j < ROWS; j++) {
+                    const uint4 w = kv[(j + r) & 3];
+                    memcpy(x[j], &w, sizeof w);
                 }
-                /* the neighbours: in the stage inside a whole tile, else from global memory */
-                K prev = K(), next = K();
-                if constexpr (whole) {
-                    if (l > 0 || t > 0) prev = ks[(int)l - 1];
-                    if (l + VEC < TILE || key_after) next = ks[l + VEC];
-                    else if (start + TILE < n) next = gp__load_elem(keys + start + TILE);
-                } else {
-                    if (e0 > 0 && e0 - 1 < n) prev = gp__load_elem(keys + e0 - 1);
-                    if (e0 + VEC < n) next = gp__load_elem(keys + e0 + VEC);
-                }
+                K last = x[0][VEC - 1]; /* the thread's last key, in x[(3 - r) % 4] */
 #pragma unroll
-                for (int k = 0; k < VEC; k++) {
-                    const K &before = k > 0 ? key[k - 1] : prev;
-                    const K &after = k < VEC - 1 ? key[k + 1] : next;
-                    bool head, tail;
-                    if constexpr (whole) { /* no bounds but the input's first and last elements */
-                        head = (t == 0 && l + k == 0) || !EqS::eq(before, key[k]);
-                        tail = (l + k + 1 == TILE && start + TILE == n) || !EqS::eq(key[k], after);
-                    } else {
-                        const size_t e = e0 + k;
-                        head = e < n && (e == 0 || !EqS::eq(before, key[k]));
-                        tail = e < n && (e + 1 == n || !EqS::eq(key[k], after));
-                    }
-                    hb |= (head ? 1u : 0u) << (j * VEC + k);
-                    tb |= (tail ? 1u : 0u) << (j * VEC + k);
+                for (int j = 1; j < ROWS; j++)
+                    if (((j + r) & 3) == 3) last = x[j][VEC - 1];
+                K before = gp__shfl<GP__SHFL_UP>(last, 1);
+                if (lane == 0) before = local0 > 0 || t > 0 ? ks[(int)local0 - 1] : K(); /* the stage holds it */
+#pragma unroll
+                for (int j = 0; j < ROWS; j++) {
+                    const unsigned m = (j + r) & 3;
+                    const K pk = m == 0 ? before : x[(j + 3) & 3][VEC - 1];
+                    uint32_t bits = 0;
+#pragma unroll
+                    for (int k = 0; k < VEC; k++) bits |= (EqS::eq(k > 0 ? x[j][k - 1] : pk, x[j][k]) ? 0u : 1u) << k;
+                    hb |= bits << (VEC * m);
+                }
+                if (t == 0 && local0 == 0) hb |= 1u; /* the input's first element */
+                uint32_t after = __shfl_down_sync(GP__FULL_MASK, hb, 1) & 1u;
+                if (lane == 31) { /* the stage holds the VEC keys after the tile where the input has them */
+                    if (local0 + ITEMS < TILE || start + TILE + VEC <= n) after = EqS::eq(last, ks[local0 + ITEMS]) ? 0u : 1u;
+                    else if (start + TILE < n) after = EqS::eq(last, gp__load_elem(keys + start + TILE)) ? 0u : 1u;
+                    else after = 1u; /* the input's last element */
+                }
+                tb = hb >> 1 | after << (ITEMS - 1);
+                uint4 w[ROWS];
+                gp__ssr_own<ROWS>(reinterpret_cast<const uint4 *>(stage + 2 * EDGE + BYTES) + local0 / VEC, w, lane);
+                memcpy(v, w, sizeof w);
+            } else {
+                K key[ITEMS], prev = K(), next = K(); /* the keys, and the ones before and after them */
+#pragma unroll
+                for (int q = 0; q < ITEMS; q++) {
+                    key[q] = e0 + q < n ? gp__load_elem(keys + e0 + q) : K();
+                    v[q] = e0 + q < n ? gp__load_elem(vals + e0 + q) : Op::identity();
+                }
+                if (e0 > 0 && e0 - 1 < n) prev = gp__load_elem(keys + e0 - 1);
+                if (e0 + ITEMS < n) next = gp__load_elem(keys + e0 + ITEMS);
+#pragma unroll
+                for (int q = 0; q < ITEMS; q++) {
+                    const size_t e = e0 + q;
+                    const bool head = e < n && (e == 0 || !EqS::eq(q > 0 ? key[q - 1] : prev, key[q]));
+                    const bool tail = e < n && (e + 1 == n || !EqS::eq(key[q], q < ITEMS - 1 ? key[q + 1] : next));
+                    hb |= (head ? 1u : 0u) << q;
+                    tb |= (tail ? 1u : 0u) << q;
                 }
             }
             if (whole && warp == 0 && lane == 0) s_head0[s] = hb & 1u; /* read after the scan's barrier */
             if (whole && warp == GP__SSR_WARPS - 1 && lane == 31) s_tail_last[s] = tb >> (ITEMS - 1) & 1u;
-            /* each row's vector folded to one pair, then the warps scan those by rows */
-            pair row[ROWS];
+            /* the thread's elements folded to one pair, then one scan of those across the warps */
+            pair mine[1];
 #pragma unroll
-            for (int j = 0; j < ROWS; j++)
-#pragma unroll
-                for (int k = 0; k < VEC; k++) {
-                    const int q = j * VEC + k;
-                    const pair x = {hb >> q & 1u, v[q]};
-                    row[j] = k == 0 ? x : POp::apply(row[j], x);
-                }
+            for (int q = 0; q < ITEMS; q++) {
+                const pair x = {hb >> q & 1u, v[q]};
+                mine[0] = q == 0 ? x : POp::apply(mine[0], x);
+            }
             __syncwarp();
-            pair lane_prefix[ROWS];
+            pair lane_prefix[1];
             {
-                const pair base = gp__ssr_scan_rows<POp, ROWS, 1>(row, lane_prefix, s_warp[s], warp, lane);
-#pragma unroll
-                for (int j = 0; j < ROWS; j++) lane_prefix[j] = POp::apply(base, lane_prefix[j]); /* from the tile's start */
+                const pair base = gp__ssr_scan<POp, 1>(mine, lane_prefix, s_warp[s], warp, lane);
+                lane_prefix[0] = POp::apply(base, lane_prefix[0]); /* from the tile's start */
             }
             gp__mbar_wait(&ready[s], parity);
             const wide pre = t > 0 ? s_prefix[s] : WOp::identity();
             /* Element q's pair from the tile's start (its run in the tile, its fold so far) and,
-             * where it starts or ends a run, emit(q, run): the run's number is pre.h + run.h - 1. */
-            auto each_end = [&](auto emit) {
+             * where it starts or ends a run, emit(q, run, key): the run's number is pre.h + run.h
+             * - 1; key: element q's where it starts one, from chunk_keys(c, keys), which gives
+             * the keys of the thread's vector c where a run starts in it. */
+            auto each_end = [&](auto chunk_keys, auto emit) {
+                pair run = lane_prefix[0]; /* the tile's elements before the thread's */
 #pragma unroll
-                for (int j = 0; j < ROWS; j++) {
-                    pair run = lane_prefix[j]; /* the tile's elements before vector (j, lane) */
+                for (int c = 0; c < ROWS; c++) {
+                    K kc[VEC] = {};
+                    if (hb >> (c * VEC) & ((1u << VEC) - 1)) chunk_keys(c, kc);
 #pragma unroll
                     for (int k = 0; k < VEC; k++) {
-                        const int q = j * VEC + k;
+                        const int q = c * VEC + k;
                         run = POp::apply(run, pair{hb >> q & 1u, v[q]});
-                        if ((hb | tb) >> q & 1u) emit(q, local0 + j * 32 * VEC + k, run);
+                        if ((hb | tb) >> q & 1u) emit(q, run, kc[k]);
                     }
                 }
             };
@@ -358,30 +386,31 @@ __global__ void __launch_bounds__(GP__SSR_THREADS, GP__MIN_BLOCKS(GP__SSR_THREAD
                 /* a thread with no run end among its elements (most of them, with long runs) skips
                  * both loops: 0.97x the time at runs of 1024 (H200, 2^28) */
                 if ((hb | tb) != 0)
-                    each_end([&](int q, unsigned l, const pair &run) {
-                        if (hb >> q & 1u) s_keys[run.h - 1] = ks[l];
-                        if (tb >> q & 1u) v[q] = value(run);
-                    });
+                    each_end(
+                        [&](int c, K (&kc)[VEC]) { /* one 16-byte read (a key at a time: 16-way conflicts) */
+                            const uint4 w = reinterpret_cast<const uint4 *>(ks)[local0 / VEC + c];
+                            memcpy(kc, &w, sizeof w);
+                        },
+                        [&](int q, const pair &run, const K &key) {
+                            if (hb >> q & 1u) s_keys[gp__rbkr_slot<sizeof(K)>(run.h - 1)] = key;
+                            if (tb >> q & 1u) v[q] = value(run);
+                        });
                 asm volatile("bar.sync 1, %0;" ::"r"(GP__SSR_BLOCK) : "memory"); /* every key read */
                 if (tb != 0) {
+                    const uint32_t before = lane_prefix[0].h; /* heads before the thread's elements */
 #pragma unroll
-                    for (int j = 0; j < ROWS; j++) {
-                        const uint32_t before = lane_prefix[j].h; /* heads before vector (j, lane) */
-#pragma unroll
-                        for (int k = 0; k < VEC; k++) {
-                            const int q = j * VEC + k; /* its run: heads up to it, less one; less first_tail: */
-                            if (tb >> q & 1u) s_vals[before + __popc(hb >> (j * VEC) & ((2u << k) - 1)) - head0] = v[q];
-                        }
-                    }
+                    for (int q = 0; q < ITEMS; q++) /* its run: heads up to it, less one; less first_tail: */
+                        if (tb >> q & 1u) s_vals[gp__rbkr_slot<sizeof(T)>(before + __popc(hb & ((2u << q) - 1)) - head0)] = v[q];
                 }
                 asm volatile("bar.sync 1, %0;" ::"r"(GP__SSR_BLOCK) : "memory"); /* the runs are in */
-                for (unsigned r = threadIdx.x; r < heads; r += GP__SSR_BLOCK) gp__store_elem(keys_out + pre.h + r, s_keys[r]);
+                for (unsigned r = threadIdx.x; r < heads; r += GP__SSR_BLOCK)
+                    gp__store_elem(keys_out + pre.h + r, s_keys[gp__rbkr_slot<sizeof(K)>(r)]);
                 for (unsigned r = threadIdx.x; r < tails; r += GP__SSR_BLOCK)
-                    gp__store_elem(vals_out + first_tail + r, s_vals[r]);
+                    gp__store_elem(vals_out + first_tail + r, s_vals[gp__rbkr_slot<sizeof(T)>(r)]);
                 if (start + TILE == n && threadIdx.x == 0) *runs = pre.h + heads;
             } else {
-                each_end([&](int q, unsigned l, const pair &run) {
-                    const unsigned long long r = pre.h + run.h - 1; /* the run's number */
+                each_end([&](int, K (&)[VEC]) {}, [&](int q, const pair &run, const K &) {
+                    const unsigned long long r = pre.h + run.h - 1, l = local0 + q; /* the run's number */
                     if (hb >> q & 1u) gp__store_elem(keys_out + r, gp__load_elem(keys + start + l));
                     if (tb >> q & 1u) {
                         gp__store_elem(vals_out + r, value(run));
