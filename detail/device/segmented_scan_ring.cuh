@@ -39,20 +39,27 @@
  * us, 5 919 / 69.2, 4 887 / 67.5, 3 925 / 70.5: each slot's tree is reduced every round. */
 #define GP__SSR_NB 4
 #endif
+#ifndef GP__SSR_NB_WIDE
+/* the same for pairs of more than two status words (8-byte values: four words, 128 a round
+ * at NB 4). H200, 2^27 f64, heads 1/8, the library's other knobs, outputs hashed equal: NB 2
+ * 925 us, 4 1102, 6 1536; f32 pairs at NB 2 were 0.93x. */
+#define GP__SSR_NB_WIDE 2
+#endif
 
 #ifdef __CUDACC__ /* (gpuprims.cuh is also C: the host helpers below are CUDA-only too) */
 #include "scan_kernels.cuh"
 #include "../util/mbarrier.cuh"
 #include "../agent/ring.cuh"
 
-/* The ring's look-ahead folds gp__seg_op's pairs, GP__SSR_NB batches a round (the one-tile
- * kernel, gp__sscan_kernel, keeps the default): the default codec but for NB. */
+/* The ring's look-ahead folds gp__seg_op's pairs, GP__SSR_NB batches a round, or
+ * GP__SSR_NB_WIDE for pairs of more than two words (the one-tile kernel, gp__sscan_kernel,
+ * keeps the default): the default codec but for NB. */
 template <class Op>
 struct gp__ssr_ahead_op : gp__seg_op<Op> {
 };
 template <class Op>
 struct gp__status_codec<gp__ssr_ahead_op<Op>> : gp__status_codec<gp__seg_op<Op>> {
-    enum { NB = GP__SSR_NB };
+    enum { NB = gp__status_codec<gp__seg_op<Op>>::W <= 2 ? GP__SSR_NB : GP__SSR_NB_WIDE };
 };
 
 /* Whether the ring kernels (this one and reduce-by-key's) take elements of type T: whole
