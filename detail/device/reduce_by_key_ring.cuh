@@ -11,11 +11,12 @@
 #include "segmented_scan_ring.cuh"
 
 #ifndef GP__RBKR_MIN_BLOCKS
-/* reduce-by-key: blocks an SM the registers must allow. Two (80 registers, 12 bytes spilled)
- * ran i32/f32 runs of 1 / 8 / 1024 at 2^28 in 1590 / 1112 / 1024 us on the H100; one (138
- * registers) in 1999 / 1725 / 1640 us (an earlier form of the kernel, one run each). The
- * kernel is latency-bound (ncu, one block an SM: 0.46 instructions issued a cycle a
- * scheduler), so twice the warps count more than the spills, as long as they are few. */
+/* reduce-by-key: blocks an SM the registers must allow. Two (80 registers, 12 bytes spilled
+ * then; 52-72 bytes for 4-byte types since a scanning thread's elements are consecutive, none
+ * for 8-byte ones) ran i32/f32 runs of 1 / 8 / 1024 at 2^28 in 1590 / 1112 / 1024 us on the
+ * H100; one (138 registers) in 1999 / 1725 / 1640 us (an earlier form of the kernel, one run
+ * each). The kernel is latency-bound (ncu, one block an SM: 0.46 instructions issued a cycle
+ * a scheduler), so twice the warps count more than the spills, as long as they are few. */
 #define GP__RBKR_MIN_BLOCKS 2
 #endif
 
@@ -165,9 +166,10 @@ static __device__ __forceinline__ gp__rbk_pair32<typename Op::type> gp__rbkr_til
 }
 
 /* Where run r of a whole tile waits in its stage (keys or values of SIZE bytes): rows of 128
- * bytes, its place in its row XOR the row's number, so that runs written a lane apart fall in
- * different banks (runs of 1: ITEMS runs a lane, in the same bank in every lane, 16-way
- * conflicts for 4-byte keys); the write-out reads rows whole, without conflicts. */
+ * bytes (E runs), its place in its row XOR the row's number modulo E, so that runs written a
+ * lane apart fall in different banks (runs of 1: ITEMS runs a lane, in the same bank in
+ * every lane, 16-way conflicts for 4-byte keys; 2-byte ones keep 2-way conflicts, two to a
+ * bank word); the write-out reads rows whole, without conflicts. */
 template <size_t SIZE>
 static __device__ __forceinline__ unsigned gp__rbkr_slot(unsigned r)
 {
@@ -202,7 +204,7 @@ __global__ void __launch_bounds__(GP__SSR_THREADS, GP__MIN_BLOCKS(GP__SSR_THREAD
            TILE = GP__SSR_BLOCK * ITEMS, SMAX = GP__SCAN_STAGES_MAX };
     /* a stage: the 16 bytes before the tile's keys (the first key's neighbour), its keys, the
      * 16 bytes after them (the last key's), then its values: no head or tail test of a whole
-     * tile reads global memory */
+     * tile reads global memory, but where fewer than 16 bytes of keys follow it */
     constexpr unsigned BYTES = (unsigned)(TILE * sizeof(T)), EDGE = 16, STAGE = 2 * BYTES + 2 * EDGE;
     extern __shared__ __align__(128) unsigned char gp__ssr_ring[];
     /* per stage (agent/ring.cuh): full, taken, ready, empty; counted: the reduce warp has read

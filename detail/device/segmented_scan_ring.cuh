@@ -186,8 +186,9 @@ static __device__ __forceinline__ void gp__ssr_own_put(uint4 *v, const uint4 (&w
 }
 
 /* Bit q set where a scanning thread's flag byte q is nonzero, from its ITEMS flags at f (in
- * shared memory, aligned to ITEMS): read as 16-byte vectors where there are 16 or 32, which
- * a warp reads without conflicts (as 4-byte words, 16 bytes apart, 4-way conflicts). */
+ * shared memory, aligned to ITEMS): read as 16-byte vectors where there are 16 or 32. Lanes
+ * 16 bytes apart read those without conflicts, and 32 bytes apart (2-byte values) with
+ * 2-way conflicts; as 4-byte words they would be 4-way and 8-way. */
 template <int ITEMS>
 static __device__ __forceinline__ uint32_t gp__ssr_own_flags(const uint8_t *f)
 {
@@ -254,7 +255,10 @@ __global__ void __launch_bounds__(GP__SSR_THREADS, GP__MIN_BLOCKS(GP__SSR_THREAD
     /* counted: the reduce warp has read the stage (the scanning warps may write in it) */
     __shared__ uint64_t full[SMAX], taken[SMAX], ready[SMAX], empty[SMAX], counted[SMAX];
     __shared__ unsigned long long s_tile[SMAX], s_ahead_tile[2];
-    __shared__ pair s_prefix[SMAX], s_warp[SMAX][GP__SSR_WARPS], s_xchg[2 * GP__SSR_NB];
+    /* s_xchg: for the larger of the two knobs, so that the array does not depend on the
+     * pair's size (gp__status_codec<gp__ssr_ahead_op<Op>>::NB is one of them) */
+    __shared__ pair s_prefix[SMAX], s_warp[SMAX][GP__SSR_WARPS],
+        s_xchg[2 * (GP__SSR_NB > GP__SSR_NB_WIDE ? GP__SSR_NB : GP__SSR_NB_WIDE)];
     unsigned long long *counter = reinterpret_cast<unsigned long long *>(scratch);
     uint64_t *status = reinterpret_cast<uint64_t *>(scratch + gp__sscan_status_offset());
     const unsigned warp = threadIdx.x >> 5, lane = gp__lane_id();
@@ -352,7 +356,8 @@ __global__ void __launch_bounds__(GP__SSR_THREADS, GP__MIN_BLOCKS(GP__SSR_THREAD
                 if (e < n) gp__store_elem(out + e, y[q]);
             }
         }
-        /* every thread, after its reads of the stage, tile index, warp totals, prefix */
+        /* every thread, after its reads (and writes) of the stage and its reads of the tile
+         * index, warp totals and prefix: the next bulk copy into the stage comes after them */
         asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
         gp__mbar_arrive(&empty[s]);
     }
