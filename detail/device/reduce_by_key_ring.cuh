@@ -275,13 +275,13 @@ __global__ void __launch_bounds__(GP__SSR_THREADS, GP__MIN_BLOCKS(GP__SSR_THREAD
             const K *ks = reinterpret_cast<const K *>(stage + EDGE);
             const size_t e0 = start + local0;
             if constexpr (whole) {
-                /* The keys as gp__ssr_own reads them, x[j]: the thread's vector (j + r) % 4, left
+                /* The keys as gp__ssr_read_rotated reads them, x[j]: the thread's vector (j + r) % 4, left
                  * in that order. Vector m's heads need only the key before it, the last of x[j - 1]
                  * (for m = 0: the key before the thread), and go to bits VEC m on. A tail is the
                  * element before a head (the same test of the same two keys), so tb is hb moved
                  * by one and the head bit after the thread: the next lane's, or at the warp's end
                  * the key after it from the stage. */
-                const unsigned r = (lane >> 1) & 3;
+                const unsigned r = gp__ssr_rot(lane);
                 const uint4 *kv = reinterpret_cast<const uint4 *>(ks) + local0 / VEC;
                 K x[ROWS][VEC];
 #pragma unroll

@@ -150,16 +150,17 @@ static __device__ __forceinline__ void gp__ssr_start(unsigned stages, uint64_t *
     __syncthreads();
 }
 
-/* A scanning thread's ROWS (4) consecutive 16-byte vectors from shared memory at v, in order.
- * Lanes 64 bytes apart: read in order, a quarter warp's 16-byte reads would fall in 2 of the
- * 8 bank groups (4-way conflicts). Lane l reads its vectors from (l / 2) % 4 on, wrapping,
- * which puts a quarter warp's reads in 8 different groups, then rotates them back in its
- * registers (two rounds of selects). */
+/* A scanning thread's four consecutive 16-byte vectors at v are read and written rotated:
+ * lane l starts at vector gp__ssr_rot(l) = (l / 2) % 4 and wraps. Lanes are 64 bytes apart,
+ * so in order a quarter warp's 16-byte accesses would fall in 2 of the 8 bank groups (4-way
+ * conflicts); rotated, in all 8. */
+static __device__ __forceinline__ unsigned gp__ssr_rot(unsigned lane) { return (lane >> 1) & 3; }
+/* The thread's ROWS (4) vectors from v, in order. */
 template <int ROWS>
 static __device__ __forceinline__ void gp__ssr_own(const uint4 *v, uint4 (&w)[ROWS], unsigned lane)
 {
     static_assert(ROWS == 4, "four vectors a thread");
-    const unsigned r = (lane >> 1) & 3;
+    const unsigned r = gp__ssr_rot(lane);
     uint4 x[4], y[4];
 #pragma unroll
     for (int j = 0; j < 4; j++) x[j] = v[(j + r) & 3]; /* x[j]: vector (j + r) % 4 */
@@ -168,14 +169,12 @@ static __device__ __forceinline__ void gp__ssr_own(const uint4 *v, uint4 (&w)[RO
 #pragma unroll
     for (int j = 0; j < 4; j++) w[j] = (r & 2) ? y[(j + 2) & 3] : y[j]; /* w[j]: vector j */
 }
-
-/* The inverse of gp__ssr_own: a thread's ROWS (4) vectors w, in order, into shared memory at
- * v, as conflict-free as gp__ssr_own reads them. */
+/* The inverse: the thread's ROWS (4) vectors w, in order, into v. */
 template <int ROWS>
 static __device__ __forceinline__ void gp__ssr_own_put(uint4 *v, const uint4 (&w)[ROWS], unsigned lane)
 {
     static_assert(ROWS == 4, "four vectors a thread");
-    const unsigned r = (lane >> 1) & 3;
+    const unsigned r = gp__ssr_rot(lane);
     uint4 a[4], x[4];
 #pragma unroll
     for (int j = 0; j < 4; j++) a[j] = (r & 1) ? w[(j + 1) & 3] : w[j]; /* a[j]: vector (j + (r & 1)) % 4 */
@@ -202,10 +201,7 @@ static __device__ __forceinline__ uint32_t gp__ssr_own_flags(const uint8_t *f)
             memcpy(w + 4 * h, &v, sizeof v);
         }
 #pragma unroll
-        for (int h = 0; h < ITEMS / 4; h++) {
-            const uint32_t b = __vcmpne4(w[h], 0u) & 0x01010101u;
-            bits |= ((b | b >> 7 | b >> 14 | b >> 21) & 0xfu) << (4 * h);
-        }
+        for (int h = 0; h < ITEMS / 4; h++) bits |= gp__byte_flags(w[h]) << (4 * h);
         return bits;
     }
 }

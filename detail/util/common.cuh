@@ -158,6 +158,13 @@ static __device__ __forceinline__ void gp__store_elem(T *p, const T &v)
     }
 }
 
+/* Bit k set where byte k of w is nonzero (4 bits). */
+static __device__ __forceinline__ uint32_t gp__byte_flags(uint32_t w)
+{
+    const uint32_t b = __vcmpne4(w, 0u) & 0x01010101u;
+    return (b | b >> 7 | b >> 14 | b >> 21) & 0xfu;
+}
+
 /* Bit k set where the k-th of VEC flag bytes at f (aligned to VEC; global or shared
  * memory) is nonzero (VEC 1, 2, 4, 8 or 16). */
 template <int VEC>
@@ -170,16 +177,10 @@ static __device__ __forceinline__ uint32_t gp__flag_bits(const uint8_t *f)
         const uint32_t w = *reinterpret_cast<const uint16_t *>(f);
         bits = (w & 0xffu ? 1u : 0u) | (w & 0xff00u ? 2u : 0u);
     } else if constexpr (VEC == 4) {
-        const uint32_t w = *reinterpret_cast<const uint32_t *>(f);
-        bits = __vcmpne4(w, 0u) & 0x01010101u;
-        bits = (bits | bits >> 7 | bits >> 14 | bits >> 21) & 0xfu;
+        bits = gp__byte_flags(*reinterpret_cast<const uint32_t *>(f));
     } else if constexpr (VEC == 8 || VEC == 16) {
 #pragma unroll
-        for (int h = 0; h < VEC / 4; h++) {
-            uint32_t w = *reinterpret_cast<const uint32_t *>(f + 4 * h);
-            w = __vcmpne4(w, 0u) & 0x01010101u;
-            bits |= ((w | w >> 7 | w >> 14 | w >> 21) & 0xfu) << (4 * h);
-        }
+        for (int h = 0; h < VEC / 4; h++) bits |= gp__byte_flags(*reinterpret_cast<const uint32_t *>(f + 4 * h)) << (4 * h);
     }
     return bits;
 }
