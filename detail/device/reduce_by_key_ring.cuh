@@ -293,8 +293,12 @@ __global__ void __launch_bounds__(GP__SSR_THREADS, GP__MIN_BLOCKS(GP__SSR_THREAD
 #pragma unroll
                 for (int j = 1; j < ROWS; j++)
                     if (((j + r) & 3) == 3) last = x[j][VEC - 1];
-                K before = gp__shfl<GP__SHFL_UP>(last, 1);
-                if (lane == 0) before = local0 > 0 || t > 0 ? ks[(int)local0 - 1] : K(); /* the stage holds it */
+                /* the warps' edges from the stage, picked without a branch around the shuffles
+                 * (gp__select says why) */
+                const K up = gp__shfl<GP__SHFL_UP>(last, 1);
+                K edge = K(); /* lane 0: the key before the warp (none before tile 0's first) */
+                if (lane == 0 && (local0 > 0 || t > 0)) edge = ks[(int)local0 - 1];
+                const K before = gp__select<K>(lane == 0, edge, up);
 #pragma unroll
                 for (int j = 0; j < ROWS; j++) {
                     const unsigned m = (j + r) & 3;
@@ -305,12 +309,13 @@ __global__ void __launch_bounds__(GP__SSR_THREADS, GP__MIN_BLOCKS(GP__SSR_THREAD
                     hb |= bits << (VEC * m);
                 }
                 if (t == 0 && local0 == 0) hb |= 1u; /* the input's first element */
-                uint32_t after = __shfl_down_sync(GP__FULL_MASK, hb, 1) & 1u;
+                const uint32_t next_head = __shfl_down_sync(GP__FULL_MASK, hb, 1) & 1u;
+                uint32_t edge_after = 1u; /* lane 31: the input's last element ends a run */
                 if (lane == 31) { /* the stage holds the VEC keys after the tile where the input has them */
-                    if (local0 + ITEMS < TILE || start + TILE + VEC <= n) after = EqS::eq(last, ks[local0 + ITEMS]) ? 0u : 1u;
-                    else if (start + TILE < n) after = EqS::eq(last, gp__load_elem(keys + start + TILE)) ? 0u : 1u;
-                    else after = 1u; /* the input's last element */
+                    if (local0 + ITEMS < TILE || start + TILE + VEC <= n) edge_after = EqS::eq(last, ks[local0 + ITEMS]) ? 0u : 1u;
+                    else if (start + TILE < n) edge_after = EqS::eq(last, gp__load_elem(keys + start + TILE)) ? 0u : 1u;
                 }
+                const uint32_t after = gp__select<uint32_t>(lane == 31, edge_after, next_head);
                 tb = hb >> 1 | after << (ITEMS - 1);
                 uint4 w[ROWS];
                 gp__ssr_own<ROWS>(reinterpret_cast<const uint4 *>(stage + 2 * EDGE + BYTES) + local0 / VEC, w, lane);

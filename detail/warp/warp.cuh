@@ -23,7 +23,7 @@ enum { GP__SHFL_XOR, GP__SHFL_DOWN, GP__SHFL_UP, GP__SHFL_IDX };
 template <int KIND, class T>
 static __device__ __forceinline__ T gp__shfl(T v, int arg)
 {
-    int w[GP__WORDS(T)];
+    int w[GP__WORDS(T)] = {}; /* a T of 1 or 2 bytes: the rest of its word set */
     memcpy(w, &v, sizeof(T));
 #pragma unroll
     for (int i = 0; i < (int)GP__WORDS(T); i++)

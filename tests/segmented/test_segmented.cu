@@ -56,6 +56,17 @@ GP_DEFINE_SEGMENTED_REDUCE(mat2, mat2, MAT2_MUL, ((mat2){1, 0, 0, 1}))
 GP_DEFINE_SEGMENTED_SCAN(mat2, mat2, MAT2_MUL, ((mat2){1, 0, 0, 1}))
 #define KEY_EQ_MOD(a, b) ((a) % 1000 == (b) % 1000) /* keys equal modulo 1000: EQ is the user's */
 GP_DEFINE_REDUCE_BY_KEY(mat2_mod, uint32_t, KEY_EQ_MOD, mat2, MAT2_MUL, ((mat2){1, 0, 0, 1}))
+/* 16-byte keys with the 16-byte matrices: keys and values of one size, so reduce-by-key's
+ * ring takes them (VEC 1, four elements a thread). A key's number is its first word; the
+ * others follow from it, so EQ compares all four. */
+struct key16 {
+    uint32_t v, x, y, z;
+    key16() = default;
+    __host__ __device__ key16(uint64_t k) : v((uint32_t)k), x((uint32_t)k * 2654435761u), y(~(uint32_t)k), z(7u) {}
+};
+static key16 operator+(key16 a, uint64_t d) { return key16((uint64_t)a.v + d); }
+#define KEY16_EQ(a, b) ((a).v == (b).v && (a).x == (b).x && (a).y == (b).y && (a).z == (b).z)
+GP_DEFINE_REDUCE_BY_KEY(mat2_k16, key16, KEY16_EQ, mat2, MAT2_MUL, ((mat2){1, 0, 0, 1}))
 
 /* 1- and 2-byte elements, sums that wrap: 64 and 32 elements a thread in the ring kernels'
  * tiles, whose head bits are one 32-bit word a thread (1-byte elements take the one-tile
@@ -95,6 +106,9 @@ template <class K> struct gp_t_eq {
 };
 struct eq_mod {
     static bool eq(uint32_t a, uint32_t b) { return KEY_EQ_MOD(a, b); }
+};
+struct eq_key16 {
+    static bool eq(key16 a, key16 b) { return KEY16_EQ(a, b); }
 };
 
 /* ---- host --------------------------------------------------------------------------------- */
@@ -587,6 +601,9 @@ extern "C" void test_segmented_scan_gpu(void)
         check_sscan<href_mat2>("mat2", gp_inclusive_segmented_scan_mat2, 1, n, 8, 0, false, &st);
         check_sscan<href_mat2>("mat2", gp_exclusive_segmented_scan_mat2, 0, n, 1024, 0, true, &st);
         check_rbk<href_mat2, uint32_t, eq_mod>("mat2_mod", gp_reduce_by_key_mat2_mod, n, 8, 0, 0, &st);
+        check_rbk<href_mat2, key16, eq_key16>("mat2_k16", gp_reduce_by_key_mat2_k16, n, 8, 0, 0, &st);
+        check_rbk<href_mat2, key16, eq_key16>("mat2_k16", gp_reduce_by_key_mat2_k16, n, 1, 0, 0, &st);
+        check_rbk<href_mat2, key16, eq_key16>("mat2_k16", gp_reduce_by_key_mat2_k16, n, 3000, 0, 0, &st);
     }
     /* 1- and 2-byte elements, tiles whole and partial, misaligned (the one-tile kernel) too */
     for (size_t n : sscan_sizes) {
