@@ -324,6 +324,7 @@ int main(void)
             {"early counts: a tile publishes its counts before it ranks", u32_step<256, 16, W1 | LONG, 3, 0>},
             {"look-back: " STR(GP__SORT_WIN) " status words a load step", u32_step<256, 16, LONG, 3, 0>},
             {"rank: leader's atomicAdd, match words in 3 buffers (2 syncs less a row)", u32_step<256, 16, 0, 3, 0>},
+            {"tiles of 384 threads x 24 keys, 2 blocks a SM", u32_step<384, 24, 0, 2, 0>},
             {"tiles of " STR(GP__SORT_BLOCK) " threads x " STR(GP__SORT_ITEMS_KEYS4) " keys (gp_sort_u32)", NULL},
         };
         constexpr int STEPS = (int)(sizeof steps / sizeof steps[0]);

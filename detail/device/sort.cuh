@@ -28,7 +28,7 @@
  * and the inputs untouched when it cannot be had): n keys (2n in place and for argsort),
  * plus n values for pairs (2n in place) or n 32-bit indices for argsort (64-bit above 2^32
  * keys; they also pass through the caller's index array), plus the status words
- * (8 bytes per digit per tile: 2 KB a tile of 9216 keys for keys of up to 4 bytes, 6144 for
+ * (8 bytes per digit per tile: 2 KB a tile of 10752 keys for keys of up to 4 bytes, 7680 for
  * 8-byte keys and pairs within 8 bytes, 4608 within 16, else 3072, and 2048 for every type
  * up to 2^18 keys; twice that above 2^32 keys) and 2 x 8 x 256 bytes per pass of
  * histograms. */
@@ -61,8 +61,16 @@
 #define GP__SORT_SMALL_MAX 8192 /* one block up to this many keys (where shared memory holds them) */
 #endif
 #define GP__SORT_BLOCK 384       /* grid path: threads per block (2 blocks per SM) */
-#define GP__SORT_ITEMS_KEYS4 24  /* keys a thread: keys only, up to 4 bytes (9216-key tiles) */
-#define GP__SORT_ITEMS_8B 16     /* keys only of 8 bytes, or key and value within 8 bytes */
+/* Keys a thread. 24 and 16 were the fastest on the H100 (bench/sort/probes/shapes.cu, 2026-11-26:
+ * 20 and 24, 12 and 16); on the H200 (2026-11-29, the same probe, one run, medians of 15,
+ * outputs equal to CUB's), at 2^28: u32 keys x 24 / 26 / 28 / 30 / 32 / 36 5.68 / 5.53 / 5.44 /
+ * 5.80 / 5.89 / 5.73 ms (8 distinct keys 4.33 / 4.21 / 4.11 / 4.31 / 4.25 / 4.12, 2^24 0.421 /
+ * 0.412 / 0.413 / 0.438 / 0.442 / 0.440); pairs u32/u32 x 16 / 18 / 20 / 22 / 24 8.77 / 8.62 /
+ * 8.27 / 8.20 / 8.16 ms (24 spills 80 bytes at 80 registers, 20 four); u64 keys x 16 / 18 / 20
+ * / 24 16.83 / 16.31 / 16.28 / 20.16 ms (24: one block an SM). The H100's shape was not
+ * measured again (no H100 was lent). */
+#define GP__SORT_ITEMS_KEYS4 28  /* keys only, up to 4 bytes (10752-key tiles) */
+#define GP__SORT_ITEMS_8B 20     /* keys only of 8 bytes, or key and value within 8 bytes (7680) */
 #define GP__SORT_ITEMS_16B 12    /* key and value within 16 bytes */
 #define GP__SORT_ITEMS_MORE 8    /* larger (a user's value type) */
 /* Up to GP__SORT_SMALL_TILES_MAX keys past the one-block paths, tiles of 256 threads x 8
@@ -78,7 +86,7 @@
 #ifdef __CUDACC__
 /* Keys a thread ranks per pass, by the bytes of a key and of a value (0: keys only).
  * Larger tiles mean fewer status words and look-back steps per key; the registers of 2
- * blocks of 384 threads a SM bound them (measured on the H100: bench/sort/probe.cu). */
+ * blocks of 384 threads a SM bound them (above). */
 static constexpr GP__HD int gp__sort_items(size_t kbytes, size_t vbytes)
 {
     return vbytes == 0 && kbytes <= 4 ? GP__SORT_ITEMS_KEYS4

@@ -78,6 +78,11 @@ static const shape_row u32_shapes[] = {
     {"256x24 early", shape<256, 24, 0, 3>},
     {"384x20 early, 2 blocks/SM", shape<384, 20, 0, 2>},
     {"384x24 early, 2 blocks/SM", shape<384, 24, 0, 2>},
+    {"384x26 early, 2 blocks/SM", shape<384, 26, 0, 2>},
+    {"384x28 early, 2 blocks/SM", shape<384, 28, 0, 2>},
+    {"384x30 early, 2 blocks/SM", shape<384, 30, 0, 2>},
+    {"384x32 early, 2 blocks/SM", shape<384, 32, 0, 2>},
+    {"384x36 early, 2 blocks/SM", shape<384, 36, 0, 2>},
     {NULL, NULL},
 };
 static const shape_row u64_shapes[] = {
@@ -86,12 +91,18 @@ static const shape_row u64_shapes[] = {
     {"u64 384x8 early, 2 blocks/SM", shape64<384, 8, 0, 2>},
     {"u64 384x12 early, 2 blocks/SM", shape64<384, 12, 0, 2>},
     {"u64 384x16 early, 2 blocks/SM", shape64<384, 16, 0, 2>},
+    {"u64 384x18 early, 2 blocks/SM", shape64<384, 18, 0, 2>},
+    {"u64 384x20 early, 2 blocks/SM", shape64<384, 20, 0, 2>},
+    {"u64 384x24 early, 2 blocks/SM", shape64<384, 24, 0, 2>},
     {NULL, NULL},
 };
 static const shape_row pair_shapes[] = {
     {"pairs 256x16 early", shape_pairs<256, 16, 0, 3>},
     {"pairs 256x24 early", shape_pairs<256, 24, 0, 3>},
     {"pairs 384x16 early, 2 blocks/SM", shape_pairs<384, 16, 0, 2>},
+    {"pairs 384x18 early, 2 blocks/SM", shape_pairs<384, 18, 0, 2>},
+    {"pairs 384x20 early, 2 blocks/SM", shape_pairs<384, 20, 0, 2>},
+    {"pairs 384x22 early, 2 blocks/SM", shape_pairs<384, 22, 0, 2>},
     {"pairs 384x24 early, 2 blocks/SM", shape_pairs<384, 24, 0, 2>},
     {NULL, NULL},
 };
