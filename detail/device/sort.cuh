@@ -68,7 +68,10 @@
  * 0.412 / 0.413 / 0.438 / 0.442 / 0.440); pairs u32/u32 x 16 / 18 / 20 / 22 / 24 8.77 / 8.62 /
  * 8.27 / 8.20 / 8.16 ms (24 spills 80 bytes at 80 registers, 20 four); u64 keys x 16 / 18 / 20
  * / 24 16.83 / 16.31 / 16.28 / 20.16 ms (24: one block an SM). The H100's shape was not
- * measured again (no H100 was lent). */
+ * measured again (no H100 was lent). At 80 registers (ptxas, sm_90, CUDA 13.0, 32-bit
+ * counts) x 28 is the most keys of up to 4 bytes with no spill (x 30 spills 4 bytes, x 32
+ * 28); at x 20, pairs u32/u32 spill 4 bytes, u64 keys 24, u16 keys' argsort 24 (the last
+ * not measured). */
 #define GP__SORT_ITEMS_KEYS4 28  /* keys only, up to 4 bytes (10752-key tiles) */
 #define GP__SORT_ITEMS_8B 20     /* keys only of 8 bytes, or key and value within 8 bytes (7680) */
 #define GP__SORT_ITEMS_16B 12    /* key and value within 16 bytes */
