@@ -222,36 +222,24 @@ __global__ void __launch_bounds__(GP__SSR_THREADS, GP__MIN_BLOCKS(GP__SSR_THREAD
         for (unsigned s = 0; s < stages; s++) gp__mbar_init(&counted[s], 32); /* made visible in gp__ssr_start */
     gp__ssr_start(stages, full, taken, ready, empty);
 
-    if (warp == GP__SSR_WARPS) { /* producer */
-        if (lane == 0)
-            gp__ring_produce(stages, GP__SSR_RAMP, tiles, TILE, n, gp__ssr_ring, STAGE, full, taken, empty, s_tile,
-                             counter, [&](unsigned char *stage, unsigned long long t, uint64_t *bar) {
-                                const unsigned pre = t > 0 ? EDGE : 0, post = (t + 1) * TILE + VEC <= n ? EDGE : 0;
-                                gp__mbar_arrive_expect(bar, pre + BYTES + post + BYTES);
-                                gp__bulk_copy(stage + EDGE - pre,
-                                              reinterpret_cast<const unsigned char *>(keys + t * TILE) - pre,
-                                              pre + BYTES + post, bar);
-                                gp__bulk_copy(stage + 2 * EDGE + BYTES,
-                                              reinterpret_cast<const unsigned char *>(vals + t * TILE), BYTES, bar);
-                            });
-        return;
-    }
-    if (warp == GP__SSR_WARPS + 1 || warp == GP__SSR_WARPS + 3) { /* look-ahead, parts 0 and 1 */
-        gp__ring_look_ahead<WOp>(warp == GP__SSR_WARPS + 3, stages, tiles, status, epoch, taken, ready, s_tile,
-                                s_ahead_tile, s_prefix, s_xchg);
-        return;
-    }
-    if (warp == GP__SSR_WARPS + 2) { /* reduce */
-        gp__ring_reduce<gp__rbkr_packed<T>>(
-            stages, tiles, TILE, n, gp__ssr_ring, STAGE, full, empty, s_tile, status, epoch,
+    const gp__ssr_roles_args roles = {gp__ssr_ring, stages, STAGE, full, taken, ready, empty, counted,
+                                      s_tile, s_ahead_tile, counter, status, epoch};
+    if (gp__ssr_roles<WOp, gp__rbkr_packed<T>>(
+            roles, warp, lane, tiles, TILE, n, s_prefix, s_xchg,
+            [&](unsigned char *stage, unsigned long long t, uint64_t *bar) {
+                const unsigned pre = t > 0 ? EDGE : 0, post = (t + 1) * TILE + VEC <= n ? EDGE : 0;
+                gp__mbar_arrive_expect(bar, pre + BYTES + post + BYTES);
+                gp__bulk_copy(stage + EDGE - pre, reinterpret_cast<const unsigned char *>(keys + t * TILE) - pre,
+                              pre + BYTES + post, bar);
+                gp__bulk_copy(stage + 2 * EDGE + BYTES, reinterpret_cast<const unsigned char *>(vals + t * TILE),
+                              BYTES, bar);
+            },
             [&](const unsigned char *stage, unsigned long long t) {
                 return gp__rbkr_pack(gp__rbkr_tile_total<Op, K, EqS, TILE>(
                     reinterpret_cast<const K *>(stage + EDGE), reinterpret_cast<const T *>(stage + 2 * EDGE + BYTES),
                     t));
-            },
-            counted);
+            }))
         return;
-    }
 
     /* scanning warps: thread (warp, lane) holds the tile's elements [local0, local0 + ITEMS),
      * ROWS consecutive 16-byte vectors (gp__ssr_own), so a warp's pairs need one scan */

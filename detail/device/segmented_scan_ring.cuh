@@ -231,6 +231,49 @@ static __device__ __forceinline__ typename POp::type gp__ssr_scan(const typename
     return base;
 }
 
+/* What the role warps of a ring kernel share: the stages (`stages` of `stage_bytes` at `ring`),
+ * their barriers, the tile hand-off and the status region with this call's epoch. */
+struct gp__ssr_roles_args {
+    unsigned char *ring;
+    unsigned stages;
+    size_t stage_bytes;
+    uint64_t *full, *taken, *ready, *empty, *counted;
+    unsigned long long *s_tile, *s_ahead_tile, *counter;
+    uint64_t *status;
+    uint32_t epoch;
+};
+/* The role warps of a ring kernel (the segmented scan's, reduce-by-key's), after
+ * gp__ssr_start: the producer (warp GP__SSR_WARPS: its lane 0 takes the tiles of `tile`
+ * elements, `copy(stage, t, bar)` issuing a whole tile's bulk copies), the look-ahead's two
+ * parts (GP__SSR_WARPS + 1 and + 3: each tile's prefix into s_prefix, status words folded
+ * with AOp) and the reduce warp (GP__SSR_WARPS + 2: each whole tile's `total(stage, t)`
+ * published as a Total, then `counted`). True in those warps, which are then done; false in
+ * the scanning warps. */
+template <class AOp, class Total, class Copy, class TotalOf>
+static __device__ __forceinline__ bool gp__ssr_roles(const gp__ssr_roles_args &a, unsigned warp, unsigned lane, size_t tiles,
+                                                     size_t tile, size_t n, typename AOp::type *s_prefix,
+                                                     typename AOp::type *s_xchg, const Copy &copy,
+                                                     const TotalOf &total)
+{
+    if (warp == GP__SSR_WARPS) { /* producer */
+        if (lane == 0)
+            gp__ring_produce(a.stages, GP__SSR_RAMP, tiles, tile, n, a.ring, a.stage_bytes, a.full, a.taken, a.empty,
+                             a.s_tile, a.counter, copy);
+        return true;
+    }
+    if (warp == GP__SSR_WARPS + 1 || warp == GP__SSR_WARPS + 3) { /* look-ahead, parts 0 and 1 */
+        gp__ring_look_ahead<AOp>(warp == GP__SSR_WARPS + 3, a.stages, tiles, a.status, a.epoch, a.taken, a.ready,
+                                 a.s_tile, a.s_ahead_tile, s_prefix, s_xchg);
+        return true;
+    }
+    if (warp == GP__SSR_WARPS + 2) { /* reduce */
+        gp__ring_reduce<Total>(a.stages, tiles, tile, n, a.ring, a.stage_bytes, a.full, a.empty, a.s_tile, a.status,
+                               a.epoch, total, a.counted);
+        return true;
+    }
+    return false;
+}
+
 /* Threads: GP__SSR_BLOCK scanning threads, then the producer, look-ahead part 0, reduce and
  * look-ahead part 1 warps. Named barriers: 1 the scanning warps, 2 the look-ahead warps.
  * Dynamic shared memory: `stages` stages of gp__ssr_stage bytes. sm_90+. */
@@ -263,30 +306,17 @@ __global__ void __launch_bounds__(GP__SSR_THREADS, GP__MIN_BLOCKS(GP__SSR_THREAD
         for (unsigned s = 0; s < stages; s++) gp__mbar_init(&counted[s], 32); /* made visible in gp__ssr_start */
     gp__ssr_start(stages, full, taken, ready, empty);
 
-    if (warp == GP__SSR_WARPS) { /* producer */
-        if (lane == 0)
-            gp__ring_produce(stages, GP__SSR_RAMP, tiles, TILE, n, gp__ssr_ring, STAGE, full, taken, empty, s_tile,
-                             counter, [&](unsigned char *stage, unsigned long long t, uint64_t *bar) {
-                                gp__mbar_arrive_expect(bar, STAGE);
-                                gp__bulk_copy(stage, reinterpret_cast<const unsigned char *>(in + t * TILE), VALUES,
-                                              bar);
-                                gp__bulk_copy(stage + VALUES, heads + t * TILE, TILE, bar);
-                            });
+    const gp__ssr_roles_args roles = {gp__ssr_ring, stages, STAGE, full, taken, ready, empty, counted,
+                                      s_tile, s_ahead_tile, counter, status, epoch};
+    if (gp__ssr_roles<gp__ssr_ahead_op<Op>, pair>(
+            roles, warp, lane, tiles, TILE, n, s_prefix, s_xchg,
+            [&](unsigned char *stage, unsigned long long t, uint64_t *bar) {
+                gp__mbar_arrive_expect(bar, STAGE);
+                gp__bulk_copy(stage, reinterpret_cast<const unsigned char *>(in + t * TILE), VALUES, bar);
+                gp__bulk_copy(stage + VALUES, heads + t * TILE, TILE, bar);
+            },
+            [&](const unsigned char *stage, unsigned long long t) { return gp__ssr_tile_total<Op, TILE>(stage, t == 0); }))
         return;
-    }
-    if (warp == GP__SSR_WARPS + 1 || warp == GP__SSR_WARPS + 3) { /* look-ahead, parts 0 and 1 */
-        gp__ring_look_ahead<gp__ssr_ahead_op<Op>>(warp == GP__SSR_WARPS + 3, stages, tiles, status, epoch, taken, ready, s_tile,
-                                s_ahead_tile, s_prefix, s_xchg);
-        return;
-    }
-    if (warp == GP__SSR_WARPS + 2) { /* reduce */
-        gp__ring_reduce<pair>(stages, tiles, TILE, n, gp__ssr_ring, STAGE, full, empty, s_tile, status, epoch,
-                             [&](const unsigned char *stage, unsigned long long t) {
-                                 return gp__ssr_tile_total<Op, TILE>(stage, t == 0);
-                             },
-                             counted);
-        return;
-    }
 
     /* scanning warps: thread (warp, lane) holds the tile's elements [local0, local0 + ITEMS),
      * ROWS consecutive 16-byte vectors (gp__ssr_own), so a warp's pairs need one scan */
