@@ -61,18 +61,18 @@
 #define GP__SORT_SMALL_MAX 8192 /* one block up to this many keys (where shared memory holds them) */
 #endif
 #define GP__SORT_BLOCK 384       /* grid path: threads per block (2 blocks per SM) */
-/* Keys a thread. 24 and 16 were the fastest on the H100 (bench/sort/probes/shapes.cu, 2026-11-26:
- * 20 and 24, 12 and 16); on the H200 (2026-11-29, the same probe, one run, medians of 15,
- * outputs equal to CUB's), at 2^28: u32 keys x 24 / 26 / 28 / 30 / 32 / 36 5.68 / 5.53 / 5.44 /
- * 5.80 / 5.89 / 5.73 ms (8 distinct keys 4.33 / 4.21 / 4.11 / 4.31 / 4.25 / 4.12, 2^24 0.421 /
- * 0.412 / 0.413 / 0.438 / 0.442 / 0.440); pairs u32/u32 x 16 / 18 / 20 / 22 / 24 8.77 / 8.62 /
- * 8.27 / 8.20 / 8.16 ms; u64 keys x 16 / 18 / 20
- * / 24 16.83 / 16.31 / 16.28 / 20.16 ms (24: one block an SM). The H100's shape was not
- * measured again (no H100 was lent). At 80 registers (ptxas, sm_90, CUDA 13.0, 32-bit
- * counts, those below 2^32 keys) x 28 is the most keys of up to 4 bytes with no spill (x 30
- * spills 4 bytes, x 32 28). At x 20 pairs u32/u32 spill 4 bytes (x 22 none, x 24 20), u64
- * keys 24 (x 18 none, and as fast), u16 keys' argsort 24 (not measured); 20 was the fastest
- * or level with it for both measured jobs. */
+/* Keys a thread. 24 and 16 were the fastest on the H100 (bench/sort/probes/shapes.cu,
+ * 2026-11-26: 20 and 24, 12 and 16); on the H200 (2026-11-29, the same probe, one run,
+ * medians of 15, outputs equal to CUB's), at 2^28: u32 keys x 24 / 26 / 28 / 30 / 32 / 36
+ * 5.68 / 5.53 / 5.44 / 5.80 / 5.89 / 5.73 ms (8 distinct keys 4.33 / 4.21 / 4.11 / 4.31 /
+ * 4.25 / 4.12, 2^24 0.421 / 0.412 / 0.413 / 0.438 / 0.442 / 0.440); pairs u32/u32 x 16 / 18
+ * / 20 / 22 / 24 8.77 / 8.62 / 8.27 / 8.20 / 8.16 ms; u64 keys x 16 / 18 / 20 / 24 16.83 /
+ * 16.31 / 16.28 / 20.16 ms (24: one block an SM). The H100's shape was not measured again
+ * (no H100 was lent). At 80 registers (ptxas, sm_90, CUDA 13.0, 32-bit counts, those below
+ * 2^32 keys) x 28 is the most keys of up to 4 bytes with no spill (x 30 spills 4 bytes, x 32
+ * 28). At x 20 pairs u32/u32 spill 4 bytes (x 22 none, x 24 20), u64 keys 24 (x 18 none,
+ * and as fast), u16 keys' argsort 24 (not measured); 20 was the fastest or level with it for
+ * both measured jobs. */
 #define GP__SORT_ITEMS_KEYS4 28  /* keys only, up to 4 bytes (10752-key tiles) */
 #define GP__SORT_ITEMS_8B 20     /* keys only of 8 bytes, or key and value within 8 bytes (7680) */
 #define GP__SORT_ITEMS_16B 12    /* key and value within 16 bytes */
