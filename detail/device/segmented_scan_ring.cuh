@@ -250,10 +250,10 @@ struct gp__ssr_roles_args {
  * published as a Total, then `counted`). True in those warps, which are then done; false in
  * the scanning warps. */
 template <class AOp, class Total, class Copy, class TotalOf>
-static __device__ __forceinline__ bool gp__ssr_roles(const gp__ssr_roles_args &a, unsigned warp, unsigned lane, size_t tiles,
-                                                     size_t tile, size_t n, typename AOp::type *s_prefix,
-                                                     typename AOp::type *s_xchg, const Copy &copy,
-                                                     const TotalOf &total)
+static __device__ __forceinline__ bool gp__ssr_roles(const gp__ssr_roles_args &a, unsigned warp, unsigned lane,
+                                                     size_t tiles, size_t tile, size_t n,
+                                                     typename AOp::type *s_prefix, typename AOp::type *s_xchg,
+                                                     const Copy &copy, const TotalOf &total)
 {
     if (warp == GP__SSR_WARPS) { /* producer */
         if (lane == 0)
@@ -315,7 +315,9 @@ __global__ void __launch_bounds__(GP__SSR_THREADS, GP__MIN_BLOCKS(GP__SSR_THREAD
                 gp__bulk_copy(stage, reinterpret_cast<const unsigned char *>(in + t * TILE), VALUES, bar);
                 gp__bulk_copy(stage + VALUES, heads + t * TILE, TILE, bar);
             },
-            [&](const unsigned char *stage, unsigned long long t) { return gp__ssr_tile_total<Op, TILE>(stage, t == 0); }))
+            [&](const unsigned char *stage, unsigned long long t) {
+                return gp__ssr_tile_total<Op, TILE>(stage, t == 0);
+            }))
         return;
 
     /* scanning warps: thread (warp, lane) holds the tile's elements [local0, local0 + ITEMS),
