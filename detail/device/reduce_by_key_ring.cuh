@@ -263,8 +263,8 @@ __global__ void __launch_bounds__(GP__SSR_THREADS, GP__MIN_BLOCKS(GP__SSR_THREAD
             const K *ks = reinterpret_cast<const K *>(stage + EDGE);
             const size_t e0 = start + local0;
             if constexpr (whole) {
-                /* The keys as gp__ssr_read_rotated reads them, x[j]: the thread's vector (j + r) % 4, left
-                 * in that order. Vector m's heads need only the key before it, the last of x[j - 1]
+                /* The keys read rotated (gp__ssr_rot), x[j]: the thread's vector (j + r) % 4, left in
+                 * that order (gp__ssr_own would put them back in order with selects). Vector m's heads need only the key before it, the last of x[j - 1]
                  * (for m = 0: the key before the thread), and go to bits VEC m on. A tail is the
                  * element before a head (the same test of the same two keys), so tb is hb moved
                  * by one and the head bit after the thread: the next lane's, or at the warp's end
@@ -300,8 +300,10 @@ __global__ void __launch_bounds__(GP__SSR_THREADS, GP__MIN_BLOCKS(GP__SSR_THREAD
                 const uint32_t next_head = __shfl_down_sync(GP__FULL_MASK, hb, 1) & 1u;
                 uint32_t edge_after = 1u; /* lane 31: the input's last element ends a run */
                 if (lane == 31) { /* the stage holds the VEC keys after the tile where the input has them */
-                    if (local0 + ITEMS < TILE || start + TILE + VEC <= n) edge_after = EqS::eq(last, ks[local0 + ITEMS]) ? 0u : 1u;
-                    else if (start + TILE < n) edge_after = EqS::eq(last, gp__load_elem(keys + start + TILE)) ? 0u : 1u;
+                    if (local0 + ITEMS < TILE || start + TILE + VEC <= n)
+                        edge_after = EqS::eq(last, ks[local0 + ITEMS]) ? 0u : 1u;
+                    else if (start + TILE < n)
+                        edge_after = EqS::eq(last, gp__load_elem(keys + start + TILE)) ? 0u : 1u;
                 }
                 const uint32_t after = gp__select<uint32_t>(lane == 31, edge_after, next_head);
                 tb = hb >> 1 | after << (ITEMS - 1);
@@ -405,7 +407,7 @@ __global__ void __launch_bounds__(GP__SSR_THREADS, GP__MIN_BLOCKS(GP__SSR_THREAD
                 if (start + TILE == n && threadIdx.x == 0) *runs = pre.h + heads;
             } else {
                 each_end([&](int, K (&)[VEC]) {}, [&](int q, const pair &run, const K &) {
-                    const unsigned long long r = pre.h + run.h - 1, l = local0 + q; /* the run's number */
+                    const unsigned long long r = pre.h + run.h - 1, l = local0 + q; /* the run's number; q's place */
                     if (hb >> q & 1u) gp__store_elem(keys_out + r, gp__load_elem(keys + start + l));
                     if (tb >> q & 1u) {
                         gp__store_elem(vals_out + r, value(run));
