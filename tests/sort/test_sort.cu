@@ -415,20 +415,26 @@ static void keys_suite(const char *name, typename sort_case<K, K, 0>::keys_fn as
 #define BIG_f64 0
 
 /* The bucket path's limit, set to 1000 keys by knob: one top digit holding 999 or exactly
- * 1000 keys (the bucket kernel, its shared memory full), or 1001 (the LSD passes). */
+ * 1000 keys (the bucket kernel, its shared memory full), or 1001 (the LSD passes). Then, at
+ * the library's own limit (8192 4-byte keys where shared memory allows), buckets of more
+ * than one bucket tile (GP__SORT_BUCKET_BLOCK x _ITEMS keys): one key more than a tile, and
+ * the limit itself. */
 static void bucket_limit_suite(void)
 {
     sort_case<uint32_t, uint32_t, GP__SORT_KEYS> kc;
     sort_case<uint32_t, uint64_t, GP__SORT_ARGSORT> ac;
     sort_case<uint32_t, uint32_t, GP__SORT_PAIRS> pc;
     const size_t n = 70001; /* prime: D_HEAVY's count is exact */
-    for (size_t heavy = 999; heavy <= 1001; heavy++) {
-        if (gp_t_small() == 2 && heavy != 1000) continue;
+    const size_t bucket_tile = (size_t)GP__SORT_BUCKET_BLOCK * GP__SORT_BUCKET_ITEMS;
+    const size_t heavies[] = {999, 1000, 1001, bucket_tile + 1, GP__SORT_BUCKET_CAP};
+    for (size_t heavy : heavies) {
+        if (gp_t_small() == 2 && heavy != 1000 && heavy != GP__SORT_BUCKET_CAP) continue;
         g_heavy = heavy;
-        const gp__sort_knobs cap = {1, 0, 0, 0, 0, 0, 0, 1000};
+        const gp__sort_knobs cap = {1, 0, 0, 0, 0, 0, 0, heavy <= 1001 ? 1000u : 0u};
         const uint64_t seed = gp_t_state(heavy);
         char what[64];
-        snprintf(what, sizeof what, "gp__sort (buckets of 1000, one of %zu)", heavy);
+        snprintf(what, sizeof what, "gp__sort (buckets of %u, one of %zu)", heavy <= 1001 ? 1000u : GP__SORT_BUCKET_CAP,
+                 heavy);
         for (int dir = 0; dir < 2; dir++) {
             kc.run(what, n, D_HEAVY, dir, dir ? IN_KEYS : 0, 0, &cap, seed);
             ac.run(what, n, D_HEAVY, dir, 0, 0, &cap, seed);
