@@ -20,7 +20,7 @@
  * its slowest block. H200, the library built with each shape, run in turn twice, 64 calls
  * back to back (us a call): at 2^20 u32 keys 55.0 to 48.6, pairs u32/u32 71.2 to 59.4,
  * argsort i32 71.9 to 59.8, u64 keys 124.4 to 99.9; at 2^17 to 2^19, where one tile of
- * either takes a bucket, 1.3-4.4% slower (u32 keys 2^19 39.0 to 39.7). 512 x 10, 576 x 8 and
+ * either takes a bucket, 0.4-4.4% slower (u32 keys 2^19 39.0 to 39.7). 512 x 10, 576 x 8 and
  * 640 x 8 were slower than 512 x 9 at every size measured (docs/sort.md). */
 #ifndef GP__SORT_BUCKET_BLOCK
 #define GP__SORT_BUCKET_BLOCK 512 /* the bucket kernel's threads a block, */
