@@ -263,9 +263,10 @@ __global__ void __launch_bounds__(GP__SSR_THREADS, GP__MIN_BLOCKS(GP__SSR_THREAD
             const K *ks = reinterpret_cast<const K *>(stage + EDGE);
             const size_t e0 = start + local0;
             if constexpr (whole) {
-                /* The keys read rotated (gp__ssr_rot), x[j]: the thread's vector (j + r) % 4, left in
-                 * that order (gp__ssr_own would put them back in order with selects). Vector m's heads need only the key before it, the last of x[j - 1]
-                 * (for m = 0: the key before the thread), and go to bits VEC m on. A tail is the
+                /* The keys read rotated (gp__ssr_rot), x[j]: the thread's vector (j + r) % 4, left
+                 * in that order (gp__ssr_own would put them back in order with selects). Vector
+                 * m's heads need only the key before it, the last of x[j - 1] (for m = 0: the key
+                 * before the thread), and go to bits VEC m on. A tail is the
                  * element before a head (the same test of the same two keys), so tb is hb moved
                  * by one and the head bit after the thread: the next lane's, or at the warp's end
                  * the key after it from the stage. */

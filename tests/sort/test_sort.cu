@@ -430,10 +430,11 @@ static void bucket_limit_suite(void)
     for (size_t heavy : heavies) {
         if (gp_t_small() == 2 && heavy != 1000 && heavy != GP__SORT_BUCKET_CAP) continue;
         g_heavy = heavy;
-        const gp__sort_knobs cap = {1, 0, 0, 0, 0, 0, 0, heavy <= 1001 ? 1000u : 0u};
+        const unsigned knob_cap = heavy <= 1001 ? 1000u : 0u; /* 0: the library's own */
+        const gp__sort_knobs cap = {1, 0, 0, 0, 0, 0, 0, knob_cap};
         const uint64_t seed = gp_t_state(heavy);
         char what[64];
-        snprintf(what, sizeof what, "gp__sort (buckets of %u, one of %zu)", heavy <= 1001 ? 1000u : GP__SORT_BUCKET_CAP,
+        snprintf(what, sizeof what, "gp__sort (buckets of %u, one of %zu)", knob_cap ? knob_cap : GP__SORT_BUCKET_CAP,
                  heavy);
         for (int dir = 0; dir < 2; dir++) {
             kc.run(what, n, D_HEAVY, dir, dir ? IN_KEYS : 0, 0, &cap, seed);

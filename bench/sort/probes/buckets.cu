@@ -1,16 +1,14 @@
 /* bench/sort/probes/buckets.cu -- the bucket path's calls (2^17 to 2^20 keys), one call from
- * an idle GPU and 64 back to back, medians of 15, with a hash of each output. Built once per
- * shape of the bucket kernel (-DGP__SORT_BUCKET_BLOCK=512 -DGP__SORT_BUCKET_ITEMS=9, ...) and
- * the binaries run in turn; equal hashes across builds say the outputs agree. Not part of
- * `make bench`.
+ * an idle GPU and 64 back to back, each timed in turn with an empty kernel (gp_bench_medians,
+ * medians of 15), with a hash of each output. Built once per shape of the bucket kernel
+ * (-DGP__SORT_BUCKET_BLOCK=512 -DGP__SORT_BUCKET_ITEMS=9, ...) and the binaries run in turn;
+ * equal hashes across builds say the outputs agree. Not part of `make bench`.
  *
  *   nvcc -O3 -std=c++17 -arch=sm_90 -I. bench/sort/probes/buckets.cu -o build/bench/sort/buckets
  *   build/bench/sort/buckets */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <vector>
-#include <algorithm>
 #include "../../../gpuprims.cuh"
 #include "../../../examples/need_gpu.h"
 #include "../../bench.cuh"
@@ -41,43 +39,41 @@ static unsigned long long hash_dev(const void *p, size_t bytes)
     CUDA_CHK(cudaMemcpy(&h, d, 8, cudaMemcpyDeviceToHost));
     return h;
 }
-__global__ void empty_kernel() {}
 void *kin, *kout, *vin, *vout;
-static void call(int job, size_t n)
+struct job { int which; size_t n; };
+static void call(void *p)
 {
-    switch (job) {
-    case 0: CUDA_CHK((gp__sort<uint32_t, uint32_t, GP__SORT_KEYS>((uint32_t *)kout, NULL, (const uint32_t *)kin, NULL, n, 0, 0))); break;
-    case 1: CUDA_CHK((gp__sort<uint32_t, uint32_t, GP__SORT_PAIRS>((uint32_t *)kout, (uint32_t *)vout, (const uint32_t *)kin, (const uint32_t *)vin, n, 0, 0))); break;
-    case 2: CUDA_CHK((gp__sort<int32_t, uint64_t, GP__SORT_ARGSORT>(NULL, (uint64_t *)vout, (const int32_t *)kin, NULL, n, 0, 0))); break;
-    case 3: CUDA_CHK((gp__sort<uint64_t, uint64_t, GP__SORT_KEYS>((uint64_t *)kout, NULL, (const uint64_t *)kin, NULL, n, 0, 0))); break;
-    case 4: empty_kernel<<<1, 32>>>(); break;
+    const job &j = *(const job *)p;
+    switch (j.which) {
+    case 0: CUDA_CHK((gp__sort<uint32_t, uint32_t, GP__SORT_KEYS>((uint32_t *)kout, NULL, (const uint32_t *)kin, NULL, j.n, 0, 0))); break;
+    case 1: CUDA_CHK((gp__sort<uint32_t, uint32_t, GP__SORT_PAIRS>((uint32_t *)kout, (uint32_t *)vout, (const uint32_t *)kin, (const uint32_t *)vin, j.n, 0, 0))); break;
+    case 2: CUDA_CHK((gp__sort<int32_t, uint64_t, GP__SORT_ARGSORT>(NULL, (uint64_t *)vout, (const int32_t *)kin, NULL, j.n, 0, 0))); break;
+    case 3: CUDA_CHK((gp__sort<uint64_t, uint64_t, GP__SORT_KEYS>((uint64_t *)kout, NULL, (const uint64_t *)kin, NULL, j.n, 0, 0))); break;
     }
 }
-static const char *names[] = {"u32 keys", "pairs u32/u32", "argsort i32", "u64 keys", "empty kernel"};
+static const char *names[] = {"u32 keys", "pairs u32/u32", "argsort i32", "u64 keys"};
 int main(void)
 {
     need_gpu(__FILE__);
     CUDA_CHK(cudaMalloc(&kin, 16 << 20)); CUDA_CHK(cudaMalloc(&kout, 16 << 20)); CUDA_CHK(cudaMalloc(&vin, 16 << 20)); CUDA_CHK(cudaMalloc(&vout, 16 << 20));
     fill<<<1024, 256>>>((uint32_t *)kin, 4 << 20, 7);
     fill<<<1024, 256>>>((uint32_t *)vin, 4 << 20, 8);
-    cudaEvent_t a, b; cudaEventCreate(&a); cudaEventCreate(&b);
     const size_t sizes[] = {(size_t)1 << 17, (size_t)1 << 18, (size_t)1 << 19, 750000, (size_t)1 << 20};
-    for (int job = 0; job < 5; job++)
+    for (int which = 0; which < 4; which++)
         for (size_t n : sizes) {
-            if (job == 4 && n != sizes[0]) continue;
-            call(job, n);
+            job j = {which, n};
+            call(&j);
             CUDA_CHK(cudaDeviceSynchronize());
-            unsigned long long h = job == 4 ? 0 : hash_dev(kout, n * (job == 3 ? 8 : 4)) ^ 3 * (job == 1 || job == 2 ? hash_dev(vout, n * (job == 2 ? 8 : 4)) : 0);
-            std::vector<float> single, b2b;
-            for (int r = 0; r < 15; r++) {
-                CUDA_CHK(cudaDeviceSynchronize());
-                cudaEventRecord(a); call(job, n); cudaEventRecord(b); cudaEventSynchronize(b);
-                float ms; cudaEventElapsedTime(&ms, a, b); single.push_back(ms * 1000);
-                cudaEventRecord(a); for (int c = 0; c < 64; c++) call(job, n); cudaEventRecord(b); cudaEventSynchronize(b);
-                cudaEventElapsedTime(&ms, a, b); b2b.push_back(ms * 1000 / 64);
-            }
-            std::sort(single.begin(), single.end()); std::sort(b2b.begin(), b2b.end());
-            printf("%s n=%zu single %.1f us, back to back %.1f us, hash %016llx\n", names[job], n, single[7], b2b[7], h);
+            const unsigned long long h = hash_dev(kout, n * (which == 3 ? 8 : 4)) ^
+                                         3 * (which == 1 || which == 2 ? hash_dev(vout, n * (which == 2 ? 8 : 4)) : 0);
+            /* the call and the empty kernel in turn: one call from idle, then 64 back to back */
+            gp_bench_fn fns[2] = {call, gp_bench_empty};
+            void *ctxs[2] = {&j, NULL};
+            float single[2], queued[2];
+            gp_bench_medians(fns, ctxs, 2, 1, GP_BENCH_WARMUP, 15, single);
+            gp_bench_medians(fns, ctxs, 2, 64, GP_BENCH_WARMUP * 64, 15, queued);
+            printf("%s n=%zu single %.1f us, back to back %.1f us (empty kernel %.1f / %.1f), hash %016llx\n", names[which],
+                   n, single[0] * 1e3, queued[0] * 1e3, single[1] * 1e3, queued[1] * 1e3, h);
         }
     return 0;
 }
