@@ -12,33 +12,8 @@
 #include "../../../gpuprims.cuh"
 #include "../../../examples/need_gpu.h"
 #include "../../bench.cuh"
-static __device__ __forceinline__ uint32_t mix32(uint64_t i, uint32_t key)
-{
-    uint32_t x = (uint32_t)i ^ (uint32_t)(i >> 32) * 0x9E3779B1u ^ key;
-    x ^= x >> 16; x *= 0x7feb352du; x ^= x >> 15; x *= 0x846ca68bu; x ^= x >> 16;
-    return x;
-}
-__global__ void fill(uint32_t *k, size_t n, uint32_t seed)
-{
-    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) k[i] = mix32(i, seed);
-}
-__global__ void hashk(const uint32_t *p, size_t words, unsigned long long *out)
-{
-    unsigned long long a = 0;
-    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < words; i += (size_t)gridDim.x * blockDim.x)
-        a += (unsigned long long)mix32(i * 131 + p[i], 5) * (i + 1);
-    atomicAdd(out, a);
-}
-static unsigned long long hash_dev(const void *p, size_t bytes)
-{
-    static unsigned long long *d = NULL;
-    if (!d) CUDA_CHK(cudaMalloc(&d, 8));
-    CUDA_CHK(cudaMemset(d, 0, 8));
-    hashk<<<1024, 256>>>((const uint32_t *)p, bytes / 4, d);
-    unsigned long long h;
-    CUDA_CHK(cudaMemcpy(&h, d, 8, cudaMemcpyDeviceToHost));
-    return h;
-}
+#include "probe_keys.cuh"
+
 void *kin, *kout, *vin, *vout;
 struct job { int which; size_t n; };
 static void call(void *p)
@@ -56,16 +31,16 @@ int main(void)
 {
     need_gpu(__FILE__);
     CUDA_CHK(cudaMalloc(&kin, 16 << 20)); CUDA_CHK(cudaMalloc(&kout, 16 << 20)); CUDA_CHK(cudaMalloc(&vin, 16 << 20)); CUDA_CHK(cudaMalloc(&vout, 16 << 20));
-    fill<<<1024, 256>>>((uint32_t *)kin, 4 << 20, 7);
-    fill<<<1024, 256>>>((uint32_t *)vin, 4 << 20, 8);
+    probe_fill<<<1024, 256>>>((uint32_t *)kin, 4 << 20, 7, PROBE_RANDOM);
+    probe_fill<<<1024, 256>>>((uint32_t *)vin, 4 << 20, 8, PROBE_RANDOM);
     const size_t sizes[] = {(size_t)1 << 17, (size_t)1 << 18, (size_t)1 << 19, 750000, (size_t)1 << 20};
     for (int which = 0; which < 4; which++)
         for (size_t n : sizes) {
             job j = {which, n};
             call(&j);
             CUDA_CHK(cudaDeviceSynchronize());
-            const unsigned long long h = hash_dev(kout, n * (which == 3 ? 8 : 4)) ^
-                                         3 * (which == 1 || which == 2 ? hash_dev(vout, n * (which == 2 ? 8 : 4)) : 0);
+            const unsigned long long h = probe_hash(kout, n * (which == 3 ? 8 : 4)) ^
+                                         3 * (which == 1 || which == 2 ? probe_hash(vout, n * (which == 2 ? 8 : 4)) : 0);
             /* the call and the empty kernel in turn: one call from idle, then 64 back to back */
             gp_bench_fn fns[2] = {call, gp_bench_empty};
             void *ctxs[2] = {&j, NULL};

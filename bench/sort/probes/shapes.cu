@@ -16,20 +16,7 @@
 #include "../../../gpuprims.cuh"
 #include "../../../examples/need_gpu.h"
 #include "../../bench.cuh"
-
-static __device__ __forceinline__ uint32_t mix32(uint64_t i, uint32_t key)
-{
-    uint32_t x = (uint32_t)i ^ (uint32_t)(i >> 32) * 0x9E3779B1u ^ key;
-    x ^= x >> 16; x *= 0x7feb352du; x ^= x >> 15; x *= 0x846ca68bu; x ^= x >> 16;
-    return x;
-}
-__global__ void fill(uint32_t *k, size_t n, int few, uint32_t seed)
-{
-    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
-        const uint32_t r = mix32(i, seed);
-        k[i] = few ? mix32(r & 7, 99) : r;
-    }
-}
+#include "probe_keys.cuh"
 
 /* One call: u32 keys (keys in, out), u64 keys, or u32/u32 pairs (values in vin, vout). */
 typedef struct { void *out, *vout; const void *in, *vin; size_t n; void *tmp; size_t tb; } bufs;
@@ -143,8 +130,8 @@ int main(void)
     };
     for (size_t z = 0; z < sizeof jobs / sizeof jobs[0]; z++) {
         const size_t n = (size_t)1 << jobs[z].lg, bytes = n * jobs[z].kb;
-        fill<<<1024, 256>>>((uint32_t *)in, bytes / 4, jobs[z].few, 7);
-        fill<<<1024, 256>>>((uint32_t *)vin, n, 0, 8);
+        probe_fill<<<1024, 256>>>((uint32_t *)in, bytes / 4, 7, jobs[z].few ? PROBE_FEW : PROBE_RANDOM);
+        probe_fill<<<1024, 256>>>((uint32_t *)vin, n, 8, PROBE_RANDOM);
         bufs b = {out, vout, in, vin, n, tmp, tb};
         const float cub_ms = time_fn(jobs[z].cub, &b);
         jobs[z].cub(&b);
