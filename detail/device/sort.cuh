@@ -86,6 +86,18 @@
 #define GP__SORT_SMALL_TILES_MAX ((size_t)1 << 18)
 #define GP__SORT_SMALL_TILES_BLOCK 256
 #define GP__SORT_SMALL_TILES_ITEMS 8
+/* Past the small tiles, 4-byte keys sorted alone run tiles of GP__SORT_BLOCK x 16 keys (6144)
+ * up to one wave of them (as many tiles as fit on the GPU at once: 2 blocks an SM, 1.62 M
+ * keys on an H200's 132 SMs). Between 2^18 and 2^21 keys the default tiles leave SMs idle:
+ * at 2^19 49 tiles of 10752 keys run on 132 SMs, each a long chain of count, rank, look-back
+ * and write. Probe (H200, 2026-11-29, bench/sort/probes/buckets.cu, 64 calls back to back,
+ * us a call, builds run in turn twice, outputs hashed equal), x 28 against x 16: u32 keys
+ * 2^19 37.9 / 36.0, 2^20 47.0 / 45.9, 1.5 M 68.2 / 60.3, 1.7 M (above the wave; x 28 both)
+ * 68.9; floats in [0, 1) (a crowded top digit, the four passes) 55.8 / 46.3, 61.0 / 54.9,
+ * 69.8 / 61.0. x 12 (4608) was better at 2^19 (35.6) and worse from 2^20 (46.5, 1.5 M 73.0),
+ * 256 x 16 at 3 blocks an SM worse (36.5, 46.3, 64.4). Pairs, argsort and 8-byte keys gained
+ * 1-3%, not worth a kernel more each in the build (building.md), so they keep theirs. */
+#define GP__SORT_MID_TILES_ITEMS 16
 
 #ifdef __CUDACC__
 /* Keys a thread ranks per pass, by the bytes of a key and of a value (0: keys only).
@@ -109,10 +121,11 @@ typedef struct gp__sort_knobs {
     size_t small_max;
     int wide;
     int no_bitonic;     /* the one-block radix sort even where the bitonic network would run */
-    int no_small_tiles; /* the default tiles even where the small ones would run */
+    int no_small_tiles; /* the default tiles even where the small or mid tiles would run */
     int no_cluster;     /* not the one-cluster sort (sort_cluster.cuh) */
     int no_buckets;     /* never the bucket path (always the LSD passes) */
     unsigned bucket_cap; /* the bucket path's largest bucket (0: gp__sort_bucket_cap's) */
+    int mid_tiles;       /* the mid tiles at any size where the grid path runs (the tests) */
 } gp__sort_knobs;
 
 #ifndef GP__SORT_BUCKET_CAP
@@ -299,7 +312,8 @@ static cudaError_t gp__sort_grid(K *k_out, V *v_out, uint64_t *idx_out, const K 
 
 
 /* The grid path for n keys: up to GP__SORT_SMALL_TILES_MAX keys, tiles of
- * GP__SORT_SMALL_TILES_BLOCK x GP__SORT_SMALL_TILES_ITEMS (more blocks on the GPU at once;
+ * GP__SORT_SMALL_TILES_BLOCK x GP__SORT_SMALL_TILES_ITEMS; for 4-byte keys alone, up to a
+ * wave of them, BLOCK x GP__SORT_MID_TILES_ITEMS (both for more blocks on the GPU at once;
  * the library's own shape only, and never with 64-bit counts, which need more than 2^32
  * keys); else BLOCK x ITEMS. */
 template <class K, class V, int MODE, int BLOCK, int ITEMS, int VARIANT, int MINB, bool LIBRARY_SHAPE, int COUNTS>
@@ -311,10 +325,18 @@ static cudaError_t gp__sort_grid_sized(K *k_out, V *v_out, uint64_t *idx_out, co
         constexpr bool BUCKETS = gp__sort_has_buckets<K, V, MODE>();
         unsigned cap = 0;
         if constexpr (BUCKETS) cap = gp__sort_bucket_cap<K, V, MODE>(n, dev, knobs);
-        if (n <= GP__SORT_SMALL_TILES_MAX && !(knobs && (knobs->wide || knobs->no_small_tiles)))
+        const bool default_tiles = knobs && (knobs->wide || knobs->no_small_tiles);
+        const bool mid_knob = knobs && knobs->mid_tiles;
+        if (n <= GP__SORT_SMALL_TILES_MAX && !default_tiles && !mid_knob)
             return gp__sort_grid<K, V, MODE, GP__SORT_SMALL_TILES_BLOCK, GP__SORT_SMALL_TILES_ITEMS, 0,
                                  gp__sort_min_blocks(GP__SORT_SMALL_TILES_BLOCK), GP__SORT_COUNTS_32, BUCKETS>(
                 k_out, v_out, idx_out, k_in, v_in, n, desc, in_place, dev, s, knobs, cap);
+        if constexpr (sizeof(K) == 4 && MODE == GP__SORT_KEYS && ITEMS > GP__SORT_MID_TILES_ITEMS) {
+            const size_t wave = (size_t)dev.sms * MINB * BLOCK * GP__SORT_MID_TILES_ITEMS;
+            if ((n <= wave || mid_knob) && !default_tiles)
+                return gp__sort_grid<K, V, MODE, BLOCK, GP__SORT_MID_TILES_ITEMS, 0, MINB, GP__SORT_COUNTS_32, BUCKETS>(
+                    k_out, v_out, idx_out, k_in, v_in, n, desc, in_place, dev, s, knobs, cap);
+        }
         if constexpr (BUCKETS)
             if (cap) /* never with the wide knob (gp__sort_bucket_cap) */
                 return gp__sort_grid<K, V, MODE, BLOCK, ITEMS, VARIANT, MINB, GP__SORT_COUNTS_32, true>(

@@ -186,7 +186,6 @@ __global__ void __launch_bounds__(GP__SORT_HIST_THREADS) gp__sort_hist_kernel(gp
 {
     constexpr int P = sizeof(typename gp__sort_key<K>::U);
     __shared__ unsigned s_hist[P][256];
-    __shared__ unsigned long long s_total[8];
     gp__chain_wait_only(); /* a programmatic dependent of the zeroing (sm_90) */
     for (unsigned i = threadIdx.x; i < P * 256; i += blockDim.x) (&s_hist[0][0])[i] = 0;
     __syncthreads();
@@ -210,19 +209,45 @@ __global__ void __launch_bounds__(GP__SORT_HIST_THREADS) gp__sort_hist_kernel(gp
     for (unsigned j = threadIdx.x; j < P * 256; j += blockDim.x)
         if ((&s_hist[0][0])[j]) atomicAdd(&io.hist[j], (unsigned long long)(&s_hist[0][0])[j]);
     if (!gp__block_is_last(&io.ctl[1])) return;
-    /* the last block: offsets of every pass, and the passes to skip (one digit holds all) */
-    unsigned skip = 0, crowded = 0;
-    bool buckets = false; /* every top digit's keys fit one bucket block (and the top digit is not skipped) */
-    for (int p = 0; p < P; p++) {
-        const unsigned long long c = threadIdx.x < 256 ? __ldcg(&io.hist[p * 256 + threadIdx.x]) : 0;
-        const unsigned long long start = gp__block_digit_scan<unsigned long long>(c, s_total);
-        if (threadIdx.x < 256) io.offsets[p * 256 + threadIdx.x] = start;
-        if (__syncthreads_or(threadIdx.x < 256 && c == io.n)) skip |= 1u << p;
-        if (__syncthreads_or(threadIdx.x < 256 && (c << GP__SORT_CROWDED_SHIFT) > io.n)) crowded |= 1u << p; /* see the pass */
-        if (p == P - 1)
-            buckets = io.bucket_cap && !(skip >> p & 1) && !__syncthreads_or(threadIdx.x < 256 && c > io.bucket_cap);
+    /* The last block: each pass's exclusive digit offsets, the passes to skip (one digit
+     * holds every key), the crowded passes (see the pass kernel) and the bucket path. Warp
+     * p takes pass p whole, a lane 8 consecutive digits, so every count is loaded at once
+     * and no block-wide barrier stands between the passes (four block scans one after the
+     * other made this tail a chain of round trips and barriers). */
+    static_assert(P * 32 <= GP__SORT_HIST_THREADS, "a warp a pass");
+    __shared__ unsigned s_flags;
+    if (threadIdx.x == 0) s_flags = 0;
+    __syncthreads();
+    const unsigned warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+    if (warp < P) {
+        unsigned long long c[8], sum = 0;
+#pragma unroll
+        for (int j = 0; j < 8; j++) c[j] = __ldcg(&io.hist[warp * 256 + lane * 8 + j]);
+        bool all = false, many = false, over = false;
+#pragma unroll
+        for (int j = 0; j < 8; j++) {
+            sum += c[j];
+            all |= c[j] == io.n;
+            many |= (c[j] << GP__SORT_CROWDED_SHIFT) > io.n;
+            over |= c[j] > io.bucket_cap;
+        }
+        unsigned long long start = gp__warp_inclusive_scan<gp__op_digit_sum<unsigned long long>>(sum) - sum;
+#pragma unroll
+        for (int j = 0; j < 8; j++) {
+            io.offsets[warp * 256 + lane * 8 + j] = start;
+            start += c[j];
+        }
+        const bool skip = __any_sync(~0u, all), crowded = __any_sync(~0u, many);
+        /* the bucket path: every top digit's keys fit one bucket block, and the top digit is not skipped */
+        const bool buckets = warp == P - 1 && io.bucket_cap && !skip && !__any_sync(~0u, over);
+        if (lane == 0)
+            atomicOr(&s_flags, (skip ? 1u << warp : 0u) | (crowded ? 1u << (8 + warp) : 0u) | (buckets ? 1u << 16 : 0u));
     }
-    if (threadIdx.x == 0) io.ctl[0] = skip | (unsigned long long)crowded << 32 | (buckets ? GP__SORT_BUCKET_MODE : 0);
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        const unsigned f = s_flags;
+        io.ctl[0] = (f & 255u) | (unsigned long long)(f >> 8 & 255u) << 32 | (f >> 16 ? GP__SORT_BUCKET_MODE : 0);
+    }
 }
 
 /* ---- status words: a tile's count of one digit, aggregate or inclusive ------------------- */
