@@ -238,7 +238,8 @@ __global__ void __launch_bounds__(GP__SORT_HIST_THREADS) gp__sort_hist_kernel(gp
             start += c[j];
         }
         const bool skip = __any_sync(~0u, all), crowded = __any_sync(~0u, many);
-        /* the bucket path: every top digit's keys fit one bucket block, and the top digit is not skipped */
+        /* the bucket path: every top digit's keys fit one bucket block, and the top digit is
+         * not skipped (the terms before the vote are the same in every lane of the warp) */
         const bool buckets = warp == P - 1 && io.bucket_cap && !skip && !__any_sync(~0u, over);
         if (lane == 0)
             atomicOr(&s_flags, (skip ? 1u << warp : 0u) | (crowded ? 1u << (8 + warp) : 0u) | (buckets ? 1u << 16 : 0u));
