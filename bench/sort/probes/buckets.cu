@@ -1,8 +1,10 @@
-/* bench/sort/probes/buckets.cu -- the bucket path's calls (2^17 to 2^20 keys), one call from
- * an idle GPU and 64 back to back, each timed in turn with an empty kernel (gp_bench_medians,
- * medians of 15), with a hash of each output. Built once per shape of the bucket kernel
- * (-DGP__SORT_BUCKET_BLOCK=512 -DGP__SORT_BUCKET_ITEMS=9, ...) and the binaries run in turn;
- * equal hashes across builds say the outputs agree. Not part of `make bench`.
+/* bench/sort/probes/buckets.cu -- the grid path's calls from 2^17 to 2^21 keys (the bucket
+ * path up to 2^20, and floats in [0, 1), whose crowded top digit takes the four passes), one
+ * call from an idle GPU and 64 back to back, each timed in turn with an empty kernel
+ * (gp_bench_medians, medians of 15), with a hash of each output. Built once per variant of
+ * the library (a shape of the bucket kernel, -DGP__SORT_BUCKET_BLOCK=512
+ * -DGP__SORT_BUCKET_ITEMS=9, or a copy of the tree with one change) and the binaries run in
+ * turn; equal hashes across builds say the outputs agree. Not part of `make bench`.
  *
  *   nvcc -O3 -std=c++17 -arch=sm_90 -I. bench/sort/probes/buckets.cu -o build/bench/sort/buckets
  *   build/bench/sort/buckets */
@@ -14,7 +16,7 @@
 #include "../../bench.cuh"
 #include "probe_keys.cuh"
 
-void *kin, *kout, *vin, *vout;
+void *kin, *kout, *vin, *vout, *funit;
 struct job { int which; size_t n; };
 static void call(void *p)
 {
@@ -24,17 +26,20 @@ static void call(void *p)
     case 1: CUDA_CHK((gp__sort<uint32_t, uint32_t, GP__SORT_PAIRS>((uint32_t *)kout, (uint32_t *)vout, (const uint32_t *)kin, (const uint32_t *)vin, j.n, 0, 0))); break;
     case 2: CUDA_CHK((gp__sort<int32_t, uint64_t, GP__SORT_ARGSORT>(NULL, (uint64_t *)vout, (const int32_t *)kin, NULL, j.n, 0, 0))); break;
     case 3: CUDA_CHK((gp__sort<uint64_t, uint64_t, GP__SORT_KEYS>((uint64_t *)kout, NULL, (const uint64_t *)kin, NULL, j.n, 0, 0))); break;
+    case 4: CUDA_CHK((gp__sort<float, float, GP__SORT_KEYS>((float *)kout, NULL, (const float *)funit, NULL, j.n, 0, 0))); break;
     }
 }
-static const char *names[] = {"u32 keys", "pairs u32/u32", "argsort i32", "u64 keys"};
+static const char *names[] = {"u32 keys", "pairs u32/u32", "argsort i32", "u64 keys", "f32 in [0, 1)"};
 int main(void)
 {
     need_gpu(__FILE__);
-    CUDA_CHK(cudaMalloc(&kin, 16 << 20)); CUDA_CHK(cudaMalloc(&kout, 16 << 20)); CUDA_CHK(cudaMalloc(&vin, 16 << 20)); CUDA_CHK(cudaMalloc(&vout, 16 << 20));
+    for (void **p : {&kin, &kout, &vin, &vout, &funit}) CUDA_CHK(cudaMalloc(p, 16 << 20)); /* 2^21 8-byte keys */
     probe_fill<<<1024, 256>>>((uint32_t *)kin, 4 << 20, 7, PROBE_RANDOM);
     probe_fill<<<1024, 256>>>((uint32_t *)vin, 4 << 20, 8, PROBE_RANDOM);
-    const size_t sizes[] = {(size_t)1 << 17, (size_t)1 << 18, (size_t)1 << 19, 750000, (size_t)1 << 20};
-    for (int which = 0; which < 4; which++)
+    probe_fill<<<1024, 256>>>((uint32_t *)funit, 4 << 20, 9, PROBE_UNIT_F32);
+    const size_t sizes[] = {(size_t)1 << 17, (size_t)1 << 18, (size_t)1 << 19, 750000,
+                            (size_t)1 << 20, 1500000, (size_t)1 << 21};
+    for (int which = 0; which < 5; which++)
         for (size_t n : sizes) {
             job j = {which, n};
             call(&j);
