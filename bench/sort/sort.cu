@@ -160,7 +160,9 @@ typedef struct {
 template <int BLOCK, int ITEMS, int VARIANT, int MINB, int WIDE>
 static cudaError_t u32_step(uint32_t *out, const uint32_t *in, size_t n)
 {
-    const gp__sort_knobs k = {1, 0, WIDE, 0, 0, 0, 0, 0, 0};
+    gp__sort_knobs k = {};
+    k.no_small = 1; /* the grid path at every size */
+    k.wide = WIDE;
     return gp__sort<uint32_t, uint32_t, GP__SORT_KEYS, BLOCK, ITEMS, VARIANT, MINB>(out, NULL, in, NULL, n, 0, 0, &k);
 }
 
@@ -168,7 +170,8 @@ static cudaError_t u32_step(uint32_t *out, const uint32_t *in, size_t n)
  * comparison. */
 static cudaError_t u32_no_buckets(uint32_t *out, const uint32_t *in, size_t n)
 {
-    const gp__sort_knobs k = {0, 0, 0, 0, 0, 0, 1, 0, 0};
+    gp__sort_knobs k = {};
+    k.no_buckets = 1;
     return gp__sort<uint32_t, uint32_t, GP__SORT_KEYS>(out, NULL, in, NULL, n, 0, 0, &k);
 }
 

@@ -115,7 +115,8 @@ static constexpr GP__HD int gp__sort_items(size_t kbytes, size_t vbytes)
 
 /* Knobs for tests and the bench (NULL: the defaults). no_small: never the one-block path;
  * small_max: its limit (0: GP__SORT_SMALL_MAX); wide: 64-bit counts in the status words
- * (the default only above 2^32 keys). */
+ * (the default only above 2^32 keys). Start from {} and set fields by name, so a field added
+ * later is 0 at every caller. */
 typedef struct gp__sort_knobs {
     int no_small;
     size_t small_max;

@@ -366,7 +366,10 @@ static void keys_suite(const char *name, typename sort_case<K, K, 0>::keys_fn as
         ac.af = aasc;
         snprintf(what, sizeof what, "gp_argsort_%s", name);
         ac.run(what, n, D_RANDOM, 0, 0, off, NULL, seed);
-        gp__sort_knobs grid = {1, 0, 0, 0, 0, 0, 0, 0, 0}, wide = {1, 0, 1, 0, 0, 0, 0, 0, 0}, lsd = {1, 0, 0, 0, 0, 0, 1, 0, 0};
+        gp__sort_knobs grid = {}, wide = {}, lsd = {}; /* the grid path; with 64-bit counts; without buckets */
+        grid.no_small = wide.no_small = lsd.no_small = 1;
+        wide.wide = 1;
+        lsd.no_buckets = 1;
         kc.run("gp__sort (grid path)", n, D_FEW, 1, 0, 0, &grid, seed);
         /* random keys take the bucket path where it is offered (up to 2^20 keys); here the LSD passes */
         kc.run("gp__sort (grid path, no buckets)", n, D_RANDOM, 1, 0, off, &lsd, seed);
@@ -387,7 +390,9 @@ static void keys_suite(const char *name, typename sort_case<K, K, 0>::keys_fn as
         { /* where the small or mid tiles run (up to about 2^20 keys), the default ones too; and
            * the mid tiles (4-byte keys alone) at every size, so that the sanitizers, which stop
            * below 70000 keys, run their kernel */
-            gp__sort_knobs big_tiles = {1, 0, 0, 0, 1, 0, 0, 0, 0}, mid_tiles = {1, 0, 0, 0, 0, 0, 0, 0, 1};
+            gp__sort_knobs big_tiles = {}, mid_tiles = {};
+            big_tiles.no_small = big_tiles.no_small_tiles = 1;
+            mid_tiles.no_small = mid_tiles.mid_tiles = 1;
             kc.run("gp__sort (grid path, default tiles)", n, D_RANDOM, 1, 1, 0, &big_tiles, seed);
             ac.run("gp__sort argsort (grid path, default tiles)", n, D_FEW, 0, 0, 0, &big_tiles, seed);
             kc.run("gp__sort (grid path, mid tiles)", n, D_RANDOM, 0, 0, off, &mid_tiles, seed);
@@ -395,12 +400,14 @@ static void keys_suite(const char *name, typename sort_case<K, K, 0>::keys_fn as
         }
         if (n > (size_t)GP__SORT_CLUSTER_BLOCK * GP__SORT_CLUSTER_ITEMS && n <= GP__SORT_SMALL_MAX) {
             /* where a cluster runs, the one-block radix sort too (a GPU without clusters) */
-            gp__sort_knobs one_block = {0, 0, 0, 0, 0, 1, 0, 0, 0};
+            gp__sort_knobs one_block = {};
+            one_block.no_cluster = 1;
             kc.run("gp__sort (one-block radix, no cluster)", n, D_RANDOM, 1, 1, off, &one_block, seed);
             ac.run("gp__sort argsort (one-block radix, no cluster)", n, D_FEW, 0, 0, 0, &one_block, seed);
         }
         if (n <= GP__SORT_BITONIC_MAX) { /* where the bitonic network runs, the one-block radix sort too */
-            gp__sort_knobs radix = {0, 0, 0, 1, 0, 0, 0, 0, 0};
+            gp__sort_knobs radix = {};
+            radix.no_bitonic = 1;
             kc.run("gp__sort (one-block radix)", n, D_FEW, 1, 0, 0, &radix, seed);
             kc.run("gp__sort (one-block radix)", n, D_RANDOM, 0, 1, off, &radix, seed);
             ac.run("gp__sort argsort (one-block radix)", n, D_SPECIAL, 1, 0, 0, &radix, seed);
@@ -435,7 +442,9 @@ static void bucket_limit_suite(void)
         if (gp_t_small() == 2 && heavy != 1000 && heavy != GP__SORT_BUCKET_CAP) continue;
         g_heavy = heavy;
         const unsigned knob_cap = heavy <= 1001 ? 1000u : 0u; /* 0: the library's own */
-        const gp__sort_knobs cap = {1, 0, 0, 0, 0, 0, 0, knob_cap, 0};
+        gp__sort_knobs cap = {};
+        cap.no_small = 1;
+        cap.bucket_cap = knob_cap;
         const uint64_t seed = gp_t_state(heavy);
         char what[64];
         snprintf(what, sizeof what, "gp__sort (buckets of %u, one of %zu)", knob_cap ? knob_cap : GP__SORT_BUCKET_CAP,
@@ -484,13 +493,17 @@ static void pairs_suite(const char *name, typename sort_case<K, V, 1>::pairs_fn 
         snprintf(what, sizeof what, "gp_sort_pairs_%s", name);
         pc.run(what, n, D_RANDOM, 0, IN_KEYS | IN_VALUES, 0, NULL, seed);
         pc.run(what, n, D_RANDOM, 0, 0, sizeof(K) == 8 || sizeof(V) == 8 ? 4 : 0, NULL, seed);
-        gp__sort_knobs grid = {1, 0, 0, 0, 0, 0, 0, 0, 0}, big_tiles = {1, 0, 0, 0, 1, 0, 0, 0, 0}, lsd = {1, 0, 0, 0, 0, 0, 1, 0, 0};
+        gp__sort_knobs grid = {}, big_tiles = {}, lsd = {}; /* the grid path; default tiles; without buckets */
+        grid.no_small = big_tiles.no_small = lsd.no_small = 1;
+        big_tiles.no_small_tiles = 1;
+        lsd.no_buckets = 1;
         pc.run("gp__sort pairs (grid path, in place)", n, D_SMALL, 1, IN_KEYS | IN_VALUES, 0, &grid, seed);
         pc.run("gp__sort pairs (grid path, in place)", n, D_RANDOM, 0, IN_KEYS | IN_VALUES, 0, &grid, seed);
         pc.run("gp__sort pairs (grid path, no buckets)", n, D_RANDOM, 1, 0, 0, &lsd, seed);
         pc.run("gp__sort pairs (grid path, default tiles)", n, D_RANDOM, 0, IN_KEYS, 0, &big_tiles, seed);
         if (n <= GP__SORT_BITONIC_MAX) {
-            gp__sort_knobs radix = {0, 0, 0, 1, 0, 0, 0, 0, 0};
+            gp__sort_knobs radix = {};
+            radix.no_bitonic = 1;
             pc.run("gp__sort pairs (one-block radix, in place)", n, D_FEW, 1, IN_KEYS | IN_VALUES, 0, &radix, seed);
         }
         /* one side in place: every pass skipped (equal keys) must still copy the other side,

@@ -33,7 +33,7 @@ __global__ void probe_hash_words(const uint32_t *p, size_t words, unsigned long 
     atomicAdd(out, a);
 }
 /* A hash of `bytes` (a multiple of 4) at p: equal buffers, equal hashes. */
-static unsigned long long probe_hash(const void *p, size_t bytes)
+static inline unsigned long long probe_hash(const void *p, size_t bytes)
 {
     static unsigned long long *d = NULL;
     if (!d) CUDA_CHK(cudaMalloc(&d, 8));

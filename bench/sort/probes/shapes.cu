@@ -24,21 +24,24 @@ typedef void (*sort_fn)(bufs *);
 template <int BLOCK, int ITEMS, int VARIANT, int MINB>
 static void shape(bufs *b)
 {
-    const gp__sort_knobs k = {1, 0, 0, 0, 0, 0, 0, 0, 0};
+    gp__sort_knobs k = {};
+    k.no_small = 1; /* the grid path at every size */
     CUDA_CHK((gp__sort<uint32_t, uint32_t, GP__SORT_KEYS, BLOCK, ITEMS, VARIANT, MINB>((uint32_t *)b->out, NULL,
               (const uint32_t *)b->in, NULL, b->n, 0, 0, &k)));
 }
 template <int BLOCK, int ITEMS, int VARIANT, int MINB>
 static void shape64(bufs *b)
 {
-    const gp__sort_knobs k = {1, 0, 0, 0, 0, 0, 0, 0, 0};
+    gp__sort_knobs k = {};
+    k.no_small = 1; /* the grid path at every size */
     CUDA_CHK((gp__sort<uint64_t, uint64_t, GP__SORT_KEYS, BLOCK, ITEMS, VARIANT, MINB>((uint64_t *)b->out, NULL,
               (const uint64_t *)b->in, NULL, b->n, 0, 0, &k)));
 }
 template <int BLOCK, int ITEMS, int VARIANT, int MINB>
 static void shape_pairs(bufs *b)
 {
-    const gp__sort_knobs k = {1, 0, 0, 0, 0, 0, 0, 0, 0};
+    gp__sort_knobs k = {};
+    k.no_small = 1; /* the grid path at every size */
     CUDA_CHK((gp__sort<uint32_t, uint32_t, GP__SORT_PAIRS, BLOCK, ITEMS, VARIANT, MINB>((uint32_t *)b->out,
               (uint32_t *)b->vout, (const uint32_t *)b->in, (const uint32_t *)b->vin, b->n, 0, 0, &k)));
 }
