@@ -1,9 +1,10 @@
 /* detail/device/segmented_path.cuh -- the merge path that both segmented reduce kernels
  * walk (segmented_reduce.cuh, one tile at a time; segmented_reduce_ring.cuh, on a ring of
  * bulk copies): the segmented operator over (head, value) pairs, where segment ends come
- * from (CSR offsets, or rows), the merge-path search, the fold of one tile by a block and
- * the last block's fix-up of the segments that cross blocks. Level 3 (device code): needs
- * block_scan.cuh, block_reduce.cuh, single_pass.cuh, launch.cuh, ops.cuh and common.cuh.
+ * from (CSR offsets, or rows), the merge-path search, the fold of one tile by a block (by
+ * merge items, or by heads) and the last block's fix-up of the segments that cross blocks.
+ * Level 3 (device code): needs block_scan.cuh, block_reduce.cuh, block_select.cuh,
+ * single_pass.cuh, launch.cuh, ops.cuh and common.cuh.
  *
  * The merge path (Merrill & Garland, "Merge-based Parallel Sparse Matrix-Vector
  * Multiplication", SC'16): the work is the merge of the segment ends (S items) with the
@@ -28,6 +29,7 @@ static inline GP__HD size_t gp__seg_rec_rows_offset(void) { return GP__SCRATCH_A
 #include "../warp/warp.cuh"
 #include "../block/block_scan.cuh"
 #include "../block/block_reduce.cuh"
+#include "../block/block_select.cuh" /* gp__op_sel_u32: the heads' count */
 #include "../agent/single_pass.cuh"
 #include "../util/launch.cuh"
 
@@ -145,6 +147,26 @@ static __device__ __forceinline__ typename Op::type gp__seg_fold_items(const Val
     return acc;
 }
 
+/* A tile with no segment end (long segments): an ordered block reduce of its nv values,
+ * folded into the block's carry. */
+template <class Op, unsigned ITEMS, class ValueAt>
+static __device__ __forceinline__ void gp__seg_tile_no_end(unsigned nv, const ValueAt &value_at,
+                                                           gp__seg_pair<typename Op::type> &run)
+{
+    typedef typename Op::type T;
+    const unsigned dk = threadIdx.x * ITEMS;
+    T acc = Op::identity();
+    if (dk + ITEMS <= nv) {
+        acc = gp__seg_fold_items<Op, ITEMS>(value_at, dk);
+    } else {
+        for (unsigned j = dk; j < nv; j++) acc = Op::apply(acc, value_at(j));
+    }
+    gp__seg_pair<T> tile;
+    tile.v = gp__block_reduce<Op>(acc);
+    tile.h = 0;
+    run = gp__seg_op<Op>::apply(run, tile);
+}
+
 /* One tile of the merge path, by the block: the tile has ne segment ends (end_at(i): where
  * end i falls among the tile's values, 0 .. nv, ascending) and nv values (value_at(j)); its
  * first end is segment i0. Thread k takes merge items [k ITEMS, (k + 1) ITEMS): it finds
@@ -165,17 +187,8 @@ static __device__ __forceinline__ void gp__seg_tile(uint64_t i0, unsigned ne, un
     typedef gp__seg_op<Op> SOp;
     typedef gp__seg_pair<T> pair;
     const unsigned nt = ne + nv, dk = threadIdx.x * ITEMS;
-    if (ne == 0) { /* no segment ends in the tile (long segments): an ordered block reduce */
-        T acc = Op::identity();
-        if (dk + ITEMS <= nv) {
-            acc = gp__seg_fold_items<Op, ITEMS>(value_at, dk);
-        } else {
-            for (unsigned j = dk; j < nv; j++) acc = Op::apply(acc, value_at(j));
-        }
-        pair tile;
-        tile.v = gp__block_reduce<Op>(acc);
-        tile.h = 0;
-        run = SOp::apply(run, tile);
+    if (ne == 0) {
+        gp__seg_tile_no_end<Op, ITEMS>(nv, value_at, run);
         return;
     }
     pair mine = SOp::identity();
@@ -227,6 +240,124 @@ static __device__ __forceinline__ void gp__seg_tile(uint64_t i0, unsigned ne, un
         }
     }
     run = SOp::apply(run, agg);
+}
+
+/* The shared memory of gp__seg_tile_heads, for tiles of TILE merge items by THREADS
+ * threads: the tile's head bits (zero between tiles), each thread's heads and the heads
+ * before them, and the value before each head (by rank), then before the tile's end. A
+ * tile has at most TILE / 2 distinct head positions (each is an end below nv, and
+ * ne + nv <= TILE). */
+template <class T, unsigned TILE, unsigned THREADS>
+struct gp__seg_heads_smem {
+    enum { WORDS = TILE / 32 + 2 }; /* a thread's bits may start in the last word and read the next */
+    uint32_t bits[WORDS];
+    uint32_t ranks[THREADS]; /* heads before the thread << 16 | its head bits */
+    T at[TILE / 2 + 1];
+};
+
+/* One tile of the merge path by heads, by the block of THREADS threads. The tile's ne
+ * segment ends (end_at(i), ascending, 0 .. nv) and nv values (value_at(j)) are those of
+ * gp__seg_tile, and so are put, run, head_row and head_val. sm.bits must be zero at the
+ * start, and is zero again at the end.
+ *
+ * Why: gp__seg_tile walks merge items, each thread its own mix of values and ends, with a
+ * search at the start and a branch at each end. Here the ends become head bits (a segment
+ * starts at value p), as in the segmented scan of Sengupta, Harris, Zhang & Owens (2007),
+ * so the values are folded in a straight line whatever the segment lengths:
+ *  1. a thread an end: its bit (the first of equal ends only);
+ *  2. thread k folds values [k ITEMS, (k + 1) ITEMS), restarting from the identity at each
+ *     head, and keeps the fold before each head;
+ *  3. a block scan of (head count, fold) pairs gives each thread the fold before its first
+ *     value; each head's value before it goes to its rank;
+ *  4. a thread an end again: end i's segment is empty if end i - 1 lies at the same place,
+ *     else its value is the one before its place (p == nv: after the last value).
+ * End 0's segment may have begun in an earlier tile, so its value is the carry folded with
+ * the values before it, the same expression. The association depends on the tile's split
+ * and on the ends only. */
+template <class Op, unsigned ITEMS, unsigned THREADS, class Smem, class EndAt, class ValueAt, class Put>
+static __device__ __forceinline__ void gp__seg_tile_heads(Smem &sm, uint64_t i0, unsigned ne,
+                                                          unsigned nv, const EndAt &end_at, const ValueAt &value_at,
+                                                          const Put &put, gp__seg_pair<typename Op::type> &run,
+                                                          uint64_t &head_row, typename Op::type &head_val)
+{
+    typedef typename Op::type T;
+    typedef gp__seg_pair<T> pair;
+    typedef gp__head_op<Op, pair, GP__HEADS_COUNT> COp; /* h counts the heads: their ranks */
+    static_assert(ITEMS < 16 && THREADS * ITEMS < 65536 && THREADS * ITEMS <= 2 * (sizeof(sm.at) / sizeof(T) - 1),
+                  "the tile fits its heads and their ranks");
+    if (ne == 0) {
+        gp__seg_tile_no_end<Op, ITEMS>(nv, value_at, run);
+        return;
+    }
+    const unsigned tid = threadIdx.x;
+    uint32_t *bits = sm.bits;
+    /* 1. the heads: ends below nv (an end at nv closes the tile's last segment) */
+    for (unsigned i = tid; i < ne; i += THREADS) {
+        const uint32_t p = end_at(i);
+        if (p < nv && (i == 0 || end_at(i - 1) != p)) atomicOr(&bits[p >> 5], 1u << (p & 31));
+    }
+    __syncthreads();
+    /* 2. the thread's values and their head bits (none at nv or past it) */
+    const unsigned j0 = tid * ITEMS, cnt = j0 < nv ? (nv - j0 < ITEMS ? nv - j0 : ITEMS) : 0;
+    const uint64_t two = bits[j0 >> 5] | (uint64_t)bits[(j0 >> 5) + 1] << 32;
+    const uint32_t h = (uint32_t)(two >> (j0 & 31)) & ((1u << ITEMS) - 1);
+    T before[ITEMS]; /* the fold before head q, from the thread's previous head or start */
+    pair mine;
+    mine.v = Op::identity();
+    mine.h = __popc(h);
+    if (cnt == ITEMS) {
+        T v[ITEMS];
+#pragma unroll
+        for (unsigned q = 0; q < ITEMS; q++) v[q] = value_at(j0 + q);
+#pragma unroll
+        for (unsigned q = 0; q < ITEMS; q++) {
+            before[q] = mine.v;
+            mine.v = Op::apply((h >> q) & 1 ? Op::identity() : mine.v, v[q]);
+        }
+    } else {
+#pragma unroll
+        for (unsigned q = 0; q < ITEMS; q++) {
+            before[q] = mine.v;
+            if (q < cnt) mine.v = Op::apply((h >> q) & 1 ? Op::identity() : mine.v, value_at(j0 + q));
+        }
+    }
+    /* 3. the fold before the thread's first value, from the block's carry */
+    pair agg;
+    const pair pre = gp__block_scan<COp, false>(mine, &agg);
+    const T start = pre.h ? pre.v : Op::apply(run.v, pre.v);
+    sm.ranks[tid] = pre.h << 16 | h;
+    for (unsigned w = tid; w < Smem::WORDS; w += THREADS) bits[w] = 0; /* read before the block scan */
+#pragma unroll
+    for (unsigned q = 0; q < ITEMS; q++) {
+        const uint32_t below = h & ((1u << q) - 1);
+        if ((h >> q) & 1) sm.at[pre.h + __popc(below)] = below ? before[q] : Op::apply(start, before[q]);
+    }
+    const bool head_here = run.h == 0;        /* the block's first end is end 0 of this tile */
+    const bool closed = end_at(ne - 1) >= nv; /* the tile's last end closes its last segment */
+    if (tid == 0) sm.at[agg.h] = agg.h ? agg.v : Op::apply(run.v, agg.v); /* before nv */
+    run.v = closed ? Op::identity() : agg.h ? agg.v : Op::apply(run.v, agg.v);
+    run.h = run.h | (agg.h != 0) | closed;
+    __syncthreads(); /* the values before the heads are written */
+    /* 4. the segments, a thread an end */
+    for (unsigned i = tid; i < ne; i += THREADS) {
+        uint32_t p = end_at(i);
+        p = p < nv ? p : nv; /* ends that do not ascend (the caller's contract broken) stay inside */
+        T val = Op::identity();
+        if (i == 0 || end_at(i - 1) != p) {
+            uint32_t r = agg.h; /* p == nv */
+            if (p < nv) {
+                const uint32_t k = sm.ranks[p / ITEMS];
+                r = (k >> 16) + __popc(k & ((1u << (p % ITEMS)) - 1));
+            }
+            val = sm.at[r];
+        }
+        if (i == 0 && head_here) {
+            head_row = i0;
+            head_val = val;
+        } else {
+            put(i, val);
+        }
+    }
 }
 
 /* A block's share of the tiles. The grid is as many blocks as fit, as the host does not

@@ -15,23 +15,28 @@
  * a round (gp__seg_first), and waits for the tile's chunks. The rest of the block waits
  * for both at the tile's first barrier, so they are kept short: with one warp doing all
  * of it, one lane searching, a tile took 3569 cycles at segments of 65536, 2300 of them
- * in warp 0 alone (H200, clock64). A tile of very short segments
- * writes its outputs into shared memory as the fold finds them, then stores them in order,
- * a thread an output: stored where they are found, a warp's outputs lie about ITEMS / 2
- * apart (length 1), so each store touches up to 32 sectors.
+ * in warp 0 alone (H200, clock64).
+ *
+ * A block folds its tiles one of two ways, chosen once from its share's mean segment length:
+ * by heads (gp__seg_tile_heads: values in a straight line, outputs a thread an end) where
+ * that mean is 8 to 256 values, else by merge items (gp__seg_tile). There a tile of very
+ * short segments writes its outputs into shared memory as the fold finds them, then stores
+ * them in order, a thread an output: stored where they are found, a warp's outputs lie
+ * about ITEMS / 2 apart (length 1), so each store touches up to 32 sectors.
  *
  * Bulk copies move 16-byte aligned pieces that lie inside the input; the few words of a
  * stream outside them (its first and last 16 bytes, where the input starts or ends there)
  * are copied by the issuing lane itself before it arrives on the chunk's barrier. A chunk's
  * barrier completes once per use of its ring slot, so chunk c waits on parity (c / slots) & 1.
- * The tiles, their association and so the result are those of the merge path: bitwise the
- * same on every run. */
+ * The tiles and the choice of fold, so the association and the result, depend only on the
+ * offsets and the grid: bitwise the same on every run. */
 #ifndef GPUPRIMS_DETAIL_SEGMENTED_REDUCE_RING_CUH
 #define GPUPRIMS_DETAIL_SEGMENTED_REDUCE_RING_CUH
 
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <type_traits>
 #include <cuda_runtime_api.h>
 #include "../util/common.cuh"
 #include "../util/ops.cuh"
@@ -56,8 +61,16 @@
 #ifndef GP__SEGR_ITEMS4
 #define GP__SEGR_ITEMS4 15 /* odd: see gp__segr_items */
 #endif
-#define GP__SEGR_STAGE_BYTES 8192 /* a tile's outputs go out from here in order (segments of
-                                   * about 1): 3 x 8 KB more still fit an SM */
+/* A block whose share averages HEADS_LO to HEADS_HI values a segment folds its tiles by
+ * heads (gp__seg_tile_heads), any other by merge items (gp__seg_tile). Each was faster on
+ * its own side (H200, 2^28 f32, either fold alone, in ms: segments of 4 1.03 / 0.84, 32
+ * 0.60 / 0.76, 200 0.60 / 0.61, 1024 0.58 / 0.48). */
+#ifndef GP__SEGR_HEADS_LO
+#define GP__SEGR_HEADS_LO 8
+#endif
+#ifndef GP__SEGR_HEADS_HI
+#define GP__SEGR_HEADS_HI 256
+#endif
 #ifndef GP__SEGR_RING
 #define GP__SEGR_RING 1 /* 0: every call on the one-tile kernel (the bench's ladder builds it so) */
 #endif
@@ -241,7 +254,7 @@ __global__ void __launch_bounds__(GP__SEGR_THREADS, GP__SEGR_MIN_BLOCKS)
     typedef gp__segr_stream<GP__SEGR_VALUE_CHUNK, GP__SEGR_VALUE_RING> VStream;
     typedef gp__segr_stream<GP__SEGR_END_CHUNK, GP__SEGR_END_RING> EStream;
     enum { ITEMS = gp__segr_items(sizeof(T)), TILE = GP__SEGR_THREADS * ITEMS, VRING = VStream::BYTES,
-           ERING = EStream::BYTES, STAGED = GP__SEGR_STAGE_BYTES / sizeof(T) };
+           ERING = EStream::BYTES };
     /* a tile's ends and values fit their rings whatever their offset in their first chunk */
     static_assert(TILE * 8 + EStream::CHUNK <= ERING && TILE * sizeof(T) + VStream::CHUNK <= VRING, "ring too small");
     static_assert((VRING & (VRING - 1)) == 0 && (ERING & (ERING - 1)) == 0, "offsets wrap by masks");
@@ -250,13 +263,14 @@ __global__ void __launch_bounds__(GP__SEGR_THREADS, GP__SEGR_MIN_BLOCKS)
     unsigned char *vring = gp__segr_rings, *ering = gp__segr_rings + VRING;
     __shared__ uint64_t vbar[VStream::SLOTS], ebar[EStream::SLOTS];
     __shared__ unsigned long long s_split[4], s_tile_end[2];
-    __shared__ __align__(16) unsigned char s_stage[GP__SEGR_STAGE_BYTES];
+    __shared__ gp__seg_heads_smem<T, TILE, GP__SEGR_THREADS> s_heads;
     const unsigned tid = threadIdx.x, warp = tid >> 5, lane = gp__lane_id();
     if (tid == 0) {
         for (unsigned c = 0; c < VStream::SLOTS; c++) gp__mbar_init(&vbar[c], 1);
         for (unsigned c = 0; c < EStream::SLOTS; c++) gp__mbar_init(&ebar[c], 1);
         gp__mbar_init_fence_cluster(); /* the barriers visible to the copy engine */
     }
+    for (unsigned w = tid; w < decltype(s_heads)::WORDS; w += GP__SEGR_THREADS) s_heads.bits[w] = 0;
     gp__chain_wait();
     src.init();
     const uint64_t N = src.total(), S = src.S, total = N + S;
@@ -292,106 +306,112 @@ __global__ void __launch_bounds__(GP__SEGR_THREADS, GP__SEGR_MIN_BLOCKS)
         }
         const unsigned vring_u32 = gp__smem_u32(vring), ering_u32 = gp__smem_u32(ering);
         uint32_t v_next = 0, e_next = 0; /* warp 1: each stream's next chunk to issue */
-        uint64_t i_t = i_start, j_t = j_start;
-        for (uint64_t t = t_begin; t < t_end; t++) {
-            const uint64_t d_e = gp__min_size((t + 1) * TILE, total);
-            if (warp == 1) {
-                /* the slots before this tile's were read (the last tile's block scan
-                 * synchronised): order those reads before the copies' writes. Warp 1 issues
-                 * while warp 0 searches, so warp 0 may wait for a chunk issued only here.
-                 * That is safe: a refilled slot's previous chunk, c - SLOTS, lies below the
-                 * chunk where folding is, so an earlier tile waited for it; the slot's
-                 * barrier is one phase behind, and the wait on parity (c / SLOTS) & 1 lasts
-                 * until this copy lands */
-                asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
-                gp__segr_fill(vs, v_next, (j_t - j_start) * sizeof(T), vring, vbar);
-                if constexpr (Src::ENDS) gp__segr_fill(es, e_next, (i_t - i_start) * 8, ering, ebar);
-            }
-            if (warp == 0) {
-                /* the tile's end: the smallest x in [lo, hi] with end(x) + x >= d_e, where lo
-                 * leaves no more ends after the tile than merge items (with ascending ends the
-                 * split is there anyway; the last tile ends at i_end) */
-                const uint64_t rest = d_end - d_e, lo = i_end - i_t > rest ? i_end - rest : i_t;
-                const uint64_t hi = gp__min_size(d_e - j_t, i_end);
-                uint64_t x = lo;
-                if constexpr (Src::ENDS) {
-                    /* chunk by chunk: wait for one, test its last end, search it */
-                    auto pos = [&](uint64_t y) {
-                        const uint64_t raw = *reinterpret_cast<const uint64_t *>(
-                            ering + ((uint64_t)es.lead + (y - i_start) * 8) % ERING);
-                        return raw - src.base + y;
-                    };
-                    while (x < hi) {
-                        const uint32_t c = gp__segr_chunk_of(es, (x - i_start) * 8);
-                        const uint64_t in_c = i_start + (uint64_t)(((int64_t)(c + 1) * EStream::CHUNK - es.lead) / 8) - 1;
-                        const uint64_t last = in_c < hi - 1 ? in_c : hi - 1;
-                        gp__segr_wait<EStream>(ebar, c);
-                        if (pos(last) < d_e) {
-                            x = last + 1;
-                            continue;
+        /* the block's tiles, each folded by heads (by_heads true) or by merge items */
+        auto tiles = [&](auto by_heads) {
+            uint64_t i_t = i_start, j_t = j_start;
+            for (uint64_t t = t_begin; t < t_end; t++) {
+                const uint64_t d_e = gp__min_size((t + 1) * TILE, total);
+                if (warp == 1) {
+                    /* the slots before this tile's were read (the last tile's block scan
+                     * synchronised): order those reads before the copies' writes. Warp 1 issues
+                     * while warp 0 searches, so warp 0 may wait for a chunk issued only here.
+                     * That is safe: a refilled slot's previous chunk, c - SLOTS, lies below the
+                     * chunk where folding is, so an earlier tile waited for it; the slot's
+                     * barrier is one phase behind, and the wait on parity (c / SLOTS) & 1 lasts
+                     * until this copy lands */
+                    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+                    gp__segr_fill(vs, v_next, (j_t - j_start) * sizeof(T), vring, vbar);
+                    if constexpr (Src::ENDS) gp__segr_fill(es, e_next, (i_t - i_start) * 8, ering, ebar);
+                }
+                if (warp == 0) {
+                    /* the tile's end: the smallest x in [lo, hi] with end(x) + x >= d_e, where lo
+                     * leaves no more ends after the tile than merge items (with ascending ends the
+                     * split is there anyway; the last tile ends at i_end) */
+                    const uint64_t rest = d_end - d_e, lo = i_end - i_t > rest ? i_end - rest : i_t;
+                    const uint64_t hi = gp__min_size(d_e - j_t, i_end);
+                    uint64_t x = lo;
+                    if constexpr (Src::ENDS) {
+                        /* chunk by chunk: wait for one, test its last end, search it */
+                        auto pos = [&](uint64_t y) {
+                            const uint64_t raw = *reinterpret_cast<const uint64_t *>(
+                                ering + ((uint64_t)es.lead + (y - i_start) * 8) % ERING);
+                            return raw - src.base + y;
+                        };
+                        while (x < hi) {
+                            const uint32_t c = gp__segr_chunk_of(es, (x - i_start) * 8);
+                            const uint64_t in_c = i_start + (uint64_t)(((int64_t)(c + 1) * EStream::CHUNK - es.lead) / 8) - 1;
+                            const uint64_t last = in_c < hi - 1 ? in_c : hi - 1;
+                            gp__segr_wait<EStream>(ebar, c);
+                            if (pos(last) < d_e) {
+                                x = last + 1;
+                                continue;
+                            }
+                            x = gp__seg_first(x, last, [&](uint64_t y) { return pos(y) >= d_e; });
+                            break;
                         }
-                        x = gp__seg_first(x, last, [&](uint64_t y) { return pos(y) >= d_e; });
-                        break;
+                    } else {
+                        x = gp__seg_search(src, d_e, x, hi);
                     }
+                    if (lane == 0) {
+                        s_tile_end[0] = x;
+                        s_tile_end[1] = d_e - x;
+                    }
+                    __syncwarp();
+                    /* the tile's ends below lo, which the search did not wait for (near the end of
+                     * the block's share, or ends not ascending), and its values: a lane a chunk */
+                    if constexpr (Src::ENDS) {
+                        const uint64_t below = gp__min_size(lo, s_tile_end[0]);
+                        if (below > i_t) {
+                            const uint32_t c0 = gp__segr_chunk_of(es, (i_t - i_start) * 8),
+                                           c1 = gp__segr_chunk_of(es, (below - i_start) * 8 - 1);
+                            if (c0 + lane <= c1) gp__segr_wait<EStream>(ebar, c0 + lane);
+                        }
+                    }
+                    const uint64_t j_e = s_tile_end[1];
+                    if (j_e > j_t) {
+                        const uint32_t c0 = gp__segr_chunk_of(vs, (j_t - j_start) * sizeof(T)),
+                                       c1 = gp__segr_chunk_of(vs, (j_e - j_start) * sizeof(T) - 1);
+                        if (c0 + lane <= c1) gp__segr_wait<VStream>(vbar, c0 + lane);
+                    }
+                }
+                __syncthreads(); /* the tile's end is known, its ends and values have landed */
+                const uint64_t x_e = s_tile_end[0], j_e = s_tile_end[1];
+                const unsigned voff = (unsigned)(((uint64_t)vs.lead + (j_t - j_start) * sizeof(T)) % VRING);
+                const unsigned eoff = (unsigned)(((uint64_t)es.lead + (i_t - i_start) * 8) % ERING);
+                (void)eoff; /* rows compute their ends */
+                const uint64_t i0 = i_t, j0 = j_t;
+                const unsigned ne = (unsigned)(x_e - i0), nv = (unsigned)(j_e - j0);
+                const auto end_at = [&](unsigned i) -> uint32_t {
+                    if constexpr (Src::ENDS)
+                        return (uint32_t)(gp__segr_lds<uint64_t>(ering_u32 + ((eoff + 8 * i) & (ERING - 1))) - src.base - j0);
+                    else
+                        return (uint32_t)(src.end(i0 + i) - j0);
+                };
+                const auto value_at = [&](unsigned j) {
+                    return gp__segr_value<T, VRING>(vring_u32, voff + j * (unsigned)sizeof(T));
+                };
+                const auto put = [&](unsigned i, const T &v) { gp__store_elem(out + i0 + i, v); };
+                if constexpr (decltype(by_heads)::value) {
+                    gp__seg_tile_heads<Op, ITEMS, GP__SEGR_THREADS>(s_heads, i0, ne, nv, end_at, value_at, put, run,
+                                                                    head_row, head_val);
+                } else if (ne * 5 >= 2 * TILE && ne <= sizeof(s_heads.at) / sizeof(T)) {
+                    const bool head_here = run.h == 0;
+                    T *stage = s_heads.at;
+                    gp__seg_tile<Op, ITEMS>(i0, ne, nv, end_at, value_at, [&](unsigned i, const T &v) { stage[i] = v; },
+                                            run, head_row, head_val);
+                    __syncthreads(); /* the tile's outputs are staged */
+                    for (unsigned i = (head_here ? 1u : 0u) + tid; i < ne; i += GP__SEGR_THREADS)
+                        gp__store_elem(out + i0 + i, stage[i]);
                 } else {
-                    x = gp__seg_search(src, d_e, x, hi);
+                    gp__seg_tile<Op, ITEMS>(i0, ne, nv, end_at, value_at, put, run, head_row, head_val);
                 }
-                if (lane == 0) {
-                    s_tile_end[0] = x;
-                    s_tile_end[1] = d_e - x;
-                }
-                __syncwarp();
-                /* the tile's ends below lo, which the search did not wait for (near the end of
-                 * the block's share, or ends not ascending), and its values: a lane a chunk */
-                if constexpr (Src::ENDS) {
-                    const uint64_t below = gp__min_size(lo, s_tile_end[0]);
-                    if (below > i_t) {
-                        const uint32_t c0 = gp__segr_chunk_of(es, (i_t - i_start) * 8),
-                                       c1 = gp__segr_chunk_of(es, (below - i_start) * 8 - 1);
-                        if (c0 + lane <= c1) gp__segr_wait<EStream>(ebar, c0 + lane);
-                    }
-                }
-                const uint64_t j_e = s_tile_end[1];
-                if (j_e > j_t) {
-                    const uint32_t c0 = gp__segr_chunk_of(vs, (j_t - j_start) * sizeof(T)),
-                                   c1 = gp__segr_chunk_of(vs, (j_e - j_start) * sizeof(T) - 1);
-                    if (c0 + lane <= c1) gp__segr_wait<VStream>(vbar, c0 + lane);
-                }
+                i_t = x_e;
+                j_t = j_e;
             }
-            __syncthreads(); /* the tile's end is known, its ends and values have landed */
-            const uint64_t x_e = s_tile_end[0], j_e = s_tile_end[1];
-            const unsigned voff = (unsigned)(((uint64_t)vs.lead + (j_t - j_start) * sizeof(T)) % VRING);
-            const unsigned eoff = (unsigned)(((uint64_t)es.lead + (i_t - i_start) * 8) % ERING);
-            const uint64_t i0 = i_t, j0 = j_t;
-            const unsigned ne = (unsigned)(x_e - i0), nv = (unsigned)(j_e - j0);
-            /* staged where 2/5 of the tile's items or more are ends (segments of about 1) and
-             * they fit: with fewer the extra barrier costs more than the scattered stores
-             * (H100, 2^28 f32, every such tile staged: length 1 1.27x faster, length 2 8%
-             * slower, 4 and 1024 7-8% slower) */
-            const bool staged = ne * 5 >= 2 * TILE && ne <= STAGED, head_here = run.h == 0; /* the same in every thread */
-            const auto end_at = [&](unsigned i) -> uint32_t {
-                if constexpr (Src::ENDS)
-                    return (uint32_t)(gp__segr_lds<uint64_t>(ering_u32 + ((eoff + 8 * i) & (ERING - 1))) - src.base - j0);
-                else
-                    return (uint32_t)(src.end(i0 + i) - j0);
-            };
-            const auto value_at = [&](unsigned j) { return gp__segr_value<T, VRING>(vring_u32, voff + j * (unsigned)sizeof(T)); };
-            if (staged) { /* two instances: no test of `staged` at each output */
-                gp__seg_tile<Op, ITEMS>(
-                    i0, ne, nv, end_at, value_at, [&](unsigned i, const T &v) { reinterpret_cast<T *>(s_stage)[i] = v; },
-                    run, head_row, head_val);
-                __syncthreads(); /* the tile's outputs are staged */
-                /* in order, a thread an output: end 0 is the block's head where run.h was 0 */
-                for (unsigned i = (head_here ? 1u : 0u) + tid; i < ne; i += GP__SEGR_THREADS)
-                    gp__store_elem(out + i0 + i, reinterpret_cast<const T *>(s_stage)[i]);
-            } else {
-                gp__seg_tile<Op, ITEMS>(
-                    i0, ne, nv, end_at, value_at, [&](unsigned i, const T &v) { gp__store_elem(out + i0 + i, v); }, run,
-                    head_row, head_val);
-            }
-            i_t = x_e;
-            j_t = j_e;
-        }
+        };
+        const uint64_t nb_e = i_end - i_start, nb_v = j_end - j_start;
+        if (nb_v >= GP__SEGR_HEADS_LO * nb_e && nb_v <= GP__SEGR_HEADS_HI * nb_e) tiles(std::true_type());
+        else tiles(std::false_type());
     }
     gp__seg_finish<Op>(out, scratch, run, head_row, head_val, share.blocks);
 #endif
