@@ -410,8 +410,13 @@ __global__ void __launch_bounds__(GP__SEGR_THREADS, GP__SEGR_MIN_BLOCKS)
             }
         };
         const uint64_t nb_e = i_end - i_start, nb_v = j_end - j_start;
-        if (nb_v >= GP__SEGR_HEADS_LO * nb_e && nb_v <= GP__SEGR_HEADS_HI * nb_e) tiles(std::true_type());
-        else tiles(std::false_type());
+        /* rows come here only when few and short (segmented_reduce.cuh): they keep the
+         * merge-item fold alone, which halves the fold by heads' build time */
+        if (Src::ENDS && nb_v >= GP__SEGR_HEADS_LO * nb_e && nb_v <= GP__SEGR_HEADS_HI * nb_e) {
+            if constexpr (Src::ENDS) tiles(std::true_type());
+        } else {
+            tiles(std::false_type());
+        }
     }
     gp__seg_finish<Op>(out, scratch, run, head_row, head_val, share.blocks);
 #endif
