@@ -19,8 +19,8 @@
  *
  * A block folds its tiles one of two ways, chosen once from its share's mean segment length:
  * by heads (gp__seg_tile_heads: values in a straight line, outputs a thread an end) where
- * that mean is 8 to 256 values, else by merge items (gp__seg_tile). There a tile of very
- * short segments writes its outputs into shared memory as the fold finds them, then stores
+ * that mean is 8 to 256 values (CSR offsets only), else by merge items (gp__seg_tile).
+ * There a tile of very short segments writes its outputs into shared memory as the fold finds them, then stores
  * them in order, a thread an output: stored where they are found, a warp's outputs lie
  * about ITEMS / 2 apart (length 1), so each store touches up to 32 sectors.
  *
@@ -61,10 +61,10 @@
 #ifndef GP__SEGR_ITEMS4
 #define GP__SEGR_ITEMS4 15 /* odd: see gp__segr_items */
 #endif
-/* A block whose share averages HEADS_LO to HEADS_HI values a segment folds its tiles by
- * heads (gp__seg_tile_heads), any other by merge items (gp__seg_tile). Each was faster on
- * its own side (H200, 2^28 f32, either fold alone, in ms: segments of 4 1.03 / 0.84, 32
- * 0.60 / 0.76, 200 0.60 / 0.61, 1024 0.58 / 0.48). */
+/* A block whose share averages HEADS_LO to HEADS_HI values a segment (CSR offsets) folds
+ * its tiles by heads (gp__seg_tile_heads), any other by merge items (gp__seg_tile). Each
+ * was faster on its own side (H200, 2^28 f32, either fold alone, in ms: segments of 4
+ * 1.03 / 0.84, 32 0.60 / 0.76, 200 0.60 / 0.61, 1024 0.58 / 0.48). */
 #ifndef GP__SEGR_HEADS_LO
 #define GP__SEGR_HEADS_LO 8
 #endif
@@ -339,7 +339,8 @@ __global__ void __launch_bounds__(GP__SEGR_THREADS, GP__SEGR_MIN_BLOCKS)
                         };
                         while (x < hi) {
                             const uint32_t c = gp__segr_chunk_of(es, (x - i_start) * 8);
-                            const uint64_t in_c = i_start + (uint64_t)(((int64_t)(c + 1) * EStream::CHUNK - es.lead) / 8) - 1;
+                            const uint64_t in_c =
+                                i_start + (uint64_t)(((int64_t)(c + 1) * EStream::CHUNK - es.lead) / 8) - 1;
                             const uint64_t last = in_c < hi - 1 ? in_c : hi - 1;
                             gp__segr_wait<EStream>(ebar, c);
                             if (pos(last) < d_e) {
@@ -382,10 +383,12 @@ __global__ void __launch_bounds__(GP__SEGR_THREADS, GP__SEGR_MIN_BLOCKS)
                 const uint64_t i0 = i_t, j0 = j_t;
                 const unsigned ne = (unsigned)(x_e - i0), nv = (unsigned)(j_e - j0);
                 const auto end_at = [&](unsigned i) -> uint32_t {
-                    if constexpr (Src::ENDS)
-                        return (uint32_t)(gp__segr_lds<uint64_t>(ering_u32 + ((eoff + 8 * i) & (ERING - 1))) - src.base - j0);
-                    else
+                    if constexpr (Src::ENDS) {
+                        const uint64_t end = gp__segr_lds<uint64_t>(ering_u32 + ((eoff + 8 * i) & (ERING - 1)));
+                        return (uint32_t)(end - src.base - j0);
+                    } else {
                         return (uint32_t)(src.end(i0 + i) - j0);
+                    }
                 };
                 const auto value_at = [&](unsigned j) {
                     return gp__segr_value<T, VRING>(vring_u32, voff + j * (unsigned)sizeof(T));
