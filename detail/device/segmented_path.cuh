@@ -252,7 +252,7 @@ struct gp__seg_heads_smem {
     enum { WORDS = TILE / 32 + 2 }; /* a thread's bits may start in the last word and read the next */
     uint32_t bits[WORDS];
     uint32_t ranks[THREADS]; /* heads before the thread << 16 | its head bits */
-    T at[TILE / 2 + 1];
+    T at[TILE / 2 + 1]; /* the ring kernel's merge-item fold stages its outputs here too */
 };
 
 /* One tile of the merge path by heads, by the block of THREADS threads. The tile's ne

@@ -20,9 +20,10 @@
  * A block folds its tiles one of two ways, chosen once from its share's mean segment length:
  * by heads (gp__seg_tile_heads: values in a straight line, outputs a thread an end) where
  * that mean is 8 to 256 values (CSR offsets only), else by merge items (gp__seg_tile).
- * There a tile of very short segments writes its outputs into shared memory as the fold finds them, then stores
- * them in order, a thread an output: stored where they are found, a warp's outputs lie
- * about ITEMS / 2 apart (length 1), so each store touches up to 32 sectors.
+ * There a tile of very short segments writes its outputs into shared memory (the heads'
+ * `at`, unused by that fold) as the fold finds them, then stores them in order, a thread
+ * an output: stored where they are found, a warp's outputs lie about ITEMS / 2 apart
+ * (length 1), so each store touches up to 32 sectors.
  *
  * Bulk copies move 16-byte aligned pieces that lie inside the input; the few words of a
  * stream outside them (its first and last 16 bytes, where the input starts or ends there)
