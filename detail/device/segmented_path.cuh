@@ -2,9 +2,10 @@
  * walk (segmented_reduce.cuh, one tile at a time; segmented_reduce_ring.cuh, on a ring of
  * bulk copies): the segmented operator over (head, value) pairs, where segment ends come
  * from (CSR offsets, or rows), the merge-path search, the fold of one tile by a block (by
- * merge items, or by heads) and the last block's fix-up of the segments that cross blocks.
+ * merge items, or by heads), the walk of a block's share of long segments by its warps,
+ * and the last block's fix-up of the segments that cross blocks.
  * Level 3 (device code): needs block_scan.cuh, block_reduce.cuh, block_select.cuh,
- * single_pass.cuh, launch.cuh, ops.cuh and common.cuh.
+ * single_pass.cuh, launch.cuh, reduce_kernels.cuh, ops.cuh and common.cuh.
  *
  * The merge path (Merrill & Garland, "Merge-based Parallel Sparse Matrix-Vector
  * Multiplication", SC'16): the work is the merge of the segment ends (S items) with the
@@ -32,6 +33,7 @@ static inline GP__HD size_t gp__seg_rec_rows_offset(void) { return GP__SCRATCH_A
 #include "../block/block_select.cuh" /* gp__op_sel_u32: the heads' count */
 #include "../agent/single_pass.cuh"
 #include "../util/launch.cuh"
+#include "reduce_kernels.cuh" /* gp__reduce_load: gp__seg_walk's 16-byte groups */
 
 /* A value and the segment heads at or before it, under the segmented operator:
  * (h1, a) . (h2, b) = (h1 + h2, h2 ? b : a OP b). Associative whenever OP is; a head resets
@@ -357,6 +359,209 @@ static __device__ __forceinline__ void gp__seg_tile_heads(Smem &sm, uint64_t i0,
         } else {
             put(i, val);
         }
+    }
+}
+
+/* Chunks a warp of gp__seg_walk loads before it folds any: 32 lanes x 16 bytes each, so a
+ * warp has 4 KB in flight and a block of 8 warps 32 KB, as the rings hold. */
+#ifndef GP__SEG_WALK_ROUND
+#define GP__SEG_WALK_ROUND 8
+#endif
+/* What a piece weighs in the warps' split, in chunks: its own partial chunk and its fold
+ * and store cost about a chunk each (H200: fixed lengths of 128 values, a chunk each, took
+ * twice the time of the same values in segments of 1024). */
+#ifndef GP__SEG_WALK_PIECE
+#define GP__SEG_WALK_PIECE 2
+#endif
+/* Out of line: inlined into the ring kernel, the walk made the kernel's other folds slower
+ * (H200, 2^28 f32, against the walk out of line: segments of 32 652 against 604 us, power-law
+ * lengths 565 against 510), though it ran 2% faster itself. The cause was not found. */
+#ifndef GP__SEG_WALK_INLINE
+#define GP__SEG_WALK_INLINE __noinline__
+#endif
+
+/* The shared memory of gp__seg_walk for a block of WARPS warps. */
+template <class T, unsigned WARPS>
+struct gp__seg_walk_smem {
+    uint64_t x[WARPS + 1], cut[WARPS + 1]; /* each warp's first end and first value, then the block's ends */
+    T head[WARPS], carry[WARPS];
+    uint32_t has_end[WARPS];
+};
+
+/* A block's share of CSR segments, walked by its warps straight from global memory, for
+ * long segments: the ends [i_start, i_end) and values [j_start, j_end) of its merge-path
+ * split. A warp's part of the share is a run of pieces: the values before its first end
+ * (its head: the segment began before it), a whole segment between each two ends, and the
+ * values after its last end (its carry). A piece is folded chunk by chunk, a chunk being
+ * 32 groups of VEC values, a group the VEC values of one 16-byte vector at a multiple of
+ * VEC in `src.in` (values outside the piece count as the identity): each lane folds its
+ * group in order, a tree of shuffles folds the lanes in order (lane i takes lane i + o),
+ * and lane 0 folds the chunks in order. A warp fills ROUND chunks (of one piece or of the
+ * next ones) before it folds any, so 4 KB a warp are in flight. The warps split the share
+ * by cost, a merge path of their own where an end weighs PIECE chunks of values (a search
+ * each, in global memory), so a warp of many short segments gets fewer values. The warps'
+ * heads and carries then fold in order, as the threads' do in gp__seg_tile, into run,
+ * head_row and head_val. The association depends on the offsets and the split only, never
+ * on alignment: a group that is not whole in the piece, or `src.in` off 16-byte boundaries,
+ * loads element by element.
+ *
+ * Why: folding a tile through the rings takes a search, a block scan and barriers a tile
+ * of 3840 values, and at segments of 1024 the block, not memory, was the limit (49% of the
+ * read rate on the H200). Here a warp spends about a quarter of an instruction a value and
+ * no barrier. A piece costs at least a chunk, so short segments stay on the rings. */
+template <class Op, unsigned WARPS, class Src>
+static __device__ GP__SEG_WALK_INLINE void gp__seg_walk(typename Op::type *out, const Src &src, uint64_t i_start,
+                                                    uint64_t i_end, uint64_t j_start, uint64_t j_end,
+                                                    gp__seg_walk_smem<typename Op::type, WARPS> &sm,
+                                                    gp__seg_pair<typename Op::type> &run, uint64_t &head_row,
+                                                    typename Op::type &head_val)
+{
+    typedef typename Op::type T;
+    typedef gp__seg_op<Op> SOp;
+    typedef gp__seg_pair<T> pair;
+    enum { VEC = 16 / sizeof(T), U = GP__SEG_WALK_ROUND, C = GP__SEG_WALK_PIECE * 32 * VEC };
+    static_assert(Src::ENDS && 16 % sizeof(T) == 0, "CSR offsets; groups of whole values in 16 bytes");
+    const unsigned warp = threadIdx.x >> 5, lane = gp__lane_id();
+    const uint64_t base = src.base; /* positions below are indices of src.in */
+    const bool aligned16 = ((uintptr_t)src.in & 15) == 0;
+    /* the split: a piece costs a chunk's slot besides its values, so warp w starts at cost
+     * D w / WARPS of the share's D = values + C ends (a merge path whose ends weigh C) */
+    const uint64_t D = (j_end - j_start) + C * (i_end - i_start);
+    if (warp > 0) {
+        const uint64_t d = D * warp / WARPS;
+        const auto at = [&](uint64_t y) { /* end y's position in the share, kept inside it */
+            const uint64_t e = src.end(y);
+            return e < j_start ? 0 : e > j_end ? j_end - j_start : e - j_start;
+        };
+        const uint64_t x = gp__seg_first(i_start, i_end, [&](uint64_t y) { return at(y) + C * (y - i_start) >= d; });
+        /* the values before the split: what d leaves after the ends before it, at a multiple
+         * of VEC where that lies between end x - 1 and end x */
+        const uint64_t ends = C * (x - i_start), lo = x > i_start ? at(x - 1) : 0, hi = x < i_end ? at(x) : j_end - j_start;
+        const uint64_t first = base + j_start; /* the share's first value, in src.in */
+        uint64_t c = (first + (d > ends ? d - ends : 0)) / VEC * VEC;
+        c = c < first + lo ? first + lo : c;
+        c = c > first + hi ? first + hi : c;
+        if (lane == 0) {
+            sm.x[warp] = x;
+            sm.cut[warp] = c - base;
+        }
+    } else if (lane == 0) {
+        sm.x[0] = i_start;
+        sm.x[WARPS] = i_end;
+        sm.cut[0] = j_start;
+        sm.cut[WARPS] = j_end;
+    }
+    __syncthreads();
+    /* ends that do not ascend (the caller's contract broken) may give splits that do not
+     * ascend either: each warp's ends and values are kept after the last warp's, and every
+     * position inside the warp's values, so every piece lies inside the block's share */
+    uint64_t x_lo = i_start, c_lo = j_start;
+    for (unsigned w = 1; w <= warp; w++) {
+        x_lo = sm.x[w] > x_lo ? sm.x[w] : x_lo;
+        c_lo = sm.cut[w] > c_lo ? sm.cut[w] : c_lo;
+    }
+    const uint64_t x_hi = sm.x[warp + 1] > x_lo ? sm.x[warp + 1] : x_lo;
+    const uint64_t c_hi = sm.cut[warp + 1] > c_lo ? sm.cut[warp + 1] : c_lo;
+    const uint64_t K = x_hi - x_lo, lim = base + c_hi; /* pieces 0 .. K */
+    const T *in = src.in;
+    /* the ends, 32 at a time, a lane each (absolute positions), the next 32 in flight */
+    const auto end_of = [&](uint64_t q) { return q < K ? src.end(x_lo + q) + base : lim; };
+    uint64_t qb = 0, e_cur = end_of(lane), e_next = end_of(32 + lane);
+    /* the piece being filled: its index q, values [lo, hi), its next group g, groups to ge */
+    uint64_t q = 0, lo = base + c_lo, hi = lim, g, ge;
+    const auto open = [&]() {
+        if (q < K) {
+            if (q - qb == 32) {
+                qb += 32;
+                e_cur = e_next;
+                e_next = end_of(qb + 32 + lane);
+            }
+            const uint64_t e = gp__shfl<GP__SHFL_IDX>(e_cur, (int)(q - qb));
+            hi = e < lo ? lo : e > lim ? lim : e;
+        } else {
+            hi = lim;
+        }
+        g = lo / VEC;
+        ge = (hi + VEC - 1) / VEC;
+    };
+    open();
+    T acc = Op::identity(), head = Op::identity(), carry = Op::identity(); /* lane 0's */
+    while (q <= K) {
+        T x[U][VEC];
+        const uint64_t q0 = q;
+        uint32_t last = 0; /* bit u: chunk u is its piece's last */
+#pragma unroll
+        for (unsigned u = 0; u < U; u++) {
+            const bool live = q <= K;
+            const uint64_t e0 = (g + lane) * VEC;
+            if (live && aligned16 && e0 >= lo && e0 + VEC <= hi) {
+                gp__reduce_load<T, VEC>(in + e0, true, x[u]);
+            } else {
+#pragma unroll
+                for (unsigned k = 0; k < VEC; k++)
+                    x[u][k] = live && e0 + k >= lo && e0 + k < hi ? gp__load_elem(in + e0 + k) : Op::identity();
+            }
+            if (live) {
+                g += 32;
+                if (g >= ge) { /* the piece's last chunk: the next piece starts where it ends */
+                    last |= 1u << u;
+                    q++;
+                    lo = hi;
+                    if (q <= K) open();
+                }
+            }
+        }
+        T v[U];
+#pragma unroll
+        for (unsigned u = 0; u < U; u++) {
+            v[u] = x[u][0];
+#pragma unroll
+            for (unsigned k = 1; k < VEC; k++) v[u] = Op::apply(v[u], x[u][k]);
+        }
+        gp__warp_reduce_lane0_each<Op, U>(v);
+        if (lane == 0) {
+            uint64_t p = q0;
+#pragma unroll
+            for (unsigned u = 0; u < U; u++) {
+                acc = Op::apply(acc, v[u]);
+                if ((last >> u) & 1) {
+                    if (p == K) carry = acc;
+                    else if (p == 0) head = acc;
+                    else gp__store_elem(out + x_lo + p, acc);
+                    acc = Op::identity();
+                    p++;
+                }
+            }
+        }
+    }
+    if (lane == 0) {
+        sm.head[warp] = head;
+        sm.carry[warp] = carry;
+        sm.has_end[warp] = K > 0;
+    }
+    __syncthreads();
+    /* the warps in order: each warp's head completes with the carries before it */
+    pair pre = run;
+    for (unsigned w = 0; w < warp; w++) {
+        pair c;
+        c.v = sm.carry[w];
+        c.h = sm.has_end[w];
+        pre = SOp::apply(pre, c);
+    }
+    if (lane == 0 && K > 0) {
+        const T v = Op::apply(pre.v, head);
+        if (pre.h) {
+            gp__store_elem(out + x_lo, v);
+        } else { /* the block's first segment end: it may have begun in an earlier block */
+            head_row = x_lo;
+            head_val = v;
+        }
+    }
+    for (unsigned w = 0; w < WARPS; w++) {
+        pair c;
+        c.v = sm.carry[w];
+        c.h = sm.has_end[w];
+        run = SOp::apply(run, c);
     }
 }
 

@@ -17,9 +17,11 @@
  * of it, one lane searching, a tile took 3569 cycles at segments of 65536, 2300 of them
  * in warp 0 alone (H200, clock64).
  *
- * A block folds its tiles one of two ways, chosen once from its share's mean segment length:
- * by heads (gp__seg_tile_heads: values in a straight line, outputs a thread an end) where
- * that mean is 8 to 256 values (CSR offsets only), else by merge items (gp__seg_tile).
+ * A block takes its share one of three ways, chosen once from its mean segment length: with
+ * CSR offsets, its warps walk it from global memory where that mean is above 128 values
+ * (gp__seg_walk, segmented_path.cuh: no rings), or its tiles fold by heads
+ * (gp__seg_tile_heads: values in a straight line, outputs a thread an end) where it is 8
+ * to 128; else, and for rows, its tiles fold by merge items (gp__seg_tile).
  * There a tile of very short segments writes its outputs into shared memory (the heads'
  * `at`, unused by that fold) as the fold finds them, then stores them in order, a thread
  * an output: stored where they are found, a warp's outputs lie about ITEMS / 2 apart
@@ -62,15 +64,22 @@
 #ifndef GP__SEGR_ITEMS4
 #define GP__SEGR_ITEMS4 15 /* odd: see gp__segr_items */
 #endif
-/* A block whose share averages HEADS_LO to HEADS_HI values a segment (CSR offsets) folds
- * its tiles by heads (gp__seg_tile_heads), any other by merge items (gp__seg_tile). Each
- * was faster on its own side (H200, 2^28 f32, either fold alone, in ms: segments of 4
- * 1.03 / 0.84, 32 0.60 / 0.76, 200 0.60 / 0.61, 1024 0.58 / 0.48). */
+/* CSR offsets: a block whose share averages more than WALK values a segment (or has no
+ * segment end) leaves the rings, and its warps walk its values straight from global memory
+ * (gp__seg_walk); one that averages HEADS_LO to WALK folds its tiles by heads
+ * (gp__seg_tile_heads); any other, and rows, by merge items (gp__seg_tile). Each is the
+ * fastest on its side (H200, 2^28 f32, us): fixed lengths of 4, by merge items / by heads
+ * 840 / 1030; of 32, by heads / merge items 600 / 760; of 128, by heads / the walk 554 /
+ * 573; of 192, the walk / by heads 403 / 600; of 1024, the walk / merge items 278 / 492;
+ * random lengths of 0 to 400, the walk / by heads 429 / 602. The shares are equal in merge
+ * items, not in time, so a launch that mixes ways waits for its slowest blocks: lengths
+ * half empty, 40% of 0-7 and 10% of 0-2999 (mean 150) took 529 us with WALK at 128, 653 at
+ * 160 (blocks on both sides) and 592 at 256. */
 #ifndef GP__SEGR_HEADS_LO
 #define GP__SEGR_HEADS_LO 8
 #endif
-#ifndef GP__SEGR_HEADS_HI
-#define GP__SEGR_HEADS_HI 256
+#ifndef GP__SEGR_WALK
+#define GP__SEGR_WALK 128
 #endif
 #ifndef GP__SEGR_RING
 #define GP__SEGR_RING 1 /* 0: every call on the one-tile kernel (the bench's ladder builds it so) */
@@ -416,7 +425,12 @@ __global__ void __launch_bounds__(GP__SEGR_THREADS, GP__SEGR_MIN_BLOCKS)
         const uint64_t nb_e = i_end - i_start, nb_v = j_end - j_start;
         /* rows come here only when few and short (segmented_reduce.cuh): they keep the
          * merge-item fold alone, which halves the fold by heads' build time */
-        if (Src::ENDS && nb_v >= GP__SEGR_HEADS_LO * nb_e && nb_v <= GP__SEGR_HEADS_HI * nb_e) {
+        if (Src::ENDS && nb_v > GP__SEGR_WALK * nb_e) {
+            if constexpr (Src::ENDS)
+                gp__seg_walk<Op, GP__SEGR_THREADS / 32>(
+                    out, src, i_start, i_end, j_start, j_end,
+                    *reinterpret_cast<gp__seg_walk_smem<T, GP__SEGR_THREADS / 32> *>(vring), run, head_row, head_val);
+        } else if (Src::ENDS && nb_v >= GP__SEGR_HEADS_LO * nb_e) {
             if constexpr (Src::ENDS) tiles(std::true_type());
         } else {
             tiles(std::false_type());

@@ -165,9 +165,9 @@ extern "C" void test_segmented_host(void)
 
 /* ---- offsets ------------------------------------------------------------------------------- */
 
-enum { PAT_RANDOM, PAT_ONES, PAT_ONE, PAT_FIXED32, PAT_POWER, PAT_EMPTY, PATS };
+enum { PAT_RANDOM, PAT_ONES, PAT_ONE, PAT_FIXED32, PAT_POWER, PAT_EMPTY, PAT_LONG, PATS };
 static const char *pat_name[] = {"random with empties", "all length 1", "one segment", "fixed 32", "power-law + n/2",
-                                 "all empty"};
+                                 "all empty", "long, random with empties"};
 
 /* Segment lengths for about n values (S segments), starting at `base`. */
 static std::vector<uint64_t> make_offsets(int pat, size_t n, uint64_t base, uint64_t *st)
@@ -195,6 +195,9 @@ static std::vector<uint64_t> make_offsets(int pat, size_t n, uint64_t base, uint
         break;
     }
     case PAT_EMPTY: for (size_t i = 0; i < 1 + n % 1000; i++) add(0); break;
+    case PAT_LONG: /* lengths 0 to 2999, a fifth empty: blocks whose warps walk their segments */
+        while (at - base < n) add(gp_t_next(st) % 5 == 0 ? 0 : gp_t_next(st) % 3000);
+        break;
     }
     return off;
 }
@@ -483,8 +486,8 @@ extern "C" void test_segmented_reduce_gpu(void)
     /* offsets that are not ascending break the caller's contract: the results are unspecified,
      * but nothing outside d_out[0 .. S) is written (first and last offsets 0 and n, so every
      * offset lies inside the values; the sanitizers check the reads) */
-    for (size_t n : {(size_t)100, (size_t)5000, (size_t)1 << 20}) {
-        const size_t S = n / 16 + 1;
+    for (size_t n : {(size_t)100, (size_t)5000, (size_t)1 << 20, (size_t)3 << 20}) {
+        const size_t S = n == (size_t)3 << 20 ? n / 2000 + 1 : n / 16 + 1; /* the last: about 2000 values a segment */
         std::vector<uint64_t> off(S + 1);
         off[0] = 0;
         off[S] = n;
