@@ -79,7 +79,7 @@
 #define GP__SEGR_HEADS_LO 8
 #endif
 #ifndef GP__SEGR_WALK
-#define GP__SEGR_WALK 128
+#define GP__SEGR_WALK 24
 #endif
 #ifndef GP__SEGR_RING
 #define GP__SEGR_RING 1 /* 0: every call on the one-tile kernel (the bench's ladder builds it so) */
