@@ -367,11 +367,22 @@ static __device__ __forceinline__ void gp__seg_tile_heads(Smem &sm, uint64_t i0,
 #ifndef GP__SEG_WALK_ROUND
 #define GP__SEG_WALK_ROUND 8
 #endif
-/* What a piece weighs in the warps' split, in chunks: its own partial chunk and its fold
- * and store cost about a chunk each (H200: fixed lengths of 128 values, a chunk each, took
- * twice the time of the same values in segments of 1024). */
+/* A block of at most PIECES_ABOVE values a segment streams its warps' values with head
+ * bits (gp__seg_stream_warp); one of more, or of no segment end, walks them piece by piece
+ * (a segment at a time). H200, 2^28 f32, us, the stream / by pieces: segments of 32 462 /
+ * 597 (by heads), 128 418 / 576, 1024 321 / 278, 65536 308 / 274. 0: always the stream. */
+#ifndef GP__SEG_WALK_PIECES_ABOVE
+#define GP__SEG_WALK_PIECES_ABOVE 256
+#endif
+/* What a segment end weighs in the warps' split, in values: by pieces, PIECE chunks (its
+ * own partial chunk and its fold and store cost about a chunk each: fixed lengths of 128
+ * values, a chunk each, took twice the time of the same values in segments of 1024);
+ * streamed, END groups (a round holds 32 ends at most). */
 #ifndef GP__SEG_WALK_PIECE
 #define GP__SEG_WALK_PIECE 2
+#endif
+#ifndef GP__SEG_WALK_END
+#define GP__SEG_WALK_END 8
 #endif
 /* Out of line: inlined into the ring kernel, the walk made the kernel's other folds slower
  * (H200, 2^28 f32, against the walk out of line: segments of 32 652 against 604 us, power-law
@@ -386,19 +397,9 @@ struct gp__seg_walk_smem {
     uint64_t x[WARPS + 1], cut[WARPS + 1]; /* each warp's first end and first value, then the block's ends */
     T head[WARPS], carry[WARPS];
     uint32_t has_end[WARPS];
-    uint32_t hw[WARPS][32];                                  /* the stream's head bits */
-    T stage[WARPS][GP__SEG_WALK_ROUND * 512 / sizeof(T)]; /* the stream's folds before heads */
+    uint32_t hw[WARPS][32];                               /* the stream's head bits, a word a lane */
+    T stage[WARPS][GP__SEG_WALK_ROUND * 512 / sizeof(T)]; /* the stream's folds before heads, a slot a value */
 };
-
-#ifndef GP__SEG_WALK_STREAM
-#define GP__SEG_WALK_STREAM 1
-#endif
-#ifndef GP__SEG_WALK_PIECES_ABOVE
-#define GP__SEG_WALK_PIECES_ABOVE 256 /* a block of more values a segment (or none) walks by pieces; 0: never */
-#endif
-#ifndef GP__SEG_WALK_END
-#define GP__SEG_WALK_END 8 /* groups of values an end weighs in the stream's split */
-#endif
 
 /* One warp's values [first, lim) (indices of src.in) and segment ends [x_lo, x_hi) of
  * gp__seg_walk, streamed: rounds of up to ROUND chunks of values, each cut where its 33rd
@@ -522,27 +523,28 @@ static __device__ __forceinline__ typename Op::type gp__seg_stream_warp(typename
     return restart ? Op::identity() : run;
 }
 
-/* A block's share of CSR segments, walked by its warps straight from global memory, for
- * long segments: the ends [i_start, i_end) and values [j_start, j_end) of its merge-path
- * split. A warp's part of the share is a run of pieces: the values before its first end
- * (its head: the segment began before it), a whole segment between each two ends, and the
+/* A block's share of CSR segments, walked by its warps straight from global memory: the
+ * ends [i_start, i_end) and values [j_start, j_end) of its merge-path split. The warps
+ * split the share by cost, a merge path of their own where an end weighs C values (a
+ * search each, in global memory), so a warp of many short segments gets fewer values. Each
+ * warp then folds its part, streamed with head bits (gp__seg_stream_warp) where the block
+ * averages at most PIECES_ABOVE values a segment, else piece by piece: the values before
+ * its first end (its head: the segment began before it), each whole segment, and the
  * values after its last end (its carry). A piece is folded chunk by chunk, a chunk being
  * 32 groups of VEC values, a group the VEC values of one 16-byte vector at a multiple of
  * VEC in `src.in` (values outside the piece count as the identity): each lane folds its
  * group in order, a tree of shuffles folds the lanes in order (lane i takes lane i + o),
  * and lane 0 folds the chunks in order. A warp fills ROUND chunks (of one piece or of the
- * next ones) before it folds any, so 4 KB a warp are in flight. The warps split the share
- * by cost, a merge path of their own where an end weighs PIECE chunks of values (a search
- * each, in global memory), so a warp of many short segments gets fewer values. The warps'
- * heads and carries then fold in order, as the threads' do in gp__seg_tile, into run,
- * head_row and head_val. The association depends on the offsets and the split only, never
- * on alignment: a group that is not whole in the piece, or `src.in` off 16-byte boundaries,
+ * next ones) before it folds any, so 4 KB a warp are in flight. The warps' heads and
+ * carries then fold in order, as the threads' do in gp__seg_tile, into run, head_row and
+ * head_val. The association depends on the offsets and the split only, never on
+ * alignment: a group that is not whole in the piece, or `src.in` off 16-byte boundaries,
  * loads element by element.
  *
  * Why: folding a tile through the rings takes a search, a block scan and barriers a tile
  * of 3840 values, and at segments of 1024 the block, not memory, was the limit (49% of the
- * read rate on the H200). Here a warp spends about a quarter of an instruction a value and
- * no barrier. A piece costs at least a chunk, so short segments stay on the rings. */
+ * read rate on the H200). Here a warp spends well under an instruction a value and
+ * meets no block barrier between its rounds. */
 template <class Op, unsigned WARPS, class Src>
 static __device__ GP__SEG_WALK_INLINE void gp__seg_walk(typename Op::type *out, const Src &src, uint64_t i_start,
                                                     uint64_t i_end, uint64_t j_start, uint64_t j_end,
@@ -554,7 +556,7 @@ static __device__ GP__SEG_WALK_INLINE void gp__seg_walk(typename Op::type *out, 
     typedef gp__seg_op<Op> SOp;
     typedef gp__seg_pair<T> pair;
     enum { VEC = 16 / sizeof(T), U = GP__SEG_WALK_ROUND };
-    const bool stream = GP__SEG_WALK_STREAM && j_end - j_start > 0 &&
+    const bool stream = j_end - j_start > 0 &&
                         (GP__SEG_WALK_PIECES_ABOVE == 0 ||
                          j_end - j_start <= (uint64_t)GP__SEG_WALK_PIECES_ABOVE * (i_end - i_start));
     const uint64_t C = stream ? GP__SEG_WALK_END * VEC : GP__SEG_WALK_PIECE * 32 * VEC;

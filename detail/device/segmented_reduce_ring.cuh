@@ -18,10 +18,10 @@
  * in warp 0 alone (H200, clock64).
  *
  * A block takes its share one of three ways, chosen once from its mean segment length: with
- * CSR offsets, its warps walk it from global memory where that mean is above 128 values
- * (gp__seg_walk, segmented_path.cuh: no rings), or its tiles fold by heads
- * (gp__seg_tile_heads: values in a straight line, outputs a thread an end) where it is 8
- * to 128; else, and for rows, its tiles fold by merge items (gp__seg_tile).
+ * CSR offsets, its warps walk it from global memory where that mean is above 24 values and
+ * the share more than a tile (gp__seg_walk, segmented_path.cuh: no rings), or its tiles
+ * fold by heads (gp__seg_tile_heads: values in a straight line, outputs a thread an end)
+ * where it is 8 to 24; else, and for rows, its tiles fold by merge items (gp__seg_tile).
  * There a tile of very short segments writes its outputs into shared memory (the heads'
  * `at`, unused by that fold) as the fold finds them, then stores them in order, a thread
  * an output: stored where they are found, a warp's outputs lie about ITEMS / 2 apart
@@ -64,17 +64,19 @@
 #ifndef GP__SEGR_ITEMS4
 #define GP__SEGR_ITEMS4 15 /* odd: see gp__segr_items */
 #endif
-/* CSR offsets: a block whose share averages more than WALK values a segment (or has no
- * segment end) leaves the rings, and its warps walk its values straight from global memory
- * (gp__seg_walk); one that averages HEADS_LO to WALK folds its tiles by heads
- * (gp__seg_tile_heads); any other, and rows, by merge items (gp__seg_tile). Each is the
- * fastest on its side (H200, 2^28 f32, us): fixed lengths of 4, by merge items / by heads
- * 840 / 1030; of 32, by heads / merge items 600 / 760; of 128, by heads / the walk 554 /
- * 573; of 192, the walk / by heads 403 / 600; of 1024, the walk / merge items 278 / 492;
- * random lengths of 0 to 400, the walk / by heads 429 / 602. The shares are equal in merge
- * items, not in time, so a launch that mixes ways waits for its slowest blocks: lengths
- * half empty, 40% of 0-7 and 10% of 0-2999 (mean 150) took 529 us with WALK at 128, 653 at
- * 160 (blocks on both sides) and 592 at 256. */
+/* CSR offsets: a block of more than one tile whose share averages more than WALK values a
+ * segment (or has no segment end) leaves the rings, and its warps walk its values straight
+ * from global memory (gp__seg_walk: streamed with head bits up to 256 values a segment, by
+ * pieces above); one that averages HEADS_LO to WALK folds its tiles by heads
+ * (gp__seg_tile_heads); any other, and rows, by merge items (gp__seg_tile). H200, 2^28 f32,
+ * us: fixed lengths of 4, merge items / heads 840 / 1030; of 32, the stream / heads 462 /
+ * 597; of 128 418 / 576; of 1024, the walk by pieces / the stream / merge items 278 / 321 /
+ * 492; power-law lengths, the stream / heads 359 / 505. Shares are equal in merge items, not in time, so a launch
+ * whose blocks take different ways waits for the slowest: lengths half empty, 40% of 0-7
+ * and 10% of 0-2999 (mean 150), the walk by pieces above 128 / 160 / 256: 529 / 653 / 592
+ * us. Blocks of one tile (calls under about 2^20 values) keep the rings: the walk's
+ * searches, then ends, then values, one after another, took the 2^16 call of segments of
+ * 32 from 7.6 to 10.8 us. */
 #ifndef GP__SEGR_HEADS_LO
 #define GP__SEGR_HEADS_LO 8
 #endif
@@ -425,7 +427,7 @@ __global__ void __launch_bounds__(GP__SEGR_THREADS, GP__SEGR_MIN_BLOCKS)
         const uint64_t nb_e = i_end - i_start, nb_v = j_end - j_start;
         /* rows come here only when few and short (segmented_reduce.cuh): they keep the
          * merge-item fold alone, which halves the fold by heads' build time */
-        if (Src::ENDS && nb_v > GP__SEGR_WALK * nb_e) {
+        if (Src::ENDS && t_end - t_begin > 1 && nb_v > GP__SEGR_WALK * nb_e) {
             if constexpr (Src::ENDS)
                 gp__seg_walk<Op, GP__SEGR_THREADS / 32>(
                     out, src, i_start, i_end, j_start, j_end,
