@@ -428,10 +428,12 @@ __global__ void __launch_bounds__(GP__SEGR_THREADS, GP__SEGR_MIN_BLOCKS)
         /* rows come here only when few and short (segmented_reduce.cuh): they keep the
          * merge-item fold alone, which halves the fold by heads' build time */
         if (Src::ENDS && t_end - t_begin > 1 && nb_v > GP__SEGR_WALK * nb_e) {
+            typedef gp__seg_walk_smem<T, GP__SEGR_THREADS / 32> WalkSmem;
+            static_assert(sizeof(WalkSmem) <= VRING + ERING, "the walk's shared memory lies in the rings");
             if constexpr (Src::ENDS)
                 gp__seg_walk<Op, GP__SEGR_THREADS / 32>(
                     out, src, i_start, i_end, j_start, j_end,
-                    *reinterpret_cast<gp__seg_walk_smem<T, GP__SEGR_THREADS / 32> *>(vring), run, head_row, head_val);
+                    *reinterpret_cast<WalkSmem *>(vring), run, head_row, head_val);
         } else if (Src::ENDS && nb_v >= GP__SEGR_HEADS_LO * nb_e) {
             if constexpr (Src::ENDS) tiles(std::true_type());
         } else {
