@@ -1,7 +1,7 @@
 /* detail/device/segmented_reduce_ring.cuh -- the segmented reduce (and rows with ld == cols)
  * on sm_90: the merge path of segmented_path.cuh, fed by two rings of bulk copies.
- * Level 4 (device code and its launcher): needs segmented_path.cuh, util/mbarrier.cuh,
- * util/launch.cuh.
+ * Level 4 (device code and its launcher): needs segmented_path.cuh, segmented_walk.cuh,
+ * util/mbarrier.cuh, util/launch.cuh.
  *
  * Why: the one-tile kernel (segmented_reduce.cuh) loads a tile, then folds it, then loads
  * the next: each block has one tile's loads in flight at a time, and four blocks an SM
@@ -19,7 +19,7 @@
  *
  * A block takes its share one of three ways, chosen once from its mean segment length: with
  * CSR offsets, its warps walk it from global memory where that mean is above 24 values and
- * the share more than a tile (gp__seg_walk, segmented_path.cuh: no rings), or its tiles
+ * the share more than a tile (gp__seg_walk, segmented_walk.cuh: no rings), or its tiles
  * fold by heads (gp__seg_tile_heads: values in a straight line, outputs a thread an end)
  * where it is 8 to 24; else, and for rows, its tiles fold by merge items (gp__seg_tile).
  * There a tile of very short segments writes its outputs into shared memory (the heads'
@@ -91,6 +91,7 @@
 #include "../util/mbarrier.cuh"
 #include "../util/launch.cuh"
 #include "segmented_path.cuh"
+#include "segmented_walk.cuh"
 
 /* Merge items a thread: odd, so that threads that fold only values (long segments) start
  * in 32 different banks: 15 for 4-byte types, 7 for 8-byte, 3 for 16-byte. */

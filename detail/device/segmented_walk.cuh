@@ -1,0 +1,380 @@
+/* detail/device/segmented_walk.cuh -- a block's share of CSR segments walked by its warps
+ * straight from global memory, instead of tile by tile through the ring kernel's shared
+ * memory (segmented_reduce_ring.cuh calls it for blocks whose segments average more than
+ * GP__SEGR_WALK values): the warps' split of the share, the two ways a warp folds its part
+ * (streamed with head bits, or a segment at a time) and the warps' results folded into the
+ * block's record for the merge path's fix-up (segmented_path.cuh).
+ * Level 3 (device code): needs segmented_path.cuh, reduce_kernels.cuh, warp.cuh, ops.cuh
+ * and common.cuh. */
+#ifndef GPUPRIMS_DETAIL_SEGMENTED_WALK_CUH
+#define GPUPRIMS_DETAIL_SEGMENTED_WALK_CUH
+
+#include <stddef.h>
+#include <stdint.h>
+#include "../util/common.cuh"
+#include "../util/ops.cuh"
+
+/* Chunks a warp of gp__seg_walk loads before it folds any: 32 lanes x 16 bytes each, so a
+ * warp has 4 KB in flight and a block of 8 warps 32 KB, as the rings hold. */
+#ifndef GP__SEG_WALK_ROUND
+#define GP__SEG_WALK_ROUND 8
+#endif
+/* A block of at most PIECES_ABOVE values a segment streams its warps' values with head
+ * bits (gp__seg_stream_warp); one of more, or of no segment end, walks them piece by piece
+ * (a segment at a time). H200, 2^28 f32, us, the stream / by pieces: segments of 32 462 /
+ * 597 (by heads), 128 418 / 576, 1024 321 / 278, 65536 308 / 274. 0: always the stream. */
+#ifndef GP__SEG_WALK_PIECES_ABOVE
+#define GP__SEG_WALK_PIECES_ABOVE 256
+#endif
+/* What a segment end weighs in the warps' split, in values: by pieces, PIECE chunks (its
+ * own partial chunk and its fold and store cost about a chunk each: fixed lengths of 128
+ * values, a chunk each, took twice the time of the same values in segments of 1024);
+ * streamed, END groups (a round holds 32 ends at most). */
+#ifndef GP__SEG_WALK_PIECE
+#define GP__SEG_WALK_PIECE 2
+#endif
+#ifndef GP__SEG_WALK_END
+#define GP__SEG_WALK_END 8
+#endif
+/* Out of line: inlined into the ring kernel, the walk made the kernel's other folds slower
+ * (H200, 2^28 f32, against the walk out of line: segments of 32 652 against 604 us, power-law
+ * lengths 565 against 510), though it ran 2% faster itself. The cause was not found. */
+#ifndef GP__SEG_WALK_INLINE
+#define GP__SEG_WALK_INLINE __noinline__
+#endif
+
+/* The shared memory of gp__seg_walk for a block of WARPS warps. */
+template <class T, unsigned WARPS>
+struct gp__seg_walk_smem {
+    uint64_t x[WARPS + 1], cut[WARPS + 1]; /* each warp's first end and first value, then the block's ends */
+    T head[WARPS], carry[WARPS];
+    uint32_t has_end[WARPS];
+    uint32_t hw[WARPS][32];                               /* the stream's head bits, a word a lane */
+    T stage[WARPS][GP__SEG_WALK_ROUND * 512 / sizeof(T)]; /* the stream's folds before heads, a slot a value */
+};
+
+#ifdef __CUDACC__
+#include "../warp/warp.cuh"
+#include "segmented_path.cuh" /* the pairs, the CSR source, gp__seg_first */
+#include "reduce_kernels.cuh" /* gp__reduce_load: the 16-byte groups */
+
+/* One warp's values [first, lim) (indices of src.in) and segment ends [x_lo, x_hi) of
+ * gp__seg_walk, streamed: rounds of up to ROUND chunks of values, each cut where its 33rd
+ * end would fall, so that a lane holds one end of the round. The round's ends set head bits
+ * (a segment starts at the end's position) in a word a lane (hw, bit: chunk x VEC + element);
+ * each chunk of values is folded with them: a lane folds its group, restarting at heads, a
+ * warp scan of (head, fold) pairs gives each lane the fold before its group, and the lane
+ * writes the fold before each of its heads to stage (a slot a value of the round); a chunk
+ * with no head is a plain tree. The end lanes then read their segments' values from stage
+ * (empty segments: the identity; an end at the round's last position: the running fold).
+ * head: the value of end x_lo's segment from `first` (written to *head_out by its lane);
+ * returns the fold after the last end (the carry), in every lane. */
+template <class Op, class Src>
+static __device__ __forceinline__ typename Op::type gp__seg_stream_warp(typename Op::type *out, const Src &src,
+                                                                         uint64_t x_lo, uint64_t x_hi, uint64_t first,
+                                                                         uint64_t lim, typename Op::type *stage,
+                                                                         uint32_t *hw, typename Op::type *head_out)
+{
+    typedef typename Op::type T;
+    typedef gp__seg_op<Op> SOp;
+    typedef gp__seg_pair<T> pair;
+    enum { VEC = 16 / sizeof(T), U = GP__SEG_WALK_ROUND, CH = 32 * VEC, RV = U * CH };
+    static_assert(U * VEC <= 32, "a lane's head bits fit a word");
+    const unsigned lane = gp__lane_id();
+    const T *in = src.in;
+    const bool aligned16 = ((uintptr_t)in & 15) == 0;
+    const uint64_t *ends = src.off + 1; /* end x's position in src.in */
+    const auto pos_of = [&](uint64_t x) -> uint64_t { return x < x_hi ? __ldg(ends + x) : lim; };
+    uint64_t eb = x_lo, e_cur = pos_of(x_lo + lane), e_next = pos_of(x_lo + 32 + lane); /* 64 ends in flight */
+    uint64_t e_idx = x_lo, R0 = first, prev_p = first;
+    bool restart = false; /* a segment starts at R0: an end of the last round lay there */
+    T run = Op::identity(); /* the fold since the last head, up to R0 */
+    while (R0 < lim || e_idx < x_hi) {
+        const uint64_t A0 = R0 / VEC * VEC, Rmax = A0 + RV < lim ? A0 + RV : lim;
+        /* this lane's end, e_idx + lane, clamped inside [R0, lim] (ends that do not ascend
+         * break the caller's contract; clamped, they stay inside the share) */
+        const unsigned d = (unsigned)(e_idx - eb) + lane; /* < 64 */
+        const uint64_t ea = gp__shfl<GP__SHFL_IDX>(e_cur, (int)(d & 31)), en = gp__shfl<GP__SHFL_IDX>(e_next, (int)(d & 31));
+        uint64_t p = gp__select(d < 32, ea, en);
+        p = p < R0 ? R0 : p > lim ? lim : p;
+        const bool in_round = e_idx + lane < x_hi && (p < Rmax || R0 == lim);
+        const unsigned ball = __ballot_sync(GP__FULL_MASK, in_round);
+        const unsigned k = ball == GP__FULL_MASK ? 32u : (unsigned)__ffs(~ball) - 1;
+        const uint64_t R1 = k == 32 ? gp__shfl<GP__SHFL_IDX>(p, 31) : Rmax; /* the round's values: [R0, R1) */
+        const bool mine = lane < k;
+        /* the heads */
+        const auto set_head = [&](uint64_t q) {
+            const unsigned off = (unsigned)(q - A0);
+            atomicOr(&hw[(off % CH) / VEC], 1u << ((off / CH) * VEC + off % VEC));
+        };
+        if (mine && p < R1) set_head(p);
+        if (restart && lane == 0 && R0 < R1) set_head(R0);
+        __syncwarp();
+        const uint32_t h = hw[lane];
+        __syncwarp();
+        hw[lane] = 0;
+        /* the values, outside [R0, R1) the identity */
+        T x[U][VEC];
+#pragma unroll
+        for (unsigned u = 0; u < U; u++) {
+            const uint64_t e0 = A0 + (uint64_t)(u * 32 + lane) * VEC;
+            if (aligned16 && e0 >= R0 && e0 + VEC <= R1) {
+                gp__reduce_load<T, VEC>(in + e0, true, x[u]);
+            } else {
+#pragma unroll
+                for (unsigned q = 0; q < VEC; q++)
+                    x[u][q] = e0 + q >= R0 && e0 + q < R1 ? gp__load_elem(in + e0 + q) : Op::identity();
+            }
+        }
+#pragma unroll
+        for (unsigned u = 0; u < U; u++) {
+            if (A0 + u * CH >= R1) break; /* the same in every lane */
+            const uint32_t hb = (h >> (u * VEC)) & ((1u << VEC) - 1);
+            if (__any_sync(GP__FULL_MASK, hb != 0)) {
+                pair mine_p;
+                mine_p.h = hb != 0;
+                mine_p.v = Op::identity();
+#pragma unroll
+                for (unsigned q = 0; q < VEC; q++) mine_p.v = Op::apply((hb >> q) & 1 ? Op::identity() : mine_p.v, x[u][q]);
+                const pair incl = gp__warp_inclusive_scan<SOp>(mine_p);
+                pair before = gp__shfl<GP__SHFL_UP>(incl, 1);
+                before = gp__select(lane == 0, SOp::identity(), before);
+                T r = before.h ? before.v : Op::apply(run, before.v); /* the fold before the lane's group */
+#pragma unroll
+                for (unsigned q = 0; q < VEC; q++) {
+                    if ((hb >> q) & 1) stage[(u * 32 + lane) * VEC + q] = r;
+                    r = Op::apply((hb >> q) & 1 ? Op::identity() : r, x[u][q]);
+                }
+                const pair all = gp__shfl<GP__SHFL_IDX>(incl, 31);
+                run = all.h ? all.v : Op::apply(run, all.v);
+            } else { /* no head: a plain tree */
+                T t = x[u][0];
+#pragma unroll
+                for (unsigned q = 1; q < VEC; q++) t = Op::apply(t, x[u][q]);
+                t = gp__shfl<GP__SHFL_IDX>(gp__warp_reduce_lane0<Op>(t), 0);
+                run = Op::apply(run, t);
+            }
+        }
+        if (restart && R0 == R1) run = Op::identity(); /* a round of no values after a head */
+        __syncwarp();
+        /* the round's ends, a lane each: the fold before the end's position */
+        uint64_t pprev = gp__shfl<GP__SHFL_UP>(p, 1);
+        pprev = gp__select(lane == 0, prev_p, pprev);
+        if (mine) {
+            const uint64_t xe = e_idx + lane;
+            T val = Op::identity();
+            if (xe == x_lo || p != pprev) val = p == R1 ? run : stage[p - A0];
+            if (xe == x_lo) *head_out = val;
+            else gp__store_elem(out + xe, val);
+        }
+        restart = __any_sync(GP__FULL_MASK, mine && p == R1);
+        if (k > 0) prev_p = gp__shfl<GP__SHFL_IDX>(p, (int)k - 1);
+        e_idx += k;
+        R0 = R1;
+        if (e_idx - eb >= 32) {
+            eb += 32;
+            e_cur = e_next;
+            e_next = pos_of(eb + 32 + lane);
+        }
+    }
+    return restart ? Op::identity() : run;
+}
+
+/* A block's share of CSR segments, walked by its warps straight from global memory: the
+ * ends [i_start, i_end) and values [j_start, j_end) of its merge-path split. The warps
+ * split the share by cost, a merge path of their own where an end weighs C values (a
+ * search each, in global memory), so a warp of many short segments gets fewer values. Each
+ * warp then folds its part, streamed with head bits (gp__seg_stream_warp) where the block
+ * averages at most PIECES_ABOVE values a segment, else piece by piece: the values before
+ * its first end (its head: the segment began before it), each whole segment, and the
+ * values after its last end (its carry). A piece is folded chunk by chunk, a chunk being
+ * 32 groups of VEC values, a group the VEC values of one 16-byte vector at a multiple of
+ * VEC in `src.in` (values outside the piece count as the identity): each lane folds its
+ * group in order, a tree of shuffles folds the lanes in order (lane i takes lane i + o),
+ * and lane 0 folds the chunks in order. A warp fills ROUND chunks (of one piece or of the
+ * next ones) before it folds any, so 4 KB a warp are in flight. The warps' heads and
+ * carries then fold in order, as the threads' do in gp__seg_tile, into run, head_row and
+ * head_val. The association depends on the offsets and the split only, never on
+ * alignment: a group that is not whole in the piece, or `src.in` off 16-byte boundaries,
+ * loads element by element.
+ *
+ * Why: folding a tile through the rings takes a search, a block scan and barriers a tile
+ * of 3840 values, and at segments of 1024 the block, not memory, was the limit (49% of the
+ * read rate on the H200). Here a warp spends well under an instruction a value and
+ * meets no block barrier between its rounds. */
+template <class Op, unsigned WARPS, class Src>
+static __device__ GP__SEG_WALK_INLINE void gp__seg_walk(typename Op::type *out, const Src &src, uint64_t i_start,
+                                                    uint64_t i_end, uint64_t j_start, uint64_t j_end,
+                                                    gp__seg_walk_smem<typename Op::type, WARPS> &sm,
+                                                    gp__seg_pair<typename Op::type> &run, uint64_t &head_row,
+                                                    typename Op::type &head_val)
+{
+    typedef typename Op::type T;
+    typedef gp__seg_op<Op> SOp;
+    typedef gp__seg_pair<T> pair;
+    enum { VEC = 16 / sizeof(T), U = GP__SEG_WALK_ROUND };
+    const bool stream = j_end - j_start > 0 &&
+                        (GP__SEG_WALK_PIECES_ABOVE == 0 ||
+                         j_end - j_start <= (uint64_t)GP__SEG_WALK_PIECES_ABOVE * (i_end - i_start));
+    const uint64_t C = stream ? GP__SEG_WALK_END * VEC : GP__SEG_WALK_PIECE * 32 * VEC;
+    static_assert(Src::ENDS && 16 % sizeof(T) == 0, "CSR offsets; groups of whole values in 16 bytes");
+    const unsigned warp = threadIdx.x >> 5, lane = gp__lane_id();
+    const uint64_t base = src.base; /* positions below are indices of src.in */
+    const bool aligned16 = ((uintptr_t)src.in & 15) == 0;
+    /* the split: a piece costs a chunk's slot besides its values, so warp w starts at cost
+     * D w / WARPS of the share's D = values + C ends (a merge path whose ends weigh C) */
+    const uint64_t D = (j_end - j_start) + C * (i_end - i_start);
+    sm.hw[warp][lane] = 0;
+    if (warp > 0) {
+        const uint64_t d = D * warp / WARPS;
+        const auto at = [&](uint64_t y) { /* end y's position in the share, kept inside it */
+            const uint64_t e = src.end(y);
+            return e < j_start ? 0 : e > j_end ? j_end - j_start : e - j_start;
+        };
+        const uint64_t x = gp__seg_first(i_start, i_end, [&](uint64_t y) { return at(y) + C * (y - i_start) >= d; });
+        /* the values before the split: what d leaves after the ends before it, at a multiple
+         * of VEC where that lies between end x - 1 and end x */
+        const uint64_t ends = C * (x - i_start), lo = x > i_start ? at(x - 1) : 0, hi = x < i_end ? at(x) : j_end - j_start;
+        const uint64_t first = base + j_start; /* the share's first value, in src.in */
+        uint64_t c = (first + (d > ends ? d - ends : 0)) / VEC * VEC;
+        c = c < first + lo ? first + lo : c;
+        c = c > first + hi ? first + hi : c;
+        if (lane == 0) {
+            sm.x[warp] = x;
+            sm.cut[warp] = c - base;
+        }
+    } else if (lane == 0) {
+        sm.x[0] = i_start;
+        sm.x[WARPS] = i_end;
+        sm.cut[0] = j_start;
+        sm.cut[WARPS] = j_end;
+    }
+    __syncthreads();
+    /* ends that do not ascend (the caller's contract broken) may give splits that do not
+     * ascend either: each warp's ends and values are kept after the last warp's, and every
+     * position inside the warp's values, so every piece lies inside the block's share */
+    uint64_t x_lo = i_start, c_lo = j_start;
+    for (unsigned w = 1; w <= warp; w++) {
+        x_lo = sm.x[w] > x_lo ? sm.x[w] : x_lo;
+        c_lo = sm.cut[w] > c_lo ? sm.cut[w] : c_lo;
+    }
+    const uint64_t x_hi = sm.x[warp + 1] > x_lo ? sm.x[warp + 1] : x_lo;
+    const uint64_t c_hi = sm.cut[warp + 1] > c_lo ? sm.cut[warp + 1] : c_lo;
+    const uint64_t K = x_hi - x_lo, lim = base + c_hi; /* pieces 0 .. K */
+    T head = Op::identity(), carry = Op::identity();
+    if (stream) {
+    if (lane == 0) sm.head[warp] = Op::identity(); /* K == 0: never read */
+    carry = gp__seg_stream_warp<Op>(out, src, x_lo, x_hi, base + c_lo, lim, sm.stage[warp], sm.hw[warp],
+                                            &sm.head[warp]);
+    if (lane == 0) {
+        sm.carry[warp] = carry;
+        sm.has_end[warp] = K > 0;
+    }
+    __syncthreads();
+    head = sm.head[warp];
+    } else {
+    const T *in = src.in;
+    /* the ends, 32 at a time, a lane each (absolute positions), the next 32 in flight */
+    const auto end_of = [&](uint64_t q) { return q < K ? src.end(x_lo + q) + base : lim; };
+    uint64_t qb = 0, e_cur = end_of(lane), e_next = end_of(32 + lane);
+    /* the piece being filled: its index q, values [lo, hi), its next group g, groups to ge */
+    uint64_t q = 0, lo = base + c_lo, hi = lim, g, ge;
+    const auto open = [&]() {
+        if (q < K) {
+            if (q - qb == 32) {
+                qb += 32;
+                e_cur = e_next;
+                e_next = end_of(qb + 32 + lane);
+            }
+            const uint64_t e = gp__shfl<GP__SHFL_IDX>(e_cur, (int)(q - qb));
+            hi = e < lo ? lo : e > lim ? lim : e;
+        } else {
+            hi = lim;
+        }
+        g = lo / VEC;
+        ge = (hi + VEC - 1) / VEC;
+    };
+    open();
+    T acc = Op::identity(); /* lane 0's */
+    while (q <= K) {
+        T x[U][VEC];
+        const uint64_t q0 = q;
+        uint32_t last = 0; /* bit u: chunk u is its piece's last */
+#pragma unroll
+        for (unsigned u = 0; u < U; u++) {
+            const bool live = q <= K;
+            const uint64_t e0 = (g + lane) * VEC;
+            if (live && aligned16 && e0 >= lo && e0 + VEC <= hi) {
+                gp__reduce_load<T, VEC>(in + e0, true, x[u]);
+            } else {
+#pragma unroll
+                for (unsigned k = 0; k < VEC; k++)
+                    x[u][k] = live && e0 + k >= lo && e0 + k < hi ? gp__load_elem(in + e0 + k) : Op::identity();
+            }
+            if (live) {
+                g += 32;
+                if (g >= ge) { /* the piece's last chunk: the next piece starts where it ends */
+                    last |= 1u << u;
+                    q++;
+                    lo = hi;
+                    if (q <= K) open();
+                }
+            }
+        }
+        T v[U];
+#pragma unroll
+        for (unsigned u = 0; u < U; u++) {
+            v[u] = x[u][0];
+#pragma unroll
+            for (unsigned k = 1; k < VEC; k++) v[u] = Op::apply(v[u], x[u][k]);
+        }
+        gp__warp_reduce_lane0_each<Op, U>(v);
+        if (lane == 0) {
+            uint64_t p = q0;
+#pragma unroll
+            for (unsigned u = 0; u < U; u++) {
+                acc = Op::apply(acc, v[u]);
+                if ((last >> u) & 1) {
+                    if (p == K) carry = acc;
+                    else if (p == 0) head = acc;
+                    else gp__store_elem(out + x_lo + p, acc);
+                    acc = Op::identity();
+                    p++;
+                }
+            }
+        }
+    }
+    if (lane == 0) {
+        sm.head[warp] = head;
+        sm.carry[warp] = carry;
+        sm.has_end[warp] = K > 0;
+    }
+    __syncthreads();
+    }
+    /* the warps in order: each warp's head completes with the carries before it */
+    pair pre = run;
+    for (unsigned w = 0; w < warp; w++) {
+        pair c;
+        c.v = sm.carry[w];
+        c.h = sm.has_end[w];
+        pre = SOp::apply(pre, c);
+    }
+    if (lane == 0 && K > 0) {
+        const T v = Op::apply(pre.v, head);
+        if (pre.h) {
+            gp__store_elem(out + x_lo, v);
+        } else { /* the block's first segment end: it may have begun in an earlier block */
+            head_row = x_lo;
+            head_val = v;
+        }
+    }
+    for (unsigned w = 0; w < WARPS; w++) {
+        pair c;
+        c.v = sm.carry[w];
+        c.h = sm.has_end[w];
+        run = SOp::apply(run, c);
+    }
+}
+
+#endif /* __CUDACC__ */
+#endif /* GPUPRIMS_DETAIL_SEGMENTED_WALK_CUH */
