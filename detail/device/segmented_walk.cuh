@@ -58,6 +58,21 @@ struct gp__seg_walk_smem {
 #include "segmented_path.cuh" /* the pairs, the CSR source, gp__seg_first */
 #include "reduce_kernels.cuh" /* gp__reduce_load: the 16-byte groups */
 
+/* The VEC values of the group at e0 (an index of `in`, a multiple of VEC) that lie in
+ * [lo, hi), the identity elsewhere: one 16-byte load where the whole group lies there and
+ * `in` is 16-byte aligned, else element by element (the same values either way). */
+template <class Op, unsigned VEC>
+static __device__ __forceinline__ void gp__seg_group(const typename Op::type *in, uint64_t e0, uint64_t lo,
+                                                     uint64_t hi, bool aligned16, typename Op::type (&x)[VEC])
+{
+    if (aligned16 && e0 >= lo && e0 + VEC <= hi) {
+        gp__reduce_load<typename Op::type, VEC>(in + e0, true, x);
+    } else {
+#pragma unroll
+        for (unsigned q = 0; q < VEC; q++) x[q] = e0 + q >= lo && e0 + q < hi ? gp__load_elem(in + e0 + q) : Op::identity();
+    }
+}
+
 /* One warp's values [first, lim) (indices of src.in) and segment ends [x_lo, x_hi) of
  * gp__seg_walk, streamed: rounds of up to ROUND chunks of values, each cut where its 33rd
  * end would fall, so that a lane holds one end of the round. The round's ends set head bits
@@ -117,14 +132,7 @@ static __device__ __forceinline__ typename Op::type gp__seg_stream_warp(typename
         T x[U][VEC];
 #pragma unroll
         for (unsigned u = 0; u < U; u++) {
-            const uint64_t e0 = A0 + (uint64_t)(u * 32 + lane) * VEC;
-            if (aligned16 && e0 >= R0 && e0 + VEC <= R1) {
-                gp__reduce_load<T, VEC>(in + e0, true, x[u]);
-            } else {
-#pragma unroll
-                for (unsigned q = 0; q < VEC; q++)
-                    x[u][q] = e0 + q >= R0 && e0 + q < R1 ? gp__load_elem(in + e0 + q) : Op::identity();
-            }
+            gp__seg_group<Op, VEC>(in, A0 + (uint64_t)(u * 32 + lane) * VEC, R0, R1, aligned16, x[u]);
         }
 #pragma unroll
         for (unsigned u = 0; u < U; u++) {
@@ -180,6 +188,90 @@ static __device__ __forceinline__ typename Op::type gp__seg_stream_warp(typename
     return restart ? Op::identity() : run;
 }
 
+/* One warp's values [first, lim) and segment ends [x_lo, x_hi) of gp__seg_walk, a piece at
+ * a time: the values before end x_lo (its head, to *head_out), each whole segment, the
+ * values after the last end. A piece folds chunk by chunk (a lane its group, a tree of
+ * shuffles the lanes, lane 0 the chunks, all in order); a warp fills ROUND chunks, of one
+ * piece or of the next ones, before it folds any. Returns the fold after the last end (the
+ * carry), in lane 0. */
+template <class Op, class Src>
+static __device__ __forceinline__ typename Op::type gp__seg_pieces_warp(typename Op::type *out, const Src &src,
+                                                                         uint64_t x_lo, uint64_t x_hi, uint64_t first,
+                                                                         uint64_t lim, typename Op::type *head_out)
+{
+    typedef typename Op::type T;
+    enum { VEC = 16 / sizeof(T), U = GP__SEG_WALK_ROUND };
+    const unsigned lane = gp__lane_id();
+    const bool aligned16 = ((uintptr_t)src.in & 15) == 0;
+    const uint64_t K = x_hi - x_lo; /* pieces 0 .. K */
+    const T *in = src.in;
+    /* the ends, 32 at a time, a lane each (absolute positions), the next 32 in flight */
+    const auto end_of = [&](uint64_t q) { return q < K ? src.end(x_lo + q) + src.base : lim; };
+    uint64_t qb = 0, e_cur = end_of(lane), e_next = end_of(32 + lane);
+    /* the piece being filled: its index q, values [lo, hi), its next group g, groups to ge */
+    uint64_t q = 0, lo = first, hi = lim, g, ge;
+    const auto open = [&]() {
+        if (q < K) {
+            if (q - qb == 32) {
+                qb += 32;
+                e_cur = e_next;
+                e_next = end_of(qb + 32 + lane);
+            }
+            const uint64_t e = gp__shfl<GP__SHFL_IDX>(e_cur, (int)(q - qb));
+            hi = e < lo ? lo : e > lim ? lim : e;
+        } else {
+            hi = lim;
+        }
+        g = lo / VEC;
+        ge = (hi + VEC - 1) / VEC;
+    };
+    open();
+    T acc = Op::identity(), head = Op::identity(), carry = Op::identity(); /* lane 0's */
+    while (q <= K) {
+        T x[U][VEC];
+        const uint64_t q0 = q;
+        uint32_t last = 0; /* bit u: chunk u is its piece's last */
+#pragma unroll
+        for (unsigned u = 0; u < U; u++) {
+            const bool live = q <= K;
+            gp__seg_group<Op, VEC>(in, (g + lane) * VEC, lo, live ? hi : lo, aligned16, x[u]);
+            if (live) {
+                g += 32;
+                if (g >= ge) { /* the piece's last chunk: the next piece starts where it ends */
+                    last |= 1u << u;
+                    q++;
+                    lo = hi;
+                    if (q <= K) open();
+                }
+            }
+        }
+        T v[U];
+#pragma unroll
+        for (unsigned u = 0; u < U; u++) {
+            v[u] = x[u][0];
+#pragma unroll
+            for (unsigned k = 1; k < VEC; k++) v[u] = Op::apply(v[u], x[u][k]);
+        }
+        gp__warp_reduce_lane0_each<Op, U>(v);
+        if (lane == 0) {
+            uint64_t p = q0;
+#pragma unroll
+            for (unsigned u = 0; u < U; u++) {
+                acc = Op::apply(acc, v[u]);
+                if ((last >> u) & 1) {
+                    if (p == K) carry = acc;
+                    else if (p == 0) head = acc;
+                    else gp__store_elem(out + x_lo + p, acc);
+                    acc = Op::identity();
+                    p++;
+                }
+            }
+        }
+    }
+    if (lane == 0) *head_out = head;
+    return carry;
+}
+
 /* A block's share of CSR segments, walked by its warps straight from global memory: the
  * ends [i_start, i_end) and values [j_start, j_end) of its merge-path split. The warps
  * split the share by cost, a merge path of their own where an end weighs C values (a
@@ -212,7 +304,7 @@ static __device__ GP__SEG_WALK_INLINE void gp__seg_walk(typename Op::type *out, 
     typedef typename Op::type T;
     typedef gp__seg_op<Op> SOp;
     typedef gp__seg_pair<T> pair;
-    enum { VEC = 16 / sizeof(T), U = GP__SEG_WALK_ROUND };
+    enum { VEC = 16 / sizeof(T) };
     const bool stream = j_end - j_start > 0 &&
                         (GP__SEG_WALK_PIECES_ABOVE == 0 ||
                          j_end - j_start <= (uint64_t)GP__SEG_WALK_PIECES_ABOVE * (i_end - i_start));
@@ -220,9 +312,9 @@ static __device__ GP__SEG_WALK_INLINE void gp__seg_walk(typename Op::type *out, 
     static_assert(Src::ENDS && 16 % sizeof(T) == 0, "CSR offsets; groups of whole values in 16 bytes");
     const unsigned warp = threadIdx.x >> 5, lane = gp__lane_id();
     const uint64_t base = src.base; /* positions below are indices of src.in */
-    const bool aligned16 = ((uintptr_t)src.in & 15) == 0;
-    /* the split: a piece costs a chunk's slot besides its values, so warp w starts at cost
-     * D w / WARPS of the share's D = values + C ends (a merge path whose ends weigh C) */
+    /* the split: an end costs C values besides its segment's values (GP__SEG_WALK_PIECE,
+     * _END), so warp w starts at cost D w / WARPS of the share's D = values + C ends (a merge
+     * path whose ends weigh C) */
     const uint64_t D = (j_end - j_start) + C * (i_end - i_start);
     sm.hw[warp][lane] = 0;
     if (warp > 0) {
@@ -260,97 +352,17 @@ static __device__ GP__SEG_WALK_INLINE void gp__seg_walk(typename Op::type *out, 
     }
     const uint64_t x_hi = sm.x[warp + 1] > x_lo ? sm.x[warp + 1] : x_lo;
     const uint64_t c_hi = sm.cut[warp + 1] > c_lo ? sm.cut[warp + 1] : c_lo;
-    const uint64_t K = x_hi - x_lo, lim = base + c_hi; /* pieces 0 .. K */
-    T head = Op::identity(), carry = Op::identity();
-    if (stream) {
+    const uint64_t K = x_hi - x_lo, lim = base + c_hi; /* the warp's ends and values' end */
     if (lane == 0) sm.head[warp] = Op::identity(); /* K == 0: never read */
-    carry = gp__seg_stream_warp<Op>(out, src, x_lo, x_hi, base + c_lo, lim, sm.stage[warp], sm.hw[warp],
-                                            &sm.head[warp]);
+    const T carry = stream ? gp__seg_stream_warp<Op>(out, src, x_lo, x_hi, base + c_lo, lim, sm.stage[warp],
+                                                     sm.hw[warp], &sm.head[warp])
+                           : gp__seg_pieces_warp<Op>(out, src, x_lo, x_hi, base + c_lo, lim, &sm.head[warp]);
     if (lane == 0) {
         sm.carry[warp] = carry;
         sm.has_end[warp] = K > 0;
     }
     __syncthreads();
-    head = sm.head[warp];
-    } else {
-    const T *in = src.in;
-    /* the ends, 32 at a time, a lane each (absolute positions), the next 32 in flight */
-    const auto end_of = [&](uint64_t q) { return q < K ? src.end(x_lo + q) + base : lim; };
-    uint64_t qb = 0, e_cur = end_of(lane), e_next = end_of(32 + lane);
-    /* the piece being filled: its index q, values [lo, hi), its next group g, groups to ge */
-    uint64_t q = 0, lo = base + c_lo, hi = lim, g, ge;
-    const auto open = [&]() {
-        if (q < K) {
-            if (q - qb == 32) {
-                qb += 32;
-                e_cur = e_next;
-                e_next = end_of(qb + 32 + lane);
-            }
-            const uint64_t e = gp__shfl<GP__SHFL_IDX>(e_cur, (int)(q - qb));
-            hi = e < lo ? lo : e > lim ? lim : e;
-        } else {
-            hi = lim;
-        }
-        g = lo / VEC;
-        ge = (hi + VEC - 1) / VEC;
-    };
-    open();
-    T acc = Op::identity(); /* lane 0's */
-    while (q <= K) {
-        T x[U][VEC];
-        const uint64_t q0 = q;
-        uint32_t last = 0; /* bit u: chunk u is its piece's last */
-#pragma unroll
-        for (unsigned u = 0; u < U; u++) {
-            const bool live = q <= K;
-            const uint64_t e0 = (g + lane) * VEC;
-            if (live && aligned16 && e0 >= lo && e0 + VEC <= hi) {
-                gp__reduce_load<T, VEC>(in + e0, true, x[u]);
-            } else {
-#pragma unroll
-                for (unsigned k = 0; k < VEC; k++)
-                    x[u][k] = live && e0 + k >= lo && e0 + k < hi ? gp__load_elem(in + e0 + k) : Op::identity();
-            }
-            if (live) {
-                g += 32;
-                if (g >= ge) { /* the piece's last chunk: the next piece starts where it ends */
-                    last |= 1u << u;
-                    q++;
-                    lo = hi;
-                    if (q <= K) open();
-                }
-            }
-        }
-        T v[U];
-#pragma unroll
-        for (unsigned u = 0; u < U; u++) {
-            v[u] = x[u][0];
-#pragma unroll
-            for (unsigned k = 1; k < VEC; k++) v[u] = Op::apply(v[u], x[u][k]);
-        }
-        gp__warp_reduce_lane0_each<Op, U>(v);
-        if (lane == 0) {
-            uint64_t p = q0;
-#pragma unroll
-            for (unsigned u = 0; u < U; u++) {
-                acc = Op::apply(acc, v[u]);
-                if ((last >> u) & 1) {
-                    if (p == K) carry = acc;
-                    else if (p == 0) head = acc;
-                    else gp__store_elem(out + x_lo + p, acc);
-                    acc = Op::identity();
-                    p++;
-                }
-            }
-        }
-    }
-    if (lane == 0) {
-        sm.head[warp] = head;
-        sm.carry[warp] = carry;
-        sm.has_end[warp] = K > 0;
-    }
-    __syncthreads();
-    }
+    const T head = sm.head[warp];
     /* the warps in order: each warp's head completes with the carries before it */
     pair pre = run;
     for (unsigned w = 0; w < warp; w++) {
