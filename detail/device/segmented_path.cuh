@@ -243,6 +243,67 @@ static __device__ __forceinline__ void gp__seg_tile(uint64_t i0, unsigned ne, un
     run = SOp::apply(run, agg);
 }
 
+/* Segments longer than this (in values) send a tile of gp__seg_tile_segs to another fold. */
+#ifndef GP__SEG_SEGS_MAX
+#define GP__SEG_SEGS_MAX 32
+#endif
+/* One tile of the merge path, by segments: a thread a segment end. The tile's ends, values,
+ * put, run, head_row and head_val are those of gp__seg_tile. Thread k takes ends k, k +
+ * THREADS, ...: end i's value is the fold, in order, of the values from end i - 1 to end
+ * i (end 0's from the tile's start, after the carry run.v), and after the last end a
+ * thread folds the rest into the new carry, handed to every thread through *slot (shared
+ * memory). Returns false, having changed nothing, where the tile has no end, or a segment
+ * (or the values before its first end or after its last) longer than GP__SEG_SEGS_MAX: a
+ * thread would loop alone over it. Two barriers: after the lengths are tested, and after
+ * every value is read (the caller may then refill the values' ring).
+ *
+ * Why: at segments of 1 to 4 values the merge-item fold spends about 50 instructions a
+ * merge item in each thread (searches, a branch at each end, a block scan); here an end
+ * costs two loads of ends, its values' loads and folds, and one store, and a warp's stores
+ * are consecutive outputs. The association depends on the offsets only. */
+template <class Op, unsigned THREADS, class EndAt, class ValueAt, class Put>
+static __device__ __forceinline__ bool gp__seg_tile_segs(typename Op::type *slot, uint64_t i0, unsigned ne,
+                                                         unsigned nv, const EndAt &end_at, const ValueAt &value_at,
+                                                         const Put &put, gp__seg_pair<typename Op::type> &run,
+                                                         uint64_t &head_row, typename Op::type &head_val)
+{
+    typedef typename Op::type T;
+    if (ne == 0) return false;
+    const unsigned tid = threadIdx.x;
+    /* end i, kept inside the tile (ends that do not ascend break the caller's contract:
+     * their segments are then empty, and nothing is read outside the tile) */
+    const auto at = [&](unsigned i) -> uint32_t {
+        const uint32_t p = end_at(i);
+        return p < nv ? p : nv;
+    };
+    bool too_long = tid == THREADS - 1 && nv - at(ne - 1) > GP__SEG_SEGS_MAX; /* after the last end */
+    for (unsigned i = tid; i < ne; i += THREADS) {
+        const uint32_t p = at(i), q = i > 0 ? at(i - 1) : 0;
+        too_long |= p > q + GP__SEG_SEGS_MAX;
+    }
+    if (__syncthreads_or(too_long)) return false;
+    for (unsigned i = tid; i < ne; i += THREADS) {
+        const uint32_t p = at(i);
+        T v = i == 0 ? run.v : Op::identity();
+        for (uint32_t j = i > 0 ? at(i - 1) : 0; j < p; j++) v = Op::apply(v, value_at(j));
+        if (i == 0 && run.h == 0) { /* the block's first segment end: it may have begun in an earlier block */
+            head_row = i0;
+            head_val = v;
+        } else {
+            put(i, v);
+        }
+    }
+    if (tid == THREADS - 1) {
+        T v = Op::identity();
+        for (uint32_t j = at(ne - 1); j < nv; j++) v = Op::apply(v, value_at(j));
+        *slot = v;
+    }
+    __syncthreads();
+    run.v = *slot;
+    run.h = 1;
+    return true;
+}
+
 /* The shared memory of gp__seg_tile_heads, for tiles of TILE merge items by THREADS
  * threads: the tile's head bits (zero between tiles), each thread's heads and the heads
  * before them, and the value before each head (by rank), then before the tile's end. A

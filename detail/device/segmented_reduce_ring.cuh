@@ -21,8 +21,9 @@
  * CSR offsets, its warps walk it from global memory where that mean is above 24 values and
  * the share more than a tile (gp__seg_walk, segmented_walk.cuh: no rings), or its tiles
  * fold by heads (gp__seg_tile_heads: values in a straight line, outputs a thread an end)
- * where it is 8 to 24; else, and for rows, its tiles fold by merge items (gp__seg_tile).
- * There a tile of very short segments writes its outputs into shared memory (the heads'
+ * where it is 12 to 24; else a thread a segment (gp__seg_tile_segs), each tile whose
+ * segments are all short (32 values or fewer), and the other tiles, and rows, by merge
+ * items (gp__seg_tile). There a tile of very short segments writes its outputs into shared memory (the heads'
  * `at`, unused by that fold) as the fold finds them, then stores them in order, a thread
  * an output: stored where they are found, a warp's outputs lie about ITEMS / 2 apart
  * (length 1), so each store touches up to 32 sectors.
@@ -68,8 +69,11 @@
  * segment (or has no segment end) leaves the rings, and its warps walk its values straight
  * from global memory (gp__seg_walk: streamed with head bits up to 256 values a segment, by
  * pieces above); one that averages HEADS_LO to WALK folds its tiles by heads
- * (gp__seg_tile_heads); any other, and rows, by merge items (gp__seg_tile). H200, 2^28 f32,
- * us: fixed lengths of 4, merge items / heads 840 / 1030; of 32, the stream / heads 462 /
+ * (gp__seg_tile_heads); any other a thread a segment where its tiles allow (GP__SEGR_SEGS,
+ * gp__seg_tile_segs), and rows by merge items (gp__seg_tile). H200, 2^28 f32, us, by merge
+ * items (lengths up to 8: heads) / a thread a segment: fixed lengths of 1 2161 / 1690, 2
+ * 1291 / 1013, 4 898 / 621, 8 895 / 557; random lengths 0-20 823 / 538; of 16, heads /
+ * a thread a segment 677 / 840, so heads from 12. Before: fixed lengths of 4, merge items / heads 840 / 1030; of 32, the stream / heads 462 /
  * 597; of 128 418 / 576; of 1024, the walk by pieces / the stream / merge items 278 / 321 /
  * 492; power-law lengths, the stream / heads 359 / 505. Shares are equal in merge items, not in time, so a launch
  * whose blocks take different ways waits for the slowest: lengths half empty, 40% of 0-7
@@ -78,10 +82,13 @@
  * searches, then ends, then values, one after another, took the 2^16 call of segments of
  * 32 from 7.6 to 10.8 us. */
 #ifndef GP__SEGR_HEADS_LO
-#define GP__SEGR_HEADS_LO 8
+#define GP__SEGR_HEADS_LO 12
 #endif
 #ifndef GP__SEGR_WALK
 #define GP__SEGR_WALK 24
+#endif
+#ifndef GP__SEGR_SEGS
+#define GP__SEGR_SEGS 1 /* 0: tiles of short segments keep the merge-item fold */
 #endif
 #ifndef GP__SEGR_RING
 #define GP__SEGR_RING 1 /* 0: every call on the one-tile kernel (the bench's ladder builds it so) */
@@ -407,9 +414,18 @@ __global__ void __launch_bounds__(GP__SEGR_THREADS, GP__SEGR_MIN_BLOCKS)
                     return gp__segr_value<T, VRING>(vring_u32, voff + j * (unsigned)sizeof(T));
                 };
                 const auto put = [&](unsigned i, const T &v) { gp__store_elem(out + i0 + i, v); };
+                const auto by_segments = [&]() { /* CSR only: rows reach the rings when short and few */
+                    if constexpr (GP__SEGR_SEGS && Src::ENDS)
+                        return gp__seg_tile_segs<Op, GP__SEGR_THREADS>(s_heads.at, i0, ne, nv, end_at, value_at, put,
+                                                                       run, head_row, head_val);
+                    else
+                        return false;
+                };
                 if constexpr (decltype(by_heads)::value) {
                     gp__seg_tile_heads<Op, ITEMS, GP__SEGR_THREADS>(s_heads, i0, ne, nv, end_at, value_at, put, run,
                                                                     head_row, head_val);
+                } else if (by_segments()) {
+                    /* a thread a segment: every segment of the tile short */
                 } else if (ne * 5 >= 2 * TILE && ne <= sizeof(s_heads.at) / sizeof(T)) {
                     const bool head_here = run.h == 0;
                     T *stage = s_heads.at;
@@ -432,9 +448,9 @@ __global__ void __launch_bounds__(GP__SEGR_THREADS, GP__SEGR_MIN_BLOCKS)
             typedef gp__seg_walk_smem<T, GP__SEGR_THREADS / 32> WalkSmem;
             static_assert(sizeof(WalkSmem) <= VRING + ERING, "the walk's shared memory lies in the rings");
             if constexpr (Src::ENDS)
-                gp__seg_walk<Op, GP__SEGR_THREADS / 32>(
-                    out, src, i_start, i_end, j_start, j_end,
-                    *reinterpret_cast<WalkSmem *>(vring), run, head_row, head_val);
+                gp__seg_walk<Op, GP__SEGR_THREADS / 32>(out, src, i_start, i_end, j_start, j_end,
+                                                        *reinterpret_cast<WalkSmem *>(vring), scratch, share.blocks);
+            return; /* the walk ended the block (gp__seg_finish) */
         } else if (Src::ENDS && nb_v >= GP__SEGR_HEADS_LO * nb_e) {
             if constexpr (Src::ENDS) tiles(std::true_type());
         } else {

@@ -36,6 +36,17 @@
 #ifndef GP__SEG_WALK_END
 #define GP__SEG_WALK_END 8
 #endif
+/* Rounds of values a streaming warp asks the L2 to fetch ahead of the round it loads (0:
+ * none). A round's loads wait for its fold before the next round's start, and 32 more
+ * registers a lane would be needed to hold two rounds; the prefetch costs a line a lane and
+ * round ahead, and the next round's loads then wait for the L2 rather than for DRAM. H200,
+ * 2^28 f32, us, rounds ahead 0 / 1 / 2 / 4: segments of 32 470 / 445 / 530 / 825, of 256
+ * 419 / 372 / 454 / 739, random lengths 0-400 372 / 341 / 447 / 725 (more ahead fills the
+ * L2 with lines not yet needed). The walk by pieces takes none: one round ahead made it
+ * slower, segments of 1024 287 to 297 us, of 65536 280 to 292. */
+#ifndef GP__SEG_WALK_PREFETCH
+#define GP__SEG_WALK_PREFETCH 1
+#endif
 /* Out of line: inlined into the ring kernel, the walk made the kernel's other folds slower
  * (H200, 2^28 f32, against the walk out of line: segments of 32 652 against 604 us, power-law
  * lengths 565 against 510), though it ran 2% faster itself. The cause was not found. */
@@ -71,6 +82,20 @@ static __device__ __forceinline__ void gp__seg_group(const typename Op::type *in
 #pragma unroll
         for (unsigned q = 0; q < VEC; q++) x[q] = e0 + q >= lo && e0 + q < hi ? gp__load_elem(in + e0 + q) : Op::identity();
     }
+}
+
+/* The L2 asked for the values in[a .. min(a + GP__SEG_WALK_PREFETCH rounds, lim)): a
+ * 128-byte line a lane a round, every line inside the values. */
+template <class T>
+static __device__ __forceinline__ void gp__seg_prefetch(const T *in, uint64_t a, uint64_t lim)
+{
+#if GP__SEG_WALK_PREFETCH > 0
+    const char *p = reinterpret_cast<const char *>(in + a) + 128 * gp__lane_id();
+    const char *e = reinterpret_cast<const char *>(in + lim);
+#pragma unroll
+    for (unsigned r = 0; r < GP__SEG_WALK_PREFETCH; r++, p += 32 * 128)
+        if (p < e) asm volatile("prefetch.global.L2 [%0];" ::"l"(p));
+#endif
 }
 
 /* One warp's values [first, lim) (indices of src.in) and segment ends [x_lo, x_hi) of
@@ -134,6 +159,7 @@ static __device__ __forceinline__ typename Op::type gp__seg_stream_warp(typename
         for (unsigned u = 0; u < U; u++) {
             gp__seg_group<Op, VEC>(in, A0 + (uint64_t)(u * 32 + lane) * VEC, R0, R1, aligned16, x[u]);
         }
+        gp__seg_prefetch(in, R1 / VEC * VEC, lim); /* the next rounds, while this one folds */
 #pragma unroll
         for (unsigned u = 0; u < U; u++) {
             if (A0 + u * CH >= R1) break; /* the same in every lane */
@@ -285,8 +311,11 @@ static __device__ __forceinline__ typename Op::type gp__seg_pieces_warp(typename
  * group in order, a tree of shuffles folds the lanes in order (lane i takes lane i + o),
  * and lane 0 folds the chunks in order. A warp fills ROUND chunks (of one piece or of the
  * next ones) before it folds any, so 4 KB a warp are in flight. The warps' heads and
- * carries then fold in order, as the threads' do in gp__seg_tile, into run, head_row and
- * head_val. The association depends on the offsets and the split only, never on
+ * carries then fold in order, as the threads' do in gp__seg_tile, into the block's record,
+ * and the walk ends the kernel's block with gp__seg_finish (`blocks` of them took tiles):
+ * with nothing of the kernel's live across the call, the walk keeps more registers (the
+ * ring kernel's other folds beside it made it spill 20 bytes rather than 8, and the stream
+ * 7% slower). The association depends on the offsets and the split only, never on
  * alignment: a group that is not whole in the piece, or `src.in` off 16-byte boundaries,
  * loads element by element.
  *
@@ -297,9 +326,8 @@ static __device__ __forceinline__ typename Op::type gp__seg_pieces_warp(typename
 template <class Op, unsigned WARPS, class Src>
 static __device__ GP__SEG_WALK_INLINE void gp__seg_walk(typename Op::type *out, const Src &src, uint64_t i_start,
                                                     uint64_t i_end, uint64_t j_start, uint64_t j_end,
-                                                    gp__seg_walk_smem<typename Op::type, WARPS> &sm,
-                                                    gp__seg_pair<typename Op::type> &run, uint64_t &head_row,
-                                                    typename Op::type &head_val)
+                                                    gp__seg_walk_smem<typename Op::type, WARPS> &sm, char *scratch,
+                                                    uint64_t blocks)
 {
     typedef typename Op::type T;
     typedef gp__seg_op<Op> SOp;
@@ -363,8 +391,11 @@ static __device__ GP__SEG_WALK_INLINE void gp__seg_walk(typename Op::type *out, 
     }
     __syncthreads();
     const T head = sm.head[warp];
-    /* the warps in order: each warp's head completes with the carries before it */
-    pair pre = run;
+    /* the warps in order: each warp's head completes with the carries before it; nothing
+     * comes before the share (the walk takes a block's whole share) */
+    pair pre = SOp::identity();
+    uint64_t head_row = GP__SEG_NONE;
+    T head_val = Op::identity();
     for (unsigned w = 0; w < warp; w++) {
         pair c;
         c.v = sm.carry[w];
@@ -380,12 +411,14 @@ static __device__ GP__SEG_WALK_INLINE void gp__seg_walk(typename Op::type *out, 
             head_val = v;
         }
     }
+    pair run = SOp::identity();
     for (unsigned w = 0; w < WARPS; w++) {
         pair c;
         c.v = sm.carry[w];
         c.h = sm.has_end[w];
         run = SOp::apply(run, c);
     }
+    gp__seg_finish<Op>(out, scratch, run, head_row, head_val, blocks);
 }
 
 #endif /* __CUDACC__ */

@@ -165,9 +165,9 @@ extern "C" void test_segmented_host(void)
 
 /* ---- offsets ------------------------------------------------------------------------------- */
 
-enum { PAT_RANDOM, PAT_ONES, PAT_ONE, PAT_FIXED32, PAT_POWER, PAT_EMPTY, PAT_LONG, PATS };
+enum { PAT_RANDOM, PAT_ONES, PAT_ONE, PAT_FIXED32, PAT_POWER, PAT_EMPTY, PAT_LONG, PAT_SHORT, PATS };
 static const char *pat_name[] = {"random with empties", "all length 1", "one segment", "fixed 32", "power-law + n/2",
-                                 "all empty", "long, random with empties"};
+                                 "all empty", "long, random with empties", "short, one in 64 longer"};
 
 /* Segment lengths for about n values (S segments), starting at `base`. */
 static std::vector<uint64_t> make_offsets(int pat, size_t n, uint64_t base, uint64_t *st)
@@ -197,6 +197,10 @@ static std::vector<uint64_t> make_offsets(int pat, size_t n, uint64_t base, uint
     case PAT_EMPTY: for (size_t i = 0; i < 1 + n % 1000; i++) add(0); break;
     case PAT_LONG: /* lengths 0 to 2999, a fifth empty: blocks whose warps walk their segments */
         while (at - base < n) add(gp_t_next(st) % 5 == 0 ? 0 : gp_t_next(st) % 3000);
+        break;
+    case PAT_SHORT: /* lengths 0 to 18 (mean 9), one in 64 of 33 to 300: tiles folded a thread a
+                     * segment, and tiles with a segment too long for that */
+        while (at - base < n) add(gp_t_next(st) % 64 == 0 ? 33 + gp_t_next(st) % 268 : gp_t_next(st) % 19);
         break;
     }
     return off;
