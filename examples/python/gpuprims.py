@@ -189,3 +189,31 @@ def unique(out, x, count=None, stream=None):
     """The first of each run of equal consecutive elements of x (torch.unique_consecutive),
     into out[0 .. count). Returns (out, count) as select_flagged does. out may be x."""
     return _compact("unique", out, x, [], count, stream)
+
+
+def _sort(kind, out, x, descending, stream):
+    """gp_<kind>[_desc]_<type>(out, x, n, stream): the shared call of sort and argsort."""
+    ix, io = _iface(x), _iface(out)
+    want = ix["typestr"] if kind == "sort" else "<i8"
+    if io["typestr"] not in (want, "<u8" if kind == "argsort" else want):
+        raise TypeError("gpuprims: %s writes %s, not %s" % (kind, want, io["typestr"]))
+    n = 1
+    for d in ix["shape"]:
+        n *= d
+    name = "gp_%s%s_%s" % (kind, "_desc" if descending else "", TYPES[ix["typestr"]])
+    with _device_of(x):
+        _check(_fn(name, 4)(io["data"][0], ix["data"][0], n, _stream(x, stream)), name)
+    return out
+
+
+def sort(out, x, descending=False, stream=None):
+    """out = x flattened, sorted, stable (u16, i32, u32, i64, u64, f32, f64). Floats sort in
+    IEEE 754 totalOrder (-NaN first, +NaN last, -0.0 before +0.0) and keep their bits;
+    torch.sort puts every NaN last and keeps -0.0 and +0.0 in input order. out may be x."""
+    return _sort("sort", out, x, descending, stream)
+
+
+def argsort(idx, x, descending=False, stream=None):
+    """idx = the stable permutation that sorts x flattened (torch.argsort(x, stable=True)):
+    idx an int64 (or uint64) array of as many elements as x; the library writes uint64."""
+    return _sort("argsort", idx, x, descending, stream)

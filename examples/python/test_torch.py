@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """examples/python/test_torch.py -- libgpuprims.so through ctypes (gpuprims.py) against
 PyTorch on a GPU: reduces and scans of every default instance torch has a dtype for,
-transposes, matrix multiplies, in place, on torch's current stream and on a side stream,
+transposes, matrix multiplies, compaction, sorts and argsorts, in place, on torch's current stream and on a side stream,
 and bad input. With CuPy installed, also a scan of a CuPy array on CuPy's stream.
 
     make test-python          (python3 examples/python/test_torch.py [libgpuprims.so])
@@ -165,6 +165,27 @@ for n in (1, 33, 4097, 1_000_003):
     m = int(c.item())
     want = torch.unique_consecutive(r)
     expect(m == want.numel() and torch.equal(u[:m], want), "unique_i32 n=%d against unique_consecutive" % n)
+
+# ---- radix sort: gp against torch.sort(stable=True) ---------------------------------------
+for n in (1, 33, 4097, 70_001, 1_000_003):
+    for dt in (torch.float32, torch.int32, torch.int64, torch.float64):
+        if dt.is_floating_point:
+            # in [0, 1), no NaN and no -0.0 (where the orders differ); 512 values: repeated
+            # keys, so stability shows
+            x = torch.floor(torch.rand(n, device=dev, dtype=dt) * 512) / 512
+        else:
+            x = torch.randint(-1000, 1000, (n,), device=dev, dtype=dt)
+        for desc in (False, True):
+            want = torch.sort(x, descending=desc, stable=True)
+            out = gpuprims.sort(torch.empty_like(x), x, descending=desc)
+            idx = gpuprims.argsort(torch.empty(n, dtype=torch.int64, device=dev), x, descending=desc)
+            what = "%s n=%d%s" % (str(dt).split(".")[-1], n, " desc" if desc else "")
+            expect(torch.equal(out, want.values), "sort %s against torch.sort" % what)
+            expect(torch.equal(idx, want.indices), "argsort %s against torch.sort's indices" % what)
+x = torch.rand(4097, device=dev)
+y = x.clone()
+gpuprims.sort(y, y)  # in place
+expect(torch.equal(y, torch.sort(x).values), "sort f32 in place")
 
 # ---- CuPy, when installed -------------------------------------------------------------
 try:
