@@ -98,17 +98,25 @@ def _device_of(a):
     return contextlib.nullcontext()
 
 
-def _unary(kind, op, out, x, stream):
+def _out_x(kind, out, x, out_types, stream):
+    """gp_<kind>_<x's type>(out, x, n, stream), n the elements of x: the call of the reduces,
+    scans and sorts. out_types: the typestrs out may have (None: x's)."""
     ix, io = _iface(x), _iface(out)
-    if ix["typestr"] != io["typestr"]:
-        raise TypeError("gpuprims: out and x differ in type (%s, %s)" % (io["typestr"], ix["typestr"]))
+    out_types = out_types or (ix["typestr"],)
+    if io["typestr"] not in out_types:
+        raise TypeError("gpuprims: out is %s, gp_%s of %s writes %s" % (io["typestr"], kind, ix["typestr"],
+                                                                        " or ".join(out_types)))
     n = 1
     for d in ix["shape"]:
         n *= d
-    name = "gp_%s_%s_%s" % (kind, op, TYPES[ix["typestr"]])
+    name = "gp_%s_%s" % (kind, TYPES[ix["typestr"]])
     with _device_of(x):
         _check(_fn(name, 4)(io["data"][0], ix["data"][0], n, _stream(x, stream)), name)
     return out
+
+
+def _unary(kind, op, out, x, stream):
+    return _out_x("%s_%s" % (kind, op), out, x, None, stream)
 
 
 def reduce(op, out, x, stream=None):
@@ -191,29 +199,14 @@ def unique(out, x, count=None, stream=None):
     return _compact("unique", out, x, [], count, stream)
 
 
-def _sort(kind, out, x, descending, stream):
-    """gp_<kind>[_desc]_<type>(out, x, n, stream): the shared call of sort and argsort."""
-    ix, io = _iface(x), _iface(out)
-    want = ix["typestr"] if kind == "sort" else "<i8"
-    if io["typestr"] not in (want, "<u8" if kind == "argsort" else want):
-        raise TypeError("gpuprims: %s writes %s, not %s" % (kind, want, io["typestr"]))
-    n = 1
-    for d in ix["shape"]:
-        n *= d
-    name = "gp_%s%s_%s" % (kind, "_desc" if descending else "", TYPES[ix["typestr"]])
-    with _device_of(x):
-        _check(_fn(name, 4)(io["data"][0], ix["data"][0], n, _stream(x, stream)), name)
-    return out
-
-
 def sort(out, x, descending=False, stream=None):
     """out = x flattened, sorted, stable (u16, i32, u32, i64, u64, f32, f64). Floats sort in
     IEEE 754 totalOrder (-NaN first, +NaN last, -0.0 before +0.0) and keep their bits;
     torch.sort puts every NaN last and keeps -0.0 and +0.0 in input order. out may be x."""
-    return _sort("sort", out, x, descending, stream)
+    return _out_x("sort_desc" if descending else "sort", out, x, None, stream)
 
 
 def argsort(idx, x, descending=False, stream=None):
     """idx = the stable permutation that sorts x flattened (torch.argsort(x, stable=True)):
     idx an int64 (or uint64) array of as many elements as x; the library writes uint64."""
-    return _sort("argsort", idx, x, descending, stream)
+    return _out_x("argsort_desc" if descending else "argsort", idx, x, ("<i8", "<u8"), stream)
