@@ -234,7 +234,7 @@ static cudaError_t gp__sort_grid(K *k_out, V *v_out, uint64_t *idx_out, const K 
                       (COUNTS == GP__SORT_COUNTS_ANY && (n > UINT32_MAX || (knobs && knobs->wide)));
     if (!wide && n > UINT32_MAX) return cudaErrorInvalidValue; /* not reached: the callers choose by n */
     void (*pass)(gp__sort_io<K, V>, int) = NULL;
-    constexpr size_t pass_smem = gp__sort_pass_smem_bytes<K, V, BLOCK, ITEMS>();
+    constexpr size_t pass_smem = gp__sort_pass_smem_bytes<K, V, BLOCK, ITEMS, VARIANT>();
     /* every kernel loaded before the allocation: a full GPU fails here, nothing launched */
     GP__TRY(gp__kernel_load<gp__sort_hist_kernel<K, V>>());
     if constexpr ((COUNTS & GP__SORT_COUNTS_64) != 0)

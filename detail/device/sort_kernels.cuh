@@ -321,7 +321,13 @@ static constexpr GP__HD int gp__sort_min_blocks(int block) { return block <= 256
  * tile's counts only after the rank (the order before early counts); GP__SORT_V_WIN1 walks
  * the look-back one word a step; GP__SORT_V_LONG ranks with the longer chain per item row
  * (GP__RANK_OR_LONG). */
-enum { GP__SORT_V_MATCH_ANY = 1, GP__SORT_V_LATE = 2, GP__SORT_V_WIN1 = 4, GP__SORT_V_LONG = 8 };
+enum {
+    GP__SORT_V_MATCH_ANY = 1,
+    GP__SORT_V_LATE = 2,
+    GP__SORT_V_WIN1 = 4,
+    GP__SORT_V_LONG = 8,
+    GP__SORT_V_VALUES_LATE = 16, /* values loaded after the keys are written, staged where the keys were */
+};
 #ifndef GP__SORT_PREFETCH
 #define GP__SORT_PREFETCH 1 /* 0: no L2 prefetch of argsort's indices (see the pass kernel) */
 #endif
@@ -331,18 +337,46 @@ enum { GP__SORT_V_MATCH_ANY = 1, GP__SORT_V_LATE = 2, GP__SORT_V_WIN1 = 4, GP__S
 
 /* ---- one pass ------------------------------------------------------------------------------ */
 /* Dynamic shared memory of the pass kernel: the rank's, the digits' shifts, and one staging
- * buffer of a tile of keys, then of values. */
+ * buffer of a tile of keys (values are staged in the rank's counters; VALUES_LATE: here,
+ * after the keys). */
 template <int BLOCK>
 struct gp__sort_pass_smem {
     gp_block_radix_rank_smem<BLOCK> rank;
     size_t shift[256]; /* global place of a staged slot j of digit d: shift[d] + j */
     unsigned tile;
 };
-template <class K, class V, int BLOCK, int ITEMS>
+/* Whether a pass's values are staged after its keys, where the keys were: asked for
+ * (VALUES_LATE), or where a tile of values does not fit in the rank's counters and match
+ * words (ITEMS x sizeof(V) > 128: argsort's 64-bit indices past 2^32 keys in large tiles). */
+template <class V, int BLOCK, int ITEMS, int VARIANT>
+static constexpr GP__HD bool gp__sort_values_late()
+{
+    return (VARIANT & GP__SORT_V_VALUES_LATE) != 0 ||
+           (size_t)BLOCK * ITEMS * sizeof(V) > sizeof(gp_block_radix_rank_smem<BLOCK>::warp_count) +
+                                                   sizeof(gp_block_radix_rank_smem<BLOCK>::warp_match);
+}
+template <class K, class V, int BLOCK, int ITEMS, int VARIANT = 0>
 static constexpr GP__HD size_t gp__sort_pass_smem_bytes()
 {
     return (sizeof(gp__sort_pass_smem<BLOCK>) + 15) / 16 * 16 +
-           (size_t)BLOCK * ITEMS * (sizeof(K) > sizeof(V) ? sizeof(K) : sizeof(V));
+           (size_t)BLOCK * ITEMS *
+               (gp__sort_values_late<V, BLOCK, ITEMS, VARIANT>() && sizeof(V) > sizeof(K) ? sizeof(V) : sizeof(K));
+}
+
+/* This thread's values of the tile (warp-striped like its keys: item i at first + 32 i);
+ * argsort's first pass makes its indices. */
+template <int MODE, int ITEMS, class V>
+static __device__ __forceinline__ void gp__sort_load_values(V (&val)[ITEMS], const V *vin, size_t first, size_t n,
+                                                            bool whole, int r)
+{
+#pragma unroll
+    for (int i = 0; i < ITEMS; i++) {
+        const size_t at = first + 32 * (size_t)i;
+        if (whole || at < n) {
+            if constexpr (MODE == GP__SORT_ARGSORT) val[i] = r == 0 ? (V)at : gp__load_elem(vin + at);
+            else val[i] = gp__load_elem(vin + at);
+        }
+    }
 }
 
 /* One pass over the keys: each block takes the next tile (in start order), loads its keys,
@@ -365,7 +399,16 @@ __global__ void __launch_bounds__(BLOCK, MINB) gp__sort_pass_kernel(gp__sort_io<
     gp__sort_pass_smem<BLOCK> &s = *reinterpret_cast<gp__sort_pass_smem<BLOCK> *>(gp__sort_smem);
     unsigned char *stage = gp__sort_smem + gp__round_up(sizeof(gp__sort_pass_smem<BLOCK>), 16);
     K *s_keys = reinterpret_cast<K *>(stage);
-    V *s_vals = reinterpret_cast<V *>(stage);
+    /* Values are loaded once the keys are staged and staged in the rank's counters and match
+     * words (free once every warp has ranked: one barrier), before the look-back, so that
+     * keys and values go out together after the look-back's barrier. VALUES_LATE (the order
+     * before; also where a tile of values does not fit there): loaded after the keys are
+     * written and staged where the keys were, two barriers more. Measured (H200, 2^28,
+     * bench/sort/probes/shapes.cu, two runs): pairs u32/u32 8.29 to 7.85-7.87 ms, argsort u32
+     * 8.12 to 7.61; staged after the look-back instead, the values' registers live across
+     * it spilled (32 bytes) and pairs took 8.66-8.68. */
+    constexpr bool VALUES_LATE = gp__sort_values_late<V, BLOCK, ITEMS, VARIANT>();
+    V *s_vals = VALUES_LATE ? reinterpret_cast<V *>(stage) : reinterpret_cast<V *>(&s.rank.warp_count[0][0]);
 
     gp__chain_wait_only(); /* a programmatic dependent of the kernel before (sm_90) */
     const unsigned long long ctl0 = __ldcg(&io.ctl[0]); /* skip mask, bucket path, crowded mask << 32 */
@@ -456,6 +499,13 @@ __global__ void __launch_bounds__(BLOCK, MINB) gp__sort_pass_kernel(gp__sort_io<
         gp__status_publish<W>(io.status, tile * 256 + d, count, tile == 0 ? 2 * pass + 2 : 2 * pass + 1);
 #pragma unroll
     for (int i = 0; i < ITEMS; i++) s_keys[rank[i]] = key[i];
+    V val[MODE == GP__SORT_KEYS ? 1 : ITEMS];
+    if constexpr (MODE != GP__SORT_KEYS && !VALUES_LATE) {
+        gp__sort_load_values<MODE, ITEMS>(val, vin, first, io.n, whole, r);
+        __syncthreads(); /* every warp has ranked: the counters are free */
+#pragma unroll
+        for (int i = 0; i < ITEMS; i++) s_vals[rank[i]] = val[i];
+    }
     /* look-back, one thread per digit, while the other threads' keys are staged */
     if (d < 256) {
         W before = 0;
@@ -476,18 +526,15 @@ __global__ void __launch_bounds__(BLOCK, MINB) gp__sort_pass_kernel(gp__sort_io<
             const K k = s_keys[j];
             slot_digit[i] = gp__sort_digit(k, pass, io.desc);
             if (write_keys) gp__store_elem(kout + s.shift[slot_digit[i]] + j, k);
-        }
-    }
-    if constexpr (MODE != GP__SORT_KEYS) {
-        V val[ITEMS];
-#pragma unroll
-        for (int i = 0; i < ITEMS; i++) {
-            const size_t at = first + 32 * (size_t)i;
-            if (whole || at < io.n) {
-                if constexpr (MODE == GP__SORT_ARGSORT) val[i] = r == 0 ? (V)at : gp__load_elem(vin + at);
-                else val[i] = gp__load_elem(vin + at);
+            if constexpr (MODE == GP__SORT_PAIRS && !VALUES_LATE) gp__store_elem(vout + s.shift[slot_digit[i]] + j, s_vals[j]);
+            if constexpr (MODE == GP__SORT_ARGSORT && !VALUES_LATE) { /* the last pass: the caller's 64-bit indices */
+                if (r != R - 1) gp__store_elem(vout + s.shift[slot_digit[i]] + j, s_vals[j]);
+                else gp__store_elem(io.idx_out + s.shift[slot_digit[i]] + j, (uint64_t)s_vals[j]);
             }
         }
+    }
+    if constexpr (MODE != GP__SORT_KEYS && VALUES_LATE) {
+        gp__sort_load_values<MODE, ITEMS>(val, vin, first, io.n, whole, r);
         __syncthreads(); /* the staged keys are read */
 #pragma unroll
         for (int i = 0; i < ITEMS; i++) s_vals[rank[i]] = val[i];

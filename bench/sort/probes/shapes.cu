@@ -5,7 +5,7 @@
  *
  * Build and run (GP__SORT_WIN: the look-back's words a step, default 8):
  *   nvcc -O3 -std=c++17 -arch=sm_90 -I. bench/sort/probes/shapes.cu -o build/bench/sort/shapes
- *   build/bench/sort/shapes */
+ *   build/bench/sort/shapes [job]   (job: only the jobs whose name holds it, e.g. pairs) */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,6 +45,14 @@ static void shape_pairs(bufs *b)
     CUDA_CHK((gp__sort<uint32_t, uint32_t, GP__SORT_PAIRS, BLOCK, ITEMS, VARIANT, MINB>((uint32_t *)b->out,
               (uint32_t *)b->vout, (const uint32_t *)b->in, (const uint32_t *)b->vin, b->n, 0, 0, &k)));
 }
+template <int ITEMS, int VARIANT>
+static void shape_argsort(bufs *b)
+{
+    gp__sort_knobs k = {};
+    k.no_small = 1; /* the grid path at every size */
+    CUDA_CHK((gp__sort<uint32_t, uint64_t, GP__SORT_ARGSORT, 384, ITEMS, VARIANT, 2>(NULL, (uint64_t *)b->vout,
+              (const uint32_t *)b->in, NULL, b->n, 0, 0, &k)));
+}
 static void cub_u32(bufs *b)
 {
     CUDA_CHK(cub::DeviceRadixSort::SortKeys(b->tmp, b->tb, (const uint32_t *)b->in, (uint32_t *)b->out, (int)b->n));
@@ -61,6 +69,7 @@ static void cub_pairs(bufs *b)
 #define L GP__SORT_V_LATE
 #define W1 GP__SORT_V_WIN1
 #define LC GP__SORT_V_LONG
+#define VL GP__SORT_V_VALUES_LATE
 struct shape_row { const char *name; sort_fn fn; };
 static const shape_row u32_shapes[] = {
     {"256x16 late, win 1, long chain (before)", shape<256, 16, L | W1 | LC, 3>},
@@ -86,14 +95,23 @@ static const shape_row u64_shapes[] = {
     {"u64 384x24 early, 2 blocks/SM", shape64<384, 24, 0, 2>},
     {NULL, NULL},
 };
+/* values: loaded after the keys are written and staged where the keys were (VL, before), or
+ * loaded once the keys are staged and staged in the rank's counters before the look-back
+ * (the default) */
 static const shape_row pair_shapes[] = {
-    {"pairs 256x16 early", shape_pairs<256, 16, 0, 3>},
-    {"pairs 256x24 early", shape_pairs<256, 24, 0, 3>},
-    {"pairs 384x16 early, 2 blocks/SM", shape_pairs<384, 16, 0, 2>},
-    {"pairs 384x18 early, 2 blocks/SM", shape_pairs<384, 18, 0, 2>},
-    {"pairs 384x20 early, 2 blocks/SM", shape_pairs<384, 20, 0, 2>},
-    {"pairs 384x22 early, 2 blocks/SM", shape_pairs<384, 22, 0, 2>},
-    {"pairs 384x24 early, 2 blocks/SM", shape_pairs<384, 24, 0, 2>},
+    {"pairs 384x20, values late (before), 2 blocks/SM", shape_pairs<384, 20, VL, 2>},
+    {"pairs 384x24, values late, 2 blocks/SM", shape_pairs<384, 24, VL, 2>},
+    {"pairs 256x16", shape_pairs<256, 16, 0, 3>},
+    {"pairs 384x16, 2 blocks/SM", shape_pairs<384, 16, 0, 2>},
+    {"pairs 384x20, 2 blocks/SM", shape_pairs<384, 20, 0, 2>},
+    {"pairs 384x24, 2 blocks/SM", shape_pairs<384, 24, 0, 2>},
+    {NULL, NULL},
+};
+/* argsort u32 (no CUB row: checked against the first row) */
+static const shape_row argsort_shapes[] = {
+    {"argsort 384x20, values late (before)", shape_argsort<20, VL>},
+    {"argsort 384x16", shape_argsort<16, 0>},
+    {"argsort 384x20", shape_argsort<20, 0>},
     {NULL, NULL},
 };
 static void run(void *p)
@@ -107,15 +125,16 @@ static float time_fn(sort_fn fn, bufs *b)
     return gp_bench_median_ms_n(run, q, 2, 15);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    const char *only = argc > 1 ? argv[1] : NULL; /* run only the jobs whose name holds this */
     need_gpu(__FILE__);
     const size_t big = (size_t)1 << 28;
     void *in, *out, *vin, *vout;
     CUDA_CHK(cudaMalloc(&in, big * 8));
     CUDA_CHK(cudaMalloc(&out, big * 8));
     CUDA_CHK(cudaMalloc(&vin, big * 4));
-    CUDA_CHK(cudaMalloc(&vout, big * 4));
+    CUDA_CHK(cudaMalloc(&vout, big * 8));
     size_t tb = 0, t2 = 0;
     cub::DeviceRadixSort::SortKeys(NULL, tb, (const uint64_t *)in, (uint64_t *)out, (int)big);
     cub::DeviceRadixSort::SortPairs(NULL, t2, (const uint32_t *)in, (uint32_t *)out, (const uint32_t *)vin, (uint32_t *)vout, (int)big);
@@ -130,25 +149,31 @@ int main(void)
         {"u32 random", 28, 0, cub_u32, u32_shapes, 4, 0, 36}, {"u32 random", 24, 0, cub_u32, u32_shapes, 4, 0, 36},
         {"u32 8 distinct", 28, 1, cub_u32, u32_shapes, 4, 0, 36}, {"u64 random", 28, 0, cub_u64, u64_shapes, 8, 0, 136},
         {"pairs u32/u32 random", 28, 0, cub_pairs, pair_shapes, 4, 4, 68},
+        {"pairs u32/u32 random", 24, 0, cub_pairs, pair_shapes, 4, 4, 68},
+        {"argsort u32 random", 28, 0, NULL, argsort_shapes, 4, 8, 64},
     };
     for (size_t z = 0; z < sizeof jobs / sizeof jobs[0]; z++) {
+        if (only && !strstr(jobs[z].what, only)) continue;
         const size_t n = (size_t)1 << jobs[z].lg, bytes = n * jobs[z].kb;
         probe_fill<<<1024, 256>>>((uint32_t *)in, bytes / 4, 7, jobs[z].few ? PROBE_FEW : PROBE_RANDOM);
         probe_fill<<<1024, 256>>>((uint32_t *)vin, n, 8, PROBE_RANDOM);
         bufs b = {out, vout, in, vin, n, tmp, tb};
-        const float cub_ms = time_fn(jobs[z].cub, &b);
-        jobs[z].cub(&b);
-        CUDA_CHK(cudaMemcpy(h2, jobs[z].vb ? vout : out, jobs[z].vb ? n * 4 : bytes, cudaMemcpyDeviceToHost));
+        const size_t obytes = jobs[z].vb ? n * jobs[z].vb : bytes; /* what is compared: values or keys */
+        sort_fn ref = jobs[z].cub ? jobs[z].cub : jobs[z].shapes[0].fn;
+        const float cub_ms = jobs[z].cub ? time_fn(jobs[z].cub, &b) : 0.0f;
+        ref(&b);
+        CUDA_CHK(cudaMemcpy(h2, jobs[z].vb ? vout : out, obytes, cudaMemcpyDeviceToHost));
         printf("\n2^%d %s: CUB %.4f ms\n| shape | ms | Gkeys/s | %% of bound | vs CUB | checked |\n", jobs[z].lg,
                jobs[z].what, cub_ms);
         for (const shape_row *k = jobs[z].shapes; k->fn; k++) {
             CUDA_CHK(cudaMemset(out, 0, bytes));
+            CUDA_CHK(cudaMemset(vout, 0, obytes));
             k->fn(&b);
-            CUDA_CHK(cudaMemcpy(h1, jobs[z].vb ? vout : out, jobs[z].vb ? n * 4 : bytes, cudaMemcpyDeviceToHost));
-            const int same = memcmp(h1, h2, jobs[z].vb ? n * 4 : bytes) == 0;
+            CUDA_CHK(cudaMemcpy(h1, jobs[z].vb ? vout : out, obytes, cudaMemcpyDeviceToHost));
+            const int same = memcmp(h1, h2, obytes) == 0;
             const float ms = time_fn(k->fn, &b);
             printf("| %s | %.4f | %.2f | %.1f%% | %.2fx | %s |\n", k->name, ms, n / (ms * 1e6),
-                   100.0 * jobs[z].bpk * n / (copy_gbs * 1e6) / ms, cub_ms / ms, same ? "= CUB" : "DIFFERS");
+                   100.0 * jobs[z].bpk * n / (copy_gbs * 1e6) / ms, cub_ms / ms, same ? (jobs[z].cub ? "= CUB" : "= row 1") : "DIFFERS");
             fflush(stdout);
         }
     }
