@@ -70,9 +70,11 @@
  * 16.31 / 16.28 / 20.16 ms (24: one block an SM). The H100's shape was not measured again
  * (no H100 was lent). At 80 registers (ptxas, sm_90, CUDA 13.0, 32-bit counts, those below
  * 2^32 keys) x 28 is the most keys of up to 4 bytes with no spill (x 30 spills 4 bytes, x 32
- * 28). At x 20 pairs u32/u32 spill 4 bytes (x 22 none, x 24 20), u64 keys 24 (x 18 none,
- * and as fast), u16 keys' argsort 24 (not measured); 20 was the fastest or level with it for
- * both measured jobs. */
+ * 28). At x 20 u64 keys spill 24 bytes (x 18 none, and as fast); 20 was the fastest or
+ * level with it for both measured jobs. Since pairs stage their values in the rank's
+ * counters (02d48c6) no pair or argsort instance at x 20 spills (4-32 bytes before), 4-byte
+ * keys with 8-byte values at x 12 spill 8 (none before), and pairs u32/u32 at x 20 / 24 took
+ * 7.85-7.87 / 7.92-7.95 ms (H200, 2^28, two runs). */
 #define GP__SORT_ITEMS_KEYS4 28  /* keys only, up to 4 bytes (10752-key tiles) */
 #define GP__SORT_ITEMS_8B 20     /* keys only of 8 bytes, or key and value within 8 bytes (7680) */
 #define GP__SORT_ITEMS_16B 12    /* key and value within 16 bytes */
