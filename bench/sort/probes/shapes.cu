@@ -1,7 +1,8 @@
 /* bench/sort/probes/shapes.cu -- the grid path's pass kernel in several shapes (threads, keys a
- * thread, variant flags, blocks per SM), u32 keys against CUB's DeviceRadixSort (Onesweep)
- * in the same run: the measurements behind the default shape. Every result is checked
- * bitwise against CUB's first. Not part of `make bench`.
+ * thread, variant flags, blocks per SM): u32 and u64 keys and u32/u32 pairs against CUB's
+ * DeviceRadixSort (Onesweep) in the same run, and u32 argsort: the measurements behind the
+ * default shapes. Every result is checked bitwise against CUB's first (argsort: against its
+ * first row). Not part of `make bench`.
  *
  * Build and run (GP__SORT_WIN: the look-back's words a step, default 8):
  *   nvcc -O3 -std=c++17 -arch=sm_90 -I. bench/sort/probes/shapes.cu -o build/bench/sort/shapes
