@@ -13,7 +13,7 @@
  *      ranks its keys (gp__block_radix_rank_counted), then finds for each digit the count
  *      of all earlier tiles (decoupled look-back per digit: one thread per digit walks
  *      back, GP__SORT_WIN words a load step, adding counts until it meets an inclusive
- *      prefix), publishes its own inclusive prefix, and scatters keys (then values)
+ *      prefix), publishes its own inclusive prefix, and scatters keys and values
  *      through shared memory, so that each digit's run is written in order;
  *   3. small inputs, and the bucket path's buckets: one block sorts them in shared memory
  *      (sort_block.cuh).
@@ -383,7 +383,7 @@ static __device__ __forceinline__ void gp__sort_load_values(V (&val)[ITEMS], con
  * counts its digits and publishes the counts at once (so a later tile's look-back finds
  * them without waiting for this tile's rank), ranks, stages its keys in shared memory in
  * digit order, looks back for every digit's count in the tiles before it, publishes its
- * inclusive counts and writes each digit's run in address order (then the values). */
+ * inclusive counts and writes each digit's run in address order, each key with its value. */
 template <class K, class V, int MODE, class W, int BLOCK, int ITEMS, int VARIANT = 0,
           int MINB = gp__sort_min_blocks(BLOCK)>
 __global__ void __launch_bounds__(BLOCK, MINB) gp__sort_pass_kernel(gp__sort_io<K, V> io, int pass)
