@@ -160,53 +160,33 @@ static __device__ __forceinline__ typename Op::type gp__seg_stream_warp(typename
             gp__seg_group<Op, VEC>(in, A0 + (uint64_t)(u * 32 + lane) * VEC, R0, R1, aligned16, x[u]);
         }
         gp__seg_prefetch(in, R1 / VEC * VEC, lim); /* the next rounds, while this one folds */
-        /* chunk u of the round, folded with its heads (hb: this lane's head bits in it): a
-         * warp scan of (head, fold) pairs gives each lane the fold before its group */
-        const auto fold_headed = [&](unsigned u, uint32_t hb) {
-            pair mine_p;
-            mine_p.h = hb != 0;
-            mine_p.v = Op::identity();
 #pragma unroll
-            for (unsigned q = 0; q < VEC; q++) mine_p.v = Op::apply((hb >> q) & 1 ? Op::identity() : mine_p.v, x[u][q]);
-            const pair incl = gp__warp_inclusive_scan<SOp>(mine_p);
-            pair before = gp__shfl<GP__SHFL_UP>(incl, 1);
-            before = gp__select(lane == 0, SOp::identity(), before);
-            T r = before.h ? before.v : Op::apply(run, before.v); /* the fold before the lane's group */
+        for (unsigned u = 0; u < U; u++) {
+            if (A0 + u * CH >= R1) break; /* the same in every lane */
+            const uint32_t hb = (h >> (u * VEC)) & ((1u << VEC) - 1);
+            if (__any_sync(GP__FULL_MASK, hb != 0)) {
+                pair mine_p;
+                mine_p.h = hb != 0;
+                mine_p.v = Op::identity();
 #pragma unroll
-            for (unsigned q = 0; q < VEC; q++) {
-                if ((hb >> q) & 1) stage[(u * 32 + lane) * VEC + q] = r;
-                r = Op::apply((hb >> q) & 1 ? Op::identity() : r, x[u][q]);
-            }
-            const pair all = gp__shfl<GP__SHFL_IDX>(incl, 31);
-            run = all.h ? all.v : Op::apply(run, all.v);
-        };
-        /* the head bits of every lane: chunk u has a head where bits u x VEC .. + VEC are set */
-        const uint32_t round_heads = __reduce_or_sync(GP__FULL_MASK, h);
-        bool every_chunk_headed = true;
+                for (unsigned q = 0; q < VEC; q++) mine_p.v = Op::apply((hb >> q) & 1 ? Op::identity() : mine_p.v, x[u][q]);
+                const pair incl = gp__warp_inclusive_scan<SOp>(mine_p);
+                pair before = gp__shfl<GP__SHFL_UP>(incl, 1);
+                before = gp__select(lane == 0, SOp::identity(), before);
+                T r = before.h ? before.v : Op::apply(run, before.v); /* the fold before the lane's group */
 #pragma unroll
-        for (unsigned u = 0; u < U; u++)
-            if (A0 + u * CH < R1 && ((round_heads >> (u * VEC)) & ((1u << VEC) - 1)) == 0) every_chunk_headed = false;
-        if (every_chunk_headed) {
-            /* short segments: no branch between the chunks, so that one chunk's scan overlaps
-             * the next one's folds */
-#pragma unroll
-            for (unsigned u = 0; u < U; u++) {
-                if (A0 + u * CH >= R1) break; /* the same in every lane */
-                fold_headed(u, (h >> (u * VEC)) & ((1u << VEC) - 1));
-            }
-        } else {
-#pragma unroll
-            for (unsigned u = 0; u < U; u++) {
-                if (A0 + u * CH >= R1) break; /* the same in every lane */
-                if ((round_heads >> (u * VEC)) & ((1u << VEC) - 1)) {
-                    fold_headed(u, (h >> (u * VEC)) & ((1u << VEC) - 1));
-                } else { /* no head: a plain tree */
-                    T t = x[u][0];
-#pragma unroll
-                    for (unsigned q = 1; q < VEC; q++) t = Op::apply(t, x[u][q]);
-                    t = gp__shfl<GP__SHFL_IDX>(gp__warp_reduce_lane0<Op>(t), 0);
-                    run = Op::apply(run, t);
+                for (unsigned q = 0; q < VEC; q++) {
+                    if ((hb >> q) & 1) stage[(u * 32 + lane) * VEC + q] = r;
+                    r = Op::apply((hb >> q) & 1 ? Op::identity() : r, x[u][q]);
                 }
+                const pair all = gp__shfl<GP__SHFL_IDX>(incl, 31);
+                run = all.h ? all.v : Op::apply(run, all.v);
+            } else { /* no head: a plain tree */
+                T t = x[u][0];
+#pragma unroll
+                for (unsigned q = 1; q < VEC; q++) t = Op::apply(t, x[u][q]);
+                t = gp__shfl<GP__SHFL_IDX>(gp__warp_reduce_lane0<Op>(t), 0);
+                run = Op::apply(run, t);
             }
         }
         if (restart && R0 == R1) run = Op::identity(); /* a round of no values after a head */
