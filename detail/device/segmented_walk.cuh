@@ -129,7 +129,7 @@ static __device__ __forceinline__ typename Op::type gp__seg_stream_warp(typename
     uint64_t e_idx = x_lo, R0 = first, prev_p = first;
     bool restart = false; /* a segment starts at R0: an end of the last round lay there */
     T run = Op::identity(); /* the fold since the last head, up to R0 */
-    while (R0 < lim || e_idx < x_hi) {
+    while (gp__warp_uniform(R0 < lim || e_idx < x_hi)) {
         const uint64_t A0 = R0 / VEC * VEC, Rmax = A0 + RV < lim ? A0 + RV : lim;
         /* this lane's end, e_idx + lane, clamped inside [R0, lim] (ends that do not ascend
          * break the caller's contract; clamped, they stay inside the share) */
@@ -162,7 +162,7 @@ static __device__ __forceinline__ typename Op::type gp__seg_stream_warp(typename
         gp__seg_prefetch(in, R1 / VEC * VEC, lim); /* the next rounds, while this one folds */
 #pragma unroll
         for (unsigned u = 0; u < U; u++) {
-            if (A0 + u * CH >= R1) break; /* the same in every lane */
+            if (gp__warp_uniform(A0 + u * CH >= R1)) break;
             const uint32_t hb = (h >> (u * VEC)) & ((1u << VEC) - 1);
             if (__any_sync(GP__FULL_MASK, hb != 0)) {
                 pair mine_p;
@@ -237,7 +237,7 @@ static __device__ __forceinline__ typename Op::type gp__seg_pieces_warp(typename
     /* the piece being filled: its index q, values [lo, hi), its next group g, groups to ge */
     uint64_t q = 0, lo = first, hi = lim, g, ge;
     const auto open = [&]() {
-        if (q < K) {
+        if (gp__warp_uniform(q < K)) {
             if (q - qb == 32) {
                 qb += 32;
                 e_cur = e_next;
@@ -253,21 +253,21 @@ static __device__ __forceinline__ typename Op::type gp__seg_pieces_warp(typename
     };
     open();
     T acc = Op::identity(), head = Op::identity(), carry = Op::identity(); /* lane 0's */
-    while (q <= K) {
+    while (gp__warp_uniform(q <= K)) {
         T x[U][VEC];
         const uint64_t q0 = q;
         uint32_t last = 0; /* bit u: chunk u is its piece's last */
 #pragma unroll
         for (unsigned u = 0; u < U; u++) {
-            const bool live = q <= K;
+            const bool live = gp__warp_uniform(q <= K);
             gp__seg_group<Op, VEC>(in, (g + lane) * VEC, lo, live ? hi : lo, aligned16, x[u]);
             if (live) {
                 g += 32;
-                if (g >= ge) { /* the piece's last chunk: the next piece starts where it ends */
+                if (gp__warp_uniform(g >= ge)) { /* the piece's last chunk: the next piece starts where it ends */
                     last |= 1u << u;
                     q++;
                     lo = hi;
-                    if (q <= K) open();
+                    if (gp__warp_uniform(q <= K)) open();
                 }
             }
         }

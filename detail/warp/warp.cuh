@@ -53,6 +53,15 @@ static __device__ __forceinline__ T gp__select(bool c, T a, T b)
     return a;
 }
 
+/* c, which the caller knows is the same in every lane, as a vote of the full warp. nvcc
+ * takes a vote's result as the same in every lane; a condition computed from shuffled or
+ * loaded values it cannot, so a loop or branch on one puts every shuffle after it on the
+ * slow path of a possibly divergent warp (WARPSYNC.COLLECTIVE in the SASS). */
+static __device__ __forceinline__ bool gp__warp_uniform(bool c)
+{
+    return __any_sync(GP__FULL_MASK, c);
+}
+
 /* Warp reduce, butterfly, of each of v[0..NB-1]: every lane gets the total of the 32
  * lanes' v[b], in lane order. At step o each lane holds the total of its aligned group of
  * o lanes; the partner group is the neighbour, and the lower group goes on the left. Both
