@@ -327,7 +327,7 @@ __global__ void __launch_bounds__(GP__SSR_THREADS, GP__MIN_BLOCKS(GP__SSR_THREAD
         const unsigned s = i % stages, parity = (i / stages) & 1;
         gp__mbar_wait(&full[s], parity);
         const unsigned long long t = s_tile[s];
-        if (gp__warp_uniform(t >= tiles)) break;
+        if (t >= tiles) break;
         const size_t start = t * TILE;
         const bool whole = start + TILE <= n;
         pair x[ITEMS];
