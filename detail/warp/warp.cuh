@@ -53,10 +53,12 @@ static __device__ __forceinline__ T gp__select(bool c, T a, T b)
     return a;
 }
 
-/* c, which the caller knows is the same in every lane, as a vote of the full warp. nvcc
- * takes a vote's result as the same in every lane; a condition computed from shuffled or
- * loaded values it cannot, so a loop or branch on one puts every shuffle after it on the
- * slow path of a possibly divergent warp (WARPSYNC.COLLECTIVE in the SASS). */
+/* c, which the caller knows is the same in every lane, as a vote of the full warp (every
+ * lane calls it). nvcc takes a vote's result as the same in every lane, but not a condition
+ * on shuffled or loaded values: a loop or branch on one makes it compile each shuffle after
+ * it for a possibly divergent warp (WARPSYNC.COLLECTIVE in the SASS: a check, and a
+ * fallback that runs the shuffle group by group). The segmented walk's loops tested so:
+ * 570 of those to 84 in its f32 kernel, and 2-3% faster at segments of 32 to 128 (H200). */
 static __device__ __forceinline__ bool gp__warp_uniform(bool c)
 {
     return __any_sync(GP__FULL_MASK, c);
