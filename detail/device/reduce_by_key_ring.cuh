@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "segmented_scan_ring.cuh"
+#include "../warp/warp.cuh"
 
 #ifndef GP__RBKR_MIN_BLOCKS
 /* reduce-by-key: blocks an SM the registers must allow. Two (80 registers, 12 bytes spilled
@@ -216,7 +217,7 @@ __global__ void __launch_bounds__(GP__SSR_THREADS, GP__MIN_BLOCKS(GP__SSR_THREAD
     __shared__ pair s_warp[SMAX][GP__SSR_WARPS];
     unsigned long long *counter = reinterpret_cast<unsigned long long *>(scratch);
     uint64_t *status = reinterpret_cast<uint64_t *>(scratch + gp__sscan_status_offset());
-    const unsigned warp = threadIdx.x >> 5, lane = gp__lane_id();
+    const unsigned warp = gp__warp_id(), lane = gp__lane_id();
 
     if (threadIdx.x == 0)
         for (unsigned s = 0; s < stages; s++) gp__mbar_init(&counted[s], 32); /* made visible in gp__ssr_start */

@@ -281,7 +281,9 @@ static __device__ __forceinline__ bool gp__seg_tile_segs(typename Op::type *slot
         const uint32_t p = at(i), q = i > 0 ? at(i - 1) : 0;
         too_long |= p > q + GP__SEG_SEGS_MAX;
     }
-    if (__syncthreads_or(too_long)) return false;
+    /* a vote, so that nvcc takes the exit as warp-uniform: the shuffles after it stay off its
+     * divergent-warp path (warp.cuh) */
+    if (gp__warp_uniform(__syncthreads_or(too_long))) return false;
     for (unsigned i = tid; i < ne; i += THREADS) {
         const uint32_t p = at(i);
         T v = i == 0 ? run.v : Op::identity();

@@ -99,6 +99,7 @@
 #include "../util/launch.cuh"
 #include "segmented_path.cuh"
 #include "segmented_walk.cuh"
+#include "../warp/warp.cuh"
 
 /* Merge items a thread: odd, so that threads that fold only values (long segments) start
  * in 32 different banks: 15 for 4-byte types, 7 for 8-byte, 3 for 16-byte. */
@@ -284,7 +285,7 @@ __global__ void __launch_bounds__(GP__SEGR_THREADS, GP__SEGR_MIN_BLOCKS)
     __shared__ uint64_t vbar[VStream::SLOTS], ebar[EStream::SLOTS];
     __shared__ unsigned long long s_split[4], s_tile_end[2];
     __shared__ gp__seg_heads_smem<T, TILE, GP__SEGR_THREADS> s_heads;
-    const unsigned tid = threadIdx.x, warp = tid >> 5, lane = gp__lane_id();
+    const unsigned tid = threadIdx.x, warp = gp__warp_id(), lane = gp__lane_id();
     if (tid == 0) {
         for (unsigned c = 0; c < VStream::SLOTS; c++) gp__mbar_init(&vbar[c], 1);
         for (unsigned c = 0; c < EStream::SLOTS; c++) gp__mbar_init(&ebar[c], 1);

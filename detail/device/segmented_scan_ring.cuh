@@ -50,6 +50,7 @@
 #include "scan_kernels.cuh"
 #include "../util/mbarrier.cuh"
 #include "../agent/ring.cuh"
+#include "../warp/warp.cuh"
 
 /* The ring's look-ahead folds gp__seg_op's pairs, GP__SSR_NB batches a round, or
  * GP__SSR_NB_WIDE for pairs of more than two words (the one-tile kernel, gp__sscan_kernel,
@@ -300,7 +301,7 @@ __global__ void __launch_bounds__(GP__SSR_THREADS, GP__MIN_BLOCKS(GP__SSR_THREAD
         s_xchg[2 * (GP__SSR_NB > GP__SSR_NB_WIDE ? GP__SSR_NB : GP__SSR_NB_WIDE)];
     unsigned long long *counter = reinterpret_cast<unsigned long long *>(scratch);
     uint64_t *status = reinterpret_cast<uint64_t *>(scratch + gp__sscan_status_offset());
-    const unsigned warp = threadIdx.x >> 5, lane = gp__lane_id();
+    const unsigned warp = gp__warp_id(), lane = gp__lane_id();
 
     if (threadIdx.x == 0)
         for (unsigned s = 0; s < stages; s++) gp__mbar_init(&counted[s], 32); /* made visible in gp__ssr_start */

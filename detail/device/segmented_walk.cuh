@@ -338,7 +338,7 @@ static __device__ GP__SEG_WALK_INLINE void gp__seg_walk(typename Op::type *out, 
                          j_end - j_start <= (uint64_t)GP__SEG_WALK_PIECES_ABOVE * (i_end - i_start));
     const uint64_t C = stream ? GP__SEG_WALK_END * VEC : GP__SEG_WALK_PIECE * 32 * VEC;
     static_assert(Src::ENDS && 16 % sizeof(T) == 0, "CSR offsets; groups of whole values in 16 bytes");
-    const unsigned warp = threadIdx.x >> 5, lane = gp__lane_id();
+    const unsigned warp = gp__warp_id(), lane = gp__lane_id();
     const uint64_t base = src.base; /* positions below are indices of src.in */
     /* the split: an end costs C values besides its segment's values (GP__SEG_WALK_PIECE,
      * _END), so warp w starts at cost D w / WARPS of the share's D = values + C ends (a merge

@@ -8,6 +8,7 @@
 
 #include "../util/mbarrier.cuh"
 #include "select.cuh"
+#include "../warp/warp.cuh"
 
 #ifdef __CUDACC__
 
@@ -54,7 +55,7 @@ __global__ void __launch_bounds__(GP__SEL_THREADS, GP__MIN_BLOCKS(GP__SEL_THREAD
     __shared__ uint64_t s_handed[2], s_freed[2];
     unsigned long long *counter = reinterpret_cast<unsigned long long *>(scratch);
     uint64_t *status = reinterpret_cast<uint64_t *>(scratch + GP__SCRATCH_ALIGN);
-    const unsigned warp = threadIdx.x >> 5, lane = gp__lane_id();
+    const unsigned warp = gp__warp_id(), lane = gp__lane_id();
 
     gp__chain_wait(); /* the stream's earlier work may have used this status region */
     if (threadIdx.x == 0) {

@@ -57,6 +57,7 @@
 #ifdef __CUDACC__
 #include "../util/mbarrier.cuh"
 #include "../agent/ring.cuh"
+#include "../warp/warp.cuh"
 
 /* Whether a kind's look-ahead folds windows (gp__select_window), two warps taking every
  * other tile, rather than the scan's chain of rounds: unique and run-length. Measured on
@@ -273,7 +274,7 @@ __global__ void __launch_bounds__(GP__SEL_RING_THREADS, GP__MIN_BLOCKS(GP__SEL_R
     __shared__ uint32_t s_wtot[GP__SEL_WARPS];
     unsigned long long *counter = reinterpret_cast<unsigned long long *>(scratch);
     uint64_t *status = reinterpret_cast<uint64_t *>(scratch + GP__SCRATCH_ALIGN);
-    const unsigned warp = threadIdx.x >> 5, lane = gp__lane_id();
+    const unsigned warp = gp__warp_id(), lane = gp__lane_id();
 
     if (threadIdx.x == 0) {
         for (unsigned s = 0; s < stages; s++) {
