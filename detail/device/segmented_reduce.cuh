@@ -170,7 +170,7 @@ __global__ void __launch_bounds__(GP__REDUCE_BLOCK, GP__MIN_BLOCKS(GP__REDUCE_BL
         const bool aligned16 = p.aligned16 != 0;
         const T total = p.nvec <= (size_t)GP__REDUCE_BLOCK * ROWS
                             ? gp__block_combine_warps<Op>(
-                                  gp__reduce_step<Op, Map>(body, (threadIdx.x >> 5) * 32 * ROWS, p.nvec, aligned16))
+                                  gp__reduce_step<Op, Map>(body, gp__warp_id() * 32 * ROWS, p.nvec, aligned16))
                             : gp__reduce_block_run<Op, Map>(body, 0, p.nvec, aligned16);
         if (threadIdx.x == 0) {
             const T v = gp__reduce_with_edges<Op, Map>(src, p, total);
@@ -208,7 +208,7 @@ __global__ void __launch_bounds__(GP__ROWS_SHORT_THREADS, GP__MIN_BLOCKS(GP__ROW
     enum { VEC = gp__reduce_vec_elems(sizeof(T)), U = GP__ROWS_SHORT_U };
     gp__chain_wait();
     const unsigned lane = threadIdx.x & 31, g = lane & (G - 1);
-    const size_t warp = (blockIdx.x * (size_t)blockDim.x + threadIdx.x) >> 5;
+    const size_t warp = blockIdx.x * (size_t)(blockDim.x >> 5) + gp__warp_id();
     const size_t warps = (size_t)gridDim.x * (blockDim.x >> 5), per_warp = 32 / G;
     const size_t span = (size_t)G * VEC; /* elements of a chunk */
     /* the fold of the piece at column c of row r, and the tree of a warp's U folds */
