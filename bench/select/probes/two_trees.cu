@@ -1,0 +1,286 @@
+/* bench/select/probes/two_trees.cu -- one program, built against two checkouts of gpuprims,
+ * to compare their kernels in one device session: user instances (GP_DEFINE_*) of the
+ * compaction, the segments and the scan, timed at 2^28 and 2^24 and checked against the
+ * host. Run the two builds in turn, twice or more, and compare each job's best median: the
+ * A/B figures of "The warp index as a shuffle" (docs/select.md, docs/segmented.md,
+ * docs/scan.md) came from it. Not part of `make bench`.
+ *
+ * Build (from the root of each checkout, A and B) and run:
+ *   nvcc -O3 -std=c++17 -arch=sm_90 -I. -Ibench bench/select/probes/two_trees.cu -o /tmp/tt_A
+ *   for r in 1 2; do /tmp/tt_A A [jobs]; /tmp/tt_B B [jobs]; done
+ * jobs: a comma-separated list of substrings (e.g. "partition,segr-len1 "); a job runs
+ * when its name, size included ("segr-len1 2^28"), holds one. Each line printed:
+ *   R <label> <job> <size> <median us> ok|BAD
+ * Values are small integers, so every association of a float sum is exact and the
+ * segmented reduce, segmented scan, reduce-by-key and rows are checked bitwise; the scan,
+ * whose totals pass 2^24, within 1e-3, and the column sums within 1e-5. */
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <vector>
+
+#include "gpuprims.cuh"
+#include "probe.cuh"
+
+#define TT_EQ(a, b) ((a) == (b))
+#define TT_BELOW(x, p) ((x) < (p))
+#define TT_ADD(a, b) ((a) + (b))
+GP_DEFINE_UNIQUE(tt_i32, int32_t, TT_EQ)
+GP_DEFINE_SELECT(tt_f32, float, float, TT_BELOW)
+GP_DEFINE_SEGMENTED_REDUCE(tt_f32, float, TT_ADD, 0.0f)
+GP_DEFINE_SEGMENTED_SCAN(tt_f32, float, TT_ADD, 0.0f)
+GP_DEFINE_SCAN(tt_f32, float, TT_ADD, 0.0f)
+GP_DEFINE_REDUCE_BY_KEY(tt_i32_f32, int32_t, TT_EQ, float, TT_ADD, 0.0f)
+
+static const char *g_label = "?", *g_jobs = NULL;
+
+/* Whether the job named by the format is asked for. */
+static bool wanted(const char *fmt, ...)
+{
+    char name[128], list[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(name, sizeof name, fmt, ap);
+    va_end(ap);
+    if (!g_jobs || !*g_jobs) return true;
+    snprintf(list, sizeof list, "%s", g_jobs);
+    for (char *t = strtok(list, ","); t; t = strtok(NULL, ","))
+        if (strstr(name, t)) return true;
+    return false;
+}
+
+static uint32_t mix(uint64_t x)
+{
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdULL;
+    x ^= x >> 33;
+    x *= 0xc4ceb9fe1a85ec53ULL;
+    x ^= x >> 33;
+    return (uint32_t)x;
+}
+
+/* The buffers every job shares (sized for 2^28 4-byte elements), and one call's arguments. */
+struct tt_call {
+    enum { UNIQUE, RUN_LENGTH, SELECT, PARTITION, SEGR, SSCAN, SCAN, RBK, ROWS, COLS } kind;
+    size_t n, segs, cols;
+    float p;
+    void *in, *out, *out2, *keys;
+    uint64_t *count, *offsets;
+    const uint8_t *heads;
+};
+
+static void tt_run(void *arg)
+{
+    const tt_call *c = (const tt_call *)arg;
+    float *in = (float *)c->in, *out = (float *)c->out;
+    switch (c->kind) {
+    case tt_call::UNIQUE: CK(gp_unique_tt_i32((int32_t *)c->out, c->count, (const int32_t *)c->in, c->n, 0)); break;
+    case tt_call::RUN_LENGTH:
+        CK(gp_run_length_tt_i32((int32_t *)c->out, (uint64_t *)c->out2, c->count, (const int32_t *)c->in, c->n, 0));
+        break;
+    case tt_call::SELECT: CK(gp_select_tt_f32(out, c->count, in, c->n, c->p, 0)); break;
+    case tt_call::PARTITION: CK(gp_partition_tt_f32(out, (float *)c->out2, c->count, in, c->n, c->p, 0)); break;
+    case tt_call::SEGR: CK(gp_segmented_reduce_tt_f32(out, in, c->offsets, c->segs, 0)); break;
+    case tt_call::SSCAN: CK(gp_exclusive_segmented_scan_tt_f32(out, in, c->heads, c->n, 0)); break;
+    case tt_call::SCAN: CK(gp_inclusive_scan_tt_f32(out, in, c->n, 0)); break;
+    case tt_call::RBK:
+        CK(gp_reduce_by_key_tt_i32_f32((int32_t *)c->out2, out, c->count, (const int32_t *)c->keys, in, c->n, 0));
+        break;
+    case tt_call::ROWS: CK(gp_reduce_rows_tt_f32(out, in, c->segs, c->cols, c->cols, 0)); break;
+    case tt_call::COLS: CK(gp_reduce_cols_tt_f32(out, in, c->segs, c->cols, c->cols, 0)); break;
+    }
+}
+
+static void report(const char *job, int lg, tt_call *c, bool (*check)(const tt_call *, int), int arg)
+{
+    const double us = probe_time(tt_run, c, 10, 0, 0, NULL);
+    printf("R %s %s 2^%d %.1f %s\n", g_label, job, lg, us, check(c, arg) ? "ok" : "BAD");
+    fflush(stdout);
+}
+
+/* host copies of the inputs, and of the outputs read back */
+static std::vector<int32_t> h_i, h_io;
+static std::vector<float> h_f, h_fo;
+static std::vector<uint64_t> h_u;
+static std::vector<uint8_t> h_h;
+
+static uint64_t device_count(const tt_call *c)
+{
+    uint64_t k;
+    CK(cudaMemcpy(&k, c->count, 8, cudaMemcpyDeviceToHost));
+    return k;
+}
+
+/* unique and run-length: the firsts of the runs, in order, and lengths that sum to n */
+static bool check_runs(const tt_call *c, int)
+{
+    const uint64_t k = device_count(c);
+    size_t runs = 0;
+    for (size_t i = 0; i < c->n; i++) runs += i == 0 || h_i[i] != h_i[i - 1];
+    if (k != runs) return false;
+    CK(cudaMemcpy(h_io.data(), c->out, k * 4, cudaMemcpyDeviceToHost));
+    for (size_t i = 0, r = 0; i < c->n; i++)
+        if ((i == 0 || h_i[i] != h_i[i - 1]) && h_io[r++] != h_i[i]) return false;
+    if (c->kind != tt_call::RUN_LENGTH) return true;
+    CK(cudaMemcpy(h_u.data(), c->out2, k * 8, cudaMemcpyDeviceToHost));
+    uint64_t sum = 0;
+    for (size_t r = 0; r < k; r++) sum += h_u[r];
+    return sum == c->n;
+}
+
+/* select and partition: the kept items, in order */
+static bool check_kept(const tt_call *c, int)
+{
+    const uint64_t k = device_count(c);
+    CK(cudaMemcpy(h_fo.data(), c->out, k * 4, cudaMemcpyDeviceToHost));
+    size_t r = 0;
+    for (size_t i = 0; i < c->n; i++)
+        if (h_f[i] < c->p && (r >= k || h_fo[r++] != h_f[i])) return false;
+    return r == k;
+}
+
+/* segmented reduce of fixed lengths L, exact */
+static bool check_segments(const tt_call *c, int L)
+{
+    CK(cudaMemcpy(h_fo.data(), c->out, c->segs * 4, cudaMemcpyDeviceToHost));
+    for (size_t s = 0; s < c->segs; s++) {
+        float t = 0;
+        for (int j = 0; j < L; j++) t += h_f[s * L + j];
+        if (t != h_fo[s]) return false;
+    }
+    return true;
+}
+
+/* exclusive segmented scan (exact) and inclusive scan (within 1e-3: its totals pass 2^24) */
+static bool check_scans(const tt_call *c, int)
+{
+    CK(cudaMemcpy(h_fo.data(), c->out, c->n * 4, cudaMemcpyDeviceToHost));
+    double acc = 0;
+    for (size_t i = 0; i < c->n; i++) {
+        if (c->kind == tt_call::SSCAN) {
+            if (i == 0 || h_h[i]) acc = 0;
+            if (h_fo[i] != (float)acc) return false;
+            acc += h_f[i];
+        } else {
+            acc += h_f[i];
+            if (fabs(h_fo[i] - acc) > 1e-3 * acc + 1) return false;
+        }
+    }
+    return true;
+}
+
+/* reduce-by-key, runs of 8 keys: each run's sum, exact */
+static bool check_rbk(const tt_call *c, int)
+{
+    const uint64_t k = device_count(c);
+    if (k != c->n / 8) return false;
+    CK(cudaMemcpy(h_fo.data(), c->out, k * 4, cudaMemcpyDeviceToHost));
+    for (size_t r = 0; r < k; r++) {
+        float t = 0;
+        for (int j = 0; j < 8; j++) t += h_f[r * 8 + j];
+        if (t != h_fo[r]) return false;
+    }
+    return true;
+}
+
+/* rows (exact) and columns (within 1e-5) of a segs x cols matrix */
+static bool check_axis(const tt_call *c, int)
+{
+    const size_t R = c->segs, C = c->cols, outs = c->kind == tt_call::ROWS ? R : C;
+    CK(cudaMemcpy(h_fo.data(), c->out, outs * 4, cudaMemcpyDeviceToHost));
+    std::vector<double> t(outs, 0.0);
+    for (size_t r = 0; r < R; r++)
+        for (size_t j = 0; j < C; j++) t[c->kind == tt_call::ROWS ? r : j] += h_f[r * C + j];
+    for (size_t o = 0; o < outs; o++)
+        if (fabs(h_fo[o] - t[o]) > (c->kind == tt_call::ROWS ? 0.0 : 1e-5 * t[o] + 1)) return false;
+    return true;
+}
+
+static void to_device(void *d, const void *h, size_t bytes)
+{
+    CK(cudaMemcpy(d, h, bytes, cudaMemcpyHostToDevice));
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 1) g_label = argv[1];
+    if (argc > 2) g_jobs = argv[2];
+    const size_t NMAX = (size_t)1 << 28;
+    tt_call c = {};
+    uint8_t *d_heads;
+    CK(cudaMalloc(&c.in, NMAX * 4));
+    CK(cudaMalloc(&c.out, NMAX * 4));
+    CK(cudaMalloc(&c.out2, NMAX * 8));
+    CK(cudaMalloc(&c.keys, NMAX * 4));
+    CK(cudaMalloc(&c.count, 8));
+    CK(cudaMalloc(&c.offsets, (NMAX + 1) * 8));
+    CK(cudaMalloc(&d_heads, NMAX));
+    c.heads = d_heads;
+    h_i.resize(NMAX), h_io.resize(NMAX), h_f.resize(NMAX), h_fo.resize(NMAX), h_u.resize(NMAX + 1), h_h.resize(NMAX);
+    char job[64];
+    for (int lg : {28, 24}) {
+        const size_t n = (size_t)1 << lg;
+        c.n = n;
+        for (int runs : {1, 8, 1024}) { /* i32 runs of equal values */
+            if (!wanted("unique-runs%d 2^%d", runs, lg) && !wanted("rle-runs%d 2^%d", runs, lg)) continue;
+            for (size_t i = 0; i < n; i++) h_i[i] = (int32_t)(mix(i / runs) & 0x7fffffff);
+            to_device(c.in, h_i.data(), n * 4);
+            for (int rle = 0; rle < 2; rle++) {
+                snprintf(job, sizeof job, "%s-runs%d", rle ? "rle" : "unique", runs);
+                if (!wanted("%s 2^%d", job, lg)) continue;
+                c.kind = rle ? tt_call::RUN_LENGTH : tt_call::UNIQUE;
+                report(job, lg, &c, check_runs, 0);
+            }
+        }
+        for (size_t i = 0; i < n; i++) h_f[i] = (mix(i + 77) >> 8) * (1.0f / 16777216.0f); /* [0, 1) */
+        to_device(c.in, h_f.data(), n * 4);
+        for (float p : {0.5f, 0.1f})
+            for (int part = 0; part < 2; part++) {
+                snprintf(job, sizeof job, "%s-p%.1f", part ? "partition" : "select", p);
+                if (!wanted("%s 2^%d", job, lg)) continue;
+                c.kind = part ? tt_call::PARTITION : tt_call::SELECT;
+                c.p = p;
+                report(job, lg, &c, check_kept, 0);
+            }
+        for (size_t i = 0; i < n; i++) h_f[i] = (float)(mix(i) % 16); /* small integers: exact sums */
+        to_device(c.in, h_f.data(), n * 4);
+        for (int L : {1, 2, 4, 8, 16, 32}) {
+            snprintf(job, sizeof job, "segr-len%d", L);
+            if (!wanted("%s 2^%d", job, lg)) continue;
+            c.kind = tt_call::SEGR;
+            c.segs = n / L;
+            for (size_t s = 0; s <= c.segs; s++) h_u[s] = s * L;
+            to_device(c.offsets, h_u.data(), (c.segs + 1) * 8);
+            report(job, lg, &c, check_segments, L);
+        }
+        if (wanted("sscan-heads8 2^%d", lg)) { /* a head one element in 8, at random */
+            for (size_t i = 0; i < n; i++) h_h[i] = (mix(3 * i + 1) & 7) == 0;
+            to_device(d_heads, h_h.data(), n);
+            c.kind = tt_call::SSCAN;
+            report("sscan-heads8", lg, &c, check_scans, 0);
+        }
+        if (wanted("scan 2^%d", lg)) {
+            c.kind = tt_call::SCAN;
+            report("scan", lg, &c, check_scans, 0);
+        }
+        if (wanted("rbk-runs8 2^%d", lg)) {
+            for (size_t i = 0; i < n; i++) h_i[i] = (int32_t)(mix(i / 8) & 0x7fffffff);
+            to_device(c.keys, h_i.data(), n * 4);
+            c.kind = tt_call::RBK;
+            report("rbk-runs8", lg, &c, check_rbk, 0);
+        }
+        const size_t shapes[][2] = {{4194304, 64}, {16777216, 16}, {1048576, 256}, {16384, 16384}};
+        for (const auto &sh : shapes)
+            for (int cols = 0; cols < 2; cols++) {
+                c.segs = sh[0] >> (28 - lg);
+                c.cols = sh[1];
+                snprintf(job, sizeof job, "%s-%zux%zu", cols ? "cols" : "rows", c.segs, c.cols);
+                if (c.segs == 0 || !wanted("%s 2^%d", job, lg)) continue;
+                c.kind = cols ? tt_call::COLS : tt_call::ROWS;
+                report(job, lg, &c, check_axis, 0);
+            }
+    }
+    return 0;
+}
