@@ -170,7 +170,7 @@ __global__ void __launch_bounds__(GP__REDUCE_BLOCK, GP__MIN_BLOCKS(GP__REDUCE_BL
         const bool aligned16 = p.aligned16 != 0;
         const T total = p.nvec <= (size_t)GP__REDUCE_BLOCK * ROWS
                             ? gp__block_combine_warps<Op>(
-                                  gp__reduce_step<Op, Map>(body, gp__warp_id() * 32 * ROWS, p.nvec, aligned16))
+                                  gp__reduce_step<Op, Map>(body, (threadIdx.x >> 5) * 32 * ROWS, p.nvec, aligned16))
                             : gp__reduce_block_run<Op, Map>(body, 0, p.nvec, aligned16);
         if (threadIdx.x == 0) {
             const T v = gp__reduce_with_edges<Op, Map>(src, p, total);
