@@ -25,9 +25,11 @@
  *     flight. The block holding the last tile writes the count.
  * Run-length encoding also needs each run's length, which may span tiles: each tile
  * publishes (runs started in it, place of its last head), packed in one status word
- * (gp__sel_runs_word), and the prefix folds them as (sum, max); an item at the end of a run (x[i] != x[i+1], or i = n-1) writes its run's
- * length, from its run's head: found in shared memory when it is in this tile, else the
- * prefix's last head. Heads and tails are counted in one 32-bit scan (16 bits each).
+ * (gp__sel_runs_word), and the prefix folds them as (sum, max). A run's length is the place
+ * of the next head (or the tile's end) less its own head's: the heads' places are in shared
+ * memory, and a run that began in an earlier tile begins at the prefix's last head. Heads
+ * and tails (x[i] != x[i+1], or i = n-1) are counted in one 32-bit scan (16 bits each): the
+ * tails say how many runs end in the tile.
  *
  * In place (select, unique: d_out == d_in) is safe: tile t writes below its own end, and
  * only once its prefix is known, that is once every earlier tile has been read. */
@@ -330,6 +332,26 @@ static __device__ __forceinline__ void gp__select_heads(gp__sel_mask<ROWS, VEC> 
     }
 }
 
+/* Run-length's tails from its heads (on the ring, select_ring.cuh): an item is a tail when
+ * the item after it is a head. Within a row that is the next bit; after a row's last item
+ * (gp__select_load's layout) comes the first of the same row of lane + 1, for lane 31 the
+ * first of lane 0's next row, and after lane 31's last row the warp's next item, whose head
+ * bit is bit 0 of `after`. Every lane calls it. */
+template <int ROWS, int VEC>
+static __device__ __forceinline__ void gp__sel_tails_of_heads(gp__sel_mask<ROWS, VEC> &tails,
+                                                             const gp__sel_mask<ROWS, VEC> &heads, uint32_t after)
+{
+    typedef gp__sel_mask<ROWS, VEC> M;
+    static_assert(M::WORDS == 1, "a thread's heads in one word");
+    uint32_t firsts = 0; /* each row's first bit */
+#pragma unroll
+    for (int j = 0; j < ROWS; j++) firsts |= 1u << M::at(j);
+    const uint32_t h = heads.w[0];
+    const uint32_t right = __shfl_down_sync(GP__FULL_MASK, h, 1), lane0 = __shfl_sync(GP__FULL_MASK, h, 0);
+    const uint32_t next = gp__select(gp__lane_id() < 31, right, lane0 >> M::FB | (after & 1u) << M::at(ROWS - 1));
+    tails.w[0] = (h >> 1 & firsts * (M::ROW >> 1)) | (next & firsts) << (VEC - 1);
+}
+
 /* The count in each FB-bit field of v (a SWAR popcount that stops at the field's width). */
 template <int FB>
 static __device__ __forceinline__ uint32_t gp__sel_field_popc(uint32_t v)
@@ -454,8 +476,8 @@ static __device__ __forceinline__ void gp__select_each_item(const gp__sel_mask<R
  * values), partition's rejected ones after the tile's `kept`, in order. before + lp[j]: the
  * tile's keep bits before row j of the thread (run-length: heads in the low 16 bits);
  * valid: the tile's elements below n. */
-template <int KIND, class T, int ROWS, int VEC>
-static __device__ __forceinline__ void gp__select_scatter(T *s_val, uint32_t *s_idx, const T (&x)[ROWS * VEC],
+template <int KIND, class T, int ROWS, int VEC, class I>
+static __device__ __forceinline__ void gp__select_scatter(T *s_val, I *s_idx, const T (&x)[ROWS * VEC],
                                                          const gp__sel_mask<ROWS, VEC> &keep,
                                                          const gp__sel_mask<ROWS, VEC> &tails, const uint32_t (&lp)[ROWS],
                                                          uint32_t before, uint32_t kept, uint32_t valid,
@@ -468,54 +490,42 @@ static __device__ __forceinline__ void gp__select_scatter(T *s_val, uint32_t *s_
     gp__select_each_item<RUNS, ROWS, VEC>(keep, tails, lp, before, local0, [&](int q, uint32_t local, uint32_t b, uint32_t run) {
         const uint32_t pos = RUNS ? run & 0xffffu : run;
         if (b & 1) {
-            if constexpr (KIND == GP__SEL_NONZERO) s_idx[pos] = local;
+            if constexpr (KIND == GP__SEL_NONZERO) s_idx[pos] = (I)local;
             else s_val[pos] = x[q];
-            if constexpr (RUNS) s_idx[pos] = local;
+            if constexpr (RUNS) s_idx[pos] = (I)local;
         } else if (KIND <= GP__SEL_PRED && rejected && local < valid) {
             s_val[kept + local - pos] = x[q];
         }
     });
 }
 
-/* Run-length, once the tile's prefix is known: each tail in the tile turns its run's head
- * place (s_idx[r], put there by the scatter) into the run's length; the run that began in
- * an earlier tile (r = -1) takes its length from the prefix's last head, into *first_len. */
-template <int ROWS, int VEC>
-static __device__ __forceinline__ void gp__select_run_lengths(uint32_t *s_idx, unsigned long long *first_len,
-                                                             const gp__sel_mask<ROWS, VEC> &heads,
-                                                             const gp__sel_mask<ROWS, VEC> &tails,
-                                                             const uint32_t (&lp)[ROWS], uint32_t before,
-                                                             uint32_t local0, size_t start,
-                                                             unsigned long long last_head, uint32_t warp_total)
-{
-    if ((warp_total >> 16) == 0) return; /* no tail in the warp */
-    gp__select_each_item<true, ROWS, VEC>(heads, tails, lp, before, local0, [&](int, uint32_t local, uint32_t b, uint32_t run) {
-        if (b >> 16) {
-            const int r = (int)((run + b) & 0xffffu) - 1; /* this run's place (its head counted) */
-            if (r >= 0) s_idx[r] = local - s_idx[r] + 1;
-            else *first_len = start + local - last_head + 1; /* a run from an earlier tile */
-        }
-    });
-}
-/* Run-length: the block writes the lengths of the `tails` runs that end in the tile, the
- * first of them run P0 - 1 when the tile does not begin with a head. */
-static __device__ __forceinline__ void gp__select_write_lengths(uint64_t *lengths, const uint32_t *s_idx,
-                                                               unsigned long long first_len, bool head0,
-                                                               uint32_t tails, unsigned long long P0)
+/* Run-length, once the tile's prefix is known and its heads' places are in s_idx (the
+ * scatter, visible to the block): the block writes the lengths of the `tails` runs that
+ * end in the tile. The tile's run r spans its places [s_idx[r], s_idx[r + 1]), its last
+ * one up to `valid`; when the tile does not begin with a head, the first run to end in it
+ * (number P0 - 1) began at last_head, in an earlier tile. So a length needs no tail's place:
+ * no pass over the items for it, and no barrier. */
+template <class I>
+static __device__ __forceinline__ void gp__select_write_lengths(uint64_t *lengths, const I *s_idx, uint32_t heads,
+                                                               bool head0, uint32_t tails, unsigned long long P0,
+                                                               size_t start, uint32_t valid,
+                                                               unsigned long long last_head)
 {
     const int r0 = head0 ? 0 : -1;
     for (uint32_t q = threadIdx.x; q < tails; q += GP__SEL_BLOCK) {
         const int r = r0 + (int)q;
-        lengths[P0 + r] = r < 0 ? first_len : (unsigned long long)s_idx[r];
+        const uint32_t end = r + 1 < (int)heads ? (uint32_t)s_idx[r + 1] : valid;
+        const unsigned long long begin = r < 0 ? last_head : start + s_idx[r];
+        lengths[P0 + r] = start + end - begin;
     }
 }
 
 /* The block's scanning threads write the tile's buffer out as contiguous runs: the kept
  * items (or nonzero's indices) from out[P0], partition's rejected ones from
  * rejected[start - P0]. */
-template <int KIND, class T, class P>
+template <int KIND, class T, class P, class I>
 static __device__ __forceinline__ void gp__select_write(const gp__select_args<T, P> &a, const T *s_val,
-                                                       const uint32_t *s_idx, unsigned long long P0, uint32_t kept,
+                                                       const I *s_idx, unsigned long long P0, uint32_t kept,
                                                        uint32_t valid, size_t start)
 {
     for (uint32_t q = threadIdx.x; q < kept; q += GP__SEL_BLOCK) {

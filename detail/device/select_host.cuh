@@ -122,7 +122,7 @@ static cudaError_t gp__select_launch(const gp__select_args<T, P> &a, size_t n, c
                 const int smem =
                     (int)(stages * gp__select_ring_stage(KIND, sizeof(T)) + gp__select_ring_extra(KIND, sizeof(T)));
                 GP__TRY(gp__kernel_load<gp__select_ring_kernel<KIND, T, P, Fn>>(smem));
-                shape.threads = GP__SEL_RING_THREADS;
+                shape.threads = gp__select_ring_threads(KIND);
                 return launch(kernel, smem, stages);
             }
         }

@@ -48,7 +48,7 @@ __global__ void __launch_bounds__(GP__SEL_THREADS, GP__MIN_BLOCKS(GP__SEL_THREAD
     extern __shared__ __align__(16) unsigned char gp__sel_smem[];
     T *s_val = reinterpret_cast<T *>(gp__sel_smem);
     uint32_t *s_idx = reinterpret_cast<uint32_t *>(gp__sel_smem + (KIND == GP__SEL_NONZERO ? 0 : TILE * sizeof(T)));
-    __shared__ unsigned long long s_tile[2], s_ahead_tile[2], s_first_len;
+    __shared__ unsigned long long s_tile[2], s_ahead_tile[2];
     __shared__ int s_wlast[GP__SEL_WARPS];
     __shared__ S s_prefix[2], s_xchg[2 * gp__status_codec<SOp>::NB];
     __shared__ uint32_t s_wtot[GP__SEL_WARPS], s_head0;
@@ -153,17 +153,14 @@ __global__ void __launch_bounds__(GP__SEL_THREADS, GP__MIN_BLOCKS(GP__SEL_THREAD
         unsigned long long P0;
         if constexpr (RUNS) P0 = pre.count;
         else P0 = pre;
-        if constexpr (RUNS) {
-            gp__select_run_lengths<ROWS, VEC>(s_idx, &s_first_len, keep, tails, lp, before, local0, start,
-                                                  gp__sel_last_head(pre.last, TILE), wt);
-            asm volatile("bar.sync 1, %0;" ::"r"(GP__SEL_BLOCK) : "memory");
-        }
         /* the next tile's loads go out before this tile's stores */
         T xn[ITEMS];
         uint32_t fn[ROWS];
         if (next < p.tiles) gp__select_load<T, ROWS, VEC, LOAD_FLAGS>(xn, fn, a.in, a.flags, next * TILE, p);
         gp__select_write<KIND, T, P>(a, s_val, s_idx, P0, kept, valid, start);
-        if constexpr (RUNS) gp__select_write_lengths(a.lengths, s_idx, s_first_len, s_head0 != 0, total >> 16, P0);
+        if constexpr (RUNS)
+            gp__select_write_lengths(a.lengths, s_idx, kept, s_head0 != 0, total >> 16, P0, start, valid,
+                                     gp__sel_last_head(pre.last, TILE));
         if (t == p.tiles - 1 && threadIdx.x == 0) *a.count = P0 + kept;
         asm volatile("bar.sync 1, %0;" ::"r"(GP__SEL_BLOCK) : "memory"); /* shared memory free again */
         t = next;

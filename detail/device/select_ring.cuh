@@ -43,7 +43,6 @@
 #include <stdint.h>
 #include "select.cuh"
 
-#define GP__SEL_RING_THREADS (GP__SEL_BLOCK + 128) /* + producer, look-ahead, count, second look-ahead warps */
 #ifndef GP__SEL_RING_STAGES
 #define GP__SEL_RING_STAGES 4 /* ring depth, in tiles: 80 KB a block for f32 by flags */
 #endif
@@ -55,6 +54,7 @@
 #endif
 
 #ifdef __CUDACC__
+#include <type_traits>
 #include "../util/mbarrier.cuh"
 #include "../agent/ring.cuh"
 #include "../warp/warp.cuh"
@@ -69,30 +69,54 @@ static constexpr GP__HD bool gp__select_ring_window(int kind)
 {
     return kind == GP__SEL_UNIQUE || kind == GP__SEL_RUNS;
 }
-/* Whether the count warp hands the scanning warps their keep bits: unique's heads, which
- * it makes anyway, so that the scanning warps skip their neighbours' shuffles, and a warp
- * with no head in its part reads none of its values. (H200, 2^28, builds alternated three
- * times: unique 1.03-1.06x; the same for select by a predicate made a 16-byte type 6%
- * slower, nonzero the same, as these warps then wait for the count warp.) */
-static constexpr GP__HD bool gp__select_ring_masks(int kind)
+#ifndef GP__SEL_RING_COUNTERS_UNIQUE
+#define GP__SEL_RING_COUNTERS_UNIQUE 2
+#endif
+#ifndef GP__SEL_RING_COUNTERS_RUNS
+#define GP__SEL_RING_COUNTERS_RUNS 1
+#endif
+/* Count warps a block: unique's, each counting every other tile, so that a tile's count
+ * and heads do not wait behind the block's previous tile's. */
+static constexpr GP__HD unsigned gp__select_ring_counters(int kind)
 {
-    return kind == GP__SEL_UNIQUE;
+    return kind == GP__SEL_UNIQUE ? GP__SEL_RING_COUNTERS_UNIQUE : kind == GP__SEL_RUNS ? GP__SEL_RING_COUNTERS_RUNS : 1;
+}
+/* Threads a block: the scanning warps, then the producer, look-ahead 0, count 0 and
+ * look-ahead 1 warps, then count 1 where there is one. */
+static constexpr GP__HD unsigned gp__select_ring_threads(int kind)
+{
+    return GP__SEL_BLOCK + 96 + 32 * gp__select_ring_counters(kind);
+}
+/* Whether the count warp hands the scanning warps their keep bits: the heads of unique
+ * and run-length (elements of 4 bytes or more: a scanning thread's heads in one word),
+ * which it makes anyway, so that the scanning warps skip their neighbours' shuffles, and a
+ * warp with no head in its part reads none of its values; run-length's tails are the items
+ * before heads. (H200, 2^28, builds alternated three times: unique 1.03-1.06x; the same for
+ * select by a predicate made a 16-byte type 6% slower, nonzero the same, as these warps
+ * then wait for the count warp.) */
+static constexpr GP__HD bool gp__select_ring_masks(int kind, size_t elem)
+{
+    return kind == GP__SEL_UNIQUE || (kind == GP__SEL_RUNS && elem >= 4);
 }
 /* Bytes of a stage: (unique, run-length) the 16 bytes before the tile, whose last element
  * is the first one's neighbour; the tile's values; (run-length) the 16 bytes after it,
  * whose first element is the last one's neighbour; (select and partition by flags) its
- * flags; (unique) its heads, a word a scanning thread (gp__select_ring_masks). */
+ * flags; (gp__select_ring_masks) its heads, a word a scanning thread, and for run-length
+ * whether the tile's last item is a tail (a word, in 16 bytes). */
 static inline GP__HD size_t gp__select_ring_stage(int kind, size_t elem)
 {
     const size_t tile = (size_t)GP__SEL_BLOCK * gp__select_items(elem);
     return (kind == GP__SEL_UNIQUE || kind == GP__SEL_RUNS ? 16 : 0) + tile * elem + (kind == GP__SEL_RUNS ? 16 : 0) +
-           (kind == GP__SEL_FLAGGED ? tile : 0) + (gp__select_ring_masks(kind) ? GP__SEL_BLOCK * 4 : 0);
+           (kind == GP__SEL_FLAGGED ? tile : 0) +
+           (gp__select_ring_masks(kind, elem) ? GP__SEL_BLOCK * 4 + (kind == GP__SEL_RUNS ? 16 : 0) : 0);
 }
-/* Shared memory a block needs besides its stages: run-length's places of the tile's heads
- * (one buffer: the scanning warps hold one tile at a time). */
+/* Shared memory a block needs besides its stages: run-length's places of the tile's heads,
+ * 16 bits each (one buffer: the scanning warps hold one tile at a time). Why 16 bits: with
+ * the heads handed over in each stage, 32-bit places would leave room for five stages of
+ * 4-byte elements at two blocks an SM, not six. */
 static inline GP__HD size_t gp__select_ring_extra(int kind, size_t elem)
 {
-    return kind == GP__SEL_RUNS ? (size_t)GP__SEL_BLOCK * gp__select_items(elem) * 4 : 0;
+    return kind == GP__SEL_RUNS ? (size_t)GP__SEL_BLOCK * gp__select_items(elem) * sizeof(uint16_t) : 0;
 }
 /* Whether a call runs on the ring: the values (and flags) on 16-byte boundaries. */
 static inline GP__HD int gp__select_ring_ok(int kind, const gp__select_plan &p, uintptr_t flags)
@@ -113,19 +137,18 @@ static constexpr bool gp__select_ring_kind()
 
 /* A whole tile's count of kept items by one warp, from its stage (lane l takes the 16-byte
  * words l, l + 32, ...: a count is the same in any order); for run-length also the place
- * of its last head in *last (-1: none). Unique also leaves each scanning thread's heads in
- * s_mask[thread] (gp__select_ring_masks): word l + 32 * (ROWS * w + j) is row j of lane l
- * of scanning warp w (gp__select_load). */
+ * of its last head in *last (-1: none). Unique and run-length on gp__select_ring_masks
+ * also leave each scanning thread's heads in s_mask[thread]: word l + 32 * (ROWS * w + j)
+ * is row j of lane l of scanning warp w (gp__select_load). */
 template <int KIND, class T, class P, class Fn, int TILE>
 static __device__ __forceinline__ uint32_t gp__select_ring_count(const unsigned char *stage, const P &p, bool first,
                                                                 int *last, uint32_t *s_mask)
 {
     const unsigned lane = gp__lane_id();
     uint32_t c = 0;
-    if constexpr (KIND == GP__SEL_RUNS) {
-        /* heads, as unique's below, and the last one. Not unique's loop (a word of head bits a
-         * scanning thread, the last head from the highest bit): that was 2-3% slower here
-         * (H200, runs of 8 and 1024), and only unique needs the words */
+    if constexpr (KIND == GP__SEL_RUNS && !gp__select_ring_masks(KIND, sizeof(T))) {
+        /* heads, as unique's below, and the last one (here for 1- and 2-byte elements, whose
+         * heads take two words a scanning thread) */
         enum { VEC = 16 / sizeof(T) };
         const T *v = reinterpret_cast<const T *>(stage + 16);
         int l = -1;
@@ -155,11 +178,12 @@ static __device__ __forceinline__ uint32_t gp__select_ring_count(const unsigned 
             c += __popc(__vcmpne4(w.x, 0u) & 0x01010101u) + __popc(__vcmpne4(w.y, 0u) & 0x01010101u) +
                  __popc(__vcmpne4(w.z, 0u) & 0x01010101u) + __popc(__vcmpne4(w.w, 0u) & 0x01010101u);
         }
-    } else if constexpr (KIND == GP__SEL_UNIQUE) { /* heads: the neighbour before each element, from the stage */
+    } else if constexpr (KIND == GP__SEL_UNIQUE || KIND == GP__SEL_RUNS) { /* heads: each element's neighbour before */
         enum { VEC = 16 / sizeof(T), ROWS = TILE / VEC / 32 / GP__SEL_WARPS };
         typedef gp__sel_mask<ROWS, VEC> M;
         static_assert(M::WORDS == 1, "a scanning thread's heads are one word");
         const T *v = reinterpret_cast<const T *>(stage + 16);
+        int l = -1;
         for (unsigned w = 0; w < GP__SEL_WARPS; w++) {
             M m;
             m.clear();
@@ -177,6 +201,15 @@ static __device__ __forceinline__ uint32_t gp__select_ring_count(const unsigned 
             }
             s_mask[w * 32 + lane] = m.w[0];
             c += __popc(m.w[0]);
+            if (KIND == GP__SEL_RUNS && m.w[0] != 0) { /* w grows: a lane's latest head is its last */
+                const int b = 31 - __clz(m.w[0]), j = b / M::FB;
+                l = (int)(((w * ROWS + j) * 32 + lane) * VEC) + b % M::FB;
+            }
+        }
+        if constexpr (KIND == GP__SEL_RUNS) {
+#pragma unroll
+            for (int o = 16; o > 0; o >>= 1) l = max(l, __shfl_xor_sync(GP__FULL_MASK, l, o));
+            *last = l;
         }
     } else {
         enum { VEC = 16 / sizeof(T) };
@@ -240,12 +273,12 @@ static __device__ __forceinline__ typename Op::type gp__select_window(const uint
     return gp__warp_reduce<Op>(acc);
 }
 
-/* Threads: GP__SEL_BLOCK scanning threads, then the producer, look-ahead 0, count and
- * look-ahead 1 warps. Named barriers: 1 the scanning warps, 2 the look-ahead warps (the
- * chain of rounds; none by windows).
+/* Threads: gp__select_ring_threads(KIND). Named barriers: 1 the scanning warps, 2 the
+ * look-ahead warps (the chain of rounds; none by windows).
  * Dynamic shared memory: `stages` stages of gp__select_ring_stage bytes. sm_90+. */
 template <int KIND, class T, class P, class Fn>
-__global__ void __launch_bounds__(GP__SEL_RING_THREADS, GP__MIN_BLOCKS(GP__SEL_RING_THREADS, GP__SEL_MIN_BLOCKS))
+__global__ void __launch_bounds__(gp__select_ring_threads(KIND),
+                                  GP__MIN_BLOCKS(gp__select_ring_threads(KIND), GP__SEL_MIN_BLOCKS))
     gp__select_ring_kernel(gp__select_args<T, P> a, gp__select_plan p, char *scratch, uint32_t epoch, unsigned stages)
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
@@ -254,17 +287,20 @@ __global__ void __launch_bounds__(GP__SEL_RING_THREADS, GP__MIN_BLOCKS(GP__SEL_R
     enum { VEC = gp__scan_vec(sizeof(T)), ROWS = gp__scan_rows(sizeof(T)), ITEMS = VEC * ROWS,
            TILE = GP__SEL_BLOCK * ITEMS, SMAX = GP__SCAN_STAGES_MAX };
     constexpr bool FLAGS = KIND == GP__SEL_FLAGGED, RUNS = KIND == GP__SEL_RUNS, HEADS = KIND == GP__SEL_UNIQUE || RUNS,
-                   MASKS = gp__select_ring_masks(KIND), WINDOW = gp__select_ring_window(KIND);
+                   MASKS = gp__select_ring_masks(KIND, sizeof(T)), WINDOW = gp__select_ring_window(KIND);
     /* a stage: PRE bytes before the tile (unique, run-length), its values, POST bytes after
-     * it (run-length), its flags, unique's heads (gp__select_ring_stage) */
+     * it (run-length), its flags, the heads and run-length's last tail (gp__select_ring_stage) */
     constexpr unsigned PRE = HEADS ? 16 : 0, POST = RUNS ? 16 : 0, VALUES = (unsigned)(TILE * sizeof(T)),
                        COPIED = VALUES + (FLAGS ? TILE : 0), /* besides PRE and POST */
-                       MASK_AT = PRE + VALUES + POST + (FLAGS ? TILE : 0), /* unique's heads */
-                       STAGE = MASK_AT + (MASKS ? GP__SEL_BLOCK * 4 : 0);
+                       MASK_AT = PRE + VALUES + POST + (FLAGS ? TILE : 0), /* the heads */
+                       TAIL_AT = MASK_AT + GP__SEL_BLOCK * 4, /* run-length's: is the tile's last item a tail */
+                       STAGE = MASK_AT + (MASKS ? GP__SEL_BLOCK * 4 + (RUNS ? 16 : 0) : 0);
+    /* run-length's places in the tile, and its runs' lengths within it, take 16 bits */
+    static_assert(!RUNS || TILE <= 0xffff, "a tile's places fit 16 bits");
+    typedef typename std::conditional<RUNS, uint16_t, uint32_t>::type I;
     extern __shared__ __align__(128) unsigned char gp__sel_ring[];
     /* run-length: the places of the tile's heads, then their runs' lengths, after the stages */
-    uint32_t *s_runs = reinterpret_cast<uint32_t *>(gp__sel_ring + (size_t)stages * STAGE);
-    __shared__ unsigned long long s_first_len;
+    uint16_t *s_runs = reinterpret_cast<uint16_t *>(gp__sel_ring + (size_t)stages * STAGE);
     __shared__ uint32_t s_head0;
     /* per stage (agent/ring.cuh): full, taken, empty; ready (the prefix is known) and
      * counted (the count warp has read the stage: the scanning warps may reorder it) */
@@ -310,7 +346,7 @@ __global__ void __launch_bounds__(GP__SEL_RING_THREADS, GP__MIN_BLOCKS(GP__SEL_R
                 }
                 /* by windows, one take more past the end: the look-ahead warp of the take
                  * after the first one past the end is the other warp, and must see the end too */
-                if (t >= p.tiles && (!WINDOW || ++ends == 2)) break;
+                if (t >= p.tiles && ++ends >= (WINDOW ? 2 : 1) && ends >= gp__select_ring_counters(KIND)) break;
             }
             /* every block's producer has taken its last tile: the last one back resets the
              * counters for the next call on this region (status memory) */
@@ -366,8 +402,11 @@ __global__ void __launch_bounds__(GP__SEL_RING_THREADS, GP__MIN_BLOCKS(GP__SEL_R
         }
         return;
     }
-    if (warp == GP__SEL_WARPS + 2) { /* count: publishes each tile's count as soon as its data is in */
-        for (unsigned i = 0;; i++) {
+    if (warp == GP__SEL_WARPS + 2 || warp >= GP__SEL_WARPS + 4) { /* count: each tile's count as soon as it is in */
+        /* count warp c of C takes the tiles i = c mod C; the producer's takes past the end,
+         * one a count warp, end every warp's loop */
+        const unsigned first = warp == GP__SEL_WARPS + 2 ? 0 : warp - (GP__SEL_WARPS + 3);
+        for (unsigned i = first;; i += gp__select_ring_counters(KIND)) {
             const unsigned s = i % stages;
             gp__mbar_wait(&full[s], (i / stages) & 1);
             const unsigned long long t = s_tile[s];
@@ -377,6 +416,15 @@ __global__ void __launch_bounds__(GP__SEL_RING_THREADS, GP__MIN_BLOCKS(GP__SEL_R
                 unsigned char *stage = gp__sel_ring + (size_t)s * STAGE;
                 const uint32_t c = gp__select_ring_count<KIND, T, P, Fn, TILE>(
                     stage, a.p, t == 0, &last, reinterpret_cast<uint32_t *>(stage + MASK_AT));
+                if constexpr (RUNS && MASKS)
+                    if (lane == 0) { /* the last item is a tail unless the next element equals it */
+                        const T *v = reinterpret_cast<const T *>(stage + PRE);
+                        const size_t next = (t + 1) * TILE;
+                        bool tail = true;
+                        if (next + VEC <= p.n) tail = !Fn::eq(v[TILE - 1], v[TILE]); /* the 16 bytes after */
+                        else if (next < p.n) tail = !Fn::eq(v[TILE - 1], gp__load_elem(a.in + next));
+                        *reinterpret_cast<uint32_t *>(stage + TAIL_AT) = tail;
+                    }
                 if (lane == 0) {
                     if constexpr (RUNS) gp__status_publish<uint32_t>(status, t, gp__sel_runs_word(c, last), epoch);
                     else gp__status_publish<uint32_t>(status, t, c, epoch);
@@ -412,7 +460,12 @@ __global__ void __launch_bounds__(GP__SEL_RING_THREADS, GP__MIN_BLOCKS(GP__SEL_R
         gp__sel_mask<ROWS, VEC> keep, tails = {}; /* tails: run-length's */
         if (MASKS && whole) { /* the count warp made this thread's heads */
             gp__mbar_wait(&counted[s], parity);
-            keep.w[0] = reinterpret_cast<const uint32_t *>(stage + MASK_AT)[threadIdx.x];
+            const uint32_t *s_mask = reinterpret_cast<const uint32_t *>(stage + MASK_AT);
+            keep.w[0] = s_mask[threadIdx.x];
+            /* run-length's warp's last item: a tail if the next warp's first item is a head,
+             * or for the last warp, as the count warp found */
+            if constexpr (RUNS && MASKS)
+                gp__sel_tails_of_heads(tails, keep, s_mask[warp < GP__SEL_WARPS - 1 ? (warp + 1) * 32 : GP__SEL_BLOCK]);
         } else {
             T edge[2]; /* unique: the element before the warp's first; run-length: and after its last */
             memset(edge, 0, sizeof edge);
@@ -447,7 +500,7 @@ __global__ void __launch_bounds__(GP__SEL_RING_THREADS, GP__MIN_BLOCKS(GP__SEL_R
         uint32_t lp[ROWS];
         const uint32_t wt = gp__select_scan_bits<KIND, ROWS, VEC>(keep, tails, lp);
         /* on the count warp's heads, a warp reads its values only to put some */
-        if (MASKS && whole && wt != 0) load_stage();
+        if (MASKS && whole && (RUNS ? wt & 0xffffu : wt) != 0) load_stage();
         if (lane == 0) s_wtot[warp] = wt;
         if (RUNS && threadIdx.x == 0) s_head0 = keep.w[0] & 1;
         /* the warps' totals are in, and every scanning thread has read the stage */
@@ -459,7 +512,7 @@ __global__ void __launch_bounds__(GP__SEL_RING_THREADS, GP__MIN_BLOCKS(GP__SEL_R
         const bool head0 = RUNS && s_head0 != 0; /* read before the next tile's thread 0 can write it */
         const uint32_t valid = (uint32_t)(p.n - start < TILE ? p.n - start : TILE);
         T *s_val = values;
-        uint32_t *s_idx = RUNS ? s_runs : reinterpret_cast<uint32_t *>(values);
+        I *s_idx = RUNS ? reinterpret_cast<I *>(s_runs) : reinterpret_cast<I *>(values);
         gp__mbar_wait(&counted[s], parity); /* the count warp is done with the stage too */
         gp__select_scatter<KIND, T, ROWS, VEC>(s_val, s_idx, x, keep, tails, lp, before, kept, valid, local0,
                                                a.rejected != NULL, wt);
@@ -469,13 +522,10 @@ __global__ void __launch_bounds__(GP__SEL_RING_THREADS, GP__MIN_BLOCKS(GP__SEL_R
         if constexpr (RUNS) P0 = pre.count;
         else P0 = pre;
         asm volatile("bar.sync 1, %0;" ::"r"(GP__SEL_BLOCK) : "memory"); /* the scatter is visible */
-        if constexpr (RUNS) {
-            gp__select_run_lengths<ROWS, VEC>(s_idx, &s_first_len, keep, tails, lp, before, local0, start,
-                                                  gp__sel_last_head(pre.last, TILE), wt);
-            asm volatile("bar.sync 1, %0;" ::"r"(GP__SEL_BLOCK) : "memory"); /* the lengths are in */
-        }
         gp__select_write<KIND, T, P>(a, s_val, s_idx, P0, kept, valid, start);
-        if constexpr (RUNS) gp__select_write_lengths(a.lengths, s_idx, s_first_len, head0, total >> 16, P0);
+        if constexpr (RUNS)
+            gp__select_write_lengths(a.lengths, s_idx, kept, head0, total >> 16, P0, start, valid,
+                                     gp__sel_last_head(pre.last, TILE));
         if (t == p.tiles - 1 && threadIdx.x == 0) *a.count = P0 + kept;
         /* this thread's writes and reads of the stage come before the next bulk copy into it */
         asm volatile("fence.proxy.async.shared::cta;" ::: "memory");

@@ -77,9 +77,13 @@ extern "C" void test_select_host(void)
            "ring depth: unique");
     EXPECT(gp__select_ring_depth(GP__SEL_RUNS, 4, h, 768) == 6 && gp__select_ring_depth(GP__SEL_RUNS, 8, h, 768) == 6,
            "ring depth: run-length");
-    /* run-length on 4-byte types: six stages (16416 bytes each) and the places (16384) fill
-     * half an SM to the byte with 832 bytes of static shared memory */
-    EXPECT(gp__select_ring_depth(GP__SEL_RUNS, 4, h, 832) == 6 && gp__select_ring_depth(GP__SEL_RUNS, 4, h, 833) == 5,
+    /* run-length on 4-byte types: six stages (17456 bytes each: 16 bytes before the tile,
+     * 16384 of values, 16 after, 1024 of heads, 16 for the last tail) and the 16-bit places
+     * (8192) fill half an SM to the byte with 2784 bytes of static shared memory */
+    EXPECT(gp__select_ring_stage(GP__SEL_RUNS, 4) == 17456 && gp__select_ring_extra(GP__SEL_RUNS, 4) == 8192 &&
+               gp__select_ring_stage(GP__SEL_RUNS, 2) == 16 + 16384 + 16 && gp__select_ring_extra(GP__SEL_RUNS, 2) == 16384,
+           "ring stage: run-length's heads from 4-byte elements");
+    EXPECT(gp__select_ring_depth(GP__SEL_RUNS, 4, h, 2784) == 6 && gp__select_ring_depth(GP__SEL_RUNS, 4, h, 2785) == 5,
            "ring depth: two blocks an SM, to the byte");
 }
 

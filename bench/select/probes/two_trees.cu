@@ -32,6 +32,7 @@ GP_DEFINE_SELECT(tt_f32, float, float, TT_BELOW)
 GP_DEFINE_SEGMENTED_REDUCE(tt_f32, float, TT_ADD, 0.0f)
 GP_DEFINE_SEGMENTED_SCAN(tt_f32, float, TT_ADD, 0.0f)
 GP_DEFINE_SCAN(tt_f32, float, TT_ADD, 0.0f)
+GP_DEFINE_REDUCE(tt_f32, float, TT_ADD, 0.0f)
 GP_DEFINE_REDUCE_BY_KEY(tt_i32_f32, int32_t, TT_EQ, float, TT_ADD, 0.0f)
 
 static const char *g_label = "?", *g_jobs = NULL;
@@ -63,7 +64,7 @@ static uint32_t mix(uint64_t x)
 
 /* The buffers every job shares (sized for 2^28 4-byte elements), and one call's arguments. */
 struct tt_call {
-    enum { UNIQUE, RUN_LENGTH, SELECT, PARTITION, SEGR, SSCAN, SCAN, RBK, ROWS, COLS } kind;
+    enum { UNIQUE, RUN_LENGTH, SELECT, PARTITION, SEGR, SSCAN, SCAN, RBK, ROWS, COLS, REDUCE } kind;
     size_t n, segs, cols;
     float p;
     void *in, *out, *out2, *keys;
@@ -90,6 +91,7 @@ static void tt_run(void *arg)
         break;
     case tt_call::ROWS: CK(gp_reduce_rows_tt_f32(out, in, c->segs, c->cols, c->cols, 0)); break;
     case tt_call::COLS: CK(gp_reduce_cols_tt_f32(out, in, c->segs, c->cols, c->cols, 0)); break;
+    case tt_call::REDUCE: CK(gp_reduce_tt_f32(out, in, c->n, 0)); break;
     }
 }
 
@@ -113,7 +115,7 @@ static uint64_t device_count(const tt_call *c)
     return k;
 }
 
-/* unique and run-length: the firsts of the runs, in order, and lengths that sum to n */
+/* unique and run-length: the firsts of the runs, in order, and each run's length */
 static bool check_runs(const tt_call *c, int)
 {
     const uint64_t k = device_count(c);
@@ -125,9 +127,12 @@ static bool check_runs(const tt_call *c, int)
         if ((i == 0 || h_i[i] != h_i[i - 1]) && h_io[r++] != h_i[i]) return false;
     if (c->kind != tt_call::RUN_LENGTH) return true;
     CK(cudaMemcpy(h_u.data(), c->out2, k * 8, cudaMemcpyDeviceToHost));
-    uint64_t sum = 0;
-    for (size_t r = 0; r < k; r++) sum += h_u[r];
-    return sum == c->n;
+    for (size_t i = 0, r = 0, len = 1; i < c->n; i++, len++) /* each length */
+        if (i + 1 == c->n || h_i[i + 1] != h_i[i]) {
+            if (h_u[r++] != len) return false;
+            len = 0;
+        }
+    return true;
 }
 
 /* select and partition: the kept items, in order */
@@ -183,6 +188,16 @@ static bool check_rbk(const tt_call *c, int)
         if (t != h_fo[r]) return false;
     }
     return true;
+}
+
+/* the plain reduce, within 1e-5 of the double sum */
+static bool check_reduce(const tt_call *c, int)
+{
+    float r;
+    CK(cudaMemcpy(&r, c->out, 4, cudaMemcpyDeviceToHost));
+    double t = 0;
+    for (size_t i = 0; i < c->n; i++) t += h_f[i];
+    return fabs(r - t) <= 1e-5 * t + 1;
 }
 
 /* rows (exact) and columns (within 1e-5) of a segs x cols matrix */
@@ -281,6 +296,14 @@ int main(int argc, char **argv)
                 c.kind = cols ? tt_call::COLS : tt_call::ROWS;
                 report(job, lg, &c, check_axis, 0);
             }
+    }
+    /* the plain reduce, also at the sizes where a call is a few waves of blocks */
+    for (size_t i = 0; i < NMAX; i++) h_f[i] = (float)(mix(i) % 16);
+    to_device(c.in, h_f.data(), NMAX * 4);
+    for (int lg : {28, 24, 22, 20, 16}) {
+        c.n = (size_t)1 << lg;
+        c.kind = tt_call::REDUCE;
+        if (wanted("reduce 2^%d", lg)) report("reduce", lg, &c, check_reduce, 0);
     }
     return 0;
 }
