@@ -268,10 +268,11 @@ struct gp__sel_mask {
     }
 };
 
-/* Heads and tails of runs: unique keeps the heads, run-length also marks the tails.
- * The neighbours come from the next lane or row by shuffles, and at the warp's two ends
- * from global memory (the previous warp's or tile's last element, the next one's first). */
-template <class T, int ROWS, int VEC>
+/* Heads of runs (unique keeps them; run-length's lengths are the distances between them).
+ * The neighbours come from the next lane or row by shuffles, and at the warp's start from
+ * global memory: the previous warp's or tile's last element, edge[0]. Run-length also needs
+ * the element after the tile, edge[1], in the tile's last thread (gp__sel_last_tail). */
+template <class T, int ROWS, int VEC, bool AFTER>
 static __device__ __forceinline__ void gp__select_load_edges(T (&edge)[2], const T *in, size_t start, size_t n)
 {
     const unsigned warp = threadIdx.x >> 5, lane = gp__lane_id();
@@ -279,19 +280,16 @@ static __device__ __forceinline__ void gp__select_load_edges(T (&edge)[2], const
     memset(&edge[0], 0, sizeof(T));
     memset(&edge[1], 0, sizeof(T));
     if (lane == 0 && w0 > 0 && w0 - 1 < n) edge[0] = gp__load_elem(in + (w0 - 1));
-    if (lane == 31 && w1 < n) edge[1] = gp__load_elem(in + w1);
+    if (AFTER && threadIdx.x == GP__SEL_BLOCK - 1 && w1 < n) edge[1] = gp__load_elem(in + w1);
 }
-template <class T, class Fn, int ROWS, int VEC, bool TAILS>
-static __device__ __forceinline__ void gp__select_heads(gp__sel_mask<ROWS, VEC> &heads, gp__sel_mask<ROWS, VEC> &tails,
-                                                       const T (&x)[ROWS * VEC], const T (&edge)[2], size_t start,
-                                                       size_t n)
+template <class T, class Fn, int ROWS, int VEC>
+static __device__ __forceinline__ void gp__select_heads(gp__sel_mask<ROWS, VEC> &heads, const T (&x)[ROWS * VEC],
+                                                       const T &before, size_t start, size_t n)
 {
     enum { WARP_ITEMS = 32 * ROWS * VEC };
     const unsigned warp = threadIdx.x >> 5, lane = gp__lane_id();
     const size_t w0 = start + (size_t)warp * WARP_ITEMS;
-    const T before = edge[0], after = edge[1];
     heads.clear();
-    tails.clear();
     __syncwarp();
 #pragma unroll
     for (int j = 0; j < ROWS; j++) {
@@ -300,56 +298,27 @@ static __device__ __forceinline__ void gp__select_heads(gp__sel_mask<ROWS, VEC> 
         /* gp__select, not ?: on the lane: nvcc unswitched the rows on `lane > 0` and ran
          * every shuffle on a slow divergent path (unique on the ring at 36% of copy) */
         const T prev0 = gp__select(lane > 0, up, j > 0 ? last_row : before);
-        T next_last;
-        if (TAILS) {
-            const T down = gp__shfl<GP__SHFL_DOWN>(x[j * VEC], 1);
-            const T first_row = gp__shfl<GP__SHFL_IDX>(x[(j < ROWS - 1 ? j + 1 : j) * VEC], 0);
-            next_last = gp__select(lane < 31, down, j < ROWS - 1 ? first_row : after);
-        }
         /* no bounds here: a warp whose range reaches n is fixed below, so a whole warp's
          * bits cost one comparison an element (64-bit index tests on every element were
          * most of unique's instructions) */
 #pragma unroll
-        for (int k = 0; k < VEC; k++) {
-            heads.put(j, k, !Fn::eq(k > 0 ? x[j * VEC + k - 1] : prev0, x[j * VEC + k]));
-            if (TAILS) tails.put(j, k, !Fn::eq(x[j * VEC + k], k < VEC - 1 ? x[j * VEC + k + 1] : next_last));
-        }
+        for (int k = 0; k < VEC; k++) heads.put(j, k, !Fn::eq(k > 0 ? x[j * VEC + k - 1] : prev0, x[j * VEC + k]));
     }
     /* the input's first element is a head whatever its neighbour (lane 0's item 0) */
     if (w0 == 0 && lane == 0) heads.w[0] |= 1u;
-    if (w0 + WARP_ITEMS >= n) { /* the warp holding n - 1 (or past n): nothing past n, n - 1 a tail */
+    if (w0 + WARP_ITEMS >= n) { /* the warp holding n - 1 (or past n): nothing past n */
         const uint32_t valid = w0 >= n ? 0u : (uint32_t)(n - w0), first = lane * VEC;
-        const uint32_t left = valid > first ? valid - first : 0u;
-        heads.keep_below(left);
-        if (TAILS) {
-            tails.keep_below(left);
-#pragma unroll
-            for (int j = 0; j < ROWS; j++) {
-                const uint32_t k = left - 1 - (uint32_t)j * 32 * VEC; /* n - 1's place in row j */
-                if (k < (uint32_t)VEC) tails.put(j, (int)k, true);
-            }
-        }
+        heads.keep_below(valid > first ? valid - first : 0u);
     }
 }
-
-/* Run-length's tails from its heads (on the ring, select_ring.cuh): an item is a tail when
- * the item after it is a head. Within a row that is the next bit; after a row's last item
- * (gp__select_load's layout) comes the first of the same row of lane + 1, for lane 31 the
- * first of lane 0's next row, and after lane 31's last row the warp's next item, whose head
- * bit is bit 0 of `after`. Every lane calls it. */
-template <int ROWS, int VEC>
-static __device__ __forceinline__ void gp__sel_tails_of_heads(gp__sel_mask<ROWS, VEC> &tails,
-                                                             const gp__sel_mask<ROWS, VEC> &heads, uint32_t after)
+/* Run-length: whether the tile's last item is the end of a run (its next element differs,
+ * or the input ends with the tile or within it), from the tile's last thread, whose last
+ * item it is (x_last; edge[1] of gp__select_load_edges: the element after it). */
+template <class T, class Fn>
+static __device__ __forceinline__ bool gp__sel_last_tail(const T &x_last, const T &after, size_t start, size_t tile,
+                                                        size_t n)
 {
-    typedef gp__sel_mask<ROWS, VEC> M;
-    static_assert(M::WORDS == 1, "a thread's heads in one word");
-    uint32_t firsts = 0; /* each row's first bit */
-#pragma unroll
-    for (int j = 0; j < ROWS; j++) firsts |= 1u << M::at(j);
-    const uint32_t h = heads.w[0];
-    const uint32_t right = __shfl_down_sync(GP__FULL_MASK, h, 1), lane0 = __shfl_sync(GP__FULL_MASK, h, 0);
-    const uint32_t next = gp__select(gp__lane_id() < 31, right, lane0 >> M::FB | (after & 1u) << M::at(ROWS - 1));
-    tails.w[0] = (h >> 1 & firsts * (M::ROW >> 1)) | (next & firsts) << (VEC - 1);
+    return start + tile >= n || !Fn::eq(x_last, after);
 }
 
 /* The count in each FB-bit field of v (a SWAR popcount that stops at the field's width). */
@@ -390,24 +359,6 @@ static __device__ __forceinline__ uint32_t gp__select_scan_rows(const gp__sel_ma
     }
     return run;
 }
-/* The keep bits' scan. Run-length's counts heads and tails, packed as heads | tails << 16 (a
- * tile's counts are below 2^16), in lp and in the total, one warp scan a row (H200, three
- * runs each way: the two masks' packed scans measured the same, within 1%). */
-template <int KIND, int ROWS, int VEC>
-static __device__ __forceinline__ uint32_t gp__select_scan_bits(const gp__sel_mask<ROWS, VEC> &keep,
-                                                               const gp__sel_mask<ROWS, VEC> &tails,
-                                                               uint32_t (&lp)[ROWS])
-{
-    if constexpr (KIND != GP__SEL_RUNS) {
-        return gp__select_scan_rows<ROWS, VEC>(keep, lp);
-    } else {
-        uint32_t rows[ROWS];
-#pragma unroll
-        for (int j = 0; j < ROWS; j++) rows[j] = __popc(keep.row(j)) | __popc(tails.row(j)) << 16;
-        return gp__scan_warp_rows<gp__op_sel_u32, ROWS, 1>(rows, lp);
-    }
-}
-
 /* From the scanning warps' totals in shared memory: the tile's kept items before this
  * warp's (`before`) and in all (`total`). */
 static __device__ __forceinline__ void gp__select_warps_before(const uint32_t *s_wtot, unsigned warp,
@@ -448,23 +399,20 @@ static __device__ __forceinline__ void gp__select_keep(gp__sel_mask<ROWS, VEC> &
 }
 
 /* Calls f(q, local, b, run) for each of the thread's items in order: q its index in the
- * thread's arrays, local its place in the tile, b its keep bit (run-length: | its tail bit
- * << 16), run the keep bits of the tile before it (before + lp[j]: those before row j of
- * the thread, from the warp scan). */
-template <bool TAILS, int ROWS, int VEC, class F>
+ * thread's arrays, local its place in the tile, b its keep bit, run the keep bits of the
+ * tile before it (before + lp[j]: those before row j of the thread, from the warp scan). */
+template <int ROWS, int VEC, class F>
 static __device__ __forceinline__ void gp__select_each_item(const gp__sel_mask<ROWS, VEC> &keep,
-                                                           const gp__sel_mask<ROWS, VEC> &tails,
                                                            const uint32_t (&lp)[ROWS], uint32_t before,
                                                            uint32_t local0, F f)
 {
 #pragma unroll
     for (int j = 0; j < ROWS; j++) {
         uint32_t run = before + lp[j];
-        /* the row's keep and tail bits in one word, so each item's pair is one shift and mask */
-        const uint32_t row = keep.row(j) | (TAILS ? tails.row(j) << 16 : 0u);
+        const uint32_t row = keep.row(j);
 #pragma unroll
         for (int k = 0; k < VEC; k++) {
-            const uint32_t b = row >> k & (TAILS ? 0x10001u : 1u);
+            const uint32_t b = row >> k & 1u;
             f(j * VEC + k, local0 + j * 32 * VEC + k, b, run);
             run += b;
         }
@@ -474,22 +422,19 @@ static __device__ __forceinline__ void gp__select_each_item(const gp__sel_mask<R
 /* Puts the thread's items at their places in the tile's buffer (shared memory): kept items
  * at their rank (values to s_val, or places to s_idx: nonzero, and run-length beside the
  * values), partition's rejected ones after the tile's `kept`, in order. before + lp[j]: the
- * tile's keep bits before row j of the thread (run-length: heads in the low 16 bits);
- * valid: the tile's elements below n. */
+ * tile's keep bits before row j of the thread; valid: the tile's elements below n. */
 template <int KIND, class T, int ROWS, int VEC, class I>
 static __device__ __forceinline__ void gp__select_scatter(T *s_val, I *s_idx, const T (&x)[ROWS * VEC],
-                                                         const gp__sel_mask<ROWS, VEC> &keep,
-                                                         const gp__sel_mask<ROWS, VEC> &tails, const uint32_t (&lp)[ROWS],
+                                                         const gp__sel_mask<ROWS, VEC> &keep, const uint32_t (&lp)[ROWS],
                                                          uint32_t before, uint32_t kept, uint32_t valid,
                                                          uint32_t local0, bool rejected, uint32_t warp_total)
 {
     constexpr bool RUNS = KIND == GP__SEL_RUNS;
     /* a warp that keeps nothing (and places no rejected items) has nothing to put: sparse
      * outputs (unique with long runs, few items kept) skip the per-item tests */
-    if ((RUNS ? warp_total & 0xffffu : warp_total) == 0 && !(KIND <= GP__SEL_PRED && rejected)) return;
-    gp__select_each_item<RUNS, ROWS, VEC>(keep, tails, lp, before, local0, [&](int q, uint32_t local, uint32_t b, uint32_t run) {
-        const uint32_t pos = RUNS ? run & 0xffffu : run;
-        if (b & 1) {
+    if (warp_total == 0 && !(KIND <= GP__SEL_PRED && rejected)) return;
+    gp__select_each_item<ROWS, VEC>(keep, lp, before, local0, [&](int q, uint32_t local, uint32_t b, uint32_t pos) {
+        if (b) {
             if constexpr (KIND == GP__SEL_NONZERO) s_idx[pos] = (I)local;
             else s_val[pos] = x[q];
             if constexpr (RUNS) s_idx[pos] = (I)local;
@@ -500,18 +445,20 @@ static __device__ __forceinline__ void gp__select_scatter(T *s_val, I *s_idx, co
 }
 
 /* Run-length, once the tile's prefix is known and its heads' places are in s_idx (the
- * scatter, visible to the block): the block writes the lengths of the `tails` runs that
- * end in the tile. The tile's run r spans its places [s_idx[r], s_idx[r + 1]), its last
- * one up to `valid`; when the tile does not begin with a head, the first run to end in it
- * (number P0 - 1) began at last_head, in an earlier tile. So a length needs no tail's place:
- * no pass over the items for it, and no barrier. */
+ * scatter, visible to the block): the block writes the lengths of the runs that end in the
+ * tile. The tile's run r spans its places [s_idx[r], s_idx[r + 1]), its last one up to
+ * `valid`, which ends in this tile when the tile's last item is a tail; when the tile does
+ * not begin with a head, the first run to end in it (number P0 - 1) began at last_head, in
+ * an earlier tile. So a length needs no tail's place: no pass over the items for it, and no
+ * barrier; only the count of tails, from the tile's two ends. */
 template <class I>
 static __device__ __forceinline__ void gp__select_write_lengths(uint64_t *lengths, const I *s_idx, uint32_t heads,
-                                                               bool head0, uint32_t tails, unsigned long long P0,
+                                                               bool head0, bool last_tail, unsigned long long P0,
                                                                size_t start, uint32_t valid,
                                                                unsigned long long last_head)
 {
     const int r0 = head0 ? 0 : -1;
+    const uint32_t tails = heads + (head0 ? 0u : 1u) - (last_tail ? 0u : 1u); /* runs that end here */
     for (uint32_t q = threadIdx.x; q < tails; q += GP__SEL_BLOCK) {
         const int r = r0 + (int)q;
         const uint32_t end = r + 1 < (int)heads ? (uint32_t)s_idx[r + 1] : valid;

@@ -51,7 +51,7 @@ __global__ void __launch_bounds__(GP__SEL_THREADS, GP__MIN_BLOCKS(GP__SEL_THREAD
     __shared__ unsigned long long s_tile[2], s_ahead_tile[2];
     __shared__ int s_wlast[GP__SEL_WARPS];
     __shared__ S s_prefix[2], s_xchg[2 * gp__status_codec<SOp>::NB];
-    __shared__ uint32_t s_wtot[GP__SEL_WARPS], s_head0;
+    __shared__ uint32_t s_wtot[GP__SEL_WARPS], s_head0, s_last_tail; /* run-length: the tile's two ends */
     __shared__ uint64_t s_handed[2], s_freed[2];
     unsigned long long *counter = reinterpret_cast<unsigned long long *>(scratch);
     uint64_t *status = reinterpret_cast<uint64_t *>(scratch + GP__SCRATCH_ALIGN);
@@ -104,17 +104,20 @@ __global__ void __launch_bounds__(GP__SEL_THREADS, GP__MIN_BLOCKS(GP__SEL_THREAD
     for (unsigned i = 0; t < p.tiles; i++) {
         const size_t start = t * TILE;
         const uint32_t local0 = warp * 32 * ITEMS + lane * VEC; /* + j * 32 * VEC + k */
-        gp__sel_mask<ROWS, VEC> keep, tails = {}; /* tails: run-length's */
+        gp__sel_mask<ROWS, VEC> keep;
         if constexpr (HEADS) {
             T edge[2];
-            gp__select_load_edges<T, ROWS, VEC>(edge, a.in, start, p.n);
-            gp__select_heads<T, Fn, ROWS, VEC, RUNS>(keep, tails, x, edge, start, p.n);
+            gp__select_load_edges<T, ROWS, VEC, RUNS>(edge, a.in, start, p.n);
+            gp__select_heads<T, Fn, ROWS, VEC>(keep, x, edge[0], start, p.n);
+            if constexpr (RUNS)
+                if (threadIdx.x == GP__SEL_BLOCK - 1)
+                    s_last_tail = gp__sel_last_tail<T, Fn>(x[ITEMS - 1], edge[1], start, TILE, p.n);
         } else {
             gp__select_keep<KIND, T, P, Fn, ROWS, VEC>(keep, x, fl, start, local0, p.n, a.p);
         }
         __syncwarp();
         uint32_t lp[ROWS];
-        const uint32_t wt = gp__select_scan_bits<KIND, ROWS, VEC>(keep, tails, lp);
+        const uint32_t wt = gp__select_scan_rows<ROWS, VEC>(keep, lp);
         if (lane == 0) s_wtot[warp] = wt;
         if constexpr (RUNS) { /* the place of the warp's last head in the tile (-1: none) */
             int last = -1;
@@ -127,21 +130,20 @@ __global__ void __launch_bounds__(GP__SEL_THREADS, GP__MIN_BLOCKS(GP__SEL_THREAD
             if (threadIdx.x == 0) s_head0 = keep.w[0] & 1;
         }
         asm volatile("bar.sync 1, %0;" ::"r"(GP__SEL_BLOCK) : "memory");
-        uint32_t before, total;
-        gp__select_warps_before(s_wtot, warp, before, total);
+        uint32_t before, kept;
+        gp__select_warps_before(s_wtot, warp, before, kept);
         if (threadIdx.x == 0) {
             if constexpr (RUNS) {
                 int last = -1;
                 for (unsigned w = 0; w < GP__SEL_WARPS; w++) last = max(last, s_wlast[w]);
-                gp__status_publish<uint32_t>(status, t, gp__sel_runs_word(total & 0xffffu, last), epoch);
+                gp__status_publish<uint32_t>(status, t, gp__sel_runs_word(kept, last), epoch);
             } else {
-                gp__status_publish<uint32_t>(status, t, total, epoch);
+                gp__status_publish<uint32_t>(status, t, kept, epoch);
             }
         }
-        const uint32_t kept = RUNS ? total & 0xffffu : total;
         const uint32_t valid = (uint32_t)(p.n - start < TILE ? p.n - start : TILE);
         /* scatter into the tile's places: kept first, partition's rejected after them */
-        gp__select_scatter<KIND, T, ROWS, VEC>(s_val, s_idx, x, keep, tails, lp, before, kept, valid, local0, a.rejected != NULL, wt);
+        gp__select_scatter<KIND, T, ROWS, VEC>(s_val, s_idx, x, keep, lp, before, kept, valid, local0, a.rejected != NULL, wt);
         /* the prefix (and the next tile) from the look-ahead; then the scatter is visible
          * to every scanning thread (barrier 1) */
         gp__mbar_wait(&s_handed[i & 1], gp__sel_handed_parity(i));
@@ -159,7 +161,7 @@ __global__ void __launch_bounds__(GP__SEL_THREADS, GP__MIN_BLOCKS(GP__SEL_THREAD
         if (next < p.tiles) gp__select_load<T, ROWS, VEC, LOAD_FLAGS>(xn, fn, a.in, a.flags, next * TILE, p);
         gp__select_write<KIND, T, P>(a, s_val, s_idx, P0, kept, valid, start);
         if constexpr (RUNS)
-            gp__select_write_lengths(a.lengths, s_idx, kept, s_head0 != 0, total >> 16, P0, start, valid,
+            gp__select_write_lengths(a.lengths, s_idx, kept, s_head0 != 0, s_last_tail != 0, P0, start, valid,
                                      gp__sel_last_head(pre.last, TILE));
         if (t == p.tiles - 1 && threadIdx.x == 0) *a.count = P0 + kept;
         asm volatile("bar.sync 1, %0;" ::"r"(GP__SEL_BLOCK) : "memory"); /* shared memory free again */

@@ -301,7 +301,7 @@ __global__ void __launch_bounds__(gp__select_ring_threads(KIND),
     extern __shared__ __align__(128) unsigned char gp__sel_ring[];
     /* run-length: the places of the tile's heads, then their runs' lengths, after the stages */
     uint16_t *s_runs = reinterpret_cast<uint16_t *>(gp__sel_ring + (size_t)stages * STAGE);
-    __shared__ uint32_t s_head0;
+    __shared__ uint32_t s_head0, s_last_tail; /* run-length: the tile begins with a head, ends with a tail */
     /* per stage (agent/ring.cuh): full, taken, empty; ready (the prefix is known) and
      * counted (the count warp has read the stage: the scanning warps may reorder it) */
     __shared__ uint64_t full[SMAX], taken[SMAX], ready[SMAX], counted[SMAX], empty[SMAX];
@@ -457,17 +457,14 @@ __global__ void __launch_bounds__(gp__select_ring_threads(KIND),
             for (int j = 0; j < ROWS; j++) w[j] = src[j * 32];
             memcpy(x, w, sizeof w);
         };
-        gp__sel_mask<ROWS, VEC> keep, tails = {}; /* tails: run-length's */
-        if (MASKS && whole) { /* the count warp made this thread's heads */
+        gp__sel_mask<ROWS, VEC> keep;
+        if (MASKS && whole) { /* the count warp made this thread's heads, and run-length's last tail */
             gp__mbar_wait(&counted[s], parity);
             const uint32_t *s_mask = reinterpret_cast<const uint32_t *>(stage + MASK_AT);
             keep.w[0] = s_mask[threadIdx.x];
-            /* run-length's warp's last item: a tail if the next warp's first item is a head,
-             * or for the last warp, as the count warp found */
-            if constexpr (RUNS && MASKS)
-                gp__sel_tails_of_heads(tails, keep, s_mask[warp < GP__SEL_WARPS - 1 ? (warp + 1) * 32 : GP__SEL_BLOCK]);
+            if (RUNS && threadIdx.x == GP__SEL_BLOCK - 1) s_last_tail = s_mask[GP__SEL_BLOCK];
         } else {
-            T edge[2]; /* unique: the element before the warp's first; run-length: and after its last */
+            T edge[2]; /* the element before the warp's first; run-length's last thread: after the tile */
             memset(edge, 0, sizeof edge);
             if (whole) {
                 load_stage();
@@ -480,41 +477,43 @@ __global__ void __launch_bounds__(gp__select_ring_threads(KIND),
                     }
                 }
                 /* warp 0's neighbour is the last of the 16 bytes before the tile (none for tile 0);
-                 * run-length's last warp's, the first of the 16 bytes after it (or, where the
+                 * run-length's last thread's, the first of the 16 bytes after it (or, where the
                  * input ends within them, from global memory; none after n - 1) */
                 if constexpr (HEADS)
                     if (lane == 0 && (warp > 0 || t > 0)) edge[0] = values[(int)(warp * 32 * ITEMS) - 1];
                 if constexpr (RUNS)
-                    if (lane == 31) {
-                        if (warp < GP__SEL_WARPS - 1 || start + TILE + VEC <= p.n) edge[1] = values[(warp + 1) * 32 * ITEMS];
+                    if (threadIdx.x == GP__SEL_BLOCK - 1) {
+                        if (start + TILE + VEC <= p.n) edge[1] = values[TILE];
                         else if (start + TILE < p.n) edge[1] = gp__load_elem(a.in + start + TILE);
                     }
             } else {
                 gp__select_load<T, ROWS, VEC, FLAGS>(x, fl, a.in, a.flags, start, p);
-                if constexpr (HEADS) gp__select_load_edges<T, ROWS, VEC>(edge, a.in, start, p.n);
+                if constexpr (HEADS) gp__select_load_edges<T, ROWS, VEC, RUNS>(edge, a.in, start, p.n);
             }
             __syncwarp();
-            if constexpr (HEADS) gp__select_heads<T, Fn, ROWS, VEC, RUNS>(keep, tails, x, edge, start, p.n);
+            if constexpr (HEADS) gp__select_heads<T, Fn, ROWS, VEC>(keep, x, edge[0], start, p.n);
             else gp__select_keep<KIND, T, P, Fn, ROWS, VEC>(keep, x, fl, start, local0, p.n, a.p);
+            if constexpr (RUNS)
+                if (threadIdx.x == GP__SEL_BLOCK - 1)
+                    s_last_tail = gp__sel_last_tail<T, Fn>(x[ITEMS - 1], edge[1], start, TILE, p.n);
         }
         uint32_t lp[ROWS];
-        const uint32_t wt = gp__select_scan_bits<KIND, ROWS, VEC>(keep, tails, lp);
+        const uint32_t wt = gp__select_scan_rows<ROWS, VEC>(keep, lp);
         /* on the count warp's heads, a warp reads its values only to put some */
-        if (MASKS && whole && (RUNS ? wt & 0xffffu : wt) != 0) load_stage();
+        if (MASKS && whole && wt != 0) load_stage();
         if (lane == 0) s_wtot[warp] = wt;
         if (RUNS && threadIdx.x == 0) s_head0 = keep.w[0] & 1;
         /* the warps' totals are in, and every scanning thread has read the stage */
         asm volatile("bar.sync 1, %0;" ::"r"(GP__SEL_BLOCK) : "memory");
-        uint32_t before, total;
-        gp__select_warps_before(s_wtot, warp, before, total);
-        /* run-length counts heads and tails in one scan, 16 bits each */
-        const uint32_t kept = RUNS ? total & 0xffffu : total;
-        const bool head0 = RUNS && s_head0 != 0; /* read before the next tile's thread 0 can write it */
+        uint32_t before, kept;
+        gp__select_warps_before(s_wtot, warp, before, kept);
+        /* run-length: read before the next tile's threads can write them */
+        const bool head0 = RUNS && s_head0 != 0, last_tail = RUNS && s_last_tail != 0;
         const uint32_t valid = (uint32_t)(p.n - start < TILE ? p.n - start : TILE);
         T *s_val = values;
         I *s_idx = RUNS ? reinterpret_cast<I *>(s_runs) : reinterpret_cast<I *>(values);
         gp__mbar_wait(&counted[s], parity); /* the count warp is done with the stage too */
-        gp__select_scatter<KIND, T, ROWS, VEC>(s_val, s_idx, x, keep, tails, lp, before, kept, valid, local0,
+        gp__select_scatter<KIND, T, ROWS, VEC>(s_val, s_idx, x, keep, lp, before, kept, valid, local0,
                                                a.rejected != NULL, wt);
         gp__mbar_wait(&ready[s], parity);
         const S pre = s_prefix[s];
@@ -524,7 +523,7 @@ __global__ void __launch_bounds__(gp__select_ring_threads(KIND),
         asm volatile("bar.sync 1, %0;" ::"r"(GP__SEL_BLOCK) : "memory"); /* the scatter is visible */
         gp__select_write<KIND, T, P>(a, s_val, s_idx, P0, kept, valid, start);
         if constexpr (RUNS)
-            gp__select_write_lengths(a.lengths, s_idx, kept, head0, total >> 16, P0, start, valid,
+            gp__select_write_lengths(a.lengths, s_idx, kept, head0, last_tail, P0, start, valid,
                                      gp__sel_last_head(pre.last, TILE));
         if (t == p.tiles - 1 && threadIdx.x == 0) *a.count = P0 + kept;
         /* this thread's writes and reads of the stage come before the next bulk copy into it */
