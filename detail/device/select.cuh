@@ -10,7 +10,7 @@
  *   - map: each thread loads its items (16-byte vectors, warp-striped as in the scan, so one
  *     instruction moves 512 contiguous bytes) and its flags, and works out a keep bit per
  *     item: the flag, the predicate, x != 0, or "head of a run" (x[i-1] != x[i]);
- *   - count: a warp scan of the bits (gp__select_scan_bits) and the 8 warps' totals give each
+ *   - count: a warp scan of the bits (gp__select_scan_rows) and the 8 warps' totals give each
  *     item its place in the tile; one thread publishes the tile's count as a status word
  *     tagged with the call's epoch (agent/single_pass.cuh). A count never waits on anything,
  *     so counts never chain;
@@ -27,9 +27,9 @@
  * publishes (runs started in it, place of its last head), packed in one status word
  * (gp__sel_runs_word), and the prefix folds them as (sum, max). A run's length is the place
  * of the next head (or the tile's end) less its own head's: the heads' places are in shared
- * memory, and a run that began in an earlier tile begins at the prefix's last head. Heads
- * and tails (x[i] != x[i+1], or i = n-1) are counted in one 32-bit scan (16 bits each): the
- * tails say how many runs end in the tile.
+ * memory, and a run that began in an earlier tile begins at the prefix's last head. The
+ * runs that end in a tile follow from its heads and its two ends (gp__select_write_lengths),
+ * so no item needs a tail bit.
  *
  * In place (select, unique: d_out == d_in) is safe: tile t writes below its own end, and
  * only once its prefix is known, that is once every earlier tile has been read. */
@@ -238,7 +238,7 @@ static __device__ __forceinline__ void gp__select_load(T (&x)[ROWS * VEC], uint3
 /* A thread's keep bits, one an item: item (j, k) of gp__select_load's layout is bit
  * FB * (j % PER) + k of word j / PER. Row j's bits sit in the field where the packed scan
  * (gp__select_scan_rows) keeps row j's count, so a word's per-field popcount is what the
- * warp scans. Run-length holds two: heads and tails. Why: as a 0/1 word an item, nvcc kept
+ * warp scans. Why: as a 0/1 word an item, nvcc kept
  * the bits in predicates and, short of those, set and cleared each in a spare register and
  * read it back one test at a time: about 180 of unique's 540 instructions a warp a tile
  * (SASS, sm_90). */

@@ -97,10 +97,10 @@ static constexpr GP__HD unsigned gp__select_ring_threads(int kind)
 /* Whether the count warp hands the scanning warps their keep bits: the heads of unique
  * and run-length (elements of 4 bytes or more: a scanning thread's heads in one word),
  * which it makes anyway, so that the scanning warps skip their neighbours' shuffles, and a
- * warp with no head in its part reads none of its values; run-length's tails are the items
- * before heads. (H200, 2^28, builds alternated three times: unique 1.03-1.06x; the same for
- * select by a predicate made a 16-byte type 6% slower, nonzero the same, as these warps
- * then wait for the count warp.) */
+ * warp with no head in its part reads none of its values. (H200, 2^28, builds alternated
+ * in one device call: unique 1.03-1.06x; run-length, with its lengths from the heads'
+ * places, 1.12-1.15x, docs/select.md; the same for select by a predicate made a 16-byte
+ * type 6% slower, nonzero the same, as these warps then wait for the count warp.) */
 static constexpr GP__HD bool gp__select_ring_masks(int kind, size_t elem)
 {
     return kind == GP__SEL_UNIQUE || (kind == GP__SEL_RUNS && elem >= 4);
