@@ -302,11 +302,11 @@ __global__ void __launch_bounds__(gp__select_ring_threads(KIND),
                        MASK_AT = PRE + VALUES + POST + (FLAGS ? TILE : 0), /* the heads */
                        TAIL_AT = MASK_AT + GP__SEL_BLOCK * 4, /* run-length's: is the tile's last item a tail */
                        STAGE = MASK_AT + (MASKS ? GP__SEL_BLOCK * 4 + (RUNS ? 16 : 0) : 0);
-    /* run-length's places in the tile, and its runs' lengths within it, take 16 bits */
+    /* run-length's places of heads in the tile take 16 bits */
     static_assert(!RUNS || TILE <= 0xffff, "a tile's places fit 16 bits");
     typedef typename std::conditional<RUNS, uint16_t, uint32_t>::type I;
     extern __shared__ __align__(128) unsigned char gp__sel_ring[];
-    /* run-length: the places of the tile's heads, then their runs' lengths, after the stages */
+    /* run-length: the places of the tile's heads, after the stages */
     uint16_t *s_runs = reinterpret_cast<uint16_t *>(gp__sel_ring + (size_t)stages * STAGE);
     __shared__ uint32_t s_head0, s_last_tail; /* run-length: the tile begins with a head, ends with a tail */
     /* per stage (agent/ring.cuh): full, taken, empty; ready (the prefix is known) and
@@ -351,8 +351,8 @@ __global__ void __launch_bounds__(gp__select_ring_threads(KIND),
                 } else {
                     gp__mbar_arrive(&full[s]); /* past the end, or the partial last tile (read from global) */
                 }
-                /* by windows, one take more past the end: the look-ahead warp of the take
-                 * after the first one past the end is the other warp, and must see the end too */
+                /* takes past the end until each warp that takes every other (or third) take
+                 * has seen one: the two look-ahead warps by windows, and the count warps */
                 if (t >= p.tiles && ++ends >= (WINDOW ? 2 : 1) && ends >= gp__select_ring_counters(KIND)) break;
             }
             /* every block's producer has taken its last tile: the last one back resets the
