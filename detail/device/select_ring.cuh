@@ -335,6 +335,9 @@ __global__ void __launch_bounds__(gp__select_ring_threads(KIND),
     if (warp == GP__SEL_WARPS) { /* producer */
         if (lane == 0) {
             const unsigned ramp = GP__SEL_RING_RAMP < stages ? GP__SEL_RING_RAMP : stages - 1;
+            /* takes past the end until each warp that takes every other (or third) take has
+             * seen one: the two look-ahead warps by windows, and the count warps */
+            constexpr unsigned ENDS = WINDOW && gp__select_ring_counters(KIND) < 2 ? 2 : gp__select_ring_counters(KIND);
             for (unsigned i = 0, ends = 0;; i++) {
                 const unsigned s = i % stages;
                 const unsigned long long t =
@@ -351,9 +354,7 @@ __global__ void __launch_bounds__(gp__select_ring_threads(KIND),
                 } else {
                     gp__mbar_arrive(&full[s]); /* past the end, or the partial last tile (read from global) */
                 }
-                /* takes past the end until each warp that takes every other (or third) take
-                 * has seen one: the two look-ahead warps by windows, and the count warps */
-                if (t >= p.tiles && ++ends >= (WINDOW ? 2 : 1) && ends >= gp__select_ring_counters(KIND)) break;
+                if (t >= p.tiles && ++ends == ENDS) break;
             }
             /* every block's producer has taken its last tile: the last one back resets the
              * counters for the next call on this region (status memory) */
