@@ -19,6 +19,14 @@
 #ifndef GP__SEG_WALK_ROUND
 #define GP__SEG_WALK_ROUND 8
 #endif
+/* Chunks a warp walking by pieces (gp__seg_pieces_warp) loads before it folds any: 5, 2.5 KB
+ * in flight a warp. Fewer in flight made the launch end sooner: its blocks folded for
+ * times that differ by their slot on the SM, and the last of them set the end (H200, 2^28
+ * f32, us, 8 / 6 / 5 chunks: power-law lengths 437 / 400 / 392, 256 411 / 387 / 370, 1024
+ * 280 / 277 / 272, 65536 274 / 271 / 271; docs/segmented.md). */
+#ifndef GP__SEG_WALK_PIECES_ROUND
+#define GP__SEG_WALK_PIECES_ROUND 5
+#endif
 /* A block of at most PIECES_ABOVE values a segment streams its warps' values with head
  * bits (gp__seg_stream_warp); one of more, or of no segment end, walks them piece by piece
  * (a segment at a time). H200, 2^28 f32, us, the stream / by pieces: segments of 32 462 /
@@ -217,7 +225,7 @@ static __device__ __forceinline__ typename Op::type gp__seg_stream_warp(typename
 /* One warp's values [first, lim) and segment ends [x_lo, x_hi) of gp__seg_walk, a piece at
  * a time: the values before end x_lo (its head, to *head_out), each whole segment, the
  * values after the last end. A piece folds chunk by chunk (a lane its group, a tree of
- * shuffles the lanes, lane 0 the chunks, all in order); a warp fills ROUND chunks, of one
+ * shuffles the lanes, lane 0 the chunks, all in order); a warp fills PIECES_ROUND chunks, of one
  * piece or of the next ones, before it folds any. Returns the fold after the last end (the
  * carry), in lane 0. */
 template <class Op, class Src>
@@ -226,7 +234,7 @@ static __device__ __forceinline__ typename Op::type gp__seg_pieces_warp(typename
                                                                          uint64_t lim, typename Op::type *head_out)
 {
     typedef typename Op::type T;
-    enum { VEC = 16 / sizeof(T), U = GP__SEG_WALK_ROUND };
+    enum { VEC = 16 / sizeof(T), U = GP__SEG_WALK_PIECES_ROUND };
     const unsigned lane = gp__lane_id();
     const bool aligned16 = ((uintptr_t)src.in & 15) == 0;
     const uint64_t K = x_hi - x_lo; /* pieces 0 .. K */
@@ -310,7 +318,8 @@ static __device__ __forceinline__ typename Op::type gp__seg_pieces_warp(typename
  * VEC in `src.in` (values outside the piece count as the identity): each lane folds its
  * group in order, a tree of shuffles folds the lanes in order (lane i takes lane i + o),
  * and lane 0 folds the chunks in order. A warp fills ROUND chunks (of one piece or of the
- * next ones) before it folds any, so 4 KB a warp are in flight. The warps' heads and
+ * next ones; PIECES_ROUND by pieces) before it folds any, so 4 KB a warp are in flight
+ * (2.5 KB by pieces). The warps' heads and
  * carries then fold in order, as the threads' do in gp__seg_tile, into the block's record,
  * and the walk ends the kernel's block with gp__seg_finish (`blocks` of them took tiles):
  * with nothing of the kernel's live across the call, the walk keeps more registers (the

@@ -158,6 +158,18 @@ static bool check_segments(const tt_call *c, int L)
     return true;
 }
 
+/* segments of any lengths (h_u, the offsets): within 1e-5 (a segment of n/2 passes 2^24) */
+static bool check_offsets(const tt_call *c, int)
+{
+    CK(cudaMemcpy(h_fo.data(), c->out, c->segs * 4, cudaMemcpyDeviceToHost));
+    for (size_t s = 0; s < c->segs; s++) {
+        double t = 0;
+        for (uint64_t j = h_u[s]; j < h_u[s + 1]; j++) t += h_f[j];
+        if (fabs(h_fo[s] - t) > 1e-5 * t + 1e-3) return false;
+    }
+    return true;
+}
+
 /* exclusive segmented scan (exact) and inclusive scan (within 1e-3: its totals pass 2^24) */
 static bool check_scans(const tt_call *c, int)
 {
@@ -261,7 +273,7 @@ int main(int argc, char **argv)
             }
         for (size_t i = 0; i < n; i++) h_f[i] = (float)(mix(i) % 16); /* small integers: exact sums */
         to_device(c.in, h_f.data(), n * 4);
-        for (int L : {1, 2, 4, 8, 16, 32}) {
+        for (int L : {1, 2, 4, 8, 16, 32, 256, 1024, 65536}) {
             snprintf(job, sizeof job, "segr-len%d", L);
             if (!wanted("%s 2^%d", job, lg)) continue;
             c.kind = tt_call::SEGR;
@@ -269,6 +281,26 @@ int main(int argc, char **argv)
             for (size_t s = 0; s <= c.segs; s++) h_u[s] = s * L;
             to_device(c.offsets, h_u.data(), (c.segs + 1) * 8);
             report(job, lg, &c, check_segments, L);
+        }
+        if (wanted("segr-pow 2^%d", lg)) { /* the bench's power-law lengths: mean about 600, many empty, one of n/2 */
+            uint64_t st = 99, at = 0;
+            bool big = false;
+            c.segs = 0;
+            h_u[0] = 0;
+            while (at < n) {
+                if (!big && at >= n / 4) {
+                    at += n / 2;
+                    big = true;
+                } else {
+                    st = st * 6364136223846793005ull + 1442695040888963407ull;
+                    const double u = (double)(st >> 11) / 9007199254740992.0;
+                    at += u < 0.4 ? 0 : (uint64_t)(6.0 / pow(1.0 - u + 1e-12, 1.1));
+                }
+                h_u[++c.segs] = at < n ? at : n;
+            }
+            to_device(c.offsets, h_u.data(), (c.segs + 1) * 8);
+            c.kind = tt_call::SEGR;
+            report("segr-pow", lg, &c, check_offsets, 0);
         }
         if (wanted("sscan-heads8 2^%d", lg)) { /* a head one element in 8, at random */
             for (size_t i = 0; i < n; i++) h_h[i] = (mix(3 * i + 1) & 7) == 0;
