@@ -30,9 +30,12 @@
 /* A block of at most PIECES_ABOVE values a segment streams its warps' values with head
  * bits (gp__seg_stream_warp); one of more, or of no segment end, walks them piece by piece
  * (a segment at a time). H200, 2^28 f32, us, the stream / by pieces: segments of 32 462 /
- * 597 (by heads), 128 418 / 576, 1024 321 / 278, 65536 308 / 274. 0: always the stream. */
+ * 597 (by heads), 128 418 / 576, 1024 321 / 278, 65536 308 / 274; at 5 chunks a round, 256
+ * 318 / 370, 384 308 / 302, 512 304 / 288. A piece costs a chunk or more however short, so
+ * a block of mixed lengths whose mean is a few hundred (power-law lengths) streams faster:
+ * 448, not 256, took those from 392 to 331 us (docs/segmented.md). 0: always the stream. */
 #ifndef GP__SEG_WALK_PIECES_ABOVE
-#define GP__SEG_WALK_PIECES_ABOVE 256
+#define GP__SEG_WALK_PIECES_ABOVE 448
 #endif
 /* What a segment end weighs in the warps' split, in values: by pieces, PIECE chunks (its
  * own partial chunk and its fold and store cost about a chunk each: fixed lengths of 128

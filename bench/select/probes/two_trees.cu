@@ -273,7 +273,7 @@ int main(int argc, char **argv)
             }
         for (size_t i = 0; i < n; i++) h_f[i] = (float)(mix(i) % 16); /* small integers: exact sums */
         to_device(c.in, h_f.data(), n * 4);
-        for (int L : {1, 2, 4, 8, 16, 32, 64, 128, 256, 1024, 65536}) {
+        for (int L : {1, 2, 4, 8, 16, 32, 64, 128, 256, 384, 512, 768, 1024, 2048, 65536}) {
             snprintf(job, sizeof job, "segr-len%d", L);
             if (!wanted("%s 2^%d", job, lg)) continue;
             c.kind = tt_call::SEGR;
