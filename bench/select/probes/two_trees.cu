@@ -12,8 +12,10 @@
  * when its name, size included ("segr-len1 2^28"), holds one. Each line printed:
  *   R <label> <job> <size> <median us> ok|BAD
  * Values are small integers, so every association of a float sum is exact and the
- * segmented reduce, segmented scan, reduce-by-key and rows are checked bitwise; the scan,
- * whose totals pass 2^24, within 1e-3, and the column sums within 1e-5. */
+ * segmented reduce (segr-len<L>, fixed lengths 1 to 65536), segmented scan, reduce-by-key
+ * and rows are checked bitwise; the scan, whose totals pass 2^24, within 1e-3, and the
+ * column sums and the segmented reduce of the bench's power-law lengths (segr-pow, one
+ * segment of n/2) within 1e-5. */
 #include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
