@@ -165,9 +165,11 @@ extern "C" void test_segmented_host(void)
 
 /* ---- offsets ------------------------------------------------------------------------------- */
 
-enum { PAT_RANDOM, PAT_ONES, PAT_ONE, PAT_FIXED32, PAT_POWER, PAT_EMPTY, PAT_LONG, PAT_SHORT, PATS };
+enum { PAT_RANDOM, PAT_ONES, PAT_ONE, PAT_FIXED32, PAT_POWER, PAT_EMPTY, PAT_LONG, PAT_SHORT, PAT_MID, PATS };
 static const char *pat_name[] = {"random with empties", "all length 1", "one segment", "fixed 32", "power-law + n/2",
-                                 "all empty", "long, random with empties", "short, one in 64 longer"};
+                                 "all empty", "long, random with empties", "short, one in 64 longer",
+                                 "0 to 899, about the stream's limit"};
+static_assert(sizeof pat_name / sizeof pat_name[0] == PATS, "a name for every pattern");
 
 /* Segment lengths for about n values (S segments), starting at `base`. */
 static std::vector<uint64_t> make_offsets(int pat, size_t n, uint64_t base, uint64_t *st)
@@ -201,6 +203,10 @@ static std::vector<uint64_t> make_offsets(int pat, size_t n, uint64_t base, uint
     case PAT_SHORT: /* lengths 0 to 18 (mean 9), one in 64 of 33 to 300: tiles folded a thread a
                      * segment, and tiles with a segment too long for that */
         while (at - base < n) add(gp_t_next(st) % 64 == 0 ? 33 + gp_t_next(st) % 268 : gp_t_next(st) % 19);
+        break;
+    case PAT_MID: /* lengths 0 to 899 (mean about 450), a tenth empty: walking blocks on both sides of the
+                   * stream's limit (GP__SEG_WALK_PIECES_ABOVE, 448 values a segment) */
+        while (at - base < n) add(gp_t_next(st) % 10 == 0 ? 0 : gp_t_next(st) % 900);
         break;
     }
     return off;
