@@ -13,6 +13,7 @@
 #include <cublas_v2.h>
 #include "../bench.cuh"
 #include "../read_kernel.cuh"
+#include "power_law.h"
 #include "../../tests/hash.cuh"
 
 #include <cub/cub.cuh>
@@ -41,13 +42,6 @@ __global__ void fill_heads(uint8_t *h, int32_t *seg, size_t n, unsigned every)
 {
     for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
         h[i] = hash32(i, 77u) % every == 0;
-}
-static uint64_t next_u64(uint64_t *s) /* splitmix64 */
-{
-    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
 }
 
 struct cub_seg_ctx {
@@ -133,18 +127,8 @@ int main(void)
                 S = (n + len - 1) / len;
                 fill_fixed_offsets<<<4096, 256>>>(d_off, S, len, n);
                 snprintf(what, sizeof what, "length %llu", (unsigned long long)len);
-            } else { /* power-law lengths, mean about 32, many empty, one of n/2 */
-                std::vector<uint64_t> off(1, 0);
-                uint64_t st = 99, at = 0;
-                bool big = false;
-                while (at < n) {
-                    if (!big && at >= n / 4) { at += n / 2; big = true; }
-                    else {
-                        const double u = (double)(next_u64(&st) >> 11) / 9007199254740992.0;
-                        at += u < 0.4 ? 0 : (uint64_t)(6.0 / pow(1.0 - u + 1e-12, 1.1));
-                    }
-                    off.push_back(at < n ? at : n);
-                }
+            } else { /* power-law lengths, many empty, one of n/2 */
+                const std::vector<uint64_t> off = gp_bench_power_law_offsets(n);
                 S = off.size() - 1;
                 CUDA_CHK(cudaMemcpy(d_off, off.data(), off.size() * 8, cudaMemcpyHostToDevice));
                 snprintf(what, sizeof what, "power-law (mean %.0f, one n/2)", (double)n / S);

@@ -16,6 +16,7 @@
  * and rows are checked bitwise; the scan, whose totals pass 2^24, within 1e-3, and the
  * column sums and the segmented reduce of the bench's power-law lengths (segr-pow, one
  * segment of n/2) within 1e-5. */
+#include <algorithm>
 #include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -25,6 +26,7 @@
 
 #include "gpuprims.cuh"
 #include "probe.cuh"
+#include "segmented/power_law.h"
 
 #define TT_EQ(a, b) ((a) == (b))
 #define TT_BELOW(x, p) ((x) < (p))
@@ -284,22 +286,10 @@ int main(int argc, char **argv)
             to_device(c.offsets, h_u.data(), (c.segs + 1) * 8);
             report(job, lg, &c, check_segments, L);
         }
-        if (wanted("segr-pow 2^%d", lg)) { /* the bench's power-law lengths: mean about 600, many empty, one of n/2 */
-            uint64_t st = 99, at = 0;
-            bool big = false;
-            c.segs = 0;
-            h_u[0] = 0;
-            while (at < n) {
-                if (!big && at >= n / 4) {
-                    at += n / 2;
-                    big = true;
-                } else {
-                    st = st * 6364136223846793005ull + 1442695040888963407ull;
-                    const double u = (double)(st >> 11) / 9007199254740992.0;
-                    at += u < 0.4 ? 0 : (uint64_t)(6.0 / pow(1.0 - u + 1e-12, 1.1));
-                }
-                h_u[++c.segs] = at < n ? at : n;
-            }
+        if (wanted("segr-pow 2^%d", lg)) { /* the bench's power-law lengths, the same draws */
+            const std::vector<uint64_t> off = gp_bench_power_law_offsets(n);
+            c.segs = off.size() - 1;
+            std::copy(off.begin(), off.end(), h_u.begin());
             to_device(c.offsets, h_u.data(), (c.segs + 1) * 8);
             c.kind = tt_call::SEGR;
             report("segr-pow", lg, &c, check_offsets, 0);
