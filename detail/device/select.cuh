@@ -256,6 +256,21 @@ struct gp__sel_mask {
     }
     __device__ __forceinline__ void put(int j, int k, bool b) { w[j / PER] |= (b ? 1u : 0u) << (at(j) + k); }
     __device__ __forceinline__ uint32_t row(int j) const { return w[j / PER] >> at(j) & ROW; }
+    /* the place in the tile of the last item set (-1: none), for a thread whose item
+     * (j, k) is at local0 + j * 32 * VEC + k (gp__select_load's layout): run-length's last
+     * head, in the scanning threads and in the ring's count warps alike. A word's higher
+     * fields are later rows, so its highest bit is its last item. */
+    __device__ __forceinline__ int last_place(uint32_t local0) const
+    {
+        int last = -1;
+#pragma unroll
+        for (int q = 0; q < WORDS; q++)
+            if (w[q] != 0) {
+                const int b = 31 - __clz(w[q]);
+                last = (int)(local0 + (uint32_t)(q * PER + b / FB) * 32 * VEC + b % FB);
+            }
+        return last;
+    }
     /* clears the items `left` or more places after the thread's first (item (j, k) is
      * j * 32 * VEC + k places after it) */
     __device__ __forceinline__ void keep_below(uint32_t left)
@@ -312,8 +327,9 @@ static __device__ __forceinline__ void gp__select_heads(gp__sel_mask<ROWS, VEC> 
     }
 }
 /* Run-length: whether the tile's last item is the end of a run (its next element differs,
- * or the input ends with the tile or within it), from the tile's last thread, whose last
- * item it is (x_last; edge[1] of gp__select_load_edges: the element after it). */
+ * or the input ends with the tile or within it), from its value x_last and the element
+ * after it: in the tile's last thread (edge[1] of gp__select_load_edges), or in the ring's
+ * count warp (gp__select_ring_after). */
 template <class T, class Fn>
 static __device__ __forceinline__ bool gp__sel_last_tail(const T &x_last, const T &after, size_t start, size_t tile,
                                                         size_t n)

@@ -120,12 +120,7 @@ __global__ void __launch_bounds__(GP__SEL_THREADS, GP__MIN_BLOCKS(GP__SEL_THREAD
         const uint32_t wt = gp__select_scan_rows<ROWS, VEC>(keep, lp);
         if (lane == 0) s_wtot[warp] = wt;
         if constexpr (RUNS) { /* the place of the warp's last head in the tile (-1: none) */
-            int last = -1;
-#pragma unroll
-            for (int j = 0; j < ROWS; j++)
-                if (keep.row(j)) last = (int)(local0 + j * 32 * VEC + 31 - __clz(keep.row(j)));
-#pragma unroll
-            for (int o = 16; o > 0; o >>= 1) last = max(last, __shfl_xor_sync(GP__FULL_MASK, last, o));
+            const int last = gp__warp_max_i32(keep.last_place(local0));
             if (lane == 0) s_wlast[warp] = last;
             if (threadIdx.x == 0) s_head0 = keep.w[0] & 1;
         }

@@ -142,6 +142,19 @@ static constexpr bool gp__select_ring_kind()
            ((KIND != GP__SEL_NONZERO && KIND != GP__SEL_UNIQUE) || sizeof(T) >= 4);
 }
 
+/* Run-length: the element after a whole tile, the last item's neighbour (gp__sel_last_tail),
+ * from the 16 bytes after the tile in its stage (`values`: the tile's first), or where the
+ * input ends within those from global memory; after n - 1 there is none (zero, unread). */
+template <class T, int VEC, int TILE>
+static __device__ __forceinline__ T gp__select_ring_after(const T *values, const T *in, size_t start, size_t n)
+{
+    T after;
+    memset(&after, 0, sizeof after);
+    if (start + TILE + VEC <= n) after = values[TILE];
+    else if (start + TILE < n) after = gp__load_elem(in + start + TILE);
+    return after;
+}
+
 /* A whole tile's count of kept items by one warp, from its stage (lane l takes the 16-byte
  * words l, l + 32, ...: a count is the same in any order); for run-length also the place
  * of its last head in *last (-1: none). Unique and run-length on gp__select_ring_masks
@@ -174,9 +187,7 @@ static __device__ __forceinline__ uint32_t gp__select_ring_count(const unsigned 
                 l = h ? (int)(q * VEC) + k : l; /* q grows: a lane's latest head is its last */
             }
         }
-#pragma unroll
-        for (int o = 16; o > 0; o >>= 1) l = max(l, __shfl_xor_sync(GP__FULL_MASK, l, o));
-        *last = l;
+        *last = gp__warp_max_i32(l);
     } else if constexpr (KIND == GP__SEL_FLAGGED) {
         const uint4 *f = reinterpret_cast<const uint4 *>(stage + (size_t)TILE * sizeof(T));
 #pragma unroll 4
@@ -208,16 +219,10 @@ static __device__ __forceinline__ uint32_t gp__select_ring_count(const unsigned 
             }
             s_mask[w * 32 + lane] = m.w[0];
             c += __popc(m.w[0]);
-            if (KIND == GP__SEL_RUNS && m.w[0] != 0) { /* w grows: a lane's latest head is its last */
-                const int b = 31 - __clz(m.w[0]), j = b / M::FB;
-                l = (int)(((w * ROWS + j) * 32 + lane) * VEC) + b % M::FB;
-            }
+            if (KIND == GP__SEL_RUNS && m.w[0] != 0) /* w grows: a lane's latest head is its last */
+                l = m.last_place((w * ROWS * 32 + lane) * VEC); /* scanning warp w's thread `lane` */
         }
-        if constexpr (KIND == GP__SEL_RUNS) {
-#pragma unroll
-            for (int o = 16; o > 0; o >>= 1) l = max(l, __shfl_xor_sync(GP__FULL_MASK, l, o));
-            *last = l;
-        }
+        if constexpr (KIND == GP__SEL_RUNS) *last = gp__warp_max_i32(l);
     } else {
         enum { VEC = 16 / sizeof(T) };
         const uint4 *v = reinterpret_cast<const uint4 *>(stage);
@@ -425,13 +430,10 @@ __global__ void __launch_bounds__(gp__select_ring_threads(KIND),
                 const uint32_t c = gp__select_ring_count<KIND, T, P, Fn, TILE>(
                     stage, a.p, t == 0, &last, reinterpret_cast<uint32_t *>(stage + MASK_AT));
                 if constexpr (RUNS && MASKS)
-                    if (lane == 0) { /* the last item is a tail unless the next element equals it */
+                    if (lane == 0) {
                         const T *v = reinterpret_cast<const T *>(stage + PRE);
-                        const size_t next = (t + 1) * TILE;
-                        bool tail = true;
-                        if (next + VEC <= p.n) tail = !Fn::eq(v[TILE - 1], v[TILE]); /* the 16 bytes after */
-                        else if (next < p.n) tail = !Fn::eq(v[TILE - 1], gp__load_elem(a.in + next));
-                        *reinterpret_cast<uint32_t *>(stage + TAIL_AT) = tail;
+                        *reinterpret_cast<uint32_t *>(stage + TAIL_AT) = gp__sel_last_tail<T, Fn>(
+                            v[TILE - 1], gp__select_ring_after<T, VEC, TILE>(v, a.in, t * TILE, p.n), t * TILE, TILE, p.n);
                     }
                 if (lane == 0) {
                     if constexpr (RUNS) gp__status_publish<uint32_t>(status, t, gp__sel_runs_word(c, last), epoch);
@@ -490,10 +492,8 @@ __global__ void __launch_bounds__(gp__select_ring_threads(KIND),
                 if constexpr (HEADS)
                     if (lane == 0 && (warp > 0 || t > 0)) edge[0] = values[(int)(warp * 32 * ITEMS) - 1];
                 if constexpr (RUNS)
-                    if (threadIdx.x == GP__SEL_BLOCK - 1) {
-                        if (start + TILE + VEC <= p.n) edge[1] = values[TILE];
-                        else if (start + TILE < p.n) edge[1] = gp__load_elem(a.in + start + TILE);
-                    }
+                    if (threadIdx.x == GP__SEL_BLOCK - 1)
+                        edge[1] = gp__select_ring_after<T, VEC, TILE>(values, a.in, start, p.n);
             } else {
                 gp__select_load<T, ROWS, VEC, FLAGS>(x, fl, a.in, a.flags, start, p);
                 if constexpr (HEADS) gp__select_load_edges<T, ROWS, VEC, RUNS>(edge, a.in, start, p.n);

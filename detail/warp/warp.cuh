@@ -77,6 +77,20 @@ static __device__ __forceinline__ unsigned gp__warp_id(void)
     return __shfl_sync(GP__FULL_MASK, threadIdx.x >> 5, 0);
 }
 
+/* The largest of v over the warp, in every lane: one redux.sync from sm_80 on (as the
+ * compaction's count warps and scanning warps take the place of a tile's last head), a
+ * butterfly of shuffles before. */
+static __device__ __forceinline__ int gp__warp_max_i32(int v)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    return __reduce_max_sync(GP__FULL_MASK, v);
+#else
+#pragma unroll
+    for (int o = 16; o > 0; o >>= 1) v = max(v, __shfl_xor_sync(GP__FULL_MASK, v, o));
+    return v;
+#endif
+}
+
 /* Warp reduce, butterfly, of each of v[0..NB-1]: every lane gets the total of the 32
  * lanes' v[b], in lane order. At step o each lane holds the total of its aligned group of
  * o lanes; the partner group is the neighbour, and the lower group goes on the left. Both
