@@ -52,6 +52,7 @@
 #include "../../examples/need_gpu.h"
 #include "../bench.cuh"
 #include "../read_kernel.cuh"
+#include "../rng.h" /* the ladder's host inputs */
 
 #define LADDER_BLOCK 256u              /* Harris's block size, for kernels 1-7 */
 #define LADDER_N (1u << 22)            /* Harris's 4M ints */
@@ -425,15 +426,6 @@ static void sum_once(sum_ctx *c, void (*call)(void *), void *host_out)
 
 /* ---- inputs ----------------------------------------------------------------------------- */
 
-/* Host RNG for the ladder's inputs: splitmix64. */
-static uint64_t splitmix64(uint64_t *state)
-{
-    uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-
 /* Device inputs for part 2: a counter-based hash of the index (the splitmix64 finalizer). */
 __host__ __device__ static inline uint32_t bench_hash(uint64_t i, uint32_t seed)
 {
@@ -514,7 +506,7 @@ static void bench_ladder(double copy_gbps)
     uint64_t st = LADDER_SEED;
     int64_t ref_small = 0, ref_big = 0;
     for (unsigned i = 0; i < LADDER_N_BIG; i++) {
-        h[i] = (int)(splitmix64(&st) >> 60);
+        h[i] = (int)(gp_bench_splitmix64(&st) >> 60);
         if (i < LADDER_N) ref_small += h[i];
         ref_big += h[i];
     }

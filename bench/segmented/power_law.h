@@ -7,14 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <vector>
-
-static uint64_t gp_bench_splitmix64(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
+#include "../rng.h"
 
 /* Offsets (S + 1, from 0 to n) of power-law lengths over n values: 40% of the segments
  * empty, the others 6 / (1 - u)^1.1 values for u uniform in [0, 1), and at a quarter of
