@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include "../util/common.cuh"
 #include "../util/ops.cuh"
+#include "../util/async_copy.cuh"
 
 /* Chunks a warp of gp__seg_walk loads before it folds any: 32 lanes x 16 bytes each, so a
  * warp has 4 KB in flight and a block of 8 warps 32 KB, as the rings hold. */
@@ -58,6 +59,17 @@
 #ifndef GP__SEG_WALK_PREFETCH
 #define GP__SEG_WALK_PREFETCH 1
 #endif
+/* The stream's ends ring, a warp's: slots for 4 blocks of 32 ends (positions), copied from
+ * global memory by cp.async a block ahead of the two a round reads (at segments of 32 a
+ * round takes a block, several microseconds; the fourth slot keeps a block's copy clear of
+ * the reads of the round before, and the slot a power of two). Loaded into registers
+ * instead (the 32 being read and the next 32), the next block's load was waited for at the
+ * end of the round that issued it: ptxas moved it from the register it loaded into to the
+ * loop's register at once, and at segments of 32 a round takes a block, so each round
+ * waited for a global load of ends before it could begin (ncu: 11.7% of the stall samples
+ * on that move, H200, docs/segmented.md). */
+#define GP__SEG_WALK_ENDS 128
+
 /* Out of line: inlined into the ring kernel, the walk made the kernel's other folds slower
  * (H200, 2^28 f32, against the walk out of line: segments of 32 652 against 604 us, power-law
  * lengths 565 against 510), though it ran 2% faster itself. The cause was not found. */
@@ -71,6 +83,7 @@ struct gp__seg_walk_smem {
     uint64_t x[WARPS + 1], cut[WARPS + 1]; /* each warp's first end and first value, then the block's ends */
     T head[WARPS], carry[WARPS];
     uint32_t has_end[WARPS];
+    uint64_t ends[WARPS][GP__SEG_WALK_ENDS];              /* the stream's ends in flight, a ring a warp */
     uint32_t hw[WARPS][32];                               /* the stream's head bits, a word a lane */
     T stage[WARPS][GP__SEG_WALK_ROUND * 512 / sizeof(T)]; /* the stream's folds before heads, a slot a value */
 };
@@ -124,7 +137,8 @@ template <class Op, class Src>
 static __device__ __forceinline__ typename Op::type gp__seg_stream_warp(typename Op::type *out, const Src &src,
                                                                          uint64_t x_lo, uint64_t x_hi, uint64_t first,
                                                                          uint64_t lim, typename Op::type *stage,
-                                                                         uint32_t *hw, typename Op::type *head_out)
+                                                                         uint32_t *hw, uint64_t *er,
+                                                                         typename Op::type *head_out)
 {
     typedef typename Op::type T;
     typedef gp__seg_op<Op> SOp;
@@ -135,8 +149,17 @@ static __device__ __forceinline__ typename Op::type gp__seg_stream_warp(typename
     const T *in = src.in;
     const bool aligned16 = ((uintptr_t)in & 15) == 0;
     const uint64_t *ends = src.off + 1; /* end x's position in src.in */
-    const auto pos_of = [&](uint64_t x) -> uint64_t { return x < x_hi ? __ldg(ends + x) : lim; };
-    uint64_t eb = x_lo, e_cur = pos_of(x_lo + lane), e_next = pos_of(x_lo + 32 + lane); /* 64 ends in flight */
+    /* ends [b, b + 32) into the ring (er, slot (x - x_lo) mod ENDS), one commit group */
+    const auto issue = [&](uint64_t b) {
+        const uint64_t x = b + lane;
+        if (x < x_hi) gp__cp_async<8>(er + ((x - x_lo) & (GP__SEG_WALK_ENDS - 1)), ends + x, true);
+        gp__cp_async_commit();
+    };
+    static_assert(GP__SEG_WALK_ENDS == 128, "the two blocks read, the one in flight, one spare");
+    uint64_t eb = x_lo; /* the rounds read ends [eb, eb + 64); [eb + 64, eb + 96) in flight */
+    issue(x_lo);
+    issue(x_lo + 32);
+    issue(x_lo + 64);
     uint64_t e_idx = x_lo, R0 = first, prev_p = first;
     bool restart = false; /* a segment starts at R0: an end of the last round lay there */
     T run = Op::identity(); /* the fold since the last head, up to R0 */
@@ -144,9 +167,10 @@ static __device__ __forceinline__ typename Op::type gp__seg_stream_warp(typename
         const uint64_t A0 = R0 / VEC * VEC, Rmax = A0 + RV < lim ? A0 + RV : lim;
         /* this lane's end, e_idx + lane, clamped inside [R0, lim] (ends that do not ascend
          * break the caller's contract; clamped, they stay inside the share) */
-        const unsigned d = (unsigned)(e_idx - eb) + lane; /* < 64 */
-        const uint64_t ea = gp__shfl<GP__SHFL_IDX>(e_cur, (int)(d & 31)), en = gp__shfl<GP__SHFL_IDX>(e_next, (int)(d & 31));
-        uint64_t p = gp__select(d < 32, ea, en);
+        gp__cp_async_wait<1>(); /* this lane's copies of blocks eb and eb + 32 landed */
+        __syncwarp();           /* and every lane's */
+        const uint64_t xl = e_idx + lane; /* < eb + 64 */
+        uint64_t p = xl < x_hi ? er[(xl - x_lo) & (GP__SEG_WALK_ENDS - 1)] : lim;
         p = p < R0 ? R0 : p > lim ? lim : p;
         const bool in_round = e_idx + lane < x_hi && (p < Rmax || R0 == lim);
         const unsigned ball = __ballot_sync(GP__FULL_MASK, in_round);
@@ -216,12 +240,12 @@ static __device__ __forceinline__ typename Op::type gp__seg_stream_warp(typename
         if (k > 0) prev_p = gp__shfl<GP__SHFL_IDX>(p, (int)k - 1);
         e_idx += k;
         R0 = R1;
-        if (e_idx - eb >= 32) {
+        if (e_idx - eb >= 32) { /* block eb read: block eb + 96 in flight, in block eb - 32's slots */
             eb += 32;
-            e_cur = e_next;
-            e_next = pos_of(eb + 32 + lane);
+            issue(eb + 64);
         }
     }
+    gp__cp_async_wait<0>(); /* nothing lands in the ring after the walk */
     return restart ? Op::identity() : run;
 }
 
@@ -395,7 +419,7 @@ static __device__ GP__SEG_WALK_INLINE void gp__seg_walk(typename Op::type *out, 
     const uint64_t K = x_hi - x_lo, lim = base + c_hi; /* the warp's ends and values' end */
     if (lane == 0) sm.head[warp] = Op::identity(); /* K == 0: never read */
     const T carry = stream ? gp__seg_stream_warp<Op>(out, src, x_lo, x_hi, base + c_lo, lim, sm.stage[warp],
-                                                     sm.hw[warp], &sm.head[warp])
+                                                     sm.hw[warp], sm.ends[warp], &sm.head[warp])
                            : gp__seg_pieces_warp<Op>(out, src, x_lo, x_hi, base + c_lo, lim, &sm.head[warp]);
     if (lane == 0) {
         sm.carry[warp] = carry;
