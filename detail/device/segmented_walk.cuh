@@ -85,7 +85,9 @@ struct gp__seg_walk_smem {
     uint32_t has_end[WARPS];
     uint64_t ends[WARPS][GP__SEG_WALK_ENDS];              /* the stream's ends in flight, a ring a warp */
     uint32_t hw[WARPS][32];                               /* the stream's head bits, a word a lane */
-    T stage[WARPS][GP__SEG_WALK_ROUND * 512 / sizeof(T)]; /* the stream's folds before heads, a slot a value */
+    /* the stream's values in 16-byte groups (gp__seg_unit), then its folds before heads, a
+     * slot a value */
+    alignas(16) T stage[WARPS][GP__SEG_WALK_ROUND * 512 / sizeof(T)];
 };
 
 #ifdef __CUDACC__
@@ -108,6 +110,16 @@ static __device__ __forceinline__ void gp__seg_group(const typename Op::type *in
     }
 }
 
+/* Where group k of a stream's round lies in the stage, in 16-byte units: k with its low 3
+ * bits xor bits 3-5. Eight lanes' 16-byte accesses are served together, so the stores of a
+ * chunk (k = 32 u + l) and the loads of a lane's groups (k = U L + u, U = 8) each reach 8
+ * different units of 128 bytes: no bank conflict either way (without it, the loads were all
+ * in one bank group). */
+static __device__ __forceinline__ unsigned gp__seg_unit(unsigned k)
+{
+    return k ^ ((k >> 3) & 7);
+}
+
 /* The L2 asked for the values in[a .. min(a + GP__SEG_WALK_PREFETCH rounds, lim)): a
  * 128-byte line a lane a round, every line inside the values. */
 template <class T>
@@ -124,13 +136,16 @@ static __device__ __forceinline__ void gp__seg_prefetch(const T *in, uint64_t a,
 
 /* One warp's values [first, lim) (indices of src.in) and segment ends [x_lo, x_hi) of
  * gp__seg_walk, streamed: rounds of up to ROUND chunks of values, each cut where its 33rd
- * end would fall, so that a lane holds one end of the round. The round's ends set head bits
- * (a segment starts at the end's position) in a word a lane (hw, bit: chunk x VEC + element);
- * each chunk of values is folded with them: a lane folds its group, restarting at heads, a
- * warp scan of (head, fold) pairs gives each lane the fold before its group, and the lane
- * writes the fold before each of its heads to stage (a slot a value of the round); a chunk
- * with no head is a plain tree. The end lanes then read their segments' values from stage
- * (empty segments: the identity; an end at the round's last position: the running fold).
+ * end would fall, so that a lane holds one end of the round. The round's values are loaded
+ * chunk by chunk and passed through the stage so that lane L holds G = ROUND x VEC
+ * consecutive values, A0 + L G on. The round's ends set head bits (a segment starts at the
+ * end's position) in a word a lane (hw, bit i: value A0 + L G + i). The lane folds its
+ * values, restarting at heads, one warp scan of (head, fold) pairs gives each lane the fold
+ * before its values, and the lane writes the fold before each of its heads to stage (a slot
+ * a value of the round); a round with no head is a plain tree. The end lanes then read
+ * their segments' values from stage (empty segments: the identity; an end at the round's
+ * last position: the running fold). One scan a round, not one a chunk: at segments of 32
+ * every chunk has a head, and the chunks' scans were a quarter of the warp's instructions.
  * head: the value of end x_lo's segment from `first` (written to *head_out by its lane);
  * returns the fold after the last end (the carry), in every lane. */
 template <class Op, class Src>
@@ -143,8 +158,10 @@ static __device__ __forceinline__ typename Op::type gp__seg_stream_warp(typename
     typedef typename Op::type T;
     typedef gp__seg_op<Op> SOp;
     typedef gp__seg_pair<T> pair;
-    enum { VEC = 16 / sizeof(T), U = GP__SEG_WALK_ROUND, CH = 32 * VEC, RV = U * CH };
-    static_assert(U * VEC <= 32, "a lane's head bits fit a word");
+    enum { VEC = 16 / sizeof(T), U = GP__SEG_WALK_ROUND, G = U * VEC, RV = 32 * G };
+    static_assert(G <= 32, "a lane's head bits fit a word");
+    static_assert(sizeof(T) * VEC == 16 && sizeof(gp__seg_walk_smem<T, 1>::stage) == RV * sizeof(T),
+                  "the stage holds a round's 16-byte groups");
     const unsigned lane = gp__lane_id();
     const T *in = src.in;
     const bool aligned16 = ((uintptr_t)in & 15) == 0;
@@ -177,10 +194,10 @@ static __device__ __forceinline__ typename Op::type gp__seg_stream_warp(typename
         const unsigned k = ball == GP__FULL_MASK ? 32u : (unsigned)__ffs(~ball) - 1;
         const uint64_t R1 = k == 32 ? gp__shfl<GP__SHFL_IDX>(p, 31) : Rmax; /* the round's values: [R0, R1) */
         const bool mine = lane < k;
-        /* the heads */
+        /* the heads: bit i of lane L's word for the value at A0 + L G + i */
         const auto set_head = [&](uint64_t q) {
             const unsigned off = (unsigned)(q - A0);
-            atomicOr(&hw[(off % CH) / VEC], 1u << ((off / CH) * VEC + off % VEC));
+            atomicOr(&hw[off / G], 1u << (off % G));
         };
         if (mine && p < R1) set_head(p);
         if (restart && lane == 0 && R0 < R1) set_head(R0);
@@ -188,41 +205,56 @@ static __device__ __forceinline__ typename Op::type gp__seg_stream_warp(typename
         const uint32_t h = hw[lane];
         __syncwarp();
         hw[lane] = 0;
-        /* the values, outside [R0, R1) the identity */
-        T x[U][VEC];
+        /* the values, outside [R0, R1) the identity: loaded a chunk at a time (lane l the
+         * group u 32 + l of chunk u, so each load is coalesced), then through the stage so that
+         * lane L holds the round's G values from A0 + L G on */
+        T y[G];
+        {
+            T x[U][VEC];
 #pragma unroll
-        for (unsigned u = 0; u < U; u++) {
-            gp__seg_group<Op, VEC>(in, A0 + (uint64_t)(u * 32 + lane) * VEC, R0, R1, aligned16, x[u]);
-        }
-        gp__seg_prefetch(in, R1 / VEC * VEC, lim); /* the next rounds, while this one folds */
+            for (unsigned u = 0; u < U; u++)
+                gp__seg_group<Op, VEC>(in, A0 + (uint64_t)(u * 32 + lane) * VEC, R0, R1, aligned16, x[u]);
+            gp__seg_prefetch(in, R1 / VEC * VEC, lim); /* the next rounds, while this one folds */
+            uint4 *units = reinterpret_cast<uint4 *>(stage);
 #pragma unroll
-        for (unsigned u = 0; u < U; u++) {
-            if (gp__warp_uniform(A0 + u * CH >= R1)) break;
-            const uint32_t hb = (h >> (u * VEC)) & ((1u << VEC) - 1);
-            if (__any_sync(GP__FULL_MASK, hb != 0)) {
-                pair mine_p;
-                mine_p.h = hb != 0;
-                mine_p.v = Op::identity();
-#pragma unroll
-                for (unsigned q = 0; q < VEC; q++) mine_p.v = Op::apply((hb >> q) & 1 ? Op::identity() : mine_p.v, x[u][q]);
-                const pair incl = gp__warp_inclusive_scan<SOp>(mine_p);
-                pair before = gp__shfl<GP__SHFL_UP>(incl, 1);
-                before = gp__select(lane == 0, SOp::identity(), before);
-                T r = before.h ? before.v : Op::apply(run, before.v); /* the fold before the lane's group */
-#pragma unroll
-                for (unsigned q = 0; q < VEC; q++) {
-                    if ((hb >> q) & 1) stage[(u * 32 + lane) * VEC + q] = r;
-                    r = Op::apply((hb >> q) & 1 ? Op::identity() : r, x[u][q]);
-                }
-                const pair all = gp__shfl<GP__SHFL_IDX>(incl, 31);
-                run = all.h ? all.v : Op::apply(run, all.v);
-            } else { /* no head: a plain tree */
-                T t = x[u][0];
-#pragma unroll
-                for (unsigned q = 1; q < VEC; q++) t = Op::apply(t, x[u][q]);
-                t = gp__shfl<GP__SHFL_IDX>(gp__warp_reduce_lane0<Op>(t), 0);
-                run = Op::apply(run, t);
+            for (unsigned u = 0; u < U; u++) {
+                uint4 w;
+                memcpy(&w, x[u], 16);
+                units[gp__seg_unit(u * 32 + lane)] = w;
             }
+            __syncwarp();
+#pragma unroll
+            for (unsigned u = 0; u < U; u++) {
+                const uint4 w = units[gp__seg_unit(lane * U + u)];
+                memcpy(&y[u * VEC], &w, 16);
+            }
+            __syncwarp(); /* every lane has its values: the stage takes the folds before heads */
+        }
+        if (__any_sync(GP__FULL_MASK, h != 0)) {
+            /* the lane's fold restarting at its heads, a warp scan of (head, fold) pairs for
+             * the fold before the lane's values, then the fold before each head to its slot */
+            pair mine_p;
+            mine_p.h = h != 0;
+            mine_p.v = Op::identity();
+#pragma unroll
+            for (unsigned i = 0; i < G; i++) mine_p.v = Op::apply((h >> i) & 1 ? Op::identity() : mine_p.v, y[i]);
+            const pair incl = gp__warp_inclusive_scan<SOp>(mine_p);
+            pair before = gp__shfl<GP__SHFL_UP>(incl, 1);
+            before = gp__select(lane == 0, SOp::identity(), before);
+            T r = before.h ? before.v : Op::apply(run, before.v);
+#pragma unroll
+            for (unsigned i = 0; i < G; i++) {
+                if ((h >> i) & 1) stage[lane * G + i] = r;
+                r = Op::apply((h >> i) & 1 ? Op::identity() : r, y[i]);
+            }
+            const pair all = gp__shfl<GP__SHFL_IDX>(incl, 31);
+            run = all.h ? all.v : Op::apply(run, all.v);
+        } else { /* no head in the round: a plain tree */
+            T t = y[0];
+#pragma unroll
+            for (unsigned i = 1; i < G; i++) t = Op::apply(t, y[i]);
+            t = gp__shfl<GP__SHFL_IDX>(gp__warp_reduce_lane0<Op>(t), 0);
+            run = Op::apply(run, t);
         }
         if (restart && R0 == R1) run = Op::identity(); /* a round of no values after a head */
         __syncwarp();
