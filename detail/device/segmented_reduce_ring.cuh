@@ -67,8 +67,8 @@
 #endif
 /* CSR offsets: a block of more than one tile whose share averages more than WALK values a
  * segment (or has no segment end) leaves the rings, and its warps walk its values straight
- * from global memory (gp__seg_walk: streamed with head bits up to 256 values a segment, by
- * pieces above); one that averages HEADS_LO to WALK folds its tiles by heads
+ * from global memory (gp__seg_walk: streamed with head bits up to GP__SEG_WALK_PIECES_ABOVE
+ * values a segment, by pieces above); one that averages HEADS_LO to WALK folds its tiles by heads
  * (gp__seg_tile_heads); any other a thread a segment where its tiles allow (GP__SEGR_SEGS,
  * gp__seg_tile_segs), and rows by merge items (gp__seg_tile). H200, 2^28 f32, us, by merge
  * items (lengths up to 8: heads) / a thread a segment: fixed lengths of 1 2161 / 1690, 2
