@@ -238,16 +238,14 @@ static __device__ __forceinline__ typename Op::type gp__seg_stream_warp(typename
             mine_p.v = Op::identity();
 #pragma unroll
             for (unsigned i = 0; i < G; i++) mine_p.v = Op::apply((h >> i) & 1 ? Op::identity() : mine_p.v, y[i]);
-            const pair incl = gp__warp_inclusive_scan<SOp>(mine_p);
-            pair before = gp__shfl<GP__SHFL_UP>(incl, 1);
-            before = gp__select(lane == 0, SOp::identity(), before);
+            pair all;
+            const pair before = gp__warp_exclusive_scan<SOp>(mine_p, &all);
             T r = before.h ? before.v : Op::apply(run, before.v);
 #pragma unroll
             for (unsigned i = 0; i < G; i++) {
                 if ((h >> i) & 1) stage[lane * G + i] = r;
                 r = Op::apply((h >> i) & 1 ? Op::identity() : r, y[i]);
             }
-            const pair all = gp__shfl<GP__SHFL_IDX>(incl, 31);
             run = all.h ? all.v : Op::apply(run, all.v);
         } else { /* no head in the round: a plain tree */
             T t = y[0];
