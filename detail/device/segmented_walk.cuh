@@ -114,7 +114,8 @@ static __device__ __forceinline__ void gp__seg_group(const typename Op::type *in
  * bits xor bits 3-5. Eight lanes' 16-byte accesses are served together, so the stores of a
  * chunk (k = 32 u + l) and the loads of a lane's groups (k = U L + u, U = 8) each reach 8
  * different units of 128 bytes: no bank conflict either way (without it, the loads were all
- * in one bank group). */
+ * in one bank group). The transpose's chunked tile swizzles its rows of 16-byte chunks the
+ * same way (gp__transpose_chunk_at); one xor, not worth a header between the two. */
 static __device__ __forceinline__ unsigned gp__seg_unit(unsigned k)
 {
     return k ^ ((k >> 3) & 7);
