@@ -356,8 +356,16 @@ __global__ void __launch_bounds__(GP__SSR_THREADS, GP__MIN_BLOCKS(GP__SSR_THREAD
         __syncwarp();
         pair lane_prefix[1];
         pair base = gp__ssr_scan<POp, ITEMS>(x, lane_prefix, s_warp[s], warp, lane);
-        gp__mbar_wait(&ready[s], parity);
-        if (t > 0) base = POp::apply(s_prefix[s], base);
+        /* A warp after the tile's first head needs no prefix: apply(prefix, base) is base
+         * when base.h is set, bit for bit. Only warp 0 and the warps before the first head
+         * wait for it; the others write out meanwhile. Warp 0 waits at every tile, so no
+         * warp's wait on ready[s] can come a phase early: a warp reaches its next wait on
+         * ready[s] only past the scan's barrier of that tile, which warp 0 reaches after its
+         * own wait on this phase. */
+        if (warp == 0 || !base.h) {
+            gp__mbar_wait(&ready[s], parity);
+            if (t > 0) base = POp::apply(s_prefix[s], base);
+        }
         gp__scan_finish<POp, 1, ITEMS>(x, lane_prefix, base, inclusive);
         /* exclusive: a head starts its segment at the identity, whatever came before */
         T y[ITEMS];

@@ -294,11 +294,13 @@ int main(int argc, char **argv)
             c.kind = tt_call::SEGR;
             report("segr-pow", lg, &c, check_offsets, 0);
         }
-        if (wanted("sscan-heads8 2^%d", lg)) { /* a head one element in 8, at random */
-            for (size_t i = 0; i < n; i++) h_h[i] = (mix(3 * i + 1) & 7) == 0;
+        for (int every : {8, 1024}) { /* a head one element in 8 (1024), at random */
+            snprintf(job, sizeof job, "sscan-heads%d", every);
+            if (!wanted("%s 2^%d", job, lg)) continue;
+            for (size_t i = 0; i < n; i++) h_h[i] = mix(3 * i + 1) % every == 0;
             to_device(d_heads, h_h.data(), n);
             c.kind = tt_call::SSCAN;
-            report("sscan-heads8", lg, &c, check_scans, 0);
+            report(job, lg, &c, check_scans, 0);
         }
         if (wanted("scan 2^%d", lg)) {
             c.kind = tt_call::SCAN;
