@@ -87,11 +87,15 @@ static inline bool gp__ssr_ok(const void *out, const void *in, const uint8_t *he
     return (uintptr_t)out % 16 == 0 && (uintptr_t)in % 16 == 0 && (uintptr_t)heads % 16 == 0;
 }
 
-/* A whole tile's total by one warp, in index order, from its stage: lane l folds the l-th
- * 32nd of the tile (R vectors), starting at vector l % R and wrapping so that the lanes'
- * 16-byte reads fall in different banks; the vectors before the wrap point are folded
- * apart and put first (gp__scan_tile_total's order). `first`: tile 0, whose element 0 is
- * a head whatever its flag. */
+/* A whole tile's total by one warp, in index order, from its stage, read from the tile's end
+ * in parts of 32 x G vectors and stopped at the first part that holds a head: the pairs
+ * before a head do not change the total (apply(a, b) is b's value when b has a head), so
+ * with heads one element in 8 the warp reads one part of four, and with none, all four.
+ * In a part, lane l folds vectors G l .. G l + G - 1 starting at vector l % G and wrapping,
+ * so that the lanes' 16-byte reads fall in different banks; the vectors before the wrap
+ * point are folded apart and put first. The parts' totals go right to left, so the order is
+ * the index order; where the warp stops depends on the heads alone, so a rerun gives the
+ * same bits. `first`: tile 0, whose element 0 is a head whatever its flag. */
 template <class Op, int TILE>
 static __device__ __forceinline__ typename gp__seg_op<Op>::type gp__ssr_tile_total(const unsigned char *stage,
                                                                                  bool first)
@@ -99,32 +103,39 @@ static __device__ __forceinline__ typename gp__seg_op<Op>::type gp__ssr_tile_tot
     typedef gp__seg_op<Op> POp;
     typedef typename POp::type pair;
     typedef typename Op::type T;
-    enum { VEC = gp__scan_vec(sizeof(T)), R = TILE / VEC / 32 };
-    const unsigned lane = gp__lane_id(), start = lane % R;
+    enum { VEC = gp__scan_vec(sizeof(T)), R = TILE / VEC / 32, G = R < 8 ? R : 8, PARTS = R / G };
+    static_assert(R % G == 0, "whole parts");
+    const unsigned lane = gp__lane_id(), start = lane % G;
     const uint8_t *heads = stage + (size_t)TILE * sizeof(T);
-    pair head = POp::identity(), tail = POp::identity();
-#pragma unroll 4
-    for (unsigned r = 0; r < R; r++) {
-        const unsigned k = (r + start) % R, u = lane * R + k; /* the vector's index in the tile */
-        const uint4 w = reinterpret_cast<const uint4 *>(stage)[u];
-        T e[VEC];
-        memcpy(e, &w, sizeof w);
-        const uint32_t hb = gp__flag_bits<VEC>(heads + (size_t)u * VEC) | (first && u == 0 ? 1u : 0u);
-        pair f;
-        f.v = e[0];
-        f.h = hb & 1u;
+    pair total = POp::identity();
+    for (int c = PARTS - 1; c >= 0; c--) {
+        pair head = POp::identity(), tail = POp::identity();
 #pragma unroll
-        for (int q = 1; q < VEC; q++) {
-            pair x;
-            x.v = e[q];
-            x.h = hb >> q & 1u;
-            f = POp::apply(f, x);
+        for (unsigned r = 0; r < G; r++) {
+            const unsigned k = (r + start) % G, u = ((unsigned)c * 32 + lane) * G + k; /* the vector's index */
+            const uint4 w = reinterpret_cast<const uint4 *>(stage)[u];
+            T e[VEC];
+            memcpy(e, &w, sizeof w);
+            const uint32_t hb = gp__flag_bits<VEC>(heads + (size_t)u * VEC) | (first && u == 0 ? 1u : 0u);
+            pair f;
+            f.v = e[0];
+            f.h = hb & 1u;
+#pragma unroll
+            for (int q = 1; q < VEC; q++) {
+                pair x;
+                x.v = e[q];
+                x.h = hb >> q & 1u;
+                f = POp::apply(f, x);
+            }
+            if (k >= start) tail = POp::apply(tail, f);
+            else head = POp::apply(head, f);
         }
-        if (k >= start) tail = POp::apply(tail, f);
-        else head = POp::apply(head, f);
+        const pair mine = POp::apply(head, tail);
+        const bool stop = __any_sync(GP__FULL_MASK, mine.h != 0);
+        total = POp::apply(gp__warp_reduce<POp>(mine), total); /* lane 0's is the part's total */
+        if (stop) break;
     }
-    __syncwarp();
-    return gp__warp_reduce<POp>(POp::apply(head, tail));
+    return total;
 }
 
 /* ---- what the two ring kernels of this file share (their roles: agent/ring.cuh) ------------- */

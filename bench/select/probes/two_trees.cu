@@ -294,7 +294,7 @@ int main(int argc, char **argv)
             c.kind = tt_call::SEGR;
             report("segr-pow", lg, &c, check_offsets, 0);
         }
-        for (int every : {8, 1024}) { /* a head one element in 8 (1024), at random */
+        for (int every : {8, 1024, 65536}) { /* a head one element in 8 (1024, 65536), at random */
             snprintf(job, sizeof job, "sscan-heads%d", every);
             if (!wanted("%s 2^%d", job, lg)) continue;
             for (size_t i = 0; i < n; i++) h_h[i] = mix(3 * i + 1) % every == 0;
