@@ -88,7 +88,7 @@ static __device__ __forceinline__ gp__rbkr_packed<T> gp__rbkr_pack(const gp__rbk
  *     read before or, for its first vector and vector 0 of its part, the key before the
  *     vector in the stage, which holds the key before the tile too (tile 0's first key: a
  *     head). The lane counts them and keeps its last vector with one.
- *   - the values from the last head: 32 runs of consecutive values, a run a lane (odd
+ *   - the values from the last head (gp__ssr_fold_from): 32 runs of consecutive values, a run a lane (odd
  *     lengths, so that the lanes' reads fall in different banks); each lane folds its run
  *     in order (four parts side by side, then the parts), then a tree in lane order. A
  *     tile with no head folds its values by 16-byte vectors, in the heads' pass's order.
@@ -138,32 +138,7 @@ static __device__ __forceinline__ gp__rbk_pair32<typename Op::type> gp__rbkr_til
         const uint32_t bits = heads_of((unsigned)lv, key, key_before((unsigned)lv));
         from = (unsigned)lv * VEC + 31 - __clz(bits);
     }
-    T acc = Op::identity();
-    if (lv < 0) {
-        /* no head: every value, lane l its 32nd as the heads' pass read it, as the scan
-         * folds a tile */
-        acc = gp__scan_lane_fold<Op, R>([&](unsigned k, T *e) {
-            const uint4 wv = reinterpret_cast<const uint4 *>(vs)[lane * R + k];
-            memcpy(e, &wv, sizeof wv);
-        });
-    } else {
-        /* the values from `from` on: 32 runs of `chunk` consecutive values (odd: the lanes'
-         * reads fall in different banks), each folded as four consecutive parts side by side
-         * (four chains of adds, not one), then the parts in order */
-        const unsigned chunk = ((TILE - from + 31) / 32) | 1u, part = (chunk + 3) / 4, lo = from + lane * chunk,
-                       hi = lo + chunk < TILE ? lo + chunk : TILE;
-        T p4[4] = {Op::identity(), Op::identity(), Op::identity(), Op::identity()};
-#pragma unroll 2
-        for (unsigned j = 0; j < part; j++)
-#pragma unroll
-            for (int p = 0; p < 4; p++) {
-                const unsigned e = lo + p * part + j;
-                if (e < hi) p4[p] = Op::apply(p4[p], vs[e]);
-            }
-        acc = Op::apply(Op::apply(Op::apply(p4[0], p4[1]), p4[2]), p4[3]);
-    }
-    __syncwarp();
-    return gp__rbk_pair32<T>{heads, gp__warp_reduce<Op>(acc)};
+    return gp__rbk_pair32<T>{heads, gp__ssr_fold_from<Op, TILE>(vs, lv < 0 ? -1 : (int)from)};
 }
 
 /* Where run r of a whole tile waits in its stage (keys or values of SIZE bytes): rows of 128

@@ -87,54 +87,79 @@ static inline bool gp__ssr_ok(const void *out, const void *in, const uint8_t *he
     return (uintptr_t)out % 16 == 0 && (uintptr_t)in % 16 == 0 && (uintptr_t)heads % 16 == 0;
 }
 
-/* A whole tile's total by one warp, in index order, from its stage, read from the tile's end
- * in parts of 32 x G vectors and stopped at the first part that holds a head: the pairs
- * before a head do not change the total (apply(a, b) is b's value when b has a head), so
- * with heads one element in 8 the warp reads one part of four, and with none, all four.
- * In a part, lane l folds vectors G l .. G l + G - 1 starting at vector l % G and wrapping,
- * so that the lanes' 16-byte reads fall in different banks; the vectors before the wrap
- * point are folded apart and put first. The parts' totals go right to left, so the order is
- * the index order; where the warp stops depends on the heads alone, so a rerun gives the
- * same bits. `first`: tile 0, whose element 0 is a head whatever its flag. */
+/* The fold of a whole tile's values from element `from` to its end by one warp, in index
+ * order (lane 0 gets it): the value of the tile's total when `from` is its last head, and
+ * the values alone, since no head follows. `from` < 0 (no head): every value, lane l its
+ * 32nd, as the scan folds a tile (gp__scan_lane_fold). Else 32 runs of `chunk` consecutive
+ * values (odd: the lanes' reads fall in different banks), each folded as four consecutive
+ * parts side by side (four chains of operations, not one), then the parts in order, then a
+ * tree in lane order. The association depends on `from` alone. Reduce-by-key's tile total
+ * too. */
+template <class Op, int TILE>
+static __device__ __forceinline__ typename Op::type gp__ssr_fold_from(const typename Op::type *vs, int from)
+{
+    typedef typename Op::type T;
+    enum { VEC = gp__scan_vec(sizeof(T)), R = TILE / VEC / 32 };
+    const unsigned lane = gp__lane_id();
+    T acc = Op::identity();
+    if (from < 0) {
+        acc = gp__scan_lane_fold<Op, R>([&](unsigned k, T *e) {
+            const uint4 wv = reinterpret_cast<const uint4 *>(vs)[lane * R + k];
+            memcpy(e, &wv, sizeof wv);
+        });
+    } else {
+        const unsigned chunk = ((TILE - (unsigned)from + 31) / 32) | 1u, part = (chunk + 3) / 4,
+                       lo = (unsigned)from + lane * chunk, hi = lo + chunk < TILE ? lo + chunk : TILE;
+        T p4[4] = {Op::identity(), Op::identity(), Op::identity(), Op::identity()};
+#pragma unroll 2
+        for (unsigned j = 0; j < part; j++)
+#pragma unroll
+            for (int p = 0; p < 4; p++) {
+                const unsigned e = lo + p * part + j;
+                if (e < hi) p4[p] = Op::apply(p4[p], vs[e]);
+            }
+        acc = Op::apply(Op::apply(Op::apply(p4[0], p4[1]), p4[2]), p4[3]);
+    }
+    __syncwarp();
+    return gp__warp_reduce<Op>(acc);
+}
+
+/* A whole tile's total by one warp, from its stage: its last head, found from the tile's end
+ * 512 flags at a time (a 16-byte vector a lane, a vote), then its values from that head on
+ * (gp__ssr_fold_from; all of them, with no head flag, when it has none). The pairs before
+ * the last head do not change the total: apply(a, b) is b's value when b has a head. So
+ * with heads one element in 8 the warp reads a vector of flags a lane and a value or two.
+ * It runs beside the scanning warps for the issue slots, and it set the pace: folding every
+ * element as a pair, and then parts of 1024 elements from the end, stopped at the first with
+ * a head, the segmented scan took 827 and 631 us at 2^28, heads 1/8 (H200). `first`: tile 0,
+ * whose element 0 is a head whatever its flag. */
 template <class Op, int TILE>
 static __device__ __forceinline__ typename gp__seg_op<Op>::type gp__ssr_tile_total(const unsigned char *stage,
                                                                                  bool first)
 {
-    typedef gp__seg_op<Op> POp;
-    typedef typename POp::type pair;
+    typedef typename gp__seg_op<Op>::type pair;
     typedef typename Op::type T;
-    enum { VEC = gp__scan_vec(sizeof(T)), R = TILE / VEC / 32, G = R < 8 ? R : 8, PARTS = R / G };
-    static_assert(R % G == 0, "whole parts");
-    const unsigned lane = gp__lane_id(), start = lane % G;
-    const uint8_t *heads = stage + (size_t)TILE * sizeof(T);
-    pair total = POp::identity();
-    for (int c = PARTS - 1; c >= 0; c--) {
-        pair head = POp::identity(), tail = POp::identity();
+    static_assert(TILE % 512 == 0, "whole steps of flags");
+    const unsigned lane = gp__lane_id();
+    const uint4 *flags = reinterpret_cast<const uint4 *>(stage + (size_t)TILE * sizeof(T));
+    int last = -1; /* the tile's last head */
+    for (int c = TILE / 512 - 1; c >= 0; c--) {
+        const uint4 f = flags[c * 32 + lane];
+        const uint32_t w[4] = {f.x, f.y, f.z, f.w};
+        int mine = -1; /* the lane's last nonzero flag byte */
 #pragma unroll
-        for (unsigned r = 0; r < G; r++) {
-            const unsigned k = (r + start) % G, u = ((unsigned)c * 32 + lane) * G + k; /* the vector's index */
-            const uint4 w = reinterpret_cast<const uint4 *>(stage)[u];
-            T e[VEC];
-            memcpy(e, &w, sizeof w);
-            const uint32_t hb = gp__flag_bits<VEC>(heads + (size_t)u * VEC) | (first && u == 0 ? 1u : 0u);
-            pair f;
-            f.v = e[0];
-            f.h = hb & 1u;
-#pragma unroll
-            for (int q = 1; q < VEC; q++) {
-                pair x;
-                x.v = e[q];
-                x.h = hb >> q & 1u;
-                f = POp::apply(f, x);
-            }
-            if (k >= start) tail = POp::apply(tail, f);
-            else head = POp::apply(head, f);
+        for (int q = 0; q < 4; q++)
+            if (w[q] != 0) mine = (c * 32 + (int)lane) * 16 + q * 4 + (31 - __clz(w[q])) / 8;
+        const unsigned any = __ballot_sync(GP__FULL_MASK, mine >= 0);
+        if (any != 0) {
+            last = __shfl_sync(GP__FULL_MASK, mine, 31 - __clz(any));
+            break;
         }
-        const pair mine = POp::apply(head, tail);
-        const bool stop = __any_sync(GP__FULL_MASK, mine.h != 0);
-        total = POp::apply(gp__warp_reduce<POp>(mine), total); /* lane 0's is the part's total */
-        if (stop) break;
     }
+    if (last < 0 && first) last = 0;
+    pair total;
+    total.v = gp__ssr_fold_from<Op, TILE>(reinterpret_cast<const T *>(stage), last);
+    total.h = last >= 0 ? 1u : 0u;
     return total;
 }
 
