@@ -88,8 +88,9 @@ static __device__ __forceinline__ gp__rbkr_packed<T> gp__rbkr_pack(const gp__rbk
  *     read before or, for its first vector and vector 0 of its part, the key before the
  *     vector in the stage, which holds the key before the tile too (tile 0's first key: a
  *     head). The lane counts them and keeps its last vector with one.
- *   - the values from the last head (gp__ssr_fold_from): 32 runs of consecutive values, a run a lane (odd
- *     lengths, so that the lanes' reads fall in different banks); each lane folds its run
+ *   - the values from the last head (gp__ssr_fold_from): 32 runs of consecutive values, a
+ *     run a lane (odd lengths, so that the lanes' reads fall in different banks); each lane
+ *     folds its run
  *     in order (four parts side by side, then the parts), then a tree in lane order. A
  *     tile with no head folds its values by 16-byte vectors, in the heads' pass's order.
  * The association depends on the keys only. This warp runs beside the scanning warps for
