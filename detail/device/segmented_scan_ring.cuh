@@ -125,10 +125,11 @@ static __device__ __forceinline__ typename Op::type gp__ssr_fold_from(const type
 }
 
 /* A whole tile's total by one warp, from its stage: its last head, found from the tile's end
- * 512 flags at a time (a 16-byte vector a lane, a vote), then its values from that head on
- * (gp__ssr_fold_from; all of them, with no head flag, when it has none). The pairs before
- * the last head do not change the total: apply(a, b) is b's value when b has a head. So
- * with heads one element in 8 the warp reads a vector of flags a lane and a value or two.
+ * 512 flags at a time (a 16-byte vector a lane, the lanes' largest: gp__warp_max_i32), then
+ * its values from that head on (gp__ssr_fold_from; all of them, with no head flag, when it
+ * has none). The pairs before the last head do not change the total: apply(a, b) is b's
+ * value when b has a head. So with heads one element in 8 the warp reads a vector of flags
+ * a lane and a value or two.
  * Every prefix waits for its tile's total, and this warp, one of twelve, shares the issue
  * slots with the scanning warps: folding every element as a pair it set the block's pace
  * (the segmented scan 827 us against 612, 2^28 f32, heads 1/8, H200). `first`: tile 0,
@@ -150,11 +151,8 @@ static __device__ __forceinline__ typename gp__seg_op<Op>::type gp__ssr_tile_tot
 #pragma unroll
         for (int q = 0; q < 4; q++)
             if (w[q] != 0) mine = (c * 32 + (int)lane) * 16 + q * 4 + (31 - __clz(w[q])) / 8;
-        const unsigned any = __ballot_sync(GP__FULL_MASK, mine >= 0);
-        if (any != 0) {
-            last = __shfl_sync(GP__FULL_MASK, mine, 31 - __clz(any));
-            break;
-        }
+        last = gp__warp_max_i32(mine); /* lanes in index order: the highest is the last */
+        if (last >= 0) break;
     }
     if (last < 0 && first) last = 0;
     pair total;
