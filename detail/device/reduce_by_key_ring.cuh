@@ -82,21 +82,20 @@ static __device__ __forceinline__ gp__rbkr_packed<T> gp__rbkr_pack(const gp__rbk
 /* A whole tile's total by one warp, from its stage: its heads, and its values from its last
  * head on (all of them if it has none) folded in index order: the pair the tile's elements
  * fold to under gp__rbk_op. In two passes, so that no value before the last head is read:
- *   - the heads: lane l reads the l-th 32nd of the keys (R vectors, 16-byte reads), from
- *     vector l % R on and wrapping, so that the lanes' reads fall in different banks. A key
- *     is a head where it differs from the one before: the last key of the vector the lane
- *     read before or, for its first vector and vector 0 of its part, the key before the
- *     vector in the stage, which holds the key before the tile too (tile 0's first key: a
- *     head). The lane counts them and keeps its last vector with one.
+ *   - the heads, a row of 32 vectors at a time (lane l reads vector 32 r + l of row r, 16
+ *     bytes, all lanes' reads in different banks). A key is a head where it differs from the
+ *     one before: its vector's previous key or, for the vector's first, the last key of the
+ *     lane before, one shuffle a row (lane 0: lane 31's of the row before, or the key before
+ *     the tile, which the stage holds; tile 0's first key is a head whatever it is). The lane
+ *     counts them and keeps its last vector with one.
  *   - the values from the last head (gp__ssr_fold_from): 32 runs of consecutive values, a
  *     run a lane (odd lengths, so that the lanes' reads fall in different banks); each lane
- *     folds its run
- *     in order (four parts side by side, then the parts), then a tree in lane order. A
- *     tile with no head folds its values by 16-byte vectors, in the heads' pass's order.
+ *     folds its run in order (four parts side by side, then the parts), then a tree in lane
+ *     order. A tile with no head folds its values by 16-byte vectors.
  * The association depends on the keys only. This warp runs beside the scanning warps for
- * the issue slots: folding every element as a pair (a head test, an add and a select), a
- * tile took it 6500 cycles, as long as the block's whole time a tile (H200, i32/f32 2^28,
- * runs of 1024, clock64), and it set the pace. */
+ * the issue slots, and every prefix waits for its total: folding every element as a pair
+ * (a head test, an add and a select), a tile took it 6500 cycles, as long as the block's
+ * whole time a tile (H200, i32/f32 2^28, runs of 1024, clock64), and it set the pace. */
 template <class Op, class K, class EqS, int TILE>
 static __device__ __forceinline__ gp__rbk_pair32<typename Op::type> gp__rbkr_tile_total(const K *ks,
                                                                                        const typename Op::type *vs,
@@ -104,39 +103,48 @@ static __device__ __forceinline__ gp__rbk_pair32<typename Op::type> gp__rbkr_til
 {
     typedef typename Op::type T;
     enum { VEC = gp__scan_vec(sizeof(T)), R = TILE / VEC / 32 };
-    const unsigned lane = gp__lane_id(), start = lane % R;
-    /* a head at element (u, q): the first of tile 0, or a key unlike the one before */
-    auto heads_of = [&](unsigned u, const K (&key)[VEC], const K &prev) {
+    const unsigned lane = gp__lane_id();
+    /* a head at element q of a vector: a key unlike the one before (prev: before q = 0) */
+    auto heads_of = [&](const K (&key)[VEC], const K &prev) {
         uint32_t bits = 0;
 #pragma unroll
-        for (int q = 0; q < VEC; q++)
-            bits |= ((t == 0 && u == 0 && q == 0) || !EqS::eq(q > 0 ? key[q - 1] : prev, key[q]) ? 1u : 0u) << q;
+        for (int q = 0; q < VEC; q++) bits |= (EqS::eq(q > 0 ? key[q - 1] : prev, key[q]) ? 0u : 1u) << q;
         return bits;
     };
-    auto key_before = [&](unsigned u) { return u > 0 || t > 0 ? ks[(int)(u * VEC) - 1] : K(); };
+    const K before = t > 0 ? ks[-1] : K(); /* the key before the tile (tile 0: see below) */
     uint32_t heads = 0;
     int last = -1; /* the lane's last vector with a head */
-    K carry = K(); /* the last key of the vector read before */
+    K carry = before; /* lane 0: the key before its vector */
 #pragma unroll 4
     for (unsigned r = 0; r < R; r++) {
-        const unsigned k = (r + start) % R, u = lane * R + k; /* the vector's index in the tile */
+        const unsigned u = r * 32 + lane; /* the vector's index in the tile */
         const uint4 wk = reinterpret_cast<const uint4 *>(ks)[u];
         K key[VEC];
         memcpy(key, &wk, sizeof wk);
-        const K prev = r == 0 || k == 0 ? key_before(u) : carry;
-        carry = key[VEC - 1];
-        const uint32_t bits = heads_of(u, key, prev);
+        const K left = gp__shfl<GP__SHFL_IDX>(key[VEC - 1], (int)((lane + 31) & 31)); /* lane 0: lane 31's */
+        const uint32_t bits = heads_of(key, gp__select<K>(lane == 0, carry, left));
+        carry = left;
         heads += __popc(bits);
-        if (bits != 0 && (int)u > last) last = (int)u;
+        if (bits != 0) last = (int)u;
+    }
+    if (t == 0 && lane == 0) { /* the input's first key is a head, equal to K() or not */
+        K key0[VEC];
+        const uint4 wk = reinterpret_cast<const uint4 *>(ks)[0];
+        memcpy(key0, &wk, sizeof wk);
+        if (EqS::eq(K(), key0[0])) {
+            heads += 1;
+            if (last < 0) last = 0;
+        }
     }
     heads = __reduce_add_sync(GP__FULL_MASK, heads);
-    const int lv = __reduce_max_sync(GP__FULL_MASK, last); /* the tile's last vector with a head */
+    const int lv = gp__warp_max_i32(last); /* the tile's last vector with a head */
     unsigned from = 0; /* the tile's last head, where its value starts */
     if (lv >= 0) { /* every lane reads the vector (one broadcast) */
         const uint4 wk = reinterpret_cast<const uint4 *>(ks)[lv];
         K key[VEC];
         memcpy(key, &wk, sizeof wk);
-        const uint32_t bits = heads_of((unsigned)lv, key, key_before((unsigned)lv));
+        uint32_t bits = heads_of(key, lv > 0 || t > 0 ? ks[lv * VEC - 1] : key[0]);
+        if (lv == 0 && t == 0) bits |= 1u;
         from = (unsigned)lv * VEC + 31 - __clz(bits);
     }
     return gp__rbk_pair32<T>{heads, gp__ssr_fold_from<Op, TILE>(vs, lv < 0 ? -1 : (int)from)};
@@ -321,8 +329,6 @@ __global__ void __launch_bounds__(GP__SSR_THREADS, GP__MIN_BLOCKS(GP__SSR_THREAD
                 const pair base = gp__ssr_scan<POp, 1>(mine, lane_prefix, s_warp[s], warp, lane);
                 lane_prefix[0] = POp::apply(base, lane_prefix[0]); /* from the tile's start */
             }
-            gp__mbar_wait(&ready[s], parity);
-            const wide pre = t > 0 ? s_prefix[s] : WOp::identity();
             /* Element q's pair from the tile's start (its run in the tile, its fold so far) and,
              * where it starts or ends a run, emit(q, run, key): the run's number is pre.h + run.h
              * - 1; key: element q's where it starts one, from chunk_keys(c, keys), which gives
@@ -341,8 +347,8 @@ __global__ void __launch_bounds__(GP__SSR_THREADS, GP__MIN_BLOCKS(GP__SSR_THREAD
                     }
                 }
             };
-            /* a run's value: pre then run when the run began before the tile (run.h == 0) */
-            auto value = [&](const pair &run) { return run.h ? run.v : Op::apply(pre.v, run.v); };
+            /* a run's value: the prefix's then run's when the run began before the tile (run.h == 0) */
+            auto value = [&](const T &pre_v, const pair &run) { return run.h ? run.v : Op::apply(pre_v, run.v); };
             if constexpr (whole) {
                 /* The runs go out through the stage, so that a warp's stores are contiguous: the
                  * heads' keys into the values' bytes (every scanning thread has read its values,
@@ -353,13 +359,28 @@ __global__ void __launch_bounds__(GP__SSR_THREADS, GP__MIN_BLOCKS(GP__SSR_THREAD
 #pragma unroll
                 for (int w = 0; w < GP__SSR_WARPS; w++) heads += s_warp[s][w].h;
                 const uint32_t head0 = s_head0[s], tail_last = s_tail_last[s];
-                const unsigned long long first_tail = pre.h + head0 - 1; /* the run of the tile's first element */
                 const uint32_t tails = heads - head0 + tail_last; /* runs ending in the tile */
                 K *s_keys = reinterpret_cast<K *>(stage + 2 * EDGE + BYTES);
                 T *s_vals = reinterpret_cast<T *>(stage + EDGE);
-                gp__mbar_wait(&counted[s], parity);
+                /* Who waits. Only the places of the runs (after the second barrier) need the
+                 * tile's prefix, and one value before them: the tile's first run's, where it began
+                 * in an earlier tile (a tail of the thread's before any head, none in the tile
+                 * before the thread). Only the threads that write into the stage wait for the
+                 * reduce warp to have read it. Thread 0 waits for both at every tile, before the
+                 * barrier after which they are needed; the rest of the block then sleeps at the
+                 * barrier instead of polling the mbarrier for issue slots the reduce warp needs,
+                 * and no thread's wait on ready[s] or counted[s] can come a phase early: its next
+                 * wait there, at stage s's next tile, comes after this tile's barriers. */
+                const bool first = warp == 0 && lane == 0;
+                const bool own_first_run = lane_prefix[0].h == 0 && (tb & (hb != 0 ? (hb & (0u - hb)) - 1 : ~0u)) != 0;
+                T pre_v = Op::identity();
+                if (own_first_run) {
+                    gp__mbar_wait(&ready[s], parity);
+                    if (t > 0) pre_v = s_prefix[s].v;
+                }
                 /* a thread with no run end among its elements (most of them, with long runs) skips
                  * both loops: 0.97x the time at runs of 1024 (H200, 2^28) */
+                if ((hb | tb) != 0 || first) gp__mbar_wait(&counted[s], parity);
                 if ((hb | tb) != 0)
                     each_end(
                         [&](int c, K (&kc)[VEC]) { /* one 16-byte read (a key at a time: 16-way conflicts) */
@@ -368,7 +389,7 @@ __global__ void __launch_bounds__(GP__SSR_THREADS, GP__MIN_BLOCKS(GP__SSR_THREAD
                         },
                         [&](int q, const pair &run, const K &key) {
                             if (hb >> q & 1u) s_keys[gp__rbkr_slot<sizeof(K)>(run.h - 1)] = key;
-                            if (tb >> q & 1u) v[q] = value(run);
+                            if (tb >> q & 1u) v[q] = value(pre_v, run);
                         });
                 asm volatile("bar.sync 1, %0;" ::"r"(GP__SSR_BLOCK) : "memory"); /* every key read */
                 if (tb != 0) {
@@ -377,18 +398,23 @@ __global__ void __launch_bounds__(GP__SSR_THREADS, GP__MIN_BLOCKS(GP__SSR_THREAD
                     for (int q = 0; q < ITEMS; q++) /* its run: heads up to it, less one; less first_tail: */
                         if (tb >> q & 1u) s_vals[gp__rbkr_slot<sizeof(T)>(before + __popc(hb & ((2u << q) - 1)) - head0)] = v[q];
                 }
-                asm volatile("bar.sync 1, %0;" ::"r"(GP__SSR_BLOCK) : "memory"); /* the runs are in */
+                if (first) gp__mbar_wait(&ready[s], parity);
+                asm volatile("bar.sync 1, %0;" ::"r"(GP__SSR_BLOCK) : "memory"); /* the runs and the prefix are in */
+                const wide pre = t > 0 ? s_prefix[s] : WOp::identity();
+                const unsigned long long first_tail = pre.h + head0 - 1; /* the run of the tile's first element */
                 for (unsigned r = threadIdx.x; r < heads; r += GP__SSR_BLOCK)
                     gp__store_elem(keys_out + pre.h + r, s_keys[gp__rbkr_slot<sizeof(K)>(r)]);
                 for (unsigned r = threadIdx.x; r < tails; r += GP__SSR_BLOCK)
                     gp__store_elem(vals_out + first_tail + r, s_vals[gp__rbkr_slot<sizeof(T)>(r)]);
                 if (start + TILE == n && threadIdx.x == 0) *runs = pre.h + heads;
             } else {
+                gp__mbar_wait(&ready[s], parity);
+                const wide pre = t > 0 ? s_prefix[s] : WOp::identity();
                 each_end([&](int, K (&)[VEC]) {}, [&](int q, const pair &run, const K &) {
                     const unsigned long long r = pre.h + run.h - 1, l = local0 + q; /* the run's number; q's place */
                     if (hb >> q & 1u) gp__store_elem(keys_out + r, gp__load_elem(keys + start + l));
                     if (tb >> q & 1u) {
-                        gp__store_elem(vals_out + r, value(run));
+                        gp__store_elem(vals_out + r, value(pre.v, run));
                         if (start + l + 1 == n) *runs = r + 1;
                     }
                 });

@@ -192,16 +192,17 @@ static bool check_scans(const tt_call *c, int)
     return true;
 }
 
-/* reduce-by-key, runs of 8 keys: each run's sum, exact */
-static bool check_rbk(const tt_call *c, int)
+/* reduce-by-key, runs of L keys: each run's key and sum, exact */
+static bool check_rbk(const tt_call *c, int L)
 {
     const uint64_t k = device_count(c);
-    if (k != c->n / 8) return false;
+    if (k != c->n / L) return false;
     CK(cudaMemcpy(h_fo.data(), c->out, k * 4, cudaMemcpyDeviceToHost));
+    CK(cudaMemcpy(h_io.data(), c->out2, k * 4, cudaMemcpyDeviceToHost));
     for (size_t r = 0; r < k; r++) {
         float t = 0;
-        for (int j = 0; j < 8; j++) t += h_f[r * 8 + j];
-        if (t != h_fo[r]) return false;
+        for (int j = 0; j < L; j++) t += h_f[r * L + j];
+        if (t != h_fo[r] || h_io[r] != h_i[r * L]) return false;
     }
     return true;
 }
@@ -306,11 +307,13 @@ int main(int argc, char **argv)
             c.kind = tt_call::SCAN;
             report("scan", lg, &c, check_scans, 0);
         }
-        if (wanted("rbk-runs8 2^%d", lg)) {
-            for (size_t i = 0; i < n; i++) h_i[i] = (int32_t)(mix(i / 8) & 0x7fffffff);
+        for (int L : {1, 8, 1024, 65536}) { /* runs of L keys, each key unlike its neighbours' */
+            snprintf(job, sizeof job, "rbk-runs%d", L);
+            if (!wanted("%s 2^%d", job, lg)) continue;
+            for (size_t i = 0; i < n; i++) h_i[i] = (int32_t)(mix(i / L) & 0x7ffffffe) + (int32_t)(i / L % 2);
             to_device(c.keys, h_i.data(), n * 4);
             c.kind = tt_call::RBK;
-            report("rbk-runs8", lg, &c, check_rbk, 0);
+            report(job, lg, &c, check_rbk, L);
         }
         const size_t shapes[][2] = {{4194304, 64}, {16777216, 16}, {1048576, 256}, {16384, 16384}};
         for (const auto &sh : shapes)
