@@ -35,9 +35,13 @@
 
 #ifndef GP__SSR_NB
 /* batches of 32 tiles a look-ahead warp polls a round (two warps), for (head, value) pairs.
- * H100, 2^28 / 2^24 f32, heads 1/8, one run: 8 (the default for 8-byte totals) 920 / 71.5
- * us, 5 919 / 69.2, 4 887 / 67.5, 3 925 / 70.5: each slot's tree is reduced every round. */
-#define GP__SSR_NB 4
+ * A block's consecutive tiles lie about 264 apart (two blocks an SM, 132 SMs): 8 or 9 whole
+ * batches and a partial one, so with 6 a tile takes one round trip where 4 often took two.
+ * H200, 2^28 / 2^24 f32, heads 1/8 and 1/1024, builds run in turn twice, outputs checked:
+ * 3 649 / 49.5 and 652 / 49.9 us, 4 613 / 47.1 and 628 / 47.9, 5 624 / 47.8 and 634 /
+ * 48.3, 6 604 / 46.3 and 611 / 46.9. (H100, an earlier kernel: 8 920 us, 5 919, 4 887, 3
+ * 925: each slot's tree is reduced every round.) */
+#define GP__SSR_NB 6
 #endif
 #ifndef GP__SSR_NB_WIDE
 /* the same for pairs of more than two status words (8-byte values: four words, 128 a round
