@@ -72,13 +72,24 @@ struct gp__status_codec {
     }
 };
 
+/* The operator a look-ahead reduces each batch's tree under, and how a batch's total widens
+ * to Op's type: by default Op itself. A family whose totals fit fewer bits within a batch
+ * than across the grid specializes it (reduce-by-key: a batch's run count in 32 bits, the
+ * grid's in 64), so that a round's slots take fewer registers; the trees apply the same
+ * operations to the same values, so the results are the same bits. Its codec then decodes
+ * to op::type. */
+template <class Op>
+struct gp__ahead_batch {
+    typedef Op op;
+    static __device__ __forceinline__ typename Op::type widen(const typename Op::type &x) { return x; }
+};
 /* Polls the totals of tiles first + 32 b for the slots b set in this lane's `pending`
- * until all are published, all loads of a round in flight together; v[b] gets them. The
- * warp returns together. Also polls select's windows (device/select_ring.cuh). */
-template <class Op, int NB>
+ * until all are published, all loads of a round in flight together; v[b] gets them (V: what
+ * Op's codec decodes to). The warp returns together. Also polls select's windows
+ * (device/select_ring.cuh). */
+template <class Op, int NB, class V>
 static __device__ __forceinline__ void gp__scan_poll(const uint64_t *status, uint32_t epoch, size_t first,
-                                                    unsigned pending,
-                                                    typename Op::type (&v)[NB])
+                                                    unsigned pending, V (&v)[NB])
 {
     typedef gp__status_codec<Op> codec;
     enum { W = codec::W };
@@ -149,6 +160,9 @@ static __device__ __forceinline__ typename Op::type gp__scan_look_ahead(const ui
                                                                        unsigned parts, typename Op::type *xchg)
 {
     typedef typename Op::type T;
+    typedef gp__ahead_batch<Op> BA; /* the batches' trees */
+    typedef typename BA::op BOp;
+    typedef typename BOp::type B;
     enum { NB = gp__status_codec<Op>::NB };
     const unsigned lane = gp__lane_id();
     const size_t k = t / GP__SCAN_BATCH;
@@ -162,9 +176,9 @@ static __device__ __forceinline__ typename Op::type gp__scan_look_ahead(const ui
         const unsigned base = part_id * NB;
         const unsigned mine = nb > base ? (nb - base < NB ? nb - base : (unsigned)NB) : 0u;
         const bool mine_part = part && nb >= base && nb < base + NB;
-        T v[NB]; /* slots not polled (lanes of the partial batch from r on, unused slots): identity */
+        B v[NB]; /* slots not polled (lanes of the partial batch from r on, unused slots): identity */
 #pragma unroll
-        for (int b = 0; b < NB; b++) v[b] = Op::identity();
+        for (int b = 0; b < NB; b++) v[b] = BOp::identity();
         const unsigned pending = (mine >= 32 ? ~0u : (1u << mine) - 1) | (mine_part && lane < r ? 1u << (nb - base) : 0u);
         gp__scan_poll<Op, NB>(status, epoch, (s.done + base) * GP__SCAN_BATCH + lane, pending, v);
         /* every slot's tree at once, their shuffles overlapping: one tree after another
@@ -174,16 +188,16 @@ static __device__ __forceinline__ typename Op::type gp__scan_look_ahead(const ui
         if (flags & GP__SCAN_TREES_APART) {
 #pragma unroll
             for (int b = 0; b < NB; b++)
-                if (b <= (int)mine) v[b] = gp__warp_reduce<Op>(v[b]);
+                if (b <= (int)mine) v[b] = gp__warp_reduce<BOp>(v[b]);
         } else {
-            gp__warp_reduce_each<Op, NB>(v);
+            gp__warp_reduce_each<BOp, NB>(v);
         }
         T *buf = xchg + (s.round & 1) * NB;
         s.round++;
         if (parts > 1) {
             if (part_id == 1 && lane == 0)
 #pragma unroll
-                for (int b = 0; b < NB; b++) buf[b] = v[b];
+                for (int b = 0; b < NB; b++) buf[b] = BA::widen(v[b]);
             asm volatile("bar.sync 2, 64;" ::: "memory"); /* the two look-ahead warps */
             if (part_id == 1) {
                 s.done += nb;
@@ -194,8 +208,9 @@ static __device__ __forceinline__ typename Op::type gp__scan_look_ahead(const ui
         T partial = Op::identity();
 #pragma unroll
         for (int b = 0; b < NB; b++) {
-            if (b < (int)nb) s.q = s.done + b == 0 ? v[b] : Op::apply(s.q, v[b]);
-            if (part && b == (int)nb) partial = v[b];
+            const T u = BA::widen(v[b]);
+            if (b < (int)nb) s.q = s.done + b == 0 ? u : Op::apply(s.q, u);
+            if (part && b == (int)nb) partial = u;
         }
         if (parts > 1)
 #pragma unroll

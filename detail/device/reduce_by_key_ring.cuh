@@ -22,13 +22,15 @@
 #endif
 
 #ifndef GP__RBKR_NB
-/* batches of 32 tiles a look-ahead warp polls a round (two warps): 128 tiles, where a
- * block's consecutive tiles lie about 264 apart (two blocks an SM), so a tile often takes
- * two round trips. Every slot's tree is reduced whether polled or not, and each slot holds
- * a 64-bit pair, so more slots cost registers and each tile time: H100, 2^28, runs of 1 /
- * 8 / 1024, one run: NB 1 1582 / 1236 / 1184 us, 2 1590 / 1112 / 1024, 3 1601 / 1130 / 1029;
- * at 5 the kernel spilled (68 bytes) and ran runs of 8 in 1782 us. */
-#define GP__RBKR_NB 2
+/* batches of 32 tiles a look-ahead warp polls a round (two warps), where a block's
+ * consecutive tiles lie about 264 apart (two blocks an SM, 132 SMs): 8 or 9 batches and a
+ * partial one, three rounds at 2, two at 3. Every slot's tree is reduced whether polled or
+ * not, and the slots' registers are the kernel's: H200, i32/f32 at 2^28, builds run in turn
+ * twice, runs of 8 / 1024 / 65536: 2 857 / 792 / 736 us, 3 849 / 781 / 734 (a batch's trees
+ * in 32-bit pairs, gp__ahead_batch; runs of 1 level); at 4 and 5 ptxas spills in the
+ * scanning warps' path (64 bytes), and with 64-bit trees 3 to 5 ran runs of 8 / 1024 in
+ * 1083 / 934 to 1151 / 1026 us against 2's 899 / 822. */
+#define GP__RBKR_NB 3
 #endif
 
 #ifdef __CUDACC__
@@ -47,8 +49,9 @@ using gp__rbk_op32 = gp__head_op<Op, gp__rbk_pair32<typename Op::type>, GP__HEAD
 /* How a tile's total travels: its heads (at most a tile, 32 bits) and its value, in 32-bit
  * words with no padding: two status words for 4-byte values, three for 8-byte ones, where
  * gp__rbk_pair (a 64-bit count, padded) takes four, and a look-ahead round covers twice the
- * tiles. The look-ahead folds them as gp__rbk_op's 64-bit pairs (gp__rbkr_wide_op, whose
- * codec this is). */
+ * tiles. The look-ahead reduces a batch of 32 tiles as 32-bit pairs (at most 2^17 runs) and
+ * folds the batches as gp__rbk_op's 64-bit pairs (gp__rbkr_wide_op, whose codec and batch
+ * op these are). */
 template <class T>
 struct gp__rbkr_packed {
     uint32_t h;
@@ -58,8 +61,19 @@ template <class Op>
 struct gp__rbkr_wide_op : gp__rbk_op<Op> {
 };
 template <class Op>
+struct gp__ahead_batch<gp__rbkr_wide_op<Op>> {
+    typedef gp__rbk_op32<Op> op;
+    static __device__ __forceinline__ typename gp__rbk_op<Op>::type widen(const gp__rbk_pair32<typename Op::type> &x)
+    {
+        typename gp__rbk_op<Op>::type r;
+        r.h = x.h;
+        r.v = x.v;
+        return r;
+    }
+};
+template <class Op>
 struct gp__status_codec<gp__rbkr_wide_op<Op>> {
-    typedef typename gp__rbk_op<Op>::type T;
+    typedef gp__rbk_pair32<typename Op::type> T; /* a batch's slot (gp__ahead_batch) */
     enum { W = gp__status_words(sizeof(gp__rbkr_packed<typename Op::type>)), NB = GP__RBKR_NB };
     static __device__ __forceinline__ T decode(size_t, const uint32_t (&bits)[W])
     {
