@@ -381,10 +381,11 @@ __global__ void __launch_bounds__(GP__SSR_THREADS, GP__MIN_BLOCKS(GP__SSR_THREAD
                  * in an earlier tile (a tail of the thread's before any head, none in the tile
                  * before the thread). Only the threads that write into the stage wait for the
                  * reduce warp to have read it. Thread 0 waits for both at every tile, before the
-                 * barrier after which they are needed; the rest of the block then sleeps at the
-                 * barrier instead of polling the mbarrier for issue slots the reduce warp needs,
-                 * and no thread's wait on ready[s] or counted[s] can come a phase early: its next
-                 * wait there, at stage s's next tile, comes after this tile's barriers. */
+                 * barrier after which they are needed, so no thread's wait on ready[s] or
+                 * counted[s] can come a phase early: its next wait there, at stage s's next tile,
+                 * comes after this tile's barriers. The threads with run ends go on meanwhile
+                 * (H200, 2^28, with the reduce warp's rows: runs of 1024 832-838 to 825 us, 2^24
+                 * 1.01-1.03x; docs/segmented.md). */
                 const bool first = warp == 0 && lane == 0;
                 const bool own_first_run = lane_prefix[0].h == 0 && (tb & (hb != 0 ? (hb & (0u - hb)) - 1 : ~0u)) != 0;
                 T pre_v = Op::identity();
