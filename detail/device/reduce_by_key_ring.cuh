@@ -386,7 +386,8 @@ __global__ void __launch_bounds__(GP__SSR_THREADS, GP__MIN_BLOCKS(GP__SSR_THREAD
                  * comes after this tile's barriers. The threads with run ends go on meanwhile
                  * (H200, 2^28, with the reduce warp's rows: runs of 1024 832-838 to 825 us, 2^24
                  * 1.01-1.03x; docs/segmented.md). */
-                const bool first = warp == 0 && lane == 0;
+                const bool thread0 = warp == 0 && lane == 0;
+                /* a tail below the thread's first head (hb & -hb: its lowest bit), no head before */
                 const bool own_first_run = lane_prefix[0].h == 0 && (tb & (hb != 0 ? (hb & (0u - hb)) - 1 : ~0u)) != 0;
                 T pre_v = Op::identity();
                 if (own_first_run) {
@@ -395,7 +396,7 @@ __global__ void __launch_bounds__(GP__SSR_THREADS, GP__MIN_BLOCKS(GP__SSR_THREAD
                 }
                 /* a thread with no run end among its elements (most of them, with long runs) skips
                  * both loops: 0.97x the time at runs of 1024 (H200, 2^28) */
-                if ((hb | tb) != 0 || first) gp__mbar_wait(&counted[s], parity);
+                if ((hb | tb) != 0 || thread0) gp__mbar_wait(&counted[s], parity);
                 if ((hb | tb) != 0)
                     each_end(
                         [&](int c, K (&kc)[VEC]) { /* one 16-byte read (a key at a time: 16-way conflicts) */
@@ -413,7 +414,7 @@ __global__ void __launch_bounds__(GP__SSR_THREADS, GP__MIN_BLOCKS(GP__SSR_THREAD
                     for (int q = 0; q < ITEMS; q++) /* its run: heads up to it, less one; less first_tail: */
                         if (tb >> q & 1u) s_vals[gp__rbkr_slot<sizeof(T)>(before + __popc(hb & ((2u << q) - 1)) - head0)] = v[q];
                 }
-                if (first) gp__mbar_wait(&ready[s], parity);
+                if (thread0) gp__mbar_wait(&ready[s], parity);
                 asm volatile("bar.sync 1, %0;" ::"r"(GP__SSR_BLOCK) : "memory"); /* the runs and the prefix are in */
                 const wide pre = t > 0 ? s_prefix[s] : WOp::identity();
                 const unsigned long long first_tail = pre.h + head0 - 1; /* the run of the tile's first element */
