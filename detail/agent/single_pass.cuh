@@ -5,7 +5,8 @@
  * region and epoch.
  *
  * The single-pass families (scan, select, segmented scan, reduce-by-key) hand values from
- * tile to tile through these words, and the grid-wide reduce hands each block's total to
+ * tile to tile through these words, the segmented reduce each block's carry to the blocks
+ * after it, and the grid-wide reduce hands each block's total to
  * the grid's last block (the sort tags its words by pass instead, in scratch
  * cleared per call: sort_kernels.cuh). A value of type T travels as ceil(sizeof(T) / 4) 64-bit words, each holding
  * 32 bits of the value in its low half and the call's epoch in its high half. A reader
@@ -72,24 +73,30 @@ static __device__ __forceinline__ void gp__status_publish(uint64_t *status, size
     for (int c = 0; c < W; c++) gp__st_relaxed_u64(status + t * W + c, gp__status_word(bits[c], epoch));
 }
 
+/* One look at slot t: true, with the value in v, when all its words carry `epoch`. */
+template <class T>
+static __device__ __forceinline__ bool gp__status_try(const uint64_t *status, size_t t, uint32_t epoch, T &v)
+{
+    enum { W = gp__status_words(sizeof(T)) };
+    uint32_t bits[W];
+    bool ready = true;
+#pragma unroll
+    for (int c = 0; c < W; c++) {
+        const uint64_t w = gp__ld_relaxed_u64(status + t * W + c);
+        ready &= gp__status_ready(w, epoch);
+        bits[c] = (uint32_t)w;
+    }
+    memcpy(&v, bits, sizeof(T));
+    return ready;
+}
+
 /* The value in slot t, once all its words carry `epoch` (one thread spins on them). */
 template <class T>
 static __device__ __forceinline__ T gp__status_wait(const uint64_t *status, size_t t, uint32_t epoch)
 {
-    enum { W = gp__status_words(sizeof(T)) };
-    uint32_t bits[W];
-    bool ready;
-    do {
-        ready = true;
-#pragma unroll
-        for (int c = 0; c < W; c++) {
-            const uint64_t w = gp__ld_relaxed_u64(status + t * W + c);
-            ready &= gp__status_ready(w, epoch);
-            bits[c] = (uint32_t)w;
-        }
-    } while (!ready);
     T v;
-    memcpy(&v, bits, sizeof(T));
+    while (!gp__status_try<T>(status, t, epoch, v)) {
+    }
     return v;
 }
 

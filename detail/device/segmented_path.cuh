@@ -2,7 +2,7 @@
  * walk (segmented_reduce.cuh, one tile at a time; segmented_reduce_ring.cuh, on a ring of
  * bulk copies): the segmented operator over (head, value) pairs, where segment ends come
  * from (CSR offsets, or rows), the merge-path search, the fold of one tile by a block (by
- * merge items, or by heads) and the last block's fix-up of the segments that cross blocks
+ * merge items, or by heads) and the look-back that completes the segments that cross blocks
  * (a block's share of long segments walked by its warps instead: segmented_walk.cuh).
  * Level 3 (device code): needs block_scan.cuh, block_reduce.cuh, block_select.cuh,
  * single_pass.cuh, launch.cuh, ops.cuh and common.cuh.
@@ -20,11 +20,7 @@
 #include "../util/common.cuh"
 #include "../util/ops.cuh"
 
-#define GP__SEG_NONE (~(uint64_t)0) /* a record without a head */
-
-/* The fix-up records, one per block: its first segment end (GP__SEG_NONE if none) with
- * the value of that segment from the block's start, and the block's carry. */
-static inline GP__HD size_t gp__seg_rec_rows_offset(void) { return GP__SCRATCH_ALIGN; }
+#define GP__SEG_NONE (~(uint64_t)0) /* no head: the block has no segment end */
 
 #ifdef __CUDACC__
 #include "../warp/warp.cuh"
@@ -125,15 +121,11 @@ static __device__ __forceinline__ size_t gp__seg_search(const Src &src, uint64_t
     return (size_t)gp__seg_first(lo, hi, [&](uint64_t x) { return src.end(x) + x >= d; });
 }
 
-/* Records a thread of the last block folds (gp__seg_finish): the grid is at most
- * GP__SEG_KEEP x threads blocks (on an H100, 396 or 528 of 256 threads) */
-#define GP__SEG_KEEP 4
-
-/* Scratch of P blocks: the done counter, then the records. */
+/* Status memory of P blocks: each block's carry, tagged (gp__seg_finish). */
 template <class T>
 static inline GP__HD size_t gp__seg_scratch_bytes(size_t P)
 {
-    return GP__SCRATCH_ALIGN + gp__round_up(P * 8, GP__SCRATCH_ALIGN) + 2 * gp__round_up(P * sizeof(gp__seg_pair<T>), GP__SCRATCH_ALIGN);
+    return gp__round_up(P * gp__status_words(sizeof(gp__seg_pair<T>)) * 8, GP__SCRATCH_ALIGN);
 }
 
 /* ITEMS values from j on, folded in order from the identity: every load in flight first. */
@@ -176,7 +168,7 @@ static __device__ __forceinline__ void gp__seg_tile_no_end(unsigned nv, const Va
  * begun in an earlier thread. The threads' carries (flag: a segment ended; value: the fold
  * since) are scanned with the segmented operator (Sengupta, Harris, Zhang & Owens, 2007),
  * which completes each thread's first segment; the block's first one, which may have begun
- * in an earlier block, is kept in head_row / head_val for the fix-up: it is end 0 of the
+ * in an earlier block, is kept in head_row / head_val for gp__seg_finish: it is end 0 of the
  * tile in which run.h is still 0. run: the block's carry over its tiles so far. */
 template <class Op, unsigned ITEMS, class EndAt, class ValueAt, class Put>
 static __device__ __forceinline__ void gp__seg_tile(uint64_t i0, unsigned ne, unsigned nv, const EndAt &end_at,
@@ -427,7 +419,7 @@ static __device__ __forceinline__ void gp__seg_tile_heads(Smem &sm, uint64_t i0,
 /* A block's share of the tiles. The grid is as many blocks as fit, as the host does not
  * know N; only W = min(tiles, P) of them take tiles, block b < W the tiles
  * [tiles b / W, tiles (b + 1) / W), and the others leave at once. So a small call waits for
- * W blocks and folds W records, not P, and a call of one tile needs no fix-up at all. */
+ * W blocks, not P, and a call of one tile needs no look-back at all. */
 struct gp__seg_share {
     uint64_t begin, end, blocks;
 };
@@ -441,80 +433,91 @@ static __device__ __forceinline__ gp__seg_share gp__seg_share_of(uint64_t tiles)
     return s;
 }
 
+/* gp__seg_finish's look-back, by the warp holding a head in block b > 0: the fold of the
+ * carries of the blocks before b, from the nearest one with an end. Not inlined: inlined,
+ * it changed how the ring kernel's other paths compiled, and segments of 1, 4 and 8 values
+ * at 2^28 ran 2-3% slower than before the look-back (H200, probe); apart, 0.3-0.9%. */
+template <class Op>
+static __device__ __noinline__ gp__seg_pair<typename Op::type> gp__seg_look_back(const uint64_t *status, uint64_t b,
+                                                                                 uint32_t epoch)
+{
+    typedef gp__seg_op<Op> SOp;
+    typedef gp__seg_pair<typename Op::type> pair;
+    const unsigned lane = gp__lane_id();
+    pair after = SOp::identity(); /* the fold of the windows already read (later blocks) */
+    for (uint64_t hi = b; hi > 0; hi = hi > 32 ? hi - 32 : 0) { /* lane l: block hi - 1 - l */
+        const unsigned n = hi < 32 ? (unsigned)hi : 32u;
+        pair c = SOp::identity();
+        unsigned stop, nap = 32;
+        for (;;) { /* until every block from the nearest end on (or all n) has published */
+            const bool ready = lane >= n || gp__status_try<pair>(status, hi - 1 - lane, epoch, c);
+            const unsigned got = __ballot_sync(GP__FULL_MASK, ready), ends = __ballot_sync(GP__FULL_MASK, lane < n && ready && c.h);
+            const unsigned first_gap = ~got ? (unsigned)__ffs(~got) - 1 : 32u, first_end = ends ? (unsigned)__ffs(ends) - 1 : 32u;
+            if (first_end < first_gap) {
+                stop = first_end;
+                break;
+            }
+            if (first_gap == 32) {
+                stop = n - 1;
+                break;
+            }
+            __nanosleep(nap); /* asleep, not taking the issue slots of the SM's working blocks */
+            nap = nap < 1024 ? 2 * nap : nap;
+        }
+        pair t = gp__shfl<GP__SHFL_IDX>(c, (int)stop); /* the window's fold, oldest block first */
+        for (int l = (int)stop - 1; l >= 0; l--) t = SOp::apply(t, gp__shfl<GP__SHFL_IDX>(c, l));
+        after = hi == b ? t : SOp::apply(t, after);
+        if (t.h) break;
+    }
+    return after;
+}
+
 /* The end of a segmented reduce kernel, every thread of each of the W blocks that took
- * tiles: the block's record (its first segment end and that segment's value from the
- * block's start, and its carry); the last block to finish folds the W records in block
- * order and writes those heads. With W == 1 the block's head has no carry before it and is
- * written at once. The done counter is at offset 0 of the status region (data lies from
- * GP__SCRATCH_ALIGN on, laid out for gridDim.x records): the last block returns it to 0 for
- * the next call on the region. */
+ * tiles, in uniform control flow; at most one thread holds a head (head_row, not
+ * GP__SEG_NONE): the block's first segment end, with head_val that segment's fold from the
+ * block's start. The segment may have begun in earlier blocks, so its value is the fold of
+ * their carries (run: the fold since a block's last end, flagged if it has one) from the
+ * nearest block with an end, then head_val. Each block publishes its carry in status
+ * memory, tagged with the call's epoch, as soon as its tiles are done; the warp holding the
+ * head then looks back over the blocks before it, 32 at a time, until it meets a carry with
+ * an end (a single-pass look-back, in which a carry with an end is complete by itself: no
+ * block ever waits for another's look-back, only for its tiles). The fold is in block
+ * order, grouped by the windows counted back from the block: the association depends on
+ * the ends and the split, never on timing. A block waits only for blocks of lower index,
+ * which the GPU starts first (as CUB's single-pass scan assumes); a counter of blocks in
+ * start order would cost a round trip before the first search, and its reset the done
+ * counter that this look-back replaced. Why (H200, 2^16 values in segments of 32, 64
+ * calls back to back): the last block's fix-up (every block's fence, a done counter, the
+ * records loaded by the last to arrive) took 2.3 of the call's 7.5 us. With W == 1 the
+ * head has no carry before it. Slots: block b's carry in slot b of gp__seg_scratch_bytes. */
 template <class Op>
 static __device__ __forceinline__ void gp__seg_finish(typename Op::type *out, char *scratch,
                                                       const gp__seg_pair<typename Op::type> &run, uint64_t head_row,
-                                                      const typename Op::type &head_val, uint64_t W)
+                                                      const typename Op::type &head_val, uint64_t W, uint32_t epoch)
 {
     typedef typename Op::type T;
     typedef gp__seg_op<Op> SOp;
     typedef gp__seg_pair<T> pair;
-    const unsigned tid = threadIdx.x, threads = blockDim.x;
-    if (W == 1) { /* the fold below from the identity, with nothing before the head */
+    if (W == 1) {
         if (head_row != GP__SEG_NONE) gp__store_elem(out + head_row, Op::apply(SOp::identity().v, head_val));
         return;
     }
-    const uint64_t P = gridDim.x;
-    __shared__ uint64_t s_head_row;
-    uint64_t *rec_row = reinterpret_cast<uint64_t *>(scratch + gp__seg_rec_rows_offset());
-    pair *rec_head = reinterpret_cast<pair *>(scratch + GP__SCRATCH_ALIGN + gp__round_up(P * 8, GP__SCRATCH_ALIGN));
-    pair *rec_carry = rec_head + gp__round_up(P * sizeof(pair), GP__SCRATCH_ALIGN) / sizeof(pair);
-    if (tid == 0) s_head_row = GP__SEG_NONE;
-    __syncthreads();
-    if (head_row != GP__SEG_NONE) { /* one thread at most; gp__block_is_last's fence orders it */
-        s_head_row = head_row;
-        pair head;
-        head.v = head_val;
-        head.h = 1;
-        rec_head[blockIdx.x] = head;
-    }
-    __syncthreads();
-    if (tid == 0) {
-        rec_row[blockIdx.x] = s_head_row;
-        rec_carry[blockIdx.x] = run; /* the same in every thread */
-        if (s_head_row == GP__SEG_NONE) rec_head[blockIdx.x] = SOp::identity(); /* every record is read */
-    }
-    unsigned long long *done = reinterpret_cast<unsigned long long *>(scratch);
-    if (!gp__block_is_last(done, W)) return;
-    if (tid == 0) *done = 0;
-    /* the last block: blocks in order, each thread a contiguous run of them (at most
-     * GP__SEG_KEEP: the launch caps the grid), its records loaded at once, so that the block
-     * scan is the only wait between them and the heads' stores. Small calls are made of such
-     * waits: with the records loaded twice, and a second fence after the head's record, 2^16
-     * values in segments of 32 took 9.05 us a call (H100); with no fix-up at all, 5.8 */
-    const uint64_t per = (W + threads - 1) / threads, b0 = tid * per;
-    const uint64_t b1 = b0 + per < W ? b0 + per : W;
-    pair carry[GP__SEG_KEEP], head[GP__SEG_KEEP], acc = SOp::identity();
-    uint64_t row[GP__SEG_KEEP];
-#pragma unroll
-    for (unsigned q = 0; q < GP__SEG_KEEP; q++)
-        if (b0 + q < b1) {
-            carry[q] = gp__load_cg(rec_carry + b0 + q);
-            row[q] = gp__load_cg(rec_row + b0 + q);
-            head[q] = gp__load_cg(rec_head + b0 + q);
-            acc = SOp::apply(acc, carry[q]);
-        }
-    pair pre = gp__block_scan<SOp, false>(acc, NULL);
-#pragma unroll
-    for (unsigned q = 0; q < GP__SEG_KEEP; q++)
-        if (b0 + q < b1) {
-            if (row[q] != GP__SEG_NONE) gp__store_elem(out + row[q], Op::apply(pre.v, head[q].v));
-            pre = SOp::apply(pre, carry[q]);
-        }
+    uint64_t *status = reinterpret_cast<uint64_t *>(scratch);
+    const uint64_t b = blockIdx.x;
+    if (threadIdx.x == 0 && b + 1 < W) gp__status_publish<pair>(status, b, run, epoch); /* run: the same in every thread */
+    const unsigned has = __ballot_sync(GP__FULL_MASK, head_row != GP__SEG_NONE);
+    if (!has) return; /* the head is in another warp, or the block has none */
+    const unsigned lane = gp__lane_id(), src = (unsigned)__ffs(has) - 1;
+    const uint64_t row = gp__shfl<GP__SHFL_IDX>(head_row, (int)src);
+    const T head = gp__shfl<GP__SHFL_IDX>(head_val, (int)src);
+    const pair before = gp__seg_look_back<Op>(status, b, epoch);
+    if (lane == 0) gp__store_elem(out + row, Op::apply(before.v, head));
 }
 
-/* The launch of either segmented reduce kernel, Kernel(out, src, scratch): as many blocks as
- * fit (the grid is persistent: the host does not know N), `threads` each, `smem` bytes of
- * dynamic shared memory; scratch is the stream's status region (gp__seg_scratch_bytes:
- * the done counter, which the last block returns to 0, then records written before they
- * are read). */
+/* The launch of either segmented reduce kernel, Kernel(out, src, scratch, epoch): as many
+ * blocks as fit (the grid is persistent: the host does not know N), `threads` each, `smem`
+ * bytes of dynamic shared memory; scratch is the stream's status region, of tagged words
+ * only (gp__seg_scratch_bytes), and epoch the call's tag. */
 template <auto Kernel, class T, class Src>
 static cudaError_t gp__seg_launch(T *d_out, const Src &src, unsigned threads, int smem, cudaStream_t s,
                                   const gp__device &dev)
@@ -523,16 +526,15 @@ static cudaError_t gp__seg_launch(T *d_out, const Src &src, unsigned threads, in
     static gp__device_cache<int> fits;
     int fit = 0;
     GP__TRY(gp__blocks_per_sm(fits, dev.id, 0, Kernel, threads, (size_t)smem, &fit));
-    const size_t P = gp__min_size((size_t)fit * dev.sms, (size_t)GP__SEG_KEEP * threads); /* gp__seg_finish */
+    const size_t P = (size_t)fit * dev.sms;
     gp__launch_shape shape = {GP__GRID, (unsigned)P, threads, 0, 0, 0, 0, 0, 0};
     shape.smem_bytes = (size_t)smem;
-    shape.scratch_bytes = gp__seg_scratch_bytes<T>(P);
-    shape.scratch_zeroed = 8; /* the done counter; the records are written before they are read */
+    shape.scratch_bytes = shape.scratch_zeroed = gp__seg_scratch_bytes<T>(P);
     shape.scratch_wait = dev.cluster_ok;
     shape.status_kept = GP__STATUS_SEGMENTED;
     shape.chain = dev.cluster_ok;
-    return gp__launch_device_wide(shape, dev.id, s, [&](const cudaLaunchConfig_t &cfg, void *scratch, uint32_t) {
-        return cudaLaunchKernelEx(&cfg, Kernel, d_out, src, (char *)scratch);
+    return gp__launch_device_wide(shape, dev.id, s, [&](const cudaLaunchConfig_t &cfg, void *scratch, uint32_t epoch) {
+        return cudaLaunchKernelEx(&cfg, Kernel, d_out, src, (char *)scratch, epoch);
     });
 }
 

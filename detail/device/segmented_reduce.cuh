@@ -61,7 +61,7 @@ static constexpr GP__HD unsigned gp__seg_items(size_t elem) { return elem <= 4 ?
  * registers, two blocks an SM read at 14-25% of the read rate on the H100). */
 template <class Op, class Src>
 __global__ void __launch_bounds__(GP__SEG_THREADS, GP__SEG_MIN_BLOCKS)
-    gp__seg_reduce_kernel(typename Op::type *out, Src src, char *scratch)
+    gp__seg_reduce_kernel(typename Op::type *out, Src src, char *scratch, uint32_t epoch)
 {
     typedef typename Op::type T;
     typedef gp__seg_op<Op> SOp;
@@ -134,7 +134,7 @@ __global__ void __launch_bounds__(GP__SEG_THREADS, GP__SEG_MIN_BLOCKS)
         i0 = i1;
         j0 = j1;
     }
-    gp__seg_finish<Op>(out, scratch, run, head_row, head_val, share.blocks);
+    gp__seg_finish<Op>(out, scratch, run, head_row, head_val, share.blocks, epoch);
 }
 
 /* Long rows: one block a row, or, with fewer rows than two waves of blocks, `parts` blocks a

@@ -266,7 +266,7 @@ static __device__ __forceinline__ T gp__segr_value(unsigned ring, unsigned b)
 /* Dynamic shared memory: the values ring, then (CSR) the ends ring. sm_90+. */
 template <class Op, class Src>
 __global__ void __launch_bounds__(GP__SEGR_THREADS, GP__SEGR_MIN_BLOCKS)
-    gp__segr_kernel(typename Op::type *out, Src src, char *scratch)
+    gp__segr_kernel(typename Op::type *out, Src src, char *scratch, uint32_t epoch)
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     typedef typename Op::type T;
@@ -450,7 +450,7 @@ __global__ void __launch_bounds__(GP__SEGR_THREADS, GP__SEGR_MIN_BLOCKS)
             static_assert(sizeof(WalkSmem) <= VRING + ERING, "the walk's shared memory lies in the rings");
             if constexpr (Src::ENDS)
                 gp__seg_walk<Op, GP__SEGR_THREADS / 32>(out, src, i_start, i_end, j_start, j_end,
-                                                        *reinterpret_cast<WalkSmem *>(vring), scratch, share.blocks);
+                                                        *reinterpret_cast<WalkSmem *>(vring), scratch, share.blocks, epoch);
             return; /* the walk ended the block (gp__seg_finish) */
         } else if (Src::ENDS && nb_v >= GP__SEGR_HEADS_LO * nb_e) {
             if constexpr (Src::ENDS) tiles(std::true_type());
@@ -458,7 +458,7 @@ __global__ void __launch_bounds__(GP__SEGR_THREADS, GP__SEGR_MIN_BLOCKS)
             tiles(std::false_type());
         }
     }
-    gp__seg_finish<Op>(out, scratch, run, head_row, head_val, share.blocks);
+    gp__seg_finish<Op>(out, scratch, run, head_row, head_val, share.blocks, epoch);
 #endif
 }
 

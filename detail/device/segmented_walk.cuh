@@ -3,7 +3,7 @@
  * memory (segmented_reduce_ring.cuh calls it for blocks whose segments average more than
  * GP__SEGR_WALK values): the warps' split of the share, the two ways a warp folds its part
  * (streamed with head bits, or a segment at a time) and the warps' results folded into the
- * block's record for the merge path's fix-up (segmented_path.cuh).
+ * block's head and carry for the merge path's look-back (gp__seg_finish, segmented_path.cuh).
  * Level 3 (device code): needs segmented_path.cuh, reduce_kernels.cuh, warp.cuh, ops.cuh
  * and common.cuh. */
 #ifndef GPUPRIMS_DETAIL_SEGMENTED_WALK_CUH
@@ -394,7 +394,7 @@ template <class Op, unsigned WARPS, class Src>
 static __device__ GP__SEG_WALK_INLINE void gp__seg_walk(typename Op::type *out, const Src &src, uint64_t i_start,
                                                     uint64_t i_end, uint64_t j_start, uint64_t j_end,
                                                     gp__seg_walk_smem<typename Op::type, WARPS> &sm, char *scratch,
-                                                    uint64_t blocks)
+                                                    uint64_t blocks, uint32_t epoch)
 {
     typedef typename Op::type T;
     typedef gp__seg_op<Op> SOp;
@@ -479,7 +479,7 @@ static __device__ GP__SEG_WALK_INLINE void gp__seg_walk(typename Op::type *out, 
             head_val = v;
         }
     }
-    gp__seg_finish<Op>(out, scratch, run, head_row, head_val, blocks);
+    gp__seg_finish<Op>(out, scratch, run, head_row, head_val, blocks, epoch);
 }
 
 #endif /* __CUDACC__ */

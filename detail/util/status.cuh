@@ -64,7 +64,7 @@ enum {
     GP__STATUS_SCAN = 1,     /* tile and done counters, then tagged tile totals */
     GP__STATUS_REDUCE,       /* one tagged total a block */
     GP__STATUS_SELECT,       /* tile and done counters, then tagged tile counts */
-    GP__STATUS_SEGMENTED,    /* done counter, then one fix-up record a block */
+    GP__STATUS_SEGMENTED,    /* one tagged carry a block */
     GP__STATUS_SEGMENTED_SCAN, /* counters, then tagged (head, value) tile totals */
     GP__STATUS_HISTOGRAM,    /* done counter and bin accumulators, all returned to 0 */
 };
