@@ -9,7 +9,8 @@
 # are racecheck's scan and sort tests, so GP_TEST_SMALL=2 runs their grid paths with one
 # type per element size (on the 16-core H100 host, synccheck unsharded took 480 s).
 # GP_TEST_ONLY (make sanitize-<family>) narrows every run to one family. Prints each run's
-# closing lines; fails if any run reports an error or a failed test.
+# closing lines, and a failing run's seed and first reports; fails if any run reports an
+# error or a failed test.
 set -u
 tests=$1 logs=$2 many=$(( $(nproc) >= 16 ))
 race_shards=${RACE_SHARDS:-$(( many ? 12 : 6 ))} init_shards=${INIT_SHARDS:-$(( many ? 4 : 2 ))}
@@ -39,6 +40,13 @@ for name in "${names[@]}"; do
     printf '%-12s rc %s, %4s s: %s; %s\n' "$name" "$rc" "$(cat "$logs/$name.s")" "$(grep -E '^[0-9]+ passed' "$logs/$name.log" | tail -1)" \
         "$(grep -E '(ERROR|RACECHECK) SUMMARY' "$logs/$name.log" | tail -1 | sed 's/^=* *//')"
     [ "$rc" = 0 ] || status=1
+done
+# a failing shard's seed and the start of its reports, so that the output alone names them
+for name in "${names[@]}"; do
+    [ "$(cat "$logs/$name.rc")" = 0 ] && continue
+    echo "--- $name:"
+    grep -m1 -E 'seed [0-9]+' "$logs/$name.log"
+    grep -E '^=========' "$logs/$name.log" | grep -v -E 'COMPUTE-SANITIZER|SUMMARY' | head -40
 done
 echo "sanitize: $(( $(date +%s) - start )) s, $([ $status = 0 ] && echo clean || echo 'FAILED (logs in '"$logs"')')"
 exit $status

@@ -9,7 +9,8 @@
  *   nvcc -O3 -std=c++17 -arch=sm_90 -I. -Ibench bench/select/probes/two_trees.cu -o /tmp/tt_A
  *   for r in 1 2; do /tmp/tt_A A [jobs]; /tmp/tt_B B [jobs]; done
  * jobs: a comma-separated list of substrings (e.g. "partition,segr-len1 "); a job runs
- * when its name, size included ("segr-len1 2^28"), holds one. Each line printed:
+ * when its name, size included ("segr-len1 2^28"), holds one. Sizes 2^28, 2^24 and 2^16
+ * (calls of 2^16 timed 64 back to back, as the bench's small calls). Each line printed:
  *   R <label> <job> <size> <median us> ok|BAD
  * Values are small integers, so every association of a float sum is exact and the
  * segmented reduce (segr-len<L>, fixed lengths 1 to 65536), segmented scan, reduce-by-key
@@ -101,7 +102,7 @@ static void tt_run(void *arg)
 
 static void report(const char *job, int lg, tt_call *c, bool (*check)(const tt_call *, int), int arg)
 {
-    const double us = probe_time(tt_run, c, 10, 0, 0, NULL);
+    const double us = probe_time(tt_run, c, lg <= 16 ? 64 : 10, 0, 0, NULL); /* small: 64 back to back */
     printf("R %s %s 2^%d %.1f %s\n", g_label, job, lg, us, check(c, arg) ? "ok" : "BAD");
     fflush(stdout);
 }
@@ -252,7 +253,7 @@ int main(int argc, char **argv)
     c.heads = d_heads;
     h_i.resize(NMAX), h_io.resize(NMAX), h_f.resize(NMAX), h_fo.resize(NMAX), h_u.resize(NMAX + 1), h_h.resize(NMAX);
     char job[64];
-    for (int lg : {28, 24}) {
+    for (int lg : {28, 24, 16}) {
         const size_t n = (size_t)1 << lg;
         c.n = n;
         for (int runs : {1, 8, 1024}) { /* i32 runs of equal values */
