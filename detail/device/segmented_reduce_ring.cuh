@@ -66,9 +66,10 @@
 #define GP__SEGR_ITEMS4 15 /* odd: see gp__segr_items */
 #endif
 /* CSR offsets: a block of more than one tile whose share averages more than WALK values a
- * segment (or has no segment end) leaves the rings, and its warps walk its values straight
- * from global memory (gp__seg_walk: streamed with head bits up to GP__SEG_WALK_PIECES_ABOVE
- * values a segment, by pieces above); one that averages HEADS_LO to WALK folds its tiles by heads
+ * segment (or has no segment end), or at most GP__SEG_WALK_LANES_UPTO, leaves the rings, and
+ * its warps walk its values straight from global memory (gp__seg_walk: a lane a segment up
+ * to LANES_UPTO values a segment, streamed with head bits up to GP__SEG_WALK_PIECES_ABOVE,
+ * by pieces above); one that averages HEADS_LO to WALK folds its tiles by heads
  * (gp__seg_tile_heads); any other a thread a segment where its tiles allow (GP__SEGR_SEGS,
  * gp__seg_tile_segs), and rows by merge items (gp__seg_tile). H200, 2^28 f32, us, by merge
  * items (lengths up to 8: heads) / a thread a segment: fixed lengths of 1 2161 / 1690, 2
@@ -80,7 +81,8 @@
  * and 10% of 0-2999 (mean 150), the walk by pieces above 128 / 160 / 256: 529 / 653 / 592
  * us. Blocks of one tile (calls under about 2^20 values) keep the rings: the walk's
  * searches, then ends, then values, one after another, took the 2^16 call of segments of
- * 32 from 7.6 to 10.8 us. */
+ * 32 from 7.6 to 10.8 us, and a lane a segment took segments of 1 / 4 from 7.0 / 5.6 to
+ * 7.6 / 6.8 us. */
 #ifndef GP__SEGR_HEADS_LO
 #define GP__SEGR_HEADS_LO 12
 #endif
@@ -445,7 +447,8 @@ __global__ void __launch_bounds__(GP__SEGR_THREADS, GP__SEGR_MIN_BLOCKS)
         const uint64_t nb_e = i_end - i_start, nb_v = j_end - j_start;
         /* rows come here only when few and short (segmented_reduce.cuh): they keep the
          * merge-item fold alone, which halves the fold by heads' build time */
-        if (Src::ENDS && t_end - t_begin > 1 && nb_v > GP__SEGR_WALK * nb_e) {
+        static_assert(GP__SEG_WALK_LANES_UPTO < GP__SEGR_HEADS_LO, "the walk a lane a segment below the folds by heads");
+        if (Src::ENDS && t_end - t_begin > 1 && (nb_v > GP__SEGR_WALK * nb_e || gp__seg_walk_lanes(nb_e, nb_v))) {
             typedef gp__seg_walk_smem<T, GP__SEGR_THREADS / 32> WalkSmem;
             static_assert(sizeof(WalkSmem) <= VRING + ERING, "the walk's shared memory lies in the rings");
             if constexpr (Src::ENDS)

@@ -165,10 +165,10 @@ extern "C" void test_segmented_host(void)
 
 /* ---- offsets ------------------------------------------------------------------------------- */
 
-enum { PAT_RANDOM, PAT_ONES, PAT_ONE, PAT_FIXED32, PAT_POWER, PAT_EMPTY, PAT_LONG, PAT_SHORT, PAT_MID, PATS };
+enum { PAT_RANDOM, PAT_ONES, PAT_ONE, PAT_FIXED32, PAT_POWER, PAT_EMPTY, PAT_LONG, PAT_SHORT, PAT_MID, PAT_TINY, PATS };
 static const char *pat_name[] = {"random with empties", "all length 1", "one segment", "fixed 32", "power-law + n/2",
                                  "all empty", "long, random with empties", "short, one in 64 longer",
-                                 "0 to 899, about the stream's limit"};
+                                 "0 to 899, about the stream's limit", "0 to 3, one in 512 of 33 to 1000"};
 static_assert(sizeof pat_name / sizeof pat_name[0] == PATS, "a name for every pattern");
 
 /* Segment lengths for about n values (S segments), starting at `base`. */
@@ -207,6 +207,10 @@ static std::vector<uint64_t> make_offsets(int pat, size_t n, uint64_t base, uint
     case PAT_MID: /* lengths 0 to 899 (mean about 450), a tenth empty: walking blocks on both sides of the
                    * stream's limit (GP__SEG_WALK_PIECES_ABOVE, 448 values a segment) */
         while (at - base < n) add(gp_t_next(st) % 10 == 0 ? 0 : gp_t_next(st) % 900);
+        break;
+    case PAT_TINY: /* lengths 0 to 3 (mean about 2.5 with the long ones): blocks walked a lane a segment
+                    * (GP__SEG_WALK_LANES_UPTO), and pieces too long for a lane, left to its warp */
+        while (at - base < n) add(gp_t_next(st) % 512 == 0 ? 33 + gp_t_next(st) % 968 : gp_t_next(st) % 4);
         break;
     }
     return off;
@@ -450,7 +454,8 @@ extern "C" void test_segmented_reduce_gpu(void)
     for (size_t n : edge_sizes) {                                                                           \
         if (n > cap) continue;                                                                              \
         for (int pat = 0; pat < PATS; pat++) {                                                              \
-            if (n > 70000 && !GP_T_STREQ(#name, "sum_f32") && !GP_T_STREQ(#name, "max_i64") && pat != PAT_RANDOM) \
+            if (n > 70000 && !GP_T_STREQ(#name, "sum_f32") && !GP_T_STREQ(#name, "max_i64") && pat != PAT_RANDOM && \
+                pat != PAT_TINY)                                                                            \
                 continue;                                                                                   \
             check_segmented<href_##name>(#name, gp_segmented_reduce_##name, pat, n, (unsigned)(n % 3 == 1), &st); \
         }                                                                                                   \
@@ -832,6 +837,39 @@ extern "C" void test_segmented_big_gpu(void)
     size_t bad = 0;
     for (size_t s = 0; s < S; s++) bad += got[s] != (int32_t)ref[s];
     EXPECT(bad == 0, "segmented_reduce_sum_i32: 2^31 + 1001 values, %zu segments (one across 2^31): %zu wrong", S, bad);
+    {
+        /* short segments across 2^31, from 2^31 - 2^23 to the end of the values: blocks
+         * walked a lane a segment, at positions above 2^31 */
+        std::vector<uint64_t> off2(1, ((uint64_t)1 << 31) - ((uint64_t)1 << 23));
+        for (;;) {
+            const uint64_t len = gp_t_next(&st) % 512 == 0 ? 33 + gp_t_next(&st) % 968 : gp_t_next(&st) % 4;
+            if (off2.back() + len > n) break;
+            off2.push_back(off2.back() + len);
+        }
+        const size_t S2 = off2.size() - 1;
+        uint64_t *d_off2;
+        int64_t *d_ref2;
+        int32_t *d_out2;
+        CK(cudaMalloc(&d_off2, off2.size() * 8));
+        CK(cudaMalloc(&d_ref2, S2 * 8));
+        CK(cudaMalloc(&d_out2, S2 * 4));
+        CK(cudaMemcpy(d_off2, off2.data(), off2.size() * 8, cudaMemcpyHostToDevice));
+        CK(cudaMemset(d_out2, 0xA5, S2 * 4));
+        t_seg_ref<<<(unsigned)((S2 + 127) / 128), 128>>>(d_ref2, d_v, d_off2, S2);
+        CK(gp_segmented_reduce_sum_i32(d_out2, d_v, d_off2, S2, 0));
+        CK(cudaDeviceSynchronize());
+        std::vector<int64_t> ref2(S2);
+        std::vector<int32_t> got2(S2);
+        CK(cudaMemcpy(ref2.data(), d_ref2, S2 * 8, cudaMemcpyDeviceToHost));
+        CK(cudaMemcpy(got2.data(), d_out2, S2 * 4, cudaMemcpyDeviceToHost));
+        size_t bad2 = 0;
+        for (size_t s = 0; s < S2; s++) bad2 += got2[s] != (int32_t)ref2[s];
+        EXPECT(bad2 == 0, "segmented_reduce_sum_i32: %zu short segments from 2^31 - 2^23 to 2^31 + 1001: %zu wrong", S2,
+               bad2);
+        cudaFree(d_off2);
+        cudaFree(d_ref2);
+        cudaFree(d_out2);
+    }
     /* the segmented scans in place: ones, a head every 1000003 (a segment across 2^31), so
      * out[i] = i % 1000003 + 1 (inclusive) or i % 1000003 (exclusive) */
     const size_t every = 1000003;

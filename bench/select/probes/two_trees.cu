@@ -9,8 +9,9 @@
  *   nvcc -O3 -std=c++17 -arch=sm_90 -I. -Ibench bench/select/probes/two_trees.cu -o /tmp/tt_A
  *   for r in 1 2; do /tmp/tt_A A [jobs]; /tmp/tt_B B [jobs]; done
  * jobs: a comma-separated list of substrings (e.g. "partition,segr-len1 "); a job runs
- * when its name, size included ("segr-len1 2^28"), holds one. Sizes 2^28, 2^24 and 2^16
- * (calls of 2^16 timed 64 back to back, as the bench's small calls). Each line printed:
+ * when its name, size included ("segr-len1 2^28"), holds one. Sizes 2^28, 2^24, 2^16 and
+ * 2^10 (calls of 2^16 and less timed 64 back to back, as the bench's small calls, beside
+ * the job "empty 2^16": an empty kernel, the floor). Each line printed:
  *   R <label> <job> <size> <median us> ok|BAD
  * Values are small integers, so every association of a float sum is exact and the
  * segmented reduce (segr-len<L>, fixed lengths 1 to 65536), segmented scan, reduce-by-key
@@ -69,13 +70,16 @@ static uint32_t mix(uint64_t x)
 
 /* The buffers every job shares (sized for 2^28 4-byte elements), and one call's arguments. */
 struct tt_call {
-    enum { UNIQUE, RUN_LENGTH, SELECT, PARTITION, SEGR, SSCAN, SCAN, RBK, ROWS, COLS, REDUCE } kind;
+    enum { UNIQUE, RUN_LENGTH, SELECT, PARTITION, SEGR, SSCAN, SCAN, RBK, ROWS, COLS, REDUCE, EMPTY } kind;
     size_t n, segs, cols;
     float p;
     void *in, *out, *out2, *keys;
     uint64_t *count, *offsets;
     const uint8_t *heads;
 };
+
+/* the launch floor: a kernel of one warp that does nothing */
+__global__ void tt_empty(void) {}
 
 static void tt_run(void *arg)
 {
@@ -97,13 +101,15 @@ static void tt_run(void *arg)
     case tt_call::ROWS: CK(gp_reduce_rows_tt_f32(out, in, c->segs, c->cols, c->cols, 0)); break;
     case tt_call::COLS: CK(gp_reduce_cols_tt_f32(out, in, c->segs, c->cols, c->cols, 0)); break;
     case tt_call::REDUCE: CK(gp_reduce_tt_f32(out, in, c->n, 0)); break;
+    case tt_call::EMPTY: tt_empty<<<1, 32>>>(); break;
     }
 }
 
 static void report(const char *job, int lg, tt_call *c, bool (*check)(const tt_call *, int), int arg)
 {
+    CK(cudaMemset(c->out, 0xff, c->n * 4)); /* poisoned: every output checked must be written */
     const double us = probe_time(tt_run, c, lg <= 16 ? 64 : 10, 0, 0, NULL); /* small: 64 back to back */
-    printf("R %s %s 2^%d %.1f %s\n", g_label, job, lg, us, check(c, arg) ? "ok" : "BAD");
+    printf("R %s %s 2^%d %.2f %s\n", g_label, job, lg, us, check(c, arg) ? "ok" : "BAD");
     fflush(stdout);
 }
 
@@ -253,7 +259,11 @@ int main(int argc, char **argv)
     c.heads = d_heads;
     h_i.resize(NMAX), h_io.resize(NMAX), h_f.resize(NMAX), h_fo.resize(NMAX), h_u.resize(NMAX + 1), h_h.resize(NMAX);
     char job[64];
-    for (int lg : {28, 24, 16}) {
+    if (wanted("empty 2^16")) { /* the floor of the small calls, timed as they are */
+        c.kind = tt_call::EMPTY;
+        report("empty", 16, &c, [](const tt_call *, int) { return true; }, 0);
+    }
+    for (int lg : {28, 24, 16, 10}) {
         const size_t n = (size_t)1 << lg;
         c.n = n;
         for (int runs : {1, 8, 1024}) { /* i32 runs of equal values */
@@ -287,6 +297,22 @@ int main(int argc, char **argv)
             for (size_t s = 0; s <= c.segs; s++) h_u[s] = s * L;
             to_device(c.offsets, h_u.data(), (c.segs + 1) * 8);
             report(job, lg, &c, check_segments, L);
+        }
+        for (int mix_kind = 0; mix_kind < 4; mix_kind++) { /* random lengths: 0 to 4, 0 to 16, 0 to 64; a tenth of 100 */
+            static const char *const names[] = {"segr-rand2", "segr-rand8", "segr-rand32", "segr-tenth100"};
+            if (!wanted("%s 2^%d", names[mix_kind], lg)) continue;
+            size_t s = 0, at = 0;
+            for (h_u[0] = 0; at < n; s++) {
+                const uint32_t r = mix(5 * s + (uint64_t)mix_kind * 1000003u);
+                size_t len = mix_kind < 3 ? r % (4u << (2 * mix_kind) | 1u) : (r % 10 == 0 ? 100 : 1);
+                len = len < n - at ? len : n - at;
+                at += len;
+                h_u[s + 1] = at;
+            }
+            c.segs = s;
+            to_device(c.offsets, h_u.data(), (c.segs + 1) * 8);
+            c.kind = tt_call::SEGR;
+            report(names[mix_kind], lg, &c, check_offsets, 0);
         }
         if (wanted("segr-pow 2^%d", lg)) { /* the bench's power-law lengths, the same draws */
             const std::vector<uint64_t> off = gp_bench_power_law_offsets(n);
