@@ -768,6 +768,34 @@ __global__ void t_check_ramp(const int32_t *v, size_t n, size_t every, int32_t f
     if (b) atomicAdd(bad, b);
 }
 
+/* gp_segmented_reduce_sum_i32 of d_v's segments `off` (outputs poisoned first) against
+ * t_seg_ref's 64-bit sums: how many are wrong */
+static size_t big_wrong(const int32_t *d_v, const std::vector<uint64_t> &off)
+{
+    const size_t S = off.size() - 1;
+    uint64_t *d_off;
+    int64_t *d_ref;
+    int32_t *d_out;
+    CK(cudaMalloc(&d_off, off.size() * 8));
+    CK(cudaMalloc(&d_ref, S * 8));
+    CK(cudaMalloc(&d_out, S * 4));
+    CK(cudaMemcpy(d_off, off.data(), off.size() * 8, cudaMemcpyHostToDevice));
+    CK(cudaMemset(d_out, 0xA5, S * 4));
+    t_seg_ref<<<(unsigned)((S + 127) / 128), 128>>>(d_ref, d_v, d_off, S);
+    CK(gp_segmented_reduce_sum_i32(d_out, d_v, d_off, S, 0));
+    CK(cudaDeviceSynchronize());
+    std::vector<int64_t> ref(S);
+    std::vector<int32_t> got(S);
+    CK(cudaMemcpy(ref.data(), d_ref, S * 8, cudaMemcpyDeviceToHost));
+    CK(cudaMemcpy(got.data(), d_out, S * 4, cudaMemcpyDeviceToHost));
+    size_t bad = 0;
+    for (size_t s = 0; s < S; s++) bad += got[s] != (int32_t)ref[s];
+    cudaFree(d_off);
+    cudaFree(d_ref);
+    cudaFree(d_out);
+    return bad;
+}
+
 /* reduce-by-key above 2^31: key i / run, value 1, so run r has key r and sum min(run, n - r run) */
 __global__ void t_rbk_fill(uint32_t *k, int32_t *v, size_t n, size_t run)
 {
@@ -817,59 +845,21 @@ extern "C" void test_segmented_big_gpu(void)
     cuts.push_back(0);
     cuts.push_back(n);
     std::sort(cuts.begin(), cuts.end());
-    const size_t S = cuts.size() - 1;
-    uint64_t *d_off;
-    int64_t *d_ref;
-    int32_t *d_out;
-    CK(cudaMalloc(&d_off, cuts.size() * 8));
-    CK(cudaMalloc(&d_ref, S * 8));
-    CK(cudaMalloc(&d_out, S * 4));
-    CK(cudaMemcpy(d_off, cuts.data(), cuts.size() * 8, cudaMemcpyHostToDevice));
     const uint32_t key = (uint32_t)gp_t_next(&st);
     t_seg_fill<<<4096, 256>>>(d_v, n, key);
-    t_seg_ref<<<(unsigned)((S + 127) / 128), 128>>>(d_ref, d_v, d_off, S);
-    CK(gp_segmented_reduce_sum_i32(d_out, d_v, d_off, S, 0));
-    CK(cudaDeviceSynchronize());
-    std::vector<int64_t> ref(S);
-    std::vector<int32_t> got(S);
-    CK(cudaMemcpy(ref.data(), d_ref, S * 8, cudaMemcpyDeviceToHost));
-    CK(cudaMemcpy(got.data(), d_out, S * 4, cudaMemcpyDeviceToHost));
-    size_t bad = 0;
-    for (size_t s = 0; s < S; s++) bad += got[s] != (int32_t)ref[s];
+    const size_t S = cuts.size() - 1, bad = big_wrong(d_v, cuts);
     EXPECT(bad == 0, "segmented_reduce_sum_i32: 2^31 + 1001 values, %zu segments (one across 2^31): %zu wrong", S, bad);
-    {
-        /* short segments across 2^31, from 2^31 - 2^23 to the end of the values: blocks
-         * walked a lane a segment, at positions above 2^31 */
-        std::vector<uint64_t> off2(1, ((uint64_t)1 << 31) - ((uint64_t)1 << 23));
-        for (;;) {
-            const uint64_t len = gp_t_next(&st) % 512 == 0 ? 33 + gp_t_next(&st) % 968 : gp_t_next(&st) % 4;
-            if (off2.back() + len > n) break;
-            off2.push_back(off2.back() + len);
-        }
-        const size_t S2 = off2.size() - 1;
-        uint64_t *d_off2;
-        int64_t *d_ref2;
-        int32_t *d_out2;
-        CK(cudaMalloc(&d_off2, off2.size() * 8));
-        CK(cudaMalloc(&d_ref2, S2 * 8));
-        CK(cudaMalloc(&d_out2, S2 * 4));
-        CK(cudaMemcpy(d_off2, off2.data(), off2.size() * 8, cudaMemcpyHostToDevice));
-        CK(cudaMemset(d_out2, 0xA5, S2 * 4));
-        t_seg_ref<<<(unsigned)((S2 + 127) / 128), 128>>>(d_ref2, d_v, d_off2, S2);
-        CK(gp_segmented_reduce_sum_i32(d_out2, d_v, d_off2, S2, 0));
-        CK(cudaDeviceSynchronize());
-        std::vector<int64_t> ref2(S2);
-        std::vector<int32_t> got2(S2);
-        CK(cudaMemcpy(ref2.data(), d_ref2, S2 * 8, cudaMemcpyDeviceToHost));
-        CK(cudaMemcpy(got2.data(), d_out2, S2 * 4, cudaMemcpyDeviceToHost));
-        size_t bad2 = 0;
-        for (size_t s = 0; s < S2; s++) bad2 += got2[s] != (int32_t)ref2[s];
-        EXPECT(bad2 == 0, "segmented_reduce_sum_i32: %zu short segments from 2^31 - 2^23 to 2^31 + 1001: %zu wrong", S2,
-               bad2);
-        cudaFree(d_off2);
-        cudaFree(d_ref2);
-        cudaFree(d_out2);
+    /* short segments across 2^31, from 2^31 - 2^23 to the end of the values: blocks walked
+     * a lane a segment, at positions above 2^31 */
+    std::vector<uint64_t> off2(1, ((uint64_t)1 << 31) - ((uint64_t)1 << 23));
+    for (;;) {
+        const uint64_t len = gp_t_next(&st) % 512 == 0 ? 33 + gp_t_next(&st) % 968 : gp_t_next(&st) % 4;
+        if (off2.back() + len > n) break;
+        off2.push_back(off2.back() + len);
     }
+    const size_t bad2 = big_wrong(d_v, off2);
+    EXPECT(bad2 == 0, "segmented_reduce_sum_i32: %zu short segments from 2^31 - 2^23 to 2^31 + 1001: %zu wrong",
+           off2.size() - 1, bad2);
     /* the segmented scans in place: ones, a head every 1000003 (a segment across 2^31), so
      * out[i] = i % 1000003 + 1 (inclusive) or i % 1000003 (exclusive) */
     const size_t every = 1000003;
@@ -887,9 +877,6 @@ extern "C" void test_segmented_big_gpu(void)
     }
     cudaFree(d_v);
     cudaFree(d_h);
-    cudaFree(d_off);
-    cudaFree(d_ref);
-    cudaFree(d_out);
     /* reduce-by-key: runs of 1 (more than 2^31 runs) and of 7 (a run across 2^31) */
     cudaMemGetInfo(&free_b, &total_b);
     if (free_b < n * 16 + ((size_t)1 << 30)) {
