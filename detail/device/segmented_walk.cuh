@@ -436,10 +436,14 @@ static __device__ __forceinline__ typename Op::type gp__seg_warp_fold(const type
  * whole warp (gp__seg_warp_fold): alone, a lane would wait on its loads a few at a time,
  * and its warp with it.
  *
+ * The ends come by cp.async into er (the warp's stage: SLOTS slots, each lane its own) AHEAD
+ * rounds ahead, so that a round waits for its values only.
+ *
  * Why: at a few values a segment the rings' tiles cost more than the values do (a search, a
  * block scan and barriers for 1920 segments of one value), and the stream holds at most 32
  * ends a round. A lane a segment reads each offset once and writes each output once, with
- * no shared memory and no barrier (H200, 2^28 f32, docs/segmented.md). */
+ * no barrier and no shared memory on the values' way (H200, 2^28 f32, docs/segmented.md).
+ * Out of line, with registers of its own: inside the walk, the walk spilled 40-68 bytes. */
 template <class Op, class Src>
 static __device__ __noinline__ typename Op::type gp__seg_lanes_warp(typename Op::type *out, const Src &src,
                                                                         uint64_t x_lo, uint64_t x_hi, uint64_t first,
