@@ -500,9 +500,10 @@ extern "C" void test_segmented_reduce_gpu(void)
     }
     /* offsets that are not ascending break the caller's contract: the results are unspecified,
      * but nothing outside d_out[0 .. S) is written (first and last offsets 0 and n, so every
-     * offset lies inside the values; the sanitizers check the reads) */
-    for (size_t n : {(size_t)100, (size_t)5000, (size_t)1 << 20, (size_t)3 << 20}) {
-        const size_t S = n == (size_t)3 << 20 ? n / 2000 + 1 : n / 16 + 1; /* the last: about 2000 values a segment */
+     * offset lies inside the values; the sanitizers check the reads). 3 << 20: about 2000
+     * values a segment (the walk by pieces); 5 << 19: about 2 (the walk a lane a segment) */
+    for (size_t n : {(size_t)100, (size_t)5000, (size_t)1 << 20, (size_t)3 << 20, (size_t)5 << 19}) {
+        const size_t S = n == (size_t)3 << 20 ? n / 2000 + 1 : n == (size_t)5 << 19 ? n / 2 + 1 : n / 16 + 1;
         std::vector<uint64_t> off(S + 1);
         off[0] = 0;
         off[S] = n;
