@@ -101,6 +101,7 @@
 #include "../util/launch.cuh"
 #include "segmented_path.cuh"
 #include "segmented_walk.cuh"
+#include "segmented_lanes.cuh" /* gp__seg_walk_lanes */
 #include "../warp/warp.cuh"
 
 /* Merge items a thread: odd, so that threads that fold only values (long segments) start
