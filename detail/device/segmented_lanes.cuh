@@ -66,8 +66,8 @@ static __device__ __forceinline__ void gp__seg_group(const typename Op::type *in
 
 /* The fold of in[lo, hi) by one warp, in order, into lane 0: rounds of R chunks, a chunk
  * 32 groups of VEC values (gp__seg_group: a lane's group, values outside [lo, hi) the
- * identity), each group folded by its lane, the lanes by a tree of shuffles and the chunks
- * by lane 0, as gp__seg_pieces_warp folds a piece. */
+ * identity) folded by gp__warp_fold_groups_lane0, and the chunks by lane 0, as
+ * gp__seg_pieces_warp folds a piece (chunks from the same groups, so the same association). */
 template <class Op>
 static __device__ __forceinline__ typename Op::type gp__seg_warp_fold(const typename Op::type *in, uint64_t lo,
                                                                        uint64_t hi, bool aligned16)
@@ -77,16 +77,10 @@ static __device__ __forceinline__ typename Op::type gp__seg_warp_fold(const type
     const unsigned lane = gp__lane_id();
     T acc = Op::identity();
     for (uint64_t g = lo / VEC; gp__warp_uniform(g * VEC < hi); g += 32 * R) {
-        T v[R];
+        T x[R][VEC], v[R];
 #pragma unroll
-        for (unsigned r = 0; r < R; r++) {
-            T x[VEC];
-            gp__seg_group<Op, VEC>(in, (g + 32 * r + lane) * VEC, lo, hi, aligned16, x);
-            v[r] = x[0];
-#pragma unroll
-            for (unsigned k = 1; k < VEC; k++) v[r] = Op::apply(v[r], x[k]);
-        }
-        gp__warp_reduce_lane0_each<Op, R>(v);
+        for (unsigned r = 0; r < R; r++) gp__seg_group<Op, VEC>(in, (g + 32 * r + lane) * VEC, lo, hi, aligned16, x[r]);
+        gp__warp_fold_groups_lane0<Op, R, VEC>(x, v);
         if (lane == 0)
 #pragma unroll
             for (unsigned r = 0; r < R; r++) acc = Op::apply(acc, v[r]);

@@ -221,15 +221,7 @@ __global__ void __launch_bounds__(GP__ROWS_SHORT_THREADS, GP__MIN_BLOCKS(GP__ROW
             for (int k = 0; k < VEC; k++) x[k] = c + k < cols ? gp__load_elem(p + k) : Op::identity();
         }
     };
-    auto fold = [&](T (&x)[U][VEC], T (&v)[U]) {
-#pragma unroll
-        for (int u = 0; u < U; u++) {
-            v[u] = x[u][0];
-#pragma unroll
-            for (int k = 1; k < VEC; k++) v[u] = Op::apply(v[u], x[u][k]);
-        }
-        gp__warp_reduce_lane0_each<Op, U>(v, G);
-    };
+    auto fold = [&](T (&x)[U][VEC], T (&v)[U]) { gp__warp_fold_groups_lane0<Op, U, VEC>(x, v, G); };
     if (span >= cols) { /* one chunk a row: a warp U * per_warp consecutive rows a step */
         const size_t step = U * per_warp;
         for (size_t base = warp * step; base < rows; base += warps * step) { /* the same for the whole warp */

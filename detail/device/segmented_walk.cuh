@@ -325,13 +325,7 @@ static __device__ __forceinline__ typename Op::type gp__seg_pieces_warp(typename
             }
         }
         T v[U];
-#pragma unroll
-        for (unsigned u = 0; u < U; u++) {
-            v[u] = x[u][0];
-#pragma unroll
-            for (unsigned k = 1; k < VEC; k++) v[u] = Op::apply(v[u], x[u][k]);
-        }
-        gp__warp_reduce_lane0_each<Op, U>(v);
+        gp__warp_fold_groups_lane0<Op, U, VEC>(x, v);
         if (lane == 0) {
             uint64_t p = q0;
 #pragma unroll

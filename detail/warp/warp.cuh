@@ -141,6 +141,23 @@ static __device__ __forceinline__ void gp__warp_reduce_lane0_each(typename Op::t
     }
 }
 
+/* Chunks of groups, a group a lane: each lane folds its group of chunk u, x[u][0 .. VEC), in
+ * order into v[u], then each chunk's groups fold by the tree above over aligned groups of
+ * `lanes` lanes (group order), so the first lane of each holds its chunk's total. The
+ * segmented reduce's walks and rows fold their 16-byte groups this way. */
+template <class Op, int U, int VEC>
+static __device__ __forceinline__ void gp__warp_fold_groups_lane0(const typename Op::type (&x)[U][VEC],
+                                                                  typename Op::type (&v)[U], unsigned lanes = 32)
+{
+#pragma unroll
+    for (int u = 0; u < U; u++) {
+        v[u] = x[u][0];
+#pragma unroll
+        for (int k = 1; k < VEC; k++) v[u] = Op::apply(v[u], x[u][k]);
+    }
+    gp__warp_reduce_lane0_each<Op, U>(v, lanes);
+}
+
 /* The same for one value over the whole warp: the total in lane 0; the device reduce's inner
  * loop. */
 template <class Op>
