@@ -17,7 +17,8 @@
  * segmented reduce (segr-len<L>, fixed lengths 1 to 65536), segmented scan, reduce-by-key
  * and rows are checked bitwise; the scan, whose totals pass 2^24, within 1e-3, and the
  * column sums and the segmented reduce of the bench's power-law lengths (segr-pow, one
- * segment of n/2) within 1e-5. */
+ * segment of n/2) within 1e-5. select-p<P> and partition-p<P> select by a predicate (x < P),
+ * selflag-p<P> by flags (as gp_select_flagged_f32; P 0.0: none kept). */
 #include <algorithm>
 #include <math.h>
 #include <stdarg.h>
@@ -35,6 +36,7 @@
 #define TT_ADD(a, b) ((a) + (b))
 GP_DEFINE_UNIQUE(tt_i32, int32_t, TT_EQ)
 GP_DEFINE_SELECT(tt_f32, float, float, TT_BELOW)
+GP__DEFINE_SELECT_DEFAULT_HOST([[maybe_unused]] static, tt_f32, float) /* select by flags, as the default instances */
 GP_DEFINE_SEGMENTED_REDUCE(tt_f32, float, TT_ADD, 0.0f)
 GP_DEFINE_SEGMENTED_SCAN(tt_f32, float, TT_ADD, 0.0f)
 GP_DEFINE_SCAN(tt_f32, float, TT_ADD, 0.0f)
@@ -70,7 +72,7 @@ static uint32_t mix(uint64_t x)
 
 /* The buffers every job shares (sized for 2^28 4-byte elements), and one call's arguments. */
 struct tt_call {
-    enum { UNIQUE, RUN_LENGTH, SELECT, PARTITION, SEGR, SSCAN, SCAN, RBK, ROWS, COLS, REDUCE, EMPTY } kind;
+    enum { UNIQUE, RUN_LENGTH, SELECT, SELECT_FLAGGED, PARTITION, SEGR, SSCAN, SCAN, RBK, ROWS, COLS, REDUCE, EMPTY } kind;
     size_t n, segs, cols;
     float p;
     void *in, *out, *out2, *keys;
@@ -91,6 +93,7 @@ static void tt_run(void *arg)
         CK(gp_run_length_tt_i32((int32_t *)c->out, (uint64_t *)c->out2, c->count, (const int32_t *)c->in, c->n, 0));
         break;
     case tt_call::SELECT: CK(gp_select_tt_f32(out, c->count, in, c->n, c->p, 0)); break;
+    case tt_call::SELECT_FLAGGED: CK(gp_select_flagged_tt_f32(out, c->count, in, c->heads, c->n, 0)); break;
     case tt_call::PARTITION: CK(gp_partition_tt_f32(out, (float *)c->out2, c->count, in, c->n, c->p, 0)); break;
     case tt_call::SEGR: CK(gp_segmented_reduce_tt_f32(out, in, c->offsets, c->segs, 0)); break;
     case tt_call::SSCAN: CK(gp_exclusive_segmented_scan_tt_f32(out, in, c->heads, c->n, 0)); break;
@@ -287,6 +290,15 @@ int main(int argc, char **argv)
                 c.p = p;
                 report(job, lg, &c, check_kept, 0);
             }
+        for (float p : {0.5f, 0.1f, 0.0f}) { /* by flags (the heads' buffer), kept where x < p */
+            snprintf(job, sizeof job, "selflag-p%.1f", p);
+            if (!wanted("%s 2^%d", job, lg)) continue;
+            for (size_t i = 0; i < n; i++) h_h[i] = h_f[i] < p ? (uint8_t)(1 + i % 255) : 0; /* any nonzero keeps */
+            to_device(d_heads, h_h.data(), n);
+            c.kind = tt_call::SELECT_FLAGGED;
+            c.p = p;
+            report(job, lg, &c, check_kept, 0);
+        }
         for (size_t i = 0; i < n; i++) h_f[i] = (float)(mix(i) % 16); /* small integers: exact sums */
         to_device(c.in, h_f.data(), n * 4);
         for (int L : {1, 2, 4, 8, 16, 32, 64, 128, 256, 384, 512, 768, 1024, 2048, 65536}) {
