@@ -171,6 +171,13 @@ static const char *pat_name[] = {"random with empties", "all length 1", "one seg
                                  "0 to 899, about the stream's limit", "0 to 3, one in 512 of 33 to 1000"};
 static_assert(sizeof pat_name / sizeof pat_name[0] == PATS, "a name for every pattern");
 
+/* A length of PAT_TINY: 0 to 3, one in 512 of 33 to 1000 (mean about 2.5): blocks walked a
+ * lane a segment (GP__SEG_WALK_LANES_UPTO), and pieces too long for a lane, left to its warp. */
+static uint64_t tiny_len(uint64_t *st)
+{
+    return gp_t_next(st) % 512 == 0 ? 33 + gp_t_next(st) % 968 : gp_t_next(st) % 4;
+}
+
 /* Segment lengths for about n values (S segments), starting at `base`. */
 static std::vector<uint64_t> make_offsets(int pat, size_t n, uint64_t base, uint64_t *st)
 {
@@ -208,9 +215,8 @@ static std::vector<uint64_t> make_offsets(int pat, size_t n, uint64_t base, uint
                    * stream's limit (GP__SEG_WALK_PIECES_ABOVE, 448 values a segment) */
         while (at - base < n) add(gp_t_next(st) % 10 == 0 ? 0 : gp_t_next(st) % 900);
         break;
-    case PAT_TINY: /* lengths 0 to 3 (mean about 2.5 with the long ones): blocks walked a lane a segment
-                    * (GP__SEG_WALK_LANES_UPTO), and pieces too long for a lane, left to its warp */
-        while (at - base < n) add(gp_t_next(st) % 512 == 0 ? 33 + gp_t_next(st) % 968 : gp_t_next(st) % 4);
+    case PAT_TINY:
+        while (at - base < n) add(tiny_len(st));
         break;
     }
     return off;
@@ -854,7 +860,7 @@ extern "C" void test_segmented_big_gpu(void)
      * a lane a segment, at positions above 2^31 */
     std::vector<uint64_t> off2(1, ((uint64_t)1 << 31) - ((uint64_t)1 << 23));
     for (;;) {
-        const uint64_t len = gp_t_next(&st) % 512 == 0 ? 33 + gp_t_next(&st) % 968 : gp_t_next(&st) % 4;
+        const uint64_t len = tiny_len(&st);
         if (off2.back() + len > n) break;
         off2.push_back(off2.back() + len);
     }
