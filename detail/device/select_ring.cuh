@@ -9,10 +9,12 @@
  * prefix waits on other blocks' waits (H100: select f32 2^28 at 41% of copy; taking the
  * next tile early made that worse, docs/select.md). Here:
  *   - a producer thread takes each tile and brings it into a stage with bulk copies (the
- *     values, then the flags), up to `stages` tiles ahead of the scanning warps;
- *   - a count warp publishes each tile's count of kept items as soon as the tile lands, so
- *     a count never waits for anything (unique and run-length: two and three count warps,
- *     taking the block's tiles in turn, gp__select_ring_counters);
+ *     flags first, on a barrier of their own, then the values), up to `stages` tiles ahead
+ *     of the scanning warps;
+ *   - a count warp publishes each tile's count of kept items as soon as the tile lands (by
+ *     flags, as soon as its flags land), so a count never waits for anything (unique and
+ *     run-length: two and three count warps, taking the block's tiles in turn,
+ *     gp__select_ring_counters);
  *   - two look-ahead warps fold the counts before each tile into its prefix: for select,
  *     partition and nonzero the scan's gp__scan_look_ahead over a 64-bit sum; for unique
  *     and run-length (and its pair, below) each warp takes every other tile of the block,
@@ -303,7 +305,6 @@ __global__ void __launch_bounds__(gp__select_ring_threads(KIND),
     /* a stage: PRE bytes before the tile (unique, run-length), its values, POST bytes after
      * it (run-length), its flags, the heads and run-length's last tail (gp__select_ring_stage) */
     constexpr unsigned PRE = HEADS ? 16 : 0, POST = RUNS ? 16 : 0, VALUES = (unsigned)(TILE * sizeof(T)),
-                       COPIED = VALUES + (FLAGS ? TILE : 0), /* besides PRE and POST */
                        MASK_AT = PRE + VALUES + POST + (FLAGS ? TILE : 0), /* the heads */
                        TAIL_AT = MASK_AT + GP__SEL_BLOCK * 4, /* run-length's: is the tile's last item a tail */
                        STAGE = MASK_AT + (MASKS ? GP__SEL_BLOCK * 4 + (RUNS ? 16 : 0) : 0);
@@ -317,6 +318,10 @@ __global__ void __launch_bounds__(gp__select_ring_threads(KIND),
     /* per stage (agent/ring.cuh): full, taken, empty; ready (the prefix is known) and
      * counted (the count warp has read the stage: the scanning warps may reorder it) */
     __shared__ uint64_t full[SMAX], taken[SMAX], ready[SMAX], counted[SMAX], empty[SMAX];
+    /* by flags: the tile's flags have landed (their own copy, issued first, so that the count
+     * warp counts and publishes before the values land: every later tile's prefix waits for
+     * the count) */
+    __shared__ uint64_t flagged[FLAGS ? SMAX : 1];
     __shared__ unsigned long long s_tile[SMAX], s_ahead_tile[2], s_history[GP__RING_HISTORY];
     __shared__ S s_prefix[SMAX], s_xchg[2 * gp__status_codec<SOp>::NB];
     __shared__ uint32_t s_wtot[GP__SEL_WARPS];
@@ -327,6 +332,7 @@ __global__ void __launch_bounds__(gp__select_ring_threads(KIND),
     if (threadIdx.x == 0) {
         for (unsigned s = 0; s < stages; s++) {
             gp__mbar_init(&full[s], 1);
+            if constexpr (FLAGS) gp__mbar_init(&flagged[s], 1);
             gp__mbar_init(&taken[s], 1);
             gp__mbar_init(&ready[s], 1);
             gp__mbar_init(&counted[s], 32); /* the count warp's lanes, each after its own reads */
@@ -352,12 +358,13 @@ __global__ void __launch_bounds__(gp__select_ring_threads(KIND),
                     const unsigned pre = t > 0 ? PRE : 0; /* tile 0 has nothing before it */
                     /* run-length: the 16 bytes after the tile, where the input has them */
                     const unsigned post = (t + 1) * TILE + VEC <= p.n ? POST : 0;
-                    gp__mbar_arrive_expect(&full[s], COPIED + pre + post);
+                    if constexpr (FLAGS) gp__bulk_load(stage + PRE + VALUES, a.flags + t * TILE, TILE, &flagged[s]);
+                    gp__mbar_arrive_expect(&full[s], VALUES + pre + post);
                     gp__bulk_copy(stage + PRE - pre, reinterpret_cast<const unsigned char *>(a.in + t * TILE) - pre,
                                   pre + VALUES + post, &full[s]);
-                    if constexpr (FLAGS) gp__bulk_copy(stage + PRE + VALUES, a.flags + t * TILE, TILE, &full[s]);
-                } else {
-                    gp__mbar_arrive(&full[s]); /* past the end, or the partial last tile (read from global) */
+                } else { /* past the end, or the partial last tile (read from global) */
+                    if constexpr (FLAGS) gp__mbar_arrive(&flagged[s]);
+                    gp__mbar_arrive(&full[s]);
                 }
                 if (t >= p.tiles && ++ends == ENDS) break;
             }
@@ -421,7 +428,7 @@ __global__ void __launch_bounds__(gp__select_ring_threads(KIND),
         const unsigned first = warp == GP__SEL_WARPS + 2 ? 0 : warp - (GP__SEL_WARPS + 3);
         for (unsigned i = first;; i += gp__select_ring_counters(KIND)) {
             const unsigned s = i % stages;
-            gp__mbar_wait(&full[s], (i / stages) & 1);
+            gp__mbar_wait(FLAGS ? &flagged[s] : &full[s], (i / stages) & 1); /* by flags, it reads only them */
             const unsigned long long t = s_tile[s];
             if (t >= p.tiles) break;
             if ((t + 1) * TILE <= p.n) {
@@ -453,6 +460,7 @@ __global__ void __launch_bounds__(gp__select_ring_threads(KIND),
     for (unsigned i = 0;; i++) {
         const unsigned s = i % stages, parity = (i / stages) & 1;
         gp__mbar_wait(&full[s], parity);
+        if constexpr (FLAGS) gp__mbar_wait(&flagged[s], parity);
         const unsigned long long t = s_tile[s];
         if (t >= p.tiles) break;
         const size_t start = t * TILE;
