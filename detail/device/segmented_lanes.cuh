@@ -156,8 +156,8 @@ static __device__ __noinline__ typename Op::type gp__seg_lanes_warp(typename Op:
             /* kept inside [first, lim], each piece's end at or after its start (ends that do
              * not ascend break the caller's contract; clamped, they stay inside the share) */
             uint64_t a = gp__select<uint64_t>(lane == 0, edge, up);
-            a = a < first ? first : a > lim ? lim : a;
-            const uint64_t hi = e[u] < a ? a : e[u] > lim ? lim : e[u];
+            a = gp__seg_clamp(a, first, lim);
+            const uint64_t hi = gp__seg_clamp(e[u], a, lim);
             lo[u] = a;
             if (hi - a > LONG) defer |= 1u << u;
             len[u] = hi - a > LONG ? 0u : (unsigned)(hi - a);
@@ -207,7 +207,7 @@ static __device__ __noinline__ typename Op::type gp__seg_lanes_warp(typename Op:
                 if (u == du) plo = a;
             }
             const uint64_t q = qb + 32 * du + from, e_q = q < K ? ends[q] : lim; /* read again, kept as above */
-            const T v = gp__seg_warp_fold<Op>(in, plo, e_q < plo ? plo : e_q > lim ? lim : e_q, aligned16);
+            const T v = gp__seg_warp_fold<Op>(in, plo, gp__seg_clamp(e_q, plo, lim), aligned16);
             if (lane == 0) {
                 if (q == K) carry = v;
                 else if (q == 0) head = v;

@@ -30,6 +30,14 @@
 #include "../agent/single_pass.cuh"
 #include "../util/launch.cuh"
 
+/* A segment end kept inside [lo, hi]: ends that do not ascend break the caller's contract;
+ * clamped, every piece stays inside its share and nothing is read out of bounds. lo wins
+ * when lo > hi, as each caller's share has lo <= hi. */
+static __device__ __forceinline__ uint64_t gp__seg_clamp(uint64_t x, uint64_t lo, uint64_t hi)
+{
+    return x < lo ? lo : x > hi ? hi : x;
+}
+
 /* A value and the segment heads at or before it, under the segmented operator:
  * (h1, a) . (h2, b) = (h1 + h2, h2 ? b : a OP b). Associative whenever OP is; a head resets
  * the fold (a segment began). HEADS: how heads combine, as a flag (OR: the segmented reduce

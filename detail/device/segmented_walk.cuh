@@ -176,7 +176,7 @@ static __device__ __forceinline__ typename Op::type gp__seg_stream_warp(typename
         __syncwarp();           /* and every lane's */
         const uint64_t xl = e_idx + lane; /* < eb + 64 */
         uint64_t p = xl < x_hi ? er[(xl - x_lo) & (GP__SEG_WALK_ENDS - 1)] : lim;
-        p = p < R0 ? R0 : p > lim ? lim : p;
+        p = gp__seg_clamp(p, R0, lim);
         const bool in_round = e_idx + lane < x_hi && (p < Rmax || R0 == lim);
         const unsigned ball = __ballot_sync(GP__FULL_MASK, in_round);
         const unsigned k = ball == GP__FULL_MASK ? 32u : (unsigned)__ffs(~ball) - 1;
@@ -297,7 +297,7 @@ static __device__ __forceinline__ typename Op::type gp__seg_pieces_warp(typename
                 e_next = end_of(qb + 32 + lane);
             }
             const uint64_t e = gp__shfl<GP__SHFL_IDX>(e_cur, (int)(q - qb));
-            hi = e < lo ? lo : e > lim ? lim : e;
+            hi = gp__seg_clamp(e, lo, lim);
         } else {
             hi = lim;
         }
