@@ -30,9 +30,9 @@
 #include "../agent/single_pass.cuh"
 #include "../util/launch.cuh"
 
-/* A segment end kept inside [lo, hi]: ends that do not ascend break the caller's contract;
- * clamped, every piece stays inside its share and nothing is read out of bounds. lo wins
- * when lo > hi, as each caller's share has lo <= hi. */
+/* A segment end kept inside [lo, hi] (lo <= hi at every call): ends that do not ascend
+ * break the caller's contract; clamped, every piece stays inside its share and nothing is
+ * read out of bounds. */
 static __device__ __forceinline__ uint64_t gp__seg_clamp(uint64_t x, uint64_t lo, uint64_t hi)
 {
     return x < lo ? lo : x > hi ? hi : x;
