@@ -72,7 +72,7 @@ inline cudaError_t gp__scratch_pool(int dev, cudaMemPool_t *pool)
 /* bytes of scratch on stream s, for device dev; release with cudaFreeAsync(p, s). */
 static inline cudaError_t gp__scratch_alloc(void **p, size_t bytes, int dev, cudaStream_t s)
 {
-    cudaMemPool_t pool;
+    cudaMemPool_t pool = NULL; /* set on success; gcc -O1 cannot see that and warns */
     GP__TRY(gp__scratch_pool(dev, &pool));
     return cudaMallocFromPoolAsync(p, bytes, pool, s);
 }

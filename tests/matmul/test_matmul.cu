@@ -542,7 +542,7 @@ static void test_type(uint64_t *st)
         /* 4 bytes off the doubles' alignment: staged through aligned copies of A, B and C (96 MB) */
         T *a = (T *)(buf + 4), *b = (T *)(buf + 4 + bytes), *c = (T *)(buf + 4 + 2 * bytes);
         int dev = 0;
-        cudaMemPool_t pool;
+        cudaMemPool_t pool = NULL;
         uint64_t held = 0, peak = 0, keep = 0, after = 1;
         CUDA_CHK(cudaGetDevice(&dev));
         const cudaError_t err = tr::call(c, a, b, m, m, m, 0);
