@@ -359,8 +359,7 @@ __global__ void __launch_bounds__(gp__select_ring_threads(KIND),
                     /* run-length: the 16 bytes after the tile, where the input has them */
                     const unsigned post = (t + 1) * TILE + VEC <= p.n ? POST : 0;
                     if constexpr (FLAGS) gp__bulk_load(stage + PRE + VALUES, a.flags + t * TILE, TILE, &flagged[s]);
-                    gp__mbar_arrive_expect(&full[s], VALUES + pre + post);
-                    gp__bulk_copy(stage + PRE - pre, reinterpret_cast<const unsigned char *>(a.in + t * TILE) - pre,
+                    gp__bulk_load(stage + PRE - pre, reinterpret_cast<const unsigned char *>(a.in + t * TILE) - pre,
                                   pre + VALUES + post, &full[s]);
                 } else { /* past the end, or the partial last tile (read from global) */
                     if constexpr (FLAGS) gp__mbar_arrive(&flagged[s]);
