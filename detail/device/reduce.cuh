@@ -132,7 +132,7 @@ static cudaError_t gp__reduce(typename Op::type *d_out, const typename Op::type 
 #define GP__DEFINE_REDUCE_HOST(SCOPE, name, T, OPS)                                         \
     SCOPE cudaError_t gp_reduce_##name(T *d_out, const T *d_in, size_t n, cudaStream_t s)  \
     {                                                                                      \
-        return gp__reduce<OPS>(d_out, d_in, n, s);                                         \
+        return gp__reduce<gp__kernels_op<OPS>>(gp__as_kernels<OPS>(d_out), gp__as_kernels<OPS>(d_in), n, s); \
     }
 
 /* GP_DEFINE_REDUCE(name, T, OP, IDENTITY): the reduce family for a user's type and

@@ -202,21 +202,23 @@ static cudaError_t gp__scan_init(typename Op::type *d_out, const typename Op::ty
 #define GP__DEFINE_SCAN_HOST(SCOPE, name, T, OPS)                                              \
     SCOPE cudaError_t gp_exclusive_scan_##name(T *d_out, const T *d_in, size_t n, cudaStream_t s) \
     {                                                                                         \
-        return gp__scan<OPS>(d_out, d_in, n, s, 0);                                           \
+        return gp__scan<gp__kernels_op<OPS>>(gp__as_kernels<OPS>(d_out), gp__as_kernels<OPS>(d_in), n, s, 0); \
     }                                                                                         \
     SCOPE cudaError_t gp_inclusive_scan_##name(T *d_out, const T *d_in, size_t n, cudaStream_t s) \
     {                                                                                         \
-        return gp__scan<OPS>(d_out, d_in, n, s, 1);                                           \
+        return gp__scan<gp__kernels_op<OPS>>(gp__as_kernels<OPS>(d_out), gp__as_kernels<OPS>(d_in), n, s, 1); \
     }                                                                                         \
     SCOPE cudaError_t gp_exclusive_scan_init_##name(T *d_out, const T *d_in, size_t n, const T *d_init, \
                                                     cudaStream_t s)                           \
     {                                                                                         \
-        return gp__scan_init<OPS>(d_out, d_in, n, d_init, s, 0);                              \
+        return gp__scan_init<gp__kernels_op<OPS>>(gp__as_kernels<OPS>(d_out), gp__as_kernels<OPS>(d_in), n, \
+                                                  gp__as_kernels<OPS>(d_init), s, 0);                   \
     }                                                                                         \
     SCOPE cudaError_t gp_inclusive_scan_init_##name(T *d_out, const T *d_in, size_t n, const T *d_init, \
                                                     cudaStream_t s)                           \
     {                                                                                         \
-        return gp__scan_init<OPS>(d_out, d_in, n, d_init, s, 1);                              \
+        return gp__scan_init<gp__kernels_op<OPS>>(gp__as_kernels<OPS>(d_out), gp__as_kernels<OPS>(d_in), n, \
+                                                  gp__as_kernels<OPS>(d_init), s, 1);                   \
     }
 
 /* GP_DEFINE_SCAN(name, T, OP, IDENTITY): the scan family for a user's type and

@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <type_traits>
 #include <cuda_runtime_api.h>
 #include "../util/common.cuh"
 #include "select.cuh"
@@ -180,39 +181,71 @@ static cudaError_t gp__select(gp__select_args<T, P> a, size_t n, cudaStream_t s)
  * select and unique may run in place (d_out == d_in); any other overlap between the input,
  * the outputs and the count, or a NULL pointer, gives cudaErrorInvalidValue and launches
  * nothing. */
+/* The element types whose kernels the default instances run, where they give the same bits
+ * as T's own: by flags values only move, so every T runs the kernels of the unsigned integer
+ * of its size; nonzero, unique and run-length test x != 0 and ==, which on a signed integer
+ * compare its bits, so signed integers run those of the unsigned integers (floats keep
+ * their own: -0.0 == 0.0, NaN != NaN). 14 ring kernels and 14 one-tile kernels to compile
+ * instead of 24 and 24. */
+template <class T>
+using gp__sel_moved = typename std::conditional<sizeof(T) == 4, uint32_t,
+                                                typename std::conditional<sizeof(T) == 8, uint64_t, T>::type>::type;
+template <class T, bool = std::is_integral<T>::value>
+struct gp__sel_compared_as {
+    typedef T type;
+};
+template <class T>
+struct gp__sel_compared_as<T, true> {
+    typedef typename std::make_unsigned<T>::type type;
+};
+template <class T>
+using gp__sel_compared = typename gp__sel_compared_as<T>::type;
+
+/* gp__select on the elements of T run by the kernels of B (sizeof(B) == sizeof(T)) and Fn on B. */
+template <int KIND, class B, class Fn, class T, class P>
+static cudaError_t gp__select_as(gp__select_args<T, P> a, size_t n, cudaStream_t s)
+{
+    static_assert(sizeof(B) == sizeof(T), "the same bits");
+    return gp__select<KIND, B, P, Fn>({reinterpret_cast<const B *>(a.in), a.flags, a.p, reinterpret_cast<B *>(a.out),
+                                      reinterpret_cast<B *>(a.rejected), a.idx, a.lengths, a.count},
+                                     n, s);
+}
+
 #define GP__DEFINE_SELECT_DEFAULT_HOST(SCOPE, name, T)                                                     \
     SCOPE cudaError_t gp_select_flagged_##name(T *d_out, uint64_t *d_count, const T *d_in,                 \
                                                const uint8_t *d_flags, size_t n, cudaStream_t s)           \
     {                                                                                                      \
-        return gp__select<GP__SEL_FLAGGED, T, char, gp__sel_default_fn<T>>(                                \
-            {d_in, d_flags, 0, d_out, NULL, NULL, NULL, d_count}, n, s);                                   \
+        return gp__select_as<GP__SEL_FLAGGED, gp__sel_moved<T>, gp__sel_default_fn<gp__sel_moved<T>>>(     \
+            gp__select_args<T, char>{d_in, d_flags, 0, d_out, NULL, NULL, NULL, d_count}, n, s);          \
     }                                                                                                      \
     SCOPE cudaError_t gp_partition_flagged_##name(T *d_selected, T *d_rejected, uint64_t *d_count,         \
                                                   const T *d_in, const uint8_t *d_flags, size_t n,         \
                                                   cudaStream_t s)                                          \
     {                                                                                                      \
         if (d_rejected == NULL) return cudaErrorInvalidValue;                                              \
-        return gp__select<GP__SEL_FLAGGED, T, char, gp__sel_default_fn<T>>(                                \
-            {d_in, d_flags, 0, d_selected, d_rejected, NULL, NULL, d_count}, n, s);                        \
+        return gp__select_as<GP__SEL_FLAGGED, gp__sel_moved<T>, gp__sel_default_fn<gp__sel_moved<T>>>(     \
+            gp__select_args<T, char>{d_in, d_flags, 0, d_selected, d_rejected, NULL, NULL, d_count}, n, s); \
     }                                                                                                      \
     SCOPE cudaError_t gp_nonzero_##name(uint64_t *d_idx, uint64_t *d_count, const T *d_in, size_t n,       \
                                         cudaStream_t s)                                                    \
     {                                                                                                      \
-        return gp__select<GP__SEL_NONZERO, T, char, gp__sel_default_fn<T>>(                                \
-            {d_in, NULL, 0, NULL, NULL, d_idx, NULL, d_count}, n, s);                                      \
+        return gp__select_as<GP__SEL_NONZERO, gp__sel_compared<T>, gp__sel_default_fn<gp__sel_compared<T>>>( \
+            gp__select_args<T, char>{d_in, NULL, 0, NULL, NULL, d_idx, NULL, d_count}, n, s);              \
     }                                                                                                      \
-    GP__DEFINE_UNIQUE_HOST(SCOPE, name, T, gp__sel_default_fn<T>)
+    GP__DEFINE_UNIQUE_HOST(SCOPE, name, T, gp__sel_compared<T>, gp__sel_default_fn<gp__sel_compared<T>>)
 
-#define GP__DEFINE_UNIQUE_HOST(SCOPE, name, T, FN)                                                         \
+/* B: the element type the kernels take (T, or one of T's size that FN compares alike) */
+#define GP__DEFINE_UNIQUE_HOST(SCOPE, name, T, B, FN)                                                      \
     SCOPE cudaError_t gp_unique_##name(T *d_out, uint64_t *d_count, const T *d_in, size_t n, cudaStream_t s) \
     {                                                                                                      \
-        return gp__select<GP__SEL_UNIQUE, T, char, FN>({d_in, NULL, 0, d_out, NULL, NULL, NULL, d_count}, n, s); \
+        return gp__select_as<GP__SEL_UNIQUE, B, FN>(                                                       \
+            gp__select_args<T, char>{d_in, NULL, 0, d_out, NULL, NULL, NULL, d_count}, n, s);             \
     }                                                                                                      \
     SCOPE cudaError_t gp_run_length_##name(T *d_values, uint64_t *d_lengths, uint64_t *d_runs, const T *d_in, \
                                            size_t n, cudaStream_t s)                                       \
     {                                                                                                      \
-        return gp__select<GP__SEL_RUNS, T, char, FN>({d_in, NULL, 0, d_values, NULL, NULL, d_lengths, d_runs}, \
-                                                     n, s);                                                \
+        return gp__select_as<GP__SEL_RUNS, B, FN>(                                                         \
+            gp__select_args<T, char>{d_in, NULL, 0, d_values, NULL, NULL, d_lengths, d_runs}, n, s);      \
     }
 
 #define GP__DEFINE_SELECT_HOST(SCOPE, name, T, P, FN)                                                      \
@@ -266,7 +299,7 @@ static cudaError_t gp__select(gp__select_args<T, P> a, size_t n, cudaStream_t s)
     };                                                                                                     \
     }                                                                                                      \
     GP__DIAG_POP                                                                                           \
-    GP__DEFINE_UNIQUE_HOST(SCOPE, name, T, gp__eq_fn_##name)
+    GP__DEFINE_UNIQUE_HOST(SCOPE, name, T, T, gp__eq_fn_##name)
 #define GP_DEFINE_UNIQUE(name, T, EQ) GP__DEFINE_UNIQUE_AS([[maybe_unused]] static, name, T, EQ)
 #define GP_DEFINE_UNIQUE_EXTERN(name, T, EQ) GP__DEFINE_UNIQUE_AS(extern "C", name, T, EQ)
 

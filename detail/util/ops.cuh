@@ -68,6 +68,29 @@ static constexpr bool gp__op_is_callable(const char *op)
            op[0] == '(';
 }
 
+/* The operator whose kernels run an instance of Op: Op itself, unless specialised for an
+ * operator whose results are the same bits as another's on the same bits, so that only one
+ * of them is compiled (detail/instances.cuh: the default sums of signed integers run those
+ * of the unsigned integers of their size, as two's complement addition is the same either
+ * way). gp__as_kernels casts an instance's pointers to that operator's elements. */
+template <class Op>
+struct gp__runs_as {
+    typedef Op type;
+};
+template <class Op>
+using gp__kernels_op = typename gp__runs_as<Op>::type;
+template <class Op>
+static inline typename gp__kernels_op<Op>::type *gp__as_kernels(typename Op::type *p)
+{
+    static_assert(sizeof(typename gp__kernels_op<Op>::type) == sizeof(typename Op::type), "the same bits");
+    return reinterpret_cast<typename gp__kernels_op<Op>::type *>(p);
+}
+template <class Op>
+static inline const typename gp__kernels_op<Op>::type *gp__as_kernels(const typename Op::type *p)
+{
+    return gp__as_kernels<Op>(const_cast<typename Op::type *>(p));
+}
+
 #define GP__DIAG_PUSH_OP_ERRORS                                                            \
     _Pragma("nv_diagnostic push") _Pragma("nv_diag_error 174") _Pragma("nv_diag_error 20011") \
         _Pragma("nv_diag_error 20013") _Pragma("nv_diag_error 20014")
