@@ -8,7 +8,6 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include <type_traits>
 #include <cuda_runtime_api.h>
 #include "../util/common.cuh"
 #include "select.cuh"
@@ -54,6 +53,7 @@ static inline int gp__select_args_ok(const void *const *ptr, const size_t *bytes
     GP_DECLARE_UNIQUE(name, T)
 
 #ifdef __CUDACC__
+#include <type_traits>
 
 /* The ring's depth in stages for `kind` on elements of `elem` bytes on device `d`, where
  * the kernel has `fixed` bytes of static shared memory: GP__SEL_RING_STAGES, or for a
