@@ -227,9 +227,27 @@ extern "C" cudaError_t gp_release_device_state(int device) { return gp__release_
 #endif
 #ifdef GPUPRIMS_IMPLEMENTATION_TRANSPOSE
 GP__TRANSPOSE_INSTANCES(GP__TRANSPOSE_HOST_ROW)
+template <class T>
+cudaError_t gp__transpose_described(T *d_out, size_t ld_out, size_t stride_out, const T *d_in, size_t ld_in,
+                                    size_t stride_in, size_t rows, size_t cols, size_t batch, cudaStream_t s,
+                                    const gp__device *described)
+{
+    return gp__transpose<T>(d_out, ld_out, stride_out, d_in, ld_in, stride_in, rows, cols, batch, s, described);
+}
+#define GP__TRANSPOSE_DESCRIBED_ROW(name, T)                                                                    \
+    template cudaError_t gp__transpose_described<T>(T *, size_t, size_t, const T *, size_t, size_t, size_t, size_t, \
+                                                    size_t, cudaStream_t, const gp__device *);
+GP__TRANSPOSE_INSTANCES(GP__TRANSPOSE_DESCRIBED_ROW)
 #endif
 #ifdef GPUPRIMS_IMPLEMENTATION_MATMUL
 GP__MATMUL_INSTANCES(GP__MATMUL_HOST_ROW)
+#define GP__MATMUL_LAUNCHERS_ROW(name, T)                                                 \
+    const gp__mm_launch_fn<T> *gp__matmul_launchers(const T *)                            \
+    {                                                                                     \
+        static const gp__mm_launch_fn<T> launch[] = {GP__MATMUL_CONFIGS_##name(GP__MM_LAUNCHER)}; \
+        return launch;                                                                    \
+    }
+GP__MATMUL_INSTANCES(GP__MATMUL_LAUNCHERS_ROW)
 #endif
 #ifdef GPUPRIMS_IMPLEMENTATION_SELECT
 GP__SELECT_INSTANCES(GP__SELECT_HOST_ROW)

@@ -375,6 +375,16 @@ static constexpr gp__mm_plan_cfg gp__mm_plan_of(void)
 #define GP__MM_PLAN(S) gp__mm_plan_of<S>(),
 #define GP__MM_LAUNCHER(S) gp__mm_launcher<S>,
 
+/* Every tile config's launcher of the default instances (f32, f64), in the order of
+ * GP__MATMUL_CONFIGS_<name>, for the tests, which run each config directly (gp_matmul runs
+ * one a shape) without compiling every matmul kernel again. Defined where the default
+ * instances are compiled (GPUPRIMS_IMPLEMENTATION_MATMUL, detail/instances.cuh); not API,
+ * and not exported by the shared library (C++ names: overloads by the element type). */
+template <class T>
+using gp__mm_launch_fn = cudaError_t (*)(T *, const T *, const T *, size_t, size_t, size_t, unsigned, cudaStream_t);
+const gp__mm_launch_fn<float> *gp__matmul_launchers(const float *);
+const gp__mm_launch_fn<double> *gp__matmul_launchers(const double *);
+
 /* A product whose matrices sit below their type's alignment (a double at a 4-byte
  * boundary: the host API accepts it; the copies and FMAs want whole elements): A and B
  * are copied to aligned stream-ordered scratch, the product lands in aligned scratch and

@@ -284,6 +284,16 @@ static cudaError_t gp__transpose(T *d_out, size_t ld_out, size_t stride_out, con
     return gp__transpose_on<T>(d, dev, s);
 }
 
+/* The default instances' transposes planned for a described device, for the tests, which run
+ * other GPUs' choices on the one they have without compiling every transpose kernel again
+ * (lib/transpose.cu compiles them). Instantiated for the default instances' types where
+ * those are compiled (GPUPRIMS_IMPLEMENTATION_TRANSPOSE, detail/instances.cuh); not API, and
+ * not exported by the shared library (C++ names). */
+template <class T>
+cudaError_t gp__transpose_described(T *d_out, size_t ld_out, size_t stride_out, const T *d_in, size_t ld_in,
+                                    size_t stride_in, size_t rows, size_t cols, size_t batch, cudaStream_t s,
+                                    const gp__device *described);
+
 /* ---- instantiation (the shape every family shares: see the end of reduce.cuh) -----------
  * GP__DEFINE_TRANSPOSE_HOST: the three host launchers of one instance, with linkage SCOPE. */
 #define GP__DEFINE_TRANSPOSE_HOST(SCOPE, name, T)                                                              \

@@ -246,12 +246,10 @@ extern "C" void test_matmul_host(void)
 
 /* ---- GPU ------------------------------------------------------------------------------- */
 
-/* Every config's launcher, to test each one directly (gp_matmul picks only one per shape). */
-typedef cudaError_t (*launch_f32)(float *, const float *, const float *, size_t, size_t, size_t, unsigned, cudaStream_t);
-typedef cudaError_t (*launch_f64)(double *, const double *, const double *, size_t, size_t, size_t, unsigned,
-                                  cudaStream_t);
-static const launch_f32 f32_launch[] = {GP__MATMUL_CONFIGS_f32(GP__MM_LAUNCHER)};
-static const launch_f64 f64_launch[] = {GP__MATMUL_CONFIGS_f64(GP__MM_LAUNCHER)};
+/* Every config's launcher, to test each one directly (gp_matmul picks only one per shape):
+ * the library's, compiled once in lib/matmul.cu. */
+static const gp__mm_launch_fn<float> *const f32_launch = gp__matmul_launchers((const float *)NULL);
+static const gp__mm_launch_fn<double> *const f64_launch = gp__matmul_launchers((const double *)NULL);
 
 /* What a type's tests read from its config table (D::cfg, D::N). */
 template <class D>

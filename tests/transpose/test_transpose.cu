@@ -510,7 +510,7 @@ template <class T>
 static cudaError_t deep_batched(void *o, size_t lo, size_t so, const void *i, size_t li, size_t si, size_t r, size_t c,
                                 size_t b, cudaStream_t s)
 {
-    return gp__transpose<T>((T *)o, lo, so, (const T *)i, li, si, r, c, b, s, &deep_dev);
+    return gp__transpose_described<T>((T *)o, lo, so, (const T *)i, li, si, r, c, b, s, &deep_dev);
 }
 template <class T>
 static cudaError_t deep_plain(void *o, const void *i, size_t r, size_t c, cudaStream_t s)
