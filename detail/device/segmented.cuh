@@ -60,33 +60,38 @@ struct gp__eq_default {
 template <class K>
 using gp__rbk_key_bits = typename std::conditional<sizeof(K) == 4, uint32_t, uint64_t>::type;
 
-#define GP__DEFINE_SEGMENTED_HOST(SCOPE, name, T, OPS)                                         \
-    SCOPE cudaError_t gp_segmented_reduce_##name(T *d_out, const T *d_in, const uint64_t *d_offsets, \
-                                                 size_t num_segments, cudaStream_t s)           \
-    {                                                                                         \
-        return gp__segmented_reduce<gp__kernels_op<OPS>>(gp__as_kernels<OPS>(d_out), gp__as_kernels<OPS>(d_in), d_offsets, \
-                                                         num_segments, s);                               \
-    }                                                                                         \
+/* Each launcher runs the kernels of gp__kernels_op<OPS> on the same bits (util/ops.cuh). */
+#define GP__DEFINE_SEGMENTED_HOST(SCOPE, name, T, OPS)                                                     \
+    SCOPE cudaError_t gp_segmented_reduce_##name(T *d_out, const T *d_in, const uint64_t *d_offsets,       \
+                                                 size_t num_segments, cudaStream_t s)                      \
+    {                                                                                                     \
+        return gp__segmented_reduce<gp__kernels_op<OPS>>(gp__as_kernels<OPS>(d_out), gp__as_kernels<OPS>(d_in), \
+                                                         d_offsets, num_segments, s);                      \
+    }                                                                                                     \
     SCOPE cudaError_t gp_reduce_rows_##name(T *d_out, const T *d_in, size_t rows, size_t cols, size_t ld, \
-                                            cudaStream_t s)                                   \
-    {                                                                                         \
-        return gp__reduce_rows<gp__kernels_op<OPS>>(gp__as_kernels<OPS>(d_out), gp__as_kernels<OPS>(d_in), rows, cols, ld, s); \
-    }                                                                                         \
+                                            cudaStream_t s)                                               \
+    {                                                                                                     \
+        return gp__reduce_rows<gp__kernels_op<OPS>>(gp__as_kernels<OPS>(d_out), gp__as_kernels<OPS>(d_in), \
+                                                    rows, cols, ld, s);                                    \
+    }                                                                                                     \
     SCOPE cudaError_t gp_reduce_cols_##name(T *d_out, const T *d_in, size_t rows, size_t cols, size_t ld, \
-                                            cudaStream_t s)                                   \
-    {                                                                                         \
-        return gp__reduce_cols<gp__kernels_op<OPS>>(gp__as_kernels<OPS>(d_out), gp__as_kernels<OPS>(d_in), rows, cols, ld, s); \
+                                            cudaStream_t s)                                               \
+    {                                                                                                     \
+        return gp__reduce_cols<gp__kernels_op<OPS>>(gp__as_kernels<OPS>(d_out), gp__as_kernels<OPS>(d_in), \
+                                                    rows, cols, ld, s);                                    \
     }
-#define GP__DEFINE_SEGMENTED_SCAN_HOST(SCOPE, name, T, OPS)                                    \
+#define GP__DEFINE_SEGMENTED_SCAN_HOST(SCOPE, name, T, OPS)                                                \
     SCOPE cudaError_t gp_inclusive_segmented_scan_##name(T *d_out, const T *d_in, const uint8_t *d_heads, \
-                                                         size_t n, cudaStream_t s)            \
-    {                                                                                         \
-        return gp__segmented_scan<gp__kernels_op<OPS>>(gp__as_kernels<OPS>(d_out), gp__as_kernels<OPS>(d_in), d_heads, n, s, 1); \
-    }                                                                                         \
+                                                         size_t n, cudaStream_t s)                        \
+    {                                                                                                     \
+        return gp__segmented_scan<gp__kernels_op<OPS>>(gp__as_kernels<OPS>(d_out), gp__as_kernels<OPS>(d_in), \
+                                                       d_heads, n, s, 1);                                  \
+    }                                                                                                     \
     SCOPE cudaError_t gp_exclusive_segmented_scan_##name(T *d_out, const T *d_in, const uint8_t *d_heads, \
-                                                         size_t n, cudaStream_t s)            \
-    {                                                                                         \
-        return gp__segmented_scan<gp__kernels_op<OPS>>(gp__as_kernels<OPS>(d_out), gp__as_kernels<OPS>(d_in), d_heads, n, s, 0); \
+                                                         size_t n, cudaStream_t s)                        \
+    {                                                                                                     \
+        return gp__segmented_scan<gp__kernels_op<OPS>>(gp__as_kernels<OPS>(d_out), gp__as_kernels<OPS>(d_in), \
+                                                       d_heads, n, s, 0);                                  \
     }
 /* KK: the key type the kernels take, K itself or one of K's size whose EQS compares the same
  * bits (the default instances' signed keys run the unsigned keys' kernels) */

@@ -161,26 +161,6 @@ static cudaError_t gp__select(gp__select_args<T, P> a, size_t n, cudaStream_t s)
     return gp__select_launch<KIND, T, P, Fn, ONE_TILE>(a, n, s);
 }
 
-/* ---- instantiation --------------------------------------------------------------------------
- * The default instances (every select type; detail/instances.cuh):
- *   cudaError_t gp_select_flagged_<t>(T *d_out, uint64_t *d_count, const T *d_in,
- *                                     const uint8_t *d_flags, size_t n, cudaStream_t s)
- *       keeps d_in[i] where d_flags[i] != 0, in order; *d_count (device) = the number kept.
- *   cudaError_t gp_partition_flagged_<t>(T *d_selected, T *d_rejected, uint64_t *d_count,
- *                                        const T *d_in, const uint8_t *d_flags, size_t n, cudaStream_t s)
- *       kept items in order to d_selected, the others in order to d_rejected (stable both).
- *   cudaError_t gp_nonzero_<t>(uint64_t *d_idx, uint64_t *d_count, const T *d_in, size_t n, cudaStream_t s)
- *       the indices of the elements != 0 (floats: NaN counts, -0.0 does not), increasing.
- *   cudaError_t gp_unique_<t>(T *d_out, uint64_t *d_count, const T *d_in, size_t n, cudaStream_t s)
- *       the first of each run of equal consecutive elements (std::unique; floats by ==).
- *   cudaError_t gp_run_length_<t>(T *d_values, uint64_t *d_lengths, uint64_t *d_runs,
- *                                 const T *d_in, size_t n, cudaStream_t s)
- *       unique's values, each run's length, and the number of runs.
- * All: asynchronous on s, one launch, deterministic; outputs hold at most n elements and are
- * untouched past the count; n == 0 writes 0 to the count (a stream-ordered memset);
- * select and unique may run in place (d_out == d_in); any other overlap between the input,
- * the outputs and the count, or a NULL pointer, gives cudaErrorInvalidValue and launches
- * nothing. */
 /* The element types whose kernels the default instances run, where they give the same bits
  * as T's own: by flags values only move, so every T runs the kernels of the unsigned integer
  * of its size; nonzero, unique and run-length test x != 0 and ==, which on a signed integer
@@ -211,6 +191,26 @@ static cudaError_t gp__select_as(gp__select_args<T, P> a, size_t n, cudaStream_t
                                      n, s);
 }
 
+/* ---- instantiation --------------------------------------------------------------------------
+ * The default instances (every select type; detail/instances.cuh):
+ *   cudaError_t gp_select_flagged_<t>(T *d_out, uint64_t *d_count, const T *d_in,
+ *                                     const uint8_t *d_flags, size_t n, cudaStream_t s)
+ *       keeps d_in[i] where d_flags[i] != 0, in order; *d_count (device) = the number kept.
+ *   cudaError_t gp_partition_flagged_<t>(T *d_selected, T *d_rejected, uint64_t *d_count,
+ *                                        const T *d_in, const uint8_t *d_flags, size_t n, cudaStream_t s)
+ *       kept items in order to d_selected, the others in order to d_rejected (stable both).
+ *   cudaError_t gp_nonzero_<t>(uint64_t *d_idx, uint64_t *d_count, const T *d_in, size_t n, cudaStream_t s)
+ *       the indices of the elements != 0 (floats: NaN counts, -0.0 does not), increasing.
+ *   cudaError_t gp_unique_<t>(T *d_out, uint64_t *d_count, const T *d_in, size_t n, cudaStream_t s)
+ *       the first of each run of equal consecutive elements (std::unique; floats by ==).
+ *   cudaError_t gp_run_length_<t>(T *d_values, uint64_t *d_lengths, uint64_t *d_runs,
+ *                                 const T *d_in, size_t n, cudaStream_t s)
+ *       unique's values, each run's length, and the number of runs.
+ * All: asynchronous on s, one launch, deterministic; outputs hold at most n elements and are
+ * untouched past the count; n == 0 writes 0 to the count (a stream-ordered memset);
+ * select and unique may run in place (d_out == d_in); any other overlap between the input,
+ * the outputs and the count, or a NULL pointer, gives cudaErrorInvalidValue and launches
+ * nothing. */
 #define GP__DEFINE_SELECT_DEFAULT_HOST(SCOPE, name, T)                                                     \
     SCOPE cudaError_t gp_select_flagged_##name(T *d_out, uint64_t *d_count, const T *d_in,                 \
                                                const uint8_t *d_flags, size_t n, cudaStream_t s)           \
