@@ -57,7 +57,8 @@ HOST_OPT  ?= -O2
 TESTS_HOST_OPT ?= -O3
 EXAMPLES_HOST_OPT ?= -O1
 NVCCFLAGS ?= -std=c++17 -lineinfo -Xcompiler -Wall,-Wextra
-NVCC_ALL   = $(NVCC) $(HOST_OPT) $(NVCCFLAGS) $(ARCHFLAGS)
+nvcc_at    = $(NVCC) $1 $(NVCCFLAGS) $(ARCHFLAGS)
+NVCC_ALL   = $(call nvcc_at,$(HOST_OPT))
 CFLAGS    ?= -O2 -std=c11 -Wall -Wextra -pedantic
 DEPFLAGS   = -MMD -MP
 
@@ -295,7 +296,7 @@ sanitize-%: $(TESTS)
 
 $(BUILD)/tests/%.o: tests/%.cu
 	@mkdir -p $(@D)
-	$(NVCC) $(TESTS_HOST_OPT) $(NVCCFLAGS) $(ARCHFLAGS) $(DEPFLAGS) $(TEST_DEFS) -I. -c $< -o $@
+	$(call nvcc_at,$(TESTS_HOST_OPT)) $(DEPFLAGS) $(TEST_DEFS) -I. -c $< -o $@
 
 # The tests that run the compiler keep each compile's status and output in T_CACHE
 # (gp_t_run_cached), so that a second `make test` compiles again only what changed.
@@ -323,7 +324,7 @@ $(BUILD)/tests/%.c.o: tests/%.c
 # Programs compile to objects while the library builds, and link against libgpuprims.a.
 $(BUILD)/examples/%.o: examples/%.cu
 	@mkdir -p $(@D)
-	$(NVCC) $(EXAMPLES_HOST_OPT) $(NVCCFLAGS) $(ARCHFLAGS) $(DEPFLAGS) -I. -c $< -o $@
+	$(call nvcc_at,$(EXAMPLES_HOST_OPT)) $(DEPFLAGS) -I. -c $< -o $@
 
 $(BUILD)/examples/%: $(BUILD)/examples/%.o $(LIB_A)
 	$(NVCC_ALL) $^ -o $@

@@ -164,8 +164,8 @@
  * kernels of the unsigned keys of their size (half the reduce-by-key kernels to compile),
  * with the same results bit for bit. */
 #define GP__RBK_HOST_ROW(name, K, T, op)                                                   \
-    GP__DEFINE_REDUCE_BY_KEY_HOST(extern "C", name, K, T, gp__op_##op, gp__rbk_key_bits<K>, \
-                                  gp__eq_default<gp__rbk_key_bits<K>>)
+    GP__DEFINE_REDUCE_BY_KEY_HOST(extern "C", name, K, T, gp__op_##op, gp__uint_of<K>, \
+                                  gp__eq_default<gp__uint_of<K>>)
 #define GP__HISTOGRAM_HOST_ROW(name, T, L) GP__DEFINE_HISTOGRAM_EVEN_HOST(extern "C", name, T, L)
 
 /* Declarations, C linkage, visible to C and C++ alike. */
@@ -241,13 +241,6 @@ GP__TRANSPOSE_INSTANCES(GP__TRANSPOSE_DESCRIBED_ROW)
 #endif
 #ifdef GPUPRIMS_IMPLEMENTATION_MATMUL
 GP__MATMUL_INSTANCES(GP__MATMUL_HOST_ROW)
-#define GP__MATMUL_LAUNCHERS_ROW(name, T)                                                 \
-    const gp__mm_launch_fn<T> *gp__matmul_launchers(const T *)                            \
-    {                                                                                     \
-        static const gp__mm_launch_fn<T> launch[] = {GP__MATMUL_CONFIGS_##name(GP__MM_LAUNCHER)}; \
-        return launch;                                                                    \
-    }
-GP__MATMUL_INSTANCES(GP__MATMUL_LAUNCHERS_ROW)
 #endif
 #ifdef GPUPRIMS_IMPLEMENTATION_SELECT
 GP__SELECT_INSTANCES(GP__SELECT_HOST_ROW)

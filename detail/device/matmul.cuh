@@ -376,10 +376,10 @@ static constexpr gp__mm_plan_cfg gp__mm_plan_of(void)
 #define GP__MM_LAUNCHER(S) gp__mm_launcher<S>,
 
 /* Every tile config's launcher of the default instances (f32, f64), in the order of
- * GP__MATMUL_CONFIGS_<name>, for the tests, which run each config directly (gp_matmul runs
- * one a shape) without compiling every matmul kernel again. Defined where the default
- * instances are compiled (GPUPRIMS_IMPLEMENTATION_MATMUL, detail/instances.cuh); not API,
- * and not exported by the shared library (C++ names: overloads by the element type). */
+ * GP__MATMUL_CONFIGS_<name>: the table gp_matmul_<name> picks from, for the tests, which run
+ * each config directly (gp_matmul runs one a shape) without compiling every matmul kernel
+ * again. Defined with gp_matmul_<name> (GP__DEFINE_MATMUL_HOST, below); not API, and not
+ * exported by the shared library (C++ names: overloads by the element type). */
 template <class T>
 using gp__mm_launch_fn = cudaError_t (*)(T *, const T *, const T *, size_t, size_t, size_t, unsigned, cudaStream_t);
 const gp__mm_launch_fn<float> *gp__matmul_launchers(const float *);
@@ -450,14 +450,14 @@ static cudaError_t gp__matmul(T *d_c, const T *d_a, const T *d_b, size_t m, size
  * linkage given by SCOPE; its config table comes from GP__MATMUL_CONFIGS_<name>. Only the
  * two default instances exist: the kernel is written for float and double FMA. */
 #define GP__DEFINE_MATMUL_HOST(SCOPE, name, T)                                                             \
+    static const gp__mm_launch_fn<T> gp__mm_launch_##name[] = {GP__MATMUL_CONFIGS_##name(GP__MM_LAUNCHER)}; \
     SCOPE cudaError_t gp_matmul_##name(T *d_c, const T *d_a, const T *d_b, size_t m, size_t n, size_t k,   \
                                        cudaStream_t s)                                                     \
     {                                                                                                      \
         static constexpr gp__mm_plan_cfg cfg[] = {GP__MATMUL_CONFIGS_##name(GP__MM_PLAN)};                 \
-        static cudaError_t (*const launch[])(T *, const T *, const T *, size_t, size_t, size_t, unsigned,  \
-                                             cudaStream_t) = {GP__MATMUL_CONFIGS_##name(GP__MM_LAUNCHER)}; \
-        return gp__matmul<T>(d_c, d_a, d_b, m, n, k, s, cfg, launch);                                      \
-    }
+        return gp__matmul<T>(d_c, d_a, d_b, m, n, k, s, cfg, gp__mm_launch_##name);                        \
+    }                                                                                                      \
+    const gp__mm_launch_fn<T> *gp__matmul_launchers(const T *) { return gp__mm_launch_##name; }
 
 #endif /* __CUDACC__ */
 #endif /* GPUPRIMS_DETAIL_MATMUL_CUH */

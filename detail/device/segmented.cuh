@@ -56,9 +56,6 @@ template <class K>
 struct gp__eq_default {
     static __device__ __forceinline__ bool eq(K a, K b) { return GP_EQ_KEYS(a, b); }
 };
-/* The unsigned integer of K's size (K of 4 or 8 bytes): == on it compares K's bits */
-template <class K>
-using gp__rbk_key_bits = typename std::conditional<sizeof(K) == 4, uint32_t, uint64_t>::type;
 
 /* Each launcher runs the kernels of gp__kernels_op<OPS> on the same bits (util/ops.cuh). */
 #define GP__DEFINE_SEGMENTED_HOST(SCOPE, name, T, OPS)                                                     \
@@ -94,7 +91,7 @@ using gp__rbk_key_bits = typename std::conditional<sizeof(K) == 4, uint32_t, uin
                                                        d_heads, n, s, 0);                                  \
     }
 /* KK: the key type the kernels take, K itself or one of K's size whose EQS compares the same
- * bits (the default instances' signed keys run the unsigned keys' kernels) */
+ * bits (the default instances' signed keys run the unsigned keys' kernels: gp__uint_of) */
 #define GP__DEFINE_REDUCE_BY_KEY_HOST(SCOPE, name, K, T, OPS, KK, EQS)                         \
     SCOPE cudaError_t gp_reduce_by_key_##name(K *d_keys_out, T *d_values_out, uint64_t *d_runs, const K *d_keys, \
                                               const T *d_values, size_t n, cudaStream_t s)    \

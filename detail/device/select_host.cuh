@@ -163,13 +163,10 @@ static cudaError_t gp__select(gp__select_args<T, P> a, size_t n, cudaStream_t s)
 
 /* The element types whose kernels the default instances run, where they give the same bits
  * as T's own: by flags values only move, so every T runs the kernels of the unsigned integer
- * of its size; nonzero, unique and run-length test x != 0 and ==, which on a signed integer
- * compare its bits, so signed integers run those of the unsigned integers (floats keep
- * their own: -0.0 == 0.0, NaN != NaN). 14 ring kernels and 14 one-tile kernels to compile
- * instead of 24 and 24. */
-template <class T>
-using gp__sel_moved = typename std::conditional<sizeof(T) == 4, uint32_t,
-                                                typename std::conditional<sizeof(T) == 8, uint64_t, T>::type>::type;
+ * of its size (gp__uint_of); nonzero, unique and run-length test x != 0 and ==, which on a
+ * signed integer compare its bits, so signed integers run those of the unsigned integers
+ * (floats keep their own: -0.0 == 0.0, NaN != NaN). 14 ring kernels and 14 one-tile
+ * kernels to compile instead of 24 and 24. */
 template <class T, bool = std::is_integral<T>::value>
 struct gp__sel_compared_as {
     typedef T type;
@@ -215,7 +212,7 @@ static cudaError_t gp__select_as(gp__select_args<T, P> a, size_t n, cudaStream_t
     SCOPE cudaError_t gp_select_flagged_##name(T *d_out, uint64_t *d_count, const T *d_in,                 \
                                                const uint8_t *d_flags, size_t n, cudaStream_t s)           \
     {                                                                                                      \
-        return gp__select_as<GP__SEL_FLAGGED, gp__sel_moved<T>, gp__sel_default_fn<gp__sel_moved<T>>>(     \
+        return gp__select_as<GP__SEL_FLAGGED, gp__uint_of<T>, gp__sel_default_fn<gp__uint_of<T>>>(     \
             gp__select_args<T, char>{d_in, d_flags, 0, d_out, NULL, NULL, NULL, d_count}, n, s);          \
     }                                                                                                      \
     SCOPE cudaError_t gp_partition_flagged_##name(T *d_selected, T *d_rejected, uint64_t *d_count,         \
@@ -223,7 +220,7 @@ static cudaError_t gp__select_as(gp__select_args<T, P> a, size_t n, cudaStream_t
                                                   cudaStream_t s)                                          \
     {                                                                                                      \
         if (d_rejected == NULL) return cudaErrorInvalidValue;                                              \
-        return gp__select_as<GP__SEL_FLAGGED, gp__sel_moved<T>, gp__sel_default_fn<gp__sel_moved<T>>>(     \
+        return gp__select_as<GP__SEL_FLAGGED, gp__uint_of<T>, gp__sel_default_fn<gp__uint_of<T>>>(     \
             gp__select_args<T, char>{d_in, d_flags, 0, d_selected, d_rejected, NULL, NULL, d_count}, n, s); \
     }                                                                                                      \
     SCOPE cudaError_t gp_nonzero_##name(uint64_t *d_idx, uint64_t *d_count, const T *d_in, size_t n,       \

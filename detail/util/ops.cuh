@@ -68,6 +68,30 @@ static constexpr bool gp__op_is_callable(const char *op)
            op[0] == '(';
 }
 
+/* The unsigned integer of T's size (1, 2, 4 or 8 bytes): what the kernels of an instance
+ * that only moves or compares T's bits take instead of T (reduce-by-key's keys, select's
+ * elements), so that every type of a size shares them. */
+template <size_t N>
+struct gp__uint_bytes;
+template <>
+struct gp__uint_bytes<1> {
+    typedef uint8_t type;
+};
+template <>
+struct gp__uint_bytes<2> {
+    typedef uint16_t type;
+};
+template <>
+struct gp__uint_bytes<4> {
+    typedef uint32_t type;
+};
+template <>
+struct gp__uint_bytes<8> {
+    typedef uint64_t type;
+};
+template <class T>
+using gp__uint_of = typename gp__uint_bytes<sizeof(T)>::type;
+
 /* The operator whose kernels run an instance of Op: Op itself, unless specialised for an
  * operator whose results are the same bits as another's on the same bits, so that only one
  * of them is compiled (detail/instances.cuh: the default sums of signed integers run those
