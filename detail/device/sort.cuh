@@ -75,7 +75,7 @@
  * counters (02d48c6) no pair or argsort instance at x 20 spills (4-32 bytes before), 4-byte
  * keys with 8-byte values at x 12 spill 8 (none before), and pairs u32/u32 at x 20 / 24 took
  * 7.85-7.87 / 7.92-7.95 ms (H200, 2^28, two runs). */
-#define GP__SORT_ITEMS_KEYS4 28  /* keys only, up to 4 bytes (10752-key tiles) */
+#define GP__SORT_ITEMS_KEYS4 28  /* keys only, up to 4 bytes, or 4-byte keys with 4-byte values (10752-key tiles) */
 #define GP__SORT_ITEMS_8B 20     /* keys only of 8 bytes, or key and value within 8 bytes (7680) */
 #define GP__SORT_ITEMS_16B 12    /* key and value within 16 bytes */
 #define GP__SORT_ITEMS_MORE 8    /* larger (a user's value type) */
@@ -97,8 +97,11 @@
  * 2^19 37.9 / 36.0, 2^20 47.0 / 45.9, 1.5 M 68.2 / 60.3, 1.7 M (above the wave; x 28 both)
  * 68.9; floats in [0, 1) (a crowded top digit, the four passes) 55.8 / 46.3, 61.0 / 54.9,
  * 69.8 / 61.0. x 12 (4608) was better at 2^19 (35.6) and worse from 2^20 (46.5, 1.5 M 73.0),
- * 256 x 16 at 3 blocks an SM worse (36.5, 46.3, 64.4). Pairs, argsort and 8-byte keys gained
- * 1-3%, not worth a kernel more each in the build (building.md), so they keep theirs. */
+ * 256 x 16 at 3 blocks an SM worse (36.5, 46.3, 64.4). 8-byte keys gained 1-3%, not worth
+ * a kernel more each in the build (building.md), so they keep theirs. 4-byte keys with 4-byte
+ * values (pairs, argsort's 32-bit indices) take them too since their default tiles are of
+ * 28 keys (their values by cp.async, sort_kernels.cuh): x 16 against x 20, their tiles
+ * before, pairs u32/u32 2^19 44.3 / 45.4 us, 2^20 56.1 / 57.6, 1.5 M 73.8 / 76.2. */
 #define GP__SORT_MID_TILES_ITEMS 16
 
 #ifdef __CUDACC__
@@ -107,8 +110,8 @@
  * blocks of 384 threads a SM bound them (above). */
 static constexpr GP__HD int gp__sort_items(size_t kbytes, size_t vbytes)
 {
-    return vbytes == 0 && kbytes <= 4 ? GP__SORT_ITEMS_KEYS4
-           : kbytes + vbytes <= 8     ? GP__SORT_ITEMS_8B
+    return (vbytes == 0 && kbytes <= 4) || (kbytes == 4 && vbytes == 4) ? GP__SORT_ITEMS_KEYS4
+           : kbytes + vbytes <= 8                                     ? GP__SORT_ITEMS_8B
            : kbytes + vbytes <= 16    ? GP__SORT_ITEMS_16B
                                       : GP__SORT_ITEMS_MORE;
 }
@@ -347,7 +350,7 @@ static cudaError_t gp__sort_grid_sized(K *k_out, V *v_out, uint64_t *idx_out, co
             return gp__sort_grid<K, V, MODE, GP__SORT_SMALL_TILES_BLOCK, GP__SORT_SMALL_TILES_ITEMS, 0,
                                  gp__sort_min_blocks(GP__SORT_SMALL_TILES_BLOCK), GP__SORT_COUNTS_32, BUCKETS>(
                 k_out, v_out, idx_out, k_in, v_in, n, desc, in_place, dev, s, knobs, cap);
-        if constexpr (sizeof(K) == 4 && MODE == GP__SORT_KEYS && ITEMS > GP__SORT_MID_TILES_ITEMS) {
+        if constexpr (sizeof(K) == 4 && (MODE == GP__SORT_KEYS || sizeof(V) == 4) && ITEMS > GP__SORT_MID_TILES_ITEMS) {
             const size_t wave = (size_t)dev.sms * MINB * BLOCK * GP__SORT_MID_TILES_ITEMS;
             if ((n <= wave || mid_knob) && !default_tiles)
                 return gp__sort_grid<K, V, MODE, BLOCK, GP__SORT_MID_TILES_ITEMS, 0, MINB, GP__SORT_COUNTS_32, BUCKETS>(

@@ -1,7 +1,7 @@
 /* detail/device/sort_kernels.cuh -- the radix sort's key transforms, buffer schedule and
  * kernels (the host side and the names are in sort.cuh). Level 4: needs
  * block/block_radix_rank.cuh, agent/single_pass.cuh, util/launch.cuh (the chained
- * launch's wait) and util/common.cuh.
+ * launch's wait), util/async_copy.cuh (4-byte values to their slots) and util/common.cuh.
  *
  * LSD radix sort with 8-bit digits after Adinets & Merrill, "Onesweep: A Faster Least
  * Significant Digit Radix Sort for GPUs" (2022):
@@ -148,6 +148,7 @@ static inline GP__HD gp__sort_layout gp__sort_make_layout(size_t n, size_t tiles
 #include "../block/block_radix_rank.cuh"
 #include "../agent/single_pass.cuh"
 #include "../util/launch.cuh"
+#include "../util/async_copy.cuh"
 
 /* What every grid kernel of one call sees. Values are V (keys only: unused). Argsort's
  * values are the indices, 32-bit below 2^32 keys (half the bytes a pass moves), which may
@@ -327,7 +328,11 @@ enum {
     GP__SORT_V_WIN1 = 4,
     GP__SORT_V_LONG = 8,
     GP__SORT_V_VALUES_LATE = 16, /* values loaded after the keys are written, staged where the keys were */
+    GP__SORT_V_VALUES_REGS = 32, /* 4-byte values through registers even in large tiles (the order before) */
 };
+#ifndef GP__SORT_ASYNC_ITEMS
+#define GP__SORT_ASYNC_ITEMS 24 /* from this many keys a thread, 4-byte values go by cp.async (the pass kernel) */
+#endif
 #ifndef GP__SORT_PREFETCH
 #define GP__SORT_PREFETCH 1 /* 0: no L2 prefetch of argsort's indices (see the pass kernel) */
 #endif
@@ -408,6 +413,16 @@ __global__ void __launch_bounds__(BLOCK, MINB) gp__sort_pass_kernel(gp__sort_io<
      * 8.12 to 7.61; staged after the look-back instead, the values' registers live across
      * it spilled (32 bytes) and pairs took 8.66-8.68. */
     constexpr bool VALUES_LATE = gp__sort_values_late<V, BLOCK, ITEMS, VARIANT>();
+    /* In large tiles, 4-byte values are copied from global memory straight to their ranked
+     * slots (cp.async, 4 bytes each), never held in registers: ITEMS registers a thread
+     * fewer, so pairs u32/u32 and argsort's 32-bit indices take the tiles of keys alone
+     * (28 a thread) without spilling. Measured (H200, 2^28, bench/sort/probes/shapes.cu,
+     * two rounds, outputs equal to CUB's): pairs u32/u32 in registers at x 20 7.84 ms, by
+     * cp.async at x 20 / 24 / 28 8.27 / 7.85 / 7.63-7.65; argsort u32 7.60 against 7.71 /
+     * 7.47 / 7.32. At x 20 the copies, issued after the rank, wait longer than the loads
+     * into registers, issued before the values are staged; hence only from x 24. */
+    constexpr bool VALUES_ASYNC = MODE != GP__SORT_KEYS && !VALUES_LATE && sizeof(V) == 4 &&
+                                  ITEMS >= GP__SORT_ASYNC_ITEMS && !(VARIANT & GP__SORT_V_VALUES_REGS);
     V *s_vals = VALUES_LATE ? reinterpret_cast<V *>(stage) : reinterpret_cast<V *>(&s.rank.warp_count[0][0]);
 
     gp__chain_wait_only(); /* a programmatic dependent of the kernel before (sm_90) */
@@ -499,8 +514,19 @@ __global__ void __launch_bounds__(BLOCK, MINB) gp__sort_pass_kernel(gp__sort_io<
         gp__status_publish<W>(io.status, tile * 256 + d, count, tile == 0 ? 2 * pass + 2 : 2 * pass + 1);
 #pragma unroll
     for (int i = 0; i < ITEMS; i++) s_keys[rank[i]] = key[i];
-    V val[MODE == GP__SORT_KEYS ? 1 : ITEMS];
-    if constexpr (MODE != GP__SORT_KEYS && !VALUES_LATE) {
+    V val[MODE == GP__SORT_KEYS || VALUES_ASYNC ? 1 : ITEMS];
+    if constexpr (VALUES_ASYNC) {
+        __syncthreads(); /* every warp has ranked: the counters are free */
+#pragma unroll
+        for (int i = 0; i < ITEMS; i++) {
+            const size_t at = first + 32 * (size_t)i;
+            if (whole || at < io.n) {
+                if (MODE == GP__SORT_ARGSORT && r == 0) s_vals[rank[i]] = (V)at; /* the indices themselves */
+                else gp__cp_async<4>(&s_vals[rank[i]], vin + at, true);
+            }
+        }
+        gp__cp_async_commit(); /* waited for before the look-back's barrier */
+    } else if constexpr (MODE != GP__SORT_KEYS && !VALUES_LATE) {
         gp__sort_load_values<MODE, ITEMS>(val, vin, first, io.n, whole, r);
         __syncthreads(); /* every warp has ranked: the counters are free */
 #pragma unroll
@@ -515,6 +541,7 @@ __global__ void __launch_bounds__(BLOCK, MINB) gp__sort_pass_kernel(gp__sort_io<
         }
         s.shift[d] = (size_t)__ldcg(&io.offsets[pass * 256 + d]) + (size_t)before - s.rank.digit_start[d];
     }
+    if constexpr (VALUES_ASYNC) gp__cp_async_wait<0>(); /* this thread's values are in place */
     __syncthreads();
     const unsigned valid = whole ? TILE : (unsigned)(io.n - base);
     unsigned slot_digit[ITEMS];

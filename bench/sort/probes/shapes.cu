@@ -97,22 +97,24 @@ static const shape_row u64_shapes[] = {
     {NULL, NULL},
 };
 /* values: loaded after the keys are written and staged where the keys were (VL, before), or
- * loaded once the keys are staged and staged in the rank's counters before the look-back
- * (the default) */
+ * loaded once the keys are staged and staged in the rank's counters before the look-back;
+ * from GP__SORT_ASYNC_ITEMS keys a thread 4-byte values go by cp.async (the default) unless
+ * VR keeps them in registers */
+#define VR GP__SORT_V_VALUES_REGS
 static const shape_row pair_shapes[] = {
-    {"pairs 384x20, values late (before), 2 blocks/SM", shape_pairs<384, 20, VL, 2>},
-    {"pairs 384x24, values late, 2 blocks/SM", shape_pairs<384, 24, VL, 2>},
-    {"pairs 256x16", shape_pairs<256, 16, 0, 3>},
-    {"pairs 384x16, 2 blocks/SM", shape_pairs<384, 16, 0, 2>},
-    {"pairs 384x20, 2 blocks/SM", shape_pairs<384, 20, 0, 2>},
-    {"pairs 384x24, 2 blocks/SM", shape_pairs<384, 24, 0, 2>},
+    {"pairs 384x20, values in registers (before)", shape_pairs<384, 20, 0, 2>},
+    {"pairs 384x24, values by cp.async", shape_pairs<384, 24, 0, 2>},
+    {"pairs 384x28, values by cp.async (library)", shape_pairs<384, 28, 0, 2>},
+    {"pairs 384x28, values in registers", shape_pairs<384, 28, VR, 2>},
+    {"pairs 384x20, values late, 2 blocks/SM", shape_pairs<384, 20, VL, 2>},
     {NULL, NULL},
 };
 /* argsort u32 (no CUB row: checked against the first row) */
 static const shape_row argsort_shapes[] = {
-    {"argsort 384x20, values late (before)", shape_argsort<20, VL>},
-    {"argsort 384x16", shape_argsort<16, 0>},
-    {"argsort 384x20", shape_argsort<20, 0>},
+    {"argsort 384x20, indices in registers (before)", shape_argsort<20, 0>},
+    {"argsort 384x24, indices by cp.async", shape_argsort<24, 0>},
+    {"argsort 384x28, indices by cp.async (library)", shape_argsort<28, 0>},
+    {"argsort 384x20, values late", shape_argsort<20, VL>},
     {NULL, NULL},
 };
 static void run(void *p)
