@@ -204,16 +204,20 @@ struct dbuf {
 };
 
 /* user instances: values of 12 and 16 bytes (the one-cluster sort stores them to its peers as
- * 4-byte words and as one 16-byte vector) and of 3 bytes (plain stores and a cluster barrier) */
+ * 4-byte words and as one 16-byte vector), of 3 bytes (plain stores and a cluster barrier)
+ * and of 4 bytes aligned to 1 (never copied as 4-byte words: tested one byte off a 4-byte
+ * boundary) */
 typedef struct { uint32_t a, b, c; } rgb12_t;
 typedef struct { uint32_t a, b, c, d; } quad16_t;
 typedef struct { unsigned char r, g, b; } rgb3_t;
+typedef struct { unsigned char r, g, b, a; } rgba4_t;
 GP_DEFINE_SORT_PAIRS(u32_rgb12, uint32_t, rgb12_t)
 GP_DEFINE_SORT_PAIRS(u32_quad16, uint32_t, quad16_t)
 GP_DEFINE_SORT_PAIRS(u32_rgb3, uint32_t, rgb3_t)
+GP_DEFINE_SORT_PAIRS(u32_rgba4, uint32_t, rgba4_t)
 template <class V>
 static constexpr bool user_value = std::is_same<V, rgb12_t>::value || std::is_same<V, quad16_t>::value ||
-                                   std::is_same<V, rgb3_t>::value;
+                                   std::is_same<V, rgb3_t>::value || std::is_same<V, rgba4_t>::value;
 
 enum { IN_KEYS = 1, IN_VALUES = 2 }; /* sort_case::run's in_place: bits */
 
@@ -228,6 +232,7 @@ struct sort_case {
     keys_fn kf = NULL;
     arg_fn af = NULL;
     pairs_fn pf = NULL;
+    size_t value_off = 0; /* pairs: the values' buffers this many bytes further than the keys' */
 
     /* the library's own instance with the knobs (its kernels are compiled there, not here);
      * the user value type's from this file's GP_DEFINE_SORT_PAIRS */
@@ -256,7 +261,8 @@ struct sort_case {
         dbuf kin, kout, vin, vout;
         const bool keys_in_place = in_place & IN_KEYS, values_in_place = MODE == GP__SORT_PAIRS && (in_place & IN_VALUES);
         bool ok = kin.alloc(kbytes, off) && (keys_in_place || kout.alloc(kbytes, off));
-        if (MODE == GP__SORT_PAIRS) ok = ok && vin.alloc(vbytes, off) && (values_in_place || vout.alloc(vbytes, off));
+        if (MODE == GP__SORT_PAIRS)
+            ok = ok && vin.alloc(vbytes, off + value_off) && (values_in_place || vout.alloc(vbytes, off + value_off));
         if (MODE == GP__SORT_ARGSORT) ok = ok && vout.alloc(ibytes, off % 4 ? 4 : off); /* 64-bit indices: 4-byte steps */
         ok = ok && cudaMemcpy(kin.p(), keys.data(), kbytes, cudaMemcpyHostToDevice) == cudaSuccess;
         if (MODE == GP__SORT_PAIRS) ok = ok && cudaMemcpy(vin.p(), vals.data(), vbytes, cudaMemcpyHostToDevice) == cudaSuccess;
@@ -293,8 +299,9 @@ struct sort_case {
             right = cudaMemcpy(again.data(), kin.p(), kbytes, cudaMemcpyDeviceToHost) == cudaSuccess &&
                     memcmp(again.data(), keys.data(), kbytes) == 0;
         }
-        EXPECT(right, "%s: n %zu, %s, %s%s, offset %zu%s%s: %s", name, n, dist_name[dist], desc ? "descending" : "ascending",
-               keys_in_place && values_in_place ? ", in place" : keys_in_place ? ", keys in place" : values_in_place ? ", values in place" : "", off, knobs && knobs->no_small ? ", grid path" : "",
+        EXPECT(right, "%s: n %zu, %s, %s%s, offset %zu%s%s%s: %s", name, n, dist_name[dist], desc ? "descending" : "ascending",
+               keys_in_place && values_in_place ? ", in place" : keys_in_place ? ", keys in place" : values_in_place ? ", values in place" : "", off,
+               value_off ? " (values 1 byte further)" : "", knobs && knobs->no_small ? ", grid path" : "",
                knobs && knobs->wide ? ", 64-bit counts" : "", cudaGetErrorName(err));
         return right;
     }
@@ -501,6 +508,12 @@ static void pairs_suite(const char *name, typename sort_case<K, V, 1>::pairs_fn 
         pc.run("gp__sort pairs (grid path, in place)", n, D_RANDOM, 0, IN_KEYS | IN_VALUES, 0, &grid, seed);
         pc.run("gp__sort pairs (grid path, no buckets)", n, D_RANDOM, 1, 0, 0, &lsd, seed);
         pc.run("gp__sort pairs (grid path, default tiles)", n, D_RANDOM, 0, IN_KEYS, 0, &big_tiles, seed);
+        if (alignof(V) == 1) { /* values one byte off a 4-byte boundary, keys on it */
+            pc.value_off = 1;
+            pc.run(what, n, D_RANDOM, 0, 0, 0, NULL, seed);
+            pc.run("gp__sort pairs (grid path, default tiles)", n, D_RANDOM, 1, 0, 0, &big_tiles, seed);
+            pc.value_off = 0;
+        }
         if (n <= GP__SORT_BITONIC_MAX) {
             gp__sort_knobs radix = {};
             radix.no_bitonic = 1;
@@ -530,6 +543,7 @@ extern "C" void test_sort_pairs(void)
     pairs_suite<uint32_t, quad16_t>("u32_quad16 (GP_DEFINE_SORT_PAIRS)", gp_sort_pairs_u32_quad16,
                                     gp_sort_pairs_desc_u32_quad16, 0);
     pairs_suite<uint32_t, rgb3_t>("u32_rgb3 (GP_DEFINE_SORT_PAIRS)", gp_sort_pairs_u32_rgb3, gp_sort_pairs_desc_u32_rgb3, 0);
+    pairs_suite<uint32_t, rgba4_t>("u32_rgba4 (GP_DEFINE_SORT_PAIRS)", gp_sort_pairs_u32_rgba4, gp_sort_pairs_desc_u32_rgba4, 0);
 }
 
 /* concurrent streams: four sorts at once on four streams, each against the reference */
