@@ -419,8 +419,8 @@ __global__ void __launch_bounds__(BLOCK, MINB) gp__sort_pass_kernel(gp__sort_io<
      * (28 a thread) without spilling. Measured (H200, 2^28, bench/sort/probes/shapes.cu,
      * two rounds, outputs equal to CUB's): pairs u32/u32 in registers at x 20 7.84 ms, by
      * cp.async at x 20 / 24 / 28 8.27 / 7.85 / 7.63-7.65; argsort u32 7.60 against 7.71 /
-     * 7.47 / 7.32. At x 20 the copies, issued after the rank, wait longer than the loads
-     * into registers, issued before the values are staged; hence only from x 24. A value
+     * 7.47 / 7.32. At x 20 the copies lose (issued after the barrier, where the loads into
+     * registers are issued before it); hence only from x 24. A value
      * type of 4 bytes with a smaller alignment (four chars) may sit off a 4-byte boundary,
      * where a 4-byte copy would fault: it goes through registers. */
     constexpr bool VALUES_ASYNC = MODE != GP__SORT_KEYS && !VALUES_LATE && sizeof(V) == 4 && alignof(V) >= 4 &&
