@@ -114,8 +114,8 @@ static constexpr GP__HD int gp__sort_items(size_t kbytes, size_t vbytes, size_t 
 {
     return (vbytes == 0 && kbytes <= 4) || (kbytes == 4 && vbytes == 4 && valign >= 4) ? GP__SORT_ITEMS_KEYS4
            : kbytes + vbytes <= 8                                                     ? GP__SORT_ITEMS_8B
-           : kbytes + vbytes <= 16    ? GP__SORT_ITEMS_16B
-                                      : GP__SORT_ITEMS_MORE;
+           : kbytes + vbytes <= 16                                                    ? GP__SORT_ITEMS_16B
+                                                                                      : GP__SORT_ITEMS_MORE;
 }
 #include "../util/launch.cuh"
 #include "../util/scratch.cuh"

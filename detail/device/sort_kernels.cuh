@@ -420,9 +420,9 @@ __global__ void __launch_bounds__(BLOCK, MINB) gp__sort_pass_kernel(gp__sort_io<
      * two rounds, outputs equal to CUB's): pairs u32/u32 in registers at x 20 7.84 ms, by
      * cp.async at x 20 / 24 / 28 8.27 / 7.85 / 7.63-7.65; argsort u32 7.60 against 7.71 /
      * 7.47 / 7.32. At x 20 the copies lose (issued after the barrier, where the loads into
-     * registers are issued before it); hence only from x 24. A value
-     * type of 4 bytes with a smaller alignment (four chars) may sit off a 4-byte boundary,
-     * where a 4-byte copy would fault: it goes through registers. */
+     * registers are issued before it); hence only from x 24. A value type of 4 bytes with a
+     * smaller alignment (four chars) may sit off a 4-byte boundary, where a 4-byte copy
+     * would fault: it goes through registers. */
     constexpr bool VALUES_ASYNC = MODE != GP__SORT_KEYS && !VALUES_LATE && sizeof(V) == 4 && alignof(V) >= 4 &&
                                   ITEMS >= GP__SORT_ASYNC_ITEMS && !(VARIANT & GP__SORT_V_VALUES_REGS);
     V *s_vals = VALUES_LATE ? reinterpret_cast<V *>(stage) : reinterpret_cast<V *>(&s.rank.warp_count[0][0]);
