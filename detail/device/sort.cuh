@@ -105,17 +105,17 @@
 #define GP__SORT_MID_TILES_ITEMS 16
 
 #ifdef __CUDACC__
-/* Keys a thread ranks per pass, by the bytes of a key and of a value (0: keys only) and
- * the value's alignment. Larger tiles mean fewer status words and look-back steps per key;
- * the registers of 2 blocks of 384 threads a SM bound them (above). 4-byte values on 4-byte
- * boundaries go to shared memory by cp.async (sort_kernels.cuh), not through registers, so
- * with 4-byte keys they take the tiles of keys alone. */
-static constexpr GP__HD int gp__sort_items(size_t kbytes, size_t vbytes, size_t valign)
+/* Keys a thread ranks per pass, by the bytes of a key and of a value (0: keys only), and
+ * whether the values go to shared memory by copies (gp__sort_values_by_copy): then they
+ * take no registers, and with 4-byte keys the tiles of keys alone. Larger tiles mean fewer
+ * status words and look-back steps per key; the registers of 2 blocks of 384 threads a SM
+ * bound them (above). */
+static constexpr GP__HD int gp__sort_items(size_t kbytes, size_t vbytes, bool values_by_copy)
 {
-    return (vbytes == 0 && kbytes <= 4) || (kbytes == 4 && vbytes == 4 && valign >= 4) ? GP__SORT_ITEMS_KEYS4
-           : kbytes + vbytes <= 8                                                     ? GP__SORT_ITEMS_8B
-           : kbytes + vbytes <= 16                                                    ? GP__SORT_ITEMS_16B
-                                                                                      : GP__SORT_ITEMS_MORE;
+    return (vbytes == 0 && kbytes <= 4) || (kbytes == 4 && values_by_copy) ? GP__SORT_ITEMS_KEYS4
+           : kbytes + vbytes <= 8                                         ? GP__SORT_ITEMS_8B
+           : kbytes + vbytes <= 16                                        ? GP__SORT_ITEMS_16B
+                                                                          : GP__SORT_ITEMS_MORE;
 }
 #include "../util/launch.cuh"
 #include "../util/scratch.cuh"
@@ -352,7 +352,7 @@ static cudaError_t gp__sort_grid_sized(K *k_out, V *v_out, uint64_t *idx_out, co
             return gp__sort_grid<K, V, MODE, GP__SORT_SMALL_TILES_BLOCK, GP__SORT_SMALL_TILES_ITEMS, 0,
                                  gp__sort_min_blocks(GP__SORT_SMALL_TILES_BLOCK), GP__SORT_COUNTS_32, BUCKETS>(
                 k_out, v_out, idx_out, k_in, v_in, n, desc, in_place, dev, s, knobs, cap);
-        if constexpr (sizeof(K) == 4 && (MODE == GP__SORT_KEYS || (sizeof(V) == 4 && alignof(V) >= 4)) &&
+        if constexpr (sizeof(K) == 4 && (MODE == GP__SORT_KEYS || gp__sort_values_by_copy<V>()) &&
                       ITEMS > GP__SORT_MID_TILES_ITEMS) {
             const size_t wave = (size_t)dev.sms * MINB * BLOCK * GP__SORT_MID_TILES_ITEMS;
             if ((n <= wave || mid_knob) && !default_tiles)
@@ -377,7 +377,8 @@ static cudaError_t gp__sort(K *k_out, V *v_out, const K *k_in, const V *v_in, si
                             const gp__sort_knobs *knobs = NULL)
 {
     constexpr size_t KB = sizeof(K), VB = MODE == GP__SORT_KEYS ? 0 : sizeof(V);
-    constexpr int ITEMS = ITEMS_ ? ITEMS_ : gp__sort_items(KB, VB, alignof(V));
+    constexpr int ITEMS =
+        ITEMS_ ? ITEMS_ : gp__sort_items(KB, VB, MODE != GP__SORT_KEYS && gp__sort_values_by_copy<V>());
     if (n == 0) return cudaSuccess;
     if (k_in == NULL || n > SIZE_MAX / 8 / (KB + 16)) return cudaErrorInvalidValue;
     if ((MODE != GP__SORT_ARGSORT && k_out == NULL) || (MODE != GP__SORT_KEYS && v_out == NULL) ||
@@ -437,7 +438,7 @@ static cudaError_t gp__sort(K *k_out, V *v_out, const K *k_in, const V *v_in, si
         /* below 2^32 keys the indices go through the passes as 32-bit values and the last
          * pass writes them as 64-bit: a pass moves 16 bytes a u32 key instead of 24 */
         uint64_t *idx = reinterpret_cast<uint64_t *>(v_out);
-        constexpr int ITEMS32 = ITEMS_ ? ITEMS_ : gp__sort_items(KB, 4, 4);
+        constexpr int ITEMS32 = ITEMS_ ? ITEMS_ : gp__sort_items(KB, 4, gp__sort_values_by_copy<uint32_t>());
         if (n <= UINT32_MAX && !(knobs && knobs->wide))
             return gp__sort_grid_sized<K, uint32_t, MODE, BLOCK, ITEMS32, VARIANT, MINB, LIBRARY_SHAPE, GP__SORT_COUNTS_32>(
                 (K *)NULL, (uint32_t *)idx, idx, k_in, (const uint32_t *)NULL, n, desc, 0, dev, s, knobs);

@@ -95,6 +95,14 @@ GP__SORT_INT_KEY(int64_t, uint64_t)
 GP__SORT_FLOAT_KEY(float, uint32_t, int32_t)
 GP__SORT_FLOAT_KEY(double, uint64_t, int64_t)
 
+/* Whether a pair's values of type V may go to their ranked slots by 4-byte copies
+ * (cp.async) instead of through registers: 4 bytes on 4-byte boundaries (a type of four
+ * chars may sit anywhere, where a 4-byte copy would fault). The pass kernel copies them so
+ * in tiles of GP__SORT_ASYNC_ITEMS keys a thread or more; with 4-byte keys they take the
+ * tiles of keys alone (gp__sort_items, sort.cuh). */
+template <class V>
+static constexpr GP__HD bool gp__sort_values_by_copy() { return sizeof(V) == 4 && alignof(V) >= 4; }
+
 /* Digit p (0: least significant) of key k in the sort's order. */
 template <class K>
 static inline GP__HD unsigned gp__sort_digit(K k, int p, int desc)
@@ -420,10 +428,8 @@ __global__ void __launch_bounds__(BLOCK, MINB) gp__sort_pass_kernel(gp__sort_io<
      * two rounds, outputs equal to CUB's): pairs u32/u32 in registers at x 20 7.84 ms, by
      * cp.async at x 20 / 24 / 28 8.27 / 7.85 / 7.63-7.65; argsort u32 7.60 against 7.71 /
      * 7.47 / 7.32. At x 20 the copies lose (issued after the barrier, where the loads into
-     * registers are issued before it); hence only from x 24. A value type of 4 bytes with a
-     * smaller alignment (four chars) may sit off a 4-byte boundary, where a 4-byte copy
-     * would fault: it goes through registers. */
-    constexpr bool VALUES_ASYNC = MODE != GP__SORT_KEYS && !VALUES_LATE && sizeof(V) == 4 && alignof(V) >= 4 &&
+     * registers are issued before it); hence only from x 24. */
+    constexpr bool VALUES_ASYNC = MODE != GP__SORT_KEYS && !VALUES_LATE && gp__sort_values_by_copy<V>() &&
                                   ITEMS >= GP__SORT_ASYNC_ITEMS && !(VARIANT & GP__SORT_V_VALUES_REGS);
     V *s_vals = VALUES_LATE ? reinterpret_cast<V *>(stage) : reinterpret_cast<V *>(&s.rank.warp_count[0][0]);
 
