@@ -78,9 +78,10 @@
  *        gp_block_histogram_<name> (GP_DEFINE_HISTOGRAM)
  *      gp_sort[_desc]_<type>, gp_argsort[_desc]_<type>,  detail/device/sort.cuh
  *        gp_sort_pairs[_desc]_<ktype>_<vtype>, GP_DEFINE_SORT_PAIRS[_EXTERN],
- *        GP_DECLARE_SORT_PAIRS (kernels: detail/device/sort_kernels.cuh; up to
- *        1024 keys: sort_bitonic.cuh; up to 65536: sort_cluster.cuh; one block's
- *        sort, small inputs and the bucket path: sort_block.cuh)
+ *        GP_DECLARE_SORT_PAIRS (kernels: detail/device/sort_kernels.cuh and
+ *        sort_look_back.cuh; up to 1024 keys: sort_bitonic.cuh; up to 65536:
+ *        sort_cluster.cuh; one block's sort, small inputs and the bucket path:
+ *        sort_block.cuh)
  *      gp_block_radix_rank, gp_block_radix_rank_smem     detail/block/block_radix_rank.cuh
  *   4  the default instance lists                        detail/instances.cuh
  *   Each file's end documents the exact contract of the names it defines: which threads

@@ -1,7 +1,8 @@
 /* detail/device/sort_kernels.cuh -- the radix sort's key transforms, buffer schedule and
  * kernels (the host side and the names are in sort.cuh). Level 4: needs
- * block/block_radix_rank.cuh, agent/single_pass.cuh, util/launch.cuh (the chained
- * launch's wait), util/async_copy.cuh (4-byte values to their slots) and util/common.cuh.
+ * block/block_radix_rank.cuh, agent/single_pass.cuh, sort_look_back.cuh (the status words
+ * and the look-back of a pass), util/launch.cuh (the chained launch's wait),
+ * util/async_copy.cuh (4-byte values to their slots) and util/common.cuh.
  *
  * LSD radix sort with 8-bit digits after Adinets & Merrill, "Onesweep: A Faster Least
  * Significant Digit Radix Sort for GPUs" (2022):
@@ -157,6 +158,7 @@ static inline GP__HD gp__sort_layout gp__sort_make_layout(size_t n, size_t tiles
 #include "../agent/single_pass.cuh"
 #include "../util/launch.cuh"
 #include "../util/async_copy.cuh"
+#include "sort_look_back.cuh"
 
 /* What every grid kernel of one call sees. Values are V (keys only: unused). Argsort's
  * values are the indices, 32-bit below 2^32 keys (half the bytes a pass moves), which may
@@ -257,68 +259,6 @@ __global__ void __launch_bounds__(GP__SORT_HIST_THREADS) gp__sort_hist_kernel(gp
     if (threadIdx.x == 0) {
         const unsigned f = s_flags;
         io.ctl[0] = (f & 255u) | (unsigned long long)(f >> 8 & 255u) << 32 | (f >> 16 ? GP__SORT_BUCKET_MODE : 0);
-    }
-}
-
-/* ---- status words: a tile's count of one digit, aggregate or inclusive ------------------- */
-/* Pass p tags its words 2p + 1 (the tile's own count) or 2p + 2 (all tiles up to it); the
- * region is zeroed once per call, so a word of an earlier pass reads as not yet written.
- * Reads the WW words of a slot into w (all loads issued before any is used). */
-template <class W>
-static __device__ __forceinline__ void gp__sort_status_load(const uint64_t *status, size_t slot,
-                                                            uint64_t (&w)[gp__status_words(sizeof(W))])
-{
-    enum { WW = gp__status_words(sizeof(W)) };
-#pragma unroll
-    for (int c = 0; c < WW; c++) w[c] = gp__ld_relaxed_u64(status + slot * WW + c);
-}
-/* Whether the loaded words hold a count of this pass (then v and inclusive are set). */
-template <class W>
-static __device__ __forceinline__ bool gp__sort_status_parse(const uint64_t (&w)[gp__status_words(sizeof(W))],
-                                                             uint32_t pass, W &v, bool &inclusive)
-{
-    enum { WW = gp__status_words(sizeof(W)) };
-    const uint32_t tag = (uint32_t)(w[0] >> 32);
-    if (tag != 2 * pass + 1 && tag != 2 * pass + 2) return false;
-    uint32_t bits[WW];
-#pragma unroll
-    for (int c = 0; c < WW; c++) {
-        if ((uint32_t)(w[c] >> 32) != tag) return false; /* a wide value seen between its two stores */
-        bits[c] = (uint32_t)w[c];
-    }
-    memcpy(&v, bits, sizeof(W));
-    inclusive = tag == 2 * pass + 2;
-    return true;
-}
-
-/* Digit d's count in all tiles before `tile` (tile > 0): decoupled look-back over the
- * digit's status words. Each step loads the WIN nearest words not yet added at once (one L2
- * round trip for up to WIN tiles), then adds them nearest first up to the first inclusive
- * word (done) or the first not yet written (the next step starts there). The sum is of
- * integers, so it does not depend on which words were ready when. */
-template <class W, int WIN>
-static __device__ __forceinline__ W gp__sort_look_back(const uint64_t *status, size_t tile, unsigned d, uint32_t pass)
-{
-    enum { WW = gp__status_words(sizeof(W)) };
-    W before = 0;
-    size_t k = tile; /* tiles k-1, k-2, ... are still to add */
-    for (;;) {
-        uint64_t w[WIN][WW];
-#pragma unroll
-        for (int j = 0; j < WIN; j++)
-            if (k > (size_t)j) gp__sort_status_load<W>(status, (k - 1 - j) * 256 + d, w[j]);
-        size_t used = 0;
-#pragma unroll
-        for (int j = 0; j < WIN; j++) {
-            if (k <= (size_t)j) break; /* not reached: tile 0's word is inclusive */
-            W v;
-            bool inclusive;
-            if (!gp__sort_status_parse<W>(w[j], pass, v, inclusive)) break;
-            before += v;
-            if (inclusive) return before;
-            used++;
-        }
-        k -= used;
     }
 }
 
