@@ -107,13 +107,14 @@
 #ifdef __CUDACC__
 /* Keys a thread ranks per pass, by the bytes of a key and of a value (0: keys only), and
  * whether the values go to shared memory by copies (gp__sort_values_by_copy): then they
- * take no registers, and with 4-byte keys the tiles of keys alone. Larger tiles mean fewer
+ * take no registers, and the keys take the tiles of keys alone (x 28 for 4-byte keys, x 20
+ * for 8-byte keys: pairs u64/u32 and the argsort of 8-byte keys, x 12 in registers). Larger tiles mean fewer
  * status words and look-back steps per key; the registers of 2 blocks of 384 threads a SM
  * bound them (above). */
 static constexpr GP__HD int gp__sort_items(size_t kbytes, size_t vbytes, bool values_by_copy)
 {
     return (vbytes == 0 && kbytes <= 4) || (kbytes == 4 && values_by_copy) ? GP__SORT_ITEMS_KEYS4
-           : kbytes + vbytes <= 8                                         ? GP__SORT_ITEMS_8B
+           : kbytes + vbytes <= 8 || (kbytes == 8 && values_by_copy)      ? GP__SORT_ITEMS_8B
            : kbytes + vbytes <= 16                                        ? GP__SORT_ITEMS_16B
                                                                           : GP__SORT_ITEMS_MORE;
 }

@@ -99,8 +99,8 @@ GP__SORT_FLOAT_KEY(double, uint64_t, int64_t)
 /* Whether a pair's values of type V may go to their ranked slots by 4-byte copies
  * (cp.async) instead of through registers: 4 bytes on 4-byte boundaries (a type of four
  * chars may sit anywhere, where a 4-byte copy would fault). The pass kernel copies them so
- * in tiles of GP__SORT_ASYNC_ITEMS keys a thread or more; with 4-byte keys they take the
- * tiles of keys alone (gp__sort_items, sort.cuh). */
+ * in tiles of GP__SORT_ASYNC_ITEMS keys a thread or more (GP__SORT_ASYNC_ITEMS_K8 with
+ * 8-byte keys); they then take the tiles of keys alone (gp__sort_items, sort.cuh). */
 template <class V>
 static constexpr GP__HD bool gp__sort_values_by_copy() { return sizeof(V) == 4 && alignof(V) >= 4; }
 
@@ -281,6 +281,9 @@ enum {
 #ifndef GP__SORT_ASYNC_ITEMS
 #define GP__SORT_ASYNC_ITEMS 24 /* from this many keys a thread, 4-byte values go by cp.async (the pass kernel) */
 #endif
+#ifndef GP__SORT_ASYNC_ITEMS_K8
+#define GP__SORT_ASYNC_ITEMS_K8 16 /* the same with 8-byte keys, whose registers allow no larger tiles than x 20 */
+#endif
 #ifndef GP__SORT_PREFETCH
 #define GP__SORT_PREFETCH 1 /* 0: no L2 prefetch of argsort's indices (see the pass kernel) */
 #endif
@@ -370,7 +373,8 @@ __global__ void __launch_bounds__(BLOCK, MINB) gp__sort_pass_kernel(gp__sort_io<
      * 7.47 / 7.32. At x 20 the copies lose (issued after the barrier, where the loads into
      * registers are issued before it); hence only from x 24. */
     constexpr bool VALUES_ASYNC = MODE != GP__SORT_KEYS && !VALUES_LATE && gp__sort_values_by_copy<V>() &&
-                                  ITEMS >= GP__SORT_ASYNC_ITEMS && !(VARIANT & GP__SORT_V_VALUES_REGS);
+                                  ITEMS >= (sizeof(K) == 8 ? GP__SORT_ASYNC_ITEMS_K8 : GP__SORT_ASYNC_ITEMS) &&
+                                  !(VARIANT & GP__SORT_V_VALUES_REGS);
     V *s_vals = VALUES_LATE ? reinterpret_cast<V *>(stage) : reinterpret_cast<V *>(&s.rank.warp_count[0][0]);
 
     gp__chain_wait_only(); /* a programmatic dependent of the kernel before (sm_90) */

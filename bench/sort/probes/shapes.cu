@@ -54,6 +54,22 @@ static void shape_argsort(bufs *b)
     CUDA_CHK((gp__sort<uint32_t, uint64_t, GP__SORT_ARGSORT, 384, ITEMS, VARIANT, 2>(NULL, (uint64_t *)b->vout,
               (const uint32_t *)b->in, NULL, b->n, 0, 0, &k)));
 }
+template <int ITEMS, int VARIANT>
+static void shape_pairs64(bufs *b)
+{
+    gp__sort_knobs k = {};
+    k.no_small = 1; /* the grid path at every size */
+    CUDA_CHK((gp__sort<uint64_t, uint32_t, GP__SORT_PAIRS, 384, ITEMS, VARIANT, 2>((uint64_t *)b->out,
+              (uint32_t *)b->vout, (const uint64_t *)b->in, (const uint32_t *)b->vin, b->n, 0, 0, &k)));
+}
+template <int ITEMS, int VARIANT>
+static void shape_argsort64(bufs *b)
+{
+    gp__sort_knobs k = {};
+    k.no_small = 1; /* the grid path at every size */
+    CUDA_CHK((gp__sort<uint64_t, uint64_t, GP__SORT_ARGSORT, 384, ITEMS, VARIANT, 2>(NULL, (uint64_t *)b->vout,
+              (const uint64_t *)b->in, NULL, b->n, 0, 0, &k)));
+}
 static void cub_u32(bufs *b)
 {
     CUDA_CHK(cub::DeviceRadixSort::SortKeys(b->tmp, b->tb, (const uint32_t *)b->in, (uint32_t *)b->out, (int)b->n));
@@ -80,6 +96,8 @@ static const shape_row u32_shapes[] = {
     {"384x24 early, 2 blocks/SM", shape<384, 24, 0, 2>},
     {"384x26 early, 2 blocks/SM", shape<384, 26, 0, 2>},
     {"384x28 early, 2 blocks/SM", shape<384, 28, 0, 2>},
+    {"256x28 early, 3 blocks/SM", shape<256, 28, 0, 3>},
+    {"256x32 early, 3 blocks/SM", shape<256, 32, 0, 3>},
     {"384x30 early, 2 blocks/SM", shape<384, 30, 0, 2>},
     {"384x32 early, 2 blocks/SM", shape<384, 32, 0, 2>},
     {"384x36 early, 2 blocks/SM", shape<384, 36, 0, 2>},
@@ -105,6 +123,7 @@ static const shape_row pair_shapes[] = {
     {"pairs 384x20, values in registers (before)", shape_pairs<384, 20, 0, 2>},
     {"pairs 384x24, values by cp.async", shape_pairs<384, 24, 0, 2>},
     {"pairs 384x28, values by cp.async (library)", shape_pairs<384, 28, 0, 2>},
+    {"pairs 256x28, values by cp.async, 3 blocks/SM", shape_pairs<256, 28, 0, 3>},
     {"pairs 384x28, values in registers", shape_pairs<384, 28, VR, 2>},
     {"pairs 384x20, values late, 2 blocks/SM", shape_pairs<384, 20, VL, 2>},
     {NULL, NULL},
@@ -115,6 +134,26 @@ static const shape_row argsort_shapes[] = {
     {"argsort 384x24, indices by cp.async", shape_argsort<24, 0>},
     {"argsort 384x28, indices by cp.async (library)", shape_argsort<28, 0>},
     {"argsort 384x20, values late", shape_argsort<20, VL>},
+    {NULL, NULL},
+};
+static void cub_pairs64(bufs *b)
+{
+    CUDA_CHK(cub::DeviceRadixSort::SortPairs(b->tmp, b->tb, (const uint64_t *)b->in, (uint64_t *)b->out,
+                                             (const uint32_t *)b->vin, (uint32_t *)b->vout, (int)b->n));
+}
+/* 8-byte keys with 4-byte values: x 12 in registers (the library before), or by cp.async
+ * from GP__SORT_ASYNC_ITEMS_K8 keys a thread (x 20: the library's) */
+static const shape_row pair64_shapes[] = {
+    {"pairs u64/u32 384x12, values in registers (before)", shape_pairs64<12, 0>},
+    {"pairs u64/u32 384x16, values by cp.async", shape_pairs64<16, 0>},
+    {"pairs u64/u32 384x20, values by cp.async (library)", shape_pairs64<20, 0>},
+    {"pairs u64/u32 384x20, values in registers", shape_pairs64<20, VR>},
+    {NULL, NULL},
+};
+static const shape_row argsort64_shapes[] = {
+    {"argsort u64 384x12, indices in registers (before)", shape_argsort64<12, 0>},
+    {"argsort u64 384x16, indices by cp.async", shape_argsort64<16, 0>},
+    {"argsort u64 384x20, indices by cp.async (library)", shape_argsort64<20, 0>},
     {NULL, NULL},
 };
 static void run(void *p)
@@ -142,6 +181,8 @@ int main(int argc, char **argv)
     cub::DeviceRadixSort::SortKeys(NULL, tb, (const uint64_t *)in, (uint64_t *)out, (int)big);
     cub::DeviceRadixSort::SortPairs(NULL, t2, (const uint32_t *)in, (uint32_t *)out, (const uint32_t *)vin, (uint32_t *)vout, (int)big);
     tb = tb > t2 ? tb : t2;
+    cub::DeviceRadixSort::SortPairs(NULL, t2, (const uint64_t *)in, (uint64_t *)out, (const uint32_t *)vin, (uint32_t *)vout, (int)big);
+    tb = tb > t2 ? tb : t2;
     void *tmp;
     CUDA_CHK(cudaMalloc(&tmp, tb));
     unsigned char *h1 = (unsigned char *)malloc(big * 8), *h2 = (unsigned char *)malloc(big * 8);
@@ -154,6 +195,11 @@ int main(int argc, char **argv)
         {"pairs u32/u32 random", 28, 0, cub_pairs, pair_shapes, 4, 4, 68},
         {"pairs u32/u32 random", 24, 0, cub_pairs, pair_shapes, 4, 4, 68},
         {"argsort u32 random", 28, 0, NULL, argsort_shapes, 4, 8, 64},
+        /* 8 B to read for the histograms, 8 passes of 12 read and written */
+        {"pairs u64/u32 random", 28, 0, cub_pairs64, pair64_shapes, 8, 4, 200},
+        {"pairs u64/u32 random", 24, 0, cub_pairs64, pair64_shapes, 8, 4, 200},
+        /* the same, but the first pass reads no indices and the last writes them as 8 bytes, no keys */
+        {"argsort u64 random", 28, 0, NULL, argsort64_shapes, 8, 8, 196},
     };
     for (size_t z = 0; z < sizeof jobs / sizeof jobs[0]; z++) {
         if (only && !strstr(jobs[z].what, only)) continue;
