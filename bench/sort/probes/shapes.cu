@@ -22,54 +22,29 @@
 /* One call: u32 keys (keys in, out), u64 keys, or u32/u32 pairs (values in vin, vout). */
 typedef struct { void *out, *vout; const void *in, *vin; size_t n; void *tmp; size_t tb; } bufs;
 typedef void (*sort_fn)(bufs *);
-template <int BLOCK, int ITEMS, int VARIANT, int MINB>
-static void shape(bufs *b)
+/* One sort of the grid path (at every size) in a given shape: keys K (and values V, or
+ * argsort's indices). */
+template <class K, class V, int MODE, int BLOCK, int ITEMS, int VARIANT, int MINB>
+static void shape_of(bufs *b)
 {
     gp__sort_knobs k = {};
-    k.no_small = 1; /* the grid path at every size */
-    CUDA_CHK((gp__sort<uint32_t, uint32_t, GP__SORT_KEYS, BLOCK, ITEMS, VARIANT, MINB>((uint32_t *)b->out, NULL,
-              (const uint32_t *)b->in, NULL, b->n, 0, 0, &k)));
+    k.no_small = 1;
+    CUDA_CHK((gp__sort<K, V, MODE, BLOCK, ITEMS, VARIANT, MINB>(
+        MODE == GP__SORT_ARGSORT ? NULL : (K *)b->out, MODE == GP__SORT_KEYS ? NULL : (V *)b->vout,
+        (const K *)b->in, MODE == GP__SORT_PAIRS ? (const V *)b->vin : NULL, b->n, 0, 0, &k)));
 }
 template <int BLOCK, int ITEMS, int VARIANT, int MINB>
-static void shape64(bufs *b)
-{
-    gp__sort_knobs k = {};
-    k.no_small = 1; /* the grid path at every size */
-    CUDA_CHK((gp__sort<uint64_t, uint64_t, GP__SORT_KEYS, BLOCK, ITEMS, VARIANT, MINB>((uint64_t *)b->out, NULL,
-              (const uint64_t *)b->in, NULL, b->n, 0, 0, &k)));
-}
+static void shape(bufs *b) { shape_of<uint32_t, uint32_t, GP__SORT_KEYS, BLOCK, ITEMS, VARIANT, MINB>(b); }
 template <int BLOCK, int ITEMS, int VARIANT, int MINB>
-static void shape_pairs(bufs *b)
-{
-    gp__sort_knobs k = {};
-    k.no_small = 1; /* the grid path at every size */
-    CUDA_CHK((gp__sort<uint32_t, uint32_t, GP__SORT_PAIRS, BLOCK, ITEMS, VARIANT, MINB>((uint32_t *)b->out,
-              (uint32_t *)b->vout, (const uint32_t *)b->in, (const uint32_t *)b->vin, b->n, 0, 0, &k)));
-}
+static void shape64(bufs *b) { shape_of<uint64_t, uint64_t, GP__SORT_KEYS, BLOCK, ITEMS, VARIANT, MINB>(b); }
+template <int BLOCK, int ITEMS, int VARIANT, int MINB>
+static void shape_pairs(bufs *b) { shape_of<uint32_t, uint32_t, GP__SORT_PAIRS, BLOCK, ITEMS, VARIANT, MINB>(b); }
 template <int ITEMS, int VARIANT>
-static void shape_argsort(bufs *b)
-{
-    gp__sort_knobs k = {};
-    k.no_small = 1; /* the grid path at every size */
-    CUDA_CHK((gp__sort<uint32_t, uint64_t, GP__SORT_ARGSORT, 384, ITEMS, VARIANT, 2>(NULL, (uint64_t *)b->vout,
-              (const uint32_t *)b->in, NULL, b->n, 0, 0, &k)));
-}
+static void shape_argsort(bufs *b) { shape_of<uint32_t, uint64_t, GP__SORT_ARGSORT, 384, ITEMS, VARIANT, 2>(b); }
 template <int ITEMS, int VARIANT>
-static void shape_pairs64(bufs *b)
-{
-    gp__sort_knobs k = {};
-    k.no_small = 1; /* the grid path at every size */
-    CUDA_CHK((gp__sort<uint64_t, uint32_t, GP__SORT_PAIRS, 384, ITEMS, VARIANT, 2>((uint64_t *)b->out,
-              (uint32_t *)b->vout, (const uint64_t *)b->in, (const uint32_t *)b->vin, b->n, 0, 0, &k)));
-}
+static void shape_pairs64(bufs *b) { shape_of<uint64_t, uint32_t, GP__SORT_PAIRS, 384, ITEMS, VARIANT, 2>(b); }
 template <int ITEMS, int VARIANT>
-static void shape_argsort64(bufs *b)
-{
-    gp__sort_knobs k = {};
-    k.no_small = 1; /* the grid path at every size */
-    CUDA_CHK((gp__sort<uint64_t, uint64_t, GP__SORT_ARGSORT, 384, ITEMS, VARIANT, 2>(NULL, (uint64_t *)b->vout,
-              (const uint64_t *)b->in, NULL, b->n, 0, 0, &k)));
-}
+static void shape_argsort64(bufs *b) { shape_of<uint64_t, uint64_t, GP__SORT_ARGSORT, 384, ITEMS, VARIANT, 2>(b); }
 static void cub_u32(bufs *b)
 {
     CUDA_CHK(cub::DeviceRadixSort::SortKeys(b->tmp, b->tb, (const uint32_t *)b->in, (uint32_t *)b->out, (int)b->n));
