@@ -28,10 +28,10 @@
  * and the inputs untouched when it cannot be had): n keys (2n in place and for argsort),
  * plus n values for pairs (2n in place) or n 32-bit indices for argsort (64-bit above 2^32
  * keys; they also pass through the caller's index array), plus the status words
- * (8 bytes per digit per tile: 2 KB a tile of 10752 keys for keys of up to 4 bytes, 7680 for
- * 8-byte keys and pairs within 8 bytes, 4608 within 16, else 3072, and 2048 for every type
- * up to 2^18 keys; twice that above 2^32 keys) and 2 x 8 x 256 bytes per pass of
- * histograms. */
+ * (8 bytes per digit per tile: 2 KB a tile of 10752 keys for keys of up to 4 bytes alone or
+ * with 4-byte values, 7680 for 8-byte keys alone or with 4-byte values and other pairs
+ * within 8 bytes, 4608 within 16, else 3072, and 2048 for every type up to 2^18 keys; twice
+ * that above 2^32 keys) and 2 x 8 x 256 bytes per pass of histograms. */
 #ifndef GPUPRIMS_DETAIL_SORT_CUH
 #define GPUPRIMS_DETAIL_SORT_CUH
 
@@ -76,7 +76,7 @@
  * keys with 8-byte values at x 12 spill 8 (none before), and pairs u32/u32 at x 20 / 24 took
  * 7.85-7.87 / 7.92-7.95 ms (H200, 2^28, two runs). */
 #define GP__SORT_ITEMS_KEYS4 28  /* keys only, up to 4 bytes, or 4-byte keys with 4-byte values (10752-key tiles) */
-#define GP__SORT_ITEMS_8B 20     /* keys only of 8 bytes, or key and value within 8 bytes (7680) */
+#define GP__SORT_ITEMS_8B 20     /* 8-byte keys alone or with 4-byte values, or pairs within 8 bytes (7680) */
 #define GP__SORT_ITEMS_16B 12    /* key and value within 16 bytes */
 #define GP__SORT_ITEMS_MORE 8    /* larger (a user's value type) */
 /* Up to GP__SORT_SMALL_TILES_MAX keys past the one-block paths, tiles of 256 threads x 8
