@@ -118,6 +118,11 @@ static constexpr GP__HD int gp__sort_items(size_t kbytes, size_t vbytes, bool va
            : kbytes + vbytes <= 16                                        ? GP__SORT_ITEMS_16B
                                                                           : GP__SORT_ITEMS_MORE;
 }
+/* The tiles given to values by copy must be ones the pass kernel copies them in: else they
+ * would sit in registers in tiles sized for none (spills). */
+static_assert(gp__sort_items(4, 4, true) >= gp__sort_async_items(4) &&
+                  gp__sort_items(8, 4, true) >= gp__sort_async_items(8),
+              "tiles of values by copy reach GP__SORT_ASYNC_ITEMS(_K8)");
 #include "../util/launch.cuh"
 #include "../util/scratch.cuh"
 

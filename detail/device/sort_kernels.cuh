@@ -103,6 +103,18 @@ GP__SORT_FLOAT_KEY(double, uint64_t, int64_t)
  * 8-byte keys); they then take the tiles of keys alone (gp__sort_items, sort.cuh). */
 template <class V>
 static constexpr GP__HD bool gp__sort_values_by_copy() { return sizeof(V) == 4 && alignof(V) >= 4; }
+#ifndef GP__SORT_ASYNC_ITEMS
+#define GP__SORT_ASYNC_ITEMS 24 /* from this many keys a thread, 4-byte values go by cp.async (the pass kernel) */
+#endif
+#ifndef GP__SORT_ASYNC_ITEMS_K8
+#define GP__SORT_ASYNC_ITEMS_K8 16 /* the same with 8-byte keys, whose registers allow no larger tiles than x 20 */
+#endif
+/* The fewest keys a thread at which the pass kernel copies such values, for keys of
+ * `kbytes` (below it the loads into registers, issued earlier, were faster). */
+static constexpr GP__HD int gp__sort_async_items(size_t kbytes)
+{
+    return kbytes == 8 ? GP__SORT_ASYNC_ITEMS_K8 : GP__SORT_ASYNC_ITEMS;
+}
 
 /* Digit p (0: least significant) of key k in the sort's order. */
 template <class K>
@@ -278,12 +290,6 @@ enum {
     GP__SORT_V_VALUES_LATE = 16, /* values loaded after the keys are written, staged where the keys were */
     GP__SORT_V_VALUES_REGS = 32, /* 4-byte values through registers even in large tiles (the order before) */
 };
-#ifndef GP__SORT_ASYNC_ITEMS
-#define GP__SORT_ASYNC_ITEMS 24 /* from this many keys a thread, 4-byte values go by cp.async (the pass kernel) */
-#endif
-#ifndef GP__SORT_ASYNC_ITEMS_K8
-#define GP__SORT_ASYNC_ITEMS_K8 16 /* the same with 8-byte keys, whose registers allow no larger tiles than x 20 */
-#endif
 #ifndef GP__SORT_PREFETCH
 #define GP__SORT_PREFETCH 1 /* 0: no L2 prefetch of argsort's indices (see the pass kernel) */
 #endif
@@ -373,7 +379,7 @@ __global__ void __launch_bounds__(BLOCK, MINB) gp__sort_pass_kernel(gp__sort_io<
      * 7.47 / 7.32. At x 20 the copies lose (issued after the barrier, where the loads into
      * registers are issued before it); hence only from x 24. */
     constexpr bool VALUES_ASYNC = MODE != GP__SORT_KEYS && !VALUES_LATE && gp__sort_values_by_copy<V>() &&
-                                  ITEMS >= (sizeof(K) == 8 ? GP__SORT_ASYNC_ITEMS_K8 : GP__SORT_ASYNC_ITEMS) &&
+                                  ITEMS >= gp__sort_async_items(sizeof(K)) &&
                                   !(VARIANT & GP__SORT_V_VALUES_REGS);
     V *s_vals = VALUES_LATE ? reinterpret_cast<V *>(stage) : reinterpret_cast<V *>(&s.rank.warp_count[0][0]);
 
