@@ -11,8 +11,8 @@
  * cluster that keeps the keys in its blocks' shared memory through every pass
  * (sort_cluster.cuh). Else n <= GP__SORT_SMALL_MAX (and the data fits one block's shared
  * memory): one launch of one block (256 threads up to 2048 keys, else 1024) that
- * radix-sorts everything in shared memory. Otherwise: a zeroing of the
- * histograms and status words, the histogram kernel, one kernel per pass (tiles of 2048
+ * radix-sorts everything in shared memory. Otherwise: the histogram kernel, one kernel
+ * per pass (tiles of 2048
  * keys up to GP__SORT_SMALL_TILES_MAX keys, of the sizes below beyond; 8-bit digits:
  * 2 passes for 16-bit keys, 4 for 32-bit, 8 for 64-bit; a pass whose digit is the same for
  * every key returns at once), and in place a copy kernel that works only when one pass was
@@ -27,11 +27,13 @@
  * Scratch (the library's stream-ordered pool; cudaErrorMemoryAllocation, nothing launched
  * and the inputs untouched when it cannot be had): n keys (2n in place and for argsort),
  * plus n values for pairs (2n in place) or n 32-bit indices for argsort (64-bit above 2^32
- * keys; they also pass through the caller's index array), plus the status words
- * (8 bytes per digit per tile: 2 KB a tile of 10752 keys for keys of up to 4 bytes alone or
- * with 4-byte values, 7680 for 8-byte keys alone or with 4-byte values and other pairs
- * within 8 bytes, 4608 within 16, else 3072, and 2048 for every type up to 2^18 keys; twice
- * that above 2^32 keys) and 2 x 8 x 256 bytes per pass of histograms. */
+ * keys; they also pass through the caller's index array). Status memory (util/status.cuh,
+ * kept per stream up to GP__STATUS_MAX bytes, else per-call scratch cleared by a kernel
+ * before the histogram kernel): the status words (8 bytes per digit per tile: 2 KB a tile
+ * of 10752 keys for keys of up to 4 bytes alone or with 4-byte values, 7680 for 8-byte keys
+ * alone or with 4-byte values and other pairs within 8 bytes, 4608 within 16, else 3072, and
+ * 2048 for every type up to 2^18 keys; twice that above 2^32 keys) and 32 KB of histograms,
+ * offsets and counters. */
 #ifndef GPUPRIMS_DETAIL_SORT_CUH
 #define GPUPRIMS_DETAIL_SORT_CUH
 
@@ -125,6 +127,7 @@ static_assert(gp__sort_items(4, 4, true) >= gp__sort_async_items(4) &&
               "tiles of values by copy reach GP__SORT_ASYNC_ITEMS(_K8)");
 #include "../util/launch.cuh"
 #include "../util/scratch.cuh"
+#include "../util/status.cuh"
 
 /* Knobs for tests and the bench (NULL: the defaults). no_small: never the one-block path;
  * small_max: its limit (0: GP__SORT_SMALL_MAX); wide: 64-bit counts in the status words
@@ -269,33 +272,21 @@ static cudaError_t gp__sort_grid(K *k_out, V *v_out, uint64_t *idx_out, const K 
                 (int)gp__sort_bucket_smem<K, V, MODE>(gp__sort_bucket_cap_max<K, V, MODE>(dev)))));
     if (dev.cluster_ok) GP__TRY(gp__kernel_load<gp__scratch_zero_kernel<>>());
 
-    const gp__sort_layout l = gp__sort_make_layout(n, tiles, P, KB, VB, wide ? 2 : 1,
+    const gp__sort_layout l = gp__sort_make_layout(n, tiles, KB, VB, wide ? 2 : 1,
                                                    in_place || MODE == GP__SORT_ARGSORT, MODE != GP__SORT_KEYS,
                                                    MODE == GP__SORT_PAIRS && in_place);
-    void *scratch = NULL;
-    GP__TRY(gp__scratch_alloc(&scratch, l.bytes, dev.id, s));
-    char *b = (char *)scratch;
     gp__sort_io<K, V> io;
     io.k_in = k_in;
     io.k_buf[GP__SORT_IN] = NULL; /* read through k_in */
     io.k_buf[GP__SORT_OUT] = k_out;
-    io.k_buf[GP__SORT_TMP_A] = (K *)(b + l.ka);
-    io.k_buf[GP__SORT_TMP_B] = (K *)(b + l.kb);
     io.v_buf[GP__SORT_IN] = (V *)v_in;
     io.v_buf[GP__SORT_OUT] = v_out;
-    io.v_buf[GP__SORT_TMP_A] = (V *)(b + l.va);
-    io.v_buf[GP__SORT_TMP_B] = (V *)(b + l.vb);
     io.idx_out = idx_out;
     io.n = n;
-    io.hist = (unsigned long long *)(b + l.hist);
-    io.offsets = (unsigned long long *)(b + l.offsets);
-    io.ctl = (unsigned long long *)(b + l.ctl);
-    io.status = (uint64_t *)(b + l.status);
     io.desc = desc;
     io.in_place = in_place;
     io.bucket_cap = BUCKETS ? bucket_cap : 0;
-
-    /* On sm_90 each kernel is the programmatic dependent of the one before (the zeroing, of
+    /* On sm_90 each kernel is the programmatic dependent of the one before (the first, of
      * the stream's earlier work): placed on the GPU as the one before finishes, it waits
      * (gp__chain_wait_only) before it touches memory, so the launches of a call do not each
      * wait for the one before to drain. H100, u32 keys, 16 calls back to back (probe, both
@@ -303,11 +294,6 @@ static cudaError_t gp__sort_grid(K *k_out, V *v_out, uint64_t *idx_out, const K 
      * 2^19 60.4-60.7 to 52.8-52.9, 2^20 65.0-65.3 to 57.1-57.3; pairs u32/u32 at 2^20 76.1-76.5
      * to 68.9-69.2. */
     const bool chain = dev.cluster_ok != 0;
-    cudaError_t err = cudaSuccess;
-    if (chain)
-        err = gp__scratch_zero((unsigned long long *)scratch, l.zeroed / 8, s, true);
-    else
-        err = cudaMemsetAsync(scratch, 0, l.zeroed, s);
     /* The histogram kernel's blocks: 16 keys a thread, but at least 64 blocks (where there
      * are 512 keys a block), and at most 4 an SM. About 64 to 128 blocks were the fastest
      * from 2^17 to 2^21 keys: fewer leave each thread more rounds of loads, more send more
@@ -322,17 +308,64 @@ static cudaError_t gp__sort_grid(K *k_out, V *v_out, uint64_t *idx_out, const K 
         gp__min_size(gp__max_size(gp__ceil_div(n, (size_t)GP__SORT_HIST_THREADS * 16),
                                   gp__min_size(64, gp__ceil_div(n, (size_t)GP__SORT_HIST_THREADS))),
                      (size_t)dev.sms * 4);
-    if (err == cudaSuccess)
-        err = gp__launch(gp__sort_hist_kernel<K, V>, (unsigned)hist_blocks, GP__SORT_HIST_THREADS, 0, s, chain, io);
-    for (int p = 0; p < P && err == cudaSuccess; p++)
-        err = gp__launch(pass, (unsigned)tiles, BLOCK, pass_smem, s, chain, io, p);
-    if constexpr (BUCKETS)
-        if (bucket_cap && err == cudaSuccess)
-            err = gp__launch(gp__sort_bucket_kernel<K, V, MODE>, 256, GP__SORT_BUCKET_BLOCK,
-                             gp__sort_bucket_smem<K, V, MODE>(bucket_cap), s, chain, io);
-    if (in_place && err == cudaSuccess)
-        err = gp__launch(gp__sort_finish_kernel<K, V, MODE>,
-                         (unsigned)gp__min_size(gp__ceil_div(n, (size_t)1024), (size_t)dev.sms * 8), 256, 0, s, chain, io);
+    /* The kernels of one call from the histogram kernel on, over the control part at
+     * `control` and the buffers at `buffers`; the first chained where `chain_first`. */
+    auto run = [&](char *control, char *buffers, uint32_t epoch, bool chain_first) {
+        io.k_buf[GP__SORT_TMP_A] = (K *)(buffers + l.ka);
+        io.k_buf[GP__SORT_TMP_B] = (K *)(buffers + l.kb);
+        io.v_buf[GP__SORT_TMP_A] = (V *)(buffers + l.va);
+        io.v_buf[GP__SORT_TMP_B] = (V *)(buffers + l.vb);
+        io.hist = (unsigned long long *)(control + l.hist);
+        io.offsets = (unsigned long long *)(control + l.offsets);
+        io.ctl = (unsigned long long *)(control + l.ctl);
+        io.status = (uint64_t *)(control + l.status);
+        io.epoch = epoch;
+        cudaError_t err =
+            gp__launch(gp__sort_hist_kernel<K, V>, (unsigned)hist_blocks, GP__SORT_HIST_THREADS, 0, s, chain_first, io);
+        for (int p = 0; p < P && err == cudaSuccess; p++)
+            err = gp__launch(pass, (unsigned)tiles, BLOCK, pass_smem, s, chain, io, p);
+        if constexpr (BUCKETS)
+            if (bucket_cap && err == cudaSuccess)
+                err = gp__launch(gp__sort_bucket_kernel<K, V, MODE>, 256, GP__SORT_BUCKET_BLOCK,
+                                 gp__sort_bucket_smem<K, V, MODE>(bucket_cap), s, chain, io);
+        if (in_place && err == cudaSuccess)
+            err = gp__launch(gp__sort_finish_kernel<K, V, MODE>,
+                             (unsigned)gp__min_size(gp__ceil_div(n, (size_t)1024), (size_t)dev.sms * 8), 256, 0, s, chain, io);
+        return err;
+    };
+
+    /* Status memory: the control part is the stream's region, kept between calls (its
+     * counters come back to 0 at the end of each call, its status words are tagged with the
+     * call's epochs), so nothing is cleared and only the buffers come from the pool. A call
+     * under stream capture, or one whose status words exceed a region, takes per-call
+     * scratch for both parts, the control part cleared first (a chained kernel, a memset
+     * where kernels are not chained), with epoch 1. */
+    int capturing = 0;
+    GP__TRY(gp__stream_capturing(s, &capturing));
+    gp__status_device *table = capturing ? NULL : gp__status_table(dev.id);
+    if (table) {
+        std::lock_guard<std::mutex> g(table->lock); /* held through the launches: epochs in stream order */
+        gp__status_lease lease;
+        GP__TRY(gp__status_take(table, &lease, l.control, GP__STATUS_SORT, dev.id, s, GP__SORT_EPOCHS));
+        if (lease.mem) {
+            void *buffers = NULL;
+            const cudaError_t alloc_err = gp__scratch_alloc(&buffers, l.buffers, dev.id, s);
+            if (alloc_err != cudaSuccess) { /* nothing launched: the region is as it was */
+                const cudaError_t e = gp__status_done(&lease, cudaSuccess, s);
+                return alloc_err != cudaSuccess ? alloc_err : e;
+            }
+            /* chained, except right after the region's zeroing (a memset, epoch 1) */
+            cudaError_t err = run((char *)lease.mem, (char *)buffers, lease.epoch, chain && lease.epoch != 1);
+            const cudaError_t free_err = cudaFreeAsync(buffers, s);
+            err = gp__status_done(&lease, err, s);
+            return err != cudaSuccess ? err : free_err;
+        }
+    }
+    void *scratch = NULL;
+    GP__TRY(gp__scratch_alloc(&scratch, l.control + l.buffers, dev.id, s));
+    cudaError_t err = chain ? gp__scratch_zero((unsigned long long *)scratch, l.control / 8, s, true)
+                            : cudaMemsetAsync(scratch, 0, l.control, s);
+    if (err == cudaSuccess) err = run((char *)scratch, (char *)scratch + l.control, 1, chain);
     const cudaError_t free_err = cudaFreeAsync(scratch, s);
     return err != cudaSuccess ? err : free_err;
 }

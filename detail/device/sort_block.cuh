@@ -188,7 +188,9 @@ __global__ void __launch_bounds__(GP__SORT_BUCKET_BLOCK) gp__sort_bucket_kernel(
     gp__chain_wait_only();
     if (!(__ldcg(&io.ctl[0]) & GP__SORT_BUCKET_MODE)) return;
     const size_t lo = (size_t)__ldcg(&io.offsets[(P - 1) * 256 + blockIdx.x]);
-    const unsigned count = (unsigned)__ldcg(&io.hist[(P - 1) * 256 + blockIdx.x]); /* <= io.bucket_cap */
+    /* its count from the offsets (the histogram kernel leaves its counts at 0 for the next call) */
+    const size_t hi = blockIdx.x < 255 ? (size_t)__ldcg(&io.offsets[(P - 1) * 256 + blockIdx.x + 1]) : io.n;
+    const unsigned count = (unsigned)(hi - lo); /* <= io.bucket_cap */
     if (count == 0) return;
     const K *k_in = io.k_buf[GP__SORT_TMP_A] + lo;
     const V *v_in = io.v_buf[GP__SORT_TMP_A] + lo;

@@ -128,31 +128,38 @@ static inline GP__HD unsigned gp__sort_digit(K k, int p, int desc)
 
 #endif /* __cplusplus */
 
-/* Scratch of the grid path, in order (each part GP__SCRATCH_ALIGN-aligned); the first four
- * are zeroed before the histogram kernel:
- *   hist     P x 256 u64   digit counts of every pass
- *   offsets  P x 256 u64   each pass's exclusive digit offsets (written by the last block)
- *   ctl      (2 + P) u64   skip mask, done counter, one tile counter per pass
- *   status   tiles x 256 x words x 8   per-tile digit counts (epoch-tagged words)
- *   keys A, keys B, values A, values B   (n elements each, where needed) */
+/* Memory of the grid path, in two parts, each part's pieces GP__SCRATCH_ALIGN-aligned.
+ * The control part is the stream's status region where one serves (util/status.cuh; else
+ * per-call scratch cleared before the histogram kernel), so its layout is the same for
+ * every key type and size, and each word in it is always a counter left at 0 by the call,
+ * always a tagged word, or always data written before it is read:
+ *   hist     8 x 256 u64   digit counts of every pass (counters)
+ *   offsets  8 x 256 u64   each pass's exclusive digit offsets (data, from the last block)
+ *   ctl      10 u64        skip mask (data), done counter, a tile counter a pass (counters)
+ *   status   tiles x 256 x words x 8   per-tile digit counts (tagged words)
+ * The buffers (per-call scratch from the pool): keys A, keys B, values A, values B (n
+ * elements each, where needed). */
+#define GP__SORT_MAX_PASSES 8
 typedef struct gp__sort_layout {
-    size_t hist, offsets, ctl, status, zeroed, ka, kb, va, vb, bytes;
+    size_t hist, offsets, ctl, status, control; /* from the control part's start; control: its bytes */
+    size_t ka, kb, va, vb, buffers;            /* from the buffers' start; buffers: their bytes */
 } gp__sort_layout;
 
-static inline GP__HD gp__sort_layout gp__sort_make_layout(size_t n, size_t tiles, int P, size_t kbytes, size_t vbytes,
+static inline GP__HD gp__sort_layout gp__sort_make_layout(size_t n, size_t tiles, size_t kbytes, size_t vbytes,
                                                           int status_words, int need_kb, int need_va, int need_vb)
 {
     gp__sort_layout l;
     size_t at = 0;
     l.hist = at;
-    at = gp__round_up(at + (size_t)P * 256 * 8, GP__SCRATCH_ALIGN);
+    at = gp__round_up(at + (size_t)GP__SORT_MAX_PASSES * 256 * 8, GP__SCRATCH_ALIGN);
     l.offsets = at;
-    at = gp__round_up(at + (size_t)P * 256 * 8, GP__SCRATCH_ALIGN);
+    at = gp__round_up(at + (size_t)GP__SORT_MAX_PASSES * 256 * 8, GP__SCRATCH_ALIGN);
     l.ctl = at;
-    at = gp__round_up(at + (size_t)(2 + P) * 8, GP__SCRATCH_ALIGN);
+    at = gp__round_up(at + (size_t)(2 + GP__SORT_MAX_PASSES) * 8, GP__SCRATCH_ALIGN);
     l.status = at;
     at = gp__round_up(at + tiles * 256 * (size_t)status_words * 8, GP__SCRATCH_ALIGN);
-    l.zeroed = at;
+    l.control = at;
+    at = 0;
     l.ka = at;
     at = gp__round_up(at + n * kbytes, GP__SCRATCH_ALIGN);
     l.kb = at;
@@ -161,7 +168,7 @@ static inline GP__HD gp__sort_layout gp__sort_make_layout(size_t n, size_t tiles
     if (need_va) at = gp__round_up(at + n * vbytes, GP__SCRATCH_ALIGN);
     l.vb = at;
     if (need_vb) at = gp__round_up(at + n * vbytes, GP__SCRATCH_ALIGN);
-    l.bytes = at;
+    l.buffers = at;
     return l;
 }
 
@@ -185,6 +192,7 @@ struct gp__sort_io {
     size_t n;
     unsigned long long *hist, *offsets, *ctl; /* ctl[0] skip mask (crowded mask << 32, GP__SORT_BUCKET_MODE), ctl[1] done, ctl[2 + p] tile counter */
     uint64_t *status;
+    uint32_t epoch; /* the first of the call's GP__SORT_EPOCHS tags (sort_look_back.cuh) */
     int desc, in_place;
     unsigned bucket_cap; /* the bucket path's largest bucket (0: never the bucket path) */
 };
@@ -208,6 +216,7 @@ template <class K, class V>
 __global__ void __launch_bounds__(GP__SORT_HIST_THREADS) gp__sort_hist_kernel(gp__sort_io<K, V> io)
 {
     constexpr int P = sizeof(typename gp__sort_key<K>::U);
+    static_assert(P <= GP__SORT_MAX_PASSES && 2 * GP__SORT_MAX_PASSES <= GP__SORT_EPOCHS, "the control part's layout");
     __shared__ unsigned s_hist[P][256];
     gp__chain_wait_only(); /* a programmatic dependent of the zeroing (sm_90) */
     for (unsigned i = threadIdx.x; i < P * 256; i += blockDim.x) (&s_hist[0][0])[i] = 0;
@@ -239,13 +248,18 @@ __global__ void __launch_bounds__(GP__SORT_HIST_THREADS) gp__sort_hist_kernel(gp
      * other made this tail a chain of round trips and barriers). */
     static_assert(P * 32 <= GP__SORT_HIST_THREADS, "a warp a pass");
     __shared__ unsigned s_flags;
-    if (threadIdx.x == 0) s_flags = 0;
+    if (threadIdx.x == 0) {
+        s_flags = 0;
+        io.ctl[1] = 0; /* the done counter, every block counted: back to 0 for the next call */
+    }
     __syncthreads();
     const unsigned warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
     if (warp < P) {
         unsigned long long c[8], sum = 0;
 #pragma unroll
         for (int j = 0; j < 8; j++) c[j] = __ldcg(&io.hist[warp * 256 + lane * 8 + j]);
+#pragma unroll
+        for (int j = 0; j < 8; j++) io.hist[warp * 256 + lane * 8 + j] = 0; /* left at 0 for the next call */
         bool all = false, many = false, over = false;
 #pragma unroll
         for (int j = 0; j < 8; j++) {
@@ -414,7 +428,12 @@ __global__ void __launch_bounds__(BLOCK, MINB) gp__sort_pass_kernel(gp__sort_io<
     const V *vin = gp__sort_pick(io.v_buf, vsrc);
     V *vout = gp__sort_pick(io.v_buf, vdst);
 
-    if (threadIdx.x == 0) s.tile = (unsigned)atomicAdd(&io.ctl[2 + pass], 1ull); /* tiles in start order */
+    if (threadIdx.x == 0) { /* tiles in start order */
+        s.tile = (unsigned)atomicAdd(&io.ctl[2 + pass], 1ull);
+        /* the last number taken: no block of this pass reads the counter again, so it goes
+         * back to 0 for the stream's next call (status memory, sort.cuh) */
+        if (s.tile == gridDim.x - 1) atomicExch(&io.ctl[2 + pass], 0ull);
+    }
     __syncthreads();
     const size_t tile = s.tile, base = tile * TILE;
     const unsigned lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
@@ -466,10 +485,10 @@ __global__ void __launch_bounds__(BLOCK, MINB) gp__sort_pass_kernel(gp__sort_io<
     const bool crowded = HOW == GP__RANK_OR && (ctl0 >> (32 + pass) & 1);
     const W count = gp__block_radix_count(digit, s.rank, crowded);
     if (EARLY && d < 256) /* tile 0's count is its inclusive prefix */
-        gp__status_publish<W>(io.status, tile * 256 + d, count, tile == 0 ? 2 * pass + 2 : 2 * pass + 1);
+        gp__status_publish<W>(io.status, tile * 256 + d, count, gp__sort_tag(io.epoch, pass, tile == 0));
     gp__block_radix_rank_counted<BLOCK, ITEMS, HOW>(digit, rank, s.rank, crowded);
     if (!EARLY && d < 256)
-        gp__status_publish<W>(io.status, tile * 256 + d, count, tile == 0 ? 2 * pass + 2 : 2 * pass + 1);
+        gp__status_publish<W>(io.status, tile * 256 + d, count, gp__sort_tag(io.epoch, pass, tile == 0));
 #pragma unroll
     for (int i = 0; i < ITEMS; i++) s_keys[rank[i]] = key[i];
     V val[MODE == GP__SORT_KEYS || VALUES_ASYNC ? 1 : ITEMS];
@@ -494,8 +513,8 @@ __global__ void __launch_bounds__(BLOCK, MINB) gp__sort_pass_kernel(gp__sort_io<
     if (d < 256) {
         W before = 0;
         if (tile != 0) {
-            before = gp__sort_look_back<W, WIN>(io.status, tile, d, pass);
-            gp__status_publish<W>(io.status, tile * 256 + d, before + count, 2 * pass + 2);
+            before = gp__sort_look_back<W, WIN>(io.status, tile, d, gp__sort_tag(io.epoch, pass, false));
+            gp__status_publish<W>(io.status, tile * 256 + d, before + count, gp__sort_tag(io.epoch, pass, true));
         }
         s.shift[d] = (size_t)__ldcg(&io.offsets[pass * 256 + d]) + (size_t)before - s.rank.digit_start[d];
     }

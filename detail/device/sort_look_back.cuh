@@ -16,9 +16,16 @@
 #include "../agent/single_pass.cuh"
 
 /* ---- status words: a tile's count of one digit, aggregate or inclusive ------------------- */
-/* Pass p tags its words 2p + 1 (the tile's own count) or 2p + 2 (all tiles up to it); the
- * region is zeroed once per call, so a word of an earlier pass reads as not yet written.
- * Reads the WW words of a slot into w (all loads issued before any is used). */
+/* A call owns GP__SORT_EPOCHS consecutive epochs from io.epoch (status memory, sort.cuh): pass
+ * p tags its words epoch + 2p (the tile's own count) or epoch + 2p + 1 (all tiles up to it),
+ * so a word of an earlier pass or call reads as not yet written, and the words are never
+ * cleared. */
+#define GP__SORT_EPOCHS 16 /* two tags a pass, 8 passes at most */
+static constexpr GP__HD uint32_t gp__sort_tag(uint32_t epoch, int pass, bool inclusive)
+{
+    return epoch + 2u * (uint32_t)pass + (inclusive ? 1u : 0u);
+}
+/* Reads the WW words of a slot into w (all loads issued before any is used). */
 template <class W>
 static __device__ __forceinline__ void gp__sort_status_load(const uint64_t *status, size_t slot,
                                                             uint64_t (&w)[gp__status_words(sizeof(W))])
@@ -27,14 +34,15 @@ static __device__ __forceinline__ void gp__sort_status_load(const uint64_t *stat
 #pragma unroll
     for (int c = 0; c < WW; c++) w[c] = gp__ld_relaxed_u64(status + slot * WW + c);
 }
-/* Whether the loaded words hold a count of this pass (then v and inclusive are set). */
+/* Whether the loaded words hold a count of this pass, tagged tag0 or tag0 + 1 (then v and
+ * inclusive are set). */
 template <class W>
 static __device__ __forceinline__ bool gp__sort_status_parse(const uint64_t (&w)[gp__status_words(sizeof(W))],
-                                                             uint32_t pass, W &v, bool &inclusive)
+                                                             uint32_t tag0, W &v, bool &inclusive)
 {
     enum { WW = gp__status_words(sizeof(W)) };
     const uint32_t tag = (uint32_t)(w[0] >> 32);
-    if (tag != 2 * pass + 1 && tag != 2 * pass + 2) return false;
+    if (tag != tag0 && tag != tag0 + 1) return false;
     uint32_t bits[WW];
 #pragma unroll
     for (int c = 0; c < WW; c++) {
@@ -42,7 +50,7 @@ static __device__ __forceinline__ bool gp__sort_status_parse(const uint64_t (&w)
         bits[c] = (uint32_t)w[c];
     }
     memcpy(&v, bits, sizeof(W));
-    inclusive = tag == 2 * pass + 2;
+    inclusive = tag == tag0 + 1;
     return true;
 }
 
@@ -52,7 +60,7 @@ static __device__ __forceinline__ bool gp__sort_status_parse(const uint64_t (&w)
  * word (done) or the first not yet written (the next step starts there). The sum is of
  * integers, so it does not depend on which words were ready when. */
 template <class W, int WIN>
-static __device__ __forceinline__ W gp__sort_look_back(const uint64_t *status, size_t tile, unsigned d, uint32_t pass)
+static __device__ __forceinline__ W gp__sort_look_back(const uint64_t *status, size_t tile, unsigned d, uint32_t tag0)
 {
     enum { WW = gp__status_words(sizeof(W)) };
     W before = 0;
@@ -68,7 +76,7 @@ static __device__ __forceinline__ W gp__sort_look_back(const uint64_t *status, s
             if (k <= (size_t)j) break; /* not reached: tile 0's word is inclusive */
             W v;
             bool inclusive;
-            if (!gp__sort_status_parse<W>(w[j], pass, v, inclusive)) break;
+            if (!gp__sort_status_parse<W>(w[j], tag0, v, inclusive)) break;
             before += v;
             if (inclusive) return before;
             used++;

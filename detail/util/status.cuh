@@ -12,8 +12,9 @@
  *     published", whatever an earlier call left in it, so tagged words need no reset;
  *   - an untagged word (a counter) is reset to 0 by the kernel before it ends (the last
  *     block to finish does it).
- * The epoch is a host counter per region, never 0, advanced by each call; when it would
- * wrap (after 2^32 - 1 calls) the region is cleared once, stream-ordered, and it restarts.
+ * The epoch is a host counter per region, never 0, advanced by each call (by the number of
+ * tags the call uses: a sort tags each pass's words apart); when it would wrap (after
+ * 2^32 - 1 tags) the region is cleared once, stream-ordered, and it restarts.
  * Data that no protocol reads before writing (partials, carries) may live beside the
  * words in the same region.
  *
@@ -67,6 +68,7 @@ enum {
     GP__STATUS_SEGMENTED,    /* one tagged carry a block */
     GP__STATUS_SEGMENTED_SCAN, /* counters, then tagged (head, value) tile totals */
     GP__STATUS_HISTOGRAM,    /* done counter and bin accumulators, all returned to 0 */
+    GP__STATUS_SORT,         /* digit counts and counters, offsets, then tagged tile counts (sort_kernels.cuh) */
 };
 #ifndef GP__STATUS_MAX
 #define GP__STATUS_MAX ((size_t)64 << 20) /* bytes per region; larger calls clear per call */
@@ -115,8 +117,9 @@ static inline cudaError_t gp__status_drop(gp__status_slot *sl, cudaStream_t s, b
     return err;
 }
 
-/* What a launch gets: `mem` (at least the bytes asked for) and the epoch its words carry.
- * Epoch 1 is the first call on a region just made and zeroed on the stream. */
+/* What a launch gets: `mem` (at least the bytes asked for) and the epoch its words carry
+ * (the first of the `epochs` it asked for). Epoch 1 is the first call on a region just made
+ * and zeroed on the stream. */
 typedef struct gp__status_lease {
     void *mem;
     uint32_t epoch;
@@ -127,7 +130,7 @@ typedef struct gp__status_lease {
  * held. Returns cudaSuccess with lease->mem == NULL when no region can serve the call
  * (too large, or every slot busy): the caller takes the per-call path. */
 static inline cudaError_t gp__status_take(gp__status_device *d, gp__status_lease *lease, size_t bytes, int key,
-                                          int dev, cudaStream_t s)
+                                          int dev, cudaStream_t s, uint32_t epochs = 1)
 {
     lease->mem = NULL;
     lease->slot = NULL;
@@ -156,7 +159,7 @@ static inline cudaError_t gp__status_take(gp__status_device *d, gp__status_lease
         sl->stream_id = id;
         sl->key = key;
     }
-    if (sl->bytes < bytes || sl->epoch == UINT32_MAX) {
+    if (sl->bytes < bytes || sl->epoch > UINT32_MAX - epochs) {
         /* grow by replacement (or clear at the epoch's wrap): the old region is freed behind
          * the stream's work, the new one zeroed on the stream before the launch */
         size_t want = sl->bytes < bytes ? (bytes > 2 * sl->bytes ? bytes : 2 * sl->bytes) : sl->bytes;
@@ -174,10 +177,10 @@ static inline cudaError_t gp__status_take(gp__status_device *d, gp__status_lease
         sl->bytes = want;
         sl->epoch = 0;
     }
-    sl->epoch++;
+    lease->epoch = sl->epoch + 1;
+    sl->epoch += epochs;
     sl->used = ++d->clock;
     lease->mem = sl->mem;
-    lease->epoch = sl->epoch;
     lease->slot = sl;
     return cudaSuccess;
 }

@@ -82,13 +82,19 @@ extern "C" void test_sort_host(void)
     EXPECT(gp__sort_real_passes(0x5u, 4) == 2 && gp__sort_rank_of(0x5u, 3) == 1 && gp__sort_rank_of(0x5u, 1) == 0,
            "real passes and ranks from the skip mask");
 
-    /* layout: parts in order, aligned, the zeroed part ends before the buffers */
-    const gp__sort_layout l = gp__sort_make_layout(1000003, 245, 4, 4, 8, 1, 1, 1, 1);
-    EXPECT(l.hist == 0 && l.offsets >= 4 * 256 * 8 && l.ctl >= l.offsets + 4 * 256 * 8 && l.status >= l.ctl + 6 * 8 &&
-               l.zeroed >= l.status + 245 * 256 * 8 && l.ka == l.zeroed && l.kb >= l.ka + 1000003 * 4 &&
-               l.va >= l.kb + 1000003 * 4 && l.vb >= l.va + 1000003 * 8 && l.bytes >= l.vb + 1000003 * 8 &&
-               l.offsets % GP__SCRATCH_ALIGN == 0 && l.status % GP__SCRATCH_ALIGN == 0 && l.va % GP__SCRATCH_ALIGN == 0,
+    /* layout: each part's pieces in order and aligned; the control part's pieces where they
+     * are for every key type (status memory keeps it between calls of any type and size) */
+    const gp__sort_layout l = gp__sort_make_layout(1000003, 245, 4, 8, 1, 1, 1, 1);
+    const gp__sort_layout l8 = gp__sort_make_layout(77, 1, 8, 0, 2, 0, 0, 0);
+    EXPECT(l.hist == 0 && l.offsets >= 8 * 256 * 8 && l.ctl >= l.offsets + 8 * 256 * 8 && l.status >= l.ctl + 10 * 8 &&
+               l.control >= l.status + 245 * 256 * 8 && l.ka == 0 && l.kb >= l.ka + 1000003 * 4 &&
+               l.va >= l.kb + 1000003 * 4 && l.vb >= l.va + 1000003 * 8 && l.buffers >= l.vb + 1000003 * 8 &&
+               l.offsets % GP__SCRATCH_ALIGN == 0 && l.status % GP__SCRATCH_ALIGN == 0 &&
+               l.control % GP__SCRATCH_ALIGN == 0 && l.va % GP__SCRATCH_ALIGN == 0,
            "scratch layout");
+    EXPECT(l8.hist == l.hist && l8.offsets == l.offsets && l8.ctl == l.ctl && l8.status == l.status &&
+               l8.control >= l8.status + 2 * 256 * 8 && l8.buffers >= 77 * 8,
+           "the control part's layout is the same for every key type");
 
     /* argument checks: nothing is touched (the pointers are never dereferenced) */
     uint32_t *p = (uint32_t *)(uintptr_t)0x100000;
@@ -544,6 +550,150 @@ extern "C" void test_sort_pairs(void)
                                     gp_sort_pairs_desc_u32_quad16, 0);
     pairs_suite<uint32_t, rgb3_t>("u32_rgb3 (GP_DEFINE_SORT_PAIRS)", gp_sort_pairs_u32_rgb3, gp_sort_pairs_desc_u32_rgb3, 0);
     pairs_suite<uint32_t, rgba4_t>("u32_rgba4 (GP_DEFINE_SORT_PAIRS)", gp_sort_pairs_u32_rgba4, gp_sort_pairs_desc_u32_rgba4, 0);
+}
+
+/* Status memory (the control part kept per stream): calls back to back on one stream with
+ * no synchronisation between them, of mixed key types, sizes and paths (bucket path, small,
+ * mid and default tiles, crowded and skipped passes, 64-bit status words), so each finds the
+ * stale counts and words of the ones before; then the public calls captured in a graph
+ * (per-call scratch), replayed, with eager calls between. Each output against the host's
+ * stable sort. */
+struct status_call {
+    virtual ~status_call() {}
+    virtual cudaError_t launch(cudaStream_t s) = 0; /* wide (64-bit counts): on stream 0 */
+    virtual void poison(cudaStream_t s) = 0;
+    virtual int check() = 0;
+    int wide = 0;
+};
+template <class K>
+struct status_call_of : status_call {
+    std::vector<K> keys, want;
+    std::vector<uint64_t> perm;
+    K *d_in = NULL, *d_out = NULL;
+    uint64_t *d_idx = NULL;
+    cudaError_t (*kf)(K *, const K *, size_t, cudaStream_t) = NULL; /* else argsort */
+    cudaError_t (*af)(uint64_t *, const K *, size_t, cudaStream_t) = NULL;
+    status_call_of(size_t n, int dist, int w, uint64_t *st)
+    {
+        wide = w;
+        make_keys(keys, n, dist, st);
+        perm = ref_perm(keys, 0);
+        want.resize(n);
+        for (size_t i = 0; i < n; i++) want[i] = keys[perm[i]];
+        CK(cudaMalloc((void **)&d_in, n * sizeof(K)));
+        CK(cudaMalloc((void **)&d_out, n * sizeof(K)));
+        CK(cudaMalloc((void **)&d_idx, n * 8));
+        CK(cudaMemcpy(d_in, keys.data(), n * sizeof(K), cudaMemcpyHostToDevice));
+    }
+    ~status_call_of()
+    {
+        cudaFree(d_in);
+        cudaFree(d_out);
+        cudaFree(d_idx);
+    }
+    cudaError_t launch(cudaStream_t s)
+    {
+        const size_t n = keys.size();
+        gp__sort_knobs knobs = {};
+        knobs.wide = 1;
+        if (wide) return kf ? gp__sort_with_knobs<K, K, GP__SORT_KEYS>(d_out, NULL, d_in, NULL, n, 0, &knobs)
+                            : gp__sort_with_knobs<K, uint64_t, GP__SORT_ARGSORT>(NULL, d_idx, d_in, NULL, n, 0, &knobs);
+        return kf ? kf(d_out, d_in, n, s) : af(d_idx, d_in, n, s);
+    }
+    void poison(cudaStream_t s)
+    {
+        CK(cudaMemsetAsync(d_out, 0xA5, keys.size() * sizeof(K), s));
+        CK(cudaMemsetAsync(d_idx, 0xA5, keys.size() * 8, s));
+    }
+    int check()
+    {
+        const size_t n = keys.size();
+        if (!kf) {
+            std::vector<uint64_t> got(n);
+            CK(cudaMemcpy(got.data(), d_idx, n * 8, cudaMemcpyDeviceToHost));
+            return got == perm;
+        }
+        std::vector<K> got(n);
+        CK(cudaMemcpy(got.data(), d_out, n * sizeof(K), cudaMemcpyDeviceToHost));
+        return memcmp(got.data(), want.data(), n * sizeof(K)) == 0;
+    }
+};
+template <class K>
+static status_call *status_keys(cudaError_t (*kf)(K *, const K *, size_t, cudaStream_t), size_t n, int dist, int wide,
+                                uint64_t *st)
+{
+    status_call_of<K> *c = new status_call_of<K>(n, dist, wide, st);
+    c->kf = kf;
+    return c;
+}
+template <class K>
+static status_call *status_argsort(cudaError_t (*af)(uint64_t *, const K *, size_t, cudaStream_t), size_t n, int dist,
+                                   uint64_t *st)
+{
+    status_call_of<K> *c = new status_call_of<K>(n, dist, 0, st);
+    c->af = af;
+    return c;
+}
+
+extern "C" void test_sort_status(void)
+{
+    gp_t_section("sort: status memory, calls back to back of mixed types and sizes, and under capture");
+    if (!gp_t_have_gpu()) {
+        gp_t_skip("sort status memory: no GPU");
+        return;
+    }
+    const int small = gp_t_small();
+    uint64_t st = gp_t_state(0x5057);
+    std::vector<status_call *> calls = {
+        status_keys<uint32_t>(gp_sort_u32, small ? 200003 : 3000017, D_RANDOM, 0, &st), /* default tiles */
+        status_keys<uint32_t>(gp_sort_u32, small ? 100000 : (size_t)1 << 20, D_RANDOM, 0, &st), /* bucket path */
+        status_argsort<float>(gp_argsort_f32, small ? 300000 : 1500007, D_SPECIAL, &st), /* mid tiles, crowded */
+        status_keys<uint64_t>(gp_sort_u64, small ? 70001 : (size_t)1 << 19, D_RANDOM, 0, &st),
+        status_keys<uint32_t>(gp_sort_u32, small ? 90000 : 777777, D_RANDOM, 1, &st), /* 64-bit status words */
+        status_keys<int32_t>(gp_sort_i32, small ? 80000 : (size_t)1 << 20 | 3, D_EQUAL, 0, &st), /* every pass skipped */
+        status_keys<uint32_t>(gp_sort_u32, small ? 66000 : 200000, D_FEW, 0, &st), /* small tiles, crowded */
+    };
+    /* eager, on stream 0 (the knobs' calls run there), every call twice without a synchronisation */
+    int ok = 1;
+    for (int r = 0; r < 2; r++)
+        for (status_call *c : calls) {
+            c->poison(0);
+            ok &= c->launch(0) == cudaSuccess;
+        }
+    ok &= cudaDeviceSynchronize() == cudaSuccess;
+    for (status_call *c : calls) ok &= c->check();
+    EXPECT(ok, "sort: %zu calls of mixed types and sizes, twice, back to back on one stream", calls.size());
+
+    /* captured: the public calls in one graph, replayed twice with the eager calls between */
+    cudaStream_t t;
+    CK(cudaStreamCreateWithFlags(&t, cudaStreamNonBlocking));
+    cudaGraph_t graph;
+    cudaGraphExec_t exec;
+    ok = 1;
+    CK(cudaStreamBeginCapture(t, cudaStreamCaptureModeThreadLocal));
+    for (status_call *c : calls)
+        if (!c->wide) {
+            c->poison(t);
+            ok &= c->launch(t) == cudaSuccess;
+        }
+    CK(cudaStreamEndCapture(t, &graph));
+    CK(cudaGraphInstantiate(&exec, graph, 0));
+    for (int r = 0; r < 2; r++) {
+        CK(cudaGraphLaunch(exec, t));
+        ok &= cudaStreamSynchronize(t) == cudaSuccess;
+        for (status_call *c : calls) ok &= c->wide || c->check();
+        for (status_call *c : calls) {
+            c->poison(0);
+            ok &= c->launch(0) == cudaSuccess;
+        }
+        ok &= cudaDeviceSynchronize() == cudaSuccess;
+        for (status_call *c : calls) ok &= c->check();
+    }
+    EXPECT(ok, "sort: the calls captured in a graph, replayed twice, eager calls between");
+    CK(cudaGraphExecDestroy(exec));
+    CK(cudaGraphDestroy(graph));
+    CK(cudaStreamDestroy(t));
+    for (status_call *c : calls) delete c;
 }
 
 /* concurrent streams: four sorts at once on four streams, each against the reference */

@@ -3,13 +3,15 @@
  * dlopen, so the tests need no CUPTI to build or run: without it, or under a tool that holds
  * CUPTI itself, such as compute-sanitizer, the check is skipped). After a first call has
  * created the stream's status region, each further call must make exactly one kernel
- * launch, and no memset, allocation or copy. The results are checked too (integer sums). */
+ * launch, and no memset, allocation or copy; a grid-path sort, its kernels and no clearing.
+ * The results are checked too (integer sums, the sorted keys). */
 #include "../../gpuprims.cuh"
 #include "../harness.h"
 
 #include <dlfcn.h>
 #include <stdio.h>
 #include <string.h>
+#include <algorithm>
 #include <vector>
 
 #if __has_include(<cupti.h>)
@@ -104,6 +106,35 @@ static void count_launches(void)
         EXPECT(scan_calls.launches == rounds && scan_calls.memsets + scan_calls.allocs + scan_calls.copies == 0,
                "n = %zu: %d scans made %d launches and %d other work calls (want one launch each)", n, rounds,
                scan_calls.launches, scan_calls.memsets + scan_calls.allocs + scan_calls.copies);
+    }
+    /* a grid-path sort (2^20 u32 keys): the histogram kernel, four pass kernels and the
+     * bucket kernel, and no clearing (no zeroing launch, no memset); its buffers still come
+     * from the pool (allocations not counted) */
+    if (count == 2) {
+        const size_t n = sizes[0];
+        EXPECT(gp_sort_u32((uint32_t *)d_out, (const uint32_t *)d_in, n, s) == cudaSuccess, "sort");
+        EXPECT(cudaStreamSynchronize(s) == cudaSuccess, "sync");
+        if (subscribe(&sub, on_driver_call, NULL) == CUPTI_SUCCESS) {
+            enable(1, sub, CUPTI_CB_DOMAIN_DRIVER_API);
+            const int rounds = 8;
+            memset(&calls, 0, sizeof calls);
+            for (int r = 0; r < rounds; r++)
+                EXPECT(gp_sort_u32((uint32_t *)d_out, (const uint32_t *)d_in, n, s) == cudaSuccess, "sort");
+            const driver_calls sort_calls = calls;
+            enable(0, sub, CUPTI_CB_DOMAIN_DRIVER_API);
+            unsubscribe(sub);
+            EXPECT(cudaStreamSynchronize(s) == cudaSuccess, "sync");
+            printf("  n = %zu: %d sorts of u32 keys made %d launches, %d memsets, %d copies\n", n, rounds,
+                   sort_calls.launches, sort_calls.memsets, sort_calls.copies);
+            EXPECT(sort_calls.launches == 6 * rounds && sort_calls.memsets + sort_calls.copies == 0,
+                   "n = %zu: %d sorts made %d launches and %d memsets or copies (want 6 launches each, none else)", n,
+                   rounds, sort_calls.launches, sort_calls.memsets + sort_calls.copies);
+            std::vector<uint32_t> got(n);
+            EXPECT(cudaMemcpy(got.data(), d_out, n * 4, cudaMemcpyDeviceToHost) == cudaSuccess, "copy back");
+            std::vector<uint32_t> want(h.begin(), h.begin() + n);
+            std::sort(want.begin(), want.end());
+            EXPECT(got == want, "n = %zu: the sort's output", n);
+        }
     }
     cudaStreamDestroy(s);
     cudaFree(d_in);

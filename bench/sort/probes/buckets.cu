@@ -4,13 +4,16 @@
  * (gp_bench_medians, medians of 15), with a hash of each output. Built once per variant of
  * the library (a shape of the bucket kernel, -DGP__SORT_BUCKET_BLOCK=512
  * -DGP__SORT_BUCKET_ITEMS=9, or a copy of the tree with one change) and the binaries run in
- * turn; equal hashes across builds say the outputs agree. Not part of `make bench`.
+ * turn; equal hashes across builds say the outputs agree. Not part of `make bench`. With
+ * `big`, the same at 2^22, 2^24 and 2^26 keys, 8 calls back to back.
  *
  *   nvcc -O3 -std=c++17 -arch=sm_90 -I. bench/sort/probes/buckets.cu -o build/bench/sort/buckets
- *   build/bench/sort/buckets */
+ *   build/bench/sort/buckets [big] */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <vector>
 #include "../../../gpuprims.cuh"
 #include "../../../examples/need_gpu.h"
 #include "../../bench.cuh"
@@ -30,15 +33,19 @@ static void call(void *p)
     }
 }
 static const char *names[] = {"u32 keys", "pairs u32/u32", "argsort i32", "u64 keys", "f32 in [0, 1)"};
-int main(void)
+int main(int argc, char **argv)
 {
     need_gpu(__FILE__);
-    for (void **p : {&kin, &kout, &vin, &vout, &funit}) CUDA_CHK(cudaMalloc(p, 16 << 20)); /* 2^21 8-byte keys */
-    probe_fill<<<1024, 256>>>((uint32_t *)kin, 4 << 20, 7, PROBE_RANDOM);
-    probe_fill<<<1024, 256>>>((uint32_t *)vin, 4 << 20, 8, PROBE_RANDOM);
-    probe_fill<<<1024, 256>>>((uint32_t *)funit, 4 << 20, 9, PROBE_UNIT_F32);
-    const size_t sizes[] = {(size_t)1 << 17, (size_t)1 << 18, (size_t)1 << 19, 750000,
-                            (size_t)1 << 20, 1500000, (size_t)1 << 21};
+    const bool big = argc > 1 && !strcmp(argv[1], "big");
+    const size_t most = big ? (size_t)1 << 26 : (size_t)1 << 21, queue = big ? 8 : 64;
+    for (void **p : {&kin, &kout, &vin, &vout, &funit}) CUDA_CHK(cudaMalloc(p, most * 8)); /* 8-byte keys */
+    probe_fill<<<1024, 256>>>((uint32_t *)kin, most * 2, 7, PROBE_RANDOM);
+    probe_fill<<<1024, 256>>>((uint32_t *)vin, most * 2, 8, PROBE_RANDOM);
+    probe_fill<<<1024, 256>>>((uint32_t *)funit, most * 2, 9, PROBE_UNIT_F32);
+    const std::vector<size_t> sizes =
+        big ? std::vector<size_t>{(size_t)1 << 22, (size_t)1 << 24, (size_t)1 << 26}
+            : std::vector<size_t>{(size_t)1 << 17, (size_t)1 << 18, (size_t)1 << 19, 750000, (size_t)1 << 20, 1500000,
+                                  (size_t)1 << 21};
     for (int which = 0; which < 5; which++)
         for (size_t n : sizes) {
             job j = {which, n};
@@ -46,12 +53,12 @@ int main(void)
             CUDA_CHK(cudaDeviceSynchronize());
             const unsigned long long h = probe_hash(kout, n * (which == 3 ? 8 : 4)) ^
                                          3 * (which == 1 || which == 2 ? probe_hash(vout, n * (which == 2 ? 8 : 4)) : 0);
-            /* the call and the empty kernel in turn: one call from idle, then 64 back to back */
+            /* the call and the empty kernel in turn: one call from idle, then `queue` back to back */
             gp_bench_fn fns[2] = {call, gp_bench_empty};
             void *ctxs[2] = {&j, NULL};
             float single[2], queued[2];
             gp_bench_medians(fns, ctxs, 2, 1, GP_BENCH_WARMUP, 15, single);
-            gp_bench_medians(fns, ctxs, 2, 64, GP_BENCH_WARMUP * 64, 15, queued);
+            gp_bench_medians(fns, ctxs, 2, (int)queue, GP_BENCH_WARMUP * (int)queue, 15, queued);
             printf("%s n=%zu single %.1f us, back to back %.1f us (empty kernel %.1f / %.1f), hash %016llx\n", names[which],
                    n, single[0] * 1e3, queued[0] * 1e3, single[1] * 1e3, queued[1] * 1e3, h);
         }
