@@ -304,12 +304,10 @@ static cudaError_t gp__sort_grid(K *k_out, V *v_out, uint64_t *idx_out, const K 
      * 2^19 (64 blocks) 128 were within 0.8 us either way and 256 1-2 us slower; at 2^20 (128)
      * 256 were 0.6-1.3 us slower; at 2^21 (256) 128 were 0.4-0.8 us faster (about 1%, not
      * taken). */
-    size_t hist_blocks =
+    const size_t hist_blocks =
         gp__min_size(gp__max_size(gp__ceil_div(n, (size_t)GP__SORT_HIST_THREADS * 16),
                                   gp__min_size(64, gp__ceil_div(n, (size_t)GP__SORT_HIST_THREADS))),
                      (size_t)dev.sms * 4);
-    if (chain) /* in clusters (gp__sort_hist_flush): whole ones */
-        hist_blocks = gp__max_size(hist_blocks / GP__SORT_HIST_CLUSTER, 1) * GP__SORT_HIST_CLUSTER;
     /* The kernels of one call from the histogram kernel on, over the control part at
      * `control` and the buffers at `buffers`; the first chained where `chain_first`. */
     auto run = [&](char *control, char *buffers, uint32_t epoch, bool chain_first) {
@@ -322,15 +320,8 @@ static cudaError_t gp__sort_grid(K *k_out, V *v_out, uint64_t *idx_out, const K 
         io.ctl = (unsigned long long *)(control + l.ctl);
         io.status = (uint64_t *)(control + l.status);
         io.epoch = epoch;
-        cudaLaunchConfig_t cfg = {};
-        cudaLaunchAttribute attrs[2];
-        cfg.gridDim = dim3((unsigned)hist_blocks);
-        cfg.blockDim = dim3(GP__SORT_HIST_THREADS);
-        cfg.stream = s;
-        cfg.attrs = attrs;
-        if (chain) attrs[cfg.numAttrs++] = gp__cluster_attribute(GP__SORT_HIST_CLUSTER); /* sm_90: clusters launch */
-        if (chain_first) attrs[cfg.numAttrs++] = gp__pdl_attribute();
-        cudaError_t err = cudaLaunchKernelEx(&cfg, gp__sort_hist_kernel<K, V>, io);
+        cudaError_t err =
+            gp__launch(gp__sort_hist_kernel<K, V>, (unsigned)hist_blocks, GP__SORT_HIST_THREADS, 0, s, chain_first, io);
         for (int p = 0; p < P && err == cudaSuccess; p++)
             err = gp__launch(pass, (unsigned)tiles, BLOCK, pass_smem, s, chain, io, p);
         if constexpr (BUCKETS)

@@ -212,54 +212,13 @@ static __device__ __forceinline__ T *gp__sort_pick(T *const (&buf)[4], int i)
 #ifndef GP__SORT_CROWDED_SHIFT
 #define GP__SORT_CROWDED_SHIFT 2 /* a pass is crowded where one digit holds more than n >> this */
 #endif
-/* The histogram kernel's blocks in clusters of this many where the device launches clusters
- * (sort.cuh): a cluster sums its blocks' counts in shared memory before any reach the L2
- * (gp__sort_hist_flush). */
-#ifndef GP__SORT_HIST_CLUSTER
-#define GP__SORT_HIST_CLUSTER 8
-#endif
-/* Adds a block's `count` digit counts (shared memory) to the global counters `hist`. In a
- * cluster (sm_90) the blocks first sum their counts through distributed shared memory:
- * block r of C adds up the r-th C-th of every block's counts and sends those, so the L2
- * takes one 64-bit atomic a counter a cluster, not one a block. At 2^20 u32 keys, 128 blocks
- * sent 131 K atomics to 1024 counters (64 lines of L2), and ncu put a fifth of the kernel's
- * samples at the fence waiting for them (docs/sort.md). A peer may read this block's counts
- * until gp__sort_hist_peers_done returns: every block calls it before it exits. */
-static __device__ __forceinline__ void gp__sort_hist_flush(const unsigned *s_counts, unsigned count,
-                                                           unsigned long long *hist)
-{
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    const unsigned C = __clusterSizeInBlocks(), r = __clusterRelativeBlockRank(); /* C: 1 outside clusters */
-    __cluster_barrier_arrive(); /* release: this block's counts are complete */
-    __cluster_barrier_wait();
-    const unsigned part = count / C; /* count (P x 256) is a multiple of C (a power of 2 up to 16) */
-    for (unsigned j = part * r + threadIdx.x; j < part * (r + 1); j += blockDim.x) {
-        unsigned sum = 0;
-#pragma unroll
-        for (unsigned q = 0; q < 16; q++)
-            if (q < C) sum += static_cast<const unsigned *>(__cluster_map_shared_rank((void *)s_counts, q))[j];
-        if (sum) atomicAdd(&hist[j], (unsigned long long)sum);
-    }
-    __cluster_barrier_arrive(); /* this block is done reading its peers' counts */
-#else
-    for (unsigned j = threadIdx.x; j < count; j += blockDim.x)
-        if (s_counts[j]) atomicAdd(&hist[j], (unsigned long long)s_counts[j]);
-#endif
-}
-static __device__ __forceinline__ void gp__sort_hist_peers_done(void)
-{
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    __cluster_barrier_wait(); /* every peer has read this block's counts */
-#endif
-}
-
 template <class K, class V>
 __global__ void __launch_bounds__(GP__SORT_HIST_THREADS) gp__sort_hist_kernel(gp__sort_io<K, V> io)
 {
     constexpr int P = sizeof(typename gp__sort_key<K>::U);
     static_assert(P <= GP__SORT_MAX_PASSES && 2 * GP__SORT_MAX_PASSES <= GP__SORT_EPOCHS, "the control part's layout");
     __shared__ unsigned s_hist[P][256];
-    gp__chain_wait_only(); /* a programmatic dependent of the stream's earlier work (sm_90) */
+    gp__chain_wait_only(); /* a programmatic dependent of the zeroing (sm_90) */
     for (unsigned i = threadIdx.x; i < P * 256; i += blockDim.x) (&s_hist[0][0])[i] = 0;
     __syncthreads();
     const size_t stride = (size_t)gridDim.x * blockDim.x;
@@ -279,10 +238,9 @@ __global__ void __launch_bounds__(GP__SORT_HIST_THREADS) gp__sort_hist_kernel(gp
         for (int p = 0; p < P; p++) atomicAdd(&s_hist[p][gp__sort_digit(k, p, io.desc)], 1u);
     }
     __syncthreads();
-    gp__sort_hist_flush(&s_hist[0][0], P * 256, io.hist);
-    const bool last = gp__block_is_last(&io.ctl[1]);
-    gp__sort_hist_peers_done();
-    if (!last) return;
+    for (unsigned j = threadIdx.x; j < P * 256; j += blockDim.x)
+        if ((&s_hist[0][0])[j]) atomicAdd(&io.hist[j], (unsigned long long)(&s_hist[0][0])[j]);
+    if (!gp__block_is_last(&io.ctl[1])) return;
     /* The last block: each pass's exclusive digit offsets, the passes to skip (one digit
      * holds every key), the crowded passes (see the pass kernel) and the bucket path. Warp
      * p takes pass p whole, a lane 8 consecutive digits, so every count is loaded at once
