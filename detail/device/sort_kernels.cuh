@@ -218,7 +218,7 @@ __global__ void __launch_bounds__(GP__SORT_HIST_THREADS) gp__sort_hist_kernel(gp
     constexpr int P = sizeof(typename gp__sort_key<K>::U);
     static_assert(P <= GP__SORT_MAX_PASSES && 2 * GP__SORT_MAX_PASSES <= GP__SORT_EPOCHS, "the control part's layout");
     __shared__ unsigned s_hist[P][256];
-    gp__chain_wait_only(); /* a programmatic dependent of the zeroing (sm_90) */
+    gp__chain_wait_only(); /* a programmatic dependent of the stream's earlier work (sm_90) */
     for (unsigned i = threadIdx.x; i < P * 256; i += blockDim.x) (&s_hist[0][0])[i] = 0;
     __syncthreads();
     const size_t stride = (size_t)gridDim.x * blockDim.x;
