@@ -5,7 +5,7 @@
  * rank), sort_block.cuh (a warp's rows of a tile), util/mbarrier.cuh (the stores between
  * blocks), warp/warp.cuh (the scan of the digit totals) and util/common.cuh.
  *
- * Why: at 2^16 keys the grid path is six launches (a zeroing, the histograms, four passes)
+ * Why: at 2^16 keys the grid path is five launches or more (the histograms, four passes)
  * and each pass a chain of look-backs through global memory, about 45 us from an idle GPU.
  * In a cluster the blocks exchange their digit counts and their keys through distributed
  * shared memory: one launch, and the data touch global memory once each way.
