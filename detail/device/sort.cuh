@@ -340,27 +340,17 @@ static cudaError_t gp__sort_grid(K *k_out, V *v_out, uint64_t *idx_out, const K 
      * under stream capture, or one whose status words exceed a region, takes per-call
      * scratch for both parts, the control part cleared first (a chained kernel, a memset
      * where kernels are not chained), with epoch 1. */
-    int capturing = 0;
-    GP__TRY(gp__stream_capturing(s, &capturing));
-    gp__status_device *table = capturing ? NULL : gp__status_table(dev.id);
-    if (table) {
-        std::lock_guard<std::mutex> g(table->lock); /* held through the launches: epochs in stream order */
-        gp__status_lease lease;
-        GP__TRY(gp__status_take(table, &lease, l.control, GP__STATUS_SORT, dev.id, s, GP__SORT_EPOCHS));
-        if (lease.mem) {
+    bool served = false;
+    const cudaError_t status_err =
+        gp__status_run(dev.id, s, GP__STATUS_SORT, l.control, GP__SORT_EPOCHS, &served, [&](void *mem, uint32_t epoch) {
             void *buffers = NULL;
-            const cudaError_t alloc_err = gp__scratch_alloc(&buffers, l.buffers, dev.id, s);
-            if (alloc_err != cudaSuccess) { /* nothing launched: the region is as it was */
-                const cudaError_t e = gp__status_done(&lease, cudaSuccess, s);
-                return alloc_err != cudaSuccess ? alloc_err : e;
-            }
+            GP__TRY(gp__scratch_alloc(&buffers, l.buffers, dev.id, s)); /* nothing launched (the region is let go) */
             /* chained, except right after the region's zeroing (a memset, epoch 1) */
-            cudaError_t err = run((char *)lease.mem, (char *)buffers, lease.epoch, chain && lease.epoch != 1);
+            const cudaError_t err = run((char *)mem, (char *)buffers, epoch, chain && epoch != 1);
             const cudaError_t free_err = cudaFreeAsync(buffers, s);
-            err = gp__status_done(&lease, err, s);
             return err != cudaSuccess ? err : free_err;
-        }
-    }
+        });
+    if (served || status_err != cudaSuccess) return status_err;
     void *scratch = NULL;
     GP__TRY(gp__scratch_alloc(&scratch, l.control + l.buffers, dev.id, s));
     cudaError_t err = chain ? gp__scratch_zero((unsigned long long *)scratch, l.control / 8, s, true)

@@ -353,22 +353,17 @@ static cudaError_t gp__launch_device_wide(const gp__launch_shape &shape, int dev
     }
 
     if (shape.status_kept) {
-        int capturing = 0;
-        GP__TRY(gp__stream_capturing(s, &capturing));
-        gp__status_device *d = capturing ? NULL : gp__status_table(device);
-        if (d) {
-            std::lock_guard<std::mutex> g(d->lock); /* held through the launch: epochs in stream order */
-            gp__status_lease lease;
-            GP__TRY(gp__status_take(d, &lease, shape.scratch_bytes, shape.status_kept, device, s));
-            if (lease.mem) {
+        bool served = false;
+        const cudaError_t err =
+            gp__status_run(device, s, shape.status_kept, shape.scratch_bytes, 1, &served, [&](void *mem, uint32_t epoch) {
                 /* chained to the stream's earlier kernel, except right after the region's
                  * zeroing (epoch 1): a programmatic dependent waits (griddepcontrol.wait)
                  * for earlier grids, and a memset need not be one, so it follows the memset
                  * in plain stream order (as the per-call path below does) */
-                if (shape.chain && lease.epoch != 1) attrs[cfg.numAttrs++] = pdl;
-                return gp__status_done(&lease, launch(cfg, lease.mem, lease.epoch), s);
-            }
-        }
+                if (shape.chain && epoch != 1) attrs[cfg.numAttrs++] = pdl;
+                return launch(cfg, mem, epoch);
+            });
+        if (served || err != cudaSuccess) return err;
     }
 
     const size_t words = gp__ceil_div(shape.scratch_zeroed, (size_t)8); /* whole 8-byte words */

@@ -207,6 +207,30 @@ static inline cudaError_t gp__stream_capturing(cudaStream_t s, int *capturing)
     return cudaSuccess;
 }
 
+/* The status-memory path of a call: under the device's lock (held through `use`, so the
+ * epochs of one stream are handed out in stream order), the region of stream s and layout
+ * `key` with at least `bytes` and `epochs` fresh tags, then `use(mem, epoch)` (its launches;
+ * epoch 1: the region was just zeroed by a memset on s, so the first launch must not be a
+ * programmatic dependent), then the region's use recorded, or the region discarded if `use`
+ * failed. *served is false, and nothing is run, where no region serves the call (stream
+ * capture, too large, every slot busy): the caller takes its per-call path. */
+template <class Use>
+static inline cudaError_t gp__status_run(int dev, cudaStream_t s, int key, size_t bytes, uint32_t epochs, bool *served,
+                                         Use use)
+{
+    *served = false;
+    int capturing = 0;
+    GP__TRY(gp__stream_capturing(s, &capturing));
+    gp__status_device *d = capturing ? NULL : gp__status_table(dev);
+    if (!d) return cudaSuccess;
+    std::lock_guard<std::mutex> g(d->lock);
+    gp__status_lease lease;
+    GP__TRY(gp__status_take(d, &lease, bytes, key, dev, s, epochs));
+    if (!lease.mem) return cudaSuccess;
+    *served = true;
+    return gp__status_done(&lease, use(lease.mem, lease.epoch), s);
+}
+
 /* gp_release_device_state: every region of `dev` freed after its last use, and the memory
  * the scratch pool (scratch.cuh) keeps between calls given back. */
 static inline cudaError_t gp__release_device_state(int dev)

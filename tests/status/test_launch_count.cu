@@ -61,9 +61,11 @@ static void count_launches(void)
     std::vector<int> h(max_n);
     for (size_t i = 0; i < max_n; i++) h[i] = (int)(i % 15) - 7;
     int *d_in = NULL, *d_out = NULL;
+    uint32_t *d_sorted = NULL; /* the sort's output (at the first size) */
     cudaStream_t s = NULL;
     EXPECT(cudaMalloc(&d_in, max_n * sizeof(int)) == cudaSuccess, "cudaMalloc");
     EXPECT(cudaMalloc(&d_out, max_n * sizeof(int)) == cudaSuccess, "cudaMalloc");
+    EXPECT(cudaMalloc(&d_sorted, sizes[0] * sizeof(uint32_t)) == cudaSuccess, "cudaMalloc");
     EXPECT(cudaMemcpy(d_in, h.data(), max_n * sizeof(int), cudaMemcpyHostToDevice) == cudaSuccess, "cudaMemcpy");
     EXPECT(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) == cudaSuccess, "cudaStreamCreate");
 
@@ -75,6 +77,12 @@ static void count_launches(void)
         /* first calls: the stream's regions are created (zeroed once), the kernels loaded */
         EXPECT(gp_reduce_sum_i32(d_out, d_in, n, s) == cudaSuccess, "reduce");
         EXPECT(gp_inclusive_scan_sum_i32(d_out, d_in, n, s) == cudaSuccess, "scan");
+        /* a grid-path sort at the first size (2^20 u32 keys): the histogram kernel, four pass
+         * kernels and the bucket kernel, and no clearing (no zeroing launch, no memset); its
+         * buffers still come from the pool (allocations not counted) */
+        const bool sort_too = k == 0 && count == 2;
+        auto sort = [&] { return gp_sort_u32(d_sorted, (const uint32_t *)d_in, n, s); };
+        if (sort_too) EXPECT(sort() == cudaSuccess, "sort");
         EXPECT(cudaStreamSynchronize(s) == cudaSuccess, "sync");
         if (subscribe(&sub, on_driver_call, NULL) != CUPTI_SUCCESS) {
             gp_t_skip("launch count: CUPTI is held by another subscriber (a profiler or sanitizer)");
@@ -82,12 +90,14 @@ static void count_launches(void)
         }
         enable(1, sub, CUPTI_CB_DOMAIN_DRIVER_API);
         const int rounds = 8;
-        memset(&calls, 0, sizeof calls);
-        for (int r = 0; r < rounds; r++) EXPECT(gp_reduce_sum_i32(d_out, d_in, n, s) == cudaSuccess, "reduce");
-        const driver_calls reduce_calls = calls;
-        memset(&calls, 0, sizeof calls);
-        for (int r = 0; r < rounds; r++) EXPECT(gp_inclusive_scan_sum_i32(d_out, d_in, n, s) == cudaSuccess, "scan");
-        const driver_calls scan_calls = calls;
+        auto counted = [&](auto call) { /* the driver calls of `rounds` calls */
+            memset(&calls, 0, sizeof calls);
+            for (int r = 0; r < rounds; r++) EXPECT(call() == cudaSuccess, "call");
+            return calls;
+        };
+        const driver_calls reduce_calls = counted([&] { return gp_reduce_sum_i32(d_out, d_in, n, s); });
+        const driver_calls scan_calls = counted([&] { return gp_inclusive_scan_sum_i32(d_out, d_in, n, s); });
+        const driver_calls sort_calls = sort_too ? counted(sort) : driver_calls{};
         enable(0, sub, CUPTI_CB_DOMAIN_DRIVER_API);
         unsubscribe(sub);
         EXPECT(cudaStreamSynchronize(s) == cudaSuccess, "sync");
@@ -106,31 +116,14 @@ static void count_launches(void)
         EXPECT(scan_calls.launches == rounds && scan_calls.memsets + scan_calls.allocs + scan_calls.copies == 0,
                "n = %zu: %d scans made %d launches and %d other work calls (want one launch each)", n, rounds,
                scan_calls.launches, scan_calls.memsets + scan_calls.allocs + scan_calls.copies);
-    }
-    /* a grid-path sort (2^20 u32 keys): the histogram kernel, four pass kernels and the
-     * bucket kernel, and no clearing (no zeroing launch, no memset); its buffers still come
-     * from the pool (allocations not counted) */
-    if (count == 2) {
-        const size_t n = sizes[0];
-        EXPECT(gp_sort_u32((uint32_t *)d_out, (const uint32_t *)d_in, n, s) == cudaSuccess, "sort");
-        EXPECT(cudaStreamSynchronize(s) == cudaSuccess, "sync");
-        if (subscribe(&sub, on_driver_call, NULL) == CUPTI_SUCCESS) {
-            enable(1, sub, CUPTI_CB_DOMAIN_DRIVER_API);
-            const int rounds = 8;
-            memset(&calls, 0, sizeof calls);
-            for (int r = 0; r < rounds; r++)
-                EXPECT(gp_sort_u32((uint32_t *)d_out, (const uint32_t *)d_in, n, s) == cudaSuccess, "sort");
-            const driver_calls sort_calls = calls;
-            enable(0, sub, CUPTI_CB_DOMAIN_DRIVER_API);
-            unsubscribe(sub);
-            EXPECT(cudaStreamSynchronize(s) == cudaSuccess, "sync");
+        if (sort_too) {
             printf("  n = %zu: %d sorts of u32 keys made %d launches, %d memsets, %d copies\n", n, rounds,
                    sort_calls.launches, sort_calls.memsets, sort_calls.copies);
             EXPECT(sort_calls.launches == 6 * rounds && sort_calls.memsets + sort_calls.copies == 0,
                    "n = %zu: %d sorts made %d launches and %d memsets or copies (want 6 launches each, none else)", n,
                    rounds, sort_calls.launches, sort_calls.memsets + sort_calls.copies);
             std::vector<uint32_t> got(n);
-            EXPECT(cudaMemcpy(got.data(), d_out, n * 4, cudaMemcpyDeviceToHost) == cudaSuccess, "copy back");
+            EXPECT(cudaMemcpy(got.data(), d_sorted, n * 4, cudaMemcpyDeviceToHost) == cudaSuccess, "copy back");
             std::vector<uint32_t> want(h.begin(), h.begin() + n);
             std::sort(want.begin(), want.end());
             EXPECT(got == want, "n = %zu: the sort's output", n);
@@ -139,6 +132,7 @@ static void count_launches(void)
     cudaStreamDestroy(s);
     cudaFree(d_in);
     cudaFree(d_out);
+    cudaFree(d_sorted);
     /* libcupti stays loaded to the end of the process: once subscribed, the driver keeps
      * pointers into it, and on the H100 the first CUDA call after a dlclose crashed. */
 }
