@@ -58,7 +58,8 @@ static inline int gp__select_args_ok(const void *const *ptr, const size_t *bytes
 /* The ring's depth in stages for `kind` on elements of `elem` bytes on device `d`, where
  * the kernel has `fixed` bytes of static shared memory: GP__SEL_RING_STAGES, or for a
  * look-ahead by windows as many as two blocks an SM allow, up to GP__SEL_RING_STAGES_WINDOW
- * (its tiles wait for their prefixes longer). Below 2 the ring is not used. A plain host
+ * (its tiles wait for their prefixes longer), a multiple of the count warps. Below 2 the
+ * ring is not used. A plain host
  * function, tested on the host. */
 static inline unsigned gp__select_ring_depth(int kind, size_t elem, const gp__device &d, size_t fixed)
 {
@@ -70,7 +71,12 @@ static inline unsigned gp__select_ring_depth(int kind, size_t elem, const gp__de
     const size_t most = gp__select_ring_window(kind) && two < block ? two : block;
     const size_t room = most > extra ? (most - extra) / stage : 0;
     const size_t deepest = gp__select_ring_window(kind) ? GP__SEL_RING_STAGES_WINDOW : GP__SEL_RING_STAGES;
-    return (unsigned)(room < deepest ? room : deepest);
+    /* a whole number of rounds of the count warps: count warp c takes the takes i = c mod C,
+     * so each stage must always go to the same one. Else the warp of take i + stages could
+     * wait on the stage's `full` while take i still fills it, and pass at once: an
+     * mbarrier's parity tells only two phases apart. */
+    const size_t counters = gp__select_ring_counters(kind), depth = room < deepest ? room : deepest;
+    return (unsigned)(depth - depth % counters);
 }
 
 /* Launches the compaction of n > 0 elements (arguments checked by the caller): on the ring

@@ -83,8 +83,14 @@ extern "C" void test_select_host(void)
     EXPECT(gp__select_ring_stage(GP__SEL_RUNS, 4) == 17456 && gp__select_ring_extra(GP__SEL_RUNS, 4) == 8192 &&
                gp__select_ring_stage(GP__SEL_RUNS, 2) == 16 + 16384 + 16 && gp__select_ring_extra(GP__SEL_RUNS, 2) == 16384,
            "ring stage: run-length's heads from 4-byte elements");
-    EXPECT(gp__select_ring_depth(GP__SEL_RUNS, 4, h, 2784) == 6 && gp__select_ring_depth(GP__SEL_RUNS, 4, h, 2785) == 5,
-           "ring depth: two blocks an SM, to the byte");
+    /* one byte more: five stages fit, but three count warps take the tiles in turn, so three */
+    EXPECT(gp__select_ring_depth(GP__SEL_RUNS, 4, h, 2784) == 6 && gp__select_ring_depth(GP__SEL_RUNS, 4, h, 2785) == 3,
+           "ring depth: two blocks an SM, to the byte; a multiple of the count warps");
+    /* unique's two count warps: room for five stages of 17424 bytes gives four */
+    gp__device small = h;
+    small.smem_sm = 2 * (1024 + 640 + 5 * 17424 + 100);
+    EXPECT(gp__select_ring_stage(GP__SEL_UNIQUE, 4) == 17424 && gp__select_ring_depth(GP__SEL_UNIQUE, 4, small, 640) == 4,
+           "ring depth: unique, a multiple of its two count warps");
 }
 
 /* ---- GPU: default instances ---------------------------------------------------------------- */
