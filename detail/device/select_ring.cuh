@@ -81,7 +81,9 @@ static constexpr GP__HD bool gp__select_ring_window(int kind)
 #endif
 /* Count warps a block. Unique's and run-length's count warps also make every scanning
  * thread's heads, the most work a tile takes from one warp: with one count warp the block's
- * tiles queued behind it. Warp c of C takes the block's takes i = c mod C. Measured (H200,
+ * tiles queued behind it. Warp c of C takes the block's takes i = c mod C, so the ring's
+ * depth is a multiple of C (gp__select_ring_depth): a stage always goes to the same warp,
+ * which waits on its barriers in order. Measured (H200,
  * 2^28, i32, builds alternated twice in one device call, us): unique with 1 / 2 / 3, runs
  * of 8 419 / 370 / 374, of 1024 374 / 328 / 333; run-length (on these heads, no tail bits)
  * with 1 / 2 / 3, runs of 8 600 / 487 / 483, of 1024 486 / 410 / 379. For select by a
