@@ -59,8 +59,7 @@ static inline int gp__select_args_ok(const void *const *ptr, const size_t *bytes
  * the kernel has `fixed` bytes of static shared memory: GP__SEL_RING_STAGES, or for a
  * look-ahead by windows as many as two blocks an SM allow, up to GP__SEL_RING_STAGES_WINDOW
  * (its tiles wait for their prefixes longer), a multiple of the count warps. Below 2 the
- * ring is not used. A plain host
- * function, tested on the host. */
+ * ring is not used. A plain host function, tested on the host. */
 static inline unsigned gp__select_ring_depth(int kind, size_t elem, const gp__device &d, size_t fixed)
 {
     const size_t stage = gp__select_ring_stage(kind, elem), extra = gp__select_ring_extra(kind, elem);
