@@ -113,12 +113,19 @@ struct gp__sel_count_op {
     static __device__ __forceinline__ type identity() { return 0ull; }
 };
 #ifndef GP__SEL_COUNT_NB
-#define GP__SEL_COUNT_NB 8 /* batches a look-ahead warp polls a round: 2 x 8 x 32 tiles */
+#define GP__SEL_COUNT_NB 6 /* batches a look-ahead warp polls a round: 2 x 6 x 32 tiles */
 #endif
 /* A tile's count travels as one status word (it is at most a tile, below 2^32); the
  * look-ahead folds the counts as 64-bit sums. H100, one run against two words a count:
- * select by a predicate 2-4% faster at 2^28 and 2^24, unique within 2%. Five batches a
- * round: select 5-7% faster at 2^28, unique 4-5% slower at 2^24, so eight stay. */
+ * select by a predicate 2-4% faster at 2^28 and 2^24, unique within 2%.
+ * Batches a round: a block's consecutive tiles lie about 264 apart (two blocks on each of
+ * 132 SMs), so 2 x 6 x 32 = 384 tiles take a tile's look-ahead in one round, with the
+ * partial batch. Only the chain uses these (select, partition, nonzero, and select_one);
+ * unique and run-length fold windows. H200, 2^28, builds alternated twice in one device
+ * call, us, 8 / 6 / 5 / 4 batches: by flags none kept 376.5 / 353.5 / 377.6 / 379.0, 10%
+ * kept 441.0 / 424.2 / 450.7 / 434.6, 50% kept 495.2 / 493.5 / 503.8 / 490.0; by a
+ * predicate, 50% kept, 471.6 / 462.9 / 497.0 / 489.3; partition 664.4 / 648.6 / 641.2 /
+ * 645.6 (docs/select.md). */
 template <>
 struct gp__status_codec<gp__sel_count_op> {
     typedef unsigned long long T;
