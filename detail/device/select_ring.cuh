@@ -193,8 +193,10 @@ static __device__ __forceinline__ uint32_t gp__select_ring_count(const unsigned 
         }
         *last = gp__warp_max_i32(l);
     } else if constexpr (KIND == GP__SEL_FLAGGED) {
+        /* every load of a lane's flags in flight at once: the count is on every later tile's
+         * path to its prefix */
         const uint4 *f = reinterpret_cast<const uint4 *>(stage + (size_t)TILE * sizeof(T));
-#pragma unroll 4
+#pragma unroll
         for (unsigned q = lane; q < TILE / 16; q += 32) {
             const uint4 w = f[q];
             c += __popc(__vcmpne4(w.x, 0u) & 0x01010101u) + __popc(__vcmpne4(w.y, 0u) & 0x01010101u) +
@@ -239,9 +241,7 @@ static __device__ __forceinline__ uint32_t gp__select_ring_count(const unsigned 
             for (int k = 0; k < VEC; k++) c += Fn::pred(e[k], p) ? 1u : 0u;
         }
     }
-#pragma unroll
-    for (int o = 16; o > 0; o >>= 1) c += __shfl_xor_sync(GP__FULL_MASK, c, o);
-    return c;
+    return __reduce_add_sync(GP__FULL_MASK, c);
 }
 
 #ifndef GP__SEL_WINDOW_NB
