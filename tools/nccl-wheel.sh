@@ -8,8 +8,8 @@ dest=$1
 py=${PYTHON:-python3}
 mkdir -p "$dest"
 "$py" -m pip install --quiet --disable-pip-version-check --root-user-action=ignore --no-deps --target "$dest/wheel" nvidia-nccl-cu13
-header=$(find "$dest/wheel" -name nccl.h | head -n 1)
-lib=$(find "$dest/wheel" -name 'libnccl.so*' | head -n 1)
+header=$(find "$dest/wheel" -name nccl.h -print -quit)
+lib=$(find "$dest/wheel" -name 'libnccl.so*' -print -quit)
 if [ -z "$header" ] || [ -z "$lib" ]; then
     echo "tools/nccl-wheel.sh: nvidia-nccl-cu13 has no nccl.h or libnccl.so under $dest/wheel" >&2
     exit 1

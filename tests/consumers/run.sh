@@ -41,7 +41,7 @@ run() {
 }
 
 needs() { # needs PROGRAM LIB: the program loads LIB (yes) or not (no), as readelf says
-    if readelf -d "$1" | grep -q "NEEDED.*$2"; then echo yes; else echo no; fi
+    if readelf -d "$1" | grep "NEEDED.*$2" >/dev/null; then echo yes; else echo no; fi
 }
 
 say "make install PREFIX=$prefix (the Python module for a fresh venv's python)"
