@@ -199,8 +199,8 @@ static __device__ __forceinline__ uint32_t gp__select_ring_count(const unsigned 
 #pragma unroll
         for (unsigned q = lane; q < TILE / 16; q += 32) {
             const uint4 w = f[q];
-            c += __popc(__vcmpne4(w.x, 0u) & 0x01010101u) + __popc(__vcmpne4(w.y, 0u) & 0x01010101u) +
-                 __popc(__vcmpne4(w.z, 0u) & 0x01010101u) + __popc(__vcmpne4(w.w, 0u) & 0x01010101u);
+            c += __popc(gp__byte_tops(w.x)) + __popc(gp__byte_tops(w.y)) + __popc(gp__byte_tops(w.z)) +
+                 __popc(gp__byte_tops(w.w));
         }
     } else if constexpr (KIND == GP__SEL_UNIQUE || KIND == GP__SEL_RUNS) { /* heads: each element's neighbour before */
         enum { VEC = 16 / sizeof(T), ROWS = TILE / VEC / 32 / GP__SEL_WARPS };
