@@ -159,8 +159,9 @@ static __device__ __forceinline__ void gp__store_elem(T *p, const T &v)
 }
 
 /* The top bit of each nonzero byte of w, nothing else: (b & 0x7f) + 0x7f has its top bit
- * set unless b & 0x7f is 0, and no carry leaves a byte; OR-ing b adds the byte 0x80. Three
- * instructions on sm_90, where __vcmpne4 and a mask take five. */
+ * set unless b & 0x7f is 0, and no carry leaves a byte; OR-ing w covers the byte 0x80,
+ * whose only set bit is the top one. Three instructions on sm_90, where __vcmpne4 and a
+ * mask take five. */
 static __device__ __forceinline__ uint32_t gp__byte_tops(uint32_t w)
 {
     return (((w & 0x7f7f7f7fu) + 0x7f7f7f7fu) | w) & 0x80808080u;
