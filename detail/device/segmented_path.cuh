@@ -203,7 +203,14 @@ static __device__ __forceinline__ void gp__seg_tile(uint64_t i0, unsigned ne, un
             else hi = mid;
         }
         unsigned i = lo, j = dk - lo;
-        uint32_t e = i < ne ? end_at(i) : ~0u; /* the next end; none past ne (j never reaches ~0u) */
+        /* the next end, kept in [j, nv]; none past ne (j never reaches ~0u). With ascending
+         * ends the bounds change nothing; with ends out of order (the caller's contract
+         * broken) they keep every read inside the tile's values, which its chunks' waits
+         * cover: i + j stays the merge item, so j never passes nv */
+        const auto next_end = [&](unsigned k) -> uint32_t {
+            return k < ne ? (uint32_t)gp__seg_clamp(end_at(k), j, nv) : ~0u;
+        };
+        uint32_t e = next_end(i);
         T acc = Op::identity();
         const unsigned stop = dk + ITEMS < nt ? dk + ITEMS : nt;
         if (stop - dk == ITEMS && e >= j + ITEMS) { /* no end among the items (long segments) */
@@ -225,7 +232,7 @@ static __device__ __forceinline__ void gp__seg_tile(uint64_t i0, unsigned ne, un
                 acc = Op::identity();
                 i++;
                 q++;
-                e = i < ne ? end_at(i) : ~0u;
+                e = next_end(i);
             }
         }
         mine.v = acc;
