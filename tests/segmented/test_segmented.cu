@@ -543,9 +543,8 @@ extern "C" void test_segmented_reduce_gpu(void)
     /* segments of 8 (the ring kernel's tiles) with ends out of order in every tile: one end
      * 200 late every 16, one 200 early every 16, every end moved by up to +-50. A fold that
      * reads past its tile's values is seen by racecheck only when the read crosses into a
-     * chunk not yet waited for: the random draws above showed it in some seeds only (before
-     * 3d490a5's clamp), and these layouts did not show it, so such a report can be
-     * intermittent */
+     * chunk not yet waited for, which neither these layouts nor the random ones force: such
+     * a report can come in some seeds only (docs/testing.md) */
     for (int kind = 0; kind < 3; kind++) {
         const size_t n = (size_t)3 << 20, S = n / 8;
         std::vector<uint64_t> off(S + 1);
