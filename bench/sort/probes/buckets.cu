@@ -5,10 +5,11 @@
  * the library (a shape of the bucket kernel, -DGP__SORT_BUCKET_BLOCK=512
  * -DGP__SORT_BUCKET_ITEMS=9, or a copy of the tree with one change) and the binaries run in
  * turn; equal hashes across builds say the outputs agree. Not part of `make bench`. With
- * `big`, the same at 2^22, 2^24 and 2^26 keys, 8 calls back to back.
+ * `big`, the same at 2^22, 2^24 and 2^26 keys, 8 calls back to back; with a list of log2
+ * sizes (13,16,28), those.
  *
  *   nvcc -O3 -std=c++17 -arch=sm_90 -I. bench/sort/probes/buckets.cu -o build/bench/sort/buckets
- *   build/bench/sort/buckets [big] */
+ *   build/bench/sort/buckets [big | 13,16,28] */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,15 +38,22 @@ int main(int argc, char **argv)
 {
     need_gpu(__FILE__);
     const bool big = argc > 1 && !strcmp(argv[1], "big");
-    const size_t most = big ? (size_t)1 << 26 : (size_t)1 << 21, queue = big ? 8 : 64;
+    /* or a list of log2 sizes, e.g. 13,16,20,24,28 (64 calls back to back up to 2^21, 8 up to
+     * 2^26, else 2) */
+    std::vector<size_t> listed;
+    if (argc > 1 && !big)
+        for (const char *p = argv[1]; *p; p += *p == ',') listed.push_back((size_t)1 << strtoul(p, (char **)&p, 10));
+    size_t most = big ? (size_t)1 << 26 : (size_t)1 << 21;
+    for (size_t n : listed) most = n > most ? n : most;
     for (void **p : {&kin, &kout, &vin, &vout, &funit}) CUDA_CHK(cudaMalloc(p, most * 8)); /* 8-byte keys */
     probe_fill<<<1024, 256>>>((uint32_t *)kin, most * 2, 7, PROBE_RANDOM);
     probe_fill<<<1024, 256>>>((uint32_t *)vin, most * 2, 8, PROBE_RANDOM);
     probe_fill<<<1024, 256>>>((uint32_t *)funit, most * 2, 9, PROBE_UNIT_F32);
     const std::vector<size_t> sizes =
-        big ? std::vector<size_t>{(size_t)1 << 22, (size_t)1 << 24, (size_t)1 << 26}
-            : std::vector<size_t>{(size_t)1 << 17, (size_t)1 << 18, (size_t)1 << 19, 750000, (size_t)1 << 20, 1500000,
-                                  (size_t)1 << 21};
+        !listed.empty() ? listed
+        : big           ? std::vector<size_t>{(size_t)1 << 22, (size_t)1 << 24, (size_t)1 << 26}
+                        : std::vector<size_t>{(size_t)1 << 17, (size_t)1 << 18, (size_t)1 << 19, 750000, (size_t)1 << 20,
+                                              1500000, (size_t)1 << 21};
     for (int which = 0; which < 5; which++)
         for (size_t n : sizes) {
             job j = {which, n};
@@ -57,8 +65,10 @@ int main(int argc, char **argv)
             gp_bench_fn fns[2] = {call, gp_bench_empty};
             void *ctxs[2] = {&j, NULL};
             float single[2], queued[2];
-            gp_bench_medians(fns, ctxs, 2, 1, GP_BENCH_WARMUP, 15, single);
-            gp_bench_medians(fns, ctxs, 2, (int)queue, GP_BENCH_WARMUP * (int)queue, 15, queued);
+            const size_t queue = n <= ((size_t)1 << 21) ? 64 : n <= ((size_t)1 << 26) ? 8 : 2;
+            const int reps = n <= ((size_t)1 << 26) ? 15 : 7;
+            gp_bench_medians(fns, ctxs, 2, 1, GP_BENCH_WARMUP, reps, single);
+            gp_bench_medians(fns, ctxs, 2, (int)queue, GP_BENCH_WARMUP * (int)queue, reps, queued);
             printf("%s n=%zu single %.1f us, back to back %.1f us (empty kernel %.1f / %.1f), hash %016llx\n", names[which],
                    n, single[0] * 1e3, queued[0] * 1e3, single[1] * 1e3, queued[1] * 1e3, h);
         }
