@@ -89,11 +89,13 @@ static __device__ __forceinline__ bool gp__warp_one_digit(const unsigned (&digit
  * warp's first key of that digit goes in the ordered tile (the digit's start plus the
  * counts of the warps before it), and digit_count / digit_start are filled. Returns digit
  * d's count in thread d (d < 256; other threads: 0). Every thread calls it; it ends with a
- * barrier. */
+ * barrier. With `first` (shared memory, written before the call): digit d's keys begin at
+ * first[d] instead of the digit's start, so that step 2's ranks are the keys' places in the
+ * caller's order (a block sort's whole array), with no lookup a key after it. */
 template <int BLOCK, int ITEMS, int BUFS>
 static __device__ __forceinline__ unsigned gp__block_radix_count(const unsigned (&digit)[ITEMS],
                                                                  gp_block_radix_rank_smem<BLOCK, BUFS> &s,
-                                                                 bool crowded = false)
+                                                                 bool crowded = false, const unsigned *first = nullptr)
 {
     static_assert(BLOCK % 32 == 0 && BLOCK >= GP_RADIX_DIGITS && BLOCK <= 1024, "gp_block_radix_rank: 256..1024 threads, whole warps");
     const unsigned warp = threadIdx.x >> 5;
@@ -122,7 +124,7 @@ static __device__ __forceinline__ unsigned gp__block_radix_count(const unsigned 
         for (int w = 0; w < BLOCK / 32; w++) c += s.warp_count[w][threadIdx.x];
     const unsigned start = gp__block_digit_scan<unsigned>(c, s.total);
     if (threadIdx.x < GP_RADIX_DIGITS) { /* warps' counts -> first places, in warp order */
-        unsigned at = start;
+        unsigned at = first ? first[threadIdx.x] : start;
         for (int w = 0; w < BLOCK / 32; w++) {
             const unsigned k = s.warp_count[w][threadIdx.x];
             s.warp_count[w][threadIdx.x] = at;

@@ -132,13 +132,15 @@ static __device__ __forceinline__ void gp__sort_block_lsd(unsigned char *smem, u
                 k = ksrc[j];
                 if constexpr (MODE != GP__SORT_KEYS) v = vsrc[j];
             }, first, n, p, desc);
-            gp_block_radix_rank<BLOCK, ITEMS>(digit, rank, s.rank); /* ends with a barrier: run is current */
+            /* ranks counted from s.run: each key's place in the pass's order (two random
+             * shared-memory reads a key fewer than the tile's rank plus a lookup) */
+            gp__block_radix_count<BLOCK, ITEMS>(digit, s.rank, false, s.run);
+            gp__block_radix_rank_counted<BLOCK, ITEMS>(digit, rank, s.rank);
 #pragma unroll
             for (int i = 0; i < ITEMS; i++) {
                 if (first + 32 * i < n) {
-                    const unsigned to = s.run[digit[i]] + rank[i] - s.rank.digit_start[digit[i]];
-                    kdst[to] = key[i];
-                    if constexpr (MODE != GP__SORT_KEYS) vdst[to] = val[i];
+                    kdst[rank[i]] = key[i];
+                    if constexpr (MODE != GP__SORT_KEYS) vdst[rank[i]] = val[i];
                 }
             }
             __syncthreads();
