@@ -133,7 +133,8 @@ static __device__ __forceinline__ void gp__sort_block_lsd(unsigned char *smem, u
                 if constexpr (MODE != GP__SORT_KEYS) v = vsrc[j];
             }, first, n, p, desc);
             /* ranks counted from s.run: each key's place in the pass's order (two random
-             * shared-memory reads a key fewer than the tile's rank plus a lookup) */
+             * shared-memory reads a key fewer than the tile's rank plus a lookup). The rank
+             * leaves its counters in use; the barrier after the scatter frees them. */
             gp__block_radix_count<BLOCK, ITEMS>(digit, s.rank, false, s.run);
             gp__block_radix_rank_counted<BLOCK, ITEMS>(digit, rank, s.rank);
 #pragma unroll

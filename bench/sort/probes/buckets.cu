@@ -42,7 +42,13 @@ int main(int argc, char **argv)
      * 2^26, else 2) */
     std::vector<size_t> listed;
     if (argc > 1 && !big)
-        for (const char *p = argv[1]; *p; p += *p == ',') listed.push_back((size_t)1 << strtoul(p, (char **)&p, 10));
+        for (const char *p = argv[1]; *p;) {
+            char *end;
+            const unsigned long lg = strtoul(p, &end, 10);
+            if (end == p || lg > 34 || (*end && *end != ',')) return fprintf(stderr, "sizes: log2 values 0..34, e.g. 13,16,28\n"), 2;
+            listed.push_back((size_t)1 << lg);
+            p = *end ? end + 1 : end;
+        }
     size_t most = big ? (size_t)1 << 26 : (size_t)1 << 21;
     for (size_t n : listed) most = n > most ? n : most;
     for (void **p : {&kin, &kout, &vin, &vout, &funit}) CUDA_CHK(cudaMalloc(p, most * 8)); /* 8-byte keys */
