@@ -92,16 +92,19 @@ static __device__ __forceinline__ bool gp__warp_one_digit(const unsigned (&digit
  * barrier. With `first` (shared memory, written before the call): digit d's keys begin at
  * first[d] instead of the digit's start, so that step 2's ranks are the keys' places in the
  * caller's order (a block sort's whole array), with no lookup a key after it. */
-template <int BLOCK, int ITEMS, int BUFS>
+template <int BLOCK, int ITEMS, int BUFS, bool MATCH_CLEAN = false>
 static __device__ __forceinline__ unsigned gp__block_radix_count(const unsigned (&digit)[ITEMS],
                                                                  gp_block_radix_rank_smem<BLOCK, BUFS> &s,
                                                                  bool crowded = false, const unsigned *first = nullptr)
 {
     static_assert(BLOCK % 32 == 0 && BLOCK >= GP_RADIX_DIGITS && BLOCK <= 1024, "gp_block_radix_rank: 256..1024 threads, whole warps");
+    static_assert(!MATCH_CLEAN || BUFS == 1, "only the one-buffer rank leaves its match words at 0");
     const unsigned warp = threadIdx.x >> 5;
-    /* warp_count and warp_match are adjacent: zeroed together, 16 bytes a store */
+    /* warp_count and warp_match are adjacent: zeroed together, 16 bytes a store. MATCH_CLEAN:
+     * the caller knows the match words are 0 (a rank with one buffer clears each word it sets,
+     * so after the first zeroing they stay 0), and only the counters are zeroed. */
     uint4 *flat = reinterpret_cast<uint4 *>(&s.warp_count[0][0]);
-    for (unsigned i = threadIdx.x; i < BLOCK / 32 * (1 + BUFS) * GP_RADIX_DIGITS / 4; i += BLOCK)
+    for (unsigned i = threadIdx.x; i < BLOCK / 32 * (MATCH_CLEAN ? 1 : 1 + BUFS) * GP_RADIX_DIGITS / 4; i += BLOCK)
         flat[i] = make_uint4(0, 0, 0, 0);
     __syncthreads();
     const unsigned lane = threadIdx.x & 31;

@@ -3,9 +3,12 @@
  * bucket path (the grid path's last kernel, sort.cuh). Level 4: needs sort_kernels.cuh (the
  * key transforms, the modes, the grid path's control words) and block/block_radix_rank.cuh.
  *
- * LSD in shared memory: the digit counts of every pass from one read of the data, then per
- * pass and tile of BLOCK x ITEMS keys a block rank (stable) and a scatter into the other
- * copy; a pass whose digit is the same for every key is skipped. */
+ * LSD in shared memory. Up to one tile of BLOCK x ITEMS keys (every bucket, and the
+ * one-block sort up to 4096 keys): the keys stay in registers, and each pass ranks them,
+ * scatters them to their places and reads them back in order. More: the digit counts of
+ * every pass from one read of the data, then per pass and tile a block rank (stable) and a
+ * scatter into the other copy. Either way a pass whose digit is the same for every key is
+ * skipped. */
 #ifndef GPUPRIMS_DETAIL_SORT_BLOCK_CUH
 #define GPUPRIMS_DETAIL_SORT_BLOCK_CUH
 
@@ -35,6 +38,9 @@
 #define GP__SORT_TINY 2048       /* up to this many keys, GP__SORT_TINY_BLOCK threads: less to clear and to wait for */
 #define GP__SORT_TINY_BLOCK 256
 #define GP__SORT_SMALL_ITEMS 4
+#ifndef GP__SORT_TINY_ITEMS
+#define GP__SORT_TINY_ITEMS 8 /* 256 x 8: up to GP__SORT_TINY keys in one tile, its keys kept in registers */
+#endif
 template <int PASSES, int BLOCK>
 struct gp__sort_small_smem {
     gp_block_radix_rank_smem<BLOCK, 1> rank; /* one match buffer: less to clear, more data fits */
@@ -69,6 +75,58 @@ static __device__ __forceinline__ void gp__sort_load_rows(K (&key)[ITEMS], V (&v
     }
 }
 
+/* One tile (n <= BLOCK x ITEMS) sorted with its keys in registers: each pass ranks the
+ * registers, scatters them to their places in `kb` and reads them back in tile order, so
+ * the input is read once from global memory and the output written from the registers. A
+ * pass whose digit is the same for every key (the count of key 0's digit is n) keeps the
+ * registers as they are. Against the general loop below this drops, per key, the copy of
+ * the input into shared memory and its read back, and the counts of every pass's digit
+ * before the first pass (an atomic a key and pass): the tile's own count gives its digit
+ * starts. H200, 64 calls back to back, u32 keys: 2048 13.6 to 8.4 us, 4096 17.4 to 13.9, 2^20
+ * (the bucket path) 42.5 to 39.1 (docs/sort.md, "One tile in registers"). */
+template <class K, class V, int MODE, int BLOCK, int ITEMS, int PASSES, class Load, class Store>
+static __device__ __forceinline__ void gp__sort_block_lsd_tile(gp__sort_small_smem<PASSES, BLOCK> &s, K *kb, V *vb,
+                                                               unsigned n, int desc, Load load, Store store)
+{
+    const unsigned lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const unsigned first = warp * 32 * ITEMS + lane;
+    K key[ITEMS];
+    V val[ITEMS];
+    unsigned digit[ITEMS], rank[ITEMS];
+    gp__sort_load_rows(key, val, digit, load, first, n, 0, desc);
+    for (int p = 0; p < PASSES; p++) {
+        if (p > 0) /* the registers hold the order of pass p - 1: their digits of pass p */
+#pragma unroll
+            for (int i = 0; i < ITEMS; i++) digit[i] = first + 32 * i < n ? gp__sort_digit(key[i], p, desc) : 255;
+        if (threadIdx.x == 0) s.run[p] = digit[0]; /* slot 0 always holds a key; a word a pass, so no barrier frees it */
+        if (p == 0) /* the first count zeroes the match words; the one-buffer rank leaves them at 0 */
+            gp__block_radix_count<BLOCK, ITEMS>(digit, s.rank);
+        else
+            gp__block_radix_count<BLOCK, ITEMS, 1, true>(digit, s.rank);
+        const unsigned d0 = s.run[p];
+        if (s.rank.digit_count[d0] - (d0 == 255 ? BLOCK * ITEMS - n : 0) == n) continue; /* the empty slots rank as 255 */
+        gp__block_radix_rank_counted<BLOCK, ITEMS>(digit, rank, s.rank);
+#pragma unroll
+        for (int i = 0; i < ITEMS; i++) {
+            if (first + 32 * i < n) {
+                kb[rank[i]] = key[i];
+                if constexpr (MODE != GP__SORT_KEYS) vb[rank[i]] = val[i];
+            }
+        }
+        __syncthreads(); /* the next count's barriers come before the next scatter */
+#pragma unroll
+        for (int i = 0; i < ITEMS; i++) {
+            if (first + 32 * i < n) {
+                key[i] = kb[first + 32 * i];
+                if constexpr (MODE != GP__SORT_KEYS) val[i] = vb[first + 32 * i];
+            }
+        }
+    }
+#pragma unroll
+    for (int i = 0; i < ITEMS; i++)
+        if (first + 32 * i < n) store(first + 32 * i, key[i], val[i]);
+}
+
 /* One block sorts n elements in `smem` (gp__sort_small_smem_bytes(n)) by their digits
  * 0 .. PASSES - 1, least significant first: load(i, k, v) gives element i (v only where
  * values travel), store(i, k, v) takes place i of the order. The digit counts of every
@@ -84,6 +142,7 @@ static __device__ __forceinline__ void gp__sort_block_lsd(unsigned char *smem, u
     K *const kb0 = reinterpret_cast<K *>(at), *const kb1 = reinterpret_cast<K *>(at + gp__round_up(n * sizeof(K), 16));
     at += 2 * gp__round_up(n * sizeof(K), 16);
     V *const vb0 = reinterpret_cast<V *>(at), *const vb1 = reinterpret_cast<V *>(at + gp__round_up(n * sizeof(V), 16));
+    if (n <= TILE) return gp__sort_block_lsd_tile<K, V, MODE, BLOCK, ITEMS, PASSES>(s, kb0, vb0, n, desc, load, store);
 
     for (unsigned i = threadIdx.x; i < PASSES * 256; i += BLOCK) (&s.hist[0][0])[i] = 0;
     if (threadIdx.x == 0) s.skip = 0;
@@ -166,7 +225,8 @@ __global__ void __launch_bounds__(BLOCK) gp__sort_small_kernel(K *k_out, V *v_ou
 {
     constexpr int P = sizeof(typename gp__sort_key<K>::U);
     extern __shared__ __align__(16) unsigned char gp__sort_smem[];
-    gp__sort_block_lsd<K, V, MODE, BLOCK, GP__SORT_SMALL_ITEMS, P>(
+    constexpr int ITEMS = BLOCK == GP__SORT_TINY_BLOCK ? GP__SORT_TINY_ITEMS : GP__SORT_SMALL_ITEMS;
+    gp__sort_block_lsd<K, V, MODE, BLOCK, ITEMS, P>(
         gp__sort_smem, n, desc,
         [&](unsigned i, K &k, V &v) {
             k = gp__load_elem(k_in + i);

@@ -327,8 +327,10 @@ static std::vector<size_t> test_sizes(int big)
 {
     /* 4097 .. 65536: one cluster (2, 3 and 16 blocks, and 10 with a partial last tile) */
     /* up to 512 (and 8-byte keys): the bitonic network a thread a key; 513 .. 1024: 8 a thread */
-    std::vector<size_t> s = {0, 1, 31, 32, 33, 512, 513, 1023, 1024, 1025, 4095, 4097, 8192, 8193, 40001, 65536, 65537};
-    if (gp_t_small() == 2) s = {0, 1, 33, 1000, 1025, 4097, 8193, 65537}; /* racecheck: each path and tail once */
+    /* 1025 .. 2048 and 2049 .. 4096: one block, one tile in registers (full at 2048 and 4096) */
+    std::vector<size_t> s = {0,    1,    31,   32,   33,   512,  513,   1023,  1024, 1025,
+                             2048, 2049, 4095, 4096, 4097, 8192, 8193, 40001, 65536, 65537};
+    if (gp_t_small() == 2) s = {0, 1, 33, 1000, 1025, 2049, 4097, 8193, 65537}; /* racecheck: each path and tail once */
     if (!gp_t_small()) {
         s.push_back(1048573); /* a prime near 2^20 */
         if (big) s.push_back(((size_t)1 << 24) + 7);
