@@ -75,6 +75,21 @@ static __device__ __forceinline__ void gp__sort_load_rows(K (&key)[ITEMS], V (&v
     }
 }
 
+/* A warp's rows (slots first + 32 i below `end`) to their ranks in kdst (and vdst where
+ * values travel). */
+template <int MODE, int ITEMS, class K, class V>
+static __device__ __forceinline__ void gp__sort_scatter_rows(K *kdst, V *vdst, const K (&key)[ITEMS], const V (&val)[ITEMS],
+                                                             const unsigned (&rank)[ITEMS], unsigned first, unsigned end)
+{
+#pragma unroll
+    for (int i = 0; i < ITEMS; i++) {
+        if (first + 32 * i < end) {
+            kdst[rank[i]] = key[i];
+            if constexpr (MODE != GP__SORT_KEYS) vdst[rank[i]] = val[i];
+        }
+    }
+}
+
 /* One tile (n <= BLOCK x ITEMS) sorted with its keys in registers: each pass ranks the
  * registers, scatters them to their places in `kb` and reads them back in tile order, so
  * the input is read once from global memory and the output written from the registers. A
@@ -106,13 +121,7 @@ static __device__ __forceinline__ void gp__sort_block_lsd_tile(gp__sort_small_sm
         const unsigned d0 = s.run[p];
         if (s.rank.digit_count[d0] - (d0 == 255 ? BLOCK * ITEMS - n : 0) == n) continue; /* the empty slots rank as 255 */
         gp__block_radix_rank_counted<BLOCK, ITEMS>(digit, rank, s.rank);
-#pragma unroll
-        for (int i = 0; i < ITEMS; i++) {
-            if (first + 32 * i < n) {
-                kb[rank[i]] = key[i];
-                if constexpr (MODE != GP__SORT_KEYS) vb[rank[i]] = val[i];
-            }
-        }
+        gp__sort_scatter_rows<MODE>(kb, vb, key, val, rank, first, n);
         __syncthreads(); /* the next count's barriers come before the next scatter */
 #pragma unroll
         for (int i = 0; i < ITEMS; i++) {
@@ -196,13 +205,7 @@ static __device__ __forceinline__ void gp__sort_block_lsd(unsigned char *smem, u
              * leaves its counters in use; the barrier after the scatter frees them. */
             gp__block_radix_count<BLOCK, ITEMS>(digit, s.rank, false, s.run);
             gp__block_radix_rank_counted<BLOCK, ITEMS>(digit, rank, s.rank);
-#pragma unroll
-            for (int i = 0; i < ITEMS; i++) {
-                if (first + 32 * i < n) {
-                    kdst[rank[i]] = key[i];
-                    if constexpr (MODE != GP__SORT_KEYS) vdst[rank[i]] = val[i];
-                }
-            }
+            gp__sort_scatter_rows<MODE>(kdst, vdst, key, val, rank, first, n);
             __syncthreads();
             if (threadIdx.x < 256) s.run[threadIdx.x] += s.rank.digit_count[threadIdx.x];
             /* the next tile's rank begins with a barrier before it touches its counts */
