@@ -10,21 +10,20 @@
  * In a cluster the blocks exchange their digit counts and their keys through distributed
  * shared memory: one launch, and the data touch global memory once each way.
  *
- * A pass, block b of C: its tile counted by digit (gp__block_radix_count; pass 0 counts the
- * keys as loaded from global memory, so the tile first reaches shared memory in digit
- * order); the 256 counts stored into every block's `counts` (16-bit, by pass parity); the
- * tile ranked (stable, gp__block_radix_rank_counted) and put in digit order in place (its
- * keys are in registers), so that each digit's keys go to consecutive places and a warp's
- * stores to its peers are contiguous (stored from the registers in tile order, a 2^16-key
- * sort took 39.7 us against 34.3: H100, one call from an idle GPU). Then one warp sums digit
- * d's counts over the C blocks (the digit's total) and over blocks before b (the keys of
- * digit d that go before this block's); a scan of the totals gives each digit's first
- * place, so a key goes to place first[d] + before[d] + (its rank among the tile's digit-d
- * keys): block place / TILE, slot place % TILE. Places follow (digit, block, rank), so the
- * order is the stable one. Tiles are filled in order, so only the last block has slots past
- * n; they are counted as digit 255 and rank after its real keys, so their places lie past n
- * and real keys never land there. A pass whose digit is the same for every key is skipped
- * (the same test in every block: the totals).
+ * A pass, block b of C: its tile counted by digit (gp__block_radix_count); the 256 counts
+ * stored into every block's `counts` (16-bit, by pass parity); the tile ranked (stable,
+ * gp__block_radix_rank_counted) and put in digit order in place (its keys are in
+ * registers), so that each digit's keys go to consecutive places and a warp's stores to
+ * its peers are contiguous (stored from the registers in tile order, a 2^16-key sort took
+ * 39.7 us against 34.3: H100, one call from an idle GPU). Then one warp sums digit d's counts
+ * over the C blocks (the digit's total) and over blocks before b (the keys of digit d that go
+ * before this block's); a scan of the totals gives each digit's first place, so a key goes
+ * to place first[d] + before[d] + (its rank among the tile's digit-d keys): block
+ * place / TILE, slot place % TILE. Places follow (digit, block, rank), so the order is the
+ * stable one. Tiles are filled in order, so only the last block has slots past n; they are
+ * counted as digit 255 and rank after its real keys, so their places lie past n and real
+ * keys never land there. A pass whose digit is the same for every key is skipped (the same
+ * test in every block: the totals).
  *
  * No cluster barrier in a pass: counts and keys travel as asynchronous stores
  * (gp__store_async) that complete their bytes on the receiver's mbarrier, and each block
@@ -118,35 +117,44 @@ __global__ void __launch_bounds__(GP__SORT_CLUSTER_BLOCK, 1) gp__sort_cluster_ke
     }
     if (threadIdx.x < 8) s.skip[threadIdx.x] = 0;
     __cluster_barrier_arrive(); /* release: the barriers are ready (waited for before the first store to a peer) */
-    const unsigned lane = threadIdx.x & 31, warp = threadIdx.x >> 5, first = warp * 32 * ITEMS + lane;
-    K key[ITEMS];
-    V val[ITEMS];
-    unsigned digit[ITEMS], rank[ITEMS];
-    /* pass 0's rows straight from global memory (a warp's row is 32 consecutive keys): the
-     * tile is first stored in shared memory by pass 0's scatter into digit order */
-    gp__sort_load_rows(key, val, digit, [=](unsigned j, K &k, V &v) {
-        k = gp__load_elem(k_in + base + j);
-        if constexpr (MODE == GP__SORT_PAIRS) v = gp__load_elem(v_in + base + j);
-        if constexpr (MODE == GP__SORT_ARGSORT) v = (V)(base + j);
-    }, first, mine, 0, desc);
+    { /* the tile into shared memory: every load in flight first */
+        K k[ITEMS];
+        V v[ITEMS];
+#pragma unroll
+        for (int i = 0; i < ITEMS; i++) {
+            const unsigned j = threadIdx.x + i * BLOCK;
+            if (j < mine) {
+                k[i] = gp__load_elem(k_in + base + j);
+                if constexpr (MODE == GP__SORT_PAIRS) v[i] = gp__load_elem(v_in + base + j);
+                if constexpr (MODE == GP__SORT_ARGSORT) v[i] = (V)(base + j);
+            }
+        }
+#pragma unroll
+        for (int i = 0; i < ITEMS; i++) {
+            const unsigned j = threadIdx.x + i * BLOCK;
+            if (j < mine) {
+                kb0[j] = k[i];
+                if constexpr (MODE != GP__SORT_KEYS) vb0[j] = v[i];
+            }
+        }
+    }
+    __syncthreads();
     __cluster_barrier_wait();
+    const unsigned lane = threadIdx.x & 31, warp = threadIdx.x >> 5, first = warp * 32 * ITEMS + lane;
     int cur = 0;           /* the tile is in kb0 / vb0, else in kb1 / vb1 */
     unsigned keys_ph = 0;  /* parity of keys_in's current phase */
     for (int p = 0; p < P; p++) {
         K *ksrc = cur ? kb1 : kb0;
         V *vsrc = cur ? vb1 : vb0;
         if (threadIdx.x == 0) gp__mbar_arrive_expect(&s.counts_in[p & 1], C * (unsigned)sizeof(s.counts[0][0]));
-        if (p > 0)
-            gp__sort_load_rows(key, val, digit, [=](unsigned j, K &k, V &v) {
-                k = ksrc[j];
-                if constexpr (MODE != GP__SORT_KEYS) v = vsrc[j];
-            }, first, mine, p, desc);
-        /* ends with a barrier; after the first pass only the counters are zeroed, as the
-         * one-buffer rank leaves its match words at 0 */
-        if (GP__SORT_CLUSTER_BUFS == 1 && p > 0)
-            gp__block_radix_count<BLOCK, ITEMS, GP__SORT_CLUSTER_BUFS, GP__SORT_CLUSTER_BUFS == 1>(digit, s.rank);
-        else
-            gp__block_radix_count<BLOCK, ITEMS, GP__SORT_CLUSTER_BUFS>(digit, s.rank);
+        K key[ITEMS];
+        V val[ITEMS];
+        unsigned digit[ITEMS], rank[ITEMS];
+        gp__sort_load_rows(key, val, digit, [=](unsigned j, K &k, V &v) {
+            k = ksrc[j];
+            if constexpr (MODE != GP__SORT_KEYS) v = vsrc[j];
+        }, first, mine, p, desc);
+        gp__block_radix_count<BLOCK, ITEMS, GP__SORT_CLUSTER_BUFS>(digit, s.rank); /* ends with a barrier */
         for (unsigned i = threadIdx.x; i < C * 32; i += BLOCK) { /* this tile's counts to every block, 8 a store */
             const unsigned *c = s.rank.digit_count + 8 * (i % 32);
             const uint4 w = make_uint4(c[0] | c[1] << 16, c[2] | c[3] << 16, c[4] | c[5] << 16, c[6] | c[7] << 16);
