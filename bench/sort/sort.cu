@@ -166,12 +166,13 @@ static cudaError_t u32_step(uint32_t *out, const uint32_t *in, size_t n)
     return gp__sort<uint32_t, uint32_t, GP__SORT_KEYS, BLOCK, ITEMS, VARIANT, MINB>(out, NULL, in, NULL, n, 0, 0, &k);
 }
 
-/* The library's path with the bucket path turned off: the LSD passes, for the small table's
- * comparison. */
+/* The library's path with the bucket path (from 2^17 keys) or the cluster's split (below)
+ * turned off: the LSD passes, for the small table's comparison. */
 static cudaError_t u32_no_buckets(uint32_t *out, const uint32_t *in, size_t n)
 {
     gp__sort_knobs k = {};
     k.no_buckets = 1;
+    k.no_cluster_split = 1;
     return gp__sort<uint32_t, uint32_t, GP__SORT_KEYS>(out, NULL, in, NULL, n, 0, 0, &k);
 }
 
@@ -404,9 +405,9 @@ int main(void)
      * latency included), and 64 calls back to back (a pipeline's cost per call); an empty
      * kernel timed in turn with both gives each way's floor. The keys stay in L2. */
     gp_table_begin("Small sorts: u32 random keys, us per call", "n|path|gp single|CUB single|empty single|gp back to back|CUB back to back|empty back to back|vs CUB single|checked");
-    /* from 2^17 keys each size twice: the library (the bucket path up to 2^20 keys), then with
-     * the bucket path turned off (the LSD passes) */
-    const int small_lg[] = {10, 13, 16, 18, 18, 19, 19, 20, 20, 21};
+    /* the cluster's sizes and from 2^17 keys each size twice: the library (the cluster's split,
+     * the bucket path up to 2^20 keys), then with both turned off (the LSD passes) */
+    const int small_lg[] = {10, 13, 13, 16, 16, 18, 18, 19, 19, 20, 20, 21};
     for (size_t r = 0; r < sizeof small_lg / sizeof small_lg[0]; r++) {
         const size_t n = (size_t)1 << small_lg[r];
         const bool lsd = r > 0 && small_lg[r] == small_lg[r - 1];
@@ -421,7 +422,7 @@ int main(void)
         const char *path = n <= GP__SORT_BITONIC_MAX ? "one block, bitonic"
                            : n <= (size_t)GP__SORT_CLUSTER_BLOCK * GP__SORT_CLUSTER_ITEMS ? "one block, radix"
                            : n <= (size_t)GP__SORT_CLUSTER_BLOCKS * GP__SORT_CLUSTER_BLOCK * GP__SORT_CLUSTER_ITEMS
-                               ? "one cluster"
+                               ? (lsd ? "one cluster, 4 LSD passes" : "one cluster: the top digit's split, the blocks' sorts")
                            : lsd || n > (size_t)GP__SORT_BUCKET_CAP * GP__SORT_BUCKET_SPREAD
                                ? "grid: histograms, 4 passes"
                                : "buckets: histograms, the top digit's pass, the buckets' sorts";

@@ -140,6 +140,7 @@ typedef struct gp__sort_knobs {
     int no_bitonic;     /* the one-block radix sort even where the bitonic network would run */
     int no_small_tiles; /* the default tiles even where the small or mid tiles would run */
     int no_cluster;     /* not the one-cluster sort (sort_cluster.cuh) */
+    int no_cluster_split; /* the one-cluster sort by its LSD passes only, never the split */
     int no_buckets;     /* never the bucket path (always the LSD passes) */
     unsigned bucket_cap; /* the bucket path's largest bucket (0: gp__sort_bucket_cap's) */
     int mid_tiles;       /* the mid tiles at any size where the grid path runs (the tests) */
@@ -210,7 +211,7 @@ static cudaError_t gp__sort_small(K *k_out, V *v_out, const K *k_in, const V *v_
 /* One cluster of `blocks` blocks sorts all n elements, each block a tile in its shared memory. */
 template <class K, class V, int MODE>
 static cudaError_t gp__sort_cluster(K *k_out, V *v_out, const K *k_in, const V *v_in, size_t n, int desc,
-                                    unsigned blocks, size_t smem, cudaStream_t s)
+                                    unsigned blocks, size_t smem, int split, cudaStream_t s)
 {
     cudaLaunchAttribute cluster = gp__cluster_attribute(blocks);
     cudaLaunchConfig_t cfg = {};
@@ -220,7 +221,7 @@ static cudaError_t gp__sort_cluster(K *k_out, V *v_out, const K *k_in, const V *
     cfg.stream = s;
     cfg.attrs = &cluster;
     cfg.numAttrs = 1;
-    return cudaLaunchKernelEx(&cfg, gp__sort_cluster_kernel<K, V, MODE>, k_out, v_out, k_in, v_in, (unsigned)n, desc);
+    return cudaLaunchKernelEx(&cfg, gp__sort_cluster_kernel<K, V, MODE>, k_out, v_out, k_in, v_in, (unsigned)n, desc, split);
 }
 
 /* Which counts a grid instance may put in its status words: 32-bit ones only, 64-bit ones
@@ -449,7 +450,8 @@ static cudaError_t gp__sort(K *k_out, V *v_out, const K *k_in, const V *v_in, si
             GP__TRY((gp__kernel_load<gp__sort_cluster_kernel<K, V, MODE>>((int)smem)));
             const unsigned blocks = (unsigned)gp__ceil_div(n, CLUSTER_TILE);
             if (blocks <= gp__cluster_limit<gp__sort_cluster_kernel<K, V, MODE>>(dev.id, GP__SORT_CLUSTER_BLOCK))
-                return gp__sort_cluster<K, V, MODE>(k_out, v_out, k_in, v_in, n, desc, blocks, smem, s);
+                return gp__sort_cluster<K, V, MODE>(k_out, v_out, k_in, v_in, n, desc, blocks, smem,
+                                                    !(knobs && knobs->no_cluster_split), s);
         }
     }
 

@@ -100,8 +100,8 @@ static __device__ __forceinline__ void gp__sort_scatter_rows(K *kdst, V *vdst, c
  * starts. H200, 64 calls back to back, u32 keys: 2048 13.6 to 8.4 us, 4096 17.4 to 13.9, 2^20
  * (the bucket path) 42.5 to 39.1 (docs/sort.md, "One tile in registers"). */
 template <class K, class V, int MODE, int BLOCK, int ITEMS, int PASSES, class Load, class Store>
-static __device__ __forceinline__ void gp__sort_block_lsd_tile(gp__sort_small_smem<PASSES, BLOCK> &s, K *kb, V *vb,
-                                                               unsigned n, int desc, Load load, Store store)
+static __device__ __forceinline__ void gp__sort_block_lsd_tile(gp_block_radix_rank_smem<BLOCK, 1> &rank_smem, unsigned *run,
+                                                               K *kb, V *vb, unsigned n, int desc, Load load, Store store)
 {
     const unsigned lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     const unsigned first = warp * 32 * ITEMS + lane;
@@ -113,14 +113,14 @@ static __device__ __forceinline__ void gp__sort_block_lsd_tile(gp__sort_small_sm
         if (p > 0) /* the registers hold the order of pass p - 1: their digits of pass p */
 #pragma unroll
             for (int i = 0; i < ITEMS; i++) digit[i] = first + 32 * i < n ? gp__sort_digit(key[i], p, desc) : 255;
-        if (threadIdx.x == 0) s.run[p] = digit[0]; /* slot 0 always holds a key; a word a pass, so no barrier frees it */
+        if (threadIdx.x == 0) run[p] = digit[0]; /* slot 0 always holds a key; a word a pass, so no barrier frees it */
         if (p == 0) /* the first count zeroes the match words; the one-buffer rank leaves them at 0 */
-            gp__block_radix_count<BLOCK, ITEMS>(digit, s.rank);
+            gp__block_radix_count<BLOCK, ITEMS>(digit, rank_smem);
         else
-            gp__block_radix_count<BLOCK, ITEMS, 1, true>(digit, s.rank);
-        const unsigned d0 = s.run[p];
-        if (s.rank.digit_count[d0] - (d0 == 255 ? BLOCK * ITEMS - n : 0) == n) continue; /* the empty slots rank as 255 */
-        gp__block_radix_rank_counted<BLOCK, ITEMS>(digit, rank, s.rank);
+            gp__block_radix_count<BLOCK, ITEMS, 1, true>(digit, rank_smem);
+        const unsigned d0 = run[p];
+        if (rank_smem.digit_count[d0] - (d0 == 255 ? BLOCK * ITEMS - n : 0) == n) continue; /* the empty slots rank as 255 */
+        gp__block_radix_rank_counted<BLOCK, ITEMS>(digit, rank, rank_smem);
         gp__sort_scatter_rows<MODE>(kb, vb, key, val, rank, first, n);
         __syncthreads(); /* the next count's barriers come before the next scatter */
 #pragma unroll
@@ -151,7 +151,7 @@ static __device__ __forceinline__ void gp__sort_block_lsd(unsigned char *smem, u
     K *const kb0 = reinterpret_cast<K *>(at), *const kb1 = reinterpret_cast<K *>(at + gp__round_up(n * sizeof(K), 16));
     at += 2 * gp__round_up(n * sizeof(K), 16);
     V *const vb0 = reinterpret_cast<V *>(at), *const vb1 = reinterpret_cast<V *>(at + gp__round_up(n * sizeof(V), 16));
-    if (n <= TILE) return gp__sort_block_lsd_tile<K, V, MODE, BLOCK, ITEMS, PASSES>(s, kb0, vb0, n, desc, load, store);
+    if (n <= TILE) return gp__sort_block_lsd_tile<K, V, MODE, BLOCK, ITEMS, PASSES>(s.rank, s.run, kb0, vb0, n, desc, load, store);
 
     for (unsigned i = threadIdx.x; i < PASSES * 256; i += BLOCK) (&s.hist[0][0])[i] = 0;
     if (threadIdx.x == 0) s.skip = 0;

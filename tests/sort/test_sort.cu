@@ -419,6 +419,11 @@ static void keys_suite(const char *name, typename sort_case<K, K, 0>::keys_fn as
             one_block.no_cluster = 1;
             kc.run("gp__sort (one-block radix, no cluster)", n, D_RANDOM, 1, 1, off, &one_block, seed);
             ac.run("gp__sort argsort (one-block radix, no cluster)", n, D_FEW, 0, 0, 0, &one_block, seed);
+            /* and the cluster's LSD passes on keys its split would take */
+            gp__sort_knobs lsd_cluster = {};
+            lsd_cluster.no_cluster_split = 1;
+            kc.run("gp__sort (one cluster, LSD passes)", n, D_RANDOM, 1, 1, off, &lsd_cluster, seed);
+            ac.run("gp__sort argsort (one cluster, LSD passes)", n, D_RANDOM, 0, 0, 0, &lsd_cluster, seed);
         }
         if (n <= GP__SORT_BITONIC_MAX) { /* where the bitonic network runs, the one-block radix sort too */
             gp__sort_knobs radix = {};
@@ -472,6 +477,34 @@ static void bucket_limit_suite(void)
     }
 }
 
+/* The one-cluster sort's split: a block sorts the top digits whose first place falls in its
+ * tile, which holds where no top digit has more than GP__SORT_CLUSTER_BLOCK x
+ * (GP__SORT_CLUSTER_SPLIT_ITEMS - GP__SORT_CLUSTER_ITEMS) keys; one key more takes the LSD
+ * passes. At 8191 keys (two blocks) and 65521 (16 blocks, the largest cluster). */
+static void cluster_split_suite(void)
+{
+    sort_case<uint32_t, uint32_t, GP__SORT_KEYS> kc;
+    sort_case<uint32_t, uint64_t, GP__SORT_ARGSORT> ac;
+    sort_case<uint32_t, uint32_t, GP__SORT_PAIRS> pc;
+    sort_case<uint32_t, rgb3_t, GP__SORT_PAIRS> p3; /* plain stores to the peers and a cluster barrier */
+    const gp__sort_knobs defaults = {};
+    const size_t most = (size_t)GP__SORT_CLUSTER_BLOCK * (GP__SORT_CLUSTER_SPLIT_ITEMS - GP__SORT_CLUSTER_ITEMS);
+    for (size_t n : {(size_t)8191, (size_t)65521}) /* primes: D_HEAVY's count is exact */
+        for (size_t heavy : {most, most + 1}) {
+            if (gp_t_small() == 2 && n > 8191) continue;
+            g_heavy = heavy;
+            const uint64_t seed = gp_t_state(n + heavy);
+            char what[80];
+            snprintf(what, sizeof what, "gp__sort (one cluster, one top digit of %zu keys)", heavy);
+            for (int dir = 0; dir < 2; dir++) {
+                kc.run(what, n, D_HEAVY, dir, dir ? IN_KEYS : 0, 0, &defaults, seed);
+                ac.run(what, n, D_HEAVY, dir, 0, 0, &defaults, seed);
+                pc.run(what, n, D_HEAVY, dir, dir ? IN_KEYS | IN_VALUES : 0, 0, &defaults, seed);
+                p3.run(what, n, D_HEAVY, dir, 0, 0, &defaults, seed);
+            }
+        }
+}
+
 extern "C" void test_sort_keys(void)
 {
     gp_t_section("sort: keys and argsort, every key type, against a host stable sort");
@@ -481,6 +514,7 @@ extern "C" void test_sort_keys(void)
     }
     GP__SORT_INSTANCES(KEYS_SUITE)
     bucket_limit_suite();
+    cluster_split_suite();
 }
 
 template <class K, class V>
