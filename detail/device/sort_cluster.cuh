@@ -138,6 +138,43 @@ static __device__ __forceinline__ void gp__sort_cluster_order(gp__sort_cluster_s
     gp__sort_scatter_rows<MODE>(ksrc, vsrc, key, val, rank, first, mine);
 }
 
+/* A pass's second half, every thread: the tile's keys (and values), in digit order in ksrc,
+ * each to slot `slot` of block q's kdst, (q, slot) = where(j, key) for the tile's j-th key,
+ * as asynchronous stores that complete on the receiver's keys_in (else plain stores and a
+ * cluster barrier); returns once this block's `expect` keys have landed (keys_in's phase of
+ * parity `phase`). */
+template <int BLOCK, int ITEMS, int MODE, class K, class V, class Where>
+static __device__ __forceinline__ void gp__sort_cluster_send(gp__sort_cluster_smem<BLOCK> &s, const K *ksrc, const V *vsrc,
+                                                             K *kdst, V *vdst, unsigned mine, unsigned expect,
+                                                             unsigned phase, Where where)
+{
+    constexpr bool ASYNC = gp__sort_cluster_async<K, V, MODE>();
+    if (ASYNC && threadIdx.x == 0)
+        gp__mbar_arrive_expect(&s.keys_in, expect * (unsigned)(sizeof(K) + (MODE == GP__SORT_KEYS ? 0 : sizeof(V))));
+#pragma unroll
+    for (int i = 0; i < ITEMS; i++) {
+        const unsigned j = threadIdx.x + i * BLOCK; /* the tile's j-th key in digit order */
+        if (j < mine) {
+            const K k = ksrc[j];
+            unsigned q, slot;
+            where(j, k, q, slot);
+            if constexpr (ASYNC) {
+                gp__store_async(kdst + slot, k, &s.keys_in, q);
+                if constexpr (MODE != GP__SORT_KEYS) gp__store_async(vdst + slot, vsrc[j], &s.keys_in, q);
+            } else {
+                static_cast<K *>(__cluster_map_shared_rank((void *)kdst, q))[slot] = k;
+                if constexpr (MODE != GP__SORT_KEYS) static_cast<V *>(__cluster_map_shared_rank((void *)vdst, q))[slot] = vsrc[j];
+            }
+        }
+    }
+    if constexpr (ASYNC) {
+        gp__mbar_wait_cluster(&s.keys_in, phase); /* this tile's keys of the pass have landed */
+    } else {
+        __cluster_barrier_arrive(); /* release: the keys have landed */
+        __cluster_barrier_wait();
+    }
+}
+
 /* Warp 0, lane l, once exchange `seq` has landed: digits 8l .. 8l + 7's totals over the
  * cluster (the last tile's empty slots taken from digit 255) and their keys in the blocks
  * before this one; returns the lane's first place (digit 8l's), and whether one digit holds
@@ -302,29 +339,12 @@ __global__ void __launch_bounds__(GP__SORT_CLUSTER_BLOCK, 1) gp__sort_cluster_ke
         top_skip = s.skip[P - 1];
         if (s.split) {
             const unsigned count = s.bucket_count, start = s.bucket_start;
-            if (ASYNC && threadIdx.x == 0)
-                gp__mbar_arrive_expect(&s.keys_in, count * (unsigned)(sizeof(K) + (MODE == GP__SORT_KEYS ? 0 : sizeof(V))));
-#pragma unroll
-            for (int i = 0; i < ITEMS; i++) {
-                const unsigned j = threadIdx.x + i * BLOCK; /* the tile's j-th key in top-digit order */
-                if (j < mine) {
-                    const K k = kb0[j];
-                    const unsigned d = gp__sort_digit(k, P - 1, desc), q = s.owner[d], slot = s.shift[d] + j;
-                    if constexpr (ASYNC) {
-                        gp__store_async(kb1 + slot, k, &s.keys_in, q);
-                        if constexpr (MODE != GP__SORT_KEYS) gp__store_async(vb1 + slot, vb0[j], &s.keys_in, q);
-                    } else {
-                        static_cast<K *>(__cluster_map_shared_rank((void *)kb1, q))[slot] = k;
-                        if constexpr (MODE != GP__SORT_KEYS) static_cast<V *>(__cluster_map_shared_rank((void *)vb1, q))[slot] = vb0[j];
-                    }
-                }
-            }
-            if constexpr (ASYNC) {
-                gp__mbar_wait_cluster(&s.keys_in, 0); /* this block's bucket has landed */
-            } else {
-                __cluster_barrier_arrive();
-                __cluster_barrier_wait();
-            }
+            gp__sort_cluster_send<BLOCK, ITEMS, MODE>(s, kb0, vb0, kb1, vb1, mine, count, 0,
+                                                      [&](unsigned j, const K &k, unsigned &q, unsigned &slot) {
+                                                          const unsigned d = gp__sort_digit(k, P - 1, desc);
+                                                          q = s.owner[d];
+                                                          slot = s.shift[d] + j;
+                                                      });
             if (count == 0) return;
             /* the rank's match words were left at 0 by the one-buffer rank; its own first count zeroes them anyway */
             gp__sort_block_lsd_tile<K, V, MODE, BLOCK, GP__SORT_CLUSTER_SPLIT_ITEMS, P>(
@@ -364,30 +384,13 @@ __global__ void __launch_bounds__(GP__SORT_CLUSTER_BLOCK, 1) gp__sort_cluster_ke
         if (s.skip[p]) continue; /* the same in every block */
         K *kdst = cur ? kb0 : kb1;
         V *vdst = cur ? vb0 : vb1;
-        if (ASYNC && threadIdx.x == 0)
-            gp__mbar_arrive_expect(&s.keys_in, mine * (unsigned)(sizeof(K) + (MODE == GP__SORT_KEYS ? 0 : sizeof(V))));
-#pragma unroll
-        for (int i = 0; i < ITEMS; i++) {
-            const unsigned j = threadIdx.x + i * BLOCK; /* the tile's j-th key in digit order */
-            if (j < mine) {
-                const K k = ksrc[j];
-                const unsigned place = s.shift[gp__sort_digit(k, p, desc)] + j, q = place / TILE, slot = place % TILE;
-                if constexpr (ASYNC) {
-                    gp__store_async(kdst + slot, k, &s.keys_in, q);
-                    if constexpr (MODE != GP__SORT_KEYS) gp__store_async(vdst + slot, vsrc[j], &s.keys_in, q);
-                } else {
-                    static_cast<K *>(__cluster_map_shared_rank((void *)kdst, q))[slot] = k;
-                    if constexpr (MODE != GP__SORT_KEYS) static_cast<V *>(__cluster_map_shared_rank((void *)vdst, q))[slot] = vsrc[j];
-                }
-            }
-        }
-        if constexpr (ASYNC) {
-            gp__mbar_wait_cluster(&s.keys_in, keys_ph); /* this tile's keys of the pass have landed */
-            keys_ph ^= 1;
-        } else {
-            __cluster_barrier_arrive(); /* release: the keys have landed */
-            __cluster_barrier_wait();
-        }
+        gp__sort_cluster_send<BLOCK, ITEMS, MODE>(s, ksrc, vsrc, kdst, vdst, mine, mine, keys_ph,
+                                                  [&](unsigned j, const K &k, unsigned &q, unsigned &slot) {
+                                                      const unsigned place = s.shift[gp__sort_digit(k, p, desc)] + j;
+                                                      q = place / TILE;
+                                                      slot = place % TILE;
+                                                  });
+        keys_ph ^= 1;
         cur ^= 1;
     }
     const K *kfin = cur ? kb1 : kb0;
