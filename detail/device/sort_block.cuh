@@ -139,8 +139,9 @@ static __device__ __forceinline__ void gp__sort_block_lsd_tile(gp_block_radix_ra
 /* One block sorts n elements in `smem` (gp__sort_small_smem_bytes(n)) by their digits
  * 0 .. PASSES - 1, least significant first: load(i, k, v) gives element i (v only where
  * values travel), store(i, k, v) takes place i of the order. The digit counts of every
- * pass come from one read of the data; a pass whose digit is the same for all n is skipped. */
-template <class K, class V, int MODE, int BLOCK, int ITEMS, int PASSES, class Load, class Store>
+ * pass come from one read of the data; a pass whose digit is the same for all n is skipped.
+ * ONE_TILE: the caller's n never exceeds a tile, so the general loop is not compiled. */
+template <class K, class V, int MODE, int BLOCK, int ITEMS, int PASSES, bool ONE_TILE = false, class Load, class Store>
 static __device__ __forceinline__ void gp__sort_block_lsd(unsigned char *smem, unsigned n, int desc, Load load, Store store)
 {
     constexpr unsigned TILE = BLOCK * ITEMS;
@@ -151,74 +152,76 @@ static __device__ __forceinline__ void gp__sort_block_lsd(unsigned char *smem, u
     K *const kb0 = reinterpret_cast<K *>(at), *const kb1 = reinterpret_cast<K *>(at + gp__round_up(n * sizeof(K), 16));
     at += 2 * gp__round_up(n * sizeof(K), 16);
     V *const vb0 = reinterpret_cast<V *>(at), *const vb1 = reinterpret_cast<V *>(at + gp__round_up(n * sizeof(V), 16));
-    if (n <= TILE) return gp__sort_block_lsd_tile<K, V, MODE, BLOCK, ITEMS, PASSES>(s.rank, s.run, kb0, vb0, n, desc, load, store);
-
-    for (unsigned i = threadIdx.x; i < PASSES * 256; i += BLOCK) (&s.hist[0][0])[i] = 0;
-    if (threadIdx.x == 0) s.skip = 0;
-    __syncthreads();
-    for (unsigned base = 0; base < n; base += TILE) { /* a tile's loads all in flight, then counted */
-        K k[ITEMS];
-        V v[ITEMS];
+    if (ONE_TILE || n <= TILE)
+        return gp__sort_block_lsd_tile<K, V, MODE, BLOCK, ITEMS, PASSES>(s.rank, s.run, kb0, vb0, n, desc, load, store);
+    if constexpr (!ONE_TILE) { /* more than a tile */
+        for (unsigned i = threadIdx.x; i < PASSES * 256; i += BLOCK) (&s.hist[0][0])[i] = 0;
+        if (threadIdx.x == 0) s.skip = 0;
+        __syncthreads();
+        for (unsigned base = 0; base < n; base += TILE) { /* a tile's loads all in flight, then counted */
+            K k[ITEMS];
+            V v[ITEMS];
 #pragma unroll
-        for (int i = 0; i < ITEMS; i++)
-            if (base + threadIdx.x + i * BLOCK < n) load(base + threadIdx.x + i * BLOCK, k[i], v[i]);
+            for (int i = 0; i < ITEMS; i++)
+                if (base + threadIdx.x + i * BLOCK < n) load(base + threadIdx.x + i * BLOCK, k[i], v[i]);
 #pragma unroll
-        for (int i = 0; i < ITEMS; i++) {
-            const unsigned j = base + threadIdx.x + i * BLOCK;
-            if (j < n) {
-                kb0[j] = k[i];
-                if constexpr (MODE != GP__SORT_KEYS) vb0[j] = v[i];
+            for (int i = 0; i < ITEMS; i++) {
+                const unsigned j = base + threadIdx.x + i * BLOCK;
+                if (j < n) {
+                    kb0[j] = k[i];
+                    if constexpr (MODE != GP__SORT_KEYS) vb0[j] = v[i];
 #pragma unroll
-                for (int p = 0; p < PASSES; p++) atomicAdd(&s.hist[p][gp__sort_digit(k[i], p, desc)], 1u);
+                    for (int p = 0; p < PASSES; p++) atomicAdd(&s.hist[p][gp__sort_digit(k[i], p, desc)], 1u);
+                }
             }
         }
-    }
-    __syncthreads();
-    for (int p = 0; p < PASSES; p++) { /* counts -> offsets; a pass with one digit is skipped */
-        const unsigned c = threadIdx.x < 256 ? s.hist[p][threadIdx.x] : 0;
-        const unsigned start = gp__block_digit_scan<unsigned>(c, s.rank.total);
-        if (threadIdx.x < 256) {
-            s.hist[p][threadIdx.x] = start;
-            if (c == n) atomicOr(&s.skip, 1u << p);
-        }
-    }
-    __syncthreads();
-    const unsigned skip = s.skip;
-    const unsigned lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    int cur = 0;
-    for (int p = 0; p < PASSES; p++) {
-        if (skip >> p & 1) continue;
-        if (threadIdx.x < 256) s.run[threadIdx.x] = s.hist[p][threadIdx.x];
-        K *const ksrc = cur ? kb1 : kb0, *const kdst = cur ? kb0 : kb1;
-        V *const vsrc = cur ? vb1 : vb0, *const vdst = cur ? vb0 : vb1;
-        for (unsigned base = 0; base < n; base += TILE) {
-            const unsigned first = base + warp * 32 * ITEMS + lane;
-            K key[ITEMS];
-            V val[ITEMS];
-            unsigned digit[ITEMS], rank[ITEMS];
-            gp__sort_load_rows(key, val, digit, [&](unsigned j, K &k, V &v) {
-                k = ksrc[j];
-                if constexpr (MODE != GP__SORT_KEYS) v = vsrc[j];
-            }, first, n, p, desc);
-            /* ranks counted from s.run: each key's place in the pass's order (two random
-             * shared-memory reads a key fewer than the tile's rank plus a lookup). The rank
-             * leaves its counters in use; the barrier after the scatter frees them. */
-            gp__block_radix_count<BLOCK, ITEMS>(digit, s.rank, false, s.run);
-            gp__block_radix_rank_counted<BLOCK, ITEMS>(digit, rank, s.rank);
-            gp__sort_scatter_rows<MODE>(kdst, vdst, key, val, rank, first, n);
-            __syncthreads();
-            if (threadIdx.x < 256) s.run[threadIdx.x] += s.rank.digit_count[threadIdx.x];
-            /* the next tile's rank begins with a barrier before it touches its counts */
+        __syncthreads();
+        for (int p = 0; p < PASSES; p++) { /* counts -> offsets; a pass with one digit is skipped */
+            const unsigned c = threadIdx.x < 256 ? s.hist[p][threadIdx.x] : 0;
+            const unsigned start = gp__block_digit_scan<unsigned>(c, s.rank.total);
+            if (threadIdx.x < 256) {
+                s.hist[p][threadIdx.x] = start;
+                if (c == n) atomicOr(&s.skip, 1u << p);
+            }
         }
         __syncthreads();
-        cur ^= 1;
-    }
-    const K *const kfin = cur ? kb1 : kb0;
-    const V *const vfin = cur ? vb1 : vb0;
-    for (unsigned i = threadIdx.x; i < n; i += BLOCK) {
-        V v{};
-        if constexpr (MODE != GP__SORT_KEYS) v = vfin[i];
-        store(i, kfin[i], v);
+        const unsigned skip = s.skip;
+        const unsigned lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+        int cur = 0;
+        for (int p = 0; p < PASSES; p++) {
+            if (skip >> p & 1) continue;
+            if (threadIdx.x < 256) s.run[threadIdx.x] = s.hist[p][threadIdx.x];
+            K *const ksrc = cur ? kb1 : kb0, *const kdst = cur ? kb0 : kb1;
+            V *const vsrc = cur ? vb1 : vb0, *const vdst = cur ? vb0 : vb1;
+            for (unsigned base = 0; base < n; base += TILE) {
+                const unsigned first = base + warp * 32 * ITEMS + lane;
+                K key[ITEMS];
+                V val[ITEMS];
+                unsigned digit[ITEMS], rank[ITEMS];
+                gp__sort_load_rows(key, val, digit, [&](unsigned j, K &k, V &v) {
+                    k = ksrc[j];
+                    if constexpr (MODE != GP__SORT_KEYS) v = vsrc[j];
+                }, first, n, p, desc);
+                /* ranks counted from s.run: each key's place in the pass's order (two random
+                 * shared-memory reads a key fewer than the tile's rank plus a lookup). The rank
+                 * leaves its counters in use; the barrier after the scatter frees them. */
+                gp__block_radix_count<BLOCK, ITEMS>(digit, s.rank, false, s.run);
+                gp__block_radix_rank_counted<BLOCK, ITEMS>(digit, rank, s.rank);
+                gp__sort_scatter_rows<MODE>(kdst, vdst, key, val, rank, first, n);
+                __syncthreads();
+                if (threadIdx.x < 256) s.run[threadIdx.x] += s.rank.digit_count[threadIdx.x];
+                /* the next tile's rank begins with a barrier before it touches its counts */
+            }
+            __syncthreads();
+            cur ^= 1;
+        }
+        const K *const kfin = cur ? kb1 : kb0;
+        const V *const vfin = cur ? vb1 : vb0;
+        for (unsigned i = threadIdx.x; i < n; i += BLOCK) {
+            V v{};
+            if constexpr (MODE != GP__SORT_KEYS) v = vfin[i];
+            store(i, kfin[i], v);
+        }
     }
 }
 
@@ -229,7 +232,9 @@ __global__ void __launch_bounds__(BLOCK) gp__sort_small_kernel(K *k_out, V *v_ou
     constexpr int P = sizeof(typename gp__sort_key<K>::U);
     extern __shared__ __align__(16) unsigned char gp__sort_smem[];
     constexpr int ITEMS = BLOCK == GP__SORT_TINY_BLOCK ? GP__SORT_TINY_ITEMS : GP__SORT_SMALL_ITEMS;
-    gp__sort_block_lsd<K, V, MODE, BLOCK, ITEMS, P>(
+    /* the tiny kernel's inputs (at most GP__SORT_TINY keys) fit one tile */
+    constexpr bool ONE_TILE = BLOCK == GP__SORT_TINY_BLOCK && GP__SORT_TINY_BLOCK * GP__SORT_TINY_ITEMS >= GP__SORT_TINY;
+    gp__sort_block_lsd<K, V, MODE, BLOCK, ITEMS, P, ONE_TILE>(
         gp__sort_smem, n, desc,
         [&](unsigned i, K &k, V &v) {
             k = gp__load_elem(k_in + i);
