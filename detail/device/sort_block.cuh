@@ -1,10 +1,11 @@
 /* detail/device/sort_block.cuh -- one block radix-sorts keys in its shared memory: the whole
- * input of a small sort (1025 to 8192 keys, one launch), or one top digit's keys on the
- * bucket path (the grid path's last kernel, sort.cuh). Level 4: needs sort_kernels.cuh (the
+ * input of a small sort (1025 to 8192 keys, one launch), one top digit's keys on the bucket
+ * path (the grid path's last kernel, sort.cuh), or a cluster block's top digits after the
+ * cluster's split (sort_cluster.cuh). Level 4: needs sort_kernels.cuh (the
  * key transforms, the modes, the grid path's control words) and block/block_radix_rank.cuh.
  *
- * LSD in shared memory. Up to one tile of BLOCK x ITEMS keys (every bucket, and the
- * one-block sort up to 4096 keys): the keys stay in registers, and each pass ranks them,
+ * LSD in shared memory. Up to one tile of BLOCK x ITEMS keys (every bucket, the cluster's
+ * too, and the one-block sort up to 4096 keys): the keys stay in registers, and each pass ranks them,
  * scatters them to their places and reads them back in order. More: the digit counts of
  * every pass from one read of the data, then per pass and tile a block rank (stable) and a
  * scatter into the other copy. Either way a pass whose digit is the same for every key is

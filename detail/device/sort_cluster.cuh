@@ -68,14 +68,15 @@
 #endif
 #define GP__SORT_CLUSTER_BLOCKS 16 /* the largest cluster (non-portable; 8 where refused) */
 #ifndef GP__SORT_CLUSTER_BUFS
-#define GP__SORT_CLUSTER_BUFS 1 /* the rank's match buffers */
+#define GP__SORT_CLUSTER_BUFS 1 /* the rank's match buffers (the split's bucket sort takes one) */
 #endif
 
 #ifdef __CUDACC__
 
 /* The split's buckets (gp__sort_cluster_kernel, "The split"): a block sorts up to
- * GP__SORT_CLUSTER_BLOCK x GP__SORT_CLUSTER_SPLIT_ITEMS keys in registers, a tile and 512
- * more, so any top digit of up to 512 keys keeps the split. */
+ * GP__SORT_CLUSTER_BLOCK x GP__SORT_CLUSTER_SPLIT_ITEMS keys in registers, a tile and
+ * GP__SORT_CLUSTER_BLOCK more (512), so any top digit of up to that many keys keeps the
+ * split. */
 #define GP__SORT_CLUSTER_SPLIT_ITEMS 9
 
 template <int BLOCK>
