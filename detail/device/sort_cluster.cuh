@@ -213,7 +213,7 @@ static __device__ __forceinline__ unsigned gp__sort_cluster_totals(const uint16_
 
 /* One cluster of gridDim.x blocks sorts n <= gridDim.x x TILE elements (every input is read
  * into shared memory before any output is written, so in place is safe). `split`: the split
- * may run (0: the LSD passes only, for the tests and the bench's ladder). */
+ * may run (0: the LSD passes only, for the tests and the bench's small table). */
 template <class K, class V, int MODE>
 __global__ void __launch_bounds__(GP__SORT_CLUSTER_BLOCK, 1) gp__sort_cluster_kernel(K *k_out, V *v_out, const K *k_in,
                                                                                  const V *v_in, unsigned n, int desc, int split)
