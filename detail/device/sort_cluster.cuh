@@ -294,37 +294,39 @@ __global__ void __launch_bounds__(GP__SORT_CLUSTER_BLOCK, 1) gp__sort_cluster_ke
      * (digit, block, rank), and sorts them alone, as the bucket kernel does. Else (a crowded
      * top digit) the LSD passes run; the tile put in top-digit order keeps equal keys in
      * their input order, so the LSD order stays the stable one. */
-    bool top_skip = false;
     if (go_split) {
         gp__sort_cluster_order<BLOCK, ITEMS, MODE>(s, kb0, vb0, first, mine, P - 1, seq, desc);
         if (threadIdx.x < 32) {
             unsigned total[8], before[8];
-            bool one;
+            bool one; /* unused: a top digit held by every key fills the sample, so the split is not tried */
             unsigned place = gp__sort_cluster_totals(s.counts[seq & 1], &s.counts_in[seq & 1], seq, pad, n, total, before, one);
             unsigned most = 0;
 #pragma unroll
             for (int d = 0; d < 8; d++) most = most > total[d] ? most : total[d];
             const bool go = __reduce_max_sync(GP__FULL_MASK, most) <= CAP - TILE; /* the same in every block */
-            unsigned owner[8], at_[8], mine_q = 0;
+            unsigned owner[8], from[8], mine_q = 0; /* digit 8l + d's block and first place */
             if (go) {
-                unsigned prev = __shfl_up_sync(GP__FULL_MASK, (place + total[0] + total[1] + total[2] + total[3] + total[4] +
-                                                               total[5] + total[6]) / TILE, 1); /* digit 8l - 1's owner */
+#pragma unroll
+                for (int d = 0; d < 8; d++) {
+                    from[d] = place;
+                    owner[d] = place / TILE; /* >= C only for empty digits at the end */
+                    if (owner[d] == b) mine_q += total[d];
+                    place += total[d];
+                }
+                /* a block's bucket begins at its first digit's first place */
+                unsigned prev = __shfl_up_sync(GP__FULL_MASK, owner[7], 1); /* digit 8l - 1's owner */
                 if (lane == 0) prev = ~0u;
 #pragma unroll
                 for (int d = 0; d < 8; d++) {
-                    at_[d] = place;
-                    owner[d] = place / TILE; /* >= C only for empty digits at the end */
-                    if (owner[d] != prev && owner[d] < C) s.owner_start[owner[d]] = place;
+                    if (owner[d] != prev && owner[d] < C) s.owner_start[owner[d]] = from[d];
                     prev = owner[d];
-                    if (owner[d] == b) mine_q += total[d];
-                    place += total[d];
                 }
                 __syncwarp();
 #pragma unroll
                 for (int d = 0; d < 8; d++) {
                     const unsigned q = owner[d] < C ? owner[d] : 0;
                     s.owner[8 * lane + d] = (uint8_t)q;
-                    s.shift[8 * lane + d] = at_[d] - s.owner_start[q] + before[d] - s.rank.digit_start[8 * lane + d];
+                    s.shift[8 * lane + d] = from[d] - s.owner_start[q] + before[d] - s.rank.digit_start[8 * lane + d];
                 }
                 mine_q = __reduce_add_sync(GP__FULL_MASK, mine_q);
                 if (lane == 0) {
@@ -333,11 +335,9 @@ __global__ void __launch_bounds__(GP__SORT_CLUSTER_BLOCK, 1) gp__sort_cluster_ke
                 }
             }
             if (lane == 0) s.split = go;
-            if (one) s.skip[P - 1] = 1;
         }
         seq++;
         __syncthreads();
-        top_skip = s.skip[P - 1];
         if (s.split) {
             const unsigned count = s.bucket_count, start = s.bucket_start;
             gp__sort_cluster_send<BLOCK, ITEMS, MODE>(s, kb0, vb0, kb1, vb1, mine, count, 0,
@@ -366,7 +366,6 @@ __global__ void __launch_bounds__(GP__SORT_CLUSTER_BLOCK, 1) gp__sort_cluster_ke
     int cur = 0;           /* the tile is in kb0 / vb0, else in kb1 / vb1 */
     unsigned keys_ph = 0;  /* parity of keys_in's current phase */
     for (int p = 0; p < P; p++, seq++) {
-        if (p == P - 1 && top_skip) break; /* the split's count found one top digit */
         K *ksrc = cur ? kb1 : kb0;
         V *vsrc = cur ? vb1 : vb0;
         gp__sort_cluster_order<BLOCK, ITEMS, MODE>(s, ksrc, vsrc, first, mine, p, seq, desc);
