@@ -445,6 +445,20 @@ static void keys_suite(const char *name, typename sort_case<K, K, 0>::keys_fn as
 #define BIG_f32 1
 #define BIG_f64 0
 
+/* D_HEAVY inputs of n keys with one top digit of g_heavy keys: u32 keys, argsort and u32
+ * pairs, both directions (descending in place). */
+static void heavy_cases(const char *what, size_t n, const gp__sort_knobs *knobs, uint64_t seed)
+{
+    sort_case<uint32_t, uint32_t, GP__SORT_KEYS> kc;
+    sort_case<uint32_t, uint64_t, GP__SORT_ARGSORT> ac;
+    sort_case<uint32_t, uint32_t, GP__SORT_PAIRS> pc;
+    for (int dir = 0; dir < 2; dir++) {
+        kc.run(what, n, D_HEAVY, dir, dir ? IN_KEYS : 0, 0, knobs, seed);
+        ac.run(what, n, D_HEAVY, dir, 0, 0, knobs, seed);
+        pc.run(what, n, D_HEAVY, dir, dir ? IN_KEYS | IN_VALUES : 0, 0, knobs, seed);
+    }
+}
+
 /* The bucket path's limit, set to 1000 keys by knob: one top digit holding 999 or exactly
  * 1000 keys (the bucket kernel, its shared memory full), or 1001 (the LSD passes). Then, at
  * the library's own limit (8192 4-byte keys where shared memory allows), buckets of more
@@ -452,9 +466,6 @@ static void keys_suite(const char *name, typename sort_case<K, K, 0>::keys_fn as
  * the limit itself. */
 static void bucket_limit_suite(void)
 {
-    sort_case<uint32_t, uint32_t, GP__SORT_KEYS> kc;
-    sort_case<uint32_t, uint64_t, GP__SORT_ARGSORT> ac;
-    sort_case<uint32_t, uint32_t, GP__SORT_PAIRS> pc;
     const size_t n = 70001; /* prime: D_HEAVY's count is exact */
     const size_t bucket_tile = (size_t)GP__SORT_BUCKET_BLOCK * GP__SORT_BUCKET_ITEMS;
     const size_t heavies[] = {999, 1000, 1001, bucket_tile + 1, GP__SORT_BUCKET_CAP};
@@ -469,23 +480,20 @@ static void bucket_limit_suite(void)
         char what[64];
         snprintf(what, sizeof what, "gp__sort (buckets of %u, one of %zu)", knob_cap ? knob_cap : GP__SORT_BUCKET_CAP,
                  heavy);
-        for (int dir = 0; dir < 2; dir++) {
-            kc.run(what, n, D_HEAVY, dir, dir ? IN_KEYS : 0, 0, &cap, seed);
-            ac.run(what, n, D_HEAVY, dir, 0, 0, &cap, seed);
-            pc.run(what, n, D_HEAVY, dir, dir ? IN_KEYS | IN_VALUES : 0, 0, &cap, seed);
-        }
+        heavy_cases(what, n, &cap, seed);
     }
 }
 
 /* The one-cluster sort's split: a block sorts the top digits whose first place falls in its
  * tile, which holds where no top digit has more than GP__SORT_CLUSTER_BLOCK x
- * (GP__SORT_CLUSTER_SPLIT_ITEMS - GP__SORT_CLUSTER_ITEMS) keys; one key more takes the LSD
- * passes. At 8191 keys (two blocks) and 65521 (16 blocks, the largest cluster). */
+ * (GP__SORT_CLUSTER_SPLIT_ITEMS - GP__SORT_CLUSTER_ITEMS) keys (512). D_HEAVY's heavy keys
+ * and the sample's keys are both fixed places, so each case takes a known way: one top digit
+ * of 512 keys takes the split at 8191 keys (two blocks) and 65521 (16 blocks, the largest
+ * cluster), each sampling one heavy key; one of 513 takes the LSD passes, at 8191 from the
+ * sample (31 heavy keys of 512), at 65521 from the exact test after the top digit's
+ * exchange (5 heavy keys sampled, too few to call it crowded). */
 static void cluster_split_suite(void)
 {
-    sort_case<uint32_t, uint32_t, GP__SORT_KEYS> kc;
-    sort_case<uint32_t, uint64_t, GP__SORT_ARGSORT> ac;
-    sort_case<uint32_t, uint32_t, GP__SORT_PAIRS> pc;
     sort_case<uint32_t, rgb3_t, GP__SORT_PAIRS> p3; /* plain stores to the peers and a cluster barrier */
     const gp__sort_knobs defaults = {};
     const size_t most = (size_t)GP__SORT_CLUSTER_BLOCK * (GP__SORT_CLUSTER_SPLIT_ITEMS - GP__SORT_CLUSTER_ITEMS);
@@ -496,12 +504,8 @@ static void cluster_split_suite(void)
             const uint64_t seed = gp_t_state(n + heavy);
             char what[80];
             snprintf(what, sizeof what, "gp__sort (one cluster, one top digit of %zu keys)", heavy);
-            for (int dir = 0; dir < 2; dir++) {
-                kc.run(what, n, D_HEAVY, dir, dir ? IN_KEYS : 0, 0, &defaults, seed);
-                ac.run(what, n, D_HEAVY, dir, 0, 0, &defaults, seed);
-                pc.run(what, n, D_HEAVY, dir, dir ? IN_KEYS | IN_VALUES : 0, 0, &defaults, seed);
-                p3.run(what, n, D_HEAVY, dir, 0, 0, &defaults, seed);
-            }
+            heavy_cases(what, n, &defaults, seed);
+            for (int dir = 0; dir < 2; dir++) p3.run(what, n, D_HEAVY, dir, 0, 0, &defaults, seed);
         }
 }
 
