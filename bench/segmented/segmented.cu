@@ -151,15 +151,17 @@ int main(void)
     cublasHandle_t blas;
     CUBLAS_CHK(cublasCreate(&blas));
     float *d_ones;
-    CUDA_CHK(cudaMalloc(&d_ones, ((size_t)1 << 24) * 4)); /* the longest gemv vector: 2^24 rows */
+    CUDA_CHK(cudaMalloc(&d_ones, ((size_t)1 << 28) * 4)); /* the longest gemv vector: 2^28 rows */
     {
-        std::vector<float> ones((size_t)1 << 24, 1.0f);
+        std::vector<float> ones((size_t)1 << 28, 1.0f);
         CUDA_CHK(cudaMemcpy(d_ones, ones.data(), ones.size() * 4, cudaMemcpyHostToDevice));
     }
     gp_table_begin("Reduce along rows and columns, f32 sum, ld = cols (bytes: matrix + outputs, at the read rate)",
                    "shape|gp rows|% of read|cuBLAS gemv (ones)|gp / cuBLAS|gp cols|% of read|cuBLAS gemv (ones)|gp / cuBLAS");
-    const size_t shapes[][2] = {{16384, 16384}, {(size_t)1 << 22, 64}, {64, (size_t)1 << 22}, {(size_t)1 << 20, 256},
-                                {(size_t)1 << 24, 16}};
+    const size_t shapes[][2] = {{16384, 16384},        {(size_t)1 << 22, 64}, {64, (size_t)1 << 22},
+                                {(size_t)1 << 20, 256}, {(size_t)1 << 24, 16}, {(size_t)1 << 25, 8},
+                                {(size_t)1 << 26, 4},   {89478485, 3},         {(size_t)1 << 27, 2},
+                                {(size_t)1 << 28, 1}};
     for (const auto &sh : shapes) {
         struct rc { float *out; const float *in; size_t r, c; cublasHandle_t h; const float *ones; } x = {d_out, d_v, sh[0], sh[1], blas, d_ones};
         const float rms = gp_bench_median_ms([](void *p) { rc *q = (rc *)p; CUDA_CHK(gp_reduce_rows_sum_f32(q->out, q->in, q->r, q->c, q->c, 0)); }, &x);
@@ -193,6 +195,24 @@ int main(void)
         gp_table_row("%s|%.1f us|%.1f%%", step == 1 ? "1. the merge path (the segmented reduce's rings, offsets implied)"
                                                     : "2. G lanes a row: 16 lanes of 16-byte loads, a tree of shuffles (the library)",
                      ms * 1e3, 100.0 * gp_bench_gbps(((size_t)1 << 28) * 4.0 + ((size_t)1 << 22) * 4.0, ms) / read_gbs);
+    }
+
+    /* the narrow columns' ladder: row groups of one lane (32 places a load) against warp steps */
+    gp_table_begin("Ladder: reduce along the columns of narrow rows, ld = cols (bytes: matrix + outputs, at the read rate)",
+                   "shape|1. row groups of w lanes, a run of rows each|% of read|2. warp steps, 512 bytes a load (the library)|% of read");
+    for (const auto &sh : shapes) {
+        if (!gp__cols_steps_ok(sh[1], sh[1], 4)) continue;
+        struct cl { float *out; const float *in; size_t r, c; gp__cols_knobs k; } x[2] = {{d_out, d_v, sh[0], sh[1], {1}},
+                                                                                          {d_out, d_v, sh[0], sh[1], {0}}};
+        float ms[2];
+        for (int step = 0; step < 2; step++)
+            ms[step] = gp_bench_median_ms([](void *p) {
+                cl *q = (cl *)p;
+                CUDA_CHK(gp__reduce_cols<gp__op_sum_f32>(q->out, q->in, q->r, q->c, q->c, 0, &q->k));
+            }, &x[step]);
+        const double mb = sh[0] * sh[1] * 4.0 + sh[1] * 4.0;
+        gp_table_row("%zu x %zu|%.1f us|%.1f%%|%.1f us|%.1f%%", sh[0], sh[1], ms[0] * 1e3,
+                     100.0 * gp_bench_gbps(mb, ms[0]) / read_gbs, ms[1] * 1e3, 100.0 * gp_bench_gbps(mb, ms[1]) / read_gbs);
     }
 
     /* ---- reduce-by-key ---- */

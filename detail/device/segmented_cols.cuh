@@ -8,7 +8,17 @@
  * lane folds its VEC columns over a contiguous run of rows, in index order, U rows in
  * flight, and the groups' partials fold in order in shared memory. Chunks of rows are
  * spread over blocks, their partials written to scratch, and the last block of a strip
- * folds them as it folds rows: every lane a run of chunks, then the groups in order. */
+ * folds them as it folds rows: every lane a run of chunks, then the groups in order.
+ *
+ * Narrow rows stored contiguously (ld == cols, up to GP__COLS_STEPS_LANES lanes a row,
+ * columns that divide a vector or fill whole ones, and rows of 3 4-byte elements, three
+ * rows to three vectors) take warp steps instead: row groups of
+ * so few lanes would read as many separate places per load as the warp has groups (at 1
+ * float a row, 32 places 4 bytes each: 20% of the read rate, 2^28 x 1 on the H200). A warp
+ * reads the flat matrix 32 vectors a step, lane l vector l, so every load is 512 bytes in
+ * one piece; each lane folds its vector's elements of a column in order, the lanes of a
+ * column fold by a tree in lane order, and the steps fold in order: index order, as the
+ * plain reduce folds a vector. */
 #ifndef GPUPRIMS_DETAIL_SEGMENTED_COLS_CUH
 #define GPUPRIMS_DETAIL_SEGMENTED_COLS_CUH
 
@@ -23,6 +33,15 @@
 #define GP__COLS_U 4                /* rows a lane loads before it folds any (fewer for vectors of more than 4 elements) */
 #endif
 #define GP__COLS_TARGET_BLOCKS 2048 /* blocks a column reduce aims at */
+/* The most lanes a row (8 floats) that take warp steps. H200, 2026-12-02, 2^28 floats, us
+ * by row groups / warp steps (bench/segmented/probes/cols.cu): rows of 1 1205 / 261, 2 1128
+ * / 259, 4 446 / 266, 8 301 / 262, 16 264 / 261, 32 260 / 262, 64 262 / 265; at 2^24, 8
+ * 36.3 / 34.1 but 16 30.8 / 32.8 and 32 31.2 / 33.1: from 16 floats a row (64-byte pieces
+ * a load) the row groups are as fast at 2^28 and faster at 2^24. */
+#ifndef GP__COLS_STEPS_LANES
+#define GP__COLS_STEPS_LANES 2
+#endif
+#define GP__COLS_STEPS_MIN 16       /* warp steps: at least this many vectors a lane in a block's chunk */
 
 /* The column plan: a strip is w * vec columns (w lanes a row group, a power of two up to
  * 32, the fewest whose vectors of `vec` elements cover the row); rows split into `chunks`
@@ -31,25 +50,46 @@
 typedef struct gp__cols_plan {
     size_t strips, chunks, per;
     unsigned w;
+    int steps; /* warp steps (gp__cols_steps_ok): one strip, chunks of whole vectors */
 } gp__cols_plan;
-static inline GP__HD gp__cols_plan gp__cols_make_plan(size_t rows, size_t cols, size_t vec)
+
+/* Whether rows of `cols` elements at leading dimension `ld` take warp steps: contiguous,
+ * and each vector of `vec` elements holds whole rows (cols divides vec), or three vectors
+ * hold whole rows of 3 (4-byte elements: x, y, z), or a power of two of vectors
+ * makes a row, up to GP__COLS_STEPS_LANES. Shape only, never the alignment. */
+static inline GP__HD int gp__cols_steps_ok(size_t cols, size_t ld, size_t vec)
+{
+    if (cols == 0 || ld != cols) return 0;
+    if (cols == 3 && vec == 4) return 1;
+    if (cols <= vec) return vec % cols == 0;
+    const size_t lanes = cols / vec;
+    return cols % vec == 0 && (lanes & (lanes - 1)) == 0 && lanes <= GP__COLS_STEPS_LANES;
+}
+
+/* ld: the call's (0: row groups whatever the shape, for the bench's ladder). */
+static inline GP__HD gp__cols_plan gp__cols_make_plan(size_t rows, size_t cols, size_t vec, size_t ld)
 {
     gp__cols_plan p;
     p.w = 1;
     while (p.w < 32 && p.w * vec < cols) p.w *= 2;
     p.strips = gp__ceil_div(cols, p.w * vec);
+    p.steps = gp__cols_steps_ok(cols, ld, vec);
     size_t chunks = gp__ceil_div(GP__COLS_TARGET_BLOCKS, p.strips);
-    /* each lane at least 32 rows: with 8, 4096^2 floats took 39-42 us against 36-38 at 32 (H100) */
-    const size_t min_rows = GP__COLS_THREADS / p.w * 32;
+    /* each lane at least 32 rows: with 8, 4096^2 floats took 39-42 us against 36-38 at 32 (H100);
+     * warp steps: each lane at least GP__COLS_STEPS_MIN vectors */
+    const size_t min_rows = p.steps ? gp__ceil_div((size_t)GP__COLS_THREADS * GP__COLS_STEPS_MIN * vec, cols)
+                                    : GP__COLS_THREADS / p.w * 32;
     if (chunks > gp__ceil_div(rows, min_rows)) chunks = gp__ceil_div(rows, min_rows);
     if (chunks < 1) chunks = 1;
     p.per = gp__ceil_div(rows, chunks);
+    if (p.steps) p.per = gp__round_up(p.per, vec); /* a chunk starts on a vector: vec rows hold whole vectors */
     p.chunks = rows ? gp__ceil_div(rows, p.per) : 1;
     return p;
 }
 
 #ifdef __CUDACC__
 #include "../util/launch.cuh"
+#include "../warp/warp.cuh"         /* gp__shfl: the warp steps' trees */
 #include "../agent/single_pass.cuh" /* gp__block_is_last: a strip's last chunk */
 #include "reduce_plan.cuh"          /* gp__reduce_vec_elems: the columns' vectors */
 #include "segmented_reduce.cuh"     /* gp__seg_fill */
@@ -112,6 +152,110 @@ static __device__ __forceinline__ void gp__cols_fold(typename Op::type (&acc)[gp
     else gp__cols_rows<Op, CG, false>(acc, p, b - a, ld, cols - c0);
 }
 
+/* Warp steps: this warp's units [v, v_end) of the flat matrix m (a unit: M vectors; elements
+ * below e1 only, the others the identity) folded 32 units a step, U steps in flight, into
+ * tot. NV < M x VEC: a unit holds whole rows of NV, so each lane first folds its unit's
+ * elements of column c (c, c + NV, ...) in order, then all 32 lanes fold by a tree towards
+ * lane 0; NV == VEC (M 1): w lanes a row, lane l's columns those of lane l % w, folded by a
+ * tree over the lanes l, l + w, l + 2w, ... towards lane l < w. Either way the tree keeps
+ * lane order and each step folds after the one before: index order. Valid in lanes < w
+ * (tot[c], c < NV). */
+template <class Op, int NV, int M>
+static __device__ __forceinline__ void gp__cols_steps(typename Op::type (&tot)[gp__reduce_vec_elems(sizeof(typename Op::type))],
+                                                      const typename Op::type *m, size_t v, size_t v_end, size_t e1,
+                                                      unsigned w, bool aligned16)
+{
+    typedef typename Op::type T;
+    enum { VEC = gp__reduce_vec_elems(sizeof(T)), E = M * VEC, U = (GP__COLS_U + M - 1) / M };
+    static_assert(NV >= 1 && NV <= VEC && E % NV == 0 && (M == 1 || NV < E), "a unit holds whole rows or part of one");
+    const unsigned lane = gp__lane_id();
+    auto load = [&](size_t i, T(&x)[E]) { /* unit i, its elements below e1 */
+#pragma unroll
+        for (int j = 0; j < M; j++) {
+            const size_t e = (i * M + j) * VEC;
+            if (e + VEC <= e1 && VEC * sizeof(T) == 16 && aligned16) {
+                const uint4 q = __ldg(reinterpret_cast<const uint4 *>(m + e));
+                memcpy(x + j * VEC, &q, sizeof q);
+            } else {
+#pragma unroll
+                for (int k = 0; k < VEC; k++) x[j * VEC + k] = e + k < e1 ? gp__load_elem(m + e + k) : Op::identity();
+            }
+        }
+    };
+    for (size_t s = v; s < v_end; s += 32 * U) {
+        T x[U][E];
+#pragma unroll
+        for (int u = 0; u < U; u++) {
+            const size_t i = s + 32 * u + lane;
+            if (i < v_end) {
+                load(i, x[u]);
+            } else {
+#pragma unroll
+                for (int k = 0; k < E; k++) x[u][k] = Op::identity();
+            }
+        }
+        T y[U][NV];
+#pragma unroll
+        for (int u = 0; u < U; u++)
+#pragma unroll
+            for (int c = 0; c < NV; c++) {
+                y[u][c] = x[u][c];
+#pragma unroll
+                for (int k = c + NV; k < E; k += NV) y[u][c] = Op::apply(y[u][c], x[u][k]);
+            }
+#pragma unroll
+        for (int o = 1; o < 32; o <<= 1)
+            if ((unsigned)o >= w)
+#pragma unroll
+                for (int u = 0; u < U; u++)
+#pragma unroll
+                    for (int c = 0; c < NV; c++) y[u][c] = Op::apply(y[u][c], gp__shfl<GP__SHFL_DOWN>(y[u][c], o));
+#pragma unroll
+        for (int u = 0; u < U; u++)
+#pragma unroll
+            for (int c = 0; c < NV; c++) tot[c] = Op::apply(tot[c], y[u][c]);
+    }
+}
+
+/* Warp steps over a block's rows [r0, r1), in units of M vectors (M x VEC elements, whole
+ * rows or part of one; r0 x cols is a multiple: the plan's chunks start on multiples of
+ * VEC rows): the chunk's units split into a run of whole steps a warp, each warp's total in
+ * its lanes < w (gp__cols_steps). */
+template <class Op, int NV, int M>
+static __device__ __forceinline__ void gp__cols_steps_units(typename Op::type (&acc)[gp__reduce_vec_elems(sizeof(typename Op::type))],
+                                                            const typename Op::type *m, size_t r0, size_t r1, size_t cols,
+                                                            unsigned w, bool aligned16)
+{
+    enum { E = M * gp__reduce_vec_elems(sizeof(typename Op::type)), WARPS = GP__COLS_THREADS / 32 };
+    const size_t e1 = r1 * cols, u0 = r0 * cols / E, u1 = gp__ceil_div(e1, (size_t)E);
+    const size_t part = gp__round_up(gp__ceil_div(u1 - u0, (size_t)WARPS), (size_t)32), warp = threadIdx.x / 32;
+    const size_t a = gp__min_size(u1, u0 + warp * part), b = gp__min_size(u1, a + part);
+    gp__cols_steps<Op, NV, M>(acc, m, a, b, e1, w, aligned16);
+}
+
+/* The warp steps of a block, by the shape of its rows (gp__cols_steps_ok). */
+template <class Op>
+static __device__ __forceinline__ void gp__cols_steps_fold(typename Op::type (&acc)[gp__reduce_vec_elems(sizeof(typename Op::type))],
+                                                           const typename Op::type *m, size_t r0, size_t r1, size_t cols,
+                                                           unsigned w, bool aligned16)
+{
+    enum { VEC = gp__reduce_vec_elems(sizeof(typename Op::type)) };
+#pragma unroll
+    for (int k = 0; k < VEC; k++) acc[k] = Op::identity();
+    /* rows of 3: units of 3 vectors; else cols below VEC divides it, a power of two */
+    if constexpr (VEC == 4)
+        if (cols == 3) return gp__cols_steps_units<Op, 3, 3>(acc, m, r0, r1, cols, w, aligned16);
+    if constexpr (VEC > 1)
+        if (cols == 1) return gp__cols_steps_units<Op, 1, 1>(acc, m, r0, r1, cols, w, aligned16);
+    if constexpr (VEC > 2)
+        if (cols == 2) return gp__cols_steps_units<Op, 2, 1>(acc, m, r0, r1, cols, w, aligned16);
+    if constexpr (VEC > 4)
+        if (cols == 4) return gp__cols_steps_units<Op, 4, 1>(acc, m, r0, r1, cols, w, aligned16);
+    if constexpr (VEC > 8)
+        if (cols == 8) return gp__cols_steps_units<Op, 8, 1>(acc, m, r0, r1, cols, w, aligned16);
+    gp__cols_steps_units<Op, VEC, 1>(acc, m, r0, r1, cols, w, aligned16); /* cols >= VEC */
+}
+
 /* The row groups' partials of lane x, folded in group order into group 0's lanes. */
 template <class Op>
 static __device__ __forceinline__ void gp__cols_combine(typename Op::type (&acc)[gp__reduce_vec_elems(sizeof(typename Op::type))],
@@ -150,9 +294,14 @@ __global__ void __launch_bounds__(GP__COLS_THREADS, GP__MIN_BLOCKS(GP__COLS_THRE
             for (int k = 0; k < VEC; k++)
                 if (c0 + k < cols) gp__store_elem(row + c0 + k, acc[k]);
     };
-    gp__cols_fold<Op, false>(acc, in, chunk * p.per, gp__min_size(rows, (chunk + 1) * p.per), ld, c0, cols, p.w,
-                             aligned16);
-    gp__cols_combine<Op>(acc, s, p.w);
+    const size_t r0 = chunk * p.per, r1 = gp__min_size(rows, (chunk + 1) * p.per);
+    if (p.steps) { /* the warps' totals in their lanes < w, folded in warp order */
+        gp__cols_steps_fold<Op>(acc, in, r0, r1, cols, p.w, aligned16);
+        gp__cols_combine<Op>(acc, s, 32);
+    } else {
+        gp__cols_fold<Op, false>(acc, in, r0, r1, ld, c0, cols, p.w, aligned16);
+        gp__cols_combine<Op>(acc, s, p.w);
+    }
     if (p.chunks > 1) { /* the chunk's partials, then the strip's last block folds them */
         unsigned long long *count = reinterpret_cast<unsigned long long *>(scratch);
         T *part = reinterpret_cast<T *>(scratch + gp__round_up(p.strips * 8, GP__SCRATCH_ALIGN));
@@ -165,10 +314,16 @@ __global__ void __launch_bounds__(GP__COLS_THREADS, GP__MIN_BLOCKS(GP__COLS_THRE
     put(out);
 }
 
+/* Knobs for the bench's ladder (NULL: the defaults). row_groups: narrow rows by row groups,
+ * as before the warp steps. */
+typedef struct gp__cols_knobs {
+    int row_groups;
+} gp__cols_knobs;
+
 /* gp_reduce_cols_<name> */
 template <class Op>
 static cudaError_t gp__reduce_cols(typename Op::type *d_out, const typename Op::type *d_in, size_t rows, size_t cols,
-                                   size_t ld, cudaStream_t s)
+                                   size_t ld, cudaStream_t s, const gp__cols_knobs *knobs = NULL)
 {
     typedef typename Op::type T;
     if (ld < cols) return cudaErrorInvalidValue;
@@ -181,13 +336,13 @@ static cudaError_t gp__reduce_cols(typename Op::type *d_out, const typename Op::
     GP__TRY(gp__device_query(&dev, on.dev));
     if (rows == 0) return gp__seg_fill<Op>(d_out, cols, dev, s);
     constexpr size_t VEC = gp__reduce_vec_elems(sizeof(T));
-    const gp__cols_plan p = gp__cols_make_plan(rows, cols, VEC);
+    const gp__cols_plan p = gp__cols_make_plan(rows, cols, VEC, knobs && knobs->row_groups ? 0 : ld);
     if (p.strips * p.chunks > GP__GRID_MAX) return cudaErrorInvalidValue;
     GP__TRY(gp__kernel_load<gp__cols_kernel<Op>>());
     /* 16-byte vectors where every row's vectors are whole: with a lane of each row group
      * on the element path beside the others' vectors (cols 63 at ld 64), the warps ran both
      * paths in turn, 17% slower than all lanes element by element */
-    const bool aligned16 = (uintptr_t)d_in % 16 == 0 && ld * sizeof(T) % 16 == 0 && cols % VEC == 0;
+    const bool aligned16 = (uintptr_t)d_in % 16 == 0 && (p.steps || (ld * sizeof(T) % 16 == 0 && cols % VEC == 0));
     gp__launch_shape shape = {GP__GRID, (unsigned)(p.strips * p.chunks), GP__COLS_THREADS, 0, 0, 0, 0, 0, 0};
     if (p.chunks > 1) {
         shape.scratch_zeroed = gp__round_up(p.strips * 8, GP__SCRATCH_ALIGN);

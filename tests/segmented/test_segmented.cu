@@ -149,13 +149,24 @@ extern "C" void test_segmented_host(void)
     /* the column plan covers every row once, in whole chunks */
     const size_t shapes[][2] = {{1, 1}, {16384, 16384}, {1 << 22, 64}, {64, 1 << 22}, {1000003, 3}, {65, 100000}, {7, 2}};
     for (const auto &sh : shapes) {
-        const gp__cols_plan c = gp__cols_make_plan(sh[0], sh[1], gp__reduce_vec_elems(sizeof(float)));
+        const gp__cols_plan c = gp__cols_make_plan(sh[0], sh[1], gp__reduce_vec_elems(sizeof(float)), 0);
         const size_t width = (size_t)c.w * 4; /* columns a strip: w lanes of 4 floats */
         EXPECT(c.w >= 1 && c.w <= 32 && (c.w & (c.w - 1)) == 0 && c.strips * width >= sh[1] &&
                    (c.strips - 1) * width < sh[1] && (c.strips == 1 || c.w == 32),
                "cols plan %zu x %zu: strips %zu of %u lanes", sh[0], sh[1], c.strips, c.w);
         EXPECT(c.chunks * c.per >= sh[0] && (c.chunks - 1) * c.per < sh[0] && c.chunks >= 1,
                "cols plan %zu x %zu: chunks %zu x %zu rows", sh[0], sh[1], c.chunks, c.per);
+    }
+    /* warp steps: contiguous rows of up to 8 floats only, chunks on whole vectors of 4 */
+    const size_t steps[][4] = {{1000003, 1, 1, 1}, {1000003, 2, 2, 1}, {1000003, 4, 4, 1}, {(1 << 20) + 1, 8, 8, 1},
+                               {(1 << 20) + 3, 16, 16, 0}, {7, 2, 2, 1}, {5, 32, 32, 0},
+                               {100, 16, 17, 0}, {100, 1, 2, 0}, {100, 12, 12, 0}, {1000003, 3, 3, 1}, {10, 3, 4, 0}, {7, 5, 5, 0}};
+    for (const auto &sh : steps) {
+        const gp__cols_plan c = gp__cols_make_plan(sh[0], sh[1], 4, sh[2]);
+        EXPECT(c.steps == (int)sh[3] && (!c.steps || (c.strips == 1 && c.per % 4 == 0)) && c.chunks * c.per >= sh[0] &&
+                   (c.chunks - 1) * c.per < sh[0],
+               "cols plan %zu x %zu, ld %zu: steps %d, %zu strips, chunks %zu x %zu rows", sh[0], sh[1], sh[2], c.steps,
+               c.strips, c.chunks, c.per);
     }
     /* the padding keeps threads 16 items apart in distinct banks */
     unsigned banks = 0;
@@ -455,6 +466,13 @@ extern "C" void test_segmented_reduce_gpu(void)
         return;
     }
     uint64_t st = gp_t_state(340);
+    /* rows x cols, offset: contiguous narrow rows, the columns' warp steps (up to 8 elements
+     * of 4 bytes, 4 of 8 bytes, 2 of 16; 3 of 4 bytes) or row groups (beyond, and 6), in
+     * chunks of blocks; row counts that leave part of a vector (or of 3) at the end; off
+     * 16-byte boundaries */
+    const size_t narrow_shapes[][3] = {{100003, 1, 0}, {100003, 1, 1}, {50001, 2, 0}, {25001, 4, 0}, {20001, 8, 0},
+                                       {9999, 16, 0},  {70001, 16, 1}, {3, 1, 0},     {33, 2, 0},    {1, 4, 0},
+                                       {100003, 3, 0}, {100001, 3, 1}, {5, 3, 0},     {70001, 6, 0}};
     const size_t cap = gp_t_small() ? 65537 : 1048573;
 #define SEG_ROW(name, T, op, kind, OP, ID)                                                                   \
     for (size_t n : edge_sizes) {                                                                           \
@@ -479,6 +497,9 @@ extern "C" void test_segmented_reduce_gpu(void)
         for (const auto &sh : shapes)                                                                       \
             check_rows_cols<href_##name>(#name, gp_reduce_rows_##name, gp_reduce_cols_##name, sh[0], sh[1], sh[2], \
                                          (unsigned)(sh[0] % 2), &st);                                       \
+        for (const auto &sh : narrow_shapes)                                                                \
+            check_rows_cols<href_##name>(#name, gp_reduce_rows_##name, gp_reduce_cols_##name, sh[0], sh[1], sh[1], \
+                                         (unsigned)sh[2], &st);                                             \
     }
     GP__OP_INSTANCES(SEG_ROW)
 #undef SEG_ROW
@@ -488,6 +509,9 @@ extern "C" void test_segmented_reduce_gpu(void)
             check_segmented<href_sum_f32>("sum_f32", gp_segmented_reduce_sum_f32, pat, (1u << 24) + 7, 1, &st);
         check_rows_cols<href_sum_f32>("sum_f32", gp_reduce_rows_sum_f32, gp_reduce_cols_sum_f32, 4097, 4099, 4100, 1, &st);
         check_rows_cols<href_sum_f32>("sum_f32", gp_reduce_rows_sum_f32, gp_reduce_cols_sum_f32, 1 << 17, 64, 64, 0, &st);
+        check_rows_cols<href_sum_f32>("sum_f32", gp_reduce_rows_sum_f32, gp_reduce_cols_sum_f32, (1 << 24) + 7, 1, 1, 0, &st);
+        check_rows_cols<href_sum_f32>("sum_f32", gp_reduce_rows_sum_f32, gp_reduce_cols_sum_f32, (1 << 22) + 3, 4, 4, 0, &st);
+        check_rows_cols<href_sum_f32>("sum_f32", gp_reduce_rows_sum_f32, gp_reduce_cols_sum_f32, (1 << 22) + 1, 3, 3, 0, &st);
     } else {
         gp_t_skip("segmented: 2^24 + 7 values (small sizes)");
     }
@@ -495,6 +519,11 @@ extern "C" void test_segmented_reduce_gpu(void)
     check_rows_cols<href_mat2>("mat2", gp_reduce_rows_mat2, gp_reduce_cols_mat2, 530, 1100, 1101, 1, &st);
     /* 999 rows of 50 (800 bytes): a warp two rows of two chunks */
     check_rows_cols<href_mat2>("mat2", gp_reduce_rows_mat2, gp_reduce_cols_mat2, 999, 50, 51, 1, &st);
+    /* contiguous rows of 1, 2 and 4 16-byte elements: the warp steps at 1 and 2 lanes a row, row
+     * groups at 4 */
+    const size_t mat2_narrow[][3] = {{20001, 1, 0}, {20001, 2, 0}, {10001, 4, 0}, {5001, 4, 1}};
+    for (const auto &sh : mat2_narrow)
+        check_rows_cols<href_mat2>("mat2", gp_reduce_rows_mat2, gp_reduce_cols_mat2, sh[0], sh[1], sh[1], (unsigned)sh[2], &st);
     /* 5 rows of 40000 (640 KB): parts of rows, folded in order */
     check_rows_cols<href_mat2>("mat2", gp_reduce_rows_mat2, gp_reduce_cols_mat2, 5, 40000, 40001, 1, &st);
     for (size_t n : edge_sizes) {
