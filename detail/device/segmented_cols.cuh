@@ -11,8 +11,8 @@
  * folds them as it folds rows: every lane a run of chunks, then the groups in order.
  *
  * Narrow rows stored contiguously (ld == cols, up to GP__COLS_STEPS_LANES lanes a row,
- * columns that divide a vector or fill whole ones, and rows of 3 4-byte elements, three
- * rows to three vectors) take warp steps instead: row groups of
+ * columns that divide a vector or fill whole ones, and rows of 3 elements, three vectors
+ * a unit) take warp steps instead: row groups of
  * so few lanes would read as many separate places per load as the warp has groups (at 1
  * float a row, 32 places 4 bytes each: 20% of the read rate, 2^28 x 1 on the H200). A warp
  * reads the flat matrix 32 vectors a step, lane l vector l, so every load is 512 bytes in
@@ -55,12 +55,12 @@ typedef struct gp__cols_plan {
 
 /* Whether rows of `cols` elements at leading dimension `ld` take warp steps: contiguous,
  * and each vector of `vec` elements holds whole rows (cols divides vec), or three vectors
- * hold whole rows of 3 (4-byte elements: x, y, z), or a power of two of vectors
+ * hold whole rows of 3 (elements of 4 bytes or more: x, y, z), or a power of two of vectors
  * makes a row, up to GP__COLS_STEPS_LANES. Shape only, never the alignment. */
 static inline GP__HD int gp__cols_steps_ok(size_t cols, size_t ld, size_t vec)
 {
     if (cols == 0 || ld != cols) return 0;
-    if (cols == 3 && vec == 4) return 1;
+    if (cols == 3 && vec <= 4) return 1;
     if (cols <= vec) return vec % cols == 0;
     const size_t lanes = cols / vec;
     return cols % vec == 0 && (lanes & (lanes - 1)) == 0 && lanes <= GP__COLS_STEPS_LANES;
@@ -153,22 +153,27 @@ static __device__ __forceinline__ void gp__cols_fold(typename Op::type (&acc)[gp
 }
 
 /* Warp steps: this warp's units [v, v_end) of the flat matrix m (a unit: M vectors; elements
- * below e1 only, the others the identity) folded 32 units a step, U steps in flight, into
- * tot. NV < M x VEC: a unit holds whole rows of NV, so each lane first folds its unit's
- * elements of column c (c, c + NV, ...) in order, then all 32 lanes fold by a tree towards
- * lane 0; NV == VEC (M 1): w lanes a row, lane l's columns those of lane l % w, folded by a
- * tree over the lanes l, l + w, l + 2w, ... towards lane l < w. Either way the tree keeps
- * lane order and each step folds after the one before: index order. Valid in lanes < w
- * (tot[c], c < NV). */
+ * below e1 only, the others the identity) folded 32 units a step, U steps in flight. Either
+ * a unit holds whole rows of NV columns (w 1): each lane first folds its unit's elements of
+ * column c (c, c + NV, ...) in order, then all 32 lanes fold by a tree towards lane 0; or
+ * (M 1, NV == VEC) w lanes a row: lane l's columns are those of lane l % w, folded by a tree
+ * over the lanes l, l + w, l + 2w, ... towards lane l < w. Either way the tree keeps lane
+ * order and each step folds after the one before: index order. On return lane l < w holds
+ * columns l VEC .. l VEC + VEC - 1 in acc (the row groups' layout; a row of more columns
+ * than a vector, in lane 0 until then, is handed out by shuffles). */
 template <class Op, int NV, int M>
-static __device__ __forceinline__ void gp__cols_steps(typename Op::type (&tot)[gp__reduce_vec_elems(sizeof(typename Op::type))],
+static __device__ __forceinline__ void gp__cols_steps(typename Op::type (&acc)[gp__reduce_vec_elems(sizeof(typename Op::type))],
                                                       const typename Op::type *m, size_t v, size_t v_end, size_t e1,
                                                       unsigned w, bool aligned16)
 {
     typedef typename Op::type T;
     enum { VEC = gp__reduce_vec_elems(sizeof(T)), E = M * VEC, U = (GP__COLS_U + M - 1) / M };
-    static_assert(NV >= 1 && NV <= VEC && E % NV == 0 && (M == 1 || NV < E), "a unit holds whole rows or part of one");
+    static_assert(NV >= 1 && NV <= E && E % NV == 0 && (M == 1 || NV < E || VEC == 1),
+                  "a unit holds whole rows, or a vector part of one");
     const unsigned lane = gp__lane_id();
+    T tot[NV];
+#pragma unroll
+    for (int c = 0; c < NV; c++) tot[c] = Op::identity();
     auto load = [&](size_t i, T(&x)[E]) { /* unit i, its elements below e1 */
 #pragma unroll
         for (int j = 0; j < M; j++) {
@@ -215,6 +220,15 @@ static __device__ __forceinline__ void gp__cols_steps(typename Op::type (&tot)[g
 #pragma unroll
             for (int c = 0; c < NV; c++) tot[c] = Op::apply(tot[c], y[u][c]);
     }
+#pragma unroll
+    for (int c = 0; c < NV; c++) {
+        if constexpr (NV <= VEC) {
+            acc[c] = tot[c];
+        } else { /* column c to lane c / VEC */
+            const T t = gp__shfl<GP__SHFL_IDX>(tot[c], 0);
+            if (lane == (unsigned)c / VEC) acc[c % VEC] = t;
+        }
+    }
 }
 
 /* Warp steps over a block's rows [r0, r1), in units of M vectors (M x VEC elements, whole
@@ -243,8 +257,8 @@ static __device__ __forceinline__ void gp__cols_steps_fold(typename Op::type (&a
 #pragma unroll
     for (int k = 0; k < VEC; k++) acc[k] = Op::identity();
     /* rows of 3: units of 3 vectors; else cols below VEC divides it, a power of two */
-    if constexpr (VEC == 4)
-        if (cols == 3) return gp__cols_steps_units<Op, 3, 3>(acc, m, r0, r1, cols, w, aligned16);
+    if constexpr (VEC <= 4)
+        if (cols == 3) return gp__cols_steps_units<Op, 3, 3>(acc, m, r0, r1, cols, 1, aligned16); /* a unit holds rows */
     if constexpr (VEC > 1)
         if (cols == 1) return gp__cols_steps_units<Op, 1, 1>(acc, m, r0, r1, cols, w, aligned16);
     if constexpr (VEC > 2)

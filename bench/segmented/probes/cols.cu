@@ -1,17 +1,19 @@
 /* bench/segmented/probes/cols.cu -- the column reduce of contiguous rows (ld == cols) by row
  * groups against warp steps (detail/device/segmented_cols.cuh), both in one build, at 2^28
- * and 2^24 values for rows of 3 floats and of every power of two from 1 to 128, so that the
- * widest rows worth the warp steps (GP__COLS_STEPS_LANES) can be read off one device call.
- * Not part of `make bench`.
+ * and 2^24 floats (2^27 doubles) for rows of 3 and of every power of two from 1 to 128 (16),
+ * so that the widest rows worth the warp steps (GP__COLS_STEPS_LANES) can be read off one
+ * device call. Not part of `make bench`.
  *
  * Build with the warp steps allowed up to 32 lanes a row (128 floats), and run:
  *   nvcc -O3 -std=c++17 -arch=sm_90 -I. -Ibench -DGP__COLS_STEPS_LANES=32 \
  *        bench/segmented/probes/cols.cu -o build/bench/segmented/cols
  *   build/bench/segmented/cols
- * Each line: R <2^lg> <rows> x <cols> <row groups us> <warp steps us> <% of read, each> ok|BAD.
- * Both ways are timed in turn twice (the best median of each). The sums are of f32; the
- * check runs the same shapes on u32 values below 16 (exact sums, whatever the
+ * Each line: R <type> <2^lg> <rows> x <cols> <row groups us> <warp steps us> <% of read, each> ok|BAD.
+ * Both ways are timed in turn twice (the best median of each). The sums are of f32 (f64);
+ * the check runs the same shapes on u32 (u64) values below 16 (exact sums, whatever the
  * association) against the host. */
+#include <algorithm>
+#include <initializer_list>
 #include <stdint.h>
 #include <stdio.h>
 #include <vector>
@@ -20,7 +22,8 @@
 #include "bench.cuh"
 #include "read_kernel.cuh"
 
-static __global__ void fill(uint32_t *u, float *f, size_t n)
+template <class U, class F>
+static __global__ void fill(U *u, F *f, size_t n)
 {
     for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
         uint32_t h = (uint32_t)i * 2654435761u;
@@ -28,35 +31,85 @@ static __global__ void fill(uint32_t *u, float *f, size_t n)
         h *= 2246822519u;
         h ^= h >> 13;
         u[i] = h & 15u;
-        f[i] = (float)(h & 0xffffu) / 65536.0f;
+        f[i] = (F)(h & 0xffffu) / (F)65536;
     }
 }
 
+template <class OpF>
 struct ctx {
-    float *out;
-    const float *in;
+    typename OpF::type *out;
+    const typename OpF::type *in;
     size_t r, c;
     gp__cols_knobs k;
 };
+template <class OpF>
 static void run_cols(void *p)
 {
-    ctx *q = (ctx *)p;
-    CUDA_CHK(gp__reduce_cols<gp__op_sum_f32>(q->out, q->in, q->r, q->c, q->c, 0, &q->k));
+    ctx<OpF> *q = (ctx<OpF> *)p;
+    CUDA_CHK(gp__reduce_cols<OpF>(q->out, q->in, q->r, q->c, q->c, 0, &q->k));
+}
+
+/* Both ways at 2^lg elements of OpF's type (timed) and of OpU's (checked against the host),
+ * for each count of columns in `cols`. */
+template <class OpF, class OpU>
+static void sweep(const char *type, std::initializer_list<int> lgs, std::initializer_list<size_t> cols, double read_gbs)
+{
+    typedef typename OpF::type F;
+    typedef typename OpU::type U;
+    const size_t N = (size_t)1 << *std::max_element(lgs.begin(), lgs.end());
+    F *d_f, *d_out;
+    U *d_u, *d_uo;
+    CUDA_CHK(cudaMalloc(&d_f, N * sizeof(F)));
+    CUDA_CHK(cudaMalloc(&d_u, N * sizeof(U)));
+    CUDA_CHK(cudaMalloc(&d_out, 128 * sizeof(F)));
+    CUDA_CHK(cudaMalloc(&d_uo, 128 * sizeof(U)));
+    fill<<<4096, 256>>>(d_u, d_f, N);
+    CUDA_CHK(cudaDeviceSynchronize());
+    std::vector<U> hu(N);
+    CUDA_CHK(cudaMemcpy(hu.data(), d_u, N * sizeof(U), cudaMemcpyDeviceToHost));
+    for (int lg : lgs) {
+        const size_t n = (size_t)1 << lg;
+        for (size_t c : cols) {
+            const size_t r = n / c;
+            std::vector<U> ref(c, 0);
+            for (size_t i = 0; i < r * c; i++) ref[i % c] += hu[i];
+            bool ok = true;
+            for (int way = 0; way < 2; way++) {
+                gp__cols_knobs k = {way == 0};
+                CUDA_CHK(cudaMemset(d_uo, 0xA5, 128 * sizeof(U)));
+                CUDA_CHK(gp__reduce_cols<OpU>(d_uo, d_u, r, c, c, 0, &k));
+                std::vector<U> got(c);
+                CUDA_CHK(cudaMemcpy(got.data(), d_uo, c * sizeof(U), cudaMemcpyDeviceToHost));
+                for (size_t j = 0; j < c; j++) ok &= got[j] == ref[j];
+            }
+            float best[2] = {1e30f, 1e30f};
+            for (int round = 0; round < 2; round++)
+                for (int way = 0; way < 2; way++) {
+                    ctx<OpF> x = {d_out, d_f, r, c, {way == 0}};
+                    const float ms = gp_bench_median_ms(run_cols<OpF>, &x);
+                    best[way] = ms < best[way] ? ms : best[way];
+                }
+            const double bytes = (r * c + c) * (double)sizeof(F);
+            printf("R %s 2^%d %zu x %zu %.1f %.1f %.1f%% %.1f%% %s\n", type, lg, r, c, best[0] * 1e3, best[1] * 1e3,
+                   100.0 * gp_bench_gbps(bytes, best[0]) / read_gbs, 100.0 * gp_bench_gbps(bytes, best[1]) / read_gbs,
+                   ok ? "ok" : "BAD");
+            fflush(stdout);
+        }
+    }
+    cudaFree(d_f);
+    cudaFree(d_u);
+    cudaFree(d_out);
+    cudaFree(d_uo);
 }
 
 int main(void)
 {
     const size_t N = (size_t)1 << 28;
-    float *d_f, *d_out;
-    uint32_t *d_u, *d_uo;
+    float *d_f;
     unsigned *d_sink;
     CUDA_CHK(cudaMalloc(&d_f, N * 4));
-    CUDA_CHK(cudaMalloc(&d_u, N * 4));
-    CUDA_CHK(cudaMalloc(&d_out, 4096));
-    CUDA_CHK(cudaMalloc(&d_uo, 4096));
+    CUDA_CHK(cudaMemset(d_f, 0, N * 4));
     CUDA_CHK(cudaMalloc(&d_sink, 4));
-    fill<<<4096, 256>>>(d_u, d_f, N);
-    CUDA_CHK(cudaDeviceSynchronize());
     cudaDeviceProp prop;
     CUDA_CHK(cudaGetDeviceProperties(&prop, 0));
     struct rd { const float *in; size_t n; unsigned *sink; int sms; } rctx = {d_f, N, d_sink, prop.multiProcessorCount};
@@ -66,37 +119,8 @@ int main(void)
     }, &rctx);
     const double read_gbs = gp_bench_gbps(N * 4.0, read_ms);
     printf("read %.1f us, %.0f GB/s (%s)\n", read_ms * 1e3, read_gbs, prop.name);
-    std::vector<uint32_t> hu(N);
-    CUDA_CHK(cudaMemcpy(hu.data(), d_u, N * 4, cudaMemcpyDeviceToHost));
-    for (int lg : {28, 24}) {
-        const size_t n = (size_t)1 << lg;
-        for (size_t c : {1, 2, 3, 4, 8, 16, 32, 64, 128}) {
-            const size_t r = n / c;
-            /* the check: u32 by both ways against the host */
-            std::vector<uint64_t> ref(c, 0);
-            for (size_t i = 0; i < r * c; i++) ref[i % c] += hu[i];
-            bool ok = true;
-            for (int way = 0; way < 2; way++) {
-                gp__cols_knobs k = {way == 0};
-                CUDA_CHK(cudaMemset(d_uo, 0xA5, 4096));
-                CUDA_CHK(gp__reduce_cols<gp__op_sum_u32>(d_uo, d_u, r, c, c, 0, &k));
-                std::vector<uint32_t> got(c);
-                CUDA_CHK(cudaMemcpy(got.data(), d_uo, c * 4, cudaMemcpyDeviceToHost));
-                for (size_t j = 0; j < c; j++) ok &= got[j] == (uint32_t)ref[j];
-            }
-            float best[2] = {1e30f, 1e30f};
-            for (int round = 0; round < 2; round++)
-                for (int way = 0; way < 2; way++) {
-                    ctx x = {d_out, d_f, r, c, {way == 0}};
-                    const float ms = gp_bench_median_ms(run_cols, &x);
-                    best[way] = ms < best[way] ? ms : best[way];
-                }
-            const double bytes = r * c * 4.0 + c * 4.0;
-            printf("R 2^%d %zu x %zu %.1f %.1f %.1f%% %.1f%% %s\n", lg, r, c, best[0] * 1e3, best[1] * 1e3,
-                   100.0 * gp_bench_gbps(bytes, best[0]) / read_gbs, 100.0 * gp_bench_gbps(bytes, best[1]) / read_gbs,
-                   ok ? "ok" : "BAD");
-            fflush(stdout);
-        }
-    }
+    cudaFree(d_f);
+    sweep<gp__op_sum_f32, gp__op_sum_u32>("f32", {28, 24}, {1, 2, 3, 4, 8, 16, 32, 64, 128}, read_gbs);
+    sweep<gp__op_sum_f64, gp__op_sum_u64>("f64", {27}, {1, 2, 3, 4, 8, 16}, read_gbs);
     return 0;
 }
