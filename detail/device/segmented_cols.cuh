@@ -33,7 +33,8 @@
 #define GP__COLS_U 4                /* rows a lane loads before it folds any (fewer for vectors of more than 4 elements) */
 #endif
 #define GP__COLS_TARGET_BLOCKS 2048 /* blocks a column reduce aims at */
-/* The most lanes a row (8 floats) that take warp steps. H200, 2026-12-02, 2^28 floats, us
+/* The most lanes a row (8 floats) that take warp steps, for elements of up to 4 bytes (one
+ * for wider ones: gp__cols_steps_ok). H200, 2026-12-02, 2^28 floats, us
  * by row groups / warp steps (bench/segmented/probes/cols.cu): rows of 1 1205 / 261, 2 1128
  * / 259, 4 446 / 266, 8 301 / 262, 16 264 / 261, 32 260 / 262, 64 262 / 265; at 2^24, 8
  * 36.3 / 34.1 but 16 30.8 / 32.8 and 32 31.2 / 33.1: from 16 floats a row (64-byte pieces
@@ -55,15 +56,18 @@ typedef struct gp__cols_plan {
 
 /* Whether rows of `cols` elements at leading dimension `ld` take warp steps: contiguous,
  * and each vector of `vec` elements holds whole rows (cols divides vec), or three vectors
- * hold whole rows of 3 (elements of 4 bytes or more: x, y, z), or a power of two of vectors
- * makes a row, up to GP__COLS_STEPS_LANES. Shape only, never the alignment. */
+ * hold whole rows of 3 (elements of 4 bytes or more: x, y, z), or (elements of 4 bytes or
+ * less) a power of two of vectors makes a row, up to GP__COLS_STEPS_LANES. Shape only, never
+ * the alignment. Two lanes a row lost for doubles (H200, 2026-12-02, the probe: 2^25 x 4
+ * 328.7 us by row groups, 342.5 by warp steps), where for floats they won (2^25 x 8 320.1
+ * against 261.7). */
 static inline GP__HD int gp__cols_steps_ok(size_t cols, size_t ld, size_t vec)
 {
     if (cols == 0 || ld != cols) return 0;
     if (cols == 3 && vec <= 4) return 1;
     if (cols <= vec) return vec % cols == 0;
     const size_t lanes = cols / vec;
-    return cols % vec == 0 && (lanes & (lanes - 1)) == 0 && lanes <= GP__COLS_STEPS_LANES;
+    return cols % vec == 0 && (lanes & (lanes - 1)) == 0 && lanes <= (vec >= 4 ? GP__COLS_STEPS_LANES : 1);
 }
 
 /* ld: the call's (0: row groups whatever the shape, for the bench's ladder). */

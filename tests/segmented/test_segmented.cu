@@ -161,9 +161,9 @@ extern "C" void test_segmented_host(void)
     const size_t steps[][4] = {{1000003, 1, 1, 1}, {1000003, 2, 2, 1}, {1000003, 4, 4, 1}, {(1 << 20) + 1, 8, 8, 1},
                                {(1 << 20) + 3, 16, 16, 0}, {7, 2, 2, 1}, {5, 32, 32, 0},
                                {100, 16, 17, 0}, {100, 1, 2, 0}, {100, 12, 12, 0}, {1000003, 3, 3, 1}, {10, 3, 4, 0}, {7, 5, 5, 0}};
-    EXPECT(gp__cols_steps_ok(3, 3, 2) && gp__cols_steps_ok(3, 3, 1) && !gp__cols_steps_ok(3, 3, 8) && gp__cols_steps_ok(4, 4, 2) &&
-               !gp__cols_steps_ok(8, 8, 2) && gp__cols_steps_ok(2, 2, 1) && !gp__cols_steps_ok(4, 4, 1),
-           "cols: warp steps for 8- and 16-byte elements");
+    EXPECT(gp__cols_steps_ok(3, 3, 2) && gp__cols_steps_ok(3, 3, 1) && !gp__cols_steps_ok(3, 3, 8) && gp__cols_steps_ok(2, 2, 2) &&
+               !gp__cols_steps_ok(4, 4, 2) && gp__cols_steps_ok(1, 1, 1) && !gp__cols_steps_ok(2, 2, 1),
+           "cols: warp steps for 8- and 16-byte elements (rows of 1 vector, and of 3 elements)");
     for (const auto &sh : steps) {
         const gp__cols_plan c = gp__cols_make_plan(sh[0], sh[1], 4, sh[2]);
         EXPECT(c.steps == (int)sh[3] && (!c.steps || (c.strips == 1 && c.per % 4 == 0)) && c.chunks * c.per >= sh[0] &&
@@ -470,7 +470,7 @@ extern "C" void test_segmented_reduce_gpu(void)
     }
     uint64_t st = gp_t_state(340);
     /* rows x cols, offset: contiguous narrow rows, the columns' warp steps (up to 8 elements
-     * of 4 bytes, 4 of 8 bytes, 2 of 16; rows of 3) or row groups (beyond, and 6), in
+     * of 4 bytes, 2 of 8 bytes, 1 of 16; rows of 3) or row groups (beyond, and 6), in
      * chunks of blocks; row counts that leave part of a vector (or of 3) at the end; off
      * 16-byte boundaries */
     const size_t narrow_shapes[][3] = {{100003, 1, 0}, {100003, 1, 1}, {50001, 2, 0}, {25001, 4, 0}, {20001, 8, 0},
@@ -522,8 +522,8 @@ extern "C" void test_segmented_reduce_gpu(void)
     check_rows_cols<href_mat2>("mat2", gp_reduce_rows_mat2, gp_reduce_cols_mat2, 530, 1100, 1101, 1, &st);
     /* 999 rows of 50 (800 bytes): a warp two rows of two chunks */
     check_rows_cols<href_mat2>("mat2", gp_reduce_rows_mat2, gp_reduce_cols_mat2, 999, 50, 51, 1, &st);
-    /* contiguous rows of 1, 2, 3 and 4 16-byte elements: the warp steps at 1 and 2 lanes a row
-     * and rows of 3 (a row a unit, handed out to three lanes), row groups at 4 */
+    /* contiguous rows of 1, 2, 3 and 4 16-byte elements: the warp steps at 1 (a lane a row)
+     * and 3 (a row a unit, handed out to three lanes), row groups at 2 and 4 */
     const size_t mat2_narrow[][3] = {{20001, 1, 0}, {20001, 2, 0}, {10001, 4, 0}, {5001, 4, 1}, {20001, 3, 0}, {7, 3, 1}};
     for (const auto &sh : mat2_narrow)
         check_rows_cols<href_mat2>("mat2", gp_reduce_rows_mat2, gp_reduce_cols_mat2, sh[0], sh[1], sh[1], (unsigned)sh[2], &st);
