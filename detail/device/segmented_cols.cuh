@@ -10,11 +10,11 @@
  * spread over blocks, their partials written to scratch, and the last block of a strip
  * folds them as it folds rows: every lane a run of chunks, then the groups in order.
  *
- * Narrow rows stored contiguously (ld == cols, up to GP__COLS_STEPS_LANES lanes a row,
- * columns that divide a vector or fill whole ones, and rows of 3 elements, three vectors
- * a unit) take warp steps instead: row groups of
- * so few lanes would read as many separate places per load as the warp has groups (at 1
- * float a row, 32 places 4 bytes each: 20% of the read rate, 2^28 x 1 on the H200). A warp
+ * Narrow rows stored contiguously (ld == cols; rows that divide a vector or fill up to
+ * GP__COLS_STEPS_LANES of them, and rows of 3 elements, three vectors a unit) take warp
+ * steps instead: row groups of so few lanes would read as many separate places per load as
+ * the warp has groups (at 1 float a row, 32 places 4 bytes each: 20% of the read rate,
+ * 2^28 x 1 on the H200). A warp
  * reads the flat matrix 32 vectors a step, lane l vector l, so every load is 512 bytes in
  * one piece; each lane folds its vector's elements of a column in order, the lanes of a
  * column fold by a tree in lane order, and the steps fold in order: index order, as the
@@ -38,7 +38,7 @@
  * by row groups / warp steps (bench/segmented/probes/cols.cu): rows of 1 1205 / 261, 2 1128
  * / 259, 4 446 / 266, 8 301 / 262, 16 264 / 261, 32 260 / 262, 64 262 / 265; at 2^24, 8
  * 36.3 / 34.1 but 16 30.8 / 32.8 and 32 31.2 / 33.1: from 16 floats a row (64-byte pieces
- * a load) the row groups are as fast at 2^28 and faster at 2^24. */
+ * a load) the row groups are within a few percent at 2^28 and faster at 2^24. */
 #ifndef GP__COLS_STEPS_LANES
 #define GP__COLS_STEPS_LANES 2
 #endif
