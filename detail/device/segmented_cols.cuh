@@ -93,7 +93,7 @@ static inline GP__HD gp__cols_plan gp__cols_make_plan(size_t rows, size_t cols, 
 
 #ifdef __CUDACC__
 #include "../util/launch.cuh"
-#include "../warp/warp.cuh"         /* gp__shfl: the warp steps' trees */
+#include "../warp/warp.cuh"         /* gp__warp_reduce_lane0_each, gp__shfl: the warp steps' trees */
 #include "../agent/single_pass.cuh" /* gp__block_is_last: a strip's last chunk */
 #include "reduce_plan.cuh"          /* gp__reduce_vec_elems: the columns' vectors */
 #include "segmented_reduce.cuh"     /* gp__seg_fill */
@@ -156,24 +156,29 @@ static __device__ __forceinline__ void gp__cols_fold(typename Op::type (&acc)[gp
     else gp__cols_rows<Op, CG, false>(acc, p, b - a, ld, cols - c0);
 }
 
-/* Warp steps: this warp's units [v, v_end) of the flat matrix m (a unit: M vectors; elements
- * below e1 only, the others the identity) folded 32 units a step, U steps in flight. Either
- * a unit holds whole rows of NV columns (w 1): each lane first folds its unit's elements of
- * column c (c, c + NV, ...) in order, then all 32 lanes fold by a tree towards lane 0; or
- * (M 1, NV == VEC) w lanes a row: lane l's columns are those of lane l % w, folded by a tree
- * over the lanes l, l + w, l + 2w, ... towards lane l < w. Either way the tree keeps lane
- * order and each step folds after the one before: index order. On return lane l < w holds
- * columns l VEC .. l VEC + VEC - 1 in acc (the row groups' layout; a row of more columns
- * than a vector, in lane 0 until then, is handed out by shuffles). */
+/* Warp steps over a block's rows [r0, r1) of the flat matrix m, in units of M vectors (M x
+ * VEC elements; r0 x cols is a multiple, as the plan's chunks start on multiples of VEC
+ * rows): the chunk's units split into a run of whole steps a warp, 32 units a step, U steps
+ * in flight, the elements from e1 = r1 x cols on the identity. Either a unit holds whole
+ * rows of NV columns (w 1): each lane first folds its unit's elements of column c (c, c +
+ * NV, ...) in order, then all 32 lanes fold by a tree towards lane 0; or (M 1, NV == VEC) w
+ * lanes a row: lane l's columns are those of lane l % w, folded by a tree over the lanes l,
+ * l + w, l + 2w, ... towards lane l < w. Either way the tree keeps lane order and each step
+ * folds after the one before: index order. On return lane l < w holds columns l VEC .. l
+ * VEC + VEC - 1 in acc (the row groups' layout; a row of more columns than a vector, in
+ * lane 0 until then, is handed out by shuffles). */
 template <class Op, int NV, int M>
 static __device__ __forceinline__ void gp__cols_steps(typename Op::type (&acc)[gp__reduce_vec_elems(sizeof(typename Op::type))],
-                                                      const typename Op::type *m, size_t v, size_t v_end, size_t e1,
+                                                      const typename Op::type *m, size_t r0, size_t r1, size_t cols,
                                                       unsigned w, bool aligned16)
 {
     typedef typename Op::type T;
-    enum { VEC = gp__reduce_vec_elems(sizeof(T)), E = M * VEC, U = (GP__COLS_U + M - 1) / M };
+    enum { VEC = gp__reduce_vec_elems(sizeof(T)), E = M * VEC, U = (GP__COLS_U + M - 1) / M, WARPS = GP__COLS_THREADS / 32 };
     static_assert(NV >= 1 && NV <= E && E % NV == 0 && (M == 1 || NV < E || VEC == 1),
                   "a unit holds whole rows, or a vector part of one");
+    const size_t e1 = r1 * cols, u0 = r0 * cols / E, u1 = gp__ceil_div(e1, (size_t)E);
+    const size_t part = gp__round_up(gp__ceil_div(u1 - u0, (size_t)WARPS), (size_t)32);
+    const size_t v = gp__min_size(u1, u0 + threadIdx.x / 32 * part), v_end = gp__min_size(u1, v + part);
     const unsigned lane = gp__lane_id();
     T tot[NV];
 #pragma unroll
@@ -203,26 +208,20 @@ static __device__ __forceinline__ void gp__cols_steps(typename Op::type (&acc)[g
                 for (int k = 0; k < E; k++) x[u][k] = Op::identity();
             }
         }
-        T y[U][NV];
+        T y[U * NV];
 #pragma unroll
         for (int u = 0; u < U; u++)
 #pragma unroll
             for (int c = 0; c < NV; c++) {
-                y[u][c] = x[u][c];
+                y[u * NV + c] = x[u][c];
 #pragma unroll
-                for (int k = c + NV; k < E; k += NV) y[u][c] = Op::apply(y[u][c], x[u][k]);
+                for (int k = c + NV; k < E; k += NV) y[u * NV + c] = Op::apply(y[u * NV + c], x[u][k]);
             }
-#pragma unroll
-        for (int o = 1; o < 32; o <<= 1)
-            if ((unsigned)o >= w)
-#pragma unroll
-                for (int u = 0; u < U; u++)
-#pragma unroll
-                    for (int c = 0; c < NV; c++) y[u][c] = Op::apply(y[u][c], gp__shfl<GP__SHFL_DOWN>(y[u][c], o));
+        gp__warp_reduce_lane0_each<Op, U * NV>(y, 32, w);
 #pragma unroll
         for (int u = 0; u < U; u++)
 #pragma unroll
-            for (int c = 0; c < NV; c++) tot[c] = Op::apply(tot[c], y[u][c]);
+            for (int c = 0; c < NV; c++) tot[c] = Op::apply(tot[c], y[u * NV + c]);
     }
 #pragma unroll
     for (int c = 0; c < NV; c++) {
@@ -235,20 +234,20 @@ static __device__ __forceinline__ void gp__cols_steps(typename Op::type (&acc)[g
     }
 }
 
-/* Warp steps over a block's rows [r0, r1), in units of M vectors (M x VEC elements, whole
- * rows or part of one; r0 x cols is a multiple: the plan's chunks start on multiples of
- * VEC rows): the chunk's units split into a run of whole steps a warp, each warp's total in
- * its lanes < w (gp__cols_steps). */
-template <class Op, int NV, int M>
-static __device__ __forceinline__ void gp__cols_steps_units(typename Op::type (&acc)[gp__reduce_vec_elems(sizeof(typename Op::type))],
-                                                            const typename Op::type *m, size_t r0, size_t r1, size_t cols,
-                                                            unsigned w, bool aligned16)
+/* Rows of cols elements, cols a power of two: the first of NV, 2 NV, ... below VEC that is
+ * cols, else (cols >= VEC) w lanes a row. */
+template <class Op, int NV>
+static __device__ __forceinline__ void gp__cols_steps_pow2(typename Op::type (&acc)[gp__reduce_vec_elems(sizeof(typename Op::type))],
+                                                           const typename Op::type *m, size_t r0, size_t r1, size_t cols,
+                                                           unsigned w, bool aligned16)
 {
-    enum { E = M * gp__reduce_vec_elems(sizeof(typename Op::type)), WARPS = GP__COLS_THREADS / 32 };
-    const size_t e1 = r1 * cols, u0 = r0 * cols / E, u1 = gp__ceil_div(e1, (size_t)E);
-    const size_t part = gp__round_up(gp__ceil_div(u1 - u0, (size_t)WARPS), (size_t)32), warp = threadIdx.x / 32;
-    const size_t a = gp__min_size(u1, u0 + warp * part), b = gp__min_size(u1, a + part);
-    gp__cols_steps<Op, NV, M>(acc, m, a, b, e1, w, aligned16);
+    enum { VEC = gp__reduce_vec_elems(sizeof(typename Op::type)) };
+    if constexpr (NV < VEC) {
+        if (cols == NV) return gp__cols_steps<Op, NV, 1>(acc, m, r0, r1, cols, w, aligned16);
+        gp__cols_steps_pow2<Op, 2 * NV>(acc, m, r0, r1, cols, w, aligned16);
+    } else {
+        gp__cols_steps<Op, VEC, 1>(acc, m, r0, r1, cols, w, aligned16);
+    }
 }
 
 /* The warp steps of a block, by the shape of its rows (gp__cols_steps_ok). */
@@ -260,18 +259,9 @@ static __device__ __forceinline__ void gp__cols_steps_fold(typename Op::type (&a
     enum { VEC = gp__reduce_vec_elems(sizeof(typename Op::type)) };
 #pragma unroll
     for (int k = 0; k < VEC; k++) acc[k] = Op::identity();
-    /* rows of 3: units of 3 vectors; else cols below VEC divides it, a power of two */
-    if constexpr (VEC <= 4)
-        if (cols == 3) return gp__cols_steps_units<Op, 3, 3>(acc, m, r0, r1, cols, 1, aligned16); /* a unit holds rows */
-    if constexpr (VEC > 1)
-        if (cols == 1) return gp__cols_steps_units<Op, 1, 1>(acc, m, r0, r1, cols, w, aligned16);
-    if constexpr (VEC > 2)
-        if (cols == 2) return gp__cols_steps_units<Op, 2, 1>(acc, m, r0, r1, cols, w, aligned16);
-    if constexpr (VEC > 4)
-        if (cols == 4) return gp__cols_steps_units<Op, 4, 1>(acc, m, r0, r1, cols, w, aligned16);
-    if constexpr (VEC > 8)
-        if (cols == 8) return gp__cols_steps_units<Op, 8, 1>(acc, m, r0, r1, cols, w, aligned16);
-    gp__cols_steps_units<Op, VEC, 1>(acc, m, r0, r1, cols, w, aligned16); /* cols >= VEC */
+    if constexpr (VEC <= 4) /* rows of 3: units of 3 vectors, each holding whole rows */
+        if (cols == 3) return gp__cols_steps<Op, 3, 3>(acc, m, r0, r1, cols, 1, aligned16);
+    gp__cols_steps_pow2<Op, 1>(acc, m, r0, r1, cols, w, aligned16);
 }
 
 /* The row groups' partials of lane x, folded in group order into group 0's lanes. */

@@ -128,13 +128,17 @@ static __device__ __forceinline__ typename Op::type gp__warp_reduce(typename Op:
  * lanes (a power of two, the same in every lane): lane i takes lane i + o for o = 1, 2, 4,
  * ..., so the group's first lane gets the group's total in lane order (other lanes return
  * partial garbage). Cheaper than the butterfly (no selects); the NB trees go level by level
- * together, so their shuffles overlap. Every lane of the warp calls it. */
+ * together, so their shuffles overlap. Every lane of the warp calls it. With `stride` (a
+ * power of two below `lanes`) a group is the lanes of one aligned span of `lanes` that lie
+ * stride apart, i, i + stride, ...: o runs from stride, and the span's first `stride` lanes
+ * get their groups' totals (the column reduce's rows of several lanes). */
 template <class Op, int NB>
-static __device__ __forceinline__ void gp__warp_reduce_lane0_each(typename Op::type (&v)[NB], unsigned lanes = 32)
+static __device__ __forceinline__ void gp__warp_reduce_lane0_each(typename Op::type (&v)[NB], unsigned lanes = 32,
+                                                                 unsigned stride = 1)
 {
 #pragma unroll
     for (int o = 1; o < 32; o <<= 1) {
-        if ((unsigned)o < lanes) {
+        if ((unsigned)o >= stride && (unsigned)o < lanes) {
 #pragma unroll
             for (int b = 0; b < NB; b++) v[b] = Op::apply(v[b], gp__shfl<GP__SHFL_DOWN>(v[b], o));
         }

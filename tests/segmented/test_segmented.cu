@@ -51,32 +51,6 @@ struct href_mat2 {
     static mat2 value(uint64_t *st) { return small_value_mat2(st); }
 };
 
-/* Affine maps v -> a v + b, composed in order (x, then y) with wrapping arithmetic: they do
- * not commute, so the columns' warp steps of 4- and 8-byte elements are checked for order
- * (the default instances' operators commute). */
-struct aff16 {
-    uint16_t a, b;
-};
-struct aff32 {
-    uint32_t a, b;
-};
-#define AFF16_THEN(x, y) (aff16{(uint16_t)((x).a * (y).a), (uint16_t)((x).b * (y).a + (y).b)})
-#define AFF32_THEN(x, y) (aff32{(x).a * (y).a, (x).b * (y).a + (y).b})
-struct href_aff16 {
-    typedef aff16 type;
-    static aff16 apply(aff16 x, aff16 y) { return AFF16_THEN(x, y); }
-    static aff16 id() { return aff16{1, 0}; }
-    static aff16 value(uint64_t *st) { const uint64_t r = gp_t_next(st); return aff16{(uint16_t)r, (uint16_t)(r >> 16)}; }
-};
-struct href_aff32 {
-    typedef aff32 type;
-    static aff32 apply(aff32 x, aff32 y) { return AFF32_THEN(x, y); }
-    static aff32 id() { return aff32{1, 0}; }
-    static aff32 value(uint64_t *st) { const uint64_t r = gp_t_next(st); return aff32{(uint32_t)r, (uint32_t)(r >> 32)}; }
-};
-GP_DEFINE_SEGMENTED_REDUCE(aff16, aff16, AFF16_THEN, (aff16{1, 0}))
-GP_DEFINE_SEGMENTED_REDUCE(aff32, aff32, AFF32_THEN, (aff32{1, 0}))
-
 /* The user instances: the 2x2 matrix product, which does not commute. */
 GP_DEFINE_SEGMENTED_REDUCE(mat2, mat2, MAT2_MUL, ((mat2){1, 0, 0, 1}))
 GP_DEFINE_SEGMENTED_SCAN(mat2, mat2, MAT2_MUL, ((mat2){1, 0, 0, 1}))
@@ -111,14 +85,24 @@ GP_DEFINE_REDUCE_BY_KEY(add_u16, uint16_t, KEY_EQ, uint16_t, ADD_WRAP_U16, (uint
 #define AFFINE16(f, g)                                                                                             \
     ((uint32_t)((((g) & 0xFFFFu) * ((f) & 0xFFFFu)) & 0xFFFFu) |                                                   \
      ((uint32_t)((((g) & 0xFFFFu) * ((f) >> 16) + ((g) >> 16)) & 0xFFFFu) << 16))
+/* The same on 8 bytes, mod 2^32: the columns' warp steps of 8-byte elements in order too. */
+#define AFFINE32(f, g)                                                                                             \
+    ((uint64_t)(uint32_t)((uint32_t)(g) * (uint32_t)(f)) |                                                         \
+     ((uint64_t)(uint32_t)((uint32_t)(g) * (uint32_t)((f) >> 32) + (uint32_t)((g) >> 32)) << 32))
 GP_DEFINE_SEGMENTED_SCAN(affine_u32, uint32_t, AFFINE16, 1u)
 GP_DEFINE_REDUCE_BY_KEY(affine_u32, uint32_t, KEY_EQ, uint32_t, AFFINE16, 1u)
-struct href_affine {
-    typedef uint32_t type;
-    static uint32_t apply(uint32_t f, uint32_t g) { return AFFINE16(f, g); }
-    static uint32_t id() { return 1u; }
-    static uint32_t value(uint64_t *st) { return (uint32_t)gp_t_next(st); }
+GP_DEFINE_SEGMENTED_REDUCE(affine_u32, uint32_t, AFFINE16, 1u)
+GP_DEFINE_SEGMENTED_REDUCE(affine_u64, uint64_t, AFFINE32, (uint64_t)1)
+static uint32_t affine_then(uint32_t f, uint32_t g) { return AFFINE16(f, g); }
+static uint64_t affine_then(uint64_t f, uint64_t g) { return AFFINE32(f, g); }
+template <class T>
+struct href_affine_of {
+    typedef T type;
+    static T apply(T f, T g) { return affine_then(f, g); }
+    static T id() { return 1u; }
+    static T value(uint64_t *st) { return (T)gp_t_next(st); }
 };
+typedef href_affine_of<uint32_t> href_affine;
 template <class T>
 struct href_add_wrap {
     typedef T type;
@@ -553,13 +537,16 @@ extern "C" void test_segmented_reduce_gpu(void)
     const size_t mat2_narrow[][3] = {{20001, 1, 0}, {20001, 2, 0}, {10001, 4, 0}, {5001, 4, 1}, {20001, 3, 0}, {7, 3, 1}};
     for (const auto &sh : mat2_narrow)
         check_rows_cols<href_mat2>("mat2", gp_reduce_rows_mat2, gp_reduce_cols_mat2, sh[0], sh[1], sh[1], (unsigned)sh[2], &st);
-    /* the same order on 4- and 8-byte elements: warp steps for rows of 1 to 8 (4 bytes) and 1 to 3
-     * (8 bytes), row groups beyond; a tail of part of a vector; off 16-byte boundaries */
+    /* the same order on 4- and 8-byte elements (affine maps): warp steps for rows of 1 to 8 (4
+     * bytes) and 1 to 3 (8 bytes), row groups beyond; a tail of part of a vector; off 16-byte
+     * boundaries */
     const size_t aff_narrow[][3] = {{20001, 1, 0}, {20001, 2, 0}, {20001, 3, 0}, {20001, 4, 0},
                                     {20001, 8, 0}, {20001, 16, 0}, {9999, 3, 1}, {9999, 1, 1}};
     for (const auto &sh : aff_narrow) {
-        check_rows_cols<href_aff16>("aff16", gp_reduce_rows_aff16, gp_reduce_cols_aff16, sh[0], sh[1], sh[1], (unsigned)sh[2], &st);
-        check_rows_cols<href_aff32>("aff32", gp_reduce_rows_aff32, gp_reduce_cols_aff32, sh[0], sh[1], sh[1], (unsigned)sh[2], &st);
+        check_rows_cols<href_affine>("affine_u32", gp_reduce_rows_affine_u32, gp_reduce_cols_affine_u32, sh[0], sh[1], sh[1],
+                                     (unsigned)sh[2], &st);
+        check_rows_cols<href_affine_of<uint64_t>>("affine_u64", gp_reduce_rows_affine_u64, gp_reduce_cols_affine_u64, sh[0],
+                                                  sh[1], sh[1], (unsigned)sh[2], &st);
     }
     /* 5 rows of 40000 (640 KB): parts of rows, folded in order */
     check_rows_cols<href_mat2>("mat2", gp_reduce_rows_mat2, gp_reduce_cols_mat2, 5, 40000, 40001, 1, &st);
