@@ -1,14 +1,16 @@
 /* detail/device/segmented_cols.cuh -- the reduce along columns (gp_reduce_cols_<name>): the
  * plan, the kernel and its host side. Level 4: needs reduce_plan.cuh (gp__reduce_vec_elems:
  * elements a 16-byte vector), segmented_reduce.cuh (gp__seg_fill: every column the identity
- * when there are no rows), agent/single_pass.cuh (gp__block_is_last: a strip's last chunk),
- * launch.cuh, ops.cuh and common.cuh; the public names and macros are in segmented.cuh.
+ * when there are no rows), agent/single_pass.cuh (gp__block_is_last: a strip's last chunk;
+ * the tagged status words of one strip's chunks), launch.cuh (status memory), ops.cuh and
+ * common.cuh; the public names and macros are in segmented.cuh.
  *
  * A block is row groups of w lanes (w * VEC columns, VEC elements a 16-byte vector); each
  * lane folds its VEC columns over a contiguous run of rows, in index order, U rows in
  * flight, and the groups' partials fold in order in shared memory. Chunks of rows are
- * spread over blocks, their partials written to scratch, and the last block of a strip
- * folds them as it folds rows: every lane a run of chunks, then the groups in order.
+ * spread over blocks, and their partials folded in chunk order, as the blocks fold rows:
+ * every lane a run of chunks, then the groups in order: through scratch cleared per call,
+ * to each strip's last block.
  *
  * Narrow rows stored contiguously (ld == cols; rows that divide a vector or fill up to
  * GP__COLS_STEPS_LANES of them, and rows of 3 elements, three vectors a unit) take warp
@@ -18,7 +20,8 @@
  * reads the flat matrix 32 vectors a step, lane l vector l, so every load is 512 bytes in
  * one piece; each lane folds its vector's elements of a column in order, the lanes of a
  * column fold by a tree in lane order, and the steps fold in order: index order, as the
- * plain reduce folds a vector. */
+ * plain reduce folds a vector. Their chunks' partials travel as tagged words in status
+ * memory to the grid's last block, so such a call is one launch. */
 #ifndef GPUPRIMS_DETAIL_SEGMENTED_COLS_CUH
 #define GPUPRIMS_DETAIL_SEGMENTED_COLS_CUH
 
@@ -42,7 +45,23 @@
 #ifndef GP__COLS_STEPS_LANES
 #define GP__COLS_STEPS_LANES 2
 #endif
+#ifndef GP__COLS_STEPS_MIN
 #define GP__COLS_STEPS_MIN 16       /* warp steps: at least this many vectors a lane in a block's chunk */
+#endif
+/* Warp steps: vectors a lane's unit holds (two: 32 bytes in a row) for rows of a vector or
+ * less, so each tree of shuffles folds twice the bytes. H200, 2026-12-02, the probe built
+ * with one and with two, us: doubles at 2^27, rows of 1 327.4 / 270.3, 2 348.3 / 268.4 (74 /
+ * 90% of read); floats at 2^28, rows of 4 272.1 / 263.5, rows of 1 and 2 within 1%. */
+#ifndef GP__COLS_STEPS_M4
+#define GP__COLS_STEPS_M4 2 /* elements of up to 4 bytes */
+#endif
+#ifndef GP__COLS_STEPS_M8
+#define GP__COLS_STEPS_M8 2 /* 8-byte elements */
+#endif
+#define GP__COLS_STEPS_M(elem) ((elem) == 8 ? GP__COLS_STEPS_M8 : (elem) <= 4 ? GP__COLS_STEPS_M4 : 1)
+#ifndef GP__COLS_STEPS_U
+#define GP__COLS_STEPS_U GP__COLS_U /* warp steps: vectors a lane loads before it folds any */
+#endif
 
 /* The column plan: a strip is w * vec columns (w lanes a row group, a power of two up to
  * 32, the fewest whose vectors of `vec` elements cover the row); rows split into `chunks`
@@ -86,7 +105,8 @@ static inline GP__HD gp__cols_plan gp__cols_make_plan(size_t rows, size_t cols, 
     if (chunks > gp__ceil_div(rows, min_rows)) chunks = gp__ceil_div(rows, min_rows);
     if (chunks < 1) chunks = 1;
     p.per = gp__ceil_div(rows, chunks);
-    if (p.steps) p.per = gp__round_up(p.per, vec); /* a chunk starts on a vector: vec rows hold whole vectors */
+    /* a chunk starts on a unit: vec x M rows hold whole units (M vectors, GP__COLS_STEPS_M) */
+    if (p.steps) p.per = gp__round_up(p.per, vec * (vec > 1 ? GP__COLS_STEPS_M(16 / vec) : 1));
     p.chunks = rows ? gp__ceil_div(rows, p.per) : 1;
     return p;
 }
@@ -94,7 +114,7 @@ static inline GP__HD gp__cols_plan gp__cols_make_plan(size_t rows, size_t cols, 
 #ifdef __CUDACC__
 #include "../util/launch.cuh"
 #include "../warp/warp.cuh"         /* gp__warp_reduce_lane0_each, gp__shfl: the warp steps' trees */
-#include "../agent/single_pass.cuh" /* gp__block_is_last: a strip's last chunk */
+#include "../agent/single_pass.cuh" /* gp__block_is_last, gp__status_publish, gp__status_try */
 #include "reduce_plan.cuh"          /* gp__reduce_vec_elems: the columns' vectors */
 #include "segmented_reduce.cuh"     /* gp__seg_fill */
 
@@ -173,7 +193,7 @@ static __device__ __forceinline__ void gp__cols_steps(typename Op::type (&acc)[g
                                                       unsigned w, bool aligned16)
 {
     typedef typename Op::type T;
-    enum { VEC = gp__reduce_vec_elems(sizeof(T)), E = M * VEC, U = (GP__COLS_U + M - 1) / M, WARPS = GP__COLS_THREADS / 32 };
+    enum { VEC = gp__reduce_vec_elems(sizeof(T)), E = M * VEC, U = (GP__COLS_STEPS_U + M - 1) / M, WARPS = GP__COLS_THREADS / 32 };
     static_assert(NV >= 1 && NV <= E && E % NV == 0 && (M == 1 || NV < E || VEC == 1),
                   "a unit holds whole rows, or a vector part of one");
     const size_t e1 = r1 * cols, u0 = r0 * cols / E, u1 = gp__ceil_div(e1, (size_t)E);
@@ -235,16 +255,20 @@ static __device__ __forceinline__ void gp__cols_steps(typename Op::type (&acc)[g
 }
 
 /* Rows of cols elements, cols a power of two: the first of NV, 2 NV, ... below VEC that is
- * cols, else (cols >= VEC) w lanes a row. */
+ * cols, else (cols >= VEC) w lanes a row. Rows of a vector or less take units of
+ * GP__COLS_STEPS_M vectors. */
 template <class Op, int NV>
 static __device__ __forceinline__ void gp__cols_steps_pow2(typename Op::type (&acc)[gp__reduce_vec_elems(sizeof(typename Op::type))],
                                                            const typename Op::type *m, size_t r0, size_t r1, size_t cols,
                                                            unsigned w, bool aligned16)
 {
-    enum { VEC = gp__reduce_vec_elems(sizeof(typename Op::type)) };
+    enum { VEC = gp__reduce_vec_elems(sizeof(typename Op::type)), M = GP__COLS_STEPS_M(sizeof(typename Op::type)) };
     if constexpr (NV < VEC) {
-        if (cols == NV) return gp__cols_steps<Op, NV, 1>(acc, m, r0, r1, cols, w, aligned16);
+        if (cols == NV) return gp__cols_steps<Op, NV, M>(acc, m, r0, r1, cols, w, aligned16);
         gp__cols_steps_pow2<Op, 2 * NV>(acc, m, r0, r1, cols, w, aligned16);
+    } else if constexpr (M > 1) {
+        if (w == 1) return gp__cols_steps<Op, VEC, M>(acc, m, r0, r1, cols, w, aligned16);
+        gp__cols_steps<Op, VEC, 1>(acc, m, r0, r1, cols, w, aligned16);
     } else {
         gp__cols_steps<Op, VEC, 1>(acc, m, r0, r1, cols, w, aligned16);
     }
@@ -279,15 +303,73 @@ static __device__ __forceinline__ void gp__cols_combine(typename Op::type (&acc)
         for (int k = 0; k < VEC; k++) acc[k] = Op::apply(acc[k], s[(y * w + threadIdx.x) * VEC + k]);
 }
 
-/* Columns: block (strip, chunk), planned by gp__cols_make_plan; a chunk's partials go to
- * scratch, and the block that finishes a strip's last chunk folds its chunks' partials
- * (chunks x cols, in chunk order) as it folded rows. One chunk: the block writes the result.
- * Four blocks an SM (64 registers, none spilled for f32 or f64 on sm_90): 4 rows of 16-byte
- * vectors a lane in flight, 64 KB an SM. */
+/* The grid's last block: the chunk partials of narrow rows (warp steps), published in
+ * status memory (chunk k's column c in slot k cols + c, tagged with the call's epoch),
+ * folded in chunk order into out[0 .. cols). Thread t folds column t % cols over a run of
+ * chunks, U chunks' words loaded together before any is looked at (a look after each load
+ * waits a round trip a slot) and loaded again while one of them is not yet this call's;
+ * then the runs fold in order through shared memory s (GP__COLS_THREADS values). A thread
+ * a column, not VEC: the kernel holds 64 registers, and VEC columns of U chunks spilled. */
+template <class Op>
+static __device__ __forceinline__ void gp__cols_finish_status(typename Op::type *out, typename Op::type *s,
+                                                              const uint64_t *status, uint32_t epoch, size_t chunks,
+                                                              size_t cols)
+{
+    typedef typename Op::type T;
+    enum { W = gp__status_words(sizeof(T)), U = W >= 8 ? 1 : 8 / W };
+    const unsigned runs = GP__COLS_THREADS / (unsigned)cols, run = threadIdx.x / (unsigned)cols; /* cols <= 128 */
+    const size_t sub = gp__ceil_div(chunks, (size_t)runs);
+    const size_t a = gp__min_size(chunks, run * sub), b = gp__min_size(chunks, a + sub);
+    const size_t c = threadIdx.x % cols;
+    T acc = Op::identity();
+    for (size_t r = a; r < b && run < runs; r += U) {
+        uint64_t word[U][W];
+        bool ready;
+        do { /* the loads first, then the looks */
+#pragma unroll
+            for (int u = 0; u < U; u++)
+#pragma unroll
+                for (int k = 0; k < W; k++)
+                    word[u][k] = r + u < b ? gp__ld_relaxed_u64(status + ((r + u) * cols + c) * W + k) : gp__status_word(0, epoch);
+            ready = true;
+#pragma unroll
+            for (int u = 0; u < U; u++)
+#pragma unroll
+                for (int k = 0; k < W; k++) ready &= gp__status_ready(word[u][k], epoch);
+        } while (!ready);
+#pragma unroll
+        for (int u = 0; u < U; u++)
+            if (r + u < b) {
+                uint32_t bits[W];
+#pragma unroll
+                for (int k = 0; k < W; k++) bits[k] = (uint32_t)word[u][k];
+                T x;
+                memcpy(&x, bits, sizeof(T));
+                acc = Op::apply(acc, x);
+            }
+    }
+    if (run < runs) s[threadIdx.x] = acc;
+    __syncthreads();
+    if (threadIdx.x >= cols) return;
+    for (unsigned k = 1; k < runs; k++) acc = Op::apply(acc, s[k * cols + c]);
+    gp__store_elem(out + c, acc);
+}
+
+/* Columns: block (strip, chunk), planned by gp__cols_make_plan. One chunk: the block
+ * writes the result. Narrow rows (warp steps) of several chunks: each block publishes its
+ * chunk's partials in status memory (`epoch`-tagged: nothing to clear, one launch a call)
+ * and the grid's last block folds them in chunk order, as the grid-wide reduce folds its
+ * blocks' totals (it waits only for blocks that wait for nothing, so it cannot hold them
+ * up). Otherwise a chunk's partials go to scratch with a counter a strip, and the block
+ * that finishes a strip's last chunk folds them (16-byte loads of untagged partials: wider
+ * rows in one strip, 2048 chunks of 128 floats, folded by tagged words took 425 us at 2^28
+ * against 273). Four blocks an SM (64 registers, none
+ * spilled for f32 or f64 on sm_90): 4 rows of 16-byte vectors a lane in flight, 64 KB an
+ * SM. */
 template <class Op>
 __global__ void __launch_bounds__(GP__COLS_THREADS, GP__MIN_BLOCKS(GP__COLS_THREADS, 4))
     gp__cols_kernel(typename Op::type *out, const typename Op::type *in, size_t rows, size_t cols, size_t ld,
-                    gp__cols_plan p, bool aligned16, char *scratch)
+                    gp__cols_plan p, bool aligned16, char *scratch, uint32_t epoch)
 {
     typedef typename Op::type T;
     enum { VEC = gp__reduce_vec_elems(sizeof(T)) };
@@ -310,7 +392,16 @@ __global__ void __launch_bounds__(GP__COLS_THREADS, GP__MIN_BLOCKS(GP__COLS_THRE
         gp__cols_fold<Op, false>(acc, in, r0, r1, ld, c0, cols, p.w, aligned16);
         gp__cols_combine<Op>(acc, s, p.w);
     }
-    if (p.chunks > 1) { /* the chunk's partials, then the strip's last block folds them */
+    if (p.chunks > 1 && p.steps) { /* the chunk's partials tagged, then the grid's last block */
+        uint64_t *status = reinterpret_cast<uint64_t *>(scratch);
+        if (threadIdx.x < p.w)
+#pragma unroll
+            for (int k = 0; k < VEC; k++)
+                if (c0 + k < cols) gp__status_publish<T>(status, chunk * cols + c0 + k, acc[k], epoch);
+        if (blockIdx.x != gridDim.x - 1) return;
+        __syncthreads(); /* the block's own partials are published before its threads look; s is free */
+        return gp__cols_finish_status<Op>(out, s, status, epoch, p.chunks, cols);
+    } else if (p.chunks > 1) { /* the chunk's partials, then the strip's last block folds them */
         unsigned long long *count = reinterpret_cast<unsigned long long *>(scratch);
         T *part = reinterpret_cast<T *>(scratch + gp__round_up(p.strips * 8, GP__SCRATCH_ALIGN));
         put(part + chunk * cols);
@@ -352,7 +443,13 @@ static cudaError_t gp__reduce_cols(typename Op::type *d_out, const typename Op::
      * paths in turn, 17% slower than all lanes element by element */
     const bool aligned16 = (uintptr_t)d_in % 16 == 0 && (p.steps || (ld * sizeof(T) % 16 == 0 && cols % VEC == 0));
     gp__launch_shape shape = {GP__GRID, (unsigned)(p.strips * p.chunks), GP__COLS_THREADS, 0, 0, 0, 0, 0, 0};
-    if (p.chunks > 1) {
+    if (p.chunks > 1 && p.steps) {
+        /* every word a tagged partial, as the reduce's totals are: its region serves */
+        shape.scratch_bytes = p.chunks * cols * gp__status_words(sizeof(T)) * sizeof(uint64_t);
+        shape.scratch_zeroed = shape.scratch_bytes;
+        shape.scratch_wait = dev.cluster_ok;
+        shape.status_kept = GP__STATUS_REDUCE;
+    } else if (p.chunks > 1) {
         shape.scratch_zeroed = gp__round_up(p.strips * 8, GP__SCRATCH_ALIGN);
         shape.scratch_bytes = shape.scratch_zeroed + p.chunks * cols * sizeof(T);
         shape.scratch_wait = dev.cluster_ok;
@@ -361,9 +458,9 @@ static cudaError_t gp__reduce_cols(typename Op::type *d_out, const typename Op::
         shape.status_kept = 0;
     }
     shape.chain = dev.cluster_ok;
-    return gp__launch_device_wide(shape, dev.id, s, [&](const cudaLaunchConfig_t &cfg, void *scratch, uint32_t) {
+    return gp__launch_device_wide(shape, dev.id, s, [&](const cudaLaunchConfig_t &cfg, void *scratch, uint32_t epoch) {
         return cudaLaunchKernelEx(&cfg, gp__cols_kernel<Op>, d_out, d_in, rows, cols, ld, p, aligned16,
-                                  (char *)scratch);
+                                  (char *)scratch, epoch);
     });
 }
 

@@ -6,10 +6,12 @@
  *
  * Build with the warp steps allowed up to 32 lanes a row (128 floats), and run:
  *   nvcc -O3 -std=c++17 -arch=sm_90 -I. -Ibench -DGP__COLS_STEPS_LANES=32 \
- *        bench/segmented/probes/cols.cu -o build/bench/segmented/cols
+ *        bench/segmented/probes/cols.cu build/lib/libgpuprims.a -o build/bench/segmented/cols
  *   build/bench/segmented/cols
- * Each line: R <type> <2^lg> <rows> x <cols> <row groups us> <warp steps us> <% of read, each> ok|BAD.
- * Both ways are timed in turn twice (the best median of each). The sums are of f32 (f64);
+ * Each line: R <type> <2^lg> <rows> x <cols> <row groups us> <warp steps us> <% of read, each> ok|BAD;
+ * rows of 1 add the plain reduce of the same elements (gp_reduce_sum_<type>), a reference
+ * that reads as fast as a reduce can (its association depends on the SM count, the columns'
+ * on the shape only). Each is timed in turn twice (the best median of each). The sums are of f32 (f64);
  * the check runs the same shapes on u32 (u64) values below 16 (exact sums, whatever the
  * association) against the host. */
 #include <algorithm>
@@ -48,6 +50,14 @@ static void run_cols(void *p)
     ctx<OpF> *q = (ctx<OpF> *)p;
     CUDA_CHK(gp__reduce_cols<OpF>(q->out, q->in, q->r, q->c, q->c, 0, &q->k));
 }
+static cudaError_t plain_reduce(float *out, const float *in, size_t n) { return gp_reduce_sum_f32(out, in, n, 0); }
+static cudaError_t plain_reduce(double *out, const double *in, size_t n) { return gp_reduce_sum_f64(out, in, n, 0); }
+template <class OpF>
+static void run_reduce(void *p)
+{
+    ctx<OpF> *q = (ctx<OpF> *)p;
+    CUDA_CHK(plain_reduce(q->out, q->in, q->r * q->c));
+}
 
 /* Both ways at 2^lg elements of OpF's type (timed) and of OpU's (checked against the host),
  * for each count of columns in `cols`. */
@@ -82,17 +92,19 @@ static void sweep(const char *type, std::initializer_list<int> lgs, std::initial
                 CUDA_CHK(cudaMemcpy(got.data(), d_uo, c * sizeof(U), cudaMemcpyDeviceToHost));
                 for (size_t j = 0; j < c; j++) ok &= got[j] == ref[j];
             }
-            float best[2] = {1e30f, 1e30f};
+            float best[3] = {1e30f, 1e30f, 1e30f};
             for (int round = 0; round < 2; round++)
-                for (int way = 0; way < 2; way++) {
+                for (int way = 0; way < (c == 1 ? 3 : 2); way++) {
                     ctx<OpF> x = {d_out, d_f, r, c, {way == 0}};
-                    const float ms = gp_bench_median_ms(run_cols<OpF>, &x);
+                    const float ms = gp_bench_median_ms(way == 2 ? run_reduce<OpF> : run_cols<OpF>, &x);
                     best[way] = ms < best[way] ? ms : best[way];
                 }
             const double bytes = (r * c + c) * (double)sizeof(F);
-            printf("R %s 2^%d %zu x %zu %.1f %.1f %.1f%% %.1f%% %s\n", type, lg, r, c, best[0] * 1e3, best[1] * 1e3,
+            printf("R %s 2^%d %zu x %zu %.1f %.1f %.1f%% %.1f%% %s", type, lg, r, c, best[0] * 1e3, best[1] * 1e3,
                    100.0 * gp_bench_gbps(bytes, best[0]) / read_gbs, 100.0 * gp_bench_gbps(bytes, best[1]) / read_gbs,
                    ok ? "ok" : "BAD");
+            if (c == 1) printf(" reduce %.1f %.1f%%", best[2] * 1e3, 100.0 * gp_bench_gbps(bytes, best[2]) / read_gbs);
+            printf("\n");
             fflush(stdout);
         }
     }
@@ -121,6 +133,6 @@ int main(void)
     printf("read %.1f us, %.0f GB/s (%s)\n", read_ms * 1e3, read_gbs, prop.name);
     cudaFree(d_f);
     sweep<gp__op_sum_f32, gp__op_sum_u32>("f32", {28, 24}, {1, 2, 3, 4, 8, 16, 32, 64, 128}, read_gbs);
-    sweep<gp__op_sum_f64, gp__op_sum_u64>("f64", {27}, {1, 2, 3, 4, 8, 16}, read_gbs);
+    sweep<gp__op_sum_f64, gp__op_sum_u64>("f64", {27, 23}, {1, 2, 3, 4, 8, 16}, read_gbs);
     return 0;
 }
