@@ -3,7 +3,7 @@
  * host side of both (the columns are segmented_cols.cuh). Level 4: needs
  * segmented_path.cuh (the merge path both segmented reduce kernels share),
  * segmented_reduce_ring.cuh (the kernel fed by rings of bulk copies, sm_90), reduce.cuh,
- * agent/single_pass.cuh (the last part of a row), launch.cuh, ops.cuh and common.cuh; the
+ * agent/single_pass.cuh (the rows' tagged parts), launch.cuh, ops.cuh and common.cuh; the
  * public names and macros are in segmented.cuh.
  *
  * The one-tile kernel (other value sizes, ld != cols, GPUs before sm_90): each block takes
@@ -142,13 +142,16 @@ __global__ void __launch_bounds__(GP__SEG_THREADS, GP__SEG_MIN_BLOCKS)
  * the plain reduce's block reduces its run: the elements before the part's first 16-byte
  * boundary, whole 16-byte vectors tile by tile (every load of a step issued before any is
  * used), the rest; in index order, with an association fixed by the row's length,
- * alignment and `parts`. A row's parts go to scratch, and the block that finishes a row's
- * last part (a counter a row) folds them in order. The merge path (above) is made for any
- * segment lengths; rows of equal, long length need none of its searches and carries. */
+ * alignment and `parts`. A row's parts are published in status memory (part `item` in slot
+ * `item`, tagged with the call's epoch: nothing to clear, one launch a call), and the
+ * grid's last block folds each row's parts in order, as the grid-wide reduce's last block
+ * folds its blocks' totals. The merge path (above) is made for any segment lengths; rows of
+ * equal, long length need none of its searches and carries. */
+static_assert(2 * GP__ROWS_SPLIT_ITEMS <= GP__REDUCE_BLOCK, "the parts of rows (fewer than 2 x GP__ROWS_SPLIT_ITEMS) a thread each");
 template <class Op, bool SPLIT>
 __global__ void __launch_bounds__(GP__REDUCE_BLOCK, GP__MIN_BLOCKS(GP__REDUCE_BLOCK, GP__ROWS_BLOCKS_PER_SM))
     gp__rows_block_kernel(typename Op::type *out, const typename Op::type *in, size_t rows, size_t cols, size_t ld,
-                          size_t parts, char *scratch)
+                          size_t parts, char *scratch, uint32_t epoch)
 {
     /* SPLIT: parts > 1 (a kernel of its own: the parts' bookkeeping in the whole rows' kernel
      * cost them 5%, 16384^2 floats 362 to 382 us on the H100, its 64 registers spilling more) */
@@ -158,9 +161,7 @@ __global__ void __launch_bounds__(GP__REDUCE_BLOCK, GP__MIN_BLOCKS(GP__REDUCE_BL
     gp__chain_wait();
     if (!SPLIT) parts = 1;
     const size_t per = gp__ceil_div(cols, parts);
-    /* SPLIT: the rows' counters, then their parts */
-    unsigned long long *count = reinterpret_cast<unsigned long long *>(scratch);
-    T *part = SPLIT ? reinterpret_cast<T *>(scratch + gp__round_up(rows * 8, GP__SCRATCH_ALIGN)) : NULL;
+    uint64_t *status = reinterpret_cast<uint64_t *>(scratch); /* SPLIT: a tagged slot a part */
     for (size_t item = blockIdx.x; item < rows * parts; item += gridDim.x) {
         const size_t r = SPLIT ? item / parts : item, c0 = SPLIT ? item % parts * per : 0;
         const size_t n = SPLIT ? gp__min_size(per, cols - c0) : cols;
@@ -174,17 +175,23 @@ __global__ void __launch_bounds__(GP__REDUCE_BLOCK, GP__MIN_BLOCKS(GP__REDUCE_BL
                             : gp__reduce_block_run<Op, Map>(body, 0, p.nvec, aligned16);
         if (threadIdx.x == 0) {
             const T v = gp__reduce_with_edges<Op, Map>(src, p, total);
-            if constexpr (SPLIT) gp__store_elem(part + item, v);
+            if constexpr (SPLIT) gp__status_publish<T>(status, item, v, epoch);
             else gp__store_elem(out + r, v);
         }
-        if constexpr (SPLIT) {
-            if (gp__block_is_last(count + r, parts) && threadIdx.x == 0) { /* every part of row r has arrived */
-                T acc = gp__load_cg(part + r * parts);
-                for (size_t q = 1; q < parts; q++) acc = Op::apply(acc, gp__load_cg(part + r * parts + q));
-                gp__store_elem(out + r, acc);
-            }
-        }
         __syncthreads(); /* the next item reuses the block's shared slots */
+    }
+    if constexpr (SPLIT) {
+        /* the grid's last block: a thread a part (fewer than 2 x GP__ROWS_SPLIT_ITEMS), then
+         * thread r folds row r's parts in order; it waits only for blocks that wait for
+         * nothing */
+        __shared__ T part[GP__REDUCE_BLOCK];
+        if (blockIdx.x != gridDim.x - 1) return;
+        if (threadIdx.x < rows * parts) part[threadIdx.x] = gp__status_wait<T>(status, threadIdx.x, epoch);
+        __syncthreads();
+        if (threadIdx.x >= rows) return;
+        T acc = part[threadIdx.x * parts];
+        for (size_t q = 1; q < parts; q++) acc = Op::apply(acc, part[threadIdx.x * parts + q]);
+        gp__store_elem(out + threadIdx.x, acc);
     }
 }
 
@@ -376,18 +383,19 @@ static cudaError_t gp__reduce_rows(typename Op::type *d_out, const typename Op::
     if (cols * sizeof(T) >= GP__ROWS_BLOCK_MIN_BYTES && rows >= 2 * blocks) {
         GP__TRY((gp__kernel_load<gp__rows_block_kernel<Op, false>>()));
         return gp__chained_launch(gp__rows_block_kernel<Op, false>, (unsigned)blocks, GP__REDUCE_BLOCK, s,
-                                  dev.cluster_ok != 0, d_out, d_in, rows, cols, ld, (size_t)1, (char *)NULL);
+                                  dev.cluster_ok != 0, d_out, d_in, rows, cols, ld, (size_t)1, (char *)NULL, 1u);
     }
     if (cols * sizeof(T) >= GP__ROWS_BLOCK_MIN_BYTES && parts >= 2) {
         GP__TRY((gp__kernel_load<gp__rows_block_kernel<Op, true>>()));
         gp__launch_shape shape = {GP__GRID, (unsigned)gp__min_size(blocks, rows * parts), GP__REDUCE_BLOCK, 0, 0, 0, 0, 0, 0};
-        shape.scratch_zeroed = gp__round_up(rows * 8, GP__SCRATCH_ALIGN);
-        shape.scratch_bytes = shape.scratch_zeroed + rows * parts * sizeof(T);
+        /* every word a tagged part, as the reduce's totals are: its region serves */
+        shape.scratch_bytes = shape.scratch_zeroed = rows * parts * gp__status_words(sizeof(T)) * sizeof(uint64_t);
         shape.scratch_wait = dev.cluster_ok;
+        shape.status_kept = GP__STATUS_REDUCE;
         shape.chain = dev.cluster_ok;
-        return gp__launch_device_wide(shape, dev.id, s, [&](const cudaLaunchConfig_t &cfg, void *scratch, uint32_t) {
+        return gp__launch_device_wide(shape, dev.id, s, [&](const cudaLaunchConfig_t &cfg, void *scratch, uint32_t epoch) {
             return cudaLaunchKernelEx(&cfg, gp__rows_block_kernel<Op, true>, d_out, d_in, rows, cols, ld, parts,
-                                      (char *)scratch);
+                                      (char *)scratch, epoch);
         });
     }
     /* shorter rows, at least a warp's worth of them an SM: G lanes a row (above) */

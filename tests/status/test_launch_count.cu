@@ -3,7 +3,8 @@
  * dlopen, so the tests need no CUPTI to build or run: without it, or under a tool that holds
  * CUPTI itself, such as compute-sanitizer, the check is skipped). After a first call has
  * created the stream's status region, each further call must make exactly one kernel
- * launch, and no memset, allocation or copy (a column reduce of rows of 4 too: one strip);
+ * launch, and no memset, allocation or copy (a column reduce of rows of 4 and a row reduce of
+ * 4 long rows in parts too);
  * a grid-path sort, its kernels and no clearing.
  * The results are checked too (integer sums, the sorted keys). */
 #include "../../gpuprims.cuh"
@@ -63,26 +64,28 @@ static void count_launches(void)
     for (size_t i = 0; i < max_n; i++) h[i] = (int)(i % 15) - 7;
     int *d_in = NULL, *d_out = NULL;
     uint32_t *d_sorted = NULL; /* the sort's output (at the first size) */
-    int *d_cols = NULL;        /* a column reduce's output: rows of 4 */
+    int *d_cols = NULL;        /* a column reduce's output (rows of 4), then a row reduce's (4 rows) */
     cudaStream_t s = NULL;
     EXPECT(cudaMalloc(&d_in, max_n * sizeof(int)) == cudaSuccess, "cudaMalloc");
     EXPECT(cudaMalloc(&d_out, max_n * sizeof(int)) == cudaSuccess, "cudaMalloc");
     EXPECT(cudaMalloc(&d_sorted, sizes[0] * sizeof(uint32_t)) == cudaSuccess, "cudaMalloc");
-    EXPECT(cudaMalloc(&d_cols, 4 * sizeof(int)) == cudaSuccess, "cudaMalloc");
+    EXPECT(cudaMalloc(&d_cols, 8 * sizeof(int)) == cudaSuccess, "cudaMalloc");
     EXPECT(cudaMemcpy(d_in, h.data(), max_n * sizeof(int), cudaMemcpyHostToDevice) == cudaSuccess, "cudaMemcpy");
     EXPECT(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) == cudaSuccess, "cudaStreamCreate");
 
     CUpti_SubscriberHandle sub;
     for (size_t k = 0; k < count; k++) {
         const size_t n = sizes[k];
-        long long want = 0, want_cols[4] = {0, 0, 0, 0};
+        long long want = 0, want_cols[8] = {0, 0, 0, 0, 0, 0, 0, 0};
         for (size_t i = 0; i < n; i++) want += h[i];
-        for (size_t i = 0; i < n / 4 * 4; i++) want_cols[i % 4] += h[i];
+        for (size_t i = 0; i < n / 4 * 4; i++) want_cols[i % 4] += h[i], want_cols[4 + i / (n / 4)] += h[i];
         auto cols = [&] { return gp_reduce_cols_sum_i32(d_cols, d_in, n / 4, 4, 4, s); };
+        auto rows = [&] { return gp_reduce_rows_sum_i32(d_cols + 4, d_in, 4, n / 4, n / 4, s); }; /* in parts */
         /* first calls: the stream's regions are created (zeroed once), the kernels loaded */
         EXPECT(gp_reduce_sum_i32(d_out, d_in, n, s) == cudaSuccess, "reduce");
         EXPECT(gp_inclusive_scan_sum_i32(d_out, d_in, n, s) == cudaSuccess, "scan");
         EXPECT(cols() == cudaSuccess, "reduce_cols");
+        EXPECT(rows() == cudaSuccess, "reduce_rows");
         /* a grid-path sort at the first size (2^20 u32 keys): the histogram kernel, four pass
          * kernels and the bucket kernel, and no clearing (no zeroing launch, no memset); its
          * buffers still come from the pool (allocations not counted) */
@@ -104,6 +107,7 @@ static void count_launches(void)
         const driver_calls reduce_calls = counted([&] { return gp_reduce_sum_i32(d_out, d_in, n, s); });
         const driver_calls scan_calls = counted([&] { return gp_inclusive_scan_sum_i32(d_out, d_in, n, s); });
         const driver_calls cols_calls = counted(cols);
+        const driver_calls rows_calls = counted(rows);
         const driver_calls sort_calls = sort_too ? counted(sort) : driver_calls{};
         enable(0, sub, CUPTI_CB_DOMAIN_DRIVER_API);
         unsubscribe(sub);
@@ -114,11 +118,11 @@ static void count_launches(void)
                    cudaMemcpy(&sum, d_out, sizeof sum, cudaMemcpyDeviceToHost) == cudaSuccess,
                "reduce");
         EXPECT(last == (int)want && sum == (int)want, "n = %zu: scan's last %d, sum %d, want %lld", n, last, sum, want);
-        int got_cols[4] = {0, 0, 0, 0};
+        int got_cols[8] = {0, 0, 0, 0, 0, 0, 0, 0};
         EXPECT(cudaMemcpy(got_cols, d_cols, sizeof got_cols, cudaMemcpyDeviceToHost) == cudaSuccess, "copy back");
-        for (int c = 0; c < 4; c++)
-            EXPECT(got_cols[c] == (int)want_cols[c], "n = %zu: column %d of rows of 4: %d, want %lld", n, c, got_cols[c],
-                   want_cols[c]);
+        for (int c = 0; c < 8; c++)
+            EXPECT(got_cols[c] == (int)want_cols[c], "n = %zu: %s %d: %d, want %lld", n,
+                   c < 4 ? "column of rows of 4" : "row of 4", c % 4, got_cols[c], want_cols[c]);
         printf("  n = %zu: %d reduces made %d launches, %d memsets, %d allocations, %d copies; %d scans: %d, %d, %d, %d\n",
                n, rounds, reduce_calls.launches, reduce_calls.memsets, reduce_calls.allocs, reduce_calls.copies, rounds,
                scan_calls.launches, scan_calls.memsets, scan_calls.allocs, scan_calls.copies);
@@ -133,6 +137,11 @@ static void count_launches(void)
         EXPECT(cols_calls.launches == rounds && cols_calls.memsets + cols_calls.allocs + cols_calls.copies == 0,
                "n = %zu: %d column reduces made %d launches and %d other work calls (want one launch each)", n, rounds,
                cols_calls.launches, cols_calls.memsets + cols_calls.allocs + cols_calls.copies);
+        printf("  n = %zu: %d row reduces (4 rows, in parts) made %d launches, %d memsets, %d allocations, %d copies\n", n,
+               rounds, rows_calls.launches, rows_calls.memsets, rows_calls.allocs, rows_calls.copies);
+        EXPECT(rows_calls.launches == rounds && rows_calls.memsets + rows_calls.allocs + rows_calls.copies == 0,
+               "n = %zu: %d row reduces made %d launches and %d other work calls (want one launch each)", n, rounds,
+               rows_calls.launches, rows_calls.memsets + rows_calls.allocs + rows_calls.copies);
         if (sort_too) {
             printf("  n = %zu: %d sorts of u32 keys made %d launches, %d memsets, %d copies\n", n, rounds,
                    sort_calls.launches, sort_calls.memsets, sort_calls.copies);

@@ -1,6 +1,6 @@
 /* tests/status/test_status.cu -- status memory (detail/util/status.cuh): the per-stream
- * regions that grid-mode reduce and scan, and the column reduce of one strip, keep between
- * calls, with no clearing launch. GPU: back-to-back calls of different sizes on one stream
+ * regions that grid-mode reduce and scan, the column reduce of narrow rows and the row
+ * reduce in parts keep between calls, with no clearing launch. GPU: back-to-back calls of different sizes on one stream
  * (stale words of a larger call lie beyond a smaller one's), streams destroyed and re-created
  * in a loop, 16 host threads on private and shared streams and on their per-thread default
  * streams, graphs replayed back to back and two instantiations on two streams at once, eager
@@ -24,6 +24,7 @@ typedef struct status_case {
     std::vector<int> in, scan; /* inclusive sum, wrapping like the device (two's complement) */
     long long sum;
     int cols4[4]; /* the first n / 4 rows of 4 summed along columns (gp_reduce_cols), wrapping */
+    int rows4[4]; /* 4 rows of n / 4 summed along rows (gp_reduce_rows, in parts), wrapping */
     int *d_in;
 } status_case;
 
@@ -42,28 +43,33 @@ static void case_make(status_case *c, size_t n, uint64_t *st)
     uint32_t col[4] = {0, 0, 0, 0};
     for (size_t i = 0; i < n / 4 * 4; i++) col[i % 4] += (uint32_t)c->in[i];
     for (int k = 0; k < 4; k++) c->cols4[k] = (int)col[k];
+    uint32_t row[4] = {0, 0, 0, 0};
+    for (size_t i = 0; i < n / 4 * 4; i++) row[i / (n / 4)] += (uint32_t)c->in[i];
+    for (int k = 0; k < 4; k++) c->rows4[k] = (int)row[k];
     c->d_in = NULL;
     CK(cudaMalloc(&c->d_in, n * sizeof(int)));
     CK(cudaMemcpy(c->d_in, c->in.data(), n * sizeof(int), cudaMemcpyHostToDevice));
 }
 
-/* One inclusive scan, one reduce and two column reduces (rows of 1 and of 4, which share
- * the reduce's region) of c on s into d_scan / d_sum (6 ints), checked; returns 1 when right. */
+/* One inclusive scan, one reduce, two column reduces (rows of 1 and of 4) and a row reduce
+ * (4 long rows, in parts), the last three sharing the reduce's region, of c on s into d_scan
+ * / d_sum (10 ints), checked; returns 1 when right. */
 static int case_run_check(const status_case *c, int *d_scan, int *d_sum, cudaStream_t s, const char *what)
 {
     std::vector<int> got(c->n);
-    int sum[6] = {0};
+    int sum[10] = {0};
     if (cudaMemsetAsync(d_scan, 0xA5, c->n * sizeof(int), s) != cudaSuccess) return 0;
     if (cudaMemsetAsync(d_sum, 0xA5, sizeof sum, s) != cudaSuccess) return 0;
     if (gp_inclusive_scan_sum_i32(d_scan, c->d_in, c->n, s) != cudaSuccess) return 0;
     if (gp_reduce_sum_i32(d_sum, c->d_in, c->n, s) != cudaSuccess) return 0;
     if (gp_reduce_cols_sum_i32(d_sum + 1, c->d_in, c->n, 1, 1, s) != cudaSuccess) return 0;
     if (gp_reduce_cols_sum_i32(d_sum + 2, c->d_in, c->n / 4, 4, 4, s) != cudaSuccess) return 0;
+    if (gp_reduce_rows_sum_i32(d_sum + 6, c->d_in, 4, c->n / 4, c->n / 4, s) != cudaSuccess) return 0;
     if (cudaMemcpyAsync(got.data(), d_scan, c->n * sizeof(int), cudaMemcpyDeviceToHost, s) != cudaSuccess) return 0;
     if (cudaMemcpyAsync(sum, d_sum, sizeof sum, cudaMemcpyDeviceToHost, s) != cudaSuccess) return 0;
     if (cudaStreamSynchronize(s) != cudaSuccess) return 0;
     int ok = memcmp(got.data(), c->scan.data(), c->n * sizeof(int)) == 0 && sum[0] == (int)c->sum && sum[1] == (int)c->sum;
-    for (int k = 0; k < 4; k++) ok &= sum[2 + k] == c->cols4[k];
+    for (int k = 0; k < 4; k++) ok &= sum[2 + k] == c->cols4[k] && sum[6 + k] == c->rows4[k];
     if (!ok) printf("    %s: n = %zu wrong\n", what, c->n);
     return ok;
 }
@@ -134,7 +140,7 @@ extern "C" void test_status_gpu(void)
     {
         int *d_scan = NULL, *d_sum = NULL;
         CK(cudaMalloc(&d_scan, most * sizeof(int)));
-        CK(cudaMalloc(&d_sum, 6 * sizeof(int)));
+        CK(cudaMalloc(&d_sum, 10 * sizeof(int)));
         cudaStream_t s;
         CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
         int ok = 1;
@@ -253,7 +259,7 @@ extern "C" void test_status_gpu(void)
             pool.emplace_back([&, t] {
                 int *d_scan = NULL, *d_sum = NULL;
                 if (cudaMalloc(&d_scan, most * sizeof(int)) != cudaSuccess ||
-                    cudaMalloc(&d_sum, 6 * sizeof(int)) != cudaSuccess) {
+                    cudaMalloc(&d_sum, 10 * sizeof(int)) != cudaSuccess) {
                     good[t] = 0;
                     return;
                 }
@@ -292,7 +298,7 @@ extern "C" void test_status_gpu(void)
         case_make(&c1, cases[0].n, &st1);
         int *d_scan = NULL, *d_sum = NULL;
         CK(cudaMalloc(&d_scan, c1.n * sizeof(int)));
-        CK(cudaMalloc(&d_sum, 6 * sizeof(int)));
+        CK(cudaMalloc(&d_sum, 10 * sizeof(int)));
         int ok = 1;
         for (int r = 0; r < 3; r++) ok &= case_run_check(&c1, d_scan, d_sum, 0, "device 1");
         EXPECT(ok, "status: calls on a second device");
