@@ -363,9 +363,8 @@ static __device__ __forceinline__ void gp__cols_finish_status(typename Op::type 
  * up). Otherwise a chunk's partials go to scratch with a counter a strip, and the block
  * that finishes a strip's last chunk folds them (16-byte loads of untagged partials: wider
  * rows in one strip, 2048 chunks of 128 floats, folded by tagged words took 425 us at 2^28
- * against 273). Four blocks an SM (64 registers, none
- * spilled for f32 or f64 on sm_90): 4 rows of 16-byte vectors a lane in flight, 64 KB an
- * SM. */
+ * against 273). Four blocks an SM (64 registers, none spilled for f32 or f64 on sm_90): 4
+ * rows of 16-byte vectors a lane in flight, 64 KB an SM. */
 template <class Op>
 __global__ void __launch_bounds__(GP__COLS_THREADS, GP__MIN_BLOCKS(GP__COLS_THREADS, 4))
     gp__cols_kernel(typename Op::type *out, const typename Op::type *in, size_t rows, size_t cols, size_t ld,

@@ -63,7 +63,7 @@
 /* Layout keys (gp__launch_shape.status_kept): one per kernel layout. */
 enum {
     GP__STATUS_SCAN = 1,     /* tile and done counters, then tagged tile totals */
-    GP__STATUS_REDUCE,       /* one tagged total a block (the columns: a tagged partial a chunk and column) */
+    GP__STATUS_REDUCE,       /* one tagged total a block; tagged partials of narrow columns' chunks and rows' parts */
     GP__STATUS_SELECT,       /* tile and done counters, then tagged tile counts */
     GP__STATUS_SEGMENTED,    /* one tagged carry a block */
     GP__STATUS_SEGMENTED_SCAN, /* counters, then tagged (head, value) tile totals */
