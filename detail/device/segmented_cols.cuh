@@ -266,10 +266,9 @@ static __device__ __forceinline__ void gp__cols_steps_pow2(typename Op::type (&a
     if constexpr (NV < VEC) {
         if (cols == NV) return gp__cols_steps<Op, NV, M>(acc, m, r0, r1, cols, w, aligned16);
         gp__cols_steps_pow2<Op, 2 * NV>(acc, m, r0, r1, cols, w, aligned16);
-    } else if constexpr (M > 1) {
-        if (w == 1) return gp__cols_steps<Op, VEC, M>(acc, m, r0, r1, cols, w, aligned16);
-        gp__cols_steps<Op, VEC, 1>(acc, m, r0, r1, cols, w, aligned16);
     } else {
+        if constexpr (M > 1) /* a unit holds whole rows only with one lane a row */
+            if (w == 1) return gp__cols_steps<Op, VEC, M>(acc, m, r0, r1, cols, w, aligned16);
         gp__cols_steps<Op, VEC, 1>(acc, m, r0, r1, cols, w, aligned16);
     }
 }
