@@ -73,21 +73,41 @@ static __device__ __forceinline__ void gp__status_publish(uint64_t *status, size
     for (int c = 0; c < W; c++) gp__st_relaxed_u64(status + t * W + c, gp__status_word(bits[c], epoch));
 }
 
-/* One look at slot t: true, with the value in v, when all its words carry `epoch`. */
+/* Slot t's words as they are now (a reader may put several slots' loads in flight before
+ * it decodes any). */
 template <class T>
-static __device__ __forceinline__ bool gp__status_try(const uint64_t *status, size_t t, uint32_t epoch, T &v)
+static __device__ __forceinline__ void gp__status_load(const uint64_t *status, size_t t,
+                                                       uint64_t (&word)[gp__status_words(sizeof(T))])
+{
+#pragma unroll
+    for (unsigned c = 0; c < gp__status_words(sizeof(T)); c++)
+        word[c] = gp__ld_relaxed_u64(status + t * gp__status_words(sizeof(T)) + c);
+}
+
+/* A slot's loaded words: true, with the value in v, when all of them carry `epoch`. */
+template <class T>
+static __device__ __forceinline__ bool gp__status_decode(const uint64_t (&word)[gp__status_words(sizeof(T))],
+                                                         uint32_t epoch, T &v)
 {
     enum { W = gp__status_words(sizeof(T)) };
     uint32_t bits[W];
     bool ready = true;
 #pragma unroll
     for (int c = 0; c < W; c++) {
-        const uint64_t w = gp__ld_relaxed_u64(status + t * W + c);
-        ready &= gp__status_ready(w, epoch);
-        bits[c] = (uint32_t)w;
+        ready &= gp__status_ready(word[c], epoch);
+        bits[c] = (uint32_t)word[c];
     }
     memcpy(&v, bits, sizeof(T));
     return ready;
+}
+
+/* One look at slot t: true, with the value in v, when all its words carry `epoch`. */
+template <class T>
+static __device__ __forceinline__ bool gp__status_try(const uint64_t *status, size_t t, uint32_t epoch, T &v)
+{
+    uint64_t word[gp__status_words(sizeof(T))];
+    gp__status_load<T>(status, t, word);
+    return gp__status_decode<T>(word, epoch, v);
 }
 
 /* The value in slot t, once all its words carry `epoch` (one thread spins on them). */

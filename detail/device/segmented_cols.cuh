@@ -36,6 +36,11 @@
 #define GP__COLS_U 4                /* rows a lane loads before it folds any (fewer for vectors of more than 4 elements) */
 #endif
 #define GP__COLS_TARGET_BLOCKS 2048 /* blocks a column reduce aims at */
+/* Chunked columns that do not take warp steps: a counter a strip, then the partials. A call
+ * of several chunks has fewer strips than GP__COLS_TARGET_BLOCKS (gp__cols_make_plan), so
+ * the counters' span is the same for every call: in a kept region (GP__STATUS_COLS) a
+ * counter is always a counter, whatever the shape of the call that left it there. */
+#define GP__COLS_COUNTER_BYTES gp__round_up((size_t)GP__COLS_TARGET_BLOCKS * 8, GP__SCRATCH_ALIGN)
 /* The most lanes a row (8 floats) that take warp steps, for elements of up to 4 bytes (one
  * for wider ones: gp__cols_steps_ok). H200, 2026-12-02, 2^28 floats, us
  * by row groups / warp steps (bench/segmented/probes/cols.cu): rows of 1 1205 / 261, 2 1128
@@ -114,7 +119,7 @@ static inline GP__HD gp__cols_plan gp__cols_make_plan(size_t rows, size_t cols, 
 #ifdef __CUDACC__
 #include "../util/launch.cuh"
 #include "../warp/warp.cuh"         /* gp__warp_reduce_lane0_each, gp__shfl: the warp steps' trees */
-#include "../agent/single_pass.cuh" /* gp__block_is_last, gp__status_publish, gp__status_try */
+#include "../agent/single_pass.cuh" /* gp__block_is_last, gp__status_publish, gp__status_load, gp__status_decode */
 #include "reduce_plan.cuh"          /* gp__reduce_vec_elems: the columns' vectors */
 #include "segmented_reduce.cuh"     /* gp__seg_fill */
 
@@ -323,29 +328,23 @@ static __device__ __forceinline__ void gp__cols_finish_status(typename Op::type 
     T acc = Op::identity();
     for (size_t r = a; r < b && run < runs; r += U) {
         uint64_t word[U][W];
+        T x[U];
         bool ready;
         do { /* the loads first, then the looks */
 #pragma unroll
-            for (int u = 0; u < U; u++)
+            for (int u = 0; u < U; u++) {
+                if (r + u < b) gp__status_load<T>(status, (r + u) * cols + c, word[u]);
+                else
 #pragma unroll
-                for (int k = 0; k < W; k++)
-                    word[u][k] = r + u < b ? gp__ld_relaxed_u64(status + ((r + u) * cols + c) * W + k) : gp__status_word(0, epoch);
+                    for (int k = 0; k < W; k++) word[u][k] = gp__status_word(0, epoch);
+            }
             ready = true;
 #pragma unroll
-            for (int u = 0; u < U; u++)
-#pragma unroll
-                for (int k = 0; k < W; k++) ready &= gp__status_ready(word[u][k], epoch);
+            for (int u = 0; u < U; u++) ready &= gp__status_decode<T>(word[u], epoch, x[u]);
         } while (!ready);
 #pragma unroll
         for (int u = 0; u < U; u++)
-            if (r + u < b) {
-                uint32_t bits[W];
-#pragma unroll
-                for (int k = 0; k < W; k++) bits[k] = (uint32_t)word[u][k];
-                T x;
-                memcpy(&x, bits, sizeof(T));
-                acc = Op::apply(acc, x);
-            }
+            if (r + u < b) acc = Op::apply(acc, x[u]);
     }
     if (run < runs) s[threadIdx.x] = acc;
     __syncthreads();
@@ -359,8 +358,9 @@ static __device__ __forceinline__ void gp__cols_finish_status(typename Op::type 
  * chunk's partials in status memory (`epoch`-tagged: nothing to clear, one launch a call)
  * and the grid's last block folds them in chunk order, as the grid-wide reduce folds its
  * blocks' totals (it waits only for blocks that wait for nothing, so it cannot hold them
- * up). Otherwise a chunk's partials go to scratch with a counter a strip, and the block
- * that finishes a strip's last chunk folds them (16-byte loads of untagged partials: wider
+ * up). Otherwise a chunk's partials go to the stream's GP__STATUS_COLS region, after a
+ * counter a strip, and the block that finishes a strip's last chunk folds them and returns
+ * the counter to 0: one launch a call as well (16-byte loads of untagged partials: wider
  * rows in one strip, 2048 chunks of 128 floats, folded by tagged words took 425 us at 2^28
  * against 273). Four blocks an SM (64 registers, none spilled for f32 or f64 on sm_90): 4
  * rows of 16-byte vectors a lane in flight, 64 KB an SM. */
@@ -401,9 +401,10 @@ __global__ void __launch_bounds__(GP__COLS_THREADS, GP__MIN_BLOCKS(GP__COLS_THRE
         return gp__cols_finish_status<Op>(out, s, status, epoch, p.chunks, cols);
     } else if (p.chunks > 1) { /* the chunk's partials, then the strip's last block folds them */
         unsigned long long *count = reinterpret_cast<unsigned long long *>(scratch);
-        T *part = reinterpret_cast<T *>(scratch + gp__round_up(p.strips * 8, GP__SCRATCH_ALIGN));
+        T *part = reinterpret_cast<T *>(scratch + GP__COLS_COUNTER_BYTES);
         put(part + chunk * cols);
         if (!gp__block_is_last(count + strip, p.chunks)) return;
+        if (threadIdx.x == 0) count[strip] = 0; /* every chunk has arrived: 0 for the next call */
         /* the partials sit on a scratch boundary: 16-byte rows where cols allows */
         gp__cols_fold<Op, true>(acc, part, 0, p.chunks, cols, c0, cols, p.w, cols * sizeof(T) % 16 == 0);
         gp__cols_combine<Op>(acc, s, p.w);
@@ -448,12 +449,10 @@ static cudaError_t gp__reduce_cols(typename Op::type *d_out, const typename Op::
         shape.scratch_wait = dev.cluster_ok;
         shape.status_kept = GP__STATUS_REDUCE;
     } else if (p.chunks > 1) {
-        shape.scratch_zeroed = gp__round_up(p.strips * 8, GP__SCRATCH_ALIGN);
+        shape.scratch_zeroed = GP__COLS_COUNTER_BYTES;
         shape.scratch_bytes = shape.scratch_zeroed + p.chunks * cols * sizeof(T);
         shape.scratch_wait = dev.cluster_ok;
-        /* per-call scratch, cleared: the counters' span grows with the strips, over
-         * what an earlier call of fewer strips used as data, so no kept region */
-        shape.status_kept = 0;
+        shape.status_kept = GP__STATUS_COLS;
     }
     shape.chain = dev.cluster_ok;
     return gp__launch_device_wide(shape, dev.id, s, [&](const cudaLaunchConfig_t &cfg, void *scratch, uint32_t epoch) {

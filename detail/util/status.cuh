@@ -69,6 +69,7 @@ enum {
     GP__STATUS_SEGMENTED_SCAN, /* counters, then tagged (head, value) tile totals */
     GP__STATUS_HISTOGRAM,    /* done counter and bin accumulators, all returned to 0 */
     GP__STATUS_SORT,         /* digit counts and counters, offsets, then tagged tile counts (sort_kernels.cuh) */
+    GP__STATUS_COLS,         /* a fixed span of counters (one a strip), then the chunks' partials (data) */
 };
 #ifndef GP__STATUS_MAX
 #define GP__STATUS_MAX ((size_t)64 << 20) /* bytes per region; larger calls clear per call */

@@ -3,8 +3,8 @@
  * dlopen, so the tests need no CUPTI to build or run: without it, or under a tool that holds
  * CUPTI itself, such as compute-sanitizer, the check is skipped). After a first call has
  * created the stream's status region, each further call must make exactly one kernel
- * launch, and no memset, allocation or copy (a column reduce of rows of 4 and a row reduce of
- * 4 long rows in parts too);
+ * launch, and no memset, allocation or copy (column reduces of rows of 4 and of 320, and a
+ * row reduce of 4 long rows in parts, too);
  * a grid-path sort, its kernels and no clearing.
  * The results are checked too (integer sums, the sorted keys). */
 #include "../../gpuprims.cuh"
@@ -64,12 +64,12 @@ static void count_launches(void)
     for (size_t i = 0; i < max_n; i++) h[i] = (int)(i % 15) - 7;
     int *d_in = NULL, *d_out = NULL;
     uint32_t *d_sorted = NULL; /* the sort's output (at the first size) */
-    int *d_cols = NULL;        /* a column reduce's output (rows of 4), then a row reduce's (4 rows) */
+    int *d_cols = NULL; /* column reduces' outputs (rows of 4), a row reduce's (4 rows), columns of rows of 320 */
     cudaStream_t s = NULL;
     EXPECT(cudaMalloc(&d_in, max_n * sizeof(int)) == cudaSuccess, "cudaMalloc");
     EXPECT(cudaMalloc(&d_out, max_n * sizeof(int)) == cudaSuccess, "cudaMalloc");
     EXPECT(cudaMalloc(&d_sorted, sizes[0] * sizeof(uint32_t)) == cudaSuccess, "cudaMalloc");
-    EXPECT(cudaMalloc(&d_cols, 8 * sizeof(int)) == cudaSuccess, "cudaMalloc");
+    EXPECT(cudaMalloc(&d_cols, (8 + 320) * sizeof(int)) == cudaSuccess, "cudaMalloc");
     EXPECT(cudaMemcpy(d_in, h.data(), max_n * sizeof(int), cudaMemcpyHostToDevice) == cudaSuccess, "cudaMemcpy");
     EXPECT(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) == cudaSuccess, "cudaStreamCreate");
 
@@ -79,13 +79,18 @@ static void count_launches(void)
         long long want = 0, want_cols[8] = {0, 0, 0, 0, 0, 0, 0, 0};
         for (size_t i = 0; i < n; i++) want += h[i];
         for (size_t i = 0; i < n / 4 * 4; i++) want_cols[i % 4] += h[i], want_cols[4 + i / (n / 4)] += h[i];
+        std::vector<long long> want_wide(320, 0);
+        for (size_t i = 0; i < n / 320 * 320; i++) want_wide[i % 320] += h[i];
         auto cols = [&] { return gp_reduce_cols_sum_i32(d_cols, d_in, n / 4, 4, 4, s); };
         auto rows = [&] { return gp_reduce_rows_sum_i32(d_cols + 4, d_in, 4, n / 4, n / 4, s); }; /* in parts */
+        /* rows of 320: three strips of chunks, a counter each */
+        auto wide = [&] { return gp_reduce_cols_sum_i32(d_cols + 8, d_in, n / 320, 320, 320, s); };
         /* first calls: the stream's regions are created (zeroed once), the kernels loaded */
         EXPECT(gp_reduce_sum_i32(d_out, d_in, n, s) == cudaSuccess, "reduce");
         EXPECT(gp_inclusive_scan_sum_i32(d_out, d_in, n, s) == cudaSuccess, "scan");
         EXPECT(cols() == cudaSuccess, "reduce_cols");
         EXPECT(rows() == cudaSuccess, "reduce_rows");
+        EXPECT(wide() == cudaSuccess, "reduce_cols, rows of 320");
         /* a grid-path sort at the first size (2^20 u32 keys): the histogram kernel, four pass
          * kernels and the bucket kernel, and no clearing (no zeroing launch, no memset); its
          * buffers still come from the pool (allocations not counted) */
@@ -108,6 +113,7 @@ static void count_launches(void)
         const driver_calls scan_calls = counted([&] { return gp_inclusive_scan_sum_i32(d_out, d_in, n, s); });
         const driver_calls cols_calls = counted(cols);
         const driver_calls rows_calls = counted(rows);
+        const driver_calls wide_calls = counted(wide);
         const driver_calls sort_calls = sort_too ? counted(sort) : driver_calls{};
         enable(0, sub, CUPTI_CB_DOMAIN_DRIVER_API);
         unsubscribe(sub);
@@ -118,11 +124,14 @@ static void count_launches(void)
                    cudaMemcpy(&sum, d_out, sizeof sum, cudaMemcpyDeviceToHost) == cudaSuccess,
                "reduce");
         EXPECT(last == (int)want && sum == (int)want, "n = %zu: scan's last %d, sum %d, want %lld", n, last, sum, want);
-        int got_cols[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+        int got_cols[8 + 320];
         EXPECT(cudaMemcpy(got_cols, d_cols, sizeof got_cols, cudaMemcpyDeviceToHost) == cudaSuccess, "copy back");
         for (int c = 0; c < 8; c++)
             EXPECT(got_cols[c] == (int)want_cols[c], "n = %zu: %s %d: %d, want %lld", n,
                    c < 4 ? "column of rows of 4" : "row of 4", c % 4, got_cols[c], want_cols[c]);
+        int wide_wrong = 0;
+        for (int c = 0; c < 320; c++) wide_wrong += got_cols[8 + c] != (int)want_wide[c];
+        EXPECT(wide_wrong == 0, "n = %zu: %d of 320 columns of rows of 320 wrong", n, wide_wrong);
         printf("  n = %zu: %d reduces made %d launches, %d memsets, %d allocations, %d copies; %d scans: %d, %d, %d, %d\n",
                n, rounds, reduce_calls.launches, reduce_calls.memsets, reduce_calls.allocs, reduce_calls.copies, rounds,
                scan_calls.launches, scan_calls.memsets, scan_calls.allocs, scan_calls.copies);
@@ -142,6 +151,11 @@ static void count_launches(void)
         EXPECT(rows_calls.launches == rounds && rows_calls.memsets + rows_calls.allocs + rows_calls.copies == 0,
                "n = %zu: %d row reduces made %d launches and %d other work calls (want one launch each)", n, rounds,
                rows_calls.launches, rows_calls.memsets + rows_calls.allocs + rows_calls.copies);
+        printf("  n = %zu: %d column reduces (rows of 320) made %d launches, %d memsets, %d allocations, %d copies\n", n,
+               rounds, wide_calls.launches, wide_calls.memsets, wide_calls.allocs, wide_calls.copies);
+        EXPECT(wide_calls.launches == rounds && wide_calls.memsets + wide_calls.allocs + wide_calls.copies == 0,
+               "n = %zu: %d column reduces of rows of 320 made %d launches and %d other work calls (want one launch each)",
+               n, rounds, wide_calls.launches, wide_calls.memsets + wide_calls.allocs + wide_calls.copies);
         if (sort_too) {
             printf("  n = %zu: %d sorts of u32 keys made %d launches, %d memsets, %d copies\n", n, rounds,
                    sort_calls.launches, sort_calls.memsets, sort_calls.copies);

@@ -1,6 +1,7 @@
 /* tests/status/test_status.cu -- status memory (detail/util/status.cuh): the per-stream
- * regions that grid-mode reduce and scan, the column reduce of narrow rows and the row
- * reduce in parts keep between calls, with no clearing launch. GPU: back-to-back calls of different sizes on one stream
+ * regions that grid-mode reduce and scan, the column reduces (narrow rows, and chunks of
+ * wider rows with their counters) and the row reduce in parts keep between calls, with no
+ * clearing launch. All of these calls are also captured in graphs. GPU: back-to-back calls of different sizes on one stream
  * (stale words of a larger call lie beyond a smaller one's), streams destroyed and re-created
  * in a loop, 16 host threads on private and shared streams and on their per-thread default
  * streams, graphs replayed back to back and two instantiations on two streams at once, eager
@@ -25,6 +26,7 @@ typedef struct status_case {
     long long sum;
     int cols4[4]; /* the first n / 4 rows of 4 summed along columns (gp_reduce_cols), wrapping */
     int rows4[4]; /* 4 rows of n / 4 summed along rows (gp_reduce_rows, in parts), wrapping */
+    std::vector<int> wide; /* the first n / 320 rows of 320, then n / 1100 rows of 1100, summed along columns */
     int *d_in;
 } status_case;
 
@@ -46,30 +48,54 @@ static void case_make(status_case *c, size_t n, uint64_t *st)
     uint32_t row[4] = {0, 0, 0, 0};
     for (size_t i = 0; i < n / 4 * 4; i++) row[i / (n / 4)] += (uint32_t)c->in[i];
     for (int k = 0; k < 4; k++) c->rows4[k] = (int)row[k];
+    c->wide.assign(320 + 1100, 0);
+    for (size_t i = 0; i < n / 320 * 320; i++) c->wide[i % 320] = (int)((uint32_t)c->wide[i % 320] + (uint32_t)c->in[i]);
+    for (size_t i = 0; i < n / 1100 * 1100; i++)
+        c->wide[320 + i % 1100] = (int)((uint32_t)c->wide[320 + i % 1100] + (uint32_t)c->in[i]);
     c->d_in = NULL;
     CK(cudaMalloc(&c->d_in, n * sizeof(int)));
     CK(cudaMemcpy(c->d_in, c->in.data(), n * sizeof(int), cudaMemcpyHostToDevice));
 }
 
-/* One inclusive scan, one reduce, two column reduces (rows of 1 and of 4) and a row reduce
- * (4 long rows, in parts), the last three sharing the reduce's region, of c on s into d_scan
- * / d_sum (10 ints), checked; returns 1 when right. */
+/* Ints in d_sum: the reduce, rows of 1, of 4, rows in parts, rows of 320 and of 1100. */
+#define SUMS (10 + 320 + 1100)
+
+/* The reduces of c on s into d_sum (SUMS ints): one reduce, column reduces of rows of 1 and
+ * of 4 (warp steps) and a row reduce of 4 long rows in parts, all in the reduce's region,
+ * and column reduces of rows of 320 and 1100 (3 and 9 strips of chunks, their counters and
+ * partials in a region of their own). */
+static cudaError_t case_reduces(const status_case *c, int *d_sum, cudaStream_t s)
+{
+    GP__TRY(gp_reduce_sum_i32(d_sum, c->d_in, c->n, s));
+    GP__TRY(gp_reduce_cols_sum_i32(d_sum + 1, c->d_in, c->n, 1, 1, s));
+    GP__TRY(gp_reduce_cols_sum_i32(d_sum + 2, c->d_in, c->n / 4, 4, 4, s));
+    GP__TRY(gp_reduce_rows_sum_i32(d_sum + 6, c->d_in, 4, c->n / 4, c->n / 4, s));
+    GP__TRY(gp_reduce_cols_sum_i32(d_sum + 10, c->d_in, c->n / 320, 320, 320, s));
+    return gp_reduce_cols_sum_i32(d_sum + 10 + 320, c->d_in, c->n / 1100, 1100, 1100, s);
+}
+
+/* d_sum's SUMS ints (copied on s, which is synchronised) against c's references. */
+static int case_sums_ok(const status_case *c, const int *d_sum, cudaStream_t s)
+{
+    int sum[SUMS];
+    if (cudaMemcpyAsync(sum, d_sum, sizeof sum, cudaMemcpyDeviceToHost, s) != cudaSuccess) return 0;
+    if (cudaStreamSynchronize(s) != cudaSuccess) return 0;
+    int ok = sum[0] == (int)c->sum && sum[1] == (int)c->sum;
+    for (int k = 0; k < 4; k++) ok &= sum[2 + k] == c->cols4[k] && sum[6 + k] == c->rows4[k];
+    return ok && memcmp(sum + 10, c->wide.data(), c->wide.size() * sizeof(int)) == 0;
+}
+
+/* One inclusive scan and the reduces of c on s into d_scan / d_sum, checked; returns 1 when
+ * right. */
 static int case_run_check(const status_case *c, int *d_scan, int *d_sum, cudaStream_t s, const char *what)
 {
     std::vector<int> got(c->n);
-    int sum[10] = {0};
     if (cudaMemsetAsync(d_scan, 0xA5, c->n * sizeof(int), s) != cudaSuccess) return 0;
-    if (cudaMemsetAsync(d_sum, 0xA5, sizeof sum, s) != cudaSuccess) return 0;
+    if (cudaMemsetAsync(d_sum, 0xA5, SUMS * sizeof(int), s) != cudaSuccess) return 0;
     if (gp_inclusive_scan_sum_i32(d_scan, c->d_in, c->n, s) != cudaSuccess) return 0;
-    if (gp_reduce_sum_i32(d_sum, c->d_in, c->n, s) != cudaSuccess) return 0;
-    if (gp_reduce_cols_sum_i32(d_sum + 1, c->d_in, c->n, 1, 1, s) != cudaSuccess) return 0;
-    if (gp_reduce_cols_sum_i32(d_sum + 2, c->d_in, c->n / 4, 4, 4, s) != cudaSuccess) return 0;
-    if (gp_reduce_rows_sum_i32(d_sum + 6, c->d_in, 4, c->n / 4, c->n / 4, s) != cudaSuccess) return 0;
+    if (case_reduces(c, d_sum, s) != cudaSuccess) return 0;
     if (cudaMemcpyAsync(got.data(), d_scan, c->n * sizeof(int), cudaMemcpyDeviceToHost, s) != cudaSuccess) return 0;
-    if (cudaMemcpyAsync(sum, d_sum, sizeof sum, cudaMemcpyDeviceToHost, s) != cudaSuccess) return 0;
-    if (cudaStreamSynchronize(s) != cudaSuccess) return 0;
-    int ok = memcmp(got.data(), c->scan.data(), c->n * sizeof(int)) == 0 && sum[0] == (int)c->sum && sum[1] == (int)c->sum;
-    for (int k = 0; k < 4; k++) ok &= sum[2 + k] == c->cols4[k] && sum[6 + k] == c->rows4[k];
+    int ok = case_sums_ok(c, d_sum, s) && memcmp(got.data(), c->scan.data(), c->n * sizeof(int)) == 0;
     if (!ok) printf("    %s: n = %zu wrong\n", what, c->n);
     return ok;
 }
@@ -140,7 +166,7 @@ extern "C" void test_status_gpu(void)
     {
         int *d_scan = NULL, *d_sum = NULL;
         CK(cudaMalloc(&d_scan, most * sizeof(int)));
-        CK(cudaMalloc(&d_sum, 10 * sizeof(int)));
+        CK(cudaMalloc(&d_sum, SUMS * sizeof(int)));
         cudaStream_t s;
         CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
         int ok = 1;
@@ -179,12 +205,12 @@ extern "C" void test_status_gpu(void)
         cudaStream_t gs[2];
         for (int g = 0; g < 2; g++) {
             CK(cudaMalloc(&d_g[g], c->n * sizeof(int)));
-            CK(cudaMalloc(&d_gs[g], sizeof(int)));
+            CK(cudaMalloc(&d_gs[g], SUMS * sizeof(int)));
             CK(cudaStreamCreateWithFlags(&gs[g], cudaStreamNonBlocking));
             cudaGraph_t graph;
             CK(cudaStreamBeginCapture(gs[g], cudaStreamCaptureModeGlobal));
             const cudaError_t e1 = gp_inclusive_scan_sum_i32(d_g[g], c->d_in, c->n, gs[g]);
-            const cudaError_t e2 = gp_reduce_sum_i32(d_gs[g], c->d_in, c->n, gs[g]);
+            const cudaError_t e2 = case_reduces(c, d_gs[g], gs[g]);
             CK(cudaStreamEndCapture(gs[g], &graph));
             EXPECT(e1 == cudaSuccess && e2 == cudaSuccess, "status: calls under capture");
             CK(cudaGraphInstantiate(&exec[g], graph, 0));
@@ -194,6 +220,7 @@ extern "C" void test_status_gpu(void)
         for (int r = 0; r < 4; r++) {
             for (int g = 0; g < 2; g++) {
                 CK(cudaMemsetAsync(d_g[g], 0xA5, c->n * sizeof(int), gs[g]));
+                CK(cudaMemsetAsync(d_gs[g], 0xA5, SUMS * sizeof(int), gs[g]));
                 CK(cudaGraphLaunch(exec[g], gs[g]));
                 CK(cudaGraphLaunch(exec[g], gs[g])); /* back to back */
             }
@@ -201,10 +228,8 @@ extern "C" void test_status_gpu(void)
             for (int g = 0; g < 2; g++) {
                 CK(cudaStreamSynchronize(gs[g]));
                 std::vector<int> got(c->n);
-                int sum = 0;
                 CK(cudaMemcpy(got.data(), d_g[g], c->n * sizeof(int), cudaMemcpyDeviceToHost));
-                CK(cudaMemcpy(&sum, d_gs[g], sizeof(int), cudaMemcpyDeviceToHost));
-                ok &= memcmp(got.data(), c->scan.data(), c->n * sizeof(int)) == 0 && sum == (int)c->sum;
+                ok &= memcmp(got.data(), c->scan.data(), c->n * sizeof(int)) == 0 && case_sums_ok(c, d_gs[g], gs[g]);
             }
         }
         EXPECT(ok, "status: graphs replayed back to back, two at once, eager calls between");
@@ -259,7 +284,7 @@ extern "C" void test_status_gpu(void)
             pool.emplace_back([&, t] {
                 int *d_scan = NULL, *d_sum = NULL;
                 if (cudaMalloc(&d_scan, most * sizeof(int)) != cudaSuccess ||
-                    cudaMalloc(&d_sum, 10 * sizeof(int)) != cudaSuccess) {
+                    cudaMalloc(&d_sum, SUMS * sizeof(int)) != cudaSuccess) {
                     good[t] = 0;
                     return;
                 }
@@ -298,7 +323,7 @@ extern "C" void test_status_gpu(void)
         case_make(&c1, cases[0].n, &st1);
         int *d_scan = NULL, *d_sum = NULL;
         CK(cudaMalloc(&d_scan, c1.n * sizeof(int)));
-        CK(cudaMalloc(&d_sum, 10 * sizeof(int)));
+        CK(cudaMalloc(&d_sum, SUMS * sizeof(int)));
         int ok = 1;
         for (int r = 0; r < 3; r++) ok &= case_run_check(&c1, d_scan, d_sum, 0, "device 1");
         EXPECT(ok, "status: calls on a second device");
