@@ -187,7 +187,7 @@ int main(void)
     gp_table_begin("Ladder: reduce along 2^22 rows of 64 floats (bytes: matrix + outputs, at the read rate)",
                    "step|gp rows|% of read");
     for (int step = 1; step <= 2; step++) {
-        struct rl { float *out; const float *in; gp__rows_knobs k; } x = {d_out, d_v, {step == 1}};
+        struct rl { float *out; const float *in; gp__rows_knobs k; } x = {d_out, d_v, {step == 1, 0}};
         const float ms = gp_bench_median_ms([](void *p) {
             rl *q = (rl *)p;
             CUDA_CHK(gp__reduce_rows<gp__op_sum_f32>(q->out, q->in, (size_t)1 << 22, 64, 64, 0, &q->k));

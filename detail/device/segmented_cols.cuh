@@ -64,6 +64,15 @@
 #define GP__COLS_STEPS_M8 2 /* 8-byte elements */
 #endif
 #define GP__COLS_STEPS_M(elem) ((elem) == 8 ? GP__COLS_STEPS_M8 : (elem) <= 4 ? GP__COLS_STEPS_M4 : 1)
+/* Rows of four 8-byte elements (two vectors): vectors a lane's unit holds, 4 (a unit two
+ * rows) or 8 (four rows); the rows fold in the lane before the tree of shuffles. H200,
+ * 2026-12-02, the probe, doubles at 2^27 in rows of 4, alternated twice: 287.1-287.2 us
+ * with 4, 372.2-372.8 with 8, 322.1-322.4 by row groups (rows of 8: 268.8). A lane's unit
+ * spans 64 bytes (128 with 8), so each load instruction of the warp touches 16 lines (32),
+ * where rows of 1 and 2 touch 8: the loads, not the shuffles, hold it above rows of 2. */
+#ifndef GP__COLS_STEPS_M8R4
+#define GP__COLS_STEPS_M8R4 4
+#endif
 #ifndef GP__COLS_STEPS_U
 #define GP__COLS_STEPS_U GP__COLS_U /* warp steps: vectors a lane loads before it folds any */
 #endif
@@ -80,15 +89,16 @@ typedef struct gp__cols_plan {
 
 /* Whether rows of `cols` elements at leading dimension `ld` take warp steps: contiguous,
  * and each vector of `vec` elements holds whole rows (cols divides vec), or three vectors
- * hold whole rows of 3 (elements of 4 bytes or more: x, y, z), or (elements of 4 bytes or
+ * hold whole rows of 3 (elements of 4 bytes or more: x, y, z), or two vectors rows of 4
+ * (8-byte elements; units of whole rows, GP__COLS_STEPS_M8R4), or (elements of 4 bytes or
  * less) a power of two of vectors makes a row, up to GP__COLS_STEPS_LANES. Shape only, never
  * the alignment. Two lanes a row lost for doubles (H200, 2026-12-02, the probe: 2^25 x 4
- * 328.7 us by row groups, 342.5 by warp steps), where for floats they won (2^25 x 8 320.1
- * against 261.7). */
+ * 328.7 us by row groups, 342.5 by two lanes a row), where for floats they won (2^25 x 8
+ * 320.1 against 261.7); units of two rows a lane won (287.2 against 322.1). */
 static inline GP__HD int gp__cols_steps_ok(size_t cols, size_t ld, size_t vec)
 {
     if (cols == 0 || ld != cols) return 0;
-    if (cols == 3 && vec <= 4) return 1;
+    if ((cols == 3 && vec <= 4) || (cols == 4 && vec == 2)) return 1;
     if (cols <= vec) return vec % cols == 0;
     const size_t lanes = cols / vec;
     return cols % vec == 0 && (lanes & (lanes - 1)) == 0 && lanes <= (vec >= 4 ? GP__COLS_STEPS_LANES : 1);
@@ -289,6 +299,9 @@ static __device__ __forceinline__ void gp__cols_steps_fold(typename Op::type (&a
     for (int k = 0; k < VEC; k++) acc[k] = Op::identity();
     if constexpr (VEC <= 4) /* rows of 3: units of 3 vectors, each holding whole rows */
         if (cols == 3) return gp__cols_steps<Op, 3, 3>(acc, m, r0, r1, cols, 1, aligned16);
+    static_assert(GP__COLS_STEPS_M8R4 == 4 || GP__COLS_STEPS_M8R4 == 8, "units of whole rows, a chunk's start on a unit");
+    if constexpr (VEC == 2) /* rows of 4 (8-byte elements): units of whole rows, a lane each */
+        if (cols == 4) return gp__cols_steps<Op, 4, GP__COLS_STEPS_M8R4>(acc, m, r0, r1, cols, 1, aligned16);
     gp__cols_steps_pow2<Op, 1>(acc, m, r0, r1, cols, w, aligned16);
 }
 

@@ -292,6 +292,64 @@ __global__ void __launch_bounds__(GP__ROWS_SHORT_THREADS, GP__MIN_BLOCKS(GP__ROW
     }
 }
 
+/* Rows of one element, contiguous (ld == 1), the input on a 16-byte boundary: a lane a
+ * 16-byte vector, VEC rows, U vectors in flight, each warp's loads and stores consecutive
+ * (the kernel above gives a lane a row, a 4-byte load for a float: 2^28 floats at 78% of
+ * the copy rate). A row folds as that kernel folds it, its element then the identity once
+ * for each other element of the piece, so the bits are those of an unaligned call, which
+ * takes that kernel. The VEC results go out in one store where `out_vec` (aligned, and of
+ * 4 bytes or more). Rows of 2 floats by this kernel (VEC / 2 rows a vector) lost 2.4% at
+ * 2^28 (the probe in Figures), so it takes rows of one element only. */
+template <class Op>
+__global__ void __launch_bounds__(GP__ROWS_SHORT_THREADS, GP__MIN_BLOCKS(GP__ROWS_SHORT_THREADS, 4))
+    gp__rows_of_one_kernel(typename Op::type *out, const typename Op::type *in, size_t rows, bool out_vec)
+{
+    typedef typename Op::type T;
+    enum { VEC = gp__reduce_vec_elems(sizeof(T)), U = GP__ROWS_SHORT_U };
+    gp__chain_wait();
+    const size_t nv = gp__ceil_div(rows, (size_t)VEC);
+    for (size_t base = blockIdx.x * (size_t)blockDim.x * U; base < nv; base += (size_t)gridDim.x * blockDim.x * U) {
+        T x[U][VEC];
+#pragma unroll
+        for (int u = 0; u < U; u++) {
+            const size_t i = base + u * blockDim.x + threadIdx.x;
+            if ((i + 1) * VEC <= rows) {
+                gp__reduce_load<T, VEC>(in + i * VEC, true, x[u]);
+            } else {
+#pragma unroll
+                for (int k = 0; k < VEC; k++) x[u][k] = i * VEC + k < rows ? gp__load_elem(in + i * VEC + k) : Op::identity();
+            }
+        }
+#pragma unroll
+        for (int u = 0; u < U; u++) {
+            const size_t i = base + u * blockDim.x + threadIdx.x;
+#pragma unroll
+            for (int k = 0; k < VEC; k++)
+#pragma unroll
+                for (int e = 1; e < VEC; e++) x[u][k] = Op::apply(x[u][k], Op::identity());
+            if (out_vec && (i + 1) * VEC <= rows) {
+                if constexpr (sizeof x[u] == 16) {
+                    uint4 w;
+                    memcpy(&w, x[u], sizeof w);
+                    *reinterpret_cast<uint4 *>(out + i * VEC) = w;
+                } else if constexpr (sizeof x[u] == 8) {
+                    uint2 w;
+                    memcpy(&w, x[u], sizeof w);
+                    *reinterpret_cast<uint2 *>(out + i * VEC) = w;
+                } else if constexpr (sizeof x[u] == 4) {
+                    unsigned w;
+                    memcpy(&w, x[u], sizeof w);
+                    *reinterpret_cast<unsigned *>(out + i * VEC) = w;
+                }
+            } else {
+#pragma unroll
+                for (int k = 0; k < VEC; k++)
+                    if (i * VEC + k < rows) gp__store_elem(out + i * VEC + k, x[u][k]);
+            }
+        }
+    }
+}
+
 /* Fills out[0 .. n) with the identity (empty rows or columns). */
 template <class Op>
 __global__ void gp__seg_fill_kernel(typename Op::type *out, size_t n)
@@ -354,9 +412,11 @@ static cudaError_t gp__segmented_reduce(typename Op::type *d_out, const typename
 }
 
 /* Knobs for the bench's ladder (NULL: the defaults). merge_path: short rows on the merge
- * path, as before their own kernel. */
+ * path, as before their own kernel; lane_a_row: rows of one element on that kernel, a lane
+ * a row, as before their own. */
 typedef struct gp__rows_knobs {
     int merge_path;
+    int lane_a_row;
 } gp__rows_knobs;
 
 /* gp_reduce_rows_<name> */
@@ -403,6 +463,17 @@ static cudaError_t gp__reduce_rows(typename Op::type *d_out, const typename Op::
     unsigned G = 1;
     while (G < 32 && (size_t)G * VEC < cols) G *= 2;
     if (!(knobs && knobs->merge_path) && cols * sizeof(T) < GP__ROWS_BLOCK_MIN_BYTES && rows * G >= 32 * (size_t)dev.sms) {
+        /* rows of one element, contiguous and aligned: a lane a vector of them */
+        if constexpr (VEC > 1) {
+            if (!(knobs && knobs->lane_a_row) && cols == 1 && ld == 1 && (uintptr_t)d_in % 16 == 0) {
+                GP__TRY(gp__kernel_load<gp__rows_of_one_kernel<Op>>());
+                const bool out_vec = VEC * sizeof(T) >= 4 && (uintptr_t)d_out % (VEC * sizeof(T)) == 0;
+                const size_t need = gp__ceil_div(gp__ceil_div(rows, VEC), (size_t)GP__ROWS_SHORT_THREADS * GP__ROWS_SHORT_U);
+                const size_t blocks = gp__min_size(need, (size_t)dev.sms * (2048 / GP__ROWS_SHORT_THREADS));
+                return gp__chained_launch(gp__rows_of_one_kernel<Op>, (unsigned)blocks, GP__ROWS_SHORT_THREADS, s,
+                                          dev.cluster_ok != 0, d_out, d_in, rows, out_vec);
+            }
+        }
         GP__TRY(gp__kernel_load<gp__rows_short_kernel<Op>>());
         const bool aligned16 = (uintptr_t)d_in % 16 == 0 && ld * sizeof(T) % 16 == 0;
         const size_t need = gp__ceil_div(rows * G, (size_t)GP__ROWS_SHORT_THREADS * GP__ROWS_SHORT_U);

@@ -172,8 +172,9 @@ extern "C" void test_segmented_host(void)
                                {(1 << 20) + 3, 16, 16, 0}, {7, 2, 2, 1}, {5, 32, 32, 0},
                                {100, 16, 17, 0}, {100, 1, 2, 0}, {100, 12, 12, 0}, {1000003, 3, 3, 1}, {10, 3, 4, 0}, {7, 5, 5, 0}};
     EXPECT(gp__cols_steps_ok(3, 3, 2) && gp__cols_steps_ok(3, 3, 1) && !gp__cols_steps_ok(3, 3, 8) && gp__cols_steps_ok(2, 2, 2) &&
-               !gp__cols_steps_ok(4, 4, 2) && gp__cols_steps_ok(1, 1, 1) && !gp__cols_steps_ok(2, 2, 1),
-           "cols: warp steps for 8- and 16-byte elements (rows of 1 vector, and of 3 elements)");
+               gp__cols_steps_ok(4, 4, 2) && !gp__cols_steps_ok(4, 5, 2) && !gp__cols_steps_ok(8, 8, 2) &&
+               gp__cols_steps_ok(1, 1, 1) && !gp__cols_steps_ok(2, 2, 1) && !gp__cols_steps_ok(4, 4, 1),
+           "cols: warp steps for 8- and 16-byte elements (rows of 1 vector, of 3 elements, of 4 8-byte ones)");
     for (const auto &sh : steps) {
         const gp__cols_plan c = gp__cols_make_plan(sh[0], sh[1], 4, sh[2]);
         EXPECT(c.steps == (int)sh[3] && (!c.steps || (c.strips == 1 && c.per % 4 == 0)) && c.chunks * c.per >= sh[0] &&
@@ -295,7 +296,8 @@ static void check_segmented(const char *name, cudaError_t (*fn)(typename H::type
     cudaFree(d_off);
 }
 
-/* rows and columns against the host */
+/* rows and columns against the host; the outputs at GUARD + R % 2 (odd row counts: off the
+ * outputs' vector boundaries) */
 template <class H>
 static void check_rows_cols(const char *name,
                             cudaError_t (*rows_fn)(typename H::type *, const typename H::type *, size_t, size_t, size_t,
@@ -305,8 +307,8 @@ static void check_rows_cols(const char *name,
                             size_t R, size_t C, size_t ld, unsigned mis, uint64_t *st)
 {
     typedef typename H::type T;
-    const size_t total = R ? (R - 1) * ld + C : 0, outn = R > C ? R : C;
-    std::vector<T> in(total + mis + 1), rref(R), cref(C), got(outn + 2 * GUARD);
+    const size_t total = R ? (R - 1) * ld + C : 0, outn = R > C ? R : C, lead = GUARD + R % 2, span = outn + lead + GUARD;
+    std::vector<T> in(total + mis + 1), rref(R), cref(C), got(span);
     for (size_t i = 0; i < total; i++) in[mis + i] = H::value(st);
     for (size_t r = 0; r < R; r++) {
         T acc = H::id();
@@ -320,22 +322,23 @@ static void check_rows_cols(const char *name,
     }
     T *d_in = NULL, *d_out = NULL;
     CK(cudaMalloc(&d_in, (total + mis + 1) * sizeof(T)));
-    CK(cudaMalloc(&d_out, (outn + 2 * GUARD) * sizeof(T)));
+    CK(cudaMalloc(&d_out, span * sizeof(T)));
     CK(cudaMemcpy(d_in, in.data(), (total + mis + 1) * sizeof(T), cudaMemcpyHostToDevice));
-    std::vector<unsigned char> poison(GUARD * sizeof(T), 0xA5);
+    std::vector<unsigned char> poison((GUARD + 1) * sizeof(T), 0xA5);
     for (int which = 0; which < 2; which++) {
         const size_t cnt = which ? C : R;
         const std::vector<T> &ref = which ? cref : rref;
-        CK(cudaMemset(d_out, 0xA5, (outn + 2 * GUARD) * sizeof(T)));
-        const cudaError_t err = (which ? cols_fn : rows_fn)(d_out + GUARD, d_in + mis, R, C, ld, 0);
+        CK(cudaMemset(d_out, 0xA5, span * sizeof(T)));
+        const cudaError_t err = (which ? cols_fn : rows_fn)(d_out + lead, d_in + mis, R, C, ld, 0);
         CK(cudaDeviceSynchronize());
-        CK(cudaMemcpy(got.data(), d_out, (outn + 2 * GUARD) * sizeof(T), cudaMemcpyDeviceToHost));
+        CK(cudaMemcpy(got.data(), d_out, span * sizeof(T), cudaMemcpyDeviceToHost));
         size_t bad = 0;
-        for (size_t i = 0; i < cnt; i++) bad += memcmp(&got[GUARD + i], &ref[i], sizeof(T)) != 0;
-        const bool guards = memcmp(got.data(), poison.data(), GUARD * sizeof(T)) == 0 &&
-                            memcmp(got.data() + GUARD + cnt, poison.data(), GUARD * sizeof(T)) == 0;
-        EXPECT(err == cudaSuccess && bad == 0 && guards, "reduce_%s_%s: %zu x %zu, ld %zu, in +%u: %s, %zu wrong, guards %s",
-               which ? "cols" : "rows", name, R, C, ld, mis, cudaGetErrorName(err), bad, guards ? "intact" : "written");
+        for (size_t i = 0; i < cnt; i++) bad += memcmp(&got[lead + i], &ref[i], sizeof(T)) != 0;
+        const bool guards = memcmp(got.data(), poison.data(), lead * sizeof(T)) == 0 &&
+                            memcmp(got.data() + lead + cnt, poison.data(), GUARD * sizeof(T)) == 0;
+        EXPECT(err == cudaSuccess && bad == 0 && guards, "reduce_%s_%s: %zu x %zu, ld %zu, in +%u, out +%zu: %s, %zu wrong, guards %s",
+               which ? "cols" : "rows", name, R, C, ld, mis, lead - GUARD, cudaGetErrorName(err), bad,
+               guards ? "intact" : "written");
     }
     cudaFree(d_in);
     cudaFree(d_out);
@@ -480,12 +483,15 @@ extern "C" void test_segmented_reduce_gpu(void)
     }
     uint64_t st = gp_t_state(340);
     /* rows x cols, offset: contiguous narrow rows, the columns' warp steps (up to 8 elements
-     * of 4 bytes, 2 of 8 bytes, 1 of 16; rows of 3) or row groups (beyond, and 6), in
-     * chunks of blocks; row counts that leave part of a vector (or of 3) at the end; off
-     * 16-byte boundaries */
+     * of 4 bytes, 2 or 4 of 8 bytes, 1 of 16; rows of 3) or row groups (beyond, and 6), in
+     * chunks of blocks; the rows' flat kernel (rows of part of a vector, aligned input; even
+     * row counts store whole vectors of results, odd ones element by element); row counts
+     * that leave part of a vector, of 3 or of a unit of rows at the end; off 16-byte
+     * boundaries */
     const size_t narrow_shapes[][3] = {{100003, 1, 0}, {100003, 1, 1}, {50001, 2, 0}, {25001, 4, 0}, {20001, 8, 0},
                                        {9999, 16, 0},  {70001, 16, 1}, {3, 1, 0},     {33, 2, 0},    {1, 4, 0},
-                                       {100003, 3, 0}, {100001, 3, 1}, {5, 3, 0},     {70001, 6, 0}};
+                                       {100003, 3, 0}, {100001, 3, 1}, {5, 3, 0},     {70001, 6, 0}, {50003, 4, 1},
+                                       {3, 4, 0},      {100002, 1, 0}, {50002, 2, 0}, {70005, 2, 0}};
     const size_t cap = gp_t_small() ? 65537 : 1048573;
 #define SEG_ROW(name, T, op, kind, OP, ID)                                                                   \
     for (size_t n : edge_sizes) {                                                                           \
@@ -538,10 +544,10 @@ extern "C" void test_segmented_reduce_gpu(void)
     for (const auto &sh : mat2_narrow)
         check_rows_cols<href_mat2>("mat2", gp_reduce_rows_mat2, gp_reduce_cols_mat2, sh[0], sh[1], sh[1], (unsigned)sh[2], &st);
     /* the same order on 4- and 8-byte elements (affine maps): warp steps for rows of 1 to 8 (4
-     * bytes) and 1 to 3 (8 bytes), row groups beyond; a tail of part of a vector; off 16-byte
-     * boundaries */
+     * bytes) and 1 to 4 (8 bytes), row groups beyond; a tail of part of a vector or of a unit
+     * of rows; off 16-byte boundaries */
     const size_t aff_narrow[][3] = {{20001, 1, 0}, {20001, 2, 0}, {20001, 3, 0}, {20001, 4, 0},
-                                    {20001, 8, 0}, {20001, 16, 0}, {9999, 3, 1}, {9999, 1, 1}};
+                                    {20001, 8, 0}, {20001, 16, 0}, {9999, 3, 1}, {9999, 1, 1}, {9999, 4, 1}};
     for (const auto &sh : aff_narrow) {
         check_rows_cols<href_affine>("affine_u32", gp_reduce_rows_affine_u32, gp_reduce_cols_affine_u32, sh[0], sh[1], sh[1],
                                      (unsigned)sh[2], &st);

@@ -7,7 +7,7 @@
  * Build with the warp steps allowed up to 32 lanes a row (128 floats), and run:
  *   nvcc -O3 -std=c++17 -arch=sm_90 -I. -Ibench -DGP__COLS_STEPS_LANES=32 \
  *        bench/segmented/probes/cols.cu build/lib/libgpuprims.a -o build/bench/segmented/cols
- *   build/bench/segmented/cols
+ *   build/bench/segmented/cols            (COLS_ONLY=f32 or f64: one type)
  * Each line: R <type> <2^lg> <rows> x <cols> <row groups us> <warp steps us> <% of read, each> ok|BAD;
  * rows of 1 add the plain reduce of the same elements (gp_reduce_sum_<type>), a reference
  * that reads as fast as a reduce can (its association depends on the SM count, the columns'
@@ -18,6 +18,8 @@
 #include <initializer_list>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <vector>
 
 #include "gpuprims.cuh"
@@ -132,7 +134,9 @@ int main(void)
     const double read_gbs = gp_bench_gbps(N * 4.0, read_ms);
     printf("read %.1f us, %.0f GB/s (%s)\n", read_ms * 1e3, read_gbs, prop.name);
     cudaFree(d_f);
-    sweep<gp__op_sum_f32, gp__op_sum_u32>("f32", {28, 24}, {1, 2, 3, 4, 8, 16, 32, 64, 128}, read_gbs);
-    sweep<gp__op_sum_f64, gp__op_sum_u64>("f64", {27, 23}, {1, 2, 3, 4, 8, 16}, read_gbs);
+    const char *only = getenv("COLS_ONLY"); /* f32 or f64: that type alone */
+    if (!only || !strcmp(only, "f32"))
+        sweep<gp__op_sum_f32, gp__op_sum_u32>("f32", {28, 24}, {1, 2, 3, 4, 8, 16, 32, 64, 128}, read_gbs);
+    if (!only || !strcmp(only, "f64")) sweep<gp__op_sum_f64, gp__op_sum_u64>("f64", {27, 23}, {1, 2, 3, 4, 8, 16}, read_gbs);
     return 0;
 }
