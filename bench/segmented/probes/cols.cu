@@ -24,32 +24,13 @@
 
 #include "gpuprims.cuh"
 #include "bench.cuh"
+#include "probe_matrix.cuh"
 #include "read_kernel.cuh"
 
-template <class U, class F>
-static __global__ void fill(U *u, F *f, size_t n)
-{
-    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
-        uint32_t h = (uint32_t)i * 2654435761u;
-        h ^= h >> 15;
-        h *= 2246822519u;
-        h ^= h >> 13;
-        u[i] = h & 15u;
-        f[i] = (F)(h & 0xffffu) / (F)65536;
-    }
-}
-
-template <class OpF>
-struct ctx {
-    typename OpF::type *out;
-    const typename OpF::type *in;
-    size_t r, c;
-    gp__cols_knobs k;
-};
 template <class OpF>
 static void run_cols(void *p)
 {
-    ctx<OpF> *q = (ctx<OpF> *)p;
+    probe_ctx<OpF, gp__cols_knobs> *q = (probe_ctx<OpF, gp__cols_knobs> *)p;
     CUDA_CHK(gp__reduce_cols<OpF>(q->out, q->in, q->r, q->c, q->c, 0, &q->k));
 }
 static cudaError_t plain_reduce(float *out, const float *in, size_t n) { return gp_reduce_sum_f32(out, in, n, 0); }
@@ -57,7 +38,7 @@ static cudaError_t plain_reduce(double *out, const double *in, size_t n) { retur
 template <class OpF>
 static void run_reduce(void *p)
 {
-    ctx<OpF> *q = (ctx<OpF> *)p;
+    probe_ctx<OpF, gp__cols_knobs> *q = (probe_ctx<OpF, gp__cols_knobs> *)p;
     CUDA_CHK(plain_reduce(q->out, q->in, q->r * q->c));
 }
 
@@ -75,10 +56,7 @@ static void sweep(const char *type, std::initializer_list<int> lgs, std::initial
     CUDA_CHK(cudaMalloc(&d_u, N * sizeof(U)));
     CUDA_CHK(cudaMalloc(&d_out, 128 * sizeof(F)));
     CUDA_CHK(cudaMalloc(&d_uo, 128 * sizeof(U)));
-    fill<<<4096, 256>>>(d_u, d_f, N);
-    CUDA_CHK(cudaDeviceSynchronize());
-    std::vector<U> hu(N);
-    CUDA_CHK(cudaMemcpy(hu.data(), d_u, N * sizeof(U), cudaMemcpyDeviceToHost));
+    const std::vector<U> hu = probe_make(d_u, d_f, N);
     for (int lg : lgs) {
         const size_t n = (size_t)1 << lg;
         for (size_t c : cols) {
@@ -97,7 +75,7 @@ static void sweep(const char *type, std::initializer_list<int> lgs, std::initial
             float best[3] = {1e30f, 1e30f, 1e30f};
             for (int round = 0; round < 2; round++)
                 for (int way = 0; way < (c == 1 ? 3 : 2); way++) {
-                    ctx<OpF> x = {d_out, d_f, r, c, {way == 0}};
+                    probe_ctx<OpF, gp__cols_knobs> x = {d_out, d_f, r, c, {way == 0}};
                     const float ms = gp_bench_median_ms(way == 2 ? run_reduce<OpF> : run_cols<OpF>, &x);
                     best[way] = ms < best[way] ? ms : best[way];
                 }

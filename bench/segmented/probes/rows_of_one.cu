@@ -19,31 +19,12 @@
 
 #include "gpuprims.cuh"
 #include "bench.cuh"
+#include "probe_matrix.cuh"
 
-template <class U, class F>
-static __global__ void fill(U *u, F *f, size_t n)
-{
-    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
-        uint32_t h = (uint32_t)i * 2654435761u;
-        h ^= h >> 15;
-        h *= 2246822519u;
-        h ^= h >> 13;
-        u[i] = h & 15u;
-        f[i] = (F)(h & 0xffffu) / (F)65536 - (F)0.5;
-    }
-}
-
-template <class OpF>
-struct ctx {
-    typename OpF::type *out;
-    const typename OpF::type *in;
-    size_t r, c;
-    gp__rows_knobs k;
-};
 template <class OpF>
 static void run_rows(void *p)
 {
-    ctx<OpF> *q = (ctx<OpF> *)p;
+    probe_ctx<OpF, gp__rows_knobs> *q = (probe_ctx<OpF, gp__rows_knobs> *)p;
     CUDA_CHK(gp__reduce_rows<OpF>(q->out, q->in, q->r, q->c, q->c, 0, &q->k));
 }
 
@@ -61,10 +42,7 @@ static void sweep(const char *type, std::initializer_list<int> lgs, std::initial
     CUDA_CHK(cudaMalloc(&d_out[0], N * sizeof(F)));
     CUDA_CHK(cudaMalloc(&d_out[1], N * sizeof(F)));
     CUDA_CHK(cudaMalloc(&d_uo, N * sizeof(U)));
-    fill<<<4096, 256>>>(d_u, d_f, N);
-    CUDA_CHK(cudaDeviceSynchronize());
-    std::vector<U> hu(N);
-    CUDA_CHK(cudaMemcpy(hu.data(), d_u, N * sizeof(U), cudaMemcpyDeviceToHost));
+    const std::vector<U> hu = probe_make(d_u, d_f, N);
     for (int lg : lgs) {
         const size_t n = (size_t)1 << lg;
         for (size_t c : cols) {
@@ -85,7 +63,7 @@ static void sweep(const char *type, std::initializer_list<int> lgs, std::initial
             float best[2] = {1e30f, 1e30f};
             for (int round = 0; round < 2; round++)
                 for (int way = 0; way < 2; way++) {
-                    ctx<OpF> x = {d_out[way], d_f, r, c, {0, way == 0}};
+                    probe_ctx<OpF, gp__rows_knobs> x = {d_out[way], d_f, r, c, {0, way == 0}};
                     const float ms = gp_bench_median_ms(run_rows<OpF>, &x);
                     best[way] = ms < best[way] ? ms : best[way];
                 }
