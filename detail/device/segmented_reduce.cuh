@@ -299,7 +299,7 @@ __global__ void __launch_bounds__(GP__ROWS_SHORT_THREADS, GP__MIN_BLOCKS(GP__ROW
  * for each other element of the piece, so the bits are those of an unaligned call, which
  * takes that kernel. The VEC results go out in one store where `out_vec` (aligned, and of
  * 4 bytes or more). Rows of 2 floats by this kernel (VEC / 2 rows a vector) lost 2.4% at
- * 2^28 (the probe in Figures), so it takes rows of one element only. */
+ * 2^28 (docs/segmented.md, "Rows of one element"), so it takes rows of one element only. */
 template <class Op>
 __global__ void __launch_bounds__(GP__ROWS_SHORT_THREADS, GP__MIN_BLOCKS(GP__ROWS_SHORT_THREADS, 4))
     gp__rows_of_one_kernel(typename Op::type *out, const typename Op::type *in, size_t rows, bool out_vec)
