@@ -411,9 +411,9 @@ static cudaError_t gp__segmented_reduce(typename Op::type *d_out, const typename
     return gp__seg_reduce_run<Op>(d_out, src, s, dev);
 }
 
-/* Knobs for the bench's ladder (NULL: the defaults). merge_path: short rows on the merge
- * path, as before their own kernel; lane_a_row: rows of one element on that kernel, a lane
- * a row, as before their own. */
+/* Knobs for the bench's ladder and the probes (NULL: the defaults). merge_path: short rows
+ * on the merge path, as before their own kernel (the ladder); lane_a_row: rows of one
+ * element on that kernel, a lane a row, as before their own (probes/rows_of_one.cu). */
 typedef struct gp__rows_knobs {
     int merge_path;
     int lane_a_row;
