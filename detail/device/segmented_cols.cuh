@@ -9,8 +9,9 @@
  * lane folds its VEC columns over a contiguous run of rows, in index order, U rows in
  * flight, and the groups' partials fold in order in shared memory. Chunks of rows are
  * spread over blocks, and their partials folded in chunk order, as the blocks fold rows:
- * every lane a run of chunks, then the groups in order: through scratch cleared per call,
- * to each strip's last block.
+ * every lane a run of chunks, then the groups in order, by each strip's last block. The
+ * partials and a counter a strip live in the stream's status memory (a region of their own,
+ * the counters' span fixed), so the call is one launch.
  *
  * Narrow rows stored contiguously (ld == cols; rows that divide a vector or fill up to
  * GP__COLS_STEPS_LANES of them, and rows of 3 elements, three vectors a unit) take warp

@@ -297,8 +297,8 @@ __global__ void __launch_bounds__(GP__ROWS_SHORT_THREADS, GP__MIN_BLOCKS(GP__ROW
  * (the kernel above gives a lane a row, a 4-byte load for a float: 2^28 floats at 78% of
  * the copy rate). A row folds as that kernel folds it, its element then the identity once
  * for each other element of the piece, so the bits are those of an unaligned call, which
- * takes that kernel. The VEC results go out in one store where `out_vec` (aligned, and of
- * 4 bytes or more). Rows of 2 floats by this kernel (VEC / 2 rows a vector) lost 2.4% at
+ * takes that kernel. The VEC results (16 bytes, as VEC > 1) go out in one store where
+ * `out_vec` (the output on a 16-byte boundary). Rows of 2 floats by this kernel (VEC / 2 rows a vector) lost 2.4% at
  * 2^28 (docs/segmented.md, "Rows of one element"), so it takes rows of one element only. */
 template <class Op>
 __global__ void __launch_bounds__(GP__ROWS_SHORT_THREADS, GP__MIN_BLOCKS(GP__ROWS_SHORT_THREADS, 4))
@@ -306,6 +306,7 @@ __global__ void __launch_bounds__(GP__ROWS_SHORT_THREADS, GP__MIN_BLOCKS(GP__ROW
 {
     typedef typename Op::type T;
     enum { VEC = gp__reduce_vec_elems(sizeof(T)), U = GP__ROWS_SHORT_U };
+    static_assert(VEC > 1 && VEC * sizeof(T) == 16, "rows of elements that fill a 16-byte vector");
     gp__chain_wait();
     const size_t nv = gp__ceil_div(rows, (size_t)VEC);
     for (size_t base = blockIdx.x * (size_t)blockDim.x * U; base < nv; base += (size_t)gridDim.x * blockDim.x * U) {
@@ -328,19 +329,9 @@ __global__ void __launch_bounds__(GP__ROWS_SHORT_THREADS, GP__MIN_BLOCKS(GP__ROW
 #pragma unroll
                 for (int e = 1; e < VEC; e++) x[u][k] = Op::apply(x[u][k], Op::identity());
             if (out_vec && (i + 1) * VEC <= rows) {
-                if constexpr (sizeof x[u] == 16) {
-                    uint4 w;
-                    memcpy(&w, x[u], sizeof w);
-                    *reinterpret_cast<uint4 *>(out + i * VEC) = w;
-                } else if constexpr (sizeof x[u] == 8) {
-                    uint2 w;
-                    memcpy(&w, x[u], sizeof w);
-                    *reinterpret_cast<uint2 *>(out + i * VEC) = w;
-                } else if constexpr (sizeof x[u] == 4) {
-                    unsigned w;
-                    memcpy(&w, x[u], sizeof w);
-                    *reinterpret_cast<unsigned *>(out + i * VEC) = w;
-                }
+                uint4 w;
+                memcpy(&w, x[u], sizeof w);
+                *reinterpret_cast<uint4 *>(out + i * VEC) = w;
             } else {
 #pragma unroll
                 for (int k = 0; k < VEC; k++)
@@ -467,7 +458,7 @@ static cudaError_t gp__reduce_rows(typename Op::type *d_out, const typename Op::
         if constexpr (VEC > 1) {
             if (!(knobs && knobs->lane_a_row) && cols == 1 && ld == 1 && (uintptr_t)d_in % 16 == 0) {
                 GP__TRY(gp__kernel_load<gp__rows_of_one_kernel<Op>>());
-                const bool out_vec = VEC * sizeof(T) >= 4 && (uintptr_t)d_out % (VEC * sizeof(T)) == 0;
+                const bool out_vec = (uintptr_t)d_out % 16 == 0;
                 const size_t need = gp__ceil_div(gp__ceil_div(rows, VEC), (size_t)GP__ROWS_SHORT_THREADS * GP__ROWS_SHORT_U);
                 const size_t blocks = gp__min_size(need, (size_t)dev.sms * (2048 / GP__ROWS_SHORT_THREADS));
                 return gp__chained_launch(gp__rows_of_one_kernel<Op>, (unsigned)blocks, GP__ROWS_SHORT_THREADS, s,

@@ -35,6 +35,16 @@ static void CUPTIAPI on_driver_call(void *, CUpti_CallbackDomain domain, CUpti_C
     else calls.other++;
 }
 
+/* `rounds` calls of `what` at n: exactly one launch each, and no memset, allocation or copy. */
+static void expect_one_launch_each(size_t n, int rounds, const char *what, const driver_calls &c)
+{
+    printf("  n = %zu: %d %s made %d launches, %d memsets, %d allocations, %d copies\n", n, rounds, what, c.launches,
+           c.memsets, c.allocs, c.copies);
+    EXPECT(c.launches == rounds && c.memsets + c.allocs + c.copies == 0,
+           "n = %zu: %d %s made %d launches and %d other work calls (want one launch each)", n, rounds, what, c.launches,
+           c.memsets + c.allocs + c.copies);
+}
+
 typedef CUptiResult (*subscribe_fn)(CUpti_SubscriberHandle *, CUpti_CallbackFunc, void *);
 typedef CUptiResult (*enable_domain_fn)(uint32_t, CUpti_SubscriberHandle, CUpti_CallbackDomain);
 typedef CUptiResult (*unsubscribe_fn)(CUpti_SubscriberHandle);
@@ -132,30 +142,11 @@ static void count_launches(void)
         int wide_wrong = 0;
         for (int c = 0; c < 320; c++) wide_wrong += got_cols[8 + c] != (int)want_wide[c];
         EXPECT(wide_wrong == 0, "n = %zu: %d of 320 columns of rows of 320 wrong", n, wide_wrong);
-        printf("  n = %zu: %d reduces made %d launches, %d memsets, %d allocations, %d copies; %d scans: %d, %d, %d, %d\n",
-               n, rounds, reduce_calls.launches, reduce_calls.memsets, reduce_calls.allocs, reduce_calls.copies, rounds,
-               scan_calls.launches, scan_calls.memsets, scan_calls.allocs, scan_calls.copies);
-        EXPECT(reduce_calls.launches == rounds && reduce_calls.memsets + reduce_calls.allocs + reduce_calls.copies == 0,
-               "n = %zu: %d reduces made %d launches and %d other work calls (want one launch each)", n, rounds,
-               reduce_calls.launches, reduce_calls.memsets + reduce_calls.allocs + reduce_calls.copies);
-        EXPECT(scan_calls.launches == rounds && scan_calls.memsets + scan_calls.allocs + scan_calls.copies == 0,
-               "n = %zu: %d scans made %d launches and %d other work calls (want one launch each)", n, rounds,
-               scan_calls.launches, scan_calls.memsets + scan_calls.allocs + scan_calls.copies);
-        printf("  n = %zu: %d column reduces (rows of 4) made %d launches, %d memsets, %d allocations, %d copies\n", n,
-               rounds, cols_calls.launches, cols_calls.memsets, cols_calls.allocs, cols_calls.copies);
-        EXPECT(cols_calls.launches == rounds && cols_calls.memsets + cols_calls.allocs + cols_calls.copies == 0,
-               "n = %zu: %d column reduces made %d launches and %d other work calls (want one launch each)", n, rounds,
-               cols_calls.launches, cols_calls.memsets + cols_calls.allocs + cols_calls.copies);
-        printf("  n = %zu: %d row reduces (4 rows, in parts) made %d launches, %d memsets, %d allocations, %d copies\n", n,
-               rounds, rows_calls.launches, rows_calls.memsets, rows_calls.allocs, rows_calls.copies);
-        EXPECT(rows_calls.launches == rounds && rows_calls.memsets + rows_calls.allocs + rows_calls.copies == 0,
-               "n = %zu: %d row reduces made %d launches and %d other work calls (want one launch each)", n, rounds,
-               rows_calls.launches, rows_calls.memsets + rows_calls.allocs + rows_calls.copies);
-        printf("  n = %zu: %d column reduces (rows of 320) made %d launches, %d memsets, %d allocations, %d copies\n", n,
-               rounds, wide_calls.launches, wide_calls.memsets, wide_calls.allocs, wide_calls.copies);
-        EXPECT(wide_calls.launches == rounds && wide_calls.memsets + wide_calls.allocs + wide_calls.copies == 0,
-               "n = %zu: %d column reduces of rows of 320 made %d launches and %d other work calls (want one launch each)",
-               n, rounds, wide_calls.launches, wide_calls.memsets + wide_calls.allocs + wide_calls.copies);
+        expect_one_launch_each(n, rounds, "reduces", reduce_calls);
+        expect_one_launch_each(n, rounds, "scans", scan_calls);
+        expect_one_launch_each(n, rounds, "column reduces (rows of 4)", cols_calls);
+        expect_one_launch_each(n, rounds, "row reduces (4 rows, in parts)", rows_calls);
+        expect_one_launch_each(n, rounds, "column reduces (rows of 320)", wide_calls);
         if (sort_too) {
             printf("  n = %zu: %d sorts of u32 keys made %d launches, %d memsets, %d copies\n", n, rounds,
                    sort_calls.launches, sort_calls.memsets, sort_calls.copies);

@@ -1,8 +1,9 @@
 /* tests/status/test_status.cu -- status memory (detail/util/status.cuh): the per-stream
  * regions that grid-mode reduce and scan, the column reduces (narrow rows, and chunks of
  * wider rows with their counters) and the row reduce in parts keep between calls, with no
- * clearing launch. All of these calls are also captured in graphs. GPU: back-to-back calls of different sizes on one stream
- * (stale words of a larger call lie beyond a smaller one's), streams destroyed and re-created
+ * clearing launch. All of these calls are also captured in graphs. GPU: back-to-back calls
+ * of different sizes on one stream (stale words of a larger call lie beyond a smaller
+ * one's), streams destroyed and re-created
  * in a loop, 16 host threads on private and shared streams and on their per-thread default
  * streams, graphs replayed back to back and two instantiations on two streams at once, eager
  * calls between graph replays, a call that fails its argument check in the middle of a
@@ -30,6 +31,15 @@ typedef struct status_case {
     int *d_in;
 } status_case;
 
+/* The first in.size() / cols rows of cols elements of in summed along columns into out[0 ..
+ * cols), wrapping like the device (two's complement). */
+static void host_col_sums(const std::vector<int> &in, size_t cols, int *out)
+{
+    std::vector<uint32_t> acc(cols, 0);
+    for (size_t i = 0; i < in.size() / cols * cols; i++) acc[i % cols] += (uint32_t)in[i];
+    for (size_t k = 0; k < cols; k++) out[k] = (int)acc[k];
+}
+
 static void case_make(status_case *c, size_t n, uint64_t *st)
 {
     c->n = n;
@@ -42,16 +52,13 @@ static void case_make(status_case *c, size_t n, uint64_t *st)
         c->scan[i] = (int)acc;
     }
     c->sum = (int)acc;
-    uint32_t col[4] = {0, 0, 0, 0};
-    for (size_t i = 0; i < n / 4 * 4; i++) col[i % 4] += (uint32_t)c->in[i];
-    for (int k = 0; k < 4; k++) c->cols4[k] = (int)col[k];
+    host_col_sums(c->in, 4, c->cols4);
     uint32_t row[4] = {0, 0, 0, 0};
     for (size_t i = 0; i < n / 4 * 4; i++) row[i / (n / 4)] += (uint32_t)c->in[i];
     for (int k = 0; k < 4; k++) c->rows4[k] = (int)row[k];
-    c->wide.assign(320 + 1100, 0);
-    for (size_t i = 0; i < n / 320 * 320; i++) c->wide[i % 320] = (int)((uint32_t)c->wide[i % 320] + (uint32_t)c->in[i]);
-    for (size_t i = 0; i < n / 1100 * 1100; i++)
-        c->wide[320 + i % 1100] = (int)((uint32_t)c->wide[320 + i % 1100] + (uint32_t)c->in[i]);
+    c->wide.resize(320 + 1100);
+    host_col_sums(c->in, 320, c->wide.data());
+    host_col_sums(c->in, 1100, c->wide.data() + 320);
     c->d_in = NULL;
     CK(cudaMalloc(&c->d_in, n * sizeof(int)));
     CK(cudaMemcpy(c->d_in, c->in.data(), n * sizeof(int), cudaMemcpyHostToDevice));
