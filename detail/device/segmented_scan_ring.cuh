@@ -411,19 +411,25 @@ __global__ void __launch_bounds__(GP__SSR_THREADS, GP__MIN_BLOCKS(GP__SSR_THREAD
         for (int q = 0; q < ITEMS; q++) y[q] = !inclusive && (hb >> q & 1u) ? Op::identity() : x[q].v;
         if (whole) {
             /* out through the warp's own part of the stage (once the reduce warp has read it):
-             * put there as the thread holds them, read back a vector a lane, so that each of the
-             * warp's stores is 512 contiguous bytes. Stored from the registers, a lane's 64
-             * bytes, the scan ran 1.57x slower (H200, 2^28 f32). */
+             * put there as the thread holds them, then one bulk copy of the warp's 2 KB to global
+             * memory, issued by lane 0, so the scanning warps issue no stores. Stored from the
+             * registers, a lane's 64 bytes, the scan ran 1.57x slower (H200, 2^28 f32); read back a
+             * vector a lane and stored 512 contiguous bytes at a time, the exclusive scan with
+             * heads 1/8, 1/1024 and 1/65536 took 595.3 / 601.3 / 672.4 us at 2^28 where the bulk
+             * copy takes 591.5 / 595.5 / 639.5, at 2^24 45.4 / 46.2 / 50.0 against 44.9 / 45.8 /
+             * 48.8 (H200, bench/select/probes/two_trees.cu, alternated three times). */
             unsigned char *stage = gp__ssr_ring + (size_t)s * STAGE;
             uint4 w[ROWS];
             memcpy(w, y, sizeof w);
             gp__mbar_wait(&counted[s], parity);
             gp__ssr_own_put<ROWS>(reinterpret_cast<uint4 *>(stage) + local0 / VEC, w, lane);
+            asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); /* the puts, to the copy engine */
             __syncwarp();
-            const uint4 *rows = reinterpret_cast<const uint4 *>(stage) + warp * 32 * ROWS + lane;
-            uint4 *dst = reinterpret_cast<uint4 *>(out + start) + warp * 32 * ROWS + lane;
-#pragma unroll
-            for (int j = 0; j < ROWS; j++) dst[j * 32] = rows[j * 32];
+            if (lane == 0) { /* the stage is the ring's again once the copy has read it */
+                gp__bulk_store(reinterpret_cast<uint4 *>(out + start) + warp * 32 * ROWS,
+                               reinterpret_cast<const uint4 *>(stage) + warp * 32 * ROWS, 32 * ROWS * 16);
+                gp__bulk_store_wait<false>();
+            }
         } else {
 #pragma unroll
             for (int q = 0; q < ITEMS; q++) {
@@ -436,6 +442,7 @@ __global__ void __launch_bounds__(GP__SSR_THREADS, GP__MIN_BLOCKS(GP__SSR_THREAD
         asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
         gp__mbar_arrive(&empty[s]);
     }
+    if (lane == 0) gp__bulk_store_wait<true>(); /* the last tile's writes done before the thread ends */
 #endif
 }
 

@@ -83,6 +83,26 @@ static __device__ __forceinline__ void gp__bulk_load(void *dst, const void *src,
     gp__bulk_copy(dst, src, bytes, bar);
 }
 
+/* A bulk copy of `bytes` (a multiple of 16) from shared `src` to global `dst` (both 16-byte
+ * aligned), as one bulk group of the calling thread. The writes to `src` before it must be
+ * made visible to the copy engine first (fence.proxy.async.shared::cta by each writer, then a
+ * barrier among them). */
+static __device__ __forceinline__ void gp__bulk_store(void *dst, const void *src, unsigned bytes)
+{
+    asm volatile("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], %2;" ::"l"(dst), "r"(gp__smem_u32(src)),
+                 "r"(bytes)
+                 : "memory");
+    asm volatile("cp.async.bulk.commit_group;" ::: "memory");
+}
+/* Until the calling thread's bulk stores have read their sources (which may then be written
+ * again), or, `done`, until their writes are complete. */
+template <bool done>
+static __device__ __forceinline__ void gp__bulk_store_wait(void)
+{
+    if constexpr (done) asm volatile("cp.async.bulk.wait_group 0;" ::: "memory");
+    else asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory");
+}
+
 /* After gp__mbar_init, before anything but this block's threads uses the barriers: makes
  * them visible to the bulk copy engine that completes bytes on them, and to a cluster's
  * peers that store to them (this fence, then a cluster barrier before any peer's store). */

@@ -18,7 +18,8 @@
  * and rows are checked bitwise; the scan, whose totals pass 2^24, within 1e-3, and the
  * column sums and the segmented reduce of the bench's power-law lengths (segr-pow, one
  * segment of n/2) within 1e-5. select-p<P> and partition-p<P> select by a predicate (x < P),
- * selflag-p<P> by flags (as gp_select_flagged_f32; P 0.0: none kept). */
+ * selflag-p<P> and partflag-p<P> by flags (as gp_select_flagged_f32 and gp_partition_flagged_f32; P
+ * 0.0: none kept). */
 #include <algorithm>
 #include <math.h>
 #include <stdarg.h>
@@ -72,7 +73,7 @@ static uint32_t mix(uint64_t x)
 
 /* The buffers every job shares (sized for 2^28 4-byte elements), and one call's arguments. */
 struct tt_call {
-    enum { UNIQUE, RUN_LENGTH, SELECT, SELECT_FLAGGED, PARTITION, SEGR, SSCAN, SCAN, RBK, ROWS, COLS, REDUCE, EMPTY } kind;
+    enum { UNIQUE, RUN_LENGTH, SELECT, SELECT_FLAGGED, PARTITION, PARTITION_FLAGGED, SEGR, SSCAN, SCAN, RBK, ROWS, COLS, REDUCE, EMPTY } kind;
     size_t n, segs, cols;
     float p;
     void *in, *out, *out2, *keys;
@@ -95,6 +96,9 @@ static void tt_run(void *arg)
     case tt_call::SELECT: CK(gp_select_tt_f32(out, c->count, in, c->n, c->p, 0)); break;
     case tt_call::SELECT_FLAGGED: CK(gp_select_flagged_tt_f32(out, c->count, in, c->heads, c->n, 0)); break;
     case tt_call::PARTITION: CK(gp_partition_tt_f32(out, (float *)c->out2, c->count, in, c->n, c->p, 0)); break;
+    case tt_call::PARTITION_FLAGGED:
+        CK(gp_partition_flagged_tt_f32(out, (float *)c->out2, c->count, in, c->heads, c->n, 0));
+        break;
     case tt_call::SEGR: CK(gp_segmented_reduce_tt_f32(out, in, c->offsets, c->segs, 0)); break;
     case tt_call::SSCAN: CK(gp_exclusive_segmented_scan_tt_f32(out, in, c->heads, c->n, 0)); break;
     case tt_call::SCAN: CK(gp_inclusive_scan_tt_f32(out, in, c->n, 0)); break;
@@ -158,6 +162,18 @@ static bool check_kept(const tt_call *c, int)
     for (size_t i = 0; i < c->n; i++)
         if (h_f[i] < c->p && (r >= k || h_fo[r++] != h_f[i])) return false;
     return r == k;
+}
+
+/* partition: the kept items in order, then the rejected ones in order in out2 */
+static bool check_parted(const tt_call *c, int)
+{
+    if (!check_kept(c, 0)) return false;
+    const uint64_t k = device_count(c);
+    CK(cudaMemcpy(h_fo.data(), c->out2, (c->n - k) * 4, cudaMemcpyDeviceToHost));
+    size_t r = 0;
+    for (size_t i = 0; i < c->n; i++)
+        if (!(h_f[i] < c->p) && (r >= c->n - k || h_fo[r++] != h_f[i])) return false;
+    return r == c->n - k;
 }
 
 /* segmented reduce of fixed lengths L, exact */
@@ -288,17 +304,18 @@ int main(int argc, char **argv)
                 if (!wanted("%s 2^%d", job, lg)) continue;
                 c.kind = part ? tt_call::PARTITION : tt_call::SELECT;
                 c.p = p;
-                report(job, lg, &c, check_kept, 0);
+                report(job, lg, &c, part ? check_parted : check_kept, 0);
             }
-        for (float p : {0.5f, 0.1f, 0.0f}) { /* by flags (the heads' buffer), kept where x < p */
-            snprintf(job, sizeof job, "selflag-p%.1f", p);
-            if (!wanted("%s 2^%d", job, lg)) continue;
-            for (size_t i = 0; i < n; i++) h_h[i] = h_f[i] < p ? (uint8_t)(1 + i % 255) : 0; /* any nonzero keeps */
-            to_device(d_heads, h_h.data(), n);
-            c.kind = tt_call::SELECT_FLAGGED;
-            c.p = p;
-            report(job, lg, &c, check_kept, 0);
-        }
+        for (float p : {0.5f, 0.1f, 0.0f}) /* by flags (the heads' buffer), kept where x < p */
+            for (int part = 0; part < 2; part++) {
+                snprintf(job, sizeof job, "%s-p%.1f", part ? "partflag" : "selflag", p);
+                if (!wanted("%s 2^%d", job, lg)) continue;
+                for (size_t i = 0; i < n; i++) h_h[i] = h_f[i] < p ? (uint8_t)(1 + i % 255) : 0; /* any nonzero keeps */
+                to_device(d_heads, h_h.data(), n);
+                c.kind = part ? tt_call::PARTITION_FLAGGED : tt_call::SELECT_FLAGGED;
+                c.p = p;
+                report(job, lg, &c, part ? check_parted : check_kept, 0);
+            }
         for (size_t i = 0; i < n; i++) h_f[i] = (float)(mix(i) % 16); /* small integers: exact sums */
         to_device(c.in, h_f.data(), n * 4);
         for (int L : {1, 2, 4, 8, 16, 32, 64, 128, 256, 384, 512, 768, 1024, 2048, 65536}) {
