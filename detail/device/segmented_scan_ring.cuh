@@ -3,8 +3,8 @@
  * warp that publishes each tile's total as soon as the tile lands, look-ahead warps, and
  * scanning warps that never wait for a tile's data once its prefix is known. A scanning
  * thread holds consecutive elements, so a warp scans its pairs once (gp__ssr_scan), and
- * writes its outputs through its own part of the stage, so that its stores are contiguous
- * (gp__ssr_own, gp__ssr_own_put). For values
+ * puts its outputs in its own part of the stage, from which one bulk copy a warp writes
+ * them (gp__ssr_own, gp__ssr_own_put, gp__bulk_store). For values
  * that move as 16-byte vectors, with the values, the output and the head flags on 16-byte
  * boundaries, on sm_90 code; other calls run on gp__sscan_kernel (segmented_scan.cuh).
  * Reduce-by-key on the same roles: reduce_by_key_ring.cuh.
