@@ -1,6 +1,7 @@
 /* detail/util/mbarrier.cuh -- shared-memory barriers (mbarrier), the bulk copy engine (global
- * to shared memory, and back) and asynchronous stores between the blocks of a cluster, for the pipelines of the single-pass
- * kernels and the one-cluster sort. Level 0 (device code): needs common.cuh. */
+ * to shared memory, and back) and asynchronous stores between the blocks of a cluster, for
+ * the pipelines of the single-pass kernels and the one-cluster sort. Level 0 (device code):
+ * needs common.cuh. */
 #ifndef GPUPRIMS_DETAIL_MBARRIER_CUH
 #define GPUPRIMS_DETAIL_MBARRIER_CUH
 

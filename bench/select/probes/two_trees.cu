@@ -153,27 +153,28 @@ static bool check_runs(const tt_call *c, int)
     return true;
 }
 
-/* select and partition: the kept items, in order */
-static bool check_kept(const tt_call *c, int)
+/* One side of a select or partition: the `count` items of `got` (device) are the inputs
+ * with (x < p) == kept, in order. */
+static bool check_side(const float *got, uint64_t count, const tt_call *c, bool kept)
 {
-    const uint64_t k = device_count(c);
-    CK(cudaMemcpy(h_fo.data(), c->out, k * 4, cudaMemcpyDeviceToHost));
+    CK(cudaMemcpy(h_fo.data(), got, count * 4, cudaMemcpyDeviceToHost));
     size_t r = 0;
     for (size_t i = 0; i < c->n; i++)
-        if (h_f[i] < c->p && (r >= k || h_fo[r++] != h_f[i])) return false;
-    return r == k;
+        if ((h_f[i] < c->p) == kept && (r >= count || h_fo[r++] != h_f[i])) return false;
+    return r == count;
+}
+
+/* select: the kept items, in order */
+static bool check_kept(const tt_call *c, int)
+{
+    return check_side((const float *)c->out, device_count(c), c, true);
 }
 
 /* partition: the kept items in order, then the rejected ones in order in out2 */
 static bool check_parted(const tt_call *c, int)
 {
-    if (!check_kept(c, 0)) return false;
     const uint64_t k = device_count(c);
-    CK(cudaMemcpy(h_fo.data(), c->out2, (c->n - k) * 4, cudaMemcpyDeviceToHost));
-    size_t r = 0;
-    for (size_t i = 0; i < c->n; i++)
-        if (!(h_f[i] < c->p) && (r >= c->n - k || h_fo[r++] != h_f[i])) return false;
-    return r == c->n - k;
+    return check_side((const float *)c->out, k, c, true) && check_side((const float *)c->out2, c->n - k, c, false);
 }
 
 /* segmented reduce of fixed lengths L, exact */
