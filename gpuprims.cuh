@@ -186,6 +186,9 @@
  *     cudaError_t gp_reduce_by_key_sum_i32_f32(int32_t *d_keys_out, float *d_values_out, uint64_t *d_runs,
  *                                              const int32_t *d_keys, const float *d_values, size_t n,
  *                                              cudaStream_t s);   (sum; keys i32 u32 i64 u64, values i32 i64 f32 f64)
+ *     cudaError_t gp_segmented_check_offsets(size_t *first_bad, const uint64_t *d_offsets,
+ *                                            size_t num_segments, cudaStream_t s);
+ *                    (debugging: cudaErrorInvalidValue where the offsets do not ascend; waits for s)
  *   Any segment lengths run at one rate (merge path); see detail/device/segmented.cuh.
  *
  * YOUR OWN TYPE AND OPERATOR (at file scope of a .cu file)

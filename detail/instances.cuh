@@ -183,6 +183,12 @@ GP__SORT_PAIRS_INSTANCES(GP_DECLARE_SORT_PAIRS)
 /* Frees the library's status memory on `device` (util/status.cuh) once its last use is
  * done; later calls make it again. Safe at exit and between calls. */
 GP__EXTERN_C cudaError_t gp_release_device_state(int device);
+/* A debugging aid for the segmented reduce: cudaSuccess where d_offsets[0 .. num_segments]
+ * ascend; cudaErrorInvalidValue where they do not, with *first_bad (host, may be NULL) the
+ * first i with d_offsets[i + 1] < d_offsets[i] (num_segments otherwise), or where d_offsets
+ * is NULL with num_segments > 0. It waits for the stream (detail/device/segmented.cuh). */
+GP__EXTERN_C cudaError_t gp_segmented_check_offsets(size_t *first_bad, const uint64_t *d_offsets, size_t num_segments,
+                                                    cudaStream_t s);
 
 #ifdef __CUDACC__
 /* Device-side names (warp, block and tile level) in every CUDA translation unit. */
@@ -248,6 +254,11 @@ GP__SELECT_INSTANCES(GP__SELECT_HOST_ROW)
 #ifdef GPUPRIMS_IMPLEMENTATION_SEGMENTED
 GP__OP_INSTANCES(GP__SEGMENTED_HOST_ROW)
 GP__REDUCE_BY_KEY_INSTANCES(GP__RBK_HOST_ROW)
+extern "C" cudaError_t gp_segmented_check_offsets(size_t *first_bad, const uint64_t *d_offsets, size_t num_segments,
+                                                  cudaStream_t s)
+{
+    return gp__segmented_check_offsets(first_bad, d_offsets, num_segments, s);
+}
 #endif
 #ifdef GPUPRIMS_IMPLEMENTATION_HISTOGRAM
 GP__HISTOGRAM_INSTANCES(GP__HISTOGRAM_HOST_ROW)

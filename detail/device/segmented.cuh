@@ -106,7 +106,16 @@ struct gp__eq_default {
  *                                          size_t num_segments, cudaStream_t s)
  *       d_out[i] = d_in[d_offsets[i]] OP ... OP d_in[d_offsets[i+1] - 1], IDENTITY for an
  *       empty segment; num_segments + 1 ascending offsets (the caller's contract), d_offsets[0]
- *       need not be 0. Writes only d_out[0 .. num_segments).
+ *       need not be 0. Writes only d_out[0 .. num_segments). Offsets that do not ascend
+ *       give unspecified results (nothing else is written); to find them while debugging:
+ *   cudaError_t gp_segmented_check_offsets(size_t *first_bad, const uint64_t *d_offsets,
+ *                                          size_t num_segments, cudaStream_t s)
+ *       (the library's, for every instance) cudaSuccess where the offsets ascend (equal
+ *       neighbours are empty segments); cudaErrorInvalidValue where some d_offsets[i + 1] <
+ *       d_offsets[i], *first_bad (host, may be NULL) the least such i, else num_segments.
+ *       NULL d_offsets with num_segments > 0 is cudaErrorInvalidValue, num_segments 0
+ *       cudaSuccess, both with no CUDA call. It waits for s (a capturing stream gets
+ *       cudaErrorStreamCaptureUnsupported, and the capture goes on).
  *   cudaError_t gp_reduce_rows_<name>(T *d_out, const T *d_in, size_t rows, size_t cols, size_t ld, cudaStream_t s)
  *       d_out[r] = the fold of row r (cols elements at d_in + r * ld); cols == 0: IDENTITY
  *       in every row; rows == 0: a no-op.

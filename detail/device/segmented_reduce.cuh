@@ -402,6 +402,49 @@ static cudaError_t gp__segmented_reduce(typename Op::type *d_out, const typename
     return gp__seg_reduce_run<Op>(d_out, src, s, dev);
 }
 
+/* gp_segmented_check_offsets: the first i with offsets[i + 1] < offsets[i], by the least of
+ * the descents every thread finds (atomicMin: the answer does not depend on which block
+ * finds one first). Neighbouring threads read neighbouring offsets, so the second read of
+ * each offset comes from the cache. */
+template <int = 0>
+__global__ void gp__check_offsets_kernel(unsigned long long *first, const uint64_t *offsets, size_t num_segments)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < num_segments; i += (size_t)gridDim.x * blockDim.x)
+        if (offsets[i + 1] < offsets[i]) atomicMin(first, (unsigned long long)i);
+}
+
+/* gp_segmented_check_offsets (a debugging aid, contract in segmented.cuh): one kernel, then
+ * the answer copied back and the stream waited for. Under stream capture that wait cannot
+ * be, so a capturing stream gets cudaErrorStreamCaptureUnsupported before any CUDA work. */
+inline cudaError_t gp__segmented_check_offsets(size_t *first_bad, const uint64_t *d_offsets, size_t num_segments,
+                                                cudaStream_t s)
+{
+    if (first_bad) *first_bad = num_segments;
+    if (num_segments == 0) return cudaSuccess;
+    if (d_offsets == NULL || num_segments > SIZE_MAX / 8 - 1) return cudaErrorInvalidValue;
+    cudaStreamCaptureStatus capturing = cudaStreamCaptureStatusNone;
+    GP__TRY(cudaStreamIsCapturing(s, &capturing));
+    if (capturing != cudaStreamCaptureStatusNone) return cudaErrorStreamCaptureUnsupported;
+    const gp__stream_device on(s);
+    GP__TRY(on.err);
+    gp__device dev;
+    GP__TRY(gp__device_query(&dev, on.dev));
+    unsigned long long *d_first = NULL, first = ~0ull;
+    GP__TRY(gp__scratch_alloc(reinterpret_cast<void **>(&d_first), sizeof first, on.dev, s));
+    const size_t blocks = gp__min_size(gp__ceil_div(num_segments, 256 * 4), (size_t)dev.sms * 8);
+    cudaError_t err = cudaMemsetAsync(d_first, 0xFF, sizeof first, s);
+    if (err == cudaSuccess)
+        err = gp__launch(gp__check_offsets_kernel<>, (unsigned)blocks, 256, 0, s, false, d_first, d_offsets, num_segments);
+    if (err == cudaSuccess) err = cudaMemcpyAsync(&first, d_first, sizeof first, cudaMemcpyDeviceToHost, s);
+    const cudaError_t freed = cudaFreeAsync(d_first, s);
+    if (err == cudaSuccess) err = cudaStreamSynchronize(s);
+    if (err == cudaSuccess) err = freed;
+    if (err != cudaSuccess) return err;
+    if (first == ~0ull) return cudaSuccess;
+    if (first_bad) *first_bad = (size_t)first;
+    return cudaErrorInvalidValue;
+}
+
 /* Knobs for the bench's ladder and the probes (NULL: the defaults). merge_path: short rows
  * on the merge path, as before their own kernel (the ladder); lane_a_row: rows of one
  * element on that kernel, a lane a row, as before their own (probes/rows_of_one.cu). */

@@ -9,7 +9,9 @@
  * with one segment of half the values, all empty), offsets not starting at 0, misaligned
  * pointers, poisoned guards around every output (also with offsets that are not ascending),
  * NaN and -0.0, keys with runs across every tile boundary, in-place scans, bitwise reruns on four streams at once, and counts above
- * 2^31 made and checked on the device. */
+ * 2^31 made and checked on the device. gp_segmented_check_offsets: every pattern's offsets
+ * ascend, the unordered ones' first descent against the host's, a descent at either end,
+ * a capturing stream, and 2^31 + 1001 segments. */
 #include "../../gpuprims.cuh"
 #include "../harness.h"
 #include "../hash.cuh"
@@ -132,6 +134,12 @@ extern "C" void test_segmented_host(void)
     EXPECT(gp_segmented_reduce_sum_f32(NULL, p, off, 3, 0) == cudaErrorInvalidValue, "segmented: NULL d_out");
     EXPECT(gp_segmented_reduce_sum_f32(p, NULL, off, 3, 0) == cudaErrorInvalidValue, "segmented: NULL d_in");
     EXPECT(gp_segmented_reduce_sum_f32(p, p, NULL, 3, 0) == cudaErrorInvalidValue, "segmented: NULL d_offsets");
+    size_t first_bad = 77;
+    EXPECT(gp_segmented_check_offsets(&first_bad, off, 0, 0) == cudaSuccess && first_bad == 0,
+           "check_offsets: num_segments 0 ascends (first_bad %zu)", first_bad);
+    EXPECT(gp_segmented_check_offsets(&first_bad, NULL, 3, 0) == cudaErrorInvalidValue && first_bad == 3,
+           "check_offsets: NULL d_offsets (first_bad %zu)", first_bad);
+    EXPECT(gp_segmented_check_offsets(NULL, off, SIZE_MAX / 8, 0) == cudaErrorInvalidValue, "check_offsets: too many");
     EXPECT(gp_reduce_rows_sum_f32(p, p, 4, 5, 4, 0) == cudaErrorInvalidValue, "rows: ld < cols");
     EXPECT(gp_reduce_cols_sum_f32(p, p, 4, 5, 4, 0) == cudaErrorInvalidValue, "cols: ld < cols");
     EXPECT(gp_reduce_rows_sum_f32(p, p, 0, 5, 5, 0) == cudaSuccess, "rows: rows 0 is a no-op");
@@ -291,6 +299,13 @@ static void check_segmented(const char *name, cudaError_t (*fn)(typename H::type
            "segmented_reduce_%s: %s, %zu segments, %zu values, base %llu, in +%u: %s, %zu wrong (first %zu), guards %s",
            name, pat_name[pat], S, N, (unsigned long long)base, mis, cudaGetErrorName(err), bad, first,
            guards ? "intact" : "written");
+    /* the same offsets ascend (empty segments are equal neighbours); once a type is enough */
+    if (GP_T_STREQ(name, "sum_f32") || GP_T_STREQ(name, "mat2")) {
+        size_t first_bad = 0;
+        const cudaError_t cerr = gp_segmented_check_offsets(&first_bad, d_off + mis, S, 0);
+        EXPECT(cerr == cudaSuccess && first_bad == S, "check_offsets: %s, %zu segments, offsets +%u: %s, first_bad %zu",
+               pat_name[pat], S, mis, cudaGetErrorName(cerr), first_bad);
+    }
     cudaFree(d_in);
     cudaFree(d_out);
     cudaFree(d_off);
@@ -585,6 +600,13 @@ extern "C" void test_segmented_reduce_gpu(void)
                             memcmp(got.data() + (GUARD + S) * sizeof(float), poison.data(), poison.size()) == 0;
         EXPECT(err == cudaSuccess && guards, "segmented_reduce_sum_f32: %zu offsets not ascending (%s) over %zu values: %s, guards %s",
                S + 1, layout, n, cudaGetErrorName(err), guards ? "intact" : "written");
+        size_t want = S, first_bad = 0;
+        for (size_t i = 0; i < S && want == S; i++)
+            if (off[i + 1] < off[i]) want = i;
+        const cudaError_t cerr = gp_segmented_check_offsets(&first_bad, d_off, S, 0);
+        EXPECT(cerr == (want < S ? cudaErrorInvalidValue : cudaSuccess) && first_bad == want,
+               "check_offsets: %zu offsets (%s): %s, first_bad %zu (want %zu)", S + 1, layout, cudaGetErrorName(cerr),
+               first_bad, want);
         cudaFree(d_v);
         cudaFree(d_o);
         cudaFree(d_off);
@@ -615,6 +637,44 @@ extern "C" void test_segmented_reduce_gpu(void)
             off[i] = i == 0 ? 0 : i == S ? n : e < 0 ? 0 : e > (long long)n ? n : (uint64_t)e;
         }
         check_unordered(off, kind == 0 ? "one late every 16" : kind == 1 ? "one early every 16" : "jittered");
+    }
+    /* the offsets' check at its edges: one descent at a random place (the first pair, the last
+     * and in between), equal offsets, a stream of the caller's, a capturing stream */
+    {
+        const size_t S = 100000 + gp_t_next(&st) % 1000;
+        std::vector<uint64_t> off(S + 1);
+        for (size_t i = 0; i <= S; i++) off[i] = 1000 + i / 3;
+        uint64_t *d_off;
+        CK(cudaMalloc(&d_off, (S + 1) * 8));
+        cudaStream_t s1;
+        CK(cudaStreamCreateWithFlags(&s1, cudaStreamNonBlocking));
+        for (size_t at : {(size_t)0, S - 1, (size_t)(gp_t_next(&st) % S), S}) {
+            std::vector<uint64_t> o = off;
+            if (at < S) o[at + 1] = o[at] - 1 - gp_t_next(&st) % 5; /* at == S: none */
+            size_t want = S;
+            for (size_t i = 0; i < S && want == S; i++)
+                if (o[i + 1] < o[i]) want = i;
+            /* on s1, in its order: a plain cudaMemcpy from pageable memory may return before its
+             * last bytes land, and s1 does not wait for the legacy stream */
+            CK(cudaMemcpyAsync(d_off, o.data(), (S + 1) * 8, cudaMemcpyHostToDevice, s1));
+            size_t first_bad = 0;
+            const cudaError_t cerr = gp_segmented_check_offsets(&first_bad, d_off, S, s1);
+            EXPECT(cerr == (want < S ? cudaErrorInvalidValue : cudaSuccess) && first_bad == want,
+                   "check_offsets: %zu segments, descent at %zu: %s, first_bad %zu (want %zu)", S, at,
+                   cudaGetErrorName(cerr), first_bad, want);
+        }
+        CK(cudaMemcpy(d_off, off.data(), (S + 1) * 8, cudaMemcpyHostToDevice));
+        CK(cudaMemset(d_off + S / 2, 0, 8)); /* a descent the capture must not look for */
+        cudaGraph_t g = NULL;
+        CK(cudaStreamBeginCapture(s1, cudaStreamCaptureModeGlobal));
+        const cudaError_t cerr = gp_segmented_check_offsets(NULL, d_off, S, s1);
+        const cudaError_t ended = cudaStreamEndCapture(s1, &g);
+        EXPECT(cerr == cudaErrorStreamCaptureUnsupported && ended == cudaSuccess,
+               "check_offsets under capture: %s, the capture ended with %s", cudaGetErrorName(cerr),
+               cudaGetErrorName(ended));
+        if (g) cudaGraphDestroy(g);
+        CK(cudaStreamDestroy(s1));
+        cudaFree(d_off);
     }
     /* NaN and -0.0: the same bits as the sequential fold (sum: NaN spreads; -0.0 + identity) */
     {
@@ -902,6 +962,13 @@ __global__ void t_rbk_check(const uint32_t *k, const int32_t *v, size_t runs, si
     if (b) atomicAdd(bad, b);
 }
 
+/* off[i] = i / 2: ascending, each offset twice */
+static __global__ void t_half_ramp(uint64_t *off, size_t count)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < count; i += (size_t)gridDim.x * blockDim.x)
+        off[i] = i / 2;
+}
+
 extern "C" void test_segmented_big_gpu(void)
 {
     if (!gp_t_have_gpu()) {
@@ -998,4 +1065,29 @@ extern "C" void test_segmented_big_gpu(void)
         cudaFree(d_runs);
     }
     cudaFree(d_bad);
+    /* the offsets' check over 2^31 + 1001 segments: ascending, then with two descents past
+     * 2^31 (the least is reported) */
+    const size_t segs = n;
+    cudaMemGetInfo(&free_b, &total_b);
+    if (free_b < (segs + 1) * 8 + ((size_t)1 << 30)) {
+        gp_t_skip("check_offsets: 2^31 + 1001 segments need 18 GB of device memory");
+        return;
+    }
+    uint64_t *d_off;
+    CK(cudaMalloc(&d_off, (segs + 1) * 8));
+    t_half_ramp<<<4096, 256>>>(d_off, segs + 1);
+    size_t first_bad = 0;
+    cudaError_t cerr = gp_segmented_check_offsets(&first_bad, d_off, segs, 0);
+    EXPECT(cerr == cudaSuccess && first_bad == segs, "check_offsets: 2^31 + 1001 segments, ascending: %s, first_bad %zu",
+           cudaGetErrorName(cerr), first_bad);
+    const size_t j = ((size_t)1 << 31) + 17 + gp_t_next(&st) % 500;
+    for (size_t at : {j + 700, j}) {
+        const uint64_t lower = at / 2 - 1; /* off[at + 1] below off[at] = at / 2 */
+        CK(cudaMemcpy(d_off + at + 1, &lower, 8, cudaMemcpyHostToDevice));
+    }
+    cerr = gp_segmented_check_offsets(&first_bad, d_off, segs, 0);
+    EXPECT(cerr == cudaErrorInvalidValue && first_bad == j,
+           "check_offsets: 2^31 + 1001 segments, descents at %zu and %zu: %s, first_bad %zu", j, j + 700,
+           cudaGetErrorName(cerr), first_bad);
+    cudaFree(d_off);
 }
