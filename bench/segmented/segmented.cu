@@ -298,6 +298,28 @@ int main(void)
         gp_table_row("inclusive segmented scan, 1/8|2^%d|%.2f us|%.2fx|<= 1.5x", lg, ms[1] * 1e3, ms[1] / floor_ms);
         gp_table_row("reduce-by-key, runs of 8|2^%d|%.2f us|%.2fx|<= 1.5x", lg, ms[2] * 1e3, ms[2] / floor_ms);
     }
+    /* ---- the debugging aid: what checking the offsets' order costs a call ---- */
+    gp_table_begin("Checking that the offsets ascend (gp_segmented_check_offsets: a kernel, the answer copied back, "
+                   "the host's wait; ascending offsets of length 1)",
+                   "segments|time|offsets read|segmented reduce, the same offsets|check / reduce");
+    for (int lg : {10, 16, 20, 24, 28}) {
+        const size_t S = (size_t)1 << lg;
+        fill_fixed_offsets<<<4096, 256>>>(d_off, S, 1, S);
+        struct ck { const uint64_t *off; size_t S; } x = {d_off, S};
+        const float ms = gp_bench_median_ms([](void *p) {
+            ck *q = (ck *)p;
+            size_t first_bad;
+            CUDA_CHK(gp_segmented_check_offsets(&first_bad, q->off, q->S, 0));
+            if (first_bad != q->S) {
+                fprintf(stderr, "gp_segmented_check_offsets: ascending offsets reported a descent at %zu\n", first_bad);
+                exit(1);
+            }
+        }, &x);
+        gp_seg_ctx g = {d_out, d_v, d_off, S};
+        const float rms = gp_bench_median_ms(gp_seg, &g);
+        gp_table_row("2^%d|%.1f us|%.0f GB/s|%.1f us|%.2fx", lg, ms * 1e3, gp_bench_gbps((S + 1) * 8.0, ms), rms * 1e3,
+                     ms / rms);
+    }
     gp_bench_note("Ratios from this run: CUB and cuBLAS ran in the same process on the same buffers. "
                   "Percentages: the bytes a call must move (inputs read, outputs written) at the measured read "
                   "rate (reduces) or copy rate (scans, reduce-by-key; the copy's rate counts read + written).");
