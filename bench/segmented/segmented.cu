@@ -317,7 +317,7 @@ int main(void)
         }, &x);
         gp_seg_ctx g = {d_out, d_v, d_off, S};
         const float rms = gp_bench_median_ms(gp_seg, &g);
-        gp_table_row("2^%d|%.1f us|%.0f GB/s|%.1f us|%.2fx", lg, ms * 1e3, gp_bench_gbps((S + 1) * 8.0, ms), rms * 1e3,
+        gp_table_row("2^%d|%.1f us|%.1f GB/s|%.1f us|%.2fx", lg, ms * 1e3, gp_bench_gbps((S + 1) * 8.0, ms), rms * 1e3,
                      ms / rms);
     }
     gp_bench_note("Ratios from this run: CUB and cuBLAS ran in the same process on the same buffers. "
